@@ -1,0 +1,20 @@
+import type { Logger } from "pino";
+import type { Config } from "../lib/config";
+import type { Services } from "../lib/core/context";
+import type { Store } from "../lib/store/store";
+import type { RateLimits } from "./rate-limit";
+
+/** What the API door needs from the process that mounts it. */
+export interface ApiDeps {
+  store: Store;
+  config: Config;
+  services: Services;
+  rateLimits: RateLimits;
+  logger: Logger;
+}
+
+export interface ApiEnv {
+  Variables: {
+    requestId: string;
+  };
+}

@@ -1,0 +1,19 @@
+import type { Context } from "hono";
+import { toErrorResponse } from "../lib/core/errors";
+import type { ApiDeps, ApiEnv } from "./env";
+
+/** A JSON answer with extra headers; every route answers through this or errorResponse. */
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+/** The SPEC.md error envelope for anything thrown; unexpected errors are logged with their stack. */
+export function errorResponse(c: Context<ApiEnv>, deps: ApiDeps, err: unknown): Response {
+  const requestId = c.get("requestId");
+  const { status, body, headers, unexpected } = toErrorResponse(err, requestId, deps.config.publicBaseUrl);
+  if (unexpected) deps.logger.error({ err, requestId, method: c.req.method, path: c.req.path }, "unexpected error");
+  return jsonResponse(body, status, headers);
+}

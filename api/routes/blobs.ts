@@ -1,0 +1,63 @@
+import { Readable } from "node:stream";
+import { checkBlobLink } from "../../lib/blobs/links";
+import { isBlobKey } from "../../lib/blobs/blob-store";
+import { ApiError } from "../../lib/core/errors";
+import type { ApiDeps } from "../env";
+import type { Router } from "../route";
+
+/** "bytes=0-99" → {start, end} within size; null when absent; "invalid" when unsatisfiable. */
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | "invalid" {
+  if (!header) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === "" && match[2] === "")) return "invalid";
+  let start: number;
+  let end: number;
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return "invalid";
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  return start > end || start >= size ? "invalid" : { start, end };
+}
+
+export function blobRoutes(router: Router, deps: ApiDeps): void {
+  // GET /v1/blobs/:key – the bytes behind a signed output or file link (no key; the link is the permission)
+  router.open("GET", "/v1/blobs/:key", { query: ["type", "expires", "signature"] }, async (c, { params, query }) => {
+    const key = params.key!;
+    const check = checkBlobLink(deps.config.secretKey, key, query);
+    if (!check.ok) {
+      throw new ApiError(
+        "permission_denied",
+        check.reason === "expired"
+          ? "This link has expired. Read the generation or file again for a fresh link."
+          : "This link is not valid: it was changed or cut short. Read the generation or file again for a fresh link.",
+      );
+    }
+    const size = isBlobKey(key) ? await deps.services.blobs.size(key) : null;
+    if (size === null) throw new ApiError("resource_not_found", "The bytes behind this link no longer exist.");
+    const range = parseRange(c.req.header("range"), size);
+    const common = {
+      "Content-Type": check.contentType,
+      "Accept-Ranges": "bytes",
+      "Cache-Control": "private, max-age=86400, immutable",
+    };
+    if (range === "invalid") {
+      throw new ApiError("invalid_request", `The Range header does not fit this file of ${size} bytes.`, {
+        status: 416,
+        headers: { "Content-Range": `bytes */${size}` },
+      });
+    }
+    const body = c.req.method === "HEAD" ? null : (Readable.toWeb(deps.services.blobs.read(key, range ?? undefined)) as ReadableStream);
+    if (range) {
+      return new Response(body, {
+        status: 206,
+        headers: { ...common, "Content-Length": String(range.end - range.start + 1), "Content-Range": `bytes ${range.start}-${range.end}/${size}` },
+      });
+    }
+    return new Response(body, { status: 200, headers: { ...common, "Content-Length": String(size) } });
+  });
+}

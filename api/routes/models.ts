@@ -1,0 +1,27 @@
+import { getModel, getPublicModel, listCatalog, listModels, deprecationHeaders } from "../../lib/core/catalog";
+import { jsonResponse } from "../respond";
+import type { Router } from "../route";
+
+// SPEC: the public twins may sit in a CDN for an hour. Their `availability` can be that old; the
+// keyed /v1/models, quotes and runs always answer the live state.
+const PUBLIC_CACHE = { "Cache-Control": "public, max-age=3600, s-maxage=3600" };
+
+export function modelRoutes(router: Router): void {
+  // GET /v1/models – every model and preset the key can run
+  router.keyed("GET", "/v1/models", {}, async (_c, ctx) => jsonResponse(await listModels(ctx)));
+
+  // GET /v1/models/:creator/:name – one entry with its input schema
+  router.keyed("GET", "/v1/models/:creator/:name", {}, async (_c, ctx, { params }) => {
+    const model = await getModel(ctx, { id: `${params.creator}/${params.name}` });
+    return jsonResponse(model, 200, deprecationHeaders(model));
+  });
+
+  // GET /v1/public/models – the catalog without a key
+  router.open("GET", "/v1/public/models", {}, async (_c, _parts, sys) => jsonResponse(await listCatalog(sys.db), 200, PUBLIC_CACHE));
+
+  // GET /v1/public/models/:creator/:name – one entry without a key
+  router.open("GET", "/v1/public/models/:creator/:name", {}, async (_c, { params }, sys) => {
+    const model = await getPublicModel(sys.db, { id: `${params.creator}/${params.name}` });
+    return jsonResponse(model, 200, { ...PUBLIC_CACHE, ...deprecationHeaders(model) });
+  });
+}

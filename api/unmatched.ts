@@ -1,0 +1,71 @@
+// Answers for requests no route takes: placeholders left in the path, a path without /v1,
+// a wrong method (405 with Allow), or an unknown path (404 with the closest real one).
+import { closestMatch } from "../lib/core/closest-match";
+import { ApiError } from "../lib/core/errors";
+import type { RouteSpec } from "./route";
+
+const PLACEHOLDER = /^(\{[^}]*\}|<[^>]*>|:[A-Za-z_]\w*|undefined|null)$/;
+
+/** Throws placeholder_in_path when a segment is still an example placeholder. */
+export function refusePlaceholders(path: string): void {
+  for (const raw of path.split("/")) {
+    let segment = raw;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      // a malformed escape is not a placeholder; routing will answer 404
+    }
+    if (PLACEHOLDER.test(segment)) {
+      throw new ApiError(
+        "placeholder_in_path",
+        `The path ${path} still holds the placeholder "${segment}". Replace it with a real value, such as an ID from a list.`,
+      );
+    }
+  }
+}
+
+function templateRegex(template: string): RegExp {
+  const pattern = template
+    .split("/")
+    .map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  return new RegExp(`^${pattern}/?$`);
+}
+
+/** A template with the caller's own segments in place of its parameters, for comparing. */
+function fillTemplate(template: string, path: string): string {
+  const given = path.split("/");
+  return template
+    .split("/")
+    .map((part, i) => (part.startsWith(":") ? (given[i] ?? part) : part))
+    .join("/");
+}
+
+export function unmatchedRequestError(method: string, path: string, routes: readonly RouteSpec[]): ApiError {
+  if (!path.startsWith("/v1/") && path !== "/v1") {
+    const versioned = `/v1${path}`;
+    const exists = routes.some((r) => templateRegex(r.path).test(versioned));
+    return new ApiError(
+      "not_found",
+      exists
+        ? `Every API path starts with /v1: use ${method} ${versioned}.`
+        : `Every API path starts with /v1, and no endpoint matches ${method} ${path}. GET /v1/models lists the catalog.`,
+    );
+  }
+  const allowed = [...new Set(routes.filter((r) => templateRegex(r.path).test(path)).map((r) => r.method))];
+  if (allowed.length > 0) {
+    return new ApiError("method_not_allowed", `${path} does not take ${method}; it takes ${allowed.join(", ")}.`, {
+      headers: { Allow: allowed.join(", ") },
+      status: 405,
+    });
+  }
+  // Suggest within the same resource first: /v1/models/atelier should not point to /v1/files/….
+  const resource = path.split("/")[2];
+  const sameResource = routes.filter((r) => r.path.split("/")[2] === resource);
+  const candidates = [...new Set((sameResource.length ? sameResource : routes).map((r) => fillTemplate(r.path, path)))];
+  const suggestion = closestMatch(path, candidates);
+  return new ApiError(
+    "not_found",
+    `No endpoint matches ${method} ${path}.${suggestion ? ` Did you mean ${suggestion}?` : " GET /v1/models lists the catalog."}`,
+  );
+}

@@ -1,0 +1,100 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import type { RJSFSchema } from "@rjsf/utils";
+import { getPublicModel, type ModelWithSchema } from "@/lib/core/catalog";
+import { ApiError } from "@/lib/core/errors";
+import { listFiles } from "@/lib/core/files";
+import { listGenerations } from "@/lib/core/generations";
+import { ModelPlayground } from "@/components/model-playground";
+import { QueryProvider } from "@/components/query-provider";
+import { formatDate, modelHref, priceLabel } from "@/components/catalog-price";
+import { requireStudioCtx } from "../../../studio-ctx";
+
+export const dynamic = "force-dynamic";
+
+type Params = Promise<{ creator: string; name: string }>;
+
+function modelIdOf(creator: string, name: string): string {
+  const decode = (s: string) => (s.includes("%") ? decodeURIComponent(s) : s);
+  return `${decode(creator)}/${decode(name)}`;
+}
+
+export async function generateMetadata({ params }: { params: Params }) {
+  const { creator, name } = await params;
+  return { title: `${modelIdOf(creator, name)} · Atelier` };
+}
+
+export default async function ModelPage({ params }: { params: Params }) {
+  const { creator, name } = await params;
+  const ctx = await requireStudioCtx();
+  let model: ModelWithSchema;
+  try {
+    model = await getPublicModel(ctx.db, { id: modelIdOf(creator, name) });
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "gone") {
+      return (
+        <div className="mx-auto max-w-xl rounded-lg border border-amber-200 bg-amber-50 p-6 text-sm text-amber-900">
+          <h1 className="mb-1 text-base font-semibold">This model was retired</h1>
+          <p>{err.message}</p>
+          <Link href="/catalog" className="mt-3 inline-block font-medium underline">Back to the catalog</Link>
+        </div>
+      );
+    }
+    if (err instanceof ApiError) notFound();
+    throw err;
+  }
+  const [files, runs] = await Promise.all([
+    listFiles(ctx, { limit: "50" }),
+    listGenerations(ctx, { model: model.id, source: "studio", limit: "1" }),
+  ]);
+  const out = model.availability.status !== "available";
+  return (
+    <div className="mx-auto max-w-7xl">
+      <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
+        <Link href="/catalog" className="hover:text-zinc-800">Catalog</Link>
+        <span className="mx-1.5 text-zinc-300">/</span>
+        <span>{model.creator}</span>
+      </nav>
+      <header className="mb-6">
+        <div className="flex flex-wrap items-center gap-2">
+          <h1 className="text-2xl font-semibold tracking-tight text-zinc-900 dark:text-white">{model.name}</h1>
+          {model.type === "preset" ? <span className="rounded-full bg-indigo-50 px-2 py-0.5 text-xs font-medium text-indigo-700 ring-1 ring-indigo-200 ring-inset">Preset v{model.version}</span> : null}
+          {model.status === "beta" ? <span className="rounded-full bg-zinc-100 px-2 py-0.5 text-xs font-medium text-zinc-600 ring-1 ring-zinc-200 ring-inset">Beta</span> : null}
+        </div>
+        <p className="mt-1 text-sm text-zinc-500">
+          <code className="font-mono text-xs">{model.id}</code> · by {model.creator} · <span className="capitalize">{model.modality}</span> · revision {model.revision} ·{" "}
+          <span className="font-medium text-zinc-800 dark:text-zinc-200">{priceLabel(model.pricing)}</span>
+        </p>
+        <p className="mt-3 max-w-3xl text-[15px] leading-6 text-zinc-700 dark:text-zinc-300">{model.description}</p>
+        {model.deprecation ? (
+          <div role="note" data-testid="deprecated-banner" className="mt-4 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+            <strong className="font-semibold">Deprecated</strong> — runs stop on {formatDate(model.deprecation.sunset_at)}.
+            {model.deprecation.replaced_by ? (
+              <>
+                {" "}Use{" "}
+                <Link href={modelHref(model.deprecation.replaced_by)} className="font-medium underline">
+                  {model.deprecation.replaced_by}
+                </Link>
+                .
+              </>
+            ) : null}
+          </div>
+        ) : null}
+        {out ? (
+          <div role="note" className="mt-4 rounded-lg border border-zinc-200 bg-zinc-100 px-4 py-3 text-sm text-zinc-700">
+            <strong className="font-semibold">Out of service</strong> — {model.availability.message ?? "runs are paused for now."}
+          </div>
+        ) : null}
+      </header>
+      <QueryProvider>
+        <ModelPlayground
+          modelId={model.id}
+          schema={model.input_schema as RJSFSchema}
+          files={files.data}
+          latest={runs.data[0] ?? null}
+          disabledReason={out ? "Out of service: runs are paused." : null}
+        />
+      </QueryProvider>
+    </div>
+  );
+}

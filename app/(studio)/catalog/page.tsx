@@ -1,0 +1,17 @@
+import { listCatalog } from "@/lib/core/catalog";
+import { CatalogBrowser } from "@/components/catalog-browser";
+import { requireStudioCtx } from "../studio-ctx";
+
+export const metadata = { title: "Catalog · Atelier" };
+
+export default async function CatalogPage() {
+  const ctx = await requireStudioCtx();
+  const { data } = await listCatalog(ctx.db);
+  return (
+    <div className="mx-auto max-w-6xl">
+      <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Catalog</h1>
+      <p className="mt-1 mb-6 text-sm text-zinc-500">Every model and preset this workspace can run, with its price.</p>
+      <CatalogBrowser models={data} />
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+"use server";
+// Key changes from the studio: the workspace is always the signed-in user's, never the form's.
+import { revalidatePath } from "next/cache";
+import { createApiKey, revokeApiKey, type KeyExpiry } from "@/lib/core/api-keys";
+import { SCOPES, type Scope } from "@/lib/core/context";
+import { ApiError } from "@/lib/core/errors";
+import { getRuntime } from "@/lib/runtime";
+import { requireStudioCtx } from "../studio-ctx";
+
+export type ActionResult<T> = { ok: true; value: T } | { ok: false; message: string; param: string | null };
+
+function failure(err: unknown): { ok: false; message: string; param: string | null } {
+  if (err instanceof ApiError) return { ok: false, message: err.message, param: err.param };
+  throw err;
+}
+
+export async function createKeyAction(input: { name: string; expires: KeyExpiry; scopes: string[] }): Promise<ActionResult<{ key: string; name: string }>> {
+  const ctx = await requireStudioCtx();
+  try {
+    const scopes = input.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
+    if (scopes.length === 0) return { ok: false, message: "Pick at least one scope.", param: "scopes" };
+    const created = await createApiKey(ctx, { workspaceId: ctx.workspaceId, name: input.name, expires: input.expires, scopes, prefix: (await getRuntime()).config.apiKeyPrefix });
+    revalidatePath("/keys");
+    return { ok: true, value: { key: created.key, name: created.name } };
+  } catch (err) {
+    return failure(err);
+  }
+}
+
+export async function revokeKeyAction(keyId: string): Promise<ActionResult<null>> {
+  const ctx = await requireStudioCtx();
+  try {
+    await revokeApiKey(ctx, { keyId, workspaceId: ctx.workspaceId });
+    revalidatePath("/keys");
+    return { ok: true, value: null };
+  } catch (err) {
+    return failure(err);
+  }
+}

@@ -1,0 +1,45 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { ApiError } from "@/lib/core/errors";
+import { getGeneration } from "@/lib/core/generations";
+import type { Generation } from "@/lib/core/generation-view";
+import { QueryProvider } from "@/components/query-provider";
+import { RunDetails } from "@/components/run-details";
+import { modelHref } from "@/components/catalog-price";
+import { requireStudioCtx } from "../../studio-ctx";
+
+export const dynamic = "force-dynamic";
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
+  return { title: `${(await params).id} · Atelier` };
+}
+
+export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const ctx = await requireStudioCtx();
+  let run: Generation;
+  try {
+    run = (await getGeneration(ctx, { id })).generation;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "resource_not_found") notFound();
+    throw err;
+  }
+  return (
+    <div className="mx-auto max-w-6xl">
+      <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
+        <Link href="/runs" className="hover:text-zinc-800">Runs</Link>
+        <span className="mx-1.5 text-zinc-300">/</span>
+        <span className="font-mono text-xs">{run.id}</span>
+      </nav>
+      <h1 className="mb-6 text-2xl font-semibold tracking-tight text-zinc-900">
+        Run of{" "}
+        <Link href={modelHref(run.model)} className="hover:text-indigo-600">
+          {run.model}
+        </Link>
+      </h1>
+      <QueryProvider>
+        <RunDetails initial={run} />
+      </QueryProvider>
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+"use server";
+// Server actions of the studio's runs: each calls lib/core with the signed-in user's Ctx.
+import { ApiError } from "@/lib/core/errors";
+import { cancelGeneration, createGeneration, getGeneration } from "@/lib/core/generations";
+import { quoteRun, type Quote } from "@/lib/core/quotes";
+import { createImageFile, keepOutputAsFile, type File as StudioFile } from "@/lib/core/files";
+import type { Generation } from "@/lib/core/generation-view";
+import { requireStudioCtx } from "../studio-ctx";
+
+export interface PlainError {
+  code: string;
+  message: string;
+  param: string | null;
+}
+export type ActionResult<T> = { ok: true; value: T } | { ok: false; error: PlainError };
+
+async function attempt<T>(work: () => Promise<T>): Promise<ActionResult<T>> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (err) {
+    if (err instanceof ApiError) return { ok: false, error: { code: err.code, message: err.message, param: err.param } };
+    throw err;
+  }
+}
+
+export async function quoteAction(body: { model: string; input: Record<string, unknown> }): Promise<ActionResult<Quote>> {
+  const ctx = await requireStudioCtx();
+  return attempt(async () => (await quoteRun(ctx, body)).quote);
+}
+
+export async function runAction(body: { model: string; input: Record<string, unknown> }): Promise<ActionResult<Generation>> {
+  const ctx = await requireStudioCtx();
+  return attempt(async () => (await createGeneration(ctx, body)).generation);
+}
+
+export async function getRunAction(id: string): Promise<ActionResult<Generation>> {
+  const ctx = await requireStudioCtx();
+  return attempt(async () => (await getGeneration(ctx, { id })).generation);
+}
+
+export async function cancelRunAction(id: string): Promise<ActionResult<Generation>> {
+  const ctx = await requireStudioCtx();
+  return attempt(async () => (await cancelGeneration(ctx, { id })).generation);
+}
+
+export async function keepOutputAction(id: string, index: number): Promise<ActionResult<StudioFile>> {
+  const ctx = await requireStudioCtx();
+  return attempt(() => keepOutputAsFile(ctx, { id, index: String(index) }));
+}
+
+export async function uploadImageAction(data: FormData): Promise<ActionResult<StudioFile>> {
+  const ctx = await requireStudioCtx();
+  const file = data.get("file");
+  if (!(file instanceof Blob)) return { ok: false, error: { code: "invalid_parameter", message: "Choose an image to upload.", param: "file" } };
+  return attempt(async () =>
+    createImageFile(ctx, { data: Buffer.from(await file.arrayBuffer()), filename: "name" in file && typeof file.name === "string" ? file.name : null }),
+  );
+}

@@ -1,0 +1,94 @@
+import Link from "next/link";
+import { listCatalog } from "@/lib/core/catalog";
+import { ApiError } from "@/lib/core/errors";
+import { listGenerations, type GenerationList } from "@/lib/core/generations";
+import { RunsFilters } from "@/components/runs-filters";
+import { RunsTable } from "@/components/runs-table";
+import { requireStudioCtx } from "../studio-ctx";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Runs · Atelier" };
+
+type Search = Promise<Record<string, string | string[] | undefined>>;
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
+
+export default async function RunsPage({ searchParams }: { searchParams: Search }) {
+  const sp = await searchParams;
+  const ctx = await requireStudioCtx();
+  const filters = { model: one(sp.model), status: one(sp.status), source: one(sp.source) };
+  const limit = ["10", "20", "50", "100"].includes(one(sp.limit) ?? "") ? one(sp.limit)! : "20";
+  const cursor = one(sp.cursor);
+  // "first" stands for the first page, which has no cursor.
+  const back = one(sp.back)?.split(",") ?? [];
+  let page: GenerationList | null = null;
+  let error: string | null = null;
+  try {
+    page = await listGenerations(ctx, { ...filters, limit, cursor });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    error = err.message;
+  }
+  const { data: models } = await listCatalog(ctx.db);
+  const base = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...filters, limit: limit === "20" ? undefined : limit })) if (v) base.set(k, v);
+  const href = (extra: Record<string, string | undefined>) => {
+    const q = new URLSearchParams(base);
+    for (const [k, v] of Object.entries(extra)) if (v) q.set(k, v);
+    const s = q.toString();
+    return s ? `/runs?${s}` : "/runs";
+  };
+  const pageNumber = back.length + 1;
+  const nextHref = page?.next_cursor ? href({ cursor: page.next_cursor, back: [...back, cursor ?? "first"].join(",") }) : null;
+  const prevHref = back.length ? href({ cursor: back[back.length - 1] === "first" ? undefined : back[back.length - 1], back: back.slice(0, -1).join(",") || undefined }) : null;
+  const filtered = Object.values(filters).some(Boolean);
+
+  return (
+    <div className="mx-auto max-w-6xl">
+      <div className="mb-6 flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Runs</h1>
+          <p className="mt-1 text-sm text-zinc-500">Every run of this workspace, newest first, from the API, MCP and the studio.</p>
+        </div>
+      </div>
+      <RunsFilters models={[...new Set(models.map((m) => m.id))]} current={{ ...filters, limit }} />
+      {error ? (
+        <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-800">
+          {error} <Link href="/runs" className="font-medium underline">Clear the filters</Link>
+        </p>
+      ) : page && page.data.length === 0 ? (
+        <div className="rounded-lg border border-dashed border-zinc-300 bg-white p-10 text-center text-sm text-zinc-500">
+          {filtered ? (
+            <>No run matches these filters. <Link href="/runs" className="font-medium text-indigo-600">Clear the filters</Link></>
+          ) : (
+            <>No runs yet. Open a model in the <Link href="/catalog" className="font-medium text-indigo-600">catalog</Link> and press Run, or POST /v1/generations.</>
+          )}
+        </div>
+      ) : page ? (
+        <>
+          <RunsTable runs={page.data} />
+          <nav aria-label="Pages" className="mt-4 flex items-center justify-between text-sm">
+            <span className="text-zinc-500" data-testid="page-number">
+              Page {pageNumber} · {page.data.length} runs
+            </span>
+            <div className="flex gap-2">
+              {prevHref ? (
+                <Link href={prevHref} className="rounded-md border border-zinc-200 bg-white px-3 py-1.5 font-medium text-zinc-700 hover:bg-zinc-50">
+                  ← Previous
+                </Link>
+              ) : (
+                <span aria-disabled="true" className="rounded-md border border-zinc-100 px-3 py-1.5 text-zinc-300">← Previous</span>
+              )}
+              {nextHref ? (
+                <Link href={nextHref} className="rounded-md border border-zinc-200 bg-white px-3 py-1.5 font-medium text-zinc-700 hover:bg-zinc-50">
+                  Next →
+                </Link>
+              ) : (
+                <span aria-disabled="true" className="rounded-md border border-zinc-100 px-3 py-1.5 text-zinc-300">Next →</span>
+              )}
+            </div>
+          </nav>
+        </>
+      ) : null}
+    </div>
+  );
+}

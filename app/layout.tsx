@@ -1,0 +1,16 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: "Atelier",
+  description: "Run image, video and audio models through one API and studio.",
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-screen bg-neutral-50 font-sans text-neutral-900 antialiased">{children}</body>
+    </html>
+  );
+}

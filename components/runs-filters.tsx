@@ -1,0 +1,54 @@
+"use client";
+import { useRouter } from "next/navigation";
+
+const SELECT = "rounded-lg border border-zinc-200 bg-white px-3 py-2 text-sm text-zinc-800 focus-visible:outline-2 focus-visible:outline-indigo-500";
+
+/** Model, status and source filters and the page size; a change starts again at page one. */
+export function RunsFilters({ models, current }: { models: string[]; current: Record<string, string | undefined> }) {
+  const router = useRouter();
+  const go = (key: string, value: string) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries({ ...current, [key]: value })) if (v && !(k === "limit" && v === "20")) q.set(k, v);
+    const s = q.toString();
+    router.push(s ? `/runs?${s}` : "/runs");
+  };
+  return (
+    <div className="mb-4 flex flex-wrap items-center gap-3" role="group" aria-label="Filters">
+      <label className="flex items-center gap-2 text-sm text-zinc-600">
+        Model
+        <select aria-label="Model" className={SELECT} value={current.model ?? ""} onChange={(e) => go("model", e.target.value)}>
+          <option value="">All models</option>
+          {models.map((m) => (
+            <option key={m} value={m}>{m}</option>
+          ))}
+        </select>
+      </label>
+      <label className="flex items-center gap-2 text-sm text-zinc-600">
+        Status
+        <select aria-label="Status" className={SELECT} value={current.status ?? ""} onChange={(e) => go("status", e.target.value)}>
+          <option value="">Any status</option>
+          {["queued", "running", "succeeded", "failed", "canceled"].map((s) => (
+            <option key={s} value={s} className="capitalize">{s[0]!.toUpperCase() + s.slice(1)}</option>
+          ))}
+        </select>
+      </label>
+      <label className="flex items-center gap-2 text-sm text-zinc-600">
+        Source
+        <select aria-label="Source" className={SELECT} value={current.source ?? ""} onChange={(e) => go("source", e.target.value)}>
+          <option value="">Any source</option>
+          <option value="api">API</option>
+          <option value="mcp">MCP</option>
+          <option value="studio">Studio</option>
+        </select>
+      </label>
+      <label className="ml-auto flex items-center gap-2 text-sm text-zinc-600">
+        Per page
+        <select aria-label="Per page" className={SELECT} value={current.limit ?? "20"} onChange={(e) => go("limit", e.target.value)}>
+          {["10", "20", "50", "100"].map((n) => (
+            <option key={n} value={n}>{n}</option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}

@@ -1,0 +1,34 @@
+"use client";
+import { createContext, useContext } from "react";
+import type { File as StudioFile } from "@/lib/core/files";
+
+export interface UploadResult {
+  ok: boolean;
+  file?: StudioFile;
+  error?: { code: string; message: string; param: string | null };
+}
+
+/** What the studio gives the form beyond RJSF: server field errors and the workspace's files. */
+export interface SchemaFormExtras {
+  /** Field name → message, from the quote's ApiError param ("input.width" → "width"). */
+  fieldErrors: Record<string, string>;
+  files: StudioFile[];
+  upload: (data: FormData) => Promise<UploadResult>;
+  onUploaded: (file: StudioFile) => void;
+}
+
+export const SchemaFormContext = createContext<SchemaFormExtras>({
+  fieldErrors: {},
+  files: [],
+  upload: async () => ({ ok: false }),
+  onUploaded: () => {},
+});
+
+export function useSchemaFormExtras(): SchemaFormExtras {
+  return useContext(SchemaFormContext);
+}
+
+/** "root_num_images" → "num_images". */
+export function fieldName(id: string): string {
+  return id.replace(/^root_?/, "");
+}

@@ -1,0 +1,232 @@
+"use client";
+import { useRef, useState, type ChangeEvent } from "react";
+import type { WidgetProps } from "@rjsf/utils";
+import { BaseInputTemplate, inputClass } from "./templates";
+import { useSchemaFormExtras } from "./context";
+
+/** Enums of up to four options as a segmented control, longer ones as a select. */
+export function SelectWidget(props: WidgetProps) {
+  const { id, value, onChange, options, disabled, readonly, label } = props;
+  const enumOptions = options.enumOptions ?? [];
+  if (enumOptions.length <= 4) {
+    return (
+      <div role="radiogroup" aria-labelledby={`${id}-label`} id={id} className="inline-flex w-full rounded-lg border border-zinc-300 bg-zinc-50 p-0.5 dark:border-zinc-700 dark:bg-zinc-900">
+        {enumOptions.map((o) => {
+          const selected = o.value === value;
+          return (
+            <button
+              key={String(o.value)}
+              type="button"
+              role="radio"
+              aria-checked={selected}
+              disabled={disabled || readonly}
+              onClick={() => onChange(o.value)}
+              className={`flex-1 rounded-md px-3 py-1.5 text-sm font-medium transition-colors focus-visible:outline-2 focus-visible:outline-indigo-500 ${
+                selected ? "bg-white text-zinc-900 shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-700 dark:text-white dark:ring-zinc-600" : "text-zinc-600 hover:text-zinc-900 dark:text-zinc-400"
+              }`}
+            >
+              {o.label}
+            </button>
+          );
+        })}
+      </div>
+    );
+  }
+  const index = enumOptions.findIndex((o) => o.value === value);
+  return (
+    <select
+      id={id}
+      aria-label={label}
+      className={`${inputClass} appearance-auto`}
+      value={index < 0 ? "" : String(index)}
+      disabled={disabled || readonly}
+      onChange={(e) => onChange(e.target.value === "" ? undefined : enumOptions[Number(e.target.value)]?.value)}
+    >
+      {index < 0 ? <option value="">Choose…</option> : null}
+      {enumOptions.map((o, i) => (
+        <option key={String(o.value)} value={String(i)}>
+          {o.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export function CheckboxWidget(props: WidgetProps) {
+  const { id, value, onChange, label, schema, disabled, readonly } = props;
+  const on = value === true;
+  return (
+    <div className="flex items-start gap-3">
+      <button
+        id={id}
+        type="button"
+        role="switch"
+        aria-checked={on}
+        aria-label={label}
+        disabled={disabled || readonly}
+        onClick={() => onChange(!on)}
+        className={`relative mt-0.5 inline-flex h-5 w-9 shrink-0 rounded-full transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 ${on ? "bg-indigo-600" : "bg-zinc-300 dark:bg-zinc-700"}`}
+      >
+        <span className={`absolute top-0.5 h-4 w-4 rounded-full bg-white shadow transition-transform ${on ? "translate-x-4" : "translate-x-0.5"}`} />
+      </button>
+      <div>
+        <div className="text-sm font-medium text-zinc-800 dark:text-zinc-200">{label}</div>
+        {schema.description ? <p className="text-xs leading-5 text-zinc-500">{schema.description}</p> : null}
+      </div>
+    </div>
+  );
+}
+
+/** Bounded numbers with a small range get a slider and a number box; others a number box. */
+export function NumberWidget(props: WidgetProps) {
+  const { id, value, onChange, schema, disabled, readonly, label } = props;
+  const min = typeof schema.minimum === "number" ? schema.minimum : undefined;
+  const max = typeof schema.maximum === "number" ? schema.maximum : undefined;
+  const step = schema.type === "integer" ? 1 : (max ?? 1) - (min ?? 0) <= 10 ? 0.1 : 0.5;
+  const parse = (e: ChangeEvent<HTMLInputElement>) => (e.target.value === "" ? undefined : Number(e.target.value));
+  const slider = min !== undefined && max !== undefined && max - min <= 10_000;
+  const box = (
+    <input
+      id={id}
+      type="number"
+      inputMode="decimal"
+      min={min}
+      max={max}
+      step={step}
+      value={value ?? ""}
+      placeholder={min !== undefined && max !== undefined && !slider ? `${min}–${max}` : undefined}
+      disabled={disabled || readonly}
+      aria-describedby={`${id}-help ${id}-error`}
+      onChange={(e) => onChange(parse(e))}
+      className={slider ? `${inputClass.replace("w-full", "w-24")} shrink-0 tabular-nums` : inputClass}
+    />
+  );
+  if (!slider) return box;
+  return (
+    <div className="flex items-center gap-3">
+      <input
+        type="range"
+        aria-label={`${label} slider`}
+        min={min}
+        max={max}
+        step={step}
+        value={typeof value === "number" ? Math.min(Math.max(value, min), max) : min}
+        disabled={disabled || readonly}
+        onChange={(e) => onChange(parse(e))}
+        className="h-1.5 flex-1 cursor-pointer accent-indigo-600"
+      />
+      {box}
+    </div>
+  );
+}
+
+function AutoTextarea(props: WidgetProps) {
+  const { id, value, onChange, disabled, readonly, schema } = props;
+  return (
+    <textarea
+      id={id}
+      rows={3}
+      value={value ?? ""}
+      maxLength={typeof schema.maxLength === "number" ? schema.maxLength : undefined}
+      placeholder={Array.isArray(schema.examples) && typeof schema.examples[0] === "string" ? schema.examples[0] : undefined}
+      disabled={disabled || readonly}
+      aria-describedby={`${id}-help ${id}-error`}
+      onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)}
+      className={`${inputClass} field-sizing-content min-h-20 resize-y`}
+    />
+  );
+}
+
+/** A file_… field: a drop zone that uploads an image, a thumbnail, and "choose from files". */
+export function FileWidget(props: WidgetProps) {
+  const { id, value, onChange, label } = props;
+  const { files, upload, onUploaded } = useSchemaFormExtras();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [over, setOver] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  const chosen = files.find((f) => f.id === value);
+
+  async function send(file: globalThis.File | undefined) {
+    if (!file) return;
+    setBusy(true);
+    setError(null);
+    const data = new FormData();
+    data.set("file", file);
+    const answer = await upload(data);
+    setBusy(false);
+    if (answer.ok && answer.file) {
+      onUploaded(answer.file);
+      onChange(answer.file.id);
+    } else setError(answer.error?.message ?? "The upload failed.");
+  }
+
+  return (
+    <div className="flex flex-col gap-2">
+      <div
+        onDragOver={(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={(e) => {
+          e.preventDefault();
+          setOver(false);
+          void send(e.dataTransfer.files[0]);
+        }}
+        className={`flex items-center gap-4 rounded-lg border border-dashed p-3 ${over ? "border-indigo-500 bg-indigo-50" : "border-zinc-300 bg-white dark:border-zinc-700 dark:bg-zinc-900"}`}
+      >
+        {chosen ? (
+          <img src={chosen.url} alt={chosen.filename ?? chosen.id} data-testid="file-thumbnail" className="h-16 w-16 shrink-0 rounded-md border border-zinc-200 object-cover" />
+        ) : (
+          <div className="flex h-16 w-16 shrink-0 items-center justify-center rounded-md bg-zinc-100 text-xs text-zinc-400 dark:bg-zinc-800">No image</div>
+        )}
+        <div className="min-w-0 flex-1 text-sm">
+          <div className="truncate text-zinc-700 dark:text-zinc-300">
+            {busy ? "Uploading…" : chosen ? (chosen.filename ?? chosen.id) : "Drop an image here or"}
+          </div>
+          <button
+            type="button"
+            onClick={() => input.current?.click()}
+            className="mt-1 rounded-md text-sm font-medium text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500"
+          >
+            {chosen ? "Upload another" : "Upload an image"}
+          </button>
+          <input
+            ref={input}
+            type="file"
+            accept="image/*"
+            aria-label={`Upload ${label}`}
+            className="sr-only"
+            tabIndex={-1}
+            onChange={(e) => void send(e.target.files?.[0])}
+          />
+        </div>
+      </div>
+      {error ? <p className="text-sm text-red-600">{error}</p> : null}
+      <select
+        id={id}
+        aria-label={`Choose ${label} from files`}
+        value={typeof value === "string" ? value : ""}
+        onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)}
+        className={inputClass}
+      >
+        <option value="">{files.length ? "Choose from files…" : "No files yet: upload one"}</option>
+        {files.map((f) => (
+          <option key={f.id} value={f.id}>
+            {(f.filename ?? f.id) + (f.width ? ` · ${f.width}×${f.height}` : "")}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** Strings: a file picker for contentMediaType, a textarea for long text, else one line. */
+export function TextWidget(props: WidgetProps) {
+  const { schema } = props;
+  if (schema.type === "integer" || schema.type === "number") return <NumberWidget {...props} />;
+  if (typeof schema.contentMediaType === "string") return <FileWidget {...props} />;
+  if (typeof schema.maxLength === "number" && schema.maxLength > 100) return <AutoTextarea {...props} />;
+  return <BaseInputTemplate {...props} />;
+}

@@ -1,0 +1,432 @@
+// Shared by the runs suites (runs-*.spec.ts): the two stores they run on, a small client bound
+// to one server and one key, money in micro-dollars, the ledger identity, worker processes, and
+// tiny PNG/WAV writers and readers. Everything goes over HTTP except creating workspaces, keys
+// and top-ups (the admin CLI) and starting worker processes (bin/worker.ts).
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { deflateSync } from "node:zlib";
+import { expect, type APIRequestContext, type APIResponse } from "@playwright/test";
+import { addCredit, createKey, createWorkspace, uniqueName } from "./admin";
+import { expectOk } from "./helpers";
+import { REPO_ROOT, SERVERS, storeEnv, type ServerSpec } from "./servers";
+
+// ---------------------------------------------------------------------------------------------
+// Stores
+
+export interface StoreServers {
+  name: "sqlite" | "postgres";
+  /** Runs its queue in the server process (WORKER_CONCURRENCY=2). */
+  busy: ServerSpec;
+  /** No worker anywhere: runs stay queued. */
+  idle: ServerSpec;
+  /** No worker in the server; runs-workers.spec.ts alone starts worker processes on it. */
+  workers: ServerSpec;
+}
+
+export const STORES: readonly StoreServers[] = [
+  { name: "sqlite", busy: SERVERS.runsSqlite, idle: SERVERS.runsSqliteIdle, workers: SERVERS.runsSqliteWorkers },
+  { name: "postgres", busy: SERVERS.runsPostgres, idle: SERVERS.runsPostgresIdle, workers: SERVERS.runsPostgresWorkers },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Resources as the API shows them
+
+export interface OutputItem {
+  type: string;
+  url: string;
+  expires_at: string;
+  content_type: string;
+  width?: number;
+  height?: number;
+}
+
+export interface Generation {
+  id: string;
+  object: "generation";
+  model: string;
+  modality: string;
+  status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+  provider: string | null;
+  revision: string;
+  input: Record<string, unknown>;
+  output: OutputItem[];
+  /** A preset's first image while it runs (issue 4); null when none was shown. */
+  preview: { url: string; expires_at: string; content_type: string; width: number; height: number } | null;
+  error: { message: string } | null;
+  usage: { cost_usd: string | null };
+  source: string;
+  batch_id: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export interface GenerationList {
+  object: "list";
+  url: string;
+  data: Generation[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface FileObject {
+  id: string;
+  object: "file";
+  content_type: string;
+  bytes: number;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  filename: string | null;
+  url: string;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface Batch {
+  id: string;
+  object: "batch";
+  data: Generation[];
+  created_at: string;
+}
+
+export interface RunBody {
+  model: string;
+  input?: Record<string, unknown>;
+  webhook?: string;
+}
+
+export const FINAL = ["succeeded", "failed", "canceled"] as const;
+export const isFinal = (status: string): boolean => (FINAL as readonly string[]).includes(status);
+
+export const GENERATION_ID = /^gen_[0-9A-Za-z]+$/;
+export const BATCH_ID = /^bat_[0-9A-Za-z]+$/;
+export const FILE_ID = /^file_[0-9A-Za-z]+$/;
+export const UPLOAD_ID = /^upl_[0-9A-Za-z]+$/;
+/** SPEC.md: two URL-safe base64 parts joined by a dot, the second 43 characters. */
+export const CURSOR = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
+
+/** Prices of the built-in models (catalog), in micro-dollars, for readable expectations. */
+export const PRICE = {
+  gradientStandard: 2_000,
+  gradientHd: 4_000,
+  posterV1: 5_000,
+  posterV2: 6_000,
+  classic: 2_000,
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Money
+
+/** "0.0125" → 12500 micro-dollars; fails the test on anything but a decimal string. */
+export function micros(usd: string | null | undefined): number {
+  expect(usd, "a decimal USD string").toMatch(/^\d+\.\d{2,6}$/);
+  const [whole, fraction] = usd!.split(".") as [string, string];
+  return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, "0"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A client bound to one server and one key
+
+export interface Credits {
+  available: number;
+  held: number;
+}
+
+export class Api {
+  constructor(
+    readonly request: APIRequestContext,
+    readonly spec: ServerSpec,
+    readonly key: string,
+  ) {}
+
+  url(pathAndQuery: string): string {
+    return `${this.spec.baseURL}${pathAndQuery}`;
+  }
+
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { "x-api-key": this.key, ...extra };
+  }
+
+  get(pathAndQuery: string, headers: Record<string, string> = {}): Promise<APIResponse> {
+    return this.request.get(this.url(pathAndQuery), { headers: this.headers(headers), timeout: 90_000 });
+  }
+
+  post(pathAndQuery: string, data?: unknown, headers: Record<string, string> = {}): Promise<APIResponse> {
+    return this.request.post(this.url(pathAndQuery), {
+      headers: this.headers(headers),
+      ...(data === undefined ? {} : { data }),
+      timeout: 90_000,
+    });
+  }
+
+  /** POST /v1/generations expecting 201; returns the answer and the generation. */
+  async create(body: RunBody, headers: Record<string, string> = {}): Promise<{ res: APIResponse; gen: Generation }> {
+    const res = await this.post("/v1/generations", body, headers);
+    const gen = await expectOk<Generation>(res, 201);
+    return { res, gen };
+  }
+
+  async read(id: string): Promise<Generation> {
+    return expectOk<Generation>(await this.get(`/v1/generations/${id}`));
+  }
+
+  /** Reads the run with Prefer: wait until it is final (or fails the test after `seconds`). */
+  async waitFinal(id: string, seconds = 60): Promise<Generation> {
+    const deadline = Date.now() + seconds * 1000;
+    for (;;) {
+      const left = Math.ceil((deadline - Date.now()) / 1000);
+      const wait = Math.max(1, Math.min(60, left));
+      const gen = await expectOk<Generation>(await this.get(`/v1/generations/${id}`, { prefer: `wait=${wait}` }));
+      if (isFinal(gen.status)) return gen;
+      expect(Date.now(), `run ${id} still ${gen.status} after ${seconds} s`).toBeLessThan(deadline);
+    }
+  }
+
+  async credits(): Promise<Credits> {
+    const body = await expectOk<{ object: string; available_usd: string; held_usd: string }>(await this.get("/v1/credits"));
+    expect(body.object).toBe("credits");
+    return { available: micros(body.available_usd), held: micros(body.held_usd) };
+  }
+
+  async list(query: Record<string, string> = {}): Promise<GenerationList> {
+    const qs = new URLSearchParams(query).toString();
+    return expectOk<GenerationList>(await this.get(`/v1/generations${qs ? `?${qs}` : ""}`));
+  }
+
+  /** Every run of the workspace matching the filters, following next_cursor with limit 100. */
+  async listAll(filters: Record<string, string> = {}): Promise<Generation[]> {
+    const all: Generation[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 1000; page++) {
+      const body: GenerationList = await this.list({ ...filters, limit: "100", ...(cursor ? { cursor } : {}) });
+      all.push(...body.data);
+      if (!body.has_more) return all;
+      expect(body.next_cursor).toMatch(CURSOR);
+      cursor = body.next_cursor;
+    }
+    throw new Error("listAll: too many pages");
+  }
+
+  private quoteCache = new Map<string, number>();
+
+  /** The quote's cost_usd of a model and input, in micro-dollars. */
+  async quote(model: string, input: Record<string, unknown>): Promise<number> {
+    const key = JSON.stringify([model, input]);
+    const cached = this.quoteCache.get(key);
+    if (cached !== undefined) return cached;
+    const quote = await expectOk<{ cost_usd: string; hold_usd: string }>(await this.post("/v1/quotes", { model, input }));
+    const cost = micros(quote.cost_usd);
+    this.quoteCache.set(key, cost);
+    return cost;
+  }
+}
+
+export interface Tenant {
+  api: Api;
+  workspaceId: string;
+  /** Everything ever granted to the workspace (opening credit + top-ups), in micro-dollars. */
+  granted: number;
+  /** Adds credit with the admin CLI and counts it as granted. */
+  topUp(usd: string): void;
+}
+
+/** A new workspace with a key on `spec`'s store, opened with `credit` USD (the admin CLI). */
+export function newTenant(request: APIRequestContext, spec: ServerSpec, credit: string, label = "runs"): Tenant {
+  const workspace = createWorkspace({ name: uniqueName(label), ...(Number(credit) > 0 ? { credit } : {}) }, spec);
+  const key = createKey(workspace.id, {}, spec).key;
+  const tenant: Tenant = {
+    api: new Api(request, spec, key),
+    workspaceId: workspace.id,
+    granted: Number(credit) > 0 ? micros(Number(credit).toFixed(6)) : 0,
+    topUp(usd: string) {
+      addCredit(workspace.id, usd, spec);
+      tenant.granted += micros(Number(usd).toFixed(6));
+    },
+  };
+  return tenant;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The ledger identity
+
+/** Waits until no run of the workspace is queued or running (only where a worker runs them). */
+export async function settle(api: Api, seconds = 60): Promise<Generation[]> {
+  const pending = await api.listAll({ status: "queued,running" });
+  for (const run of pending) await api.waitFinal(run.id, seconds);
+  return api.listAll();
+}
+
+/**
+ * Checks the money of a workspace through the API alone: every succeeded run was charged exactly
+ * its quote and nothing else was charged; held equals the quotes of the runs still queued or
+ * running; and available + held + Σ charged == everything granted. Call it when nothing moves
+ * (after settle() on a busy server, or on an idle server). Returns the numbers.
+ */
+export async function expectLedgerIdentity(
+  tenant: Tenant,
+): Promise<{ available: number; held: number; charged: number; runs: Generation[] }> {
+  const { api } = tenant;
+  const runs = await api.listAll();
+  const credits = await api.credits();
+  let charged = 0;
+  let pending = 0;
+  for (const run of runs) {
+    if (run.status === "succeeded") {
+      const cost = micros(run.usage.cost_usd);
+      expect(cost, `${run.id} (${run.model}) charged its quote`).toBe(await api.quote(run.model, run.input));
+      charged += cost;
+    } else {
+      expect(run.usage.cost_usd, `${run.id} is ${run.status}: nothing charged`).toBeNull();
+      if (!isFinal(run.status)) pending += await api.quote(run.model, run.input);
+    }
+  }
+  expect(credits.held, "held = the quotes of the runs still queued or running").toBe(pending);
+  expect(credits.available + credits.held + charged, "available + held + charged = granted").toBe(tenant.granted);
+  return { ...credits, charged, runs };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small request helpers
+
+/** Runs `fn` `n` times at once. */
+export function concurrently<T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
+}
+
+/** An error answer's code and param without the full envelope check (for many answers at once). */
+export async function errorOf(res: APIResponse): Promise<{ status: number; code: string; param: string | null }> {
+  const body = (await res.json()) as { error: { code: string; param: string | null } };
+  return { status: res.status(), code: body.error.code, param: body.error.param };
+}
+
+/**
+ * 404 resource_not_found by status, code and type only. The full envelope check (expectError,
+ * which also wants `param: null` on a 404) is made once, in runs-cancel.spec.ts, so a wrong
+ * param does not hide what the other tests check.
+ */
+export async function expectNotFound(res: APIResponse): Promise<void> {
+  const text = await res.text();
+  expect(res.status(), text).toBe(404);
+  const body = JSON.parse(text) as { error: { code: string; type: string } };
+  expect(body.error.code).toBe("resource_not_found");
+  expect(body.error.type).toBe("invalid_request_error");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worker processes (bin/worker.ts on the same store)
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr: () => string;
+}
+
+/**
+ * Starts `bin/worker.ts` as one node process (no npx/tsx wrapper, so the pid is the worker
+ * itself and a SIGKILL really kills it) on the store of `spec`.
+ */
+export function startWorker(spec: ServerSpec, concurrency = 1): WorkerProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "worker.ts")], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...storeEnv(spec), WORKER_CONCURRENCY: String(concurrency), LOG_LEVEL: "warn", NODE_ENV: "production" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString("utf8");
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+  return { child, exited, stderr: () => err };
+}
+
+/** Stops a worker this test started (SIGTERM, then SIGKILL after a grace) and waits for it. */
+export async function stopWorker(worker: WorkerProcess | null | undefined, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (!worker || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
+  worker.child.kill(signal);
+  const timer = setTimeout(() => worker.child.kill("SIGKILL"), 15_000);
+  await worker.exited;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Media bytes
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(data: Buffer): number {
+  let c = 0xffffffff;
+  for (const byte of data) c = CRC_TABLE[(c ^ byte) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** A valid RGB PNG of width × height; `noise` fills it with incompressible bytes (to make it big). */
+export function makePng(width: number, height: number, options: { noise?: boolean } = {}): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // colour type RGB
+  const row = width * 3 + 1;
+  const raw = Buffer.alloc(row * height);
+  let seed = 12345;
+  for (let y = 0; y < height; y++) {
+    raw[y * row] = 0; // filter: none
+    for (let x = 0; x < width * 3; x++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      raw[y * row + 1 + x] = options.noise ? seed >>> 24 : (x * 7 + y * 3) & 0xff;
+    }
+  }
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", deflateSync(raw, { level: options.noise ? 0 : 6 })),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+/** Width and height from a PNG's IHDR chunk; fails the test when the bytes are not a PNG. */
+export function pngSize(bytes: Buffer): { width: number; height: number } {
+  expect(bytes.subarray(0, 8).equals(PNG_SIGNATURE), "PNG signature").toBe(true);
+  expect(bytes.subarray(12, 16).toString("ascii"), "first chunk is IHDR").toBe("IHDR");
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+/** A PCM WAV of `seconds` of a 440 Hz tone (mono, 16-bit, 8 kHz). */
+export function makeWav(seconds: number, sampleRate = 8000): Buffer {
+  const samples = Math.round(seconds * sampleRate);
+  const data = Buffer.alloc(samples * 2);
+  for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / sampleRate) * 8000), i * 2);
+  const header = Buffer.alloc(44);
+  header.write("RIFF", 0, "ascii");
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write("WAVE", 8, "ascii");
+  header.write("fmt ", 12, "ascii");
+  header.writeUInt32LE(16, 16); // fmt chunk size
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28); // byte rate
+  header.writeUInt16LE(2, 32); // block align
+  header.writeUInt16LE(16, 34); // bits per sample
+  header.write("data", 36, "ascii");
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}

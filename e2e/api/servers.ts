@@ -1,0 +1,101 @@
+// The production servers the API tests run against, each with its own fresh data dir under
+// .data-e2e/. Shared by playwright.config.ts (which starts them) and the tests (which call
+// them over HTTP and run the admin CLI against the same data dir).
+import path from "node:path";
+
+export const REPO_ROOT = path.resolve(__dirname, "..", "..");
+
+export interface ServerSpec {
+  name: string;
+  port: number;
+  /** Absolute data dir, shared with the admin CLI. */
+  dataDir: string;
+  baseURL: string;
+  ipPerMin: number;
+  keyPerMin: number;
+  /** PostgreSQL database (dropped and created afresh at start) when the store is PostgreSQL; null for SQLite. */
+  pgDatabase: string | null;
+  /** WORKER_CONCURRENCY of the server process; null leaves the server's default. */
+  workers: number | null;
+  /** More environment for this server only. */
+  env: Record<string, string>;
+}
+
+function server(
+  name: string,
+  port: number,
+  ipPerMin: number,
+  keyPerMin: number,
+  options: { pgDatabase?: string; workers?: number; env?: Record<string, string> } = {},
+): ServerSpec {
+  return {
+    name,
+    port,
+    dataDir: path.join(REPO_ROOT, ".data-e2e", name),
+    baseURL: `http://127.0.0.1:${port}`,
+    ipPerMin,
+    keyPerMin,
+    pgDatabase: options.pgDatabase ?? null,
+    workers: options.workers ?? null,
+    env: options.env ?? {},
+  };
+}
+
+/** The fake remote provider the models server's PROVIDERS_FILE points at (models-*.spec.ts start it). */
+export const FAKE_PROVIDER_PORT = 3398;
+
+/** The PostgreSQL server the PostgreSQL-backed test servers use (trust auth, user postgres). */
+export const PG_SERVER_URL = (process.env.ATELIER_E2E_PG_URL || "postgres://postgres@127.0.0.1:5432").replace(/\/+$/, "");
+
+/** The database URL of a PostgreSQL-backed server spec. */
+export function pgUrl(database: string): string {
+  return `${PG_SERVER_URL}/${database}`;
+}
+
+export const SERVERS = {
+  /** Everything but the rate-limit tests: limits so high no test trips them. */
+  main: server("main", 3301, 100_000, 100_000),
+  /** Only rate-limits.spec.ts calls it: 8 requests a minute per IP. */
+  ipLimit: server("ip-limit", 3302, 8, 100_000),
+  /** Only rate-limits.spec.ts calls it: 4 requests a minute per key. */
+  keyLimit: server("key-limit", 3303, 1000, 4),
+
+  // The runs suites (runs-*.spec.ts), each on both stores. "busy" runs its queue in the server
+  // (2 worker slots); "idle" has no worker, so runs stay queued; "workers" has no worker either
+  // and only runs-workers.spec.ts uses it, starting and killing worker processes of its own.
+  runsSqlite: server("runs-sqlite", 3311, 100_000, 100_000, { workers: 2 }),
+  runsSqliteIdle: server("runs-sqlite-idle", 3312, 100_000, 100_000, { workers: 0 }),
+  runsSqliteWorkers: server("runs-sqlite-workers", 3313, 100_000, 100_000, { workers: 0 }),
+  runsPostgres: server("runs-postgres", 3321, 100_000, 100_000, { workers: 2, pgDatabase: "atelier_e2e_runs" }),
+  runsPostgresIdle: server("runs-postgres-idle", 3322, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_idle" }),
+  runsPostgresWorkers: server("runs-postgres-workers", 3323, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_workers" }),
+
+  // Issue 4's suites (models-*.spec.ts): every built-in model, moderation, a remote provider.
+  models: server("models", 3331, 100_000, 100_000, {
+    workers: 2,
+    env: {
+      MODERATION_BLOCKLIST: "forbiddenword,never say this",
+      PROVIDERS_FILE: path.join(REPO_ROOT, "e2e", "api", "fixtures", "providers.json"),
+      FAKE_PROVIDER_KEY: "sk-e2e-fake-provider",
+    },
+  }),
+
+  // Issue 5's suites (webhooks-*.spec.ts): insecure webhooks (local receivers) and a short retry schedule.
+  webhooks: server("webhooks", 3341, 100_000, 100_000, {
+    workers: 2,
+    env: { WEBHOOK_ALLOW_INSECURE: "1", WEBHOOK_RETRY_SCHEDULE: "0,0.3,0.3,0.3,0.3,0.3,0.3,0.3" },
+  }),
+} as const satisfies Record<string, ServerSpec>;
+
+/** Environment both the server and the admin CLI need to share one store. */
+export function storeEnv(spec: ServerSpec): Record<string, string> {
+  return {
+    // Also on PostgreSQL: the secret key and the blobs (outputs, files) live in the data dir.
+    DATA_DIR: spec.dataDir,
+    // Never let an inherited DATABASE_URL move a SQLite server's store to PostgreSQL.
+    DATABASE_URL: spec.pgDatabase ? pgUrl(spec.pgDatabase) : "",
+    API_KEY_PREFIX: "atl",
+    // The same catalog for the CLI (PROVIDERS_FILE) and the same rules.
+    ...spec.env,
+  };
+}

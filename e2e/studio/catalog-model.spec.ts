@@ -1,0 +1,96 @@
+// The model page in a real browser: filter the catalog, open a model, field errors from the live
+// quote, the quote following the input, and runs of an image, a video and an image-to-image model.
+import sharp from "sharp";
+import { expect, test, type Page } from "@playwright/test";
+import { newUser, screenshot, signIn } from "./helpers";
+
+async function runAndWait(page: Page): Promise<void> {
+  const run = page.getByRole("button", { name: /^Run/ });
+  await expect(run).toBeEnabled();
+  await run.click();
+  await expect(page.getByTestId("status-pill").first()).toHaveAttribute("data-status", "succeeded", { timeout: 45_000 });
+}
+
+test("filter the catalog, open atelier/artwork, see field errors and the quote follow the input, run it", async ({ page }) => {
+  await signIn(page, newUser("creator", "5"));
+  const cards = page.getByTestId("model-card");
+  await expect(cards.first()).toBeVisible();
+  const all = await cards.count();
+
+  await page.getByRole("button", { name: "Video", exact: true }).click();
+  await expect(page.locator('[data-testid="model-card"]:not([data-modality="video"])')).toHaveCount(0);
+  expect(await cards.count()).toBeGreaterThan(0);
+  await page.getByRole("button", { name: "All", exact: true }).click();
+  await page.getByPlaceholder("Search models").fill("artwork");
+  await expect(cards.filter({ hasText: "atelier/artwork" })).toHaveCount(1);
+  expect(await cards.count()).toBeLessThan(all);
+
+  await cards.filter({ hasText: "atelier/artwork" }).getByRole("link").click();
+  await expect(page).toHaveURL(/\/catalog\/atelier\/artwork$/);
+  const quote = page.getByTestId("quote");
+  await expect(quote).toContainText("Cost $0.003 · hold $0.003");
+
+  const count = page.getByLabel("Number of images", { exact: true });
+  await count.fill("2");
+  await expect(quote).toContainText("Cost $0.006 · hold $0.006");
+  await count.fill("9");
+  await expect(page.getByTestId("field-error-num_images")).toContainText(/4/);
+  await expect(page.getByRole("button", { name: /^Run/ })).toBeDisabled();
+  await count.fill("1");
+  await expect(quote).toContainText("Cost $0.003");
+
+  await page.getByLabel("Prompt", { exact: true }).fill("");
+  await expect(page.getByTestId("field-error-prompt")).toBeVisible();
+  await expect(page.getByRole("button", { name: /^Run/ })).toBeDisabled();
+  await page.getByLabel("Prompt", { exact: true }).fill("pastel mountains at sunrise");
+  await page.getByLabel("Aspect ratio", { exact: true }).selectOption({ label: "16:9" });
+  await page.getByRole("radio", { name: "512" }).click();
+  await expect(quote).toContainText("Cost $0.003");
+
+  await runAndWait(page);
+  const image = page.getByTestId("output-image").first();
+  await expect(image).toBeVisible();
+  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  await expect(page.getByTestId("run-cost")).toHaveText("$0.003");
+  await screenshot(page, "model-page");
+
+  await page.getByRole("link", { name: "Open run →" }).click();
+  await expect(page).toHaveURL(/\/runs\/gen_/);
+  await expect(page.getByTestId("run-input")).toContainText("pastel mountains at sunrise");
+  await expect(page.getByTestId("output-image").first()).toBeVisible();
+  await page.getByRole("button", { name: "Keep as file" }).first().click();
+  await expect(page.getByTestId("run-message")).toContainText(/Kept as file_/);
+  await screenshot(page, "run-page");
+});
+
+test("a video model plays with a poster; Ctrl+Enter runs", async ({ page }) => {
+  await signIn(page, newUser("creator", "5"));
+  await page.goto("/models/atelier/title-motion"); // the alias redirects to /catalog/…
+  await expect(page).toHaveURL(/\/catalog\/atelier\/title-motion$/);
+  await page.getByLabel("Duration", { exact: true }).fill("2");
+  await page.getByRole("radio", { name: "480p" }).click();
+  await expect(page.getByTestId("quote")).toContainText("Cost $0.016");
+  await page.keyboard.press("Control+Enter");
+  await expect(page.getByTestId("status-pill").first()).toHaveAttribute("data-status", "succeeded", { timeout: 45_000 });
+  const video = page.getByTestId("output-video");
+  await expect(video).toBeVisible();
+  await expect(video).toHaveAttribute("poster", /\/v1\/blobs\//);
+  await expect(video).toHaveAttribute("controls", "");
+});
+
+test("a preset opens by its versioned ID; upload an image and upscale it", async ({ page }) => {
+  await signIn(page, newUser("creator", "5"));
+  await page.goto(`/catalog/atelier/${encodeURIComponent("gradient-poster@2")}`);
+  await expect(page.getByText("Preset v2")).toBeVisible();
+  await expect(page.getByTestId("quote")).toContainText(/Cost \$0\.006|Fill in the form/);
+
+  await page.goto("/catalog/atelier/upscale");
+  const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 200, g: 80, b: 40 } } }).png().toBuffer();
+  await page.getByLabel("Upload Image").setInputFiles({ name: "swatch.png", mimeType: "image/png", buffer: png });
+  await expect(page.getByTestId("file-thumbnail")).toBeVisible();
+  await expect(page.getByTestId("quote")).toContainText("Cost $0.004");
+  await runAndWait(page);
+  const image = page.getByTestId("output-image").first();
+  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(192);
+  await screenshot(page, "model-upload");
+});

@@ -1,0 +1,47 @@
+// Workspaces and users for the studio tests, made with the admin CLI on the studio server's store.
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { expect, type Page } from "@playwright/test";
+import { REPO_ROOT, STUDIO_DATA_DIR } from "./playwright.config";
+
+function admin<T>(args: string[]): T {
+  const out = execFileSync(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATA_DIR: STUDIO_DATA_DIR, DATABASE_URL: "" },
+    encoding: "utf8",
+  });
+  return JSON.parse(out) as T;
+}
+
+export interface TestUser {
+  email: string;
+  password: string;
+  workspaceId: string;
+  workspaceName: string;
+}
+
+/** A new workspace with credit and a user in it. */
+export function newUser(role: "creator" | "ops" = "creator", credit = "5"): TestUser {
+  const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const workspace = admin<{ id: string; name: string }>(["workspace", "create", "--name", `Studio ${tag}`, "--credit", credit]);
+  const email = `${role}-${tag}@example.com`;
+  admin(["user", "create", "--email", email, "--password", "studio-pass-1", "--workspace", workspace.id, "--role", role]);
+  return { email, password: "studio-pass-1", workspaceId: workspace.id, workspaceName: workspace.name };
+}
+
+/** An API key of the workspace, for driving the API alongside the browser. */
+export function newKey(workspaceId: string): string {
+  return admin<{ key: string }>(["key", "create", "--workspace", workspaceId, "--name", "studio test"]).key;
+}
+
+export async function signIn(page: Page, user: Pick<TestUser, "email" | "password">): Promise<void> {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/catalog$/);
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(REPO_ROOT, "test-results", "studio", `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,50 @@
+// The ops page: operators only; every workspace's runs and queue; adding credit to a workspace.
+import { expect, test } from "@playwright/test";
+import { newKey, newUser, screenshot, signIn } from "./helpers";
+
+test("a creator gets a 404 on /ops and sees no Ops link", async ({ page }) => {
+  await signIn(page, newUser("creator"));
+  await expect(page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name: "Ops" })).toHaveCount(0);
+  const response = await page.goto("/ops");
+  expect(response?.status()).toBe(404);
+});
+
+test("an operator sees runs of other workspaces and adds credit to one", async ({ page, request }) => {
+  const creator = newUser("creator", "2");
+  const key = newKey(creator.workspaceId);
+  const started = await request.post("/v1/generations", {
+    headers: { "x-api-key": key },
+    data: { model: "atelier/gradient", input: { prompt: "ops page check" } },
+  });
+  expect(started.status()).toBeLessThan(300);
+  const run = (await started.json()) as { id: string };
+
+  await signIn(page, newUser("ops"));
+  await page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name: "Ops" }).click();
+  await expect(page).toHaveURL(/\/ops$/);
+  await expect(page.getByRole("heading", { name: "Ops", exact: true })).toBeVisible();
+  const row = page.getByTestId("ops-run").filter({ hasText: run.id });
+  await expect(row).toContainText(creator.workspaceName);
+  await expect(row).toContainText("atelier/gradient");
+  await expect(page.getByTestId("ops-last-minute")).not.toHaveText("0");
+
+  await page.getByLabel("Workspace").selectOption(creator.workspaceId);
+  await page.getByLabel("Amount (USD)").fill("nonsense");
+  await page.getByRole("button", { name: "Add credit" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Enter an amount" })).toBeVisible();
+  await page.getByLabel("Amount (USD)").fill("7.50");
+  await page.getByRole("button", { name: "Add credit" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Added $7.50" })).toContainText(`to ${creator.workspaceName}`);
+  await screenshot(page, "ops");
+
+  const credits = (await (await request.get("/v1/credits", { headers: { "x-api-key": key } })).json()) as { available_usd: string };
+  expect(Number(credits.available_usd)).toBeGreaterThanOrEqual(9.49);
+});
+
+test("the root sends signed-out visitors to sign-in and signed-in ones to the catalog", async ({ page }) => {
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await signIn(page, newUser("creator"));
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/catalog$/);
+});

@@ -1,0 +1,49 @@
+// Browser tests of the studio in Debian's Chromium (never a downloaded browser) against the
+// started production server on a fresh store. Run: npx playwright test --config e2e/studio/playwright.config.ts
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+
+export const REPO_ROOT = path.resolve(__dirname, "..", "..");
+export const STUDIO_PORT = 3401;
+export const STUDIO_DATA_DIR = path.join(REPO_ROOT, ".data-e2e", "studio");
+// localhost, not 127.0.0.1: next-auth's cookies and callbacks follow PUBLIC_BASE_URL's host.
+export const STUDIO_URL = `http://localhost:${STUDIO_PORT}`;
+
+export default defineConfig({
+  testDir: __dirname,
+  testMatch: "*.spec.ts",
+  outputDir: `${REPO_ROOT}/test-results/e2e-studio`,
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  reporter: "list",
+  timeout: 60_000,
+  use: {
+    baseURL: STUDIO_URL,
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    },
+    viewport: { width: 1280, height: 800 },
+  },
+  webServer: {
+    command: `rm -rf ${STUDIO_DATA_DIR} && npx tsx server.ts`,
+    cwd: REPO_ROOT,
+    url: `${STUDIO_URL}/v1/public/models`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: String(STUDIO_PORT),
+      DATA_DIR: STUDIO_DATA_DIR,
+      DATABASE_URL: "",
+      PUBLIC_BASE_URL: "",
+      LOG_LEVEL: "warn",
+      WORKER_CONCURRENCY: "2",
+      WEBHOOK_ALLOW_INSECURE: "1",
+    },
+  },
+});

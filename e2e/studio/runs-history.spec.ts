@@ -1,0 +1,99 @@
+// Runs in the studio: cancel a queued run, page through history with filters, and the studio's runs
+// are source "studio" in the API.
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { REPO_ROOT, STUDIO_DATA_DIR } from "./playwright.config";
+import { newUser, screenshot, signIn, type TestUser } from "./helpers";
+
+function apiKey(user: TestUser): string {
+  const out = execFileSync(
+    process.execPath,
+    ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", "key", "create", "--workspace", user.workspaceId, "--name", "e2e"],
+    { cwd: REPO_ROOT, env: { ...process.env, DATA_DIR: STUDIO_DATA_DIR, DATABASE_URL: "" }, encoding: "utf8" },
+  );
+  return (JSON.parse(out) as { key: string }).key;
+}
+
+async function start(request: APIRequestContext, key: string, model: string, input: Record<string, unknown>): Promise<string> {
+  const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model, input } });
+  expect(res.status(), await res.text()).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+test("cancel a queued run started in the studio; it is source studio in the API", async ({ page, request }) => {
+  const user = newUser("creator", "20");
+  const key = apiKey(user);
+  // Fill every worker with slow runs, so the studio's run waits in the queue.
+  const blockers: string[] = [];
+  for (let i = 0; i < 4; i++) blockers.push(await start(request, key, "atelier/promo-video@1", { title: `Blocker ${i}`, prompt: "neon night", duration: 10 }));
+  await signIn(page, user);
+  await page.goto("/catalog/atelier/gradient");
+  await expect(page.getByTestId("quote")).toContainText("Cost $0.002");
+  await page.getByRole("button", { name: /^Run/ }).click();
+  const view = page.getByTestId("run-view");
+  await expect(view.getByTestId("status-pill")).toHaveAttribute("data-status", "queued");
+  await view.getByRole("button", { name: "Cancel run" }).click();
+  await expect(view.getByTestId("status-pill")).toHaveAttribute("data-status", "canceled");
+  await expect(view.getByTestId("run-cost")).toHaveText("Not charged");
+  const id = await view.getAttribute("data-run-id");
+
+  const res = await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } });
+  const run = (await res.json()) as { status: string; source: string };
+  expect(run).toMatchObject({ status: "canceled", source: "studio" });
+
+  // A run past its preview cannot be stopped: the studio shows why.
+  await expect
+    .poll(async () => ((await (await request.get(`/v1/generations/${blockers[0]}`, { headers: { "x-api-key": key } })).json()) as { preview: unknown }).preview, { timeout: 30_000 })
+    .not.toBeNull();
+  await page.goto(`/runs/${blockers[0]}`);
+  await expect(page.getByTestId("run-view")).toBeVisible();
+  const cancel = page.getByRole("button", { name: "Cancel run" });
+  if (await cancel.isVisible()) {
+    await cancel.click();
+    // Either it is still going (409: the message says why) or it ended meanwhile (final state shown).
+    await expect(page.getByTestId("run-message").or(page.locator('[data-status="succeeded"]'))).toBeVisible();
+    if (await page.getByTestId("run-message").isVisible()) await expect(page.getByTestId("run-message")).toContainText("can no longer be canceled");
+  }
+  for (const b of blockers) await request.post(`/v1/generations/${b}/cancel`, { headers: { "x-api-key": key } });
+});
+
+test("page through 60 runs of history with a status filter", async ({ page, request }) => {
+  const user = newUser("creator", "20");
+  const key = apiKey(user);
+  const ids = await Promise.all(Array.from({ length: 60 }, (_, i) => start(request, key, "atelier/gradient", { prompt: `sea ${i}` })));
+  expect(new Set(ids).size).toBe(60);
+  await expect
+    .poll(async () => ((await (await request.get("/v1/generations?status=succeeded&limit=100", { headers: { "x-api-key": key } })).json()) as { data: unknown[] }).data.length, { timeout: 60_000 })
+    .toBe(60);
+
+  await signIn(page, user);
+  await page.goto("/runs");
+  await page.getByLabel("Status").selectOption("succeeded");
+  await expect(page).toHaveURL(/status=succeeded/);
+  const rows = page.getByTestId("run-row");
+  await expect(rows).toHaveCount(20);
+  await expect(page.locator('[data-testid="run-row"]:not([data-status="succeeded"])')).toHaveCount(0);
+  await expect(page.getByTestId("run-source").first()).toHaveText("api");
+  await screenshot(page, "history");
+  const seen = new Set(await rows.locator("td:nth-child(2) .font-mono").allTextContents());
+
+  await page.getByRole("link", { name: "Next →" }).click();
+  await expect(page.getByTestId("page-number")).toHaveText("Page 2 · 20 runs");
+  for (const t of await rows.locator("td:nth-child(2) .font-mono").allTextContents()) seen.add(t);
+  await page.getByRole("link", { name: "Next →" }).click();
+  await expect(page.getByTestId("page-number")).toHaveText("Page 3 · 20 runs");
+  for (const t of await rows.locator("td:nth-child(2) .font-mono").allTextContents()) seen.add(t);
+  expect(seen.size).toBe(60);
+  await expect(page.getByRole("link", { name: "Next →" })).toHaveCount(0);
+  await page.getByRole("link", { name: "← Previous" }).click();
+  await expect(page.getByTestId("page-number")).toHaveText("Page 2 · 20 runs");
+  await page.getByRole("link", { name: "← Previous" }).click();
+  await expect(page.getByTestId("page-number")).toHaveText("Page 1 · 20 runs");
+
+  await page.getByLabel("Status").selectOption("failed");
+  await expect(page.getByText("No run matches these filters.")).toBeVisible();
+  await page.getByLabel("Status").selectOption("");
+  await page.getByLabel("Source").selectOption("studio");
+  await expect(page.getByText("No run matches these filters.")).toBeVisible();
+});

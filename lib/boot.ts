@@ -1,0 +1,94 @@
+// Start-up steps every process shares: open the configured store and bring it up to date,
+// and on the very first start of an empty embedded store, create the demo workspace.
+import type { Logger } from "pino";
+import { localBlobStore } from "./blobs/blob-store";
+import { ConfigError, loadConfig, type Config } from "./config";
+import type { Services } from "./core/context";
+import { compileBlocklist } from "./core/moderation";
+import { registerRemoteModels } from "./core/catalog";
+import { remoteModels } from "./providers";
+import { setProgramSearchPath } from "./models/host";
+import { connectCrossProcessSignals, type CrossProcessSignals } from "./engine/cross-process";
+import { createRunSignals } from "./engine/run-signals";
+import { createApiKey, type CreatedApiKey } from "./core/api-keys";
+import { parseUsd } from "./core/money";
+import { countWorkspaces, createWorkspace, type Workspace } from "./core/workspaces";
+import { createUser } from "./core/users";
+import { randomBytes } from "node:crypto";
+import { migrateStore, openStore, type Store } from "./store/store";
+
+let catalogInstalled = false;
+
+/** Adds PROVIDERS_FILE's remote entries to the catalog and tells models the PATH, once per process. */
+export function installCatalog(config: Config): void {
+  if (catalogInstalled) return;
+  setProgramSearchPath(config.searchPath);
+  registerRemoteModels(remoteModels(config.providers));
+  catalogInstalled = true;
+}
+
+export async function openConfiguredStore(config: Config): Promise<Store> {
+  installCatalog(config);
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateStore(store);
+  return store;
+}
+
+export const DEMO_CREDIT_USD = "10.00";
+
+/** Creates the demo workspace and key when the embedded store has no workspace yet. */
+export async function seedDemoWorkspace(
+  store: Store,
+  config: Config,
+): Promise<{ workspace: Workspace; key: CreatedApiKey; login: { email: string; password: string } } | null> {
+  if (store.dialect !== "sqlite") return null;
+  if ((await countWorkspaces({ db: store.db })) > 0) return null;
+  const workspace = await createWorkspace({ db: store.db }, { name: "demo", creditMicros: parseUsd(DEMO_CREDIT_USD)! });
+  const key = await createApiKey(
+    { db: store.db },
+    { workspaceId: workspace.id, name: "demo key", prefix: config.apiKeyPrefix },
+  );
+  const login = { email: "demo@atelier.local", password: randomBytes(9).toString("base64url") };
+  await createUser({ db: store.db }, { ...login, workspaceId: workspace.id, role: "ops" });
+  return { workspace, key, login };
+}
+
+/** The process-wide helpers every door hands to the core. */
+export function createServices(config: Config): Services {
+  return {
+    secretKey: config.secretKey,
+    publicBaseUrl: config.publicBaseUrl,
+    blobs: localBlobStore(config.dataDir),
+    signals: createRunSignals(),
+    ffmpegPath: config.ffmpegPath,
+    webhooks: { allowInsecure: config.webhookAllowInsecure, retryScheduleSeconds: config.webhookRetrySchedule },
+    moderationBlocklist: compileBlocklist(config.moderationBlocklist),
+  };
+}
+
+/** The configuration, or a clear message and exit 1 when a variable is wrong. */
+export function loadConfigOrExit(processName: string): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`${processName} cannot start: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+export interface Runtime {
+  store: Store;
+  services: Services;
+  crossProcess: CrossProcessSignals;
+}
+
+/** What the server and worker processes share: the migrated store, the services, the signal bridge. */
+export async function startRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  const store = await openConfiguredStore(config);
+  const services = createServices(config);
+  const crossProcess = await connectCrossProcessSignals(store, config.databaseUrl, services.signals, logger);
+  return { store, services, crossProcess };
+}

@@ -1,0 +1,152 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config";
+
+const dirs: string[] = [];
+function tempDataDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "atelier-test-"));
+  dirs.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function configError(env: Record<string, string>): ConfigError {
+  let caught: unknown = null;
+  try {
+    loadConfig({ DATA_DIR: tempDataDir(), ...env });
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught).toBeInstanceOf(ConfigError);
+  return caught as ConfigError;
+}
+
+describe("loadConfig", () => {
+  it("has sensible defaults", () => {
+    const dataDir = tempDataDir();
+    const config = loadConfig({ DATA_DIR: dataDir });
+    expect(config).toMatchObject({
+      port: 3000,
+      dataDir,
+      databaseUrl: null,
+      publicBaseUrl: "http://localhost:3000",
+      rateLimitIpPerMin: 300,
+      rateLimitKeyPerMin: 600,
+      apiKeyPrefix: "atl",
+      logLevel: "info",
+    });
+  });
+
+  it("reads what is set", () => {
+    const config = loadConfig({
+      DATA_DIR: tempDataDir(),
+      PORT: "8080",
+      DATABASE_URL: "postgresql://u@db:5432/atelier",
+      PUBLIC_BASE_URL: "https://atelier.example.com/",
+      SECRET_KEY: "k".repeat(32),
+      RATE_LIMIT_IP_PER_MIN: "10",
+      RATE_LIMIT_KEY_PER_MIN: "20",
+      API_KEY_PREFIX: "acme2",
+      LOG_LEVEL: "debug",
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      databaseUrl: "postgresql://u@db:5432/atelier",
+      publicBaseUrl: "https://atelier.example.com",
+      secretKey: "k".repeat(32),
+      rateLimitIpPerMin: 10,
+      rateLimitKeyPerMin: 20,
+      apiKeyPrefix: "acme2",
+      logLevel: "debug",
+    });
+    expect(loadConfig({ DATA_DIR: tempDataDir(), PORT: "8080" }).publicBaseUrl).toBe("http://localhost:8080");
+  });
+
+  it("treats an empty variable as unset", () => {
+    const config = loadConfig({ DATA_DIR: tempDataDir(), PORT: "", DATABASE_URL: "", API_KEY_PREFIX: "" });
+    expect(config).toMatchObject({ port: 3000, databaseUrl: null, apiKeyPrefix: "atl" });
+  });
+
+  it("refuses a bad PORT, naming it", () => {
+    for (const PORT of ["abc", "0", "65536", "-1", "80.5", " 80"]) {
+      const err = configError({ PORT });
+      expect(err.message).toMatch(/^PORT must be a whole number from 1 to 65535/);
+      expect(err.message).toContain(`"${PORT}"`);
+    }
+  });
+
+  it("refuses a DATABASE_URL that is not PostgreSQL, naming it", () => {
+    for (const DATABASE_URL of ["mysql://u@h/db", "sqlite:./x.db", "127.0.0.1:5432"]) {
+      expect(configError({ DATABASE_URL }).message).toMatch(/^DATABASE_URL must be a PostgreSQL URL/);
+    }
+  });
+
+  it("refuses a bad API_KEY_PREFIX, naming it", () => {
+    for (const API_KEY_PREFIX of ["ATL", "a", "1abc", "at_l", "abcdefghijklm"]) {
+      expect(configError({ API_KEY_PREFIX }).message).toMatch(/^API_KEY_PREFIX must be 2 to 12 lower-case letters or digits/);
+    }
+  });
+
+  it("refuses other bad values, naming the variable", () => {
+    expect(configError({ LOG_LEVEL: "loud" }).message).toMatch(/^LOG_LEVEL/);
+    expect(configError({ PUBLIC_BASE_URL: "example.com" }).message).toMatch(/^PUBLIC_BASE_URL/);
+    expect(configError({ PUBLIC_BASE_URL: "ftp://example.com" }).message).toMatch(/^PUBLIC_BASE_URL/);
+    expect(configError({ SECRET_KEY: "short" }).message).toMatch(/^SECRET_KEY must be at least 32 characters/);
+    expect(configError({ RATE_LIMIT_IP_PER_MIN: "0" }).message).toMatch(/^RATE_LIMIT_IP_PER_MIN/);
+    expect(configError({ RATE_LIMIT_KEY_PER_MIN: "many" }).message).toMatch(/^RATE_LIMIT_KEY_PER_MIN/);
+  });
+
+  it("reads FFMPEG_PATH, MODERATION_BLOCKLIST and PROVIDERS_FILE, refusing bad ones", () => {
+    const dir = tempDataDir();
+    const providers = path.join(dir, "providers.json");
+    const entry = {
+      id: "acme/image-1",
+      upstream_model: "image-1",
+      name: "Acme Image 1",
+      description: "Remote images.",
+      modality: "image",
+      tasks: ["text-to-image"],
+      input_schema: {
+        type: "object",
+        additionalProperties: false,
+        required: ["prompt"],
+        properties: { prompt: { type: "string", title: "Prompt", description: "What to draw." } },
+      },
+      pricing: { unit: "image", usd: "0.04", drivers: [], overrides: [] },
+    };
+    const file = { providers: [{ id: "acme", kind: "openai-images", base_url: "http://127.0.0.1:9", api_key_env: "ACME_KEY", entries: [entry] }] };
+    writeFileSync(providers, JSON.stringify(file));
+    const config = loadConfig({ DATA_DIR: dir, PROVIDERS_FILE: providers, ACME_KEY: "sk-test", MODERATION_BLOCKLIST: " Gore, bad word ,," });
+    expect(config.providers.map((p) => [p.id, p.entries.map((e) => e.id)])).toEqual([["acme", ["acme/image-1"]]]);
+    expect(config.moderationBlocklist).toEqual(["gore", "bad word"]);
+    expect(existsSync(config.ffmpegPath)).toBe(true);
+    expect(loadConfig({ DATA_DIR: dir }).providers).toEqual([]);
+
+    expect(configError({ PROVIDERS_FILE: path.join(dir, "missing.json") }).message).toMatch(/^PROVIDERS_FILE names no readable file/);
+    expect(configError({ PROVIDERS_FILE: providers }).message).toMatch(/^PROVIDERS_FILE \(.*\): .*ACME_KEY/);
+    writeFileSync(providers, "{ not json");
+    expect(configError({ PROVIDERS_FILE: providers }).message).toMatch(/^PROVIDERS_FILE/);
+    expect(configError({ FFMPEG_PATH: path.join(dir, "no-ffmpeg") }).message).toMatch(/^FFMPEG_PATH names no file/);
+  });
+
+  it("generates SECRET_KEY once into DATA_DIR and keeps it", () => {
+    const dataDir = path.join(tempDataDir(), "nested", "data");
+    const first = loadConfig({ DATA_DIR: dataDir });
+    expect(first.secretKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const file = path.join(dataDir, "secret-key");
+    expect(existsSync(file)).toBe(true);
+    expect(readFileSync(file, "utf8").trim()).toBe(first.secretKey);
+    const second = loadConfig({ DATA_DIR: dataDir });
+    expect(second.secretKey).toBe(first.secretKey);
+    // Another data directory gets its own key.
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).secretKey).not.toBe(first.secretKey);
+    // A SECRET_KEY that is set wins, and leaves the file alone.
+    expect(loadConfig({ DATA_DIR: dataDir, SECRET_KEY: "s".repeat(40) }).secretKey).toBe("s".repeat(40));
+    expect(readFileSync(file, "utf8").trim()).toBe(first.secretKey);
+  });
+});

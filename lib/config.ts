@@ -1,0 +1,202 @@
+// The only reader of process.env. Read and validated once; a bad value stops the start
+// with a message naming the variable and what it accepts.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { defaultFfmpegPath } from "./media/ffmpeg";
+import { parseProvidersFile, ProvidersFileError, type ProviderConfig } from "./providers";
+
+export interface Config {
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  publicBaseUrl: string;
+  secretKey: string;
+  rateLimitIpPerMin: number;
+  rateLimitKeyPerMin: number;
+  apiKeyPrefix: string;
+  logLevel: string;
+  /** Worker slots inside the server process; 0 leaves running to `npm run worker` processes. */
+  workerConcurrency: number;
+  /** FFMPEG_PATH, else the system ffmpeg on PATH, else the one an npm package ships. */
+  ffmpegPath: string;
+  /** Lower-cased whole words or phrases a prompt may not contain (MODERATION_BLOCKLIST). */
+  moderationBlocklist: string[];
+  /** WEBHOOK_ALLOW_INSECURE=1 (development, tests): http:// and loopback/private webhook URLs. */
+  webhookAllowInsecure: boolean;
+  /** Seconds before each delivery attempt (WEBHOOK_RETRY_SCHEDULE; tests shorten it). */
+  webhookRetrySchedule: number[];
+  /** PATH: where models find the programs they run (espeak-ng). */
+  searchPath: string;
+  /** PROVIDERS_FILE's path, or null. */
+  providersFile: string | null;
+  /** Remote providers and the catalog entries they serve, parsed from PROVIDERS_FILE. */
+  providers: ProviderConfig[];
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}".`);
+  }
+  return Number(raw);
+}
+
+function readDatabaseUrl(env: Env): string | null {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === "") return null;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new ConfigError(
+      `DATABASE_URL must be a PostgreSQL URL such as postgres://user@127.0.0.1:5432/atelier; unset it to use the embedded SQLite store. Got "${raw}".`,
+    );
+  }
+  return raw;
+}
+
+function readBaseUrl(env: Env, port: number): string {
+  const raw = env.PUBLIC_BASE_URL;
+  if (raw === undefined || raw === "") return `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL such as https://atelier.example.com; got "${raw}".`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`PUBLIC_BASE_URL must start with http:// or https://; got "${raw}".`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+/** SECRET_KEY when set; otherwise one generated on the first start and kept in DATA_DIR. */
+function readSecretKey(env: Env, dataDir: string): string {
+  const raw = env.SECRET_KEY;
+  if (raw !== undefined && raw !== "") {
+    if (raw.length < 32) throw new ConfigError("SECRET_KEY must be at least 32 characters long.");
+    return raw;
+  }
+  const file = path.join(dataDir, "secret-key");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const generated = randomBytes(32).toString("base64url");
+  // "wx" so that two processes starting at once keep the same key.
+  try {
+    writeFileSync(file, generated + "\n", { flag: "wx", mode: 0o600 });
+    return generated;
+  } catch {
+    return readFileSync(file, "utf8").trim();
+  }
+}
+
+function readFfmpegPath(env: Env): string {
+  const raw = env.FFMPEG_PATH;
+  if (raw !== undefined && raw !== "") {
+    if (!existsSync(raw)) throw new ConfigError(`FFMPEG_PATH names no file: "${raw}". Unset it to use the system or bundled ffmpeg.`);
+    return raw;
+  }
+  try {
+    return defaultFfmpegPath(env.PATH ?? "");
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
+function readProviders(env: Env): { providersFile: string | null; providers: ProviderConfig[] } {
+  const raw = env.PROVIDERS_FILE;
+  if (raw === undefined || raw === "") return { providersFile: null, providers: [] };
+  const file = path.resolve(raw);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    throw new ConfigError(`PROVIDERS_FILE names no readable file: "${raw}".`);
+  }
+  try {
+    return { providersFile: file, providers: parseProvidersFile(text, env) };
+  } catch (err) {
+    if (err instanceof ProvidersFileError) throw new ConfigError(`PROVIDERS_FILE (${file}): ${err.message}`);
+    throw err;
+  }
+}
+
+/** Standard Webhooks' (Svix's) schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_WEBHOOK_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
+
+function readSchedule(env: Env): number[] {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE;
+  if (raw === undefined || raw === "") return DEFAULT_WEBHOOK_SCHEDULE;
+  const parts = raw.split(",").map((p) => p.trim());
+  if (parts.length < 1 || parts.length > 20 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p) || Number(p) > 604_800)) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be 1 to 20 comma-separated seconds (each at most 604800), such as 0,5,300; got "${raw}".`);
+  }
+  return parts.map(Number);
+}
+
+function readFlag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
+  if (raw === "1" || raw === "true") return true;
+  throw new ConfigError(`${name} must be 1 or 0 (true or false); got "${raw}".`);
+}
+
+function readBlocklist(env: Env): string[] {
+  const terms = (env.MODERATION_BLOCKLIST ?? "")
+    .split(",")
+    .map((t) => t.trim().toLowerCase())
+    .filter(Boolean);
+  for (const term of terms) {
+    if (term.length > 100) throw new ConfigError(`MODERATION_BLOCKLIST terms may be at most 100 characters; "${term.slice(0, 20)}…" is longer.`);
+  }
+  return terms;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = readInteger(env, "PORT", 3000, 1, 65535);
+  const dataDir = path.resolve(env.DATA_DIR || "./.data");
+  const apiKeyPrefix = env.API_KEY_PREFIX || "atl";
+  if (!/^[a-z][a-z0-9]{1,11}$/.test(apiKeyPrefix)) {
+    throw new ConfigError(
+      `API_KEY_PREFIX must be 2 to 12 lower-case letters or digits starting with a letter; got "${apiKeyPrefix}".`,
+    );
+  }
+  const logLevel = env.LOG_LEVEL || "info";
+  if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}".`);
+  }
+  return {
+    port,
+    dataDir,
+    databaseUrl: readDatabaseUrl(env),
+    publicBaseUrl: readBaseUrl(env, port),
+    secretKey: readSecretKey(env, dataDir),
+    rateLimitIpPerMin: readInteger(env, "RATE_LIMIT_IP_PER_MIN", 300, 1, 1_000_000),
+    rateLimitKeyPerMin: readInteger(env, "RATE_LIMIT_KEY_PER_MIN", 600, 1, 1_000_000),
+    apiKeyPrefix,
+    logLevel,
+    workerConcurrency: readInteger(env, "WORKER_CONCURRENCY", 2, 0, 64),
+    ffmpegPath: readFfmpegPath(env),
+    moderationBlocklist: readBlocklist(env),
+    searchPath: env.PATH ?? "",
+    webhookAllowInsecure: readFlag(env, "WEBHOOK_ALLOW_INSECURE"),
+    webhookRetrySchedule: readSchedule(env),
+    ...readProviders(env),
+  };
+}
+
+let cached: Config | null = null;
+
+/** The process's configuration, read on first use. */
+export function config(): Config {
+  cached ??= loadConfig();
+  return cached;
+}

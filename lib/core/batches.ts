@@ -1,0 +1,96 @@
+// Batches: up to 50 runs priced and held together in one transaction; all start or none do.
+import { requireScope, type Ctx } from "./context";
+import { formatUsd } from "./money";
+import { ApiError } from "./errors";
+import { presentGeneration, type Generation } from "./generation-view";
+import { holdFor, queuedRow, startIdempotently } from "./generations";
+import { validateIdempotencyKey } from "./idempotency";
+import { hasIdPrefix, newId } from "./ids";
+import { LIMITS } from "./limits";
+import { priceRunRequest, type PricedRun } from "./quotes";
+import { refuseUnknownFields, requireObject } from "./run-request";
+import { readBalance } from "./credits";
+import type { GenerationsTable } from "../store/database";
+
+export interface Batch {
+  id: string;
+  object: "batch";
+  data: Generation[];
+  created_at: string;
+}
+
+async function priceBatch(ctx: Ctx, body: unknown): Promise<PricedRun[]> {
+  const object = requireObject(body, null);
+  refuseUnknownFields(object, ["requests"]);
+  const { requests } = object;
+  const { min, max } = LIMITS.batchSize;
+  if (!Array.isArray(requests) || requests.length < min || requests.length > max) {
+    throw new ApiError("invalid_parameter", `requests must be an array of ${min} to ${max} run requests.`, { param: "requests" });
+  }
+  const priced: PricedRun[] = [];
+  for (const [i, item] of requests.entries()) priced.push(await priceRunRequest(ctx, item, `requests[${i}].`));
+  return priced;
+}
+
+async function readBatch(ctx: Ctx, id: string): Promise<Batch> {
+  const batch = hasIdPrefix("batch", id)
+    ? await ctx.db.selectFrom("batches").selectAll().where("workspace_id", "=", ctx.workspaceId).where("id", "=", id).executeTakeFirst()
+    : undefined;
+  if (!batch) throw new ApiError("resource_not_found", `No batch ${id} in this workspace.`);
+  const rows = await ctx.db
+    .selectFrom("generations")
+    .selectAll()
+    .where("workspace_id", "=", ctx.workspaceId)
+    .where("batch_id", "=", id)
+    .orderBy("batch_index")
+    .execute();
+  return { id: batch.id, object: "batch", data: rows.map((r) => presentGeneration(ctx.services, r)), created_at: batch.created_at };
+}
+
+/** POST /v1/batches */
+export async function createBatch(
+  ctx: Ctx,
+  body: unknown,
+  options: { idempotencyKey?: string } = {},
+): Promise<{ batch: Batch; replayed: boolean }> {
+  requireScope(ctx, "generations:write");
+  const key = validateIdempotencyKey(options.idempotencyKey);
+  const inserted: GenerationsTable[] = [];
+  let createdAt = "";
+  const { id, replayed } = await startIdempotently(
+    ctx,
+    { key, endpoint: "batches", body, newResourceId: () => newId("batch") },
+    () => priceBatch(ctx, body),
+    async (trx, priced, batchId, now) => {
+      const total = priced.reduce((sum, run) => sum + run.holdMicros, 0);
+      const balance = await readBalance(trx, ctx.workspaceId);
+      if (balance.availableMicros < total) {
+        throw new ApiError(
+          "insufficient_credit",
+          `These ${priced.length} runs need $${formatUsd(total)} but the workspace has $${formatUsd(balance.availableMicros)} available. Nothing was started; add credit and try again.`,
+        );
+      }
+      await trx.insertInto("batches").values({ id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now }).execute();
+      // Each run holds its own price, so each settles on its own; one transaction makes it all or none.
+      for (const [index, run] of priced.entries()) {
+        const holdId = await holdFor(trx, ctx.workspaceId, run.holdMicros);
+        const row = queuedRow(ctx, run, { id: newId("generation"), holdId, batch: { id: batchId, index }, now });
+        await trx.insertInto("generations").values(row).execute();
+        inserted.push(row);
+      }
+      createdAt = now;
+    },
+  );
+  if (!replayed) ctx.services.signals.runQueued();
+  // A new batch is answered as created (every run queued); a replay as it is now.
+  const batch: Batch = replayed
+    ? await readBatch(ctx, id)
+    : { id, object: "batch", data: inserted.map((r) => presentGeneration(ctx.services, r)), created_at: createdAt };
+  return { batch, replayed };
+}
+
+/** GET /v1/batches/{id}: the batch with its runs as they are now. */
+export async function getBatch(ctx: Ctx, input: { id: string }): Promise<Batch> {
+  requireScope(ctx, "generations:read");
+  return readBatch(ctx, input.id);
+}

@@ -1,0 +1,62 @@
+import type { BlobStore } from "../blobs/blob-store";
+import type { RunSignals } from "../engine/run-signals";
+import type { Db } from "../store/database";
+import { ApiError } from "./errors";
+
+export const SCOPES = ["generations:read", "generations:write", "workspace:read"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const SOURCES = ["api", "mcp", "studio"] as const;
+export type Source = (typeof SOURCES)[number];
+
+export interface Actor {
+  kind: "api_key" | "user" | "mcp_client" | "system";
+  id: string;
+}
+
+/** Process-wide helpers the verbs need beside the store. */
+export interface Services {
+  /** Signs cursors and links. */
+  secretKey: string;
+  /** Base of links in answers. */
+  publicBaseUrl: string;
+  blobs: BlobStore;
+  signals: RunSignals;
+  /** The ffmpeg binary media models run. */
+  ffmpegPath: string;
+  /** Webhook delivery settings. */
+  webhooks: { allowInsecure: boolean; retryScheduleSeconds: readonly number[] };
+  /** MODERATION_BLOCKLIST compiled (lib/core/moderation.ts); null when empty. */
+  moderationBlocklist: RegExp | null;
+}
+
+/**
+ * What every workspace verb receives. The workspace always comes from authentication,
+ * never from a request body, and every query filters by it.
+ */
+export interface Ctx {
+  db: Db;
+  workspaceId: string;
+  actor: Actor;
+  scopes: readonly Scope[];
+  source: Source;
+  services: Services;
+}
+
+/** For verbs that act across workspaces: the admin CLI and the engine. */
+export interface SystemCtx {
+  db: Db;
+}
+
+export function requireScope(ctx: Ctx, scope: Scope): void {
+  if (!ctx.scopes.includes(scope)) {
+    throw new ApiError(
+      "permission_denied",
+      `This API key lacks the "${scope}" scope, which this request needs. Create a key with that scope.`,
+    );
+  }
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,187 @@
+// The credit ledger: an append-only list of grants, holds, releases and charges, plus one
+// balance row per workspace changed in the same transaction. The balance row's CHECKs keep
+// available ≥ 0 and granted = available + held + charged at all times.
+import { sql } from "kysely";
+import type { Db } from "../store/database";
+import { withTransaction } from "../store/store";
+import { nowIso, requireScope, type Ctx, type SystemCtx } from "./context";
+import { ApiError } from "./errors";
+import { newId } from "./ids";
+import { formatUsd, type Micros } from "./money";
+
+export interface Credits {
+  object: "credits";
+  available_usd: string;
+  held_usd: string;
+}
+
+export interface Balance {
+  availableMicros: Micros;
+  heldMicros: Micros;
+  grantedMicros: Micros;
+  chargedMicros: Micros;
+}
+
+export async function readBalance(db: Db, workspaceId: string): Promise<Balance> {
+  const row = await db
+    .selectFrom("credit_balances")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .executeTakeFirst();
+  if (!row) throw new ApiError("resource_not_found", `No workspace ${workspaceId}.`, { param: "workspace" });
+  return {
+    availableMicros: Number(row.available_micros),
+    heldMicros: Number(row.held_micros),
+    grantedMicros: Number(row.granted_micros),
+    chargedMicros: Number(row.charged_micros),
+  };
+}
+
+export function presentCredits(balance: Balance): Credits {
+  return {
+    object: "credits",
+    available_usd: formatUsd(balance.availableMicros),
+    held_usd: formatUsd(balance.heldMicros),
+  };
+}
+
+/** GET /v1/credits */
+export async function getCredits(ctx: Ctx): Promise<Credits> {
+  requireScope(ctx, "generations:read");
+  return presentCredits(await readBalance(ctx.db, ctx.workspaceId));
+}
+
+async function appendLedger(
+  db: Db,
+  entry: { workspaceId: string; kind: "grant" | "hold" | "release" | "charge"; amountMicros: Micros; holdId?: string; note?: string },
+): Promise<void> {
+  await db
+    .insertInto("ledger_entries")
+    .values({
+      id: newId("ledgerEntry"),
+      workspace_id: entry.workspaceId,
+      kind: entry.kind,
+      amount_micros: entry.amountMicros,
+      hold_id: entry.holdId ?? null,
+      note: entry.note ?? null,
+      created_at: nowIso(),
+    })
+    .execute();
+}
+
+function assertPositiveAmount(amountMicros: Micros, param: string): void {
+  if (!Number.isSafeInteger(amountMicros) || amountMicros <= 0) {
+    throw new ApiError("invalid_parameter", "The amount must be more than $0.00 and at most $999,999,999.", { param });
+  }
+}
+
+/** Adds credit to a workspace (admin CLI, ops). */
+export async function grantCredit(
+  ctx: SystemCtx,
+  input: { workspaceId: string; amountMicros: Micros; note?: string },
+): Promise<Balance> {
+  assertPositiveAmount(input.amountMicros, "usd");
+  return withTransaction(ctx.db, async (trx) => {
+    const result = await trx
+      .updateTable("credit_balances")
+      .set({
+        available_micros: sql`available_micros + ${input.amountMicros}`,
+        granted_micros: sql`granted_micros + ${input.amountMicros}`,
+      })
+      .where("workspace_id", "=", input.workspaceId)
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) {
+      throw new ApiError("resource_not_found", `No workspace ${input.workspaceId}.`, { param: "workspace" });
+    }
+    await appendLedger(trx, { workspaceId: input.workspaceId, kind: "grant", amountMicros: input.amountMicros, note: input.note });
+    return readBalance(trx, input.workspaceId);
+  });
+}
+
+/**
+ * Moves an amount from available to held, or throws insufficient_credit and changes nothing.
+ * The conditional UPDATE is the check, so two concurrent holds can never both pass.
+ */
+export async function holdCredit(db: Db, input: { workspaceId: string; amountMicros: Micros }): Promise<string> {
+  assertPositiveAmount(input.amountMicros, "amount");
+  return withTransaction(db, async (trx) => {
+    const result = await trx
+      .updateTable("credit_balances")
+      .set({
+        available_micros: sql`available_micros - ${input.amountMicros}`,
+        held_micros: sql`held_micros + ${input.amountMicros}`,
+      })
+      .where("workspace_id", "=", input.workspaceId)
+      .where("available_micros", ">=", input.amountMicros)
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) {
+      const balance = await readBalance(trx, input.workspaceId);
+      throw new ApiError(
+        "insufficient_credit",
+        `This needs $${formatUsd(input.amountMicros)} but the workspace has $${formatUsd(balance.availableMicros)} available. Add credit and try again.`,
+      );
+    }
+    const holdId = newId("hold");
+    await trx
+      .insertInto("credit_holds")
+      .values({
+        id: holdId,
+        workspace_id: input.workspaceId,
+        amount_micros: input.amountMicros,
+        status: "held",
+        created_at: nowIso(),
+        settled_at: null,
+      })
+      .execute();
+    await appendLedger(trx, { workspaceId: input.workspaceId, kind: "hold", amountMicros: input.amountMicros, holdId });
+    return holdId;
+  });
+}
+
+/**
+ * Ends a hold: "charge" keeps the money (success), "release" gives it back (failure, cancel).
+ * A hold ends once; settling it again returns false and moves nothing, so a run is never
+ * charged twice.
+ */
+export async function settleHold(db: Db, input: { holdId: string; outcome: "charge" | "release" }): Promise<boolean> {
+  return withTransaction(db, async (trx) => {
+    const hold = await trx
+      .updateTable("credit_holds")
+      .set({ status: input.outcome === "charge" ? "charged" : "released", settled_at: nowIso() })
+      .where("id", "=", input.holdId)
+      .where("status", "=", "held")
+      .returning(["workspace_id", "amount_micros"])
+      .executeTakeFirst();
+    if (!hold) return false;
+    const amount = Number(hold.amount_micros);
+    await trx
+      .updateTable("credit_balances")
+      .set(
+        input.outcome === "charge"
+          ? { held_micros: sql`held_micros - ${amount}`, charged_micros: sql`charged_micros + ${amount}` }
+          : { held_micros: sql`held_micros - ${amount}`, available_micros: sql`available_micros + ${amount}` },
+      )
+      .where("workspace_id", "=", hold.workspace_id)
+      .execute();
+    await appendLedger(trx, { workspaceId: hold.workspace_id, kind: input.outcome, amountMicros: amount, holdId: input.holdId });
+    return true;
+  });
+}
+
+/** Sums the ledger itself, independently of the balance row: what tests and audits compare. */
+export async function sumLedger(db: Db, workspaceId: string): Promise<Balance> {
+  const rows = await db
+    .selectFrom("ledger_entries")
+    .select(["kind", (eb) => eb.fn.sum<number>("amount_micros").as("total")])
+    .where("workspace_id", "=", workspaceId)
+    .groupBy("kind")
+    .execute();
+  const total = (kind: string) => Number(rows.find((r) => r.kind === kind)?.total ?? 0);
+  const held = total("hold") - total("release") - total("charge");
+  return {
+    grantedMicros: total("grant"),
+    chargedMicros: total("charge"),
+    heldMicros: held,
+    availableMicros: total("grant") - total("hold") + total("release"),
+  };
+}

@@ -1,0 +1,50 @@
+// Model inputs that take workspace files: a schema property with `contentMediaType` (e.g.
+// "image/*") holds a `file_…` ID. The ID must name a file of the caller's workspace whose type
+// matches; URLs are never fetched.
+import type { Db } from "../store/database";
+import { ApiError } from "./errors";
+import { ID_PREFIXES } from "./ids";
+import type { JsonSchemaObject } from "./json-schema";
+
+export const FILE_ID_PATTERN = `^${ID_PREFIXES.file}[0-9A-Za-z]{24}$`;
+
+/** A schema property for a file input: `mediaType` such as "image/*" or "audio/*". */
+export function fileInputField(mediaType: string, title: string, description: string): JsonSchemaObject {
+  return { type: "string", title, description, pattern: FILE_ID_PATTERN, contentMediaType: mediaType };
+}
+
+export function isFileField(schema: JsonSchemaObject | undefined): boolean {
+  return typeof schema?.contentMediaType === "string";
+}
+
+export function fileExpectedMessage(param: string, schema: JsonSchemaObject): string {
+  return `${param} expects a file ID (file_…) of type ${String(schema.contentMediaType)}: upload it with POST /v1/files (images) or POST /v1/uploads (video, sound) and pass its id. URLs are not accepted.`;
+}
+
+function mediaTypeMatches(pattern: string, contentType: string): boolean {
+  return pattern.endsWith("/*") ? contentType.startsWith(pattern.slice(0, -1)) : contentType === pattern;
+}
+
+/** Checks every file input names a file of the workspace with a matching type. */
+export async function checkFileInputs(
+  db: Db,
+  input: { workspaceId: string; schema: JsonSchemaObject; values: Record<string, unknown>; paramPrefix: string },
+): Promise<void> {
+  for (const [field, fieldSchema] of Object.entries(input.schema.properties ?? {})) {
+    const value = input.values[field];
+    if (!isFileField(fieldSchema) || typeof value !== "string") continue;
+    const param = `${input.paramPrefix}.${field}`;
+    const file = await db
+      .selectFrom("files")
+      .select(["id", "content_type"])
+      .where("workspace_id", "=", input.workspaceId)
+      .where("id", "=", value)
+      .executeTakeFirst();
+    if (!file) {
+      throw new ApiError("invalid_parameter", `${param}: no file ${value} in this workspace. ${fileExpectedMessage(param, fieldSchema)}`, { param });
+    }
+    if (!mediaTypeMatches(String(fieldSchema.contentMediaType), file.content_type)) {
+      throw new ApiError("invalid_parameter", `${param}: ${value} is ${file.content_type}, but this input takes ${String(fieldSchema.contentMediaType)}.`, { param });
+    }
+  }
+}

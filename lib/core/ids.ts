@@ -1,0 +1,41 @@
+import { randomBytes } from "node:crypto";
+
+// The one table of ID prefixes. An ID is its prefix plus 24 base62 characters (~143 bits).
+export const ID_PREFIXES = {
+  workspace: "ws_",
+  apiKey: "key_",
+  generation: "gen_",
+  batch: "bat_",
+  file: "file_",
+  upload: "upl_",
+  request: "req_",
+  hold: "hold_",
+  ledgerEntry: "led_",
+  event: "evt_",
+  webhook: "wh_",
+  delivery: "dlv_",
+  user: "usr_",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Random base62 text; rejection sampling keeps every character equally likely. */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
+}
+
+export function newId(kind: IdKind): string {
+  return ID_PREFIXES[kind] + randomBase62(24);
+}
+
+export function hasIdPrefix(kind: IdKind, value: string): boolean {
+  return value.startsWith(ID_PREFIXES[kind]);
+}

@@ -1,0 +1,57 @@
+// The operator's view across every workspace: the latest runs, the queue depth and the recent
+// throughput. Only the studio's ops page calls it, after checking the user's role.
+import type { GenerationStatus } from "../store/database";
+import type { SystemCtx } from "./context";
+
+export interface OpsRun {
+  id: string;
+  workspace_id: string;
+  workspace_name: string;
+  model: string;
+  status: GenerationStatus;
+  error_message: string | null;
+  created_at: string;
+}
+
+export interface OpsOverview {
+  runs: OpsRun[];
+  queued: number;
+  running: number;
+  created_last_minute: number;
+}
+
+export async function opsOverview(ctx: SystemCtx, options: { limit?: number; now?: Date } = {}): Promise<OpsOverview> {
+  const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
+  const since = new Date((options.now ?? new Date()).getTime() - 60_000).toISOString();
+  const [runs, counts, recent] = await Promise.all([
+    ctx.db
+      .selectFrom("generations")
+      .innerJoin("workspaces", "workspaces.id", "generations.workspace_id")
+      .select([
+        "generations.id",
+        "generations.workspace_id",
+        "workspaces.name as workspace_name",
+        "generations.model",
+        "generations.status",
+        "generations.error_message",
+        "generations.created_at",
+      ])
+      .orderBy("generations.created_at", "desc")
+      .orderBy("generations.id", "desc")
+      .limit(limit)
+      .execute(),
+    ctx.db
+      .selectFrom("generations")
+      .select((eb) => ["status", eb.fn.countAll<number>().as("n")])
+      .where("status", "in", ["queued", "running"])
+      .groupBy("status")
+      .execute(),
+    ctx.db
+      .selectFrom("generations")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("created_at", ">=", since)
+      .executeTakeFirstOrThrow(),
+  ]);
+  const count = (status: GenerationStatus) => Number(counts.find((c) => c.status === status)?.n ?? 0);
+  return { runs, queued: count("queued"), running: count("running"), created_last_minute: Number(recent.n) };
+}

@@ -1,0 +1,48 @@
+// Keyset paging, newest first on (created_at, id), shared by every list: stable while new rows
+// are being added, since they sort before the cursor.
+import type { ExpressionBuilder } from "kysely";
+import { decodeCursor, encodeCursor, type CursorPosition } from "./cursor";
+import { ApiError } from "./errors";
+import { LIMITS } from "./limits";
+
+export function parseLimit(value: string | undefined): number {
+  if (value === undefined) return LIMITS.pageSize.default;
+  const { min, max } = LIMITS.pageSize;
+  if (!/^\d{1,3}$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ApiError("invalid_parameter", `limit is a whole number from ${min} to ${max}; got "${value.slice(0, 20)}".`, { param: "limit" });
+  }
+  return Number(value);
+}
+
+/** The WHERE that keeps rows strictly after the cursor's position. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function afterPosition(eb: ExpressionBuilder<any, any>, after: CursorPosition) {
+  return eb.or([eb("created_at", "<", after.t), eb.and([eb("created_at", "=", after.t), eb("id", "<", after.i)])]);
+}
+
+export interface Page<R> {
+  rows: R[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/**
+ * Runs `fetch` for one page (asking for one row more than the limit to learn has_more) and
+ * makes the next cursor, bound to `filters`.
+ */
+export async function keysetPage<R extends { created_at: string; id: string }>(
+  options: { secret: string; limit: string | undefined; cursor: string | undefined; filters: string },
+  fetch: (after: CursorPosition | null, take: number) => Promise<R[]>,
+): Promise<Page<R>> {
+  const limit = parseLimit(options.limit);
+  const after = options.cursor === undefined ? null : decodeCursor(options.secret, options.cursor, options.filters);
+  const rows = await fetch(after, limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const hasMore = rows.length > limit;
+  return {
+    rows: page,
+    hasMore,
+    nextCursor: hasMore && last ? encodeCursor(options.secret, { t: last.created_at, i: last.id }, options.filters) : null,
+  };
+}

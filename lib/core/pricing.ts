@@ -1,0 +1,44 @@
+// Prices a validated input from a model's `pricing`: the per-unit price (or the first matching
+// override's), times every driver's quantity. Exact: decimals are scaled to integers and the
+// result is rounded up to a whole micro-dollar, never down.
+import type { ModelPricing, PriceOverride } from "../models/types";
+import { parseUsd, type Micros } from "./money";
+
+function matches(override: PriceOverride, input: Record<string, unknown>): boolean {
+  return Object.entries(override.when).every(([field, expected]) =>
+    Array.isArray(expected) ? expected.includes(input[field] as never) : input[field] === expected,
+  );
+}
+
+/** A driver's quantity as an exact fraction numerator/denominator. */
+function quantityOf(value: unknown): { numerator: bigint; denominator: bigint } {
+  if (typeof value === "string") return { numerator: BigInt([...value].length), denominator: 1n };
+  if (Array.isArray(value)) return { numerator: BigInt(value.length), denominator: 1n };
+  if (typeof value === "number" && Number.isFinite(value) && value >= 0) {
+    const [whole, fraction = ""] = value.toFixed(6).split(".");
+    const denominator = 10n ** BigInt(fraction.length);
+    return { numerator: BigInt(whole!) * denominator + BigInt(fraction || "0"), denominator };
+  }
+  // A driver left out of the input (no default) counts as one unit.
+  return { numerator: 1n, denominator: 1n };
+}
+
+export function unitPrice(pricing: ModelPricing, input: Record<string, unknown>): Micros {
+  const usd = pricing.overrides.find((o) => matches(o, input))?.usd ?? pricing.usd;
+  const micros = parseUsd(usd);
+  if (micros === null) throw new Error(`pricing: not a price: ${usd}`);
+  return micros;
+}
+
+export function priceInput(pricing: ModelPricing, input: Record<string, unknown>): Micros {
+  let numerator = BigInt(unitPrice(pricing, input));
+  let denominator = 1n;
+  for (const driver of pricing.drivers) {
+    const q = quantityOf(input[driver]);
+    numerator *= q.numerator;
+    denominator *= q.denominator;
+  }
+  const micros = (numerator + denominator - 1n) / denominator;
+  if (micros > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error("pricing: price out of range");
+  return Number(micros);
+}

@@ -1,0 +1,86 @@
+// Studio users: an email and a password (scrypt, salted) in one workspace, as a creator or ops.
+// The admin CLI creates them; the studio's sign-in checks them.
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { promisify } from "node:util";
+import type { UsersTable } from "../store/database";
+import { isUniqueViolation } from "../store/dialects";
+import { nowIso, type SystemCtx } from "./context";
+import { ApiError } from "./errors";
+import { newId } from "./ids";
+import { findWorkspace } from "./workspaces";
+
+const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number }) => Promise<Buffer>;
+const N = 16384;
+export const ROLES = ["creator", "ops"] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface User {
+  id: string;
+  object: "user";
+  email: string;
+  workspace_id: string;
+  role: Role;
+  created_at: string;
+}
+
+function present(row: UsersTable): User {
+  return { id: row.id, object: "user", email: row.email, workspace_id: row.workspace_id, role: row.role, created_at: row.created_at };
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scryptAsync(password, salt, 32, { N });
+  return `scrypt$${N}$${salt.toString("base64")}$${hash.toString("base64")}`;
+}
+
+export async function passwordMatches(password: string, stored: string): Promise<boolean> {
+  const [kind, n, salt, hash] = stored.split("$");
+  if (kind !== "scrypt" || !n || !salt || !hash) return false;
+  const expected = Buffer.from(hash, "base64");
+  const actual = await scryptAsync(password, Buffer.from(salt, "base64"), expected.length, { N: Number(n) });
+  return timingSafeEqual(actual, expected);
+}
+
+export async function createUser(ctx: SystemCtx, input: { email: string; password: string; workspaceId: string; role: string }): Promise<User> {
+  const email = input.email.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254) {
+    throw new ApiError("invalid_parameter", `--email must be an email address; got "${input.email}".`, { param: "email" });
+  }
+  if (input.password.length < 8) throw new ApiError("invalid_parameter", "--password must be at least 8 characters long.", { param: "password" });
+  if (!(ROLES as readonly string[]).includes(input.role)) {
+    throw new ApiError("invalid_parameter", `--role must be creator or ops; got "${input.role}".`, { param: "role" });
+  }
+  if (!(await findWorkspace(ctx, input.workspaceId))) {
+    throw new ApiError("invalid_parameter", `No workspace ${input.workspaceId}. "workspace list" shows them.`, { param: "workspace" });
+  }
+  const row: UsersTable = {
+    id: newId("user"),
+    email,
+    password_hash: await hashPassword(input.password),
+    workspace_id: input.workspaceId,
+    role: input.role as Role,
+    created_at: nowIso(),
+  };
+  try {
+    await ctx.db.insertInto("users").values(row).execute();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ApiError("invalid_parameter", `A user with the email ${email} already exists.`, { param: "email" });
+    throw err;
+  }
+  return present(row);
+}
+
+/** The user for an email and password, or null (the same answer for an unknown email and a wrong password). */
+export async function verifyUserPassword(ctx: SystemCtx, input: { email: string; password: string }): Promise<User | null> {
+  const row = await ctx.db.selectFrom("users").selectAll().where("email", "=", input.email.trim().toLowerCase()).executeTakeFirst();
+  if (!row) {
+    await hashPassword(input.password); // the same work either way, so timing does not tell which
+    return null;
+  }
+  return (await passwordMatches(input.password, row.password_hash)) ? present(row) : null;
+}
+
+export async function findUser(ctx: SystemCtx, id: string): Promise<User | null> {
+  const row = await ctx.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+  return row ? present(row) : null;
+}

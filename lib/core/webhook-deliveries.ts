@@ -1,0 +1,144 @@
+// Deliveries of events: one row per event and destination, written in the transaction that wrote
+// the event (ARCHITECTURE.md rule 6), sent by the engine (lib/engine/webhook-sender.ts); their
+// attempts are recorded, listed, and an event can be sent again.
+import type { Db, EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from "../store/database";
+import { nowIso, requireScope, type Ctx } from "./context";
+import { ApiError } from "./errors";
+import { newId } from "./ids";
+import { afterPosition, keysetPage } from "./paging";
+import { refuseUnknownFields, requireObject } from "./run-request";
+import { endpointTakes, requireEndpoint } from "./webhook-endpoints";
+
+export interface DeliveryAttempt {
+  attempt: number;
+  at: string;
+  response_status: number | null;
+  latency_ms: number;
+  response_body: string;
+  error: string | null;
+}
+
+export interface Delivery {
+  id: string;
+  object: "webhook_delivery";
+  event_id: string;
+  webhook_id: string | null;
+  url: string;
+  status: WebhookDeliveriesTable["status"];
+  attempts: DeliveryAttempt[];
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+function deliveryRow(workspaceId: string, eventId: string, destination: { webhookId: string | null; url: string }, now: string): WebhookDeliveriesTable {
+  return {
+    id: newId("delivery"),
+    workspace_id: workspaceId,
+    event_id: eventId,
+    webhook_id: destination.webhookId,
+    url: destination.url,
+    status: "pending",
+    attempt_count: 0,
+    next_attempt_at: now,
+    lease_owner: null,
+    lease_expires_at: null,
+    created_at: now,
+  };
+}
+
+/** Where an event goes: the run's own webhook URL, and every enabled endpoint that takes its type. */
+async function destinationsOf(db: Db, event: Pick<EventsTable, "workspace_id" | "type">, runWebhook: string | null) {
+  const endpoints = await db.selectFrom("webhook_endpoints").selectAll().where("workspace_id", "=", event.workspace_id).execute();
+  return [
+    ...(runWebhook ? [{ webhookId: null, url: runWebhook }] : []),
+    ...endpoints.filter((e) => endpointTakes(e, event.type)).map((e) => ({ webhookId: e.id, url: e.url })),
+  ];
+}
+
+/** Called inside the transaction that writes the event. */
+export async function enqueueDeliveries(db: Db, event: Pick<EventsTable, "id" | "workspace_id" | "type">, runWebhook: string | null): Promise<number> {
+  const now = nowIso();
+  const rows = (await destinationsOf(db, event, runWebhook)).map((d) => deliveryRow(event.workspace_id, event.id, d, now));
+  if (rows.length > 0) await db.insertInto("webhook_deliveries").values(rows).execute();
+  return rows.length;
+}
+
+async function presentDeliveries(db: Db, rows: WebhookDeliveriesTable[]): Promise<Delivery[]> {
+  const attempts: WebhookAttemptsTable[] =
+    rows.length === 0
+      ? []
+      : await db.selectFrom("webhook_attempts").selectAll().where("delivery_id", "in", rows.map((r) => r.id)).orderBy("attempt").execute();
+  return rows.map((r) => ({
+    id: r.id,
+    object: "webhook_delivery",
+    event_id: r.event_id,
+    webhook_id: r.webhook_id,
+    url: r.url,
+    status: r.status,
+    attempts: attempts
+      .filter((a) => a.delivery_id === r.id)
+      .map((a) => ({ attempt: a.attempt, at: a.at, response_status: a.response_status, latency_ms: a.latency_ms, response_body: a.response_body, error: a.error })),
+    next_attempt_at: r.status === "pending" ? r.next_attempt_at : null,
+    created_at: r.created_at,
+  }));
+}
+
+async function listDeliveries(ctx: Ctx, query: Record<string, string | undefined>, scope: { column: "event_id" | "webhook_id"; id: string; url: string }) {
+  const page = await keysetPage(
+    { secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters: `deliveries:${scope.column}:${scope.id}` },
+    (after, take) => {
+      let q = ctx.db.selectFrom("webhook_deliveries").selectAll().where("workspace_id", "=", ctx.workspaceId).where(scope.column, "=", scope.id);
+      if (after) q = q.where((eb) => afterPosition(eb, after));
+      return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(take).execute();
+    },
+  );
+  return { object: "list" as const, url: scope.url, data: await presentDeliveries(ctx.db, page.rows), has_more: page.hasMore, next_cursor: page.nextCursor };
+}
+
+export async function requireEvent(ctx: Ctx, id: string): Promise<EventsTable> {
+  const row = id.startsWith("evt_")
+    ? await ctx.db.selectFrom("events").selectAll().where("workspace_id", "=", ctx.workspaceId).where("id", "=", id).executeTakeFirst()
+    : undefined;
+  if (!row) throw new ApiError("resource_not_found", `No event ${id} in this workspace (events are kept 30 days).`);
+  return row;
+}
+
+/** GET /v1/events/{id}/deliveries */
+export async function listEventDeliveries(ctx: Ctx, input: { id: string; query: Record<string, string | undefined> }) {
+  requireScope(ctx, "generations:read");
+  const event = await requireEvent(ctx, input.id);
+  return listDeliveries(ctx, input.query, { column: "event_id", id: event.id, url: `/v1/events/${event.id}/deliveries` });
+}
+
+/** GET /v1/webhooks/{id}/deliveries */
+export async function listEndpointDeliveries(ctx: Ctx, input: { id: string; query: Record<string, string | undefined> }) {
+  requireScope(ctx, "generations:read");
+  const endpoint = await requireEndpoint(ctx, input.id);
+  return listDeliveries(ctx, input.query, { column: "webhook_id", id: endpoint.id, url: `/v1/webhooks/${endpoint.id}/deliveries` });
+}
+
+/**
+ * POST /v1/events/{id}/resend `{webhook_id?}`: new deliveries of the same event (same webhook-id),
+ * to one endpoint of the workspace (even a disabled one), or to every destination it has now.
+ */
+export async function resendEvent(ctx: Ctx, input: { id: string; body: unknown }): Promise<{ object: "list"; data: Delivery[] }> {
+  requireScope(ctx, "generations:write");
+  const body = requireObject(input.body, null);
+  refuseUnknownFields(body, ["webhook_id"]);
+  const event = await requireEvent(ctx, input.id);
+  let destinations: { webhookId: string | null; url: string }[];
+  if (body.webhook_id !== undefined) {
+    if (typeof body.webhook_id !== "string") throw new ApiError("invalid_parameter", "webhook_id is a webhook endpoint ID (wh_…).", { param: "webhook_id" });
+    const endpoint = await requireEndpoint(ctx, body.webhook_id);
+    destinations = [{ webhookId: endpoint.id, url: endpoint.url }];
+  } else {
+    const run = event.generation_id
+      ? await ctx.db.selectFrom("generations").select("webhook").where("id", "=", event.generation_id).executeTakeFirst()
+      : undefined;
+    destinations = await destinationsOf(ctx.db, event, run?.webhook ?? null);
+  }
+  const now = nowIso();
+  const rows = destinations.map((d) => deliveryRow(ctx.workspaceId, event.id, d, now));
+  if (rows.length > 0) await ctx.db.insertInto("webhook_deliveries").values(rows).execute();
+  return { object: "list", data: await presentDeliveries(ctx.db, rows) };
+}

@@ -1,0 +1,74 @@
+// Claiming work from the runs table (the queue) with a lease, renewing it, and giving it back.
+import { sql } from "kysely";
+import type { Db, GenerationsTable } from "../store/database";
+import type { DialectName } from "../store/dialects";
+
+export const BUILT_IN_PROVIDER = "atelier";
+
+/**
+ * Takes the oldest runnable run: a queued one, or a running one whose lease lapsed (its worker
+ * died). One statement: UPDATE … WHERE id = (oldest) RETURNING; on PostgreSQL the inner select
+ * skips rows another worker is claiming (FOR UPDATE SKIP LOCKED).
+ */
+export async function claimNextRun(
+  db: Db,
+  dialect: DialectName,
+  input: { owner: string; leaseMs: number; /** Out-of-service entries: their runs wait in the queue. */ skipModels?: readonly string[] },
+): Promise<GenerationsTable | null> {
+  const skip = input.skipModels ?? [];
+  const now = new Date();
+  const nowIso = now.toISOString();
+  const runnable = (qb: Db) =>
+    qb
+      .selectFrom("generations")
+      .select("id")
+      .where((eb) =>
+        eb.and([
+          eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<", nowIso)])]),
+          ...(skip.length > 0 ? [eb("model", "not in", skip)] : []),
+        ]),
+      )
+      .orderBy("created_at")
+      .limit(1);
+  const candidate = dialect === "postgres" ? runnable(db).forUpdate().skipLocked() : runnable(db);
+  const row = await db
+    .updateTable("generations")
+    .set({
+      status: "running",
+      provider: BUILT_IN_PROVIDER,
+      started_at: sql<string>`coalesce(started_at, ${nowIso})`,
+      lease_owner: input.owner,
+      lease_expires_at: new Date(now.getTime() + input.leaseMs).toISOString(),
+      attempts: sql<number>`attempts + 1`,
+    })
+    .where("id", "=", candidate)
+    .where((eb) =>
+      eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<", nowIso)])]),
+    )
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Extends a lease; false when the run is no longer ours to run (canceled, or the lease lapsed and was taken). */
+export async function renewLease(db: Db, input: { id: string; owner: string; leaseMs: number }): Promise<boolean> {
+  const result = await db
+    .updateTable("generations")
+    .set({ lease_expires_at: new Date(Date.now() + input.leaseMs).toISOString() })
+    .where("id", "=", input.id)
+    .where("lease_owner", "=", input.owner)
+    .where("status", "=", "running")
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Puts a run back in the queue (graceful shutdown): another worker starts it afresh. */
+export async function releaseRun(db: Db, input: { id: string; owner: string }): Promise<void> {
+  await db
+    .updateTable("generations")
+    .set({ status: "queued", lease_owner: null, lease_expires_at: null })
+    .where("id", "=", input.id)
+    .where("lease_owner", "=", input.owner)
+    .where("status", "=", "running")
+    .execute();
+}

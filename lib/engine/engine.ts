@@ -1,0 +1,91 @@
+// The run engine: N worker slots that claim queued runs, run them and finish them. Idle slots
+// sleep until a "run queued" signal, with a slow poll only as the fallback.
+import type { Logger } from "pino";
+import type { Services } from "../core/context";
+import { randomBase62 } from "../core/ids";
+import type { Db } from "../store/database";
+import type { DialectName } from "../store/dialects";
+import { outOfServiceModelIds } from "../core/model-pauses";
+import { claimNextRun, releaseRun } from "./claim";
+import { executeRun } from "./execute-run";
+
+export interface EngineOptions {
+  db: Db;
+  dialect: DialectName;
+  services: Services;
+  logger: Logger;
+  concurrency: number;
+  leaseMs?: number;
+  /** How often an idle slot looks at the queue without being woken. */
+  idlePollMs?: number;
+  /** A name for this process's leases, for logs. */
+  name?: string;
+}
+
+export interface Engine {
+  /** Stops claiming, gives back in-flight runs that do not end within graceMs, and resolves. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export const DEFAULT_LEASE_MS = 15_000;
+
+export function startEngine(options: EngineOptions): Engine {
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const idlePollMs = options.idlePollMs ?? 1_000;
+  const owner = `${options.name ?? "worker"}-${process.pid}-${randomBase62(6)}`;
+  const shutdown = new AbortController();
+  let stopping = false;
+  const wakers = new Set<() => void>();
+  const unsubscribe = options.services.signals.onQueued(() => {
+    for (const wake of [...wakers]) wake();
+  });
+
+  const sleep = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, idlePollMs);
+      wakers.add(done);
+    });
+
+  async function slot(): Promise<void> {
+    while (!stopping) {
+      let run;
+      try {
+        const waiting = await outOfServiceModelIds(options.db);
+        run = await claimNextRun(options.db, options.dialect, { owner, leaseMs, skipModels: waiting });
+      } catch (err) {
+        options.logger.error({ err }, "claiming a run failed");
+        await sleep();
+        continue;
+      }
+      if (!run) {
+        await sleep();
+        continue;
+      }
+      try {
+        const result = await executeRun({ db: options.db, services: options.services, logger: options.logger, owner, leaseMs, shutdown: shutdown.signal }, run);
+        if (result === "released") await releaseRun(options.db, { id: run.id, owner });
+        else options.services.signals.runFinished(run.id);
+      } catch (err) {
+        options.logger.error({ err, run: run.id }, "running a run failed; its lease will lapse and it will be recovered");
+      }
+    }
+  }
+
+  const slots = Array.from({ length: options.concurrency }, () => slot());
+
+  return {
+    async stop(graceMs = 10_000) {
+      stopping = true;
+      unsubscribe();
+      for (const wake of [...wakers]) wake();
+      const grace = setTimeout(() => shutdown.abort(), graceMs);
+      await Promise.allSettled(slots);
+      clearTimeout(grace);
+    },
+  };
+}

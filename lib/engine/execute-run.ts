@@ -1,0 +1,97 @@
+// Running one claimed run: the model, its outputs into blobs, and the finish transaction.
+import type { Logger } from "pino";
+import type { Services } from "../core/context";
+import { findCatalogEntry } from "../core/catalog";
+import { findBlockedTerm, refusedPromptMessage } from "../core/moderation";
+import { ModelError } from "../models/types";
+import type { Db, GenerationsTable } from "../store/database";
+import { BUILT_IN_PROVIDER, renewLease } from "./claim";
+import { finishRun, type RunOutcome } from "./finish";
+import { createRunTools, RunNoLongerOursError } from "./run-tools";
+import { storeOutputs } from "./store-outputs";
+
+/** A run that lost its worker this many times is failed rather than tried again. */
+export const MAX_ATTEMPTS = 3;
+
+export interface ExecuteOptions {
+  db: Db;
+  services: Services;
+  logger: Logger;
+  owner: string;
+  leaseMs: number;
+  /** Aborted on shutdown: the run is then given back to the queue, not failed. */
+  shutdown: AbortSignal;
+}
+
+/** Returns "released" when shutdown interrupted it, else "finished" (or "lost" when no longer ours). */
+export async function executeRun(options: ExecuteOptions, run: GenerationsTable): Promise<"finished" | "lost" | "released"> {
+  const { db, services, logger, owner, leaseMs } = options;
+  if (run.attempts > MAX_ATTEMPTS) {
+    const ok = await finishRun(db, services, {
+      id: run.id,
+      owner,
+      outcome: { status: "failed", message: "The run was interrupted several times (its worker stopped) and was given up." },
+    });
+    return ok ? "finished" : "lost";
+  }
+  const stop = new AbortController();
+  let lost = false;
+  const renewal = setInterval(() => {
+    renewLease(db, { id: run.id, owner, leaseMs })
+      .then((ours) => {
+        if (!ours) {
+          lost = true;
+          stop.abort();
+        }
+      })
+      .catch((err) => logger.warn({ err, run: run.id }, "lease renewal failed"));
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+  // A provider that bills once submitted must not get the run twice: past that point a shutdown
+  // waits for the run (bounded by the provider's timeout) instead of giving it back to the queue.
+  let atBillingProvider = false;
+  const onShutdown = () => {
+    if (!atBillingProvider) stop.abort();
+  };
+  options.shutdown.addEventListener("abort", onShutdown);
+
+  let outcome: RunOutcome;
+  try {
+    const { definition } = findCatalogEntry(run.model);
+    const input = JSON.parse(run.input_json) as Record<string, unknown>;
+    const blocked = findBlockedTerm(services.moderationBlocklist, definition.input_schema, input);
+    if (blocked) throw new ModelError(refusedPromptMessage(blocked));
+    const provider = definition.provider ?? BUILT_IN_PROVIDER;
+    if (provider !== run.provider) {
+      await db.updateTable("generations").set({ provider }).where("id", "=", run.id).where("lease_owner", "=", owner).execute();
+    }
+    const tools = createRunTools({
+      db,
+      services,
+      run,
+      owner,
+      signal: stop.signal,
+      onCancelPoint: (reason) => {
+        if (reason === "provider") atBillingProvider = true;
+      },
+    });
+    const outputs = await definition.run(input, tools);
+    if (stop.signal.aborted) throw stop.signal.reason;
+    outcome = { status: "succeeded", outputs: await storeOutputs(services, outputs) };
+  } catch (err) {
+    if (options.shutdown.aborted && !lost) return "released";
+    if (lost || err instanceof RunNoLongerOursError) return "lost";
+    const message =
+      err instanceof ModelError
+        ? err.message
+        : (err as { code?: string })?.code === "gone"
+          ? (err as Error).message
+          : "The model stopped with an unexpected error. Nothing was charged; try again.";
+    if (!(err instanceof ModelError)) logger.error({ err, run: run.id }, "model failed");
+    outcome = { status: "failed", message };
+  } finally {
+    clearInterval(renewal);
+    options.shutdown.removeEventListener("abort", onShutdown);
+  }
+  const ok = await finishRun(db, services, { id: run.id, owner, outcome });
+  return ok ? "finished" : "lost";
+}

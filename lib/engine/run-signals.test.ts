@@ -1,0 +1,215 @@
+import pino from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createGeneration } from "../core/generations";
+import { createWorkspace } from "../core/workspaces";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { connectCrossProcessSignals } from "./cross-process";
+import { createRunSignals } from "./run-signals";
+
+const silent = pino({ level: "silent" });
+
+/** Tracks whether a promise has settled, so a test can say "not yet" without any clock. */
+function track(promise: Promise<void>): { readonly settled: boolean; promise: Promise<void> } {
+  const state = { settled: false, promise };
+  void promise.then(() => {
+    state.settled = true;
+  });
+  return state;
+}
+
+/** Lets every already-queued promise callback run. */
+async function flushMicrotasks(): Promise<void> {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+}
+
+describe("run signals (one process)", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("waitForFinish resolves when that run finishes, not when another does", async () => {
+    const signals = createRunSignals();
+    const wait = track(signals.waitForFinish("gen_a", 60_000));
+    signals.runFinished("gen_b");
+    await flushMicrotasks();
+    expect(wait.settled).toBe(false);
+    expect(signals.waitedIds()).toEqual(["gen_a"]);
+    signals.runFinished("gen_a");
+    await wait.promise;
+    expect(wait.settled).toBe(true);
+    expect(signals.waitedIds()).toEqual([]);
+  });
+
+  it("waitForFinish resolves when its time is up", async () => {
+    vi.useFakeTimers();
+    const signals = createRunSignals();
+    const wait = track(signals.waitForFinish("gen_slow", 5_000));
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(wait.settled).toBe(false);
+    expect(signals.waitedIds()).toEqual(["gen_slow"]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(wait.settled).toBe(true);
+    expect(signals.waitedIds()).toEqual([]);
+    // A finish after the timeout is harmless.
+    signals.runFinished("gen_slow");
+  });
+
+  it("waitForFinish resolves on abort, and the other waiters keep waiting", async () => {
+    const signals = createRunSignals();
+    const stop = new AbortController();
+    const aborted = track(signals.waitForFinish("gen_x", 60_000, stop.signal));
+    const other = track(signals.waitForFinish("gen_x", 60_000));
+    expect(signals.waitedIds()).toEqual(["gen_x"]);
+    stop.abort();
+    await aborted.promise;
+    await flushMicrotasks();
+    expect(other.settled).toBe(false);
+    expect(signals.waitedIds()).toEqual(["gen_x"]);
+    signals.runFinished("gen_x");
+    await other.promise;
+    expect(signals.waitedIds()).toEqual([]);
+  });
+
+  it("waitedIds counts every waiter: an ID stays until its last waiter is done", async () => {
+    vi.useFakeTimers();
+    const signals = createRunSignals();
+    const a1 = track(signals.waitForFinish("gen_a", 1_000));
+    const a2 = track(signals.waitForFinish("gen_a", 3_000));
+    const b = track(signals.waitForFinish("gen_b", 2_000));
+    expect(signals.waitedIds().sort()).toEqual(["gen_a", "gen_b"]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect([a1.settled, a2.settled, b.settled]).toEqual([true, false, false]);
+    expect(signals.waitedIds().sort()).toEqual(["gen_a", "gen_b"]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(signals.waitedIds()).toEqual(["gen_a"]);
+    signals.runFinished("gen_a");
+    await a2.promise;
+    expect(signals.waitedIds()).toEqual([]);
+  });
+
+  it("one finish resolves every waiter of that run", async () => {
+    const signals = createRunSignals();
+    const waits = Array.from({ length: 50 }, () => signals.waitForFinish("gen_many", 60_000));
+    signals.runFinished("gen_many");
+    await Promise.all(waits);
+    expect(signals.waitedIds()).toEqual([]);
+  });
+
+  it("onQueued hears runQueued until unsubscribed", () => {
+    const signals = createRunSignals();
+    const heard: string[] = [];
+    const off1 = signals.onQueued(() => heard.push("one"));
+    signals.onQueued(() => heard.push("two"));
+    signals.runQueued();
+    off1();
+    signals.runQueued();
+    expect(heard).toEqual(["one", "two", "two"]);
+  });
+
+  it("receive() delivers signals from elsewhere locally, without publishing them again", async () => {
+    const signals = createRunSignals();
+    const published: unknown[] = [];
+    signals.setPublisher((message) => published.push(message));
+    let queued = 0;
+    signals.onQueued(() => queued++);
+    const wait = signals.waitForFinish("gen_remote", 60_000);
+    signals.receive({ kind: "queued" });
+    signals.receive({ kind: "finished", id: "gen_remote" });
+    await wait;
+    expect(queued).toBe(1);
+    expect(published).toEqual([]);
+  });
+
+  it("the publisher hears every local signal until it is removed", () => {
+    const signals = createRunSignals();
+    const published: unknown[] = [];
+    signals.setPublisher((message) => published.push(message));
+    signals.runQueued();
+    signals.runFinished("gen_1");
+    signals.setPublisher(null);
+    signals.runFinished("gen_2");
+    expect(published).toEqual([{ kind: "queued" }, { kind: "finished", id: "gen_1" }]);
+  });
+});
+
+describe(`run signals across processes (${testDialect()})`, () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore();
+  });
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it("a waiter in one process hears a run finished by another (poll on SQLite, NOTIFY on PostgreSQL)", async () => {
+    const workspaceId = (await createWorkspace({ db: t.store.db }, { name: "signals", creditMicros: 1_000_000 })).id;
+    const ctx = testCtx(t, workspaceId);
+    const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "far away" } });
+
+    // Two "processes": each its own RunSignals, both bridged over the one store.
+    const here = createRunSignals();
+    const there = createRunSignals();
+    const databaseUrl = t.postgres?.databaseUrl ?? null;
+    // On PostgreSQL the poll is left asleep, so only NOTIFY can carry the signal.
+    const pollMs = databaseUrl ? 60_000 : 20;
+    const bridgeHere = await connectCrossProcessSignals(t.store, databaseUrl, here, silent, { pollMs });
+    const bridgeThere = await connectCrossProcessSignals(t.store, databaseUrl, there, silent, { pollMs });
+    try {
+      // Longer than the test's own timeout: only the signal can end this wait in time.
+      const wait = here.waitForFinish(generation.id, 60_000);
+      // "There" ends the run in the store and signals it locally.
+      await t.store.db
+        .updateTable("generations")
+        .set({ status: "failed", error_message: "ended elsewhere", completed_at: new Date().toISOString() })
+        .where("id", "=", generation.id)
+        .execute();
+      there.runFinished(generation.id);
+      await wait;
+      expect(here.waitedIds()).toEqual([]);
+    } finally {
+      await bridgeHere.close();
+      await bridgeThere.close();
+    }
+  });
+
+  it("the poll delivers a finish that no one signalled (a process died after committing)", async () => {
+    const workspaceId = (await createWorkspace({ db: t.store.db }, { name: "signals", creditMicros: 1_000_000 })).id;
+    const ctx = testCtx(t, workspaceId);
+    const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "silent end" } });
+    const here = createRunSignals();
+    const bridge = await connectCrossProcessSignals(t.store, t.postgres?.databaseUrl ?? null, here, silent, { pollMs: 20 });
+    try {
+      const wait = track(here.waitForFinish(generation.id, 60_000));
+      await t.store.db
+        .updateTable("generations")
+        .set({ status: "failed", error_message: "ended elsewhere", completed_at: new Date().toISOString() })
+        .where("id", "=", generation.id)
+        .execute();
+      await wait.promise;
+      expect(wait.settled).toBe(true);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it.skipIf(testDialect() !== "postgres")("on PostgreSQL, a queued signal wakes the other process's workers", async () => {
+    if (!t.postgres) throw new Error("no PostgreSQL");
+    const here = createRunSignals();
+    const there = createRunSignals();
+    const bridgeHere = await connectCrossProcessSignals(t.store, t.postgres.databaseUrl, here, silent, { pollMs: 60_000 });
+    const bridgeThere = await connectCrossProcessSignals(t.store, t.postgres.databaseUrl, there, silent, { pollMs: 60_000 });
+    try {
+      const woken = new Promise<void>((resolve) => {
+        const off = here.onQueued(() => {
+          off();
+          resolve();
+        });
+      });
+      there.runQueued();
+      await woken;
+    } finally {
+      await bridgeHere.close();
+      await bridgeThere.close();
+    }
+  });
+});

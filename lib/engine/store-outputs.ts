@@ -1,0 +1,31 @@
+// A model's outputs into the blob store, as the run row keeps them (bytes stay in blobs).
+import type { Services } from "../core/context";
+import type { StoredOutput, StoredPreview } from "../core/generation-view";
+import type { ImageOutput, ModelOutput } from "../models/types";
+
+export async function storeOutput(services: Services, output: ModelOutput): Promise<StoredOutput> {
+  const stored: StoredOutput = {
+    type: output.type,
+    blob: await services.blobs.put(output.data),
+    content_type: output.content_type,
+    bytes: output.data.byteLength,
+  };
+  if (output.type !== "audio") {
+    stored.width = output.width;
+    stored.height = output.height;
+  }
+  if (output.type !== "image") stored.duration = output.duration;
+  if (output.type === "video") {
+    const { poster } = output;
+    stored.poster = { blob: await services.blobs.put(poster.data), content_type: poster.content_type, width: poster.width, height: poster.height };
+  }
+  return stored;
+}
+
+export function storeOutputs(services: Services, outputs: ModelOutput[]): Promise<StoredOutput[]> {
+  return Promise.all(outputs.map((output) => storeOutput(services, output)));
+}
+
+export async function storePreview(services: Services, preview: ImageOutput): Promise<StoredPreview> {
+  return { blob: await services.blobs.put(preview.data), content_type: preview.content_type, width: preview.width, height: preview.height };
+}

@@ -1,0 +1,199 @@
+// Sending webhook deliveries: due rows are claimed with a short lease (so several processes
+// share the work and a crash only delays a delivery), each attempt is signed and sent with the
+// SSRF-safe sender, and its outcome is recorded in one transaction with the next attempt's time.
+// Runs beside the run engine and never blocks it or the API. Also purges events past 30 days.
+import { sql } from "kysely";
+import type { Logger } from "pino";
+import type { Services } from "../core/context";
+import { purgeEvents } from "../core/events";
+import { randomBase62 } from "../core/ids";
+import { signingSecrets } from "../core/webhook-secrets";
+import type { Db, WebhookDeliveriesTable } from "../store/database";
+import type { DialectName } from "../store/dialects";
+import { withTransaction } from "../store/store";
+import { sendAttempt, type AttemptResult } from "../webhooks/send-attempt";
+import { signatureHeader } from "../webhooks/signing";
+
+const TIMEOUT_MS = 15_000;
+const LEASE_MS = TIMEOUT_MS + 15_000;
+/** An endpoint whose deliveries only failed for this long is disabled. */
+export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+const PURGE_EVERY_MS = 3600 * 1000;
+
+export async function claimDueDeliveries(
+  db: Db,
+  dialect: DialectName,
+  input: { owner: string; limit: number; now?: Date },
+): Promise<WebhookDeliveriesTable[]> {
+  const now = (input.now ?? new Date()).toISOString();
+  const due = db
+    .selectFrom("webhook_deliveries")
+    .select("id")
+    .where("status", "=", "pending")
+    .where("next_attempt_at", "<=", now)
+    .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_expires_at", "<", now)]))
+    .orderBy("next_attempt_at")
+    .limit(input.limit);
+  return db
+    .updateTable("webhook_deliveries")
+    .set({ lease_owner: input.owner, lease_expires_at: new Date(Date.parse(now) + LEASE_MS).toISOString() })
+    .where("id", "in", dialect === "postgres" ? due.forUpdate().skipLocked() : due)
+    .where("status", "=", "pending")
+    .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_expires_at", "<", now)]))
+    .returningAll()
+    .execute();
+}
+
+/** When the next attempt goes: the schedule's delay with ±20 % jitter, or later when Retry-After says so. */
+export function nextAttemptAt(schedule: readonly number[], attemptsMade: number, retryAfterSeconds: number | null, now: number, random = Math.random): string | null {
+  if (attemptsMade >= schedule.length) return null;
+  const delay = schedule[attemptsMade]! * 1000 * (0.8 + 0.4 * random());
+  const wait = Math.max(delay, (retryAfterSeconds ?? 0) * 1000);
+  return new Date(now + wait).toISOString();
+}
+
+/** Records one attempt and moves the delivery (and its endpoint's health) on, in one transaction. */
+export async function recordAttempt(
+  db: Db,
+  input: { delivery: WebhookDeliveriesTable; owner: string; result: AttemptResult; at: Date; schedule: readonly number[] },
+): Promise<void> {
+  const { delivery, result, at } = input;
+  const attempt = delivery.attempt_count + 1;
+  const atIso = at.toISOString();
+  await withTransaction(db, async (trx) => {
+    const ours = await trx
+      .updateTable("webhook_deliveries")
+      .set({ attempt_count: attempt, lease_owner: null, lease_expires_at: null })
+      .where("id", "=", delivery.id)
+      .where("lease_owner", "=", input.owner)
+      .where("status", "=", "pending")
+      .executeTakeFirst();
+    if (ours.numUpdatedRows === 0n) return;
+    await trx
+      .insertInto("webhook_attempts")
+      .values({
+        delivery_id: delivery.id,
+        attempt,
+        at: atIso,
+        response_status: result.status,
+        latency_ms: Math.round(result.latencyMs),
+        response_body: result.responseBody,
+        error: result.error,
+      })
+      .execute();
+    if (result.ok) {
+      await trx.updateTable("webhook_deliveries").set({ status: "succeeded", next_attempt_at: null }).where("id", "=", delivery.id).execute();
+      if (delivery.webhook_id) await trx.updateTable("webhook_endpoints").set({ failing_since: null }).where("id", "=", delivery.webhook_id).execute();
+      return;
+    }
+    const next = nextAttemptAt(input.schedule, attempt, result.retryAfterSeconds, at.getTime());
+    await trx
+      .updateTable("webhook_deliveries")
+      .set(next === null ? { status: "failed", next_attempt_at: null } : { next_attempt_at: next })
+      .where("id", "=", delivery.id)
+      .execute();
+    if (!delivery.webhook_id) return;
+    const endpoint = await trx
+      .updateTable("webhook_endpoints")
+      .set({ failing_since: sql<string>`coalesce(failing_since, ${atIso})` })
+      .where("id", "=", delivery.webhook_id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!endpoint || endpoint.enabled !== 1) return;
+    const reason = result.gone
+      ? `The receiver answered 410 Gone at ${atIso}.`
+      : at.getTime() - Date.parse(endpoint.failing_since!) >= DISABLE_AFTER_MS
+        ? `Every delivery failed from ${endpoint.failing_since} to ${atIso} (5 days).`
+        : null;
+    if (reason === null) return;
+    await trx.updateTable("webhook_endpoints").set({ enabled: 0, disabled_reason: reason, updated_at: atIso }).where("id", "=", endpoint.id).execute();
+    await trx
+      .updateTable("webhook_deliveries")
+      .set({ status: "failed", next_attempt_at: null })
+      .where("webhook_id", "=", endpoint.id)
+      .where("status", "=", "pending")
+      .execute();
+  });
+}
+
+/** Signs and sends one attempt of a claimed delivery, then records it. */
+export async function attemptDelivery(db: Db, services: Services, owner: string, delivery: WebhookDeliveriesTable): Promise<void> {
+  const event = await db.selectFrom("events").select(["id", "payload_json"]).where("id", "=", delivery.event_id).executeTakeFirst();
+  const at = new Date();
+  let result: AttemptResult;
+  if (!event) {
+    result = { ok: false, status: null, latencyMs: 0, responseBody: "", error: "the event no longer exists (purged)", retryAfterSeconds: null, gone: false };
+  } else {
+    const timestamp = Math.floor(at.getTime() / 1000);
+    const secrets = await signingSecrets(db, delivery.workspace_id, at.getTime());
+    result = await sendAttempt({
+      url: delivery.url,
+      body: event.payload_json,
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "Atelier-Webhooks/1",
+        "webhook-id": event.id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signatureHeader(secrets, event.id, timestamp, event.payload_json),
+      },
+      timeoutMs: TIMEOUT_MS,
+      allowInsecure: services.webhooks.allowInsecure,
+    });
+  }
+  await recordAttempt(db, { delivery, owner, result, at, schedule: event ? services.webhooks.retryScheduleSeconds : [] });
+}
+
+export interface WebhookSender {
+  stop(): Promise<void>;
+}
+
+export function startWebhookSender(options: {
+  db: Db;
+  dialect: DialectName;
+  services: Services;
+  logger: Logger;
+  /** Deliveries in flight at once. */
+  concurrency?: number;
+  pollMs?: number;
+  name?: string;
+}): WebhookSender {
+  const owner = `${options.name ?? "webhooks"}-${process.pid}-${randomBase62(6)}`;
+  const concurrency = options.concurrency ?? 8;
+  const pollMs = options.pollMs ?? 250;
+  const inFlight = new Set<Promise<void>>();
+  let stopping = false;
+  let timer: NodeJS.Timeout | null = null;
+  let lastPurge = 0;
+
+  const tick = async () => {
+    timer = null;
+    if (stopping) return;
+    try {
+      if (Date.now() - lastPurge > PURGE_EVERY_MS) {
+        lastPurge = Date.now();
+        const purged = await purgeEvents({ db: options.db });
+        if (purged > 0) options.logger.info({ purged }, "purged events older than 30 days");
+      }
+      const free = concurrency - inFlight.size;
+      const claimed = free > 0 ? await claimDueDeliveries(options.db, options.dialect, { owner, limit: free }) : [];
+      for (const delivery of claimed) {
+        const work = attemptDelivery(options.db, options.services, owner, delivery)
+          .catch((err) => options.logger.error({ err, delivery: delivery.id }, "webhook delivery attempt failed to record; its lease will lapse"))
+          .finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      }
+    } catch (err) {
+      options.logger.error({ err }, "claiming webhook deliveries failed");
+    }
+    if (!stopping) timer = setTimeout(() => void tick(), pollMs);
+  };
+  timer = setTimeout(() => void tick(), 0);
+
+  return {
+    async stop() {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

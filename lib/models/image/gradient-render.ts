@@ -1,0 +1,85 @@
+// Shared renderer of the gradient family: prompt words pick the palette, the seed places
+// the shapes, sharp rasterises the SVG. Same prompt + seed + options → the same bytes.
+import { createHash } from "node:crypto";
+import sharp from "sharp";
+import type { ImageOutput } from "../types";
+import { ASPECT_RATIOS, IMAGE_FORMATS, type AspectRatio, type ImageFormat } from "../shared/fields";
+import { seededRandom } from "../shared/random";
+
+export { ASPECT_RATIOS, IMAGE_FORMATS, type AspectRatio, type ImageFormat } from "../shared/fields";
+export { seededRandom, seedOf } from "../shared/random";
+
+export interface GradientOptions {
+  prompt: string;
+  aspectRatio: AspectRatio;
+  longSide: number;
+  seed: number;
+  format: ImageFormat;
+  /** Text set over the gradient (presets). */
+  title?: string;
+  frame?: boolean;
+}
+
+/** Each word of the prompt becomes a hue; so "ocean dusk" and "forest fire" look different. */
+export function paletteFromPrompt(prompt: string): string[] {
+  const words = prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? ["atelier"];
+  return words.slice(0, 6).map((word, i) => {
+    const digest = createHash("sha256").update(word).digest();
+    const hue = (digest[0]! * 360) / 256;
+    const saturation = 55 + (digest[1]! % 35);
+    const lightness = 35 + (digest[2]! % 30) + (i % 2) * 5;
+    return `hsl(${hue.toFixed(1)}, ${saturation}%, ${lightness}%)`;
+  });
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export function dimensions(aspectRatio: AspectRatio, longSide: number): { width: number; height: number } {
+  const [w, h] = ASPECT_RATIOS[aspectRatio];
+  return w >= h
+    ? { width: longSide, height: Math.round((longSide * h) / w) }
+    : { width: Math.round((longSide * w) / h), height: longSide };
+}
+
+export function gradientSvg(options: GradientOptions): string {
+  const { width, height } = dimensions(options.aspectRatio, options.longSide);
+  const random = seededRandom(options.seed);
+  const palette = paletteFromPrompt(options.prompt);
+  const colors = palette.length >= 2 ? palette : [...palette, palette[0]!.replace(/(\d+)%\)$/, "80%)")];
+  const stops = colors
+    .map((color, i) => `<stop offset="${((i / (colors.length - 1)) * 100).toFixed(1)}%" stop-color="${color}"/>`)
+    .join("");
+  const angle = Math.floor(random() * 360);
+  const shapes: string[] = [];
+  const count = 3 + Math.floor(random() * 6);
+  for (let i = 0; i < count; i++) {
+    const color = colors[Math.floor(random() * colors.length)]!;
+    const r = (0.05 + random() * 0.25) * Math.min(width, height);
+    shapes.push(
+      `<circle cx="${(random() * width).toFixed(1)}" cy="${(random() * height).toFixed(1)}" r="${r.toFixed(1)}" fill="${color}" fill-opacity="${(0.25 + random() * 0.5).toFixed(2)}"/>`,
+    );
+  }
+  const frame = options.frame
+    ? `<rect x="${width * 0.04}" y="${height * 0.04}" width="${width * 0.92}" height="${height * 0.92}" fill="none" stroke="white" stroke-width="${Math.max(2, width / 120)}"/>`
+    : "";
+  const title = options.title
+    ? `<text x="50%" y="50%" text-anchor="middle" dominant-baseline="middle" font-family="sans-serif" font-weight="bold" font-size="${Math.round(width / 14)}" fill="white">${escapeXml(options.title.slice(0, 60))}</text>`
+    : "";
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">
+<defs><linearGradient id="g" gradientTransform="rotate(${angle} 0.5 0.5)">${stops}</linearGradient></defs>
+<rect width="100%" height="100%" fill="url(#g)"/>${shapes.join("")}${frame}${title}</svg>`;
+}
+
+export async function renderGradient(options: GradientOptions): Promise<ImageOutput> {
+  const { width, height } = dimensions(options.aspectRatio, options.longSide);
+  const image = sharp(Buffer.from(gradientSvg(options)));
+  const data = await (options.format === "jpeg"
+    ? image.jpeg({ quality: 90 })
+    : options.format === "webp"
+      ? image.webp({ quality: 90 })
+      : image.png()
+  ).toBuffer();
+  return { type: "image", content_type: IMAGE_FORMATS[options.format], data, width, height };
+}

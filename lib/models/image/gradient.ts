@@ -1,0 +1,58 @@
+import type { AspectRatio, ImageFormat } from "./gradient-render";
+import { renderGradient, seedOf } from "./gradient-render";
+import { ASPECT_RATIO_FIELD, FORMAT_FIELD, objectSchema, PROMPT_FIELD, SEED_FIELD } from "./gradient-schema";
+import { NUM_IMAGES_FIELD } from "../shared/fields";
+import type { ModelDefinition } from "../types";
+
+const LONG_SIDE = { standard: 512, hd: 1024 } as const;
+
+export const gradient: ModelDefinition = {
+  id: "atelier/gradient",
+  type: "model",
+  name: "Gradient",
+  creator: "Atelier",
+  modality: "image",
+  tasks: ["text-to-image"],
+  description: "Soft abstract gradients with floating shapes; each word of the prompt adds a colour.",
+  revision: "2026-11-01",
+  status: "stable",
+  pricing: {
+    unit: "image",
+    usd: "0.002",
+    drivers: ["num_images"],
+    overrides: [{ when: { resolution: "hd" }, usd: "0.004" }],
+  },
+  lifecycle: null,
+  input_schema: objectSchema(
+    {
+      prompt: PROMPT_FIELD,
+      aspect_ratio: ASPECT_RATIO_FIELD,
+      resolution: {
+        type: "string",
+        title: "Resolution",
+        description: "Standard is 512 pixels on the long side, HD 1024.",
+        enum: ["standard", "hd"],
+        default: "standard",
+      },
+      num_images: NUM_IMAGES_FIELD,
+      format: FORMAT_FIELD,
+      seed: SEED_FIELD,
+    },
+    ["prompt"],
+  ),
+  async run(input) {
+    const seed = seedOf(input);
+    const count = input.num_images as number;
+    return Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        renderGradient({
+          prompt: input.prompt as string,
+          aspectRatio: input.aspect_ratio as AspectRatio,
+          longSide: LONG_SIDE[input.resolution as keyof typeof LONG_SIDE],
+          seed: seed + i,
+          format: input.format as ImageFormat,
+        }),
+      ),
+    );
+  },
+};

@@ -1,0 +1,51 @@
+import sharp from "sharp";
+import { describe, expect, it } from "vitest";
+import { validateModelInput } from "../../core/input-validation";
+import { ModelError } from "../types";
+import { upscale } from "./upscale";
+import { testRunTools } from "../test-tools";
+
+async function testImage(width: number, height: number): Promise<Buffer> {
+  // Left half red, right half blue: enlarging must keep the split, not blur it into one colour.
+  const left = await sharp({ create: { width: width / 2, height, channels: 3, background: "#ff0000" } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: "#0000ff" } })
+    .composite([{ input: left, left: 0, top: 0 }])
+    .png()
+    .toBuffer();
+}
+
+function runWith(file: Buffer, input: Record<string, unknown>) {
+  const validated = validateModelInput(upscale.input_schema, { image: "file_AAAAAAAAAAAAAAAAAAAAAAAA", ...input }, { modelId: upscale.id });
+  return upscale.run(validated, testRunTools({ files: { file_AAAAAAAAAAAAAAAAAAAAAAAA: { data: file, contentType: "image/png" } } }));
+}
+
+describe("atelier/upscale", () => {
+  it("enlarges 2× by default and keeps the picture", async () => {
+    const [out] = await runWith(await testImage(64, 32), {});
+    if (out?.type !== "image") throw new Error("expected an image output");
+    const meta = await sharp(out!.data).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["png", 128, 64]);
+    expect([out.width, out.height]).toEqual([128, 64]);
+    const { data } = await sharp(out!.data).raw().toBuffer({ resolveWithObject: true });
+    const channels = meta.channels!;
+    const pixel = (x: number, y: number) => [...data.subarray((y * 128 + x) * channels, (y * 128 + x) * channels + 3)];
+    expect(pixel(10, 32)).toEqual([255, 0, 0]);
+    expect(pixel(118, 32)).toEqual([0, 0, 255]);
+  });
+
+  it("enlarges 4× into the asked format", async () => {
+    const [out] = await runWith(await testImage(32, 32), { scale: 4, format: "webp", sharpen: false });
+    const meta = await sharp(out!.data).metadata();
+    expect([meta.format, meta.width, meta.height, out!.content_type]).toEqual(["webp", 128, 128, "image/webp"]);
+  });
+
+  it("refuses a result larger than 8192 pixels with a message for the person", async () => {
+    await expect(runWith(await testImage(4000, 10), { scale: 4 })).rejects.toBeInstanceOf(ModelError);
+  });
+
+  it("takes only a file ID as its image", () => {
+    expect(() => validateModelInput(upscale.input_schema, { image: "https://example.com/a.png" }, { modelId: upscale.id })).toThrow(
+      /expects a file ID/,
+    );
+  });
+});

@@ -1,0 +1,47 @@
+import sharp from "sharp";
+import { fileInputField } from "../../core/file-inputs";
+import { FORMAT_FIELD, objectSchema } from "./gradient-schema";
+import { IMAGE_FORMATS, type ImageFormat } from "./gradient-render";
+import { ModelError, type ModelDefinition } from "../types";
+
+/** The longest side an upscaled image may have. */
+const MAX_SIDE = 8192;
+
+export const upscale: ModelDefinition = {
+  id: "atelier/upscale",
+  type: "model",
+  name: "Upscale",
+  creator: "Atelier",
+  modality: "image",
+  tasks: ["image-to-image", "upscale"],
+  description: "Enlarges an image 2× or 4× with Lanczos resampling and a light sharpening pass.",
+  revision: "2026-11-01",
+  status: "stable",
+  pricing: { unit: "image", usd: "0.004", drivers: [], overrides: [{ when: { scale: 4 }, usd: "0.008" }] },
+  lifecycle: null,
+  input_schema: objectSchema(
+    {
+      image: fileInputField("image/*", "Image", "The image to enlarge: a file ID from POST /v1/files."),
+      scale: { type: "integer", title: "Scale", description: "How many times larger.", enum: [2, 4], default: 2 },
+      sharpen: { type: "boolean", title: "Sharpen", description: "A light sharpening pass after enlarging.", default: true },
+      format: FORMAT_FIELD,
+    },
+    ["image"],
+  ),
+  async run(input, tools) {
+    const { data } = await tools.readFile(input.image as string);
+    const meta = await sharp(data).metadata();
+    const scale = input.scale as number;
+    const width = (meta.width ?? 0) * scale;
+    const height = (meta.height ?? 0) * scale;
+    if (!width || !height) throw new ModelError("The input image could not be read.");
+    if (Math.max(width, height) > MAX_SIDE) {
+      throw new ModelError(`The result would be ${width}×${height}; the longest side may be at most ${MAX_SIDE} pixels. Use a smaller image or scale.`);
+    }
+    let image = sharp(data).resize(width, height, { kernel: "lanczos3" });
+    if (input.sharpen) image = image.sharpen({ sigma: 0.6 });
+    const format = input.format as ImageFormat;
+    const out = await image.toFormat(format, format === "png" ? {} : { quality: 92 }).toBuffer();
+    return [{ type: "image", content_type: IMAGE_FORMATS[format], data: out, width, height }];
+  },
+};

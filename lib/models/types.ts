@@ -1,0 +1,123 @@
+// What a model module exports (ARCHITECTURE.md rule 8). The catalog is the list of these.
+import type { JsonSchemaObject } from "../core/json-schema";
+
+export type Modality = "image" | "video" | "audio" | "3d";
+
+/** Catalog maturity. Lifecycle (deprecated, retired) is told by `lifecycle`, not here. */
+export type ModelStatus = "stable" | "beta";
+
+export interface PriceOverride {
+  /** Input values that must all match (a list means "any of these"). */
+  when: Record<string, string | number | boolean | Array<string | number | boolean>>;
+  /** The price per unit that replaces `usd` when this override matches. */
+  usd: string;
+}
+
+export interface ModelPricing {
+  /** What one `usd` buys: "image", "second", "character", "run". */
+  unit: string;
+  /** Price per unit, a decimal string of at most 6 places. */
+  usd: string;
+  /** Input fields whose values multiply the price: a number counts as itself, a string as its length. */
+  drivers: string[];
+  /** First match wins; none matching leaves `usd`. */
+  overrides: PriceOverride[];
+}
+
+export interface ModelLifecycle {
+  /** When it was deprecated (ISO 8601). */
+  deprecated_at: string;
+  /** When it stops running (ISO 8601); after it the entry, quotes and runs answer 410. */
+  sunset_at: string;
+  /** The catalog ID to move to, or null when there is none. */
+  replaced_by: string | null;
+}
+
+export interface ImageOutput {
+  type: "image";
+  content_type: string;
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+export interface VideoOutput {
+  type: "video";
+  /** Always "video/mp4" (H.264) for the built-in models. */
+  content_type: string;
+  data: Buffer;
+  width: number;
+  height: number;
+  /** Seconds. */
+  duration: number;
+  /** A still of the video, shown before it plays. */
+  poster: { content_type: string; data: Buffer; width: number; height: number };
+}
+
+export interface AudioOutput {
+  type: "audio";
+  /** "audio/wav" or "audio/mpeg". */
+  content_type: string;
+  data: Buffer;
+  /** Seconds. */
+  duration: number;
+}
+
+export type ModelOutput = ImageOutput | VideoOutput | AudioOutput;
+
+/**
+ * Bytes a step's file inputs may name besides the workspace's files: how a preset hands one
+ * step's output to the next without storing it as a file. Keys must look like file IDs.
+ */
+export type StepFiles = Record<string, { data: Buffer; contentType: string }>;
+
+export interface RunTools {
+  /** Aborted when the run is canceled or the worker shuts down: stop work and child processes. */
+  signal: AbortSignal;
+  /** The bytes of a workspace file named by a file input (already checked to exist). */
+  readFile(fileId: string): Promise<{ data: Buffer; contentType: string }>;
+  /** The ffmpeg binary to run: the system one when present, else the one an npm package ships. */
+  ffmpegPath: string;
+  /**
+   * Runs another catalog entry as one step of this run (presets): its input is validated with
+   * defaults filled, like a request's, and its outputs come back unstored.
+   */
+  runStep(modelId: string, input: Record<string, unknown>, files?: StepFiles): Promise<ModelOutput[]>;
+  /**
+   * Shows a first image of a run that is still going (presets). From then on the run can no
+   * longer be canceled (SPEC.md States): cancel answers 409 and the run goes on.
+   */
+  publishPreview(preview: ImageOutput): Promise<void>;
+  /** The point past which cancel cannot stop the spending (a remote provider bills once submitted). */
+  markUncancelable(reason: string): Promise<void>;
+}
+
+export interface ModelDefinition {
+  /** `<creator>/<name>`, or `<creator>/<name>@<version>` for a preset. */
+  id: string;
+  type: "model" | "preset";
+  name: string;
+  creator: string;
+  modality: Modality;
+  tasks: string[];
+  description: string;
+  /** Date of the model's current behaviour, YYYY-MM-DD. */
+  revision: string;
+  status: ModelStatus;
+  pricing: ModelPricing;
+  lifecycle: ModelLifecycle | null;
+  input_schema: JsonSchemaObject;
+  /** Who runs it, shown as the run's `provider`: "atelier" for built-ins, else the remote provider's id. */
+  provider?: string;
+  /** Null when it can run here now; else why not (its catalog entry says so, quotes and runs get 503). */
+  unavailableReason?(): { message: string; until: string | null } | null;
+  run(input: Record<string, unknown>, tools: RunTools): Promise<ModelOutput[]>;
+}
+
+/** A model's own refusal or failure, with a message fit to show the person who ran it. */
+export class ModelError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ModelError";
+  }
+}

@@ -1,0 +1,144 @@
+// One `entries[]` item of the providers file: a catalog entry that a provider serves. Its schema
+// must compile under the same Ajv 2020 settings the server validates input with, and its pricing
+// may only name fields its schema has (a misspelt driver would silently count as one unit).
+import type Ajv2020 from "ajv/dist/2020";
+import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from "../core/catalog";
+import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../core/json-schema";
+import { parseUsd } from "../core/money";
+import type { Modality, ModelLifecycle, ModelPricing, PriceOverride } from "../models/types";
+import { arrayAt, describe, fail, isCalendarDate, objectAt, stringAt, type JsonObject } from "./json-fields";
+import type { ProviderConfig, RemoteEntryConfig } from "./types";
+
+const ENTRY_FIELDS = [
+  "id", "upstream_model", "name", "creator", "description", "modality", "tasks",
+  "revision", "status", "lifecycle", "input_schema", "pricing",
+] as const;
+
+/** Revision of an entry whose file gives none: the date this adapter protocol was settled. */
+export const DEFAULT_REVISION = "2026-11-22";
+
+/** What each adapter kind can produce. */
+const KIND_MODALITIES: Record<ProviderConfig["kind"], readonly Modality[]> = { "openai-images": ["image"] };
+
+const TASK_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function parseId(entry: JsonObject, path: string): string {
+  const id = stringAt(entry, "id", path, {
+    maxLength: MODEL_ID_MAX_LENGTH,
+    pattern: MODEL_ID_PATTERN,
+    patternText: '"<creator>/<name>" in lower-case letters, digits, dashes and dots, such as "acme/image-1"',
+  });
+  if (id.includes("@")) fail(`${path}.id`, `must not carry an @version (versions are for presets); got "${id}".`);
+  if (id.startsWith("atelier/")) fail(`${path}.id`, `must not start with "atelier/", which is kept for the built-in models; got "${id}".`);
+  return id;
+}
+
+function parseTasks(entry: JsonObject, path: string): string[] {
+  return arrayAt(entry.tasks, `${path}.tasks`, { min: 1 }).map((task, i) => {
+    if (typeof task !== "string" || !TASK_PATTERN.test(task)) {
+      fail(`${path}.tasks[${i}]`, `must be a task name in lower-case words joined by dashes, such as "text-to-image"; got ${describe(task)}.`);
+    }
+    return task;
+  });
+}
+
+function parseLifecycle(value: unknown, path: string): ModelLifecycle | null {
+  if (value === undefined || value === null) return null;
+  const lifecycle = objectAt(value, path, ["deprecated_at", "sunset_at", "replaced_by"]);
+  const time = (key: string) => {
+    const text = stringAt(lifecycle, key, path, { pattern: ISO_TIME, patternText: "an ISO 8601 time such as 2027-01-31T00:00:00Z" });
+    if (Number.isNaN(Date.parse(text))) fail(`${path}.${key}`, `is not a real time; got "${text}".`);
+    return new Date(text).toISOString();
+  };
+  const deprecated_at = time("deprecated_at");
+  const sunset_at = time("sunset_at");
+  if (sunset_at < deprecated_at) fail(`${path}.sunset_at`, "must not be before deprecated_at.");
+  const replaced = lifecycle.replaced_by;
+  if (replaced !== undefined && replaced !== null && (typeof replaced !== "string" || !MODEL_ID_PATTERN.test(replaced))) {
+    fail(`${path}.replaced_by`, `must be a catalog id or null; got ${describe(replaced)}.`);
+  }
+  return { deprecated_at, sunset_at, replaced_by: (replaced as string | null | undefined) ?? null };
+}
+
+function parseInputSchema(value: unknown, path: string, kind: ProviderConfig["kind"], ajv: Ajv2020): JsonSchemaObject {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) fail(path, `must be a JSON Schema object; got ${describe(value)}.`);
+  const schema = value as JsonSchemaObject;
+  if (schema.$schema !== undefined && schema.$schema !== JSON_SCHEMA_2020) fail(`${path}.$schema`, `must be "${JSON_SCHEMA_2020}" or left out.`);
+  if (schema.type !== "object") fail(`${path}.type`, `must be "object"; got ${describe(schema.type)}.`);
+  if (schema.additionalProperties !== false) fail(`${path}.additionalProperties`, "must be false, so that unknown input fields are refused.");
+  try {
+    ajv.compile(schema);
+  } catch (err) {
+    fail(path, `is not a valid JSON Schema 2020-12 (strict mode): ${(err as Error).message}`);
+  }
+  if (kind === "openai-images") {
+    const prompt = schema.properties?.prompt;
+    if (prompt?.type !== "string" || !schema.required?.includes("prompt")) {
+      fail(`${path}.properties.prompt`, 'must be a required string field: an "openai-images" provider always needs a prompt.');
+    }
+  }
+  return { $schema: JSON_SCHEMA_2020, ...schema };
+}
+
+function parseUsdAt(obj: JsonObject, path: string): string {
+  const usd = obj.usd;
+  if (typeof usd !== "string" || parseUsd(usd) === null) {
+    fail(`${path}.usd`, `must be a decimal string of at most 6 places, such as "0.04"; got ${describe(usd)}.`);
+  }
+  return usd;
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+}
+
+function parsePricing(value: unknown, path: string, schema: JsonSchemaObject): ModelPricing {
+  const pricing = objectAt(value, path, ["unit", "usd", "drivers", "overrides"]);
+  const fields = Object.keys(schema.properties ?? {});
+  const knownField = (name: unknown, at: string): string => {
+    if (typeof name !== "string" || !fields.includes(name)) {
+      fail(at, `must name a field of input_schema (${fields.join(", ")}); got ${describe(name)}.`);
+    }
+    return name;
+  };
+  const unit = stringAt(pricing, "unit", path, { maxLength: 40 });
+  const usd = parseUsdAt(pricing, path);
+  const drivers = arrayAt(pricing.drivers ?? [], `${path}.drivers`).map((d, i) => knownField(d, `${path}.drivers[${i}]`));
+  const overrides = arrayAt(pricing.overrides ?? [], `${path}.overrides`).map((item, i): PriceOverride => {
+    const at = `${path}.overrides[${i}]`;
+    const override = objectAt(item, at, ["when", "usd"]);
+    const when = objectAt(override.when, `${at}.when`, fields);
+    for (const [field, expected] of Object.entries(when)) {
+      if (!isScalar(expected) && !(Array.isArray(expected) && expected.length > 0 && expected.every(isScalar))) {
+        fail(`${at}.when.${field}`, `must be a string, number or boolean, or a list of them; got ${describe(expected)}.`);
+      }
+    }
+    if (Object.keys(when).length === 0) fail(`${at}.when`, "must name at least one field.");
+    return { when: when as PriceOverride["when"], usd: parseUsdAt(override, at) };
+  });
+  return { unit, usd, drivers, overrides };
+}
+
+export function parseEntry(value: unknown, path: string, provider: { id: string; kind: ProviderConfig["kind"] }, ajv: Ajv2020): RemoteEntryConfig {
+  const entry = objectAt(value, path, ENTRY_FIELDS);
+  const id = parseId(entry, path);
+  const modality = stringAt(entry, "modality", path, { oneOf: KIND_MODALITIES[provider.kind] }) as Modality;
+  const revision = stringAt(entry, "revision", path, { fallback: DEFAULT_REVISION });
+  if (!isCalendarDate(revision)) fail(`${path}.revision`, `must be a date such as 2026-11-22; got "${revision}".`);
+  const inputSchema = parseInputSchema(entry.input_schema, `${path}.input_schema`, provider.kind, ajv);
+  return {
+    id,
+    upstreamModel: stringAt(entry, "upstream_model", path, { maxLength: 200 }),
+    name: stringAt(entry, "name", path, { maxLength: 100 }),
+    creator: stringAt(entry, "creator", path, { fallback: provider.id, maxLength: 100 }),
+    description: stringAt(entry, "description", path, { maxLength: 1000 }),
+    modality,
+    tasks: parseTasks(entry, path),
+    revision,
+    status: stringAt(entry, "status", path, { fallback: "stable", oneOf: ["stable", "beta"] }) as RemoteEntryConfig["status"],
+    lifecycle: parseLifecycle(entry.lifecycle, `${path}.lifecycle`),
+    inputSchema,
+    pricing: parsePricing(entry.pricing, `${path}.pricing`, inputSchema),
+  };
+}

@@ -1,0 +1,120 @@
+// The providers file (PROVIDERS_FILE): remote providers and the catalog entries each serves.
+// Read once at start; any problem stops the start with a message naming the field.
+//
+// {
+//   "providers": [
+//     {
+//       "id": "acme",                          // shown as a run's `provider`; lower-case, not "atelier"
+//       "kind": "openai-images",               // the protocol: POST {base_url}/v1/images/generations
+//       "base_url": "https://api.acme.example",
+//       "api_key_env": "ACME_API_KEY",         // optional: the variable holding the key (sent as Bearer)
+//       "timeout_ms": 60000,                   // optional, 100..3600000: limit for one call, results included
+//       "entries": [
+//         {
+//           "id": "acme/image-1",              // catalog id; never "atelier/…", no "@version"
+//           "upstream_model": "image-1",       // sent as `model`
+//           "name": "Acme Image 1",
+//           "creator": "Acme",                 // optional, default the provider id
+//           "description": "...",
+//           "modality": "image",
+//           "tasks": ["text-to-image"],
+//           "revision": "2026-11-22",          // optional
+//           "status": "stable",                // optional: "stable" or "beta"
+//           "lifecycle": null,                 // optional: {deprecated_at, sunset_at, replaced_by}
+//           "input_schema": { "type": "object", "additionalProperties": false, ... },
+//                                              // JSON Schema 2020-12; its fields are sent as they are
+//           "pricing": { "unit": "image", "usd": "0.04", "drivers": ["n"], "overrides": [] }
+//         }
+//       ]
+//     }
+//   ]
+// }
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { parseEntry } from "./entry-config";
+import { arrayAt, fail, integerAt, objectAt, ProvidersFileError, stringAt } from "./json-fields";
+import type { ProviderConfig } from "./types";
+
+export { ProvidersFileError } from "./json-fields";
+
+const PROVIDER_FIELDS = ["id", "kind", "base_url", "api_key_env", "timeout_ms", "entries"] as const;
+const KINDS: readonly ProviderConfig["kind"][] = ["openai-images"];
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+function parseBaseUrl(raw: string, path: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    fail(path, `must be an absolute http(s) URL such as https://api.example.com; got "${raw}".`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") fail(path, `must start with http:// or https://; got "${raw}".`);
+  if (url.search || url.hash) fail(path, `must not carry a query or a fragment; got "${raw}".`);
+  if (url.username || url.password) fail(path, "must not carry credentials; name the key's variable in api_key_env instead.");
+  return raw.replace(/\/+$/, "");
+}
+
+function parseApiKey(value: unknown, path: string, env: Record<string, string | undefined>): string | null {
+  if (value === undefined) return null;
+  const name = stringAt({ api_key_env: value }, "api_key_env", path, {
+    pattern: /^[A-Za-z_][A-Za-z0-9_]*$/,
+    patternText: "the name of an environment variable, such as ACME_API_KEY",
+  });
+  const key = env[name];
+  if (key === undefined || key === "") fail(`${path}.api_key_env`, `names ${name}, which is not set; set it to the provider's API key.`);
+  return key;
+}
+
+function parseProvider(
+  value: unknown,
+  path: string,
+  env: Record<string, string | undefined>,
+  ajv: Ajv2020,
+): ProviderConfig {
+  const provider = objectAt(value, path, PROVIDER_FIELDS);
+  const id = stringAt(provider, "id", path, {
+    maxLength: 40,
+    pattern: /^[a-z0-9]+(-[a-z0-9]+)*$/,
+    patternText: "lower-case letters, digits and dashes, such as \"acme\"",
+  });
+  if (id === "atelier") fail(`${path}.id`, 'must not be "atelier", which names the built-in models.');
+  const kind = stringAt(provider, "kind", path, { oneOf: KINDS }) as ProviderConfig["kind"];
+  const entries = arrayAt(provider.entries, `${path}.entries`, { min: 1 });
+  return {
+    id,
+    kind,
+    baseUrl: parseBaseUrl(stringAt(provider, "base_url", path), `${path}.base_url`),
+    apiKey: parseApiKey(provider.api_key_env, path, env),
+    timeoutMs: integerAt(provider, "timeout_ms", path, { fallback: DEFAULT_TIMEOUT_MS, min: 100, max: 3_600_000 }),
+    entries: entries.map((entry, i) => parseEntry(entry, `${path}.entries[${i}]`, { id, kind }, ajv)),
+  };
+}
+
+/**
+ * The providers of a providers file, validated, with their keys resolved from `env` (given by
+ * lib/config.ts, the only reader of process.env). Throws ProvidersFileError naming the field.
+ */
+export function parseProvidersFile(text: string, env: Record<string, string | undefined>): ProviderConfig[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ProvidersFileError(`The providers file is not valid JSON: ${(err as Error).message}`);
+  }
+  const root = objectAt(json, "(the file)", ["$schema", "$comment", "providers"]);
+  // Same settings as lib/core/input-validation.ts, so a schema that loads here also validates there.
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true, verbose: true });
+  addFormats(ajv);
+  const providers = arrayAt(root.providers, "providers").map((p, i) => parseProvider(p, `providers[${i}]`, env, ajv));
+  const seenProviders = new Set<string>();
+  const seenEntries = new Set<string>();
+  providers.forEach((provider, i) => {
+    if (seenProviders.has(provider.id)) fail(`providers[${i}].id`, `repeats "${provider.id}"; provider ids must be unique.`);
+    seenProviders.add(provider.id);
+    provider.entries.forEach((entry, j) => {
+      if (seenEntries.has(entry.id)) fail(`providers[${i}].entries[${j}].id`, `repeats "${entry.id}"; entry ids must be unique.`);
+      seenEntries.add(entry.id);
+    });
+  });
+  return providers;
+}

@@ -1,0 +1,96 @@
+// A providers-file entry turned into a ModelDefinition, so the engine runs remote entries exactly
+// like built-in ones: run() submits to the provider (past the cancel point first when the provider
+// bills on submit) and, for providers that answer with a job, polls it with backoff.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ImageOutput, ModelDefinition, RunTools } from "../models/types";
+import { providerUnavailableReason } from "./health";
+import { ProviderError, type ProviderAdapter, type ProviderConfig, type RemoteEntryConfig } from "./types";
+
+export { providerUnavailableReason } from "./health";
+
+export interface PollOptions {
+  /** How long a job may take from submission before it is given up (and canceled). */
+  maxWaitMs: number;
+  firstPollMs: number;
+  maxPollMs: number;
+  /** Transient poll failures in a row before the run fails. */
+  maxPollFailures: number;
+}
+
+const DEFAULT_POLL: PollOptions = { maxWaitMs: 15 * 60_000, firstPollMs: 500, maxPollMs: 5_000, maxPollFailures: 3 };
+
+/** A remote entry: `provider` is set to the provider's id (the run's `provider`). */
+export type RemoteModelDefinition = ModelDefinition & { provider: string };
+
+function duration(ms: number): string {
+  if (ms >= 60_000) return `${Math.round(ms / 60_000)} min`;
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+async function waitForJob(
+  provider: ProviderConfig,
+  adapter: ProviderAdapter,
+  jobId: string,
+  tools: RunTools,
+  options: PollOptions,
+): Promise<ImageOutput[]> {
+  const deadline = Date.now() + options.maxWaitMs;
+  let delay = options.firstPollMs;
+  let failures = 0;
+  try {
+    for (;;) {
+      if (Date.now() + delay > deadline) {
+        throw new ProviderError(`The provider ${provider.id} did not finish within ${duration(options.maxWaitMs)}.`, true);
+      }
+      await sleep(delay, undefined, { signal: tools.signal });
+      delay = Math.min(Math.round(delay * 1.5), options.maxPollMs);
+      let result;
+      try {
+        result = await adapter.poll(jobId, tools.signal);
+      } catch (err) {
+        // The job may well be fine: a hiccup while asking about it is not worth failing a paid run.
+        if (err instanceof ProviderError && err.transient && !tools.signal.aborted && ++failures < options.maxPollFailures) continue;
+        throw err;
+      }
+      failures = 0;
+      if (result.kind === "done") return result.outputs;
+    }
+  } catch (err) {
+    // Canceled, given up or failed: ask the provider to stop, so it does not work (or bill) for nothing.
+    await adapter.cancel?.(jobId).catch(() => undefined);
+    throw tools.signal.aborted ? tools.signal.reason : err;
+  }
+}
+
+export function remoteModelDefinition(
+  provider: ProviderConfig,
+  entry: RemoteEntryConfig,
+  adapter: ProviderAdapter,
+  pollOptions: Partial<PollOptions> = {},
+): RemoteModelDefinition {
+  const poll = { ...DEFAULT_POLL, ...pollOptions };
+  return {
+    id: entry.id,
+    type: "model",
+    name: entry.name,
+    creator: entry.creator,
+    modality: entry.modality,
+    tasks: entry.tasks,
+    description: entry.description,
+    revision: entry.revision,
+    status: entry.status,
+    pricing: entry.pricing,
+    lifecycle: entry.lifecycle,
+    input_schema: entry.inputSchema,
+    provider: provider.id,
+    unavailableReason: () => providerUnavailableReason(provider.id, adapter.health),
+    async run(input, tools) {
+      // Past this point cancel answers 409 (SPEC.md States): the provider bills once it has the request.
+      if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
+      tools.signal.throwIfAborted();
+      const submitted = await adapter.submit({ upstreamModel: entry.upstreamModel, input }, tools.signal);
+      if (submitted.kind === "done") return submitted.outputs;
+      return waitForJob(provider, adapter, submitted.jobId, tools, poll);
+    },
+  };
+}

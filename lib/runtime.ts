@@ -1,0 +1,28 @@
+// The process's store and services for doors that live inside Next (the studio): the very ones
+// server.ts started, so studio runs wake this process's engine; a Next process of its own
+// (`next dev`, the build) opens its own once.
+import { createServices, installCatalog, openConfiguredStore } from "./boot";
+import { config as loadedConfig, type Config } from "./config";
+import type { Services } from "./core/context";
+import type { Store } from "./store/store";
+
+export interface Runtime {
+  store: Store;
+  services: Services;
+  config: Config;
+}
+
+const holder = globalThis as { atelierRuntime?: Runtime; atelierRuntimeOpening?: Promise<Runtime> };
+
+export function getRuntime(): Promise<Runtime> {
+  // Next bundles its own copy of the core: give that copy the catalog and PATH the server has.
+  installCatalog(loadedConfig());
+  if (holder.atelierRuntime) return Promise.resolve(holder.atelierRuntime);
+  holder.atelierRuntimeOpening ??= (async () => {
+    const config = loadedConfig();
+    const runtime = { store: await openConfiguredStore(config), services: createServices(config), config };
+    holder.atelierRuntime = runtime;
+    return runtime;
+  })();
+  return holder.atelierRuntimeOpening;
+}

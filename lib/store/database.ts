@@ -1,0 +1,237 @@
+// Row types of every table, as Kysely sees them. Timestamps are ISO 8601 UTC text with
+// milliseconds in both dialects, so they sort as text and read back unchanged.
+import type { Generated, Kysely, Transaction } from "kysely";
+
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  key_hash: string;
+  /** What a person may see of the key later: its prefix and last four characters. */
+  key_hint: string;
+  scopes: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface CreditBalancesTable {
+  workspace_id: string;
+  available_micros: number;
+  held_micros: number;
+  granted_micros: number;
+  charged_micros: number;
+}
+
+export type HoldStatus = "held" | "released" | "charged";
+
+export interface CreditHoldsTable {
+  id: string;
+  workspace_id: string;
+  amount_micros: number;
+  status: HoldStatus;
+  created_at: string;
+  settled_at: string | null;
+}
+
+export type LedgerKind = "grant" | "hold" | "release" | "charge";
+
+export interface LedgerEntriesTable {
+  id: string;
+  workspace_id: string;
+  kind: LedgerKind;
+  amount_micros: number;
+  hold_id: string | null;
+  note: string | null;
+  created_at: string;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  points: Generated<number>;
+  expire: number | null;
+}
+
+export type GenerationStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
+
+export interface GenerationsTable {
+  id: string;
+  workspace_id: string;
+  model: string;
+  model_base: string;
+  modality: string;
+  revision: string;
+  status: GenerationStatus;
+  provider: string | null;
+  input_json: string;
+  output_json: string;
+  preview_json: string | null;
+  /** Why cancel answers 409: "preview" or "provider"; null while cancel can still stop it. */
+  uncancelable_reason: string | null;
+  error_message: string | null;
+  price_micros: number;
+  charged_micros: number | null;
+  hold_id: string | null;
+  source: string;
+  batch_id: string | null;
+  /** Position in its batch's `requests`. */
+  batch_index: number | null;
+  webhook: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  attempts: number;
+}
+
+export interface WebhookSecretsTable {
+  workspace_id: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_expires_at: string | null;
+  created_at: string;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  description: string;
+  event_types_json: string;
+  enabled: number;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed";
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  workspace_id: string;
+  event_id: string;
+  webhook_id: string | null;
+  url: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  at: string;
+  response_status: number | null;
+  latency_ms: number;
+  response_body: string;
+  error: string | null;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  workspace_id: string;
+  role: "creator" | "ops";
+  created_at: string;
+}
+
+export interface ModelPausesTable {
+  model_id: string;
+  paused_until: string | null;
+  reason: string;
+  created_at: string;
+}
+
+export interface BatchesTable {
+  id: string;
+  workspace_id: string;
+  source: string;
+  created_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  workspace_id: string;
+  key: string;
+  endpoint: string;
+  request_hash: string;
+  resource_id: string;
+  created_at: string;
+}
+
+export interface EventsTable {
+  id: string;
+  workspace_id: string;
+  type: string;
+  generation_id: string | null;
+  payload_json: string;
+  created_at: string;
+}
+
+export interface FilesTable {
+  id: string;
+  workspace_id: string;
+  blob: string;
+  content_type: string;
+  bytes: number;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  filename: string | null;
+  generation_id: string | null;
+  output_index: number | null;
+  created_at: string;
+}
+
+export type UploadStatus = "pending" | "completed";
+
+export interface UploadsTable {
+  id: string;
+  workspace_id: string;
+  filename: string;
+  content_type: string;
+  declared_bytes: number;
+  received_bytes: number | null;
+  blob: string | null;
+  status: UploadStatus;
+  file_id: string | null;
+  created_at: string;
+  expires_at: string;
+  completed_at: string | null;
+}
+
+export interface Database {
+  workspaces: WorkspacesTable;
+  api_keys: ApiKeysTable;
+  credit_balances: CreditBalancesTable;
+  credit_holds: CreditHoldsTable;
+  ledger_entries: LedgerEntriesTable;
+  rate_limits: RateLimitsTable;
+  generations: GenerationsTable;
+  batches: BatchesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+  files: FilesTable;
+  uploads: UploadsTable;
+  model_pauses: ModelPausesTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  users: UsersTable;
+}
+
+/** A database handle or an open transaction on it; core functions accept either. */
+export type Db = Kysely<Database> | Transaction<Database>;

@@ -1,0 +1,17 @@
+import type { Migration } from "kysely";
+import * as foundation from "./001-foundation";
+import * as runs from "./002-runs";
+import * as files from "./003-files";
+import * as models from "./004-models";
+import * as webhooks from "./005-webhooks";
+import * as users from "./006-users";
+
+// Every migration, in order. Names never change once landed.
+export const MIGRATIONS: Record<string, Migration> = {
+  "001-foundation": foundation,
+  "002-runs": runs,
+  "003-files": files,
+  "004-models": models,
+  "005-webhooks": webhooks,
+  "006-users": users,
+};

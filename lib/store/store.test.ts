@@ -1,0 +1,239 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkspace, findWorkspace } from "../core/workspaces";
+import { readBalance } from "../core/credits";
+import { MIGRATIONS } from "./migrations";
+import { migrateStore, openStore, withTransaction, type Store } from "./store";
+import { openTestStore, testDatabaseUrl, testDialect, type TestStore } from "./test-store";
+
+const MIGRATION_NAMES = Object.keys(MIGRATIONS);
+
+async function executedMigrations(store: Store): Promise<string[]> {
+  const rows = await store.db
+    .selectFrom("kysely_migration" as never)
+    .select("name" as never)
+    .orderBy("name" as never)
+    .execute();
+  return (rows as Array<{ name: string }>).map((r) => r.name);
+}
+
+describe(`store (${testDialect()})`, () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore();
+  });
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it("has run every migration once", async () => {
+    expect(MIGRATION_NAMES.length).toBeGreaterThan(0);
+    expect(await executedMigrations(t.store)).toEqual([...MIGRATION_NAMES].sort());
+  });
+
+  it("migrating again is a no-op that keeps the data", async () => {
+    const workspace = await createWorkspace({ db: t.store.db }, { name: "kept", creditMicros: 1_000_000 });
+    const again = await migrateStore(t.store);
+    expect(again.error).toBeUndefined();
+    expect(again.results).toEqual([]);
+    const third = await migrateStore(t.store);
+    expect(third.results).toEqual([]);
+    expect(await executedMigrations(t.store)).toEqual([...MIGRATION_NAMES].sort());
+    expect(await findWorkspace({ db: t.store.db }, workspace.id)).toEqual(workspace);
+    expect((await readBalance(t.store.db, workspace.id)).availableMicros).toBe(1_000_000);
+  });
+
+  it("withTransaction rolls back everything when fn throws", async () => {
+    let createdId: string | null = null;
+    await expect(
+      withTransaction(t.store.db, async (trx) => {
+        const workspace = await createWorkspace({ db: trx }, { name: "doomed", creditMicros: 5_000_000 });
+        createdId = workspace.id;
+        // Visible inside the transaction…
+        expect(await findWorkspace({ db: trx }, workspace.id)).not.toBeNull();
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(createdId).not.toBeNull();
+    // …and gone, with its balance row and ledger entries, after the rollback.
+    expect(await findWorkspace({ db: t.store.db }, createdId!)).toBeNull();
+    const balances = await t.store.db.selectFrom("credit_balances").selectAll().where("workspace_id", "=", createdId!).execute();
+    expect(balances).toEqual([]);
+    const ledger = await t.store.db.selectFrom("ledger_entries").selectAll().where("workspace_id", "=", createdId!).execute();
+    expect(ledger).toEqual([]);
+  });
+
+  it("withTransaction commits when fn returns, and returns its value", async () => {
+    const workspace = await withTransaction(t.store.db, (trx) => createWorkspace({ db: trx }, { name: "committed" }));
+    expect(await findWorkspace({ db: t.store.db }, workspace.id)).toEqual(workspace);
+  });
+
+  it("a nested withTransaction joins the outer transaction", async () => {
+    let innerId: string | null = null;
+    await expect(
+      withTransaction(t.store.db, async (outer) => {
+        expect(outer.isTransaction).toBe(true);
+        await withTransaction(outer, async (inner) => {
+          // The same transaction object, not a second transaction (or a savepoint).
+          expect(inner).toBe(outer);
+          innerId = (await createWorkspace({ db: inner }, { name: "inner" })).id;
+        });
+        // The inner work has not been committed on its own: outer sees it, and it rolls back with outer.
+        expect(await findWorkspace({ db: outer }, innerId!)).not.toBeNull();
+        throw new Error("outer fails after inner finished");
+      }),
+    ).rejects.toThrow("outer fails");
+    expect(innerId).not.toBeNull();
+    expect(await findWorkspace({ db: t.store.db }, innerId!)).toBeNull();
+  });
+});
+
+// A child process that opens the store, says "ready", waits for "go", migrates and prints the
+// migrations it ran: two of them started together are two processes booting at once.
+const CHILD_SCRIPT = `
+const m = await import(process.env.STORE_MODULE);
+const { openStore, migrateStore } = m.openStore ? m : m.default;
+const store = openStore({
+  databaseUrl: process.env.CHILD_DATABASE_URL || null,
+  dataDir: process.env.CHILD_DATA_DIR,
+  searchPath: process.env.CHILD_SEARCH_PATH || undefined,
+});
+process.stdout.write("ready\\n");
+await new Promise((resolve) => process.stdin.once("data", resolve));
+try {
+  const result = await migrateStore(store);
+  process.stdout.write(JSON.stringify({ ok: true, results: result.results ?? [] }) + "\\n");
+} catch (err) {
+  process.stdout.write(JSON.stringify({ ok: false, error: String(err && err.stack || err) }) + "\\n");
+} finally {
+  await store.close();
+}
+`;
+
+interface ChildOutcome {
+  ok: boolean;
+  results?: Array<{ migrationName: string; status: string }>;
+  error?: string;
+}
+
+function startMigrationChild(env: Record<string, string>): { ready: Promise<void>; go(): void; done: Promise<ChildOutcome> } {
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", CHILD_SCRIPT], {
+    cwd: path.resolve(__dirname, "../.."),
+    env: { ...process.env, STORE_MODULE: pathToFileURL(path.join(__dirname, "store.ts")).href, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  let markReady: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (stdout.startsWith("ready\n")) markReady();
+  });
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<ChildOutcome>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const last = stdout.trim().split("\n").at(-1) ?? "";
+      try {
+        resolve(JSON.parse(last) as ChildOutcome);
+      } catch {
+        reject(new Error(`migration child exited with ${code}: ${stdout}\n${stderr}`));
+      }
+    });
+  });
+  return { ready, done, go: () => child.stdin.end("go\n") };
+}
+
+async function createSchema(databaseUrl: string): Promise<string> {
+  const schema = `t_${randomBytes(8).toString("hex")}`;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE SCHEMA "${schema}"`);
+  } finally {
+    await client.end();
+  }
+  return schema;
+}
+
+describe(`concurrent migrations (${testDialect()})`, () => {
+  const databaseUrl = testDatabaseUrl();
+  const dataDirs: string[] = [];
+  const schemas: string[] = [];
+  const stores: Store[] = [];
+
+  /** An empty store location: a temp dir, plus an empty schema on PostgreSQL. */
+  async function emptyLocation(): Promise<{ dataDir: string; schema: string | undefined }> {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "atelier-test-"));
+    dataDirs.push(dataDir);
+    const schema = databaseUrl ? await createSchema(databaseUrl) : undefined;
+    if (schema) schemas.push(schema);
+    return { dataDir, schema };
+  }
+
+  function openAt(location: { dataDir: string; schema: string | undefined }): Store {
+    const store = openStore({ databaseUrl, dataDir: location.dataDir, searchPath: location.schema });
+    stores.push(store);
+    return store;
+  }
+
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+    if (databaseUrl && schemas.length > 0) {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      } finally {
+        await client.end();
+      }
+    }
+  });
+
+  it("two processes migrating one empty store at once both succeed, and each migration runs once", async () => {
+    const location = await emptyLocation();
+    const env = {
+      CHILD_DATABASE_URL: databaseUrl ?? "",
+      CHILD_DATA_DIR: location.dataDir,
+      CHILD_SEARCH_PATH: location.schema ?? "",
+    };
+    const children = [startMigrationChild(env), startMigrationChild(env)];
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.go();
+    const outcomes = await Promise.all(children.map((c) => c.done));
+    for (const outcome of outcomes) expect(outcome.error).toBeUndefined();
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    const ran = outcomes.flatMap((o) => o.results ?? []);
+    expect(ran.every((r) => r.status === "Success")).toBe(true);
+    // Between them they ran every migration exactly once.
+    expect(ran.map((r) => r.migrationName).sort()).toEqual([...MIGRATION_NAMES].sort());
+
+    const store = openAt(location);
+    expect(await executedMigrations(store)).toEqual([...MIGRATION_NAMES].sort());
+    const workspace = await createWorkspace({ db: store.db }, { name: "after race" });
+    expect(await findWorkspace({ db: store.db }, workspace.id)).toEqual(workspace);
+  });
+
+  // better-sqlite3 is synchronous: two connections in one process cannot wait for each other's
+  // write lock, so on SQLite the race is only meaningful between processes (above).
+  it.skipIf(testDialect() === "sqlite")("two stores in one process migrating at once both succeed", async () => {
+    const location = await emptyLocation();
+    const a = openAt(location);
+    const b = openAt(location);
+    const [ra, rb] = await Promise.all([migrateStore(a), migrateStore(b)]);
+    const ran = [...(ra.results ?? []), ...(rb.results ?? [])];
+    expect(ran.every((r) => r.status === "Success")).toBe(true);
+    expect(ran.map((r) => r.migrationName).sort()).toEqual([...MIGRATION_NAMES].sort());
+    expect(await executedMigrations(a)).toEqual([...MIGRATION_NAMES].sort());
+    const workspace = await createWorkspace({ db: a.db }, { name: "after race" });
+    expect(await findWorkspace({ db: b.db }, workspace.id)).toEqual(workspace);
+  });
+});

@@ -1,0 +1,81 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { Kysely, Migrator, sql, type MigrationResultSet } from "kysely";
+import type { Database, Db } from "./database";
+import { postgresDialect, sqliteDialect, type DialectName } from "./dialects";
+import { MIGRATIONS } from "./migrations";
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** postgres://… for PostgreSQL; null for the embedded SQLite file in dataDir. */
+  databaseUrl: string | null;
+  dataDir: string;
+  /** PostgreSQL schema to use (tests give each run its own). */
+  searchPath?: string;
+}
+
+export function openStore(options: StoreOptions): Store {
+  let dialect;
+  let name: DialectName;
+  if (options.databaseUrl) {
+    dialect = postgresDialect(options.databaseUrl, { searchPath: options.searchPath });
+    name = "postgres";
+  } else {
+    mkdirSync(options.dataDir, { recursive: true });
+    dialect = sqliteDialect(path.join(options.dataDir, "atelier.sqlite"));
+    name = "sqlite";
+  }
+  const db = new Kysely<Database>({ dialect });
+  return { db, dialect: name, close: () => db.destroy() };
+}
+
+class StaticMigrationProvider {
+  async getMigrations() {
+    return MIGRATIONS;
+  }
+}
+
+async function migrateToLatest(db: Kysely<Database>, migrationTableSchema?: string): Promise<MigrationResultSet> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(), migrationTableSchema });
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** Brings the schema up to date; safe to run from several processes at once. */
+export async function migrateStore(store: Store): Promise<MigrationResultSet> {
+  if (store.dialect === "postgres") {
+    // Kysely takes an advisory lock on PostgreSQL, but without a schema it looks for its own
+    // tables in every schema of the database; name the one we migrate (the search_path's).
+    const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(store.db);
+    return migrateToLatest(store.db, rows[0]?.schema ?? undefined);
+  }
+  // Kysely takes no lock on SQLite (it assumes one connection), so two processes would both
+  // run the same migration. Hold SQLite's write lock for the whole migration instead: the
+  // second process waits (busy_timeout), then finds nothing left to do.
+  return store.db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      const result = await migrateToLatest(connection);
+      await sql`commit`.execute(connection);
+      return result;
+    } catch (err) {
+      await sql`rollback`.execute(connection);
+      throw err;
+    }
+  });
+}
+
+/**
+ * Runs fn in one transaction, or inside the caller's when db already is one, so that a verb
+ * called from another verb joins the same transaction instead of opening a second.
+ */
+export async function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return fn(db);
+  return (db as Kysely<Database>).transaction().execute(fn);
+}

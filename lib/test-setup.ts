@@ -1,0 +1,4 @@
+// Vitest setup: tests see the machine's programs as a started server would.
+import { setProgramSearchPath } from "./models/host";
+
+setProgramSearchPath(process.env.PATH ?? "");

@@ -1,0 +1,33 @@
+// `npm start`: build the studio when there is no build or the sources are newer, then serve.
+import { spawnSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const buildId = path.join(root, ".next", "BUILD_ID");
+
+function newestMtime(dir) {
+  let newest = 0;
+  if (!existsSync(dir)) return newest;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+const sources = ["app", "components", "lib"].map((d) => newestMtime(path.join(root, d)));
+const stale = !existsSync(buildId) || Math.max(...sources) > statSync(buildId).mtimeMs;
+if (stale) {
+  console.log("Building the studio (first start or changed sources)…");
+  const build = spawnSync("npx", ["next", "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+const server = spawn("npx", ["tsx", "server.ts"], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+});
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+server.on("exit", (code) => process.exit(code ?? 0));

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# npm test: lint, type check, Vitest on SQLite and on PostgreSQL, the production build, and the
+# black-box API tests against the started server, and the studio tests in Chromium. Stops at the first failing step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NEXT_TELEMETRY_DISABLED=1
+PG_URL="${ATELIER_TEST_PG_URL:-postgres://postgres@127.0.0.1:5432/test}"
+mkdir -p test-results
+
+step() { printf '\n\033[1m== %s ==\033[0m\n' "$1"; }
+
+step "lint"
+npx eslint .
+step "type check"
+npx tsc --noEmit -p .
+step "unit and store tests on SQLite"
+npx vitest run --reporter=default --reporter=json --outputFile=test-results/vitest-sqlite.json
+step "store tests on PostgreSQL"
+# Model and provider tests never touch the store: once, on the SQLite pass, is enough.
+STORE_TEST_DATABASE_URL="$PG_URL" npx vitest run --exclude 'lib/models/**' --exclude 'lib/providers/**' --exclude 'lib/media/**' --reporter=default --reporter=json --outputFile=test-results/vitest-postgres.json
+step "production build"
+npx next build
+step "API tests over HTTP against the started server"
+PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/e2e-api.json npx playwright test --config e2e/api/playwright.config.ts --reporter=list,json
+
+step "studio tests in Chromium"
+PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/e2e-studio.json npx playwright test --config e2e/studio/playwright.config.ts --reporter=list,json
+
+node scripts/test-summary.mjs test-results/vitest-sqlite.json test-results/vitest-postgres.json test-results/e2e-api.json test-results/e2e-studio.json

@@ -1,0 +1,69 @@
+// The one entry point: one process, one port. /v1/* goes to the Hono API, everything else to
+// the Next.js studio.
+import { createServer } from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import next from "next";
+import { createApiApp, isApiRequest } from "./api/app";
+import { createRateLimits } from "./api/rate-limit";
+import { loadConfigOrExit, seedDemoWorkspace, startRuntime } from "./lib/boot";
+import { startEngine } from "./lib/engine/engine";
+import { startWebhookSender } from "./lib/engine/webhook-sender";
+import { createLogger } from "./lib/logger";
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit("Atelier");
+  const logger = createLogger(config.logLevel);
+  const { store, services, crossProcess } = await startRuntime(config, logger);
+  const demo = await seedDemoWorkspace(store, config);
+  const rateLimits = createRateLimits(config);
+  const engine = startEngine({ db: store.db, dialect: store.dialect, services, logger, concurrency: config.workerConcurrency, name: "server" });
+  const webhookSender = startWebhookSender({ db: store.db, dialect: store.dialect, services, logger, name: "server" });
+  // The studio (Next, same process) uses this very store and these services, so its runs wake
+  // this engine and its reads see the same signals (app/(studio)/studio-ctx.ts).
+  (globalThis as { atelierRuntime?: unknown }).atelierRuntime = { store, services, config };
+  const api = createApiApp({ store, config, services, rateLimits, logger });
+  const handleApi = getRequestListener(api.fetch);
+
+  // next-auth builds its callback URLs from NEXTAUTH_URL: the configured public base.
+  process.env.NEXTAUTH_URL ??= config.publicBaseUrl;
+  const dev = process.env.NODE_ENV !== "production";
+  const studio = next({ dev, dir: __dirname, port: config.port });
+  await studio.prepare();
+  const handleStudio = studio.getRequestHandler();
+
+  const server = createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (isApiRequest(url, req.headers.accept)) return void handleApi(req, res);
+    void handleStudio(req, res);
+  });
+  server.listen(config.port, () => {
+    const base = config.publicBaseUrl;
+    logger.info({ port: config.port, store: store.dialect }, "Atelier is listening");
+    console.log(`\nAtelier is running: studio ${base}/  ·  API ${base}/v1  ·  store ${store.dialect}`);
+    if (demo) {
+      console.log(
+        `\nFirst start: created the "demo" workspace (${demo.workspace.id}) with $10.00 credit.\n` +
+          `Demo API key (shown once, keep it): ${demo.key.key}\n` +
+          `Studio sign-in (ops role): ${demo.login.email} / ${demo.login.password}\n` +
+          `Try: curl -H "x-api-key: ${demo.key.key}" ${base}/v1/credits\n`,
+      );
+    }
+  });
+
+  const shutdown = async (signal: string) => {
+    logger.info({ signal }, "shutting down: no new runs are claimed; in-flight runs finish or go back to the queue");
+    server.close();
+    server.closeIdleConnections();
+    await Promise.all([engine.stop(), webhookSender.stop()]);
+    await Promise.allSettled([crossProcess.close(), rateLimits.close()]);
+    await store.close();
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+}
+
+void main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

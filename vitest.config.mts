@@ -1,0 +1,17 @@
+// Vitest: unit and store tests sit beside their code as *.test.ts (ARCHITECTURE.md "Layout").
+// Store tests run on the embedded SQLite file by default and on PostgreSQL when
+// STORE_TEST_DATABASE_URL is set (see lib/store/test-store.ts). The black-box tests under e2e/
+// belong to Playwright.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["lib/**/*.test.ts", "api/**/*.test.ts"],
+    exclude: ["e2e/**", "**/node_modules/**", ".next/**"],
+    // better-sqlite3 and sharp are native modules: child processes, not worker threads.
+    pool: "forks",
+    setupFiles: ["lib/test-setup.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+  },
+});
