@@ -1,10 +1,13 @@
-// next-auth (v4): sign-in with the users the admin CLI creates; JWT sessions in httpOnly cookies.
+// next-auth (v4): sign-in with the users the admin CLI creates, by password or, when configured,
+// through GitHub or Google for the same email; JWT sessions in httpOnly cookies.
 import { createHash } from "node:crypto";
 import type { NextAuthOptions } from "next-auth";
 import { getServerSession } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { verifyUserPassword } from "@/lib/core/users";
-import { config } from "@/lib/config";
+import GitHubProvider from "next-auth/providers/github";
+import GoogleProvider from "next-auth/providers/google";
+import { findUserByEmail, verifyUserPassword, type User } from "@/lib/core/users";
+import { config, type OAuthClient } from "@/lib/config";
 import { getRuntime } from "@/lib/runtime";
 
 export interface StudioUser {
@@ -14,11 +17,25 @@ export interface StudioUser {
   workspaceId: string;
 }
 
+function studioUserOf(user: User): StudioUser {
+  return { id: user.id, email: user.email, role: user.role, workspaceId: user.workspace_id };
+}
+
+function oauthProvider(client: OAuthClient) {
+  const options = { clientId: client.clientId, clientSecret: client.clientSecret };
+  return client.provider === "github" ? GitHubProvider(options) : GoogleProvider(options);
+}
+
+/** The OAuth providers switched on from env, for the sign-in page's buttons. */
+export function oauthSignInOptions(): { id: string; name: string }[] {
+  return config().oauth.map((c) => ({ id: c.provider, name: c.provider === "github" ? "GitHub" : "Google" }));
+}
+
 export const authOptions: NextAuthOptions = {
   // Derived from SECRET_KEY, so there is one secret to keep.
   secret: createHash("sha256").update(`next-auth:${config().secretKey}`).digest("base64url"),
   session: { strategy: "jwt", maxAge: 7 * 24 * 3600 },
-  pages: { signIn: "/sign-in" },
+  pages: { signIn: "/sign-in", error: "/sign-in" },
   providers: [
     CredentialsProvider({
       name: "Email and password",
@@ -27,13 +44,30 @@ export const authOptions: NextAuthOptions = {
         if (!credentials?.email || !credentials.password) return null;
         const { store } = await getRuntime();
         const user = await verifyUserPassword({ db: store.db }, { email: credentials.email, password: credentials.password });
-        return user ? { id: user.id, email: user.email, role: user.role, workspaceId: user.workspace_id } : null;
+        return user ? studioUserOf(user) : null;
       },
     }),
+    ...config().oauth.map(oauthProvider),
   ],
   callbacks: {
-    jwt({ token, user }) {
-      if (user) Object.assign(token, { uid: user.id, role: (user as unknown as StudioUser).role, workspaceId: (user as unknown as StudioUser).workspaceId });
+    // OAuth opens no accounts: the provider's verified email must be a user ops created.
+    async signIn({ account, profile, user }) {
+      if (!account || account.provider === "credentials") return true;
+      if (account.provider === "google" && (profile as { email_verified?: boolean } | undefined)?.email_verified !== true) return false;
+      if (!user.email) return false;
+      const { store } = await getRuntime();
+      return (await findUserByEmail({ db: store.db }, user.email)) !== null;
+    },
+    async jwt({ token, user, account }) {
+      if (!user) return token;
+      let studio = user as unknown as StudioUser;
+      if (account && account.provider !== "credentials") {
+        const { store } = await getRuntime();
+        const found = await findUserByEmail({ db: store.db }, user.email ?? "");
+        if (!found) return token;
+        studio = studioUserOf(found);
+      }
+      Object.assign(token, { uid: studio.id, email: studio.email, role: studio.role, workspaceId: studio.workspaceId });
       return token;
     },
     session({ session, token }) {

@@ -79,6 +79,8 @@ export function ModelPlayground({
     }
     return out;
   }, [error, dirty, formData]);
+  // A refused run always says why; a quote's complaint waits until the user has touched the form.
+  const showError = runError !== null || dirty || Object.keys(fieldErrors).length > 0;
 
   const canRun = !disabledReason && !quoting && quote !== null && !starting;
   const start = useCallback(async () => {
@@ -138,14 +140,18 @@ export function ModelPlayground({
             }}
           />
         </div>
+        {error?.code === "insufficient_credit" ? (
+          <p role="alert" data-testid="credit-help" className="border-x border-zinc-200 bg-amber-50 px-5 py-2.5 text-sm text-amber-900 dark:border-zinc-800">
+            Not enough credit for this run. An operator adds credit on the Ops page of the studio, or with{" "}
+            <code className="font-mono text-xs">npm run admin -- credit add --workspace &lt;id&gt; --usd 10</code>.
+          </p>
+        ) : null}
         <div className="sticky bottom-0 z-10 flex items-center justify-between gap-4 rounded-b-lg border border-zinc-200 bg-white/95 px-5 py-3 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/95">
           <div className="min-w-0 text-sm" aria-live="polite" data-testid="quote">
             {disabledReason ? (
               <span className="text-zinc-500">{disabledReason}</span>
             ) : error ? (
-              <span className={Object.keys(fieldErrors).length || dirty ? "text-red-600" : "text-zinc-500"}>
-                {Object.keys(fieldErrors).length || dirty ? error.message : "Fill in the form to see the price."}
-              </span>
+              <span className={showError ? "text-red-600" : "text-zinc-500"}>{showError ? error.message : "Fill in the form to see the price."}</span>
             ) : quote ? (
               <span className="flex items-center gap-2 text-zinc-700 dark:text-zinc-300">
                 <span>

@@ -16,7 +16,7 @@ export function OpsCreditForm({ workspaces }: { workspaces: { id: string; name: 
     return answer;
   }, null);
   return (
-    <form action={action} className="grid gap-4 sm:grid-cols-[2fr_1fr_2fr_auto] sm:items-end">
+    <form action={action} aria-label="Add credit" className="grid gap-4 sm:grid-cols-[2fr_1fr_2fr_auto] sm:items-end">
       <label className="block text-sm font-medium text-zinc-700">
         Workspace
         <select name="workspace" className={field} required value={workspace} onChange={(e) => setWorkspace(e.target.value)}>

@@ -1,15 +1,15 @@
 "use client";
 // One run, live: status, outputs as they arrive, cost, cancel, keep as file, copy as curl/JSON.
-// Polls a server action (lib/core getGeneration) every 1.5 s while the run is not final.
+// Polls a server action (lib/core getGeneration) as the API's Retry-After says, until the run is final.
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { useRouter } from "next/navigation";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Generation } from "@/lib/core/generation-view";
+import { isFinal, retryAfterSeconds } from "@/lib/core/run-states";
 import { cancelRunAction, getRunAction, keepOutputAction } from "@/app/(studio)/runs/actions";
 import { RunStatusPill, formatDuration } from "./run-status";
 
-const FINAL = ["succeeded", "failed", "canceled"];
 
 export function curlFor(origin: string, model: string, input: Record<string, unknown>): string {
   const body = JSON.stringify({ model, input }).replace(/'/g, "'\\''");
@@ -24,8 +24,9 @@ export function useGeneration(initial: Generation) {
       if (!answer.ok) throw new Error(answer.error.message);
       return answer.value;
     },
-    initialData: initial,
-    refetchInterval: (q) => (q.state.data && FINAL.includes(q.state.data.status) ? false : 1500),
+    initialData: { generation: initial, retryAfterSeconds: isFinal(initial.status) ? null : retryAfterSeconds(initial.modality) },
+    select: (read) => read.generation,
+    refetchInterval: (q) => (q.state.data?.retryAfterSeconds ? q.state.data.retryAfterSeconds * 1000 : false),
   });
 }
 
@@ -129,7 +130,7 @@ export function RunView({ initial, compact = false }: { initial: Generation; com
   const [message, setMessage] = useState<{ tone: "error" | "info"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const g = run ?? initial;
-  const final = FINAL.includes(g.status);
+  const final = isFinal(g.status);
   const router = useRouter();
   const wasFinal = useRef(final);
   // The balance in the top bar changes when a run settles: refresh the server parts once.
@@ -142,7 +143,7 @@ export function RunView({ initial, compact = false }: { initial: Generation; com
     setBusy(true);
     const answer = await cancelRunAction(g.id);
     setBusy(false);
-    if (answer.ok) client.setQueryData(["generation", g.id], answer.value);
+    if (answer.ok) client.setQueryData(["generation", g.id], { generation: answer.value, retryAfterSeconds: isFinal(answer.value.status) ? null : retryAfterSeconds(answer.value.modality) });
     else setMessage({ tone: "error", text: answer.error.message });
   }
   async function keep(index: number) {

@@ -1,5 +1,6 @@
 "use client";
 import { useRouter } from "next/navigation";
+import { GENERATION_STATUSES } from "@/lib/core/run-states";
 
 const SELECT = "rounded-lg border border-zinc-200 bg-white px-3 py-2 text-sm text-zinc-800 focus-visible:outline-2 focus-visible:outline-indigo-500";
 
@@ -27,7 +28,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
         Status
         <select aria-label="Status" className={SELECT} value={current.status ?? ""} onChange={(e) => go("status", e.target.value)}>
           <option value="">Any status</option>
-          {["queued", "running", "succeeded", "failed", "canceled"].map((s) => (
+          {GENERATION_STATUSES.map((s) => (
             <option key={s} value={s} className="capitalize">{s[0]!.toUpperCase() + s.slice(1)}</option>
           ))}
         </select>

@@ -6,9 +6,9 @@ import { useState, type FormEvent } from "react";
 const input =
   "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-base text-zinc-900 focus:border-indigo-500 focus:outline-2 focus:outline-indigo-500/30";
 
-export function SignInForm() {
+export function SignInForm({ oauth = [], initialError = null }: { oauth?: { id: string; name: string }[]; initialError?: string | null }) {
   const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(initialError);
   const [busy, setBusy] = useState(false);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -48,6 +48,20 @@ export function SignInForm() {
       >
         {busy ? "Signing in…" : "Sign in"}
       </button>
+      {oauth.length ? (
+        <div className="space-y-2 border-t border-zinc-200 pt-4">
+          {oauth.map((p) => (
+            <button
+              key={p.id}
+              type="button"
+              onClick={() => void signIn(p.id, { callbackUrl: "/catalog" })}
+              className="w-full rounded-md border border-zinc-300 bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+            >
+              Continue with {p.name}
+            </button>
+          ))}
+        </div>
+      ) : null}
     </form>
   );
 }

@@ -86,6 +86,17 @@ describe("loadConfig", () => {
     }
   });
 
+  it("switches on OAuth sign-in per provider when both its ID and secret are set", () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).oauth).toEqual([]);
+    const both = loadConfig({ DATA_DIR: tempDataDir(), AUTH_GITHUB_ID: "gh-id", AUTH_GITHUB_SECRET: "gh-secret", AUTH_GOOGLE_ID: "g-id", AUTH_GOOGLE_SECRET: "g-secret" });
+    expect(both.oauth).toEqual([
+      { provider: "github", clientId: "gh-id", clientSecret: "gh-secret" },
+      { provider: "google", clientId: "g-id", clientSecret: "g-secret" },
+    ]);
+    expect(configError({ AUTH_GOOGLE_ID: "g-id" }).message).toBe("AUTH_GOOGLE_ID and AUTH_GOOGLE_SECRET go together: set both to sign in with google, or neither.");
+    expect(configError({ AUTH_GITHUB_SECRET: "s" }).message).toMatch(/^AUTH_GITHUB_ID and AUTH_GITHUB_SECRET go together/);
+  });
+
   it("refuses a bad API_KEY_PREFIX, naming it", () => {
     for (const API_KEY_PREFIX of ["ATL", "a", "1abc", "at_l", "abcdefghijklm"]) {
       expect(configError({ API_KEY_PREFIX }).message).toMatch(/^API_KEY_PREFIX must be 2 to 12 lower-case letters or digits/);

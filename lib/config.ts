@@ -32,6 +32,15 @@ export interface Config {
   providersFile: string | null;
   /** Remote providers and the catalog entries they serve, parsed from PROVIDERS_FILE. */
   providers: ProviderConfig[];
+  /** Studio sign-in with GitHub or Google, on when both the ID and the secret are set. */
+  oauth: OAuthClient[];
+}
+
+export const OAUTH_PROVIDERS = ["github", "google"] as const;
+export interface OAuthClient {
+  provider: (typeof OAUTH_PROVIDERS)[number];
+  clientId: string;
+  clientSecret: string;
 }
 
 export class ConfigError extends Error {
@@ -160,6 +169,21 @@ function readBlocklist(env: Env): string[] {
   return terms;
 }
 
+/** AUTH_GITHUB_ID + AUTH_GITHUB_SECRET, AUTH_GOOGLE_ID + AUTH_GOOGLE_SECRET: both or neither. */
+function readOAuth(env: Env): OAuthClient[] {
+  const clients: OAuthClient[] = [];
+  for (const provider of OAUTH_PROVIDERS) {
+    const idName = `AUTH_${provider.toUpperCase()}_ID`;
+    const secretName = `AUTH_${provider.toUpperCase()}_SECRET`;
+    const clientId = env[idName] ?? "";
+    const clientSecret = env[secretName] ?? "";
+    if (!clientId && !clientSecret) continue;
+    if (!clientId || !clientSecret) throw new ConfigError(`${idName} and ${secretName} go together: set both to sign in with ${provider}, or neither.`);
+    clients.push({ provider, clientId, clientSecret });
+  }
+  return clients;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = readInteger(env, "PORT", 3000, 1, 65535);
   const dataDir = path.resolve(env.DATA_DIR || "./.data");
@@ -190,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowInsecure: readFlag(env, "WEBHOOK_ALLOW_INSECURE"),
     webhookRetrySchedule: readSchedule(env),
     ...readProviders(env),
+    oauth: readOAuth(env),
   };
 }
 

@@ -1,12 +1,20 @@
+import Link from "next/link";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/sign-in-form";
-import { studioUser } from "../auth";
+import { oauthSignInOptions, studioUser } from "../auth";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Sign in · Atelier" };
 
-export default async function SignInPage() {
+// next-auth sends failed OAuth sign-ins back here with ?error=…
+const OAUTH_ERRORS: Record<string, string> = {
+  AccessDenied: "That account's email is not an Atelier user. Ask ops to create a user with it, then sign in again.",
+};
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   if (await studioUser()) redirect("/catalog");
+  const code = (await searchParams).error;
+  const error = typeof code === "string" ? (OAUTH_ERRORS[code] ?? "Signing in did not work. Try again.") : null;
   return (
     <main className="flex min-h-screen items-center justify-center bg-zinc-50 px-4">
       <div className="w-full max-w-sm">
@@ -16,9 +24,15 @@ export default async function SignInPage() {
         <div className="rounded-lg border border-zinc-200 bg-white p-8 shadow-sm">
           <h1 className="text-xl font-semibold tracking-tight text-zinc-900">Sign in to Atelier</h1>
           <p className="mt-1 mb-6 text-sm text-zinc-500">Use the login ops gave you, or the demo login printed on the first start.</p>
-          <SignInForm />
+          <SignInForm oauth={oauthSignInOptions()} initialError={error} />
         </div>
-        <p className="mt-4 text-center text-xs text-zinc-500">Programs use API keys instead: see the API at /v1.</p>
+        <p className="mt-4 text-center text-sm text-zinc-600">
+          <Link href="/explore" className="font-medium text-indigo-600 hover:text-indigo-700">
+            Browse the models and prices
+          </Link>{" "}
+          without signing in.
+        </p>
+        <p className="mt-2 text-center text-xs text-zinc-500">Programs use API keys instead: see the API at /v1.</p>
       </div>
     </main>
   );

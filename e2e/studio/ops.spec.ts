@@ -28,7 +28,8 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   await expect(row).toContainText("atelier/gradient");
   await expect(page.getByTestId("ops-last-minute")).not.toHaveText("0");
 
-  await page.getByLabel("Workspace").selectOption(creator.workspaceId);
+  const creditForm = page.getByRole("form", { name: "Add credit" });
+  await creditForm.getByLabel("Workspace").selectOption(creator.workspaceId);
   await page.getByLabel("Amount (USD)").fill("nonsense");
   await page.getByRole("button", { name: "Add credit" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "Enter an amount" })).toBeVisible();
@@ -36,6 +37,19 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   await page.getByRole("button", { name: "Add credit" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Added $7.50" })).toContainText(`to ${creator.workspaceName}`);
   await screenshot(page, "ops");
+
+  // Filters narrow the runs list and live in the URL.
+  await page.getByLabel("Workspace filter").selectOption(creator.workspaceId);
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page).toHaveURL(new RegExp(`workspace=${creator.workspaceId}`));
+  await expect(page.getByTestId("ops-run")).toHaveCount(1);
+  await expect(page.getByTestId("ops-run")).toContainText(run.id);
+  await page.getByLabel("Status filter").selectOption("failed");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page.getByText("No runs match these filters.")).toBeVisible();
+  await page.getByRole("link", { name: "Clear" }).click();
+  await expect(page).toHaveURL(/\/ops$/);
+  await expect(page.getByTestId("ops-run").filter({ hasText: run.id })).toBeVisible();
 
   const credits = (await (await request.get("/v1/credits", { headers: { "x-api-key": key } })).json()) as { available_usd: string };
   expect(Number(credits.available_usd)).toBeGreaterThanOrEqual(9.49);

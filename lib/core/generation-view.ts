@@ -64,11 +64,7 @@ export interface Generation {
   completed_at: string | null;
 }
 
-export const FINAL_STATUSES = ["succeeded", "failed", "canceled"] as const;
-
-export function isFinal(status: string): boolean {
-  return (FINAL_STATUSES as readonly string[]).includes(status);
-}
+export { FINAL_STATUSES, isFinal, retryAfterSeconds } from "./run-states";
 
 function presentOutput(services: Services, output: StoredOutput): OutputItem {
   const link = signBlobLink({ secret: services.secretKey, baseUrl: services.publicBaseUrl }, output.blob, output.content_type);
@@ -109,9 +105,4 @@ export function presentGeneration(services: Services, row: GenerationsTable): Ge
     started_at: row.started_at,
     completed_at: row.completed_at,
   };
-}
-
-/** Seconds a client should wait before reading a run again (SPEC.md rule 6). */
-export function retryAfterSeconds(modality: string): number {
-  return modality === "video" || modality === "3d" ? 5 : 2;
 }

@@ -3,18 +3,19 @@ import { settleHold, holdCredit } from "./credits";
 import { deprecationHeaders, findCatalogEntry, MODEL_ID_PATTERN, splitModelId } from "./catalog";
 import { nowIso, requireScope, SOURCES, type Ctx } from "./context";
 import { ApiError } from "./errors";
-import { isFinal, presentGeneration, FINAL_STATUSES, type Generation } from "./generation-view";
+import { presentGeneration, type Generation } from "./generation-view";
+import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
 import { newId, hasIdPrefix } from "./ids";
 import { LIMITS } from "./limits";
 import { afterPosition, keysetPage } from "./paging";
 import { priceRunRequest, type PricedRun } from "./quotes";
 import { appendRunEndedEvent } from "./run-events";
-import type { Db, GenerationsTable, GenerationStatus } from "../store/database";
+import type { Db, GenerationsTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
 import { withTransaction } from "../store/store";
 
-export const GENERATION_STATUSES: readonly GenerationStatus[] = ["queued", "running", "succeeded", "failed", "canceled"];
+export { GENERATION_STATUSES };
 
 export interface GenerationAnswer {
   generation: Generation;

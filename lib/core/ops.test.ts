@@ -27,6 +27,12 @@ describe(`ops overview (${testDialect()})`, () => {
     ]);
     expect(overview).toMatchObject({ queued: 2, running: 0, created_last_minute: 2 });
     expect((await opsOverview({ db }, { limit: 1 })).runs).toHaveLength(1);
+    const onlyAlpha = await opsOverview({ db }, { filter: { workspaceId: a.id } });
+    expect(onlyAlpha.runs.map((r) => r.id)).toEqual([first.generation.id]);
+    expect(onlyAlpha.queued).toBe(2);
+    expect((await opsOverview({ db }, { filter: { status: "failed" } })).runs).toEqual([]);
+    expect((await opsOverview({ db }, { filter: { status: "queued", model: "atelier/gradient" } })).runs).toHaveLength(2);
+    expect((await opsOverview({ db }, { filter: { model: "atelier/artwork" } })).runs).toEqual([]);
     expect((await opsOverview({ db }, { now: new Date(Date.now() + 120_000) })).created_last_minute).toBe(0);
   });
 });

@@ -20,12 +20,23 @@ export interface OpsOverview {
   created_last_minute: number;
 }
 
-export async function opsOverview(ctx: SystemCtx, options: { limit?: number; now?: Date } = {}): Promise<OpsOverview> {
+/** Narrows the runs list; the queue figures always count every workspace. */
+export interface OpsRunFilter {
+  workspaceId?: string;
+  status?: GenerationStatus;
+  model?: string;
+}
+
+export async function opsOverview(ctx: SystemCtx, options: { limit?: number; now?: Date; filter?: OpsRunFilter } = {}): Promise<OpsOverview> {
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
   const since = new Date((options.now ?? new Date()).getTime() - 60_000).toISOString();
+  const filter = options.filter ?? {};
   const [runs, counts, recent] = await Promise.all([
     ctx.db
       .selectFrom("generations")
+      .$if(!!filter.workspaceId, (q) => q.where("generations.workspace_id", "=", filter.workspaceId!))
+      .$if(!!filter.status, (q) => q.where("generations.status", "=", filter.status!))
+      .$if(!!filter.model, (q) => q.where("generations.model", "=", filter.model!))
       .innerJoin("workspaces", "workspaces.id", "generations.workspace_id")
       .select([
         "generations.id",

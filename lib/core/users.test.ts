@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
 import { openTestStore, testDialect, type TestStore } from "../store/test-store";
-import { createUser, findUser, verifyUserPassword } from "./users";
+import { createUser, findUser, findUserByEmail, verifyUserPassword } from "./users";
 import { createWorkspace } from "./workspaces";
 
 describe(`users (${testDialect()})`, () => {
@@ -27,6 +27,8 @@ describe(`users (${testDialect()})`, () => {
     expect(await verifyUserPassword({ db }, { email: "ada@example.com", password: "wrong horse" })).toBeNull();
     expect(await verifyUserPassword({ db }, { email: "nobody@example.com", password: "correct horse" })).toBeNull();
     expect(await findUser({ db }, user.id)).toEqual(user);
+    expect(await findUserByEmail({ db }, "ADA@example.com ")).toEqual(user);
+    expect(await findUserByEmail({ db }, "nobody@example.com")).toBeNull();
   });
 
   it("refuses bad input and a second user with the same email", async () => {

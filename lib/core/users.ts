@@ -80,6 +80,12 @@ export async function verifyUserPassword(ctx: SystemCtx, input: { email: string;
   return (await passwordMatches(input.password, row.password_hash)) ? present(row) : null;
 }
 
+/** The user with this email (any case), for sign-in through an OAuth provider that verified it. */
+export async function findUserByEmail(ctx: SystemCtx, email: string): Promise<User | null> {
+  const row = await ctx.db.selectFrom("users").selectAll().where("email", "=", email.trim().toLowerCase()).executeTakeFirst();
+  return row ? present(row) : null;
+}
+
 export async function findUser(ctx: SystemCtx, id: string): Promise<User | null> {
   const row = await ctx.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
   return row ? present(row) : null;

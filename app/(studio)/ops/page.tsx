@@ -1,6 +1,9 @@
+import Link from "next/link";
 import { notFound } from "next/navigation";
+import { listCatalog } from "@/lib/core/catalog";
 import { presentCredits, readBalance } from "@/lib/core/credits";
-import { opsOverview } from "@/lib/core/ops";
+import { opsOverview, type OpsRunFilter } from "@/lib/core/ops";
+import { GENERATION_STATUSES } from "@/lib/core/run-states";
 import { listWorkspaces } from "@/lib/core/workspaces";
 import { OpsCreditForm } from "@/components/ops-credit-form";
 import { RunStatusPill, relativeTime } from "@/components/run-status";
@@ -20,11 +23,21 @@ function Stat({ label, value, testId }: { label: string; value: number; testId: 
   );
 }
 
+const SELECT =
+  "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500";
+
+type Search = Promise<Record<string, string | string[] | undefined>>;
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
+
 // Operators only: every workspace's latest runs, the queue, and credit top-ups.
-export default async function OpsPage() {
+export default async function OpsPage({ searchParams }: { searchParams: Search }) {
   const ctx = await requireStudioCtx();
   if (ctx.user.role !== "ops") notFound();
-  const [overview, workspaces] = await Promise.all([opsOverview(ctx), listWorkspaces(ctx)]);
+  const sp = await searchParams;
+  const status = GENERATION_STATUSES.find((s) => s === one(sp.status));
+  const filter: OpsRunFilter = { workspaceId: one(sp.workspace), status, model: one(sp.model) };
+  const filtered = !!(filter.workspaceId || filter.status || filter.model);
+  const [overview, workspaces, catalog] = await Promise.all([opsOverview(ctx, { filter }), listWorkspaces(ctx), listCatalog(ctx.db)]);
   const balances = await Promise.all(workspaces.map((w) => readBalance(ctx.db, w.id)));
   const now = Date.now();
   return (
@@ -50,8 +63,54 @@ export default async function OpsPage() {
 
       <section className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">
         <h2 className="border-b border-zinc-200 px-5 py-3 text-base font-semibold text-zinc-900">Latest runs</h2>
+        {/* A plain GET form: the filters live in the URL, so a filtered view can be shared. */}
+        <form method="get" aria-label="Run filters" className="grid gap-3 border-b border-zinc-200 bg-zinc-50 px-5 py-3 sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end">
+          <label className="block text-xs font-medium text-zinc-600">
+            Workspace filter
+            <select name="workspace" defaultValue={filter.workspaceId ?? ""} className={SELECT}>
+              <option value="">Every workspace</option>
+              {workspaces.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="block text-xs font-medium text-zinc-600">
+            Status filter
+            <select name="status" defaultValue={filter.status ?? ""} className={SELECT}>
+              <option value="">Any status</option>
+              {GENERATION_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s[0]!.toUpperCase() + s.slice(1)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="block text-xs font-medium text-zinc-600">
+            Model filter
+            <select name="model" defaultValue={filter.model ?? ""} className={SELECT}>
+              <option value="">Every model</option>
+              {catalog.data.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.id}
+                </option>
+              ))}
+            </select>
+          </label>
+          <div className="flex items-center gap-3">
+            <button type="submit" className="rounded-md bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500">
+              Filter
+            </button>
+            {filtered ? (
+              <Link href="/ops" className="text-sm font-medium text-indigo-600 hover:text-indigo-700">
+                Clear
+              </Link>
+            ) : null}
+          </div>
+        </form>
         {overview.runs.length === 0 ? (
-          <p className="px-5 py-8 text-center text-sm text-zinc-500">No runs yet.</p>
+          <p className="px-5 py-8 text-center text-sm text-zinc-500">{filtered ? "No runs match these filters." : "No runs yet."}</p>
         ) : (
           <div className="overflow-x-auto">
             <table className="min-w-full text-left text-sm">

@@ -4,7 +4,7 @@ import { ApiError } from "@/lib/core/errors";
 import { cancelGeneration, createGeneration, getGeneration } from "@/lib/core/generations";
 import { quoteRun, type Quote } from "@/lib/core/quotes";
 import { createImageFile, keepOutputAsFile, type File as StudioFile } from "@/lib/core/files";
-import type { Generation } from "@/lib/core/generation-view";
+import { isFinal, retryAfterSeconds, type Generation } from "@/lib/core/generation-view";
 import { requireStudioCtx } from "../studio-ctx";
 
 export interface PlainError {
@@ -33,9 +33,18 @@ export async function runAction(body: { model: string; input: Record<string, unk
   return attempt(async () => (await createGeneration(ctx, body)).generation);
 }
 
-export async function getRunAction(id: string): Promise<ActionResult<Generation>> {
+/** A run as it is now, with the seconds to wait before reading it again (the API's Retry-After). */
+export interface RunRead {
+  generation: Generation;
+  retryAfterSeconds: number | null;
+}
+
+export async function getRunAction(id: string): Promise<ActionResult<RunRead>> {
   const ctx = await requireStudioCtx();
-  return attempt(async () => (await getGeneration(ctx, { id })).generation);
+  return attempt(async () => {
+    const { generation } = await getGeneration(ctx, { id });
+    return { generation, retryAfterSeconds: isFinal(generation.status) ? null : retryAfterSeconds(generation.modality) };
+  });
 }
 
 export async function cancelRunAction(id: string): Promise<ActionResult<Generation>> {

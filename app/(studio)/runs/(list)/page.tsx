@@ -4,7 +4,7 @@ import { ApiError } from "@/lib/core/errors";
 import { listGenerations, type GenerationList } from "@/lib/core/generations";
 import { RunsFilters } from "@/components/runs-filters";
 import { RunsTable } from "@/components/runs-table";
-import { requireStudioCtx } from "../studio-ctx";
+import { requireStudioCtx } from "../../studio-ctx";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Runs · Atelier" };
