@@ -9,7 +9,8 @@ import type { File as StudioFile } from "@/lib/core/files";
 import type { Quote } from "@/lib/core/quotes";
 import { SchemaForm } from "./schema-form";
 import { quoteAction, runAction, uploadImageAction, type PlainError } from "@/app/(studio)/runs/actions";
-import { RunView } from "./run-view";
+import { RunView, storeRun } from "./run-view";
+import { directUpload } from "./direct-upload";
 
 /** First examples as a starting input, so the form opens ready to run. */
 function initialInput(schema: RJSFSchema): Record<string, unknown> {
@@ -90,7 +91,7 @@ export function ModelPlayground({
     const answer = await runAction({ model: modelId, input: formData });
     setStarting(false);
     if (answer.ok) {
-      client.setQueryData(["generation", answer.value.id], answer.value);
+      storeRun(client, answer.value);
       setRun(answer.value);
       router.refresh(); // the balance in the top bar
     } else setRunError(answer.error);
@@ -115,6 +116,7 @@ export function ModelPlayground({
         const a = await uploadImageAction(data);
         return a.ok ? { ok: true, file: a.value } : { ok: false, error: a.error };
       },
+      directUpload,
       onUploaded: (f: StudioFile) => setFiles((list) => [f, ...list.filter((x) => x.id !== f.id)]),
     }),
     [fieldErrors, files],

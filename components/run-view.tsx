@@ -4,16 +4,26 @@
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { useRouter } from "next/navigation";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { Generation } from "@/lib/core/generation-view";
 import { isFinal, retryAfterSeconds } from "@/lib/core/run-states";
-import { cancelRunAction, getRunAction, keepOutputAction } from "@/app/(studio)/runs/actions";
+import { cancelRunAction, getRunAction, keepOutputAction, type RunRead } from "@/app/(studio)/runs/actions";
 import { RunStatusPill, formatDuration } from "./run-status";
 
 
 export function curlFor(origin: string, model: string, input: Record<string, unknown>): string {
   const body = JSON.stringify({ model, input }).replace(/'/g, "'\\''");
   return `curl -X POST ${origin}/v1/generations \\\n  -H "x-api-key: $ATELIER_API_KEY" \\\n  -H "content-type: application/json" \\\n  -d '${body}'`;
+}
+
+/** What the run's query holds: the run and when to read it again. */
+export function runRead(generation: Generation): RunRead {
+  return { generation, retryAfterSeconds: isFinal(generation.status) ? null : retryAfterSeconds(generation.modality) };
+}
+
+/** Puts a run the studio just got (started, canceled) into its query, so every view shows it at once. */
+export function storeRun(client: QueryClient, generation: Generation): void {
+  client.setQueryData(["generation", generation.id], runRead(generation));
 }
 
 export function useGeneration(initial: Generation) {
@@ -24,7 +34,7 @@ export function useGeneration(initial: Generation) {
       if (!answer.ok) throw new Error(answer.error.message);
       return answer.value;
     },
-    initialData: { generation: initial, retryAfterSeconds: isFinal(initial.status) ? null : retryAfterSeconds(initial.modality) },
+    initialData: runRead(initial),
     select: (read) => read.generation,
     refetchInterval: (q) => (q.state.data?.retryAfterSeconds ? q.state.data.retryAfterSeconds * 1000 : false),
   });
@@ -143,7 +153,7 @@ export function RunView({ initial, compact = false }: { initial: Generation; com
     setBusy(true);
     const answer = await cancelRunAction(g.id);
     setBusy(false);
-    if (answer.ok) client.setQueryData(["generation", g.id], { generation: answer.value, retryAfterSeconds: isFinal(answer.value.status) ? null : retryAfterSeconds(answer.value.modality) });
+    if (answer.ok) storeRun(client, answer.value);
     else setMessage({ tone: "error", text: answer.error.message });
   }
   async function keep(index: number) {

@@ -13,7 +13,10 @@ export interface SchemaFormExtras {
   /** Field name → message, from the quote's ApiError param ("input.width" → "width"). */
   fieldErrors: Record<string, string>;
   files: StudioFile[];
+  /** An image, through the studio's upload action. */
   upload: (data: FormData) => Promise<UploadResult>;
+  /** A video or sound, as a direct upload: the bytes go straight to the signed URL, with progress 0..1. */
+  directUpload: (file: globalThis.File, onProgress: (share: number) => void) => Promise<UploadResult>;
   onUploaded: (file: StudioFile) => void;
 }
 
@@ -21,6 +24,7 @@ export const SchemaFormContext = createContext<SchemaFormExtras>({
   fieldErrors: {},
   files: [],
   upload: async () => ({ ok: false }),
+  directUpload: async () => ({ ok: false }),
   onUploaded: () => {},
 });
 

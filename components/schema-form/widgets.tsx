@@ -1,8 +1,11 @@
 "use client";
 import { useRef, useState, type ChangeEvent } from "react";
-import type { WidgetProps } from "@rjsf/utils";
+import type { BaseInputTemplateProps, WidgetProps } from "@rjsf/utils";
+import { HEX_COLOR_PATTERN } from "@/lib/models/shared/fields";
 import { BaseInputTemplate, inputClass } from "./templates";
-import { useSchemaFormExtras } from "./context";
+import type { File as StudioFile } from "@/lib/core/files";
+import { mediaTypeMatches } from "@/lib/core/media-types";
+import { useSchemaFormExtras, type UploadResult } from "./context";
 
 /** Enums of up to four options as a segmented control, longer ones as a select. */
 export function SelectWidget(props: WidgetProps) {
@@ -137,24 +140,56 @@ function AutoTextarea(props: WidgetProps) {
   );
 }
 
-/** A file_… field: a drop zone that uploads an image, a thumbnail, and "choose from files". */
+function mediaNoun(pattern: string): string {
+  return pattern.startsWith("image/") ? "image" : pattern.startsWith("audio/") ? "sound" : pattern.startsWith("video/") ? "video" : "file";
+}
+
+/** What a chosen file looks like: a thumbnail for an image, a player for a sound or video. */
+function FilePreview({ file, noun }: { file: StudioFile | undefined; noun: string }) {
+  const box = "h-16 w-16 shrink-0 rounded-md border border-zinc-200";
+  if (!file) return <div className={`${box} flex items-center justify-center bg-zinc-100 text-xs text-zinc-400 dark:bg-zinc-800`}>No {noun}</div>;
+  if (file.content_type.startsWith("image/")) return <img src={file.url} alt={file.filename ?? file.id} data-testid="file-thumbnail" className={`${box} object-cover`} />;
+  if (file.content_type.startsWith("video/")) return <video src={file.url} muted data-testid="file-thumbnail" className={`${box} bg-black object-cover`} />;
+  return (
+    <div data-testid="file-thumbnail" className={`${box} flex flex-col items-center justify-center bg-indigo-50 text-indigo-600`}>
+      <svg viewBox="0 0 24 24" className="h-6 w-6" fill="none" stroke="currentColor" strokeWidth={1.6} aria-hidden>
+        <path d="M3 12h2M7 8v8M11 5v14M15 9v6M19 11v2" strokeLinecap="round" />
+      </svg>
+      {file.duration ? <span className="text-[10px] tabular-nums">{file.duration.toFixed(1)} s</span> : null}
+    </div>
+  );
+}
+
+/**
+ * A file_… field: a drop zone that uploads (an image through the studio, a video or sound as a
+ * direct upload to its signed URL), a preview, and a picker of the workspace's matching files.
+ */
 export function FileWidget(props: WidgetProps) {
-  const { id, value, onChange, label } = props;
-  const { files, upload, onUploaded } = useSchemaFormExtras();
-  const [busy, setBusy] = useState(false);
+  const { id, value, onChange, label, schema } = props;
+  const { files: allFiles, upload, directUpload, onUploaded } = useSchemaFormExtras();
+  const accept = typeof schema.contentMediaType === "string" ? schema.contentMediaType : "image/*";
+  const noun = mediaNoun(accept);
+  const files = allFiles.filter((f) => mediaTypeMatches(accept, f.content_type));
+  const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [over, setOver] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   const chosen = files.find((f) => f.id === value);
+  const busy = progress !== null;
 
   async function send(file: globalThis.File | undefined) {
     if (!file) return;
-    setBusy(true);
+    setProgress(0);
     setError(null);
-    const data = new FormData();
-    data.set("file", file);
-    const answer = await upload(data);
-    setBusy(false);
+    let answer: UploadResult;
+    if (noun === "image") {
+      const data = new FormData();
+      data.set("file", file);
+      answer = await upload(data);
+    } else {
+      answer = await directUpload(file, setProgress);
+    }
+    setProgress(null);
     if (answer.ok && answer.file) {
       onUploaded(answer.file);
       onChange(answer.file.id);
@@ -176,26 +211,28 @@ export function FileWidget(props: WidgetProps) {
         }}
         className={`flex items-center gap-4 rounded-lg border border-dashed p-3 ${over ? "border-indigo-500 bg-indigo-50" : "border-zinc-300 bg-white dark:border-zinc-700 dark:bg-zinc-900"}`}
       >
-        {chosen ? (
-          <img src={chosen.url} alt={chosen.filename ?? chosen.id} data-testid="file-thumbnail" className="h-16 w-16 shrink-0 rounded-md border border-zinc-200 object-cover" />
-        ) : (
-          <div className="flex h-16 w-16 shrink-0 items-center justify-center rounded-md bg-zinc-100 text-xs text-zinc-400 dark:bg-zinc-800">No image</div>
-        )}
+        <FilePreview file={chosen} noun={noun} />
         <div className="min-w-0 flex-1 text-sm">
-          <div className="truncate text-zinc-700 dark:text-zinc-300">
-            {busy ? "Uploading…" : chosen ? (chosen.filename ?? chosen.id) : "Drop an image here or"}
+          <div className="truncate text-zinc-700 dark:text-zinc-300" aria-live="polite">
+            {busy ? `Uploading… ${noun === "image" ? "" : `${Math.round((progress ?? 0) * 100)} %`}` : chosen ? (chosen.filename ?? chosen.id) : `Drop ${noun === "image" ? "an image" : `a ${noun}`} here or`}
           </div>
+          {busy && noun !== "image" ? (
+            <div className="mt-1 h-1.5 w-full overflow-hidden rounded-full bg-zinc-200" role="progressbar" aria-label={`Uploading ${label}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round((progress ?? 0) * 100)}>
+              <div className="h-full bg-indigo-500 transition-[width]" style={{ width: `${Math.round((progress ?? 0) * 100)}%` }} />
+            </div>
+          ) : null}
           <button
             type="button"
+            disabled={busy}
             onClick={() => input.current?.click()}
-            className="mt-1 rounded-md text-sm font-medium text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500"
+            className="mt-1 rounded-md text-sm font-medium text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500 disabled:opacity-50"
           >
-            {chosen ? "Upload another" : "Upload an image"}
+            {chosen ? "Upload another" : noun === "image" ? "Upload an image" : `Upload a ${noun}`}
           </button>
           <input
             ref={input}
             type="file"
-            accept="image/*"
+            accept={accept}
             aria-label={`Upload ${label}`}
             className="sr-only"
             tabIndex={-1}
@@ -203,7 +240,12 @@ export function FileWidget(props: WidgetProps) {
           />
         </div>
       </div>
-      {error ? <p className="text-sm text-red-600">{error}</p> : null}
+      {chosen && noun === "sound" ? <audio controls src={chosen.url} className="h-9 w-full" aria-label={`Listen to ${chosen.filename ?? chosen.id}`} /> : null}
+      {error ? (
+        <p role="alert" className="text-sm text-red-600">
+          {error}
+        </p>
+      ) : null}
       <select
         id={id}
         aria-label={`Choose ${label} from files`}
@@ -214,7 +256,7 @@ export function FileWidget(props: WidgetProps) {
         <option value="">{files.length ? "Choose from files…" : "No files yet: upload one"}</option>
         {files.map((f) => (
           <option key={f.id} value={f.id}>
-            {(f.filename ?? f.id) + (f.width ? ` · ${f.width}×${f.height}` : "")}
+            {(f.filename ?? f.id) + (f.width ? ` · ${f.width}×${f.height}` : "") + (f.duration ? ` · ${f.duration.toFixed(1)} s` : "")}
           </option>
         ))}
       </select>
@@ -222,10 +264,32 @@ export function FileWidget(props: WidgetProps) {
   );
 }
 
-/** Strings: a file picker for contentMediaType, a textarea for long text, else one line. */
+/** "#rrggbb" fields: a colour picker beside the text, both editing one value. */
+function ColorWidget(props: WidgetProps) {
+  const { id, value, onChange, label, disabled, readonly } = props;
+  const valid = typeof value === "string" && /^#[0-9a-fA-F]{6}$/.test(value);
+  return (
+    <div className="flex items-center gap-2">
+      <input
+        type="color"
+        aria-label={`Pick ${label}`}
+        value={valid ? value.toLowerCase() : "#000000"}
+        disabled={disabled || readonly}
+        onChange={(e) => onChange(e.target.value)}
+        className="h-10 w-12 shrink-0 cursor-pointer rounded-md border border-zinc-300 bg-white p-1"
+      />
+      <div className="flex-1">
+        <BaseInputTemplate {...(props as BaseInputTemplateProps)} id={id} />
+      </div>
+    </div>
+  );
+}
+
+/** Strings: a file picker for contentMediaType, a colour picker for #rrggbb, a textarea for long text, else one line. */
 export function TextWidget(props: WidgetProps) {
   const { schema } = props;
   if (schema.type === "integer" || schema.type === "number") return <NumberWidget {...props} />;
+  if (schema.pattern === HEX_COLOR_PATTERN) return <ColorWidget {...props} />;
   if (typeof schema.contentMediaType === "string") return <FileWidget {...props} />;
   if (typeof schema.maxLength === "number" && schema.maxLength > 100) return <AutoTextarea {...props} />;
   return <BaseInputTemplate {...props} />;

@@ -12,7 +12,7 @@ import sharp from "sharp";
 import { spawnSync } from "node:child_process";
 import { parseFfmpegInfo, type MediaInfo } from "../../lib/media/probe-output";
 import { expectError, expectOk } from "./helpers";
-import { newTenant, type Api, type Generation } from "./runs-helpers";
+import { makeWav, newTenant, type Api, type Generation } from "./runs-helpers";
 import { SERVERS } from "./servers";
 
 const spec = SERVERS.models;
@@ -88,6 +88,17 @@ async function uploadImage(api: Api): Promise<string> {
   return (await expectOk<{ id: string }>(res, 201)).id;
 }
 
+/** A sound file through a direct upload: open, PUT the bytes to the signed URL, complete. */
+async function uploadSound(api: Api): Promise<string> {
+  const wav = makeWav(2);
+  const upload = await expectOk<{ id: string; upload_url: string }>(
+    await api.post("/v1/uploads", { filename: "tone.wav", content_type: "audio/wav", bytes: wav.length }),
+    201,
+  );
+  expect((await api.request.put(upload.upload_url, { data: wav, headers: { "content-type": "application/octet-stream" } })).ok()).toBe(true);
+  return (await expectOk<{ id: string }>(await api.post(`/v1/uploads/${upload.id}/complete`))).id;
+}
+
 test.describe.configure({ mode: "serial" });
 
 test("the catalog lists every built-in model and preset, in service", async ({ request }) => {
@@ -104,6 +115,7 @@ test("the catalog lists every built-in model and preset, in service", async ({ r
     "atelier/title-motion",
     "atelier/speech",
     "atelier/music",
+    "atelier/waveform",
     "atelier/gradient",
     "atelier/gradient-classic",
     "atelier/promo-video@1",
@@ -120,6 +132,7 @@ test("every built-in model runs through the API and makes real, decodable media"
   const tenant = newTenant(request, spec, "5.00", "every-model");
   const api = tenant.api;
   const image = await uploadImage(api);
+  const sound = await uploadSound(api);
   const runs: Record<string, { model: string; input: Record<string, unknown> }> = {
     artwork: { model: "atelier/artwork", input: { prompt: "neon night grid of circles and stars", size: 512, num_images: 2, seed: 1 } },
     artworkOther: { model: "atelier/artwork", input: { prompt: "pastel mountains at sunrise", size: 512, seed: 1 } },
@@ -133,6 +146,7 @@ test("every built-in model runs through the API and makes real, decodable media"
     titleMotion: { model: "atelier/title-motion", input: { prompt: "Spring launch 2027", duration: 2, resolution: "480p", seed: 2 } },
     speech: { model: "atelier/speech", input: { text: "Welcome to Atelier. Everything you hear was made on this machine.", format: "mp3" } },
     music: { model: "atelier/music", input: { prompt: "calm rain at night", duration: 3, format: "wav", seed: 4 } },
+    waveform: { model: "atelier/waveform", input: { audio: sound, width: 600, height: 120 } },
     posterV1: { model: "atelier/gradient-poster@1", input: { prompt: "sea", title: "Hello" } },
     posterV2: { model: "atelier/gradient-poster@2", input: { prompt: "sea", title: "Hello" } },
     promoV1: { model: "atelier/promo-video@1", input: { title: "Spring", prompt: "pastel mountains", duration: 2, resolution: "480p", seed: 5 } },
@@ -155,6 +169,9 @@ test("every built-in model runs through the API and makes real, decodable media"
   const other = await checkImage(request, out("artworkOther")[0]!);
   expect(Math.abs(other.meanRed - art1!.meanRed)).toBeGreaterThan(5);
   for (const name of ["typeCard", "gradient", "classic", "posterV1", "posterV2"]) await checkImage(request, out(name)[0]!);
+  const drawn = out("waveform")[0]!;
+  expect([drawn.content_type, drawn.width, drawn.height]).toEqual(["image/png", 600, 120]);
+  await checkImage(request, drawn);
   const upscaled = out("upscale")[0]!;
   expect([upscaled.width, upscaled.height]).toEqual([640, 400]);
   await checkImage(request, upscaled);

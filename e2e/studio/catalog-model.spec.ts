@@ -2,6 +2,7 @@
 // quote, the quote following the input, and runs of an image, a video and an image-to-image model.
 import sharp from "sharp";
 import { expect, test, type Page } from "@playwright/test";
+import { makeWav } from "../api/runs-helpers";
 import { newUser, screenshot, signIn } from "./helpers";
 
 async function runAndWait(page: Page): Promise<void> {
@@ -93,4 +94,38 @@ test("a preset opens by its versioned ID; upload an image and upscale it", async
   const image = page.getByTestId("output-image").first();
   await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(192);
   await screenshot(page, "model-upload");
+});
+
+test("a sound goes up as a direct upload and its waveform is drawn", async ({ page }) => {
+  await signIn(page, newUser("creator", "5"));
+  await page.goto("/catalog/atelier/waveform");
+  await expect(page.getByRole("button", { name: "Upload a sound" })).toBeVisible();
+  await page.getByLabel("Upload Sound").setInputFiles({ name: "tone.wav", mimeType: "audio/wav", buffer: makeWav(1.5) });
+  await expect(page.getByTestId("file-thumbnail")).toContainText("1.5 s");
+  await expect(page.getByRole("combobox", { name: "Choose Sound from files" })).toContainText("tone.wav · 1.5 s");
+  await expect(page.getByLabel("Listen to tone.wav")).toBeVisible();
+  await page.getByLabel("Pick Colour").fill("#dc2626");
+  await expect(page.getByLabel("Colour", { exact: true })).toHaveValue("#dc2626");
+  await expect(page.getByTestId("quote")).toContainText("Cost $0.002");
+  await runAndWait(page);
+  const image = page.getByTestId("output-image").first();
+  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1200);
+  // The bars are drawn in the picked red.
+  const red = await image.evaluate((img: HTMLImageElement) => {
+    const canvas = document.createElement("canvas");
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const g = canvas.getContext("2d")!;
+    g.drawImage(img, 0, 0);
+    const { data } = g.getImageData(0, img.naturalHeight / 2, img.naturalWidth, 1);
+    let reds = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i]! > 180 && data[i + 1]! < 80) reds++;
+    return reds;
+  });
+  expect(red).toBeGreaterThan(100);
+  await screenshot(page, "model-direct-upload");
+
+  // Something that is not a sound is refused by the upload, with the API's reason.
+  await page.getByLabel("Upload Sound").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
+  await expect(page.getByRole("alert").filter({ hasText: "content_type" })).toBeVisible();
 });

@@ -5,6 +5,7 @@ import type { Db } from "../store/database";
 import { ApiError } from "./errors";
 import { ID_PREFIXES } from "./ids";
 import type { JsonSchemaObject } from "./json-schema";
+import { mediaTypeMatches } from "./media-types";
 
 export const FILE_ID_PATTERN = `^${ID_PREFIXES.file}[0-9A-Za-z]{24}$`;
 
@@ -19,10 +20,6 @@ export function isFileField(schema: JsonSchemaObject | undefined): boolean {
 
 export function fileExpectedMessage(param: string, schema: JsonSchemaObject): string {
   return `${param} expects a file ID (file_…) of type ${String(schema.contentMediaType)}: upload it with POST /v1/files (images) or POST /v1/uploads (video, sound) and pass its id. URLs are not accepted.`;
-}
-
-function mediaTypeMatches(pattern: string, contentType: string): boolean {
-  return pattern.endsWith("/*") ? contentType.startsWith(pattern.slice(0, -1)) : contentType === pattern;
 }
 
 /** Checks every file input names a file of the workspace with a matching type. */

@@ -1,6 +1,7 @@
 // The built-in catalog: one module per model (ARCHITECTURE.md rule 8). Add a model here.
 import { music } from "./audio/music";
 import { speech } from "./audio/speech";
+import { waveform } from "./audio/waveform";
 import { artwork } from "./image/artwork";
 import { gradient } from "./image/gradient";
 import { gradientClassic } from "./image/gradient-classic";
@@ -28,6 +29,7 @@ export const BUILT_IN_MODELS: readonly ModelDefinition[] = [
   titleMotion,
   speech,
   music,
+  waveform,
   gradientPosterV1,
   gradientPosterV2,
   promoVideoV1,

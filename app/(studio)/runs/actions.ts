@@ -4,6 +4,7 @@ import { ApiError } from "@/lib/core/errors";
 import { cancelGeneration, createGeneration, getGeneration } from "@/lib/core/generations";
 import { quoteRun, type Quote } from "@/lib/core/quotes";
 import { createImageFile, keepOutputAsFile, type File as StudioFile } from "@/lib/core/files";
+import { completeUpload, openUpload, type Upload } from "@/lib/core/uploads";
 import { isFinal, retryAfterSeconds, type Generation } from "@/lib/core/generation-view";
 import { requireStudioCtx } from "../studio-ctx";
 
@@ -64,4 +65,18 @@ export async function uploadImageAction(data: FormData): Promise<ActionResult<St
   return attempt(async () =>
     createImageFile(ctx, { data: Buffer.from(await file.arrayBuffer()), filename: "name" in file && typeof file.name === "string" ? file.name : null }),
   );
+}
+
+// Browsers name some sound types differently from the upload API's list.
+const BROWSER_TYPE_ALIASES: Record<string, string> = { "audio/x-m4a": "audio/mp4", "audio/mp3": "audio/mpeg", "audio/vnd.wave": "audio/wav" };
+
+/** Opens a direct upload of a video or sound; the browser then PUTs the bytes to its signed URL. */
+export async function openUploadAction(body: { filename: string; content_type: string; bytes: number }): Promise<ActionResult<Upload>> {
+  const ctx = await requireStudioCtx();
+  return attempt(() => openUpload(ctx, { ...body, content_type: BROWSER_TYPE_ALIASES[body.content_type] ?? body.content_type }));
+}
+
+export async function completeUploadAction(id: string): Promise<ActionResult<StudioFile>> {
+  const ctx = await requireStudioCtx();
+  return attempt(() => completeUpload(ctx, { id }));
 }

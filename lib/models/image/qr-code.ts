@@ -3,11 +3,10 @@
 // ours, while the three finder "eyes" keep the 1:1:3:1:1 proportions scanners look for.
 import QRCode from "qrcode";
 import sharp from "sharp";
-import { FORMAT_FIELD, objectSchema, type ImageFormat } from "../shared/fields";
+import { FORMAT_FIELD, colorField, objectSchema, type ImageFormat } from "../shared/fields";
 import { ModelError, type ModelDefinition } from "../types";
 import { encodeImage } from "./raster";
 
-const HEX = "^#[0-9a-fA-F]{6}$";
 /** Below this WCAG contrast ratio phone cameras often fail to tell modules from background. */
 export const MIN_CONTRAST = 3;
 /** Pixels per module below which codes stop scanning reliably. */
@@ -106,7 +105,6 @@ export function qrSvg(options: { content: string; level: "L" | "M" | "Q" | "H"; 
 <rect width="100%" height="100%" fill="${options.background}"/><path d="${shapes.join("")}" fill="${options.foreground}" fill-rule="nonzero"/>${eyes.join("")}</svg>`;
 }
 
-const colourField = (title: string, description: string, value: string) => ({ type: "string", title, description, pattern: HEX, default: value, examples: [value] });
 
 export const qrCode: ModelDefinition = {
   id: "atelier/qr-code",
@@ -138,8 +136,8 @@ export const qrCode: ModelDefinition = {
         enum: ["L", "M", "Q", "H"],
         default: "M",
       },
-      foreground: colourField("Foreground colour", "Colour of the modules, as #rrggbb. Keep it darker than the background.", "#000000"),
-      background: colourField("Background colour", "Colour behind the modules, as #rrggbb.", "#ffffff"),
+      foreground: colorField("Foreground colour", "Colour of the modules, as #rrggbb. Keep it darker than the background.", "#000000"),
+      background: colorField("Background colour", "Colour behind the modules, as #rrggbb.", "#ffffff"),
       module_style: {
         type: "string",
         title: "Module style",

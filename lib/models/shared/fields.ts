@@ -47,6 +47,13 @@ export const SEED_FIELD: JsonSchemaObject = {
   maximum: 2147483647,
 };
 
+/** "#rrggbb": the studio shows a colour picker beside such a field. */
+export const HEX_COLOR_PATTERN = "^#[0-9a-fA-F]{6}$";
+
+export function colorField(title: string, description: string, value: string): JsonSchemaObject {
+  return { type: "string", title, description, pattern: HEX_COLOR_PATTERN, default: value, examples: [value] };
+}
+
 export function objectSchema(properties: Record<string, JsonSchemaObject>, required: string[]): JsonSchemaObject {
   return { $schema: JSON_SCHEMA_2020, type: "object", properties, required, additionalProperties: false };
 }
