@@ -9,7 +9,7 @@ import type { File as StudioFile } from "@/lib/core/files";
 import type { Quote } from "@/lib/core/quotes";
 import { SchemaForm } from "./schema-form";
 import { quoteAction, runAction, uploadImageAction, type PlainError } from "@/app/(studio)/runs/actions";
-import { RunView, storeRun } from "./run-view";
+import { CopyButton, RunView, curlFor, storeRun } from "./run-view";
 import { directUpload } from "./direct-upload";
 
 /** First examples as a starting input, so the form opens ready to run. */
@@ -180,6 +180,17 @@ export function ModelPlayground({
             <kbd className="hidden rounded bg-white/20 px-1 font-sans text-[10px] sm:inline">⌘↵</kbd>
           </button>
         </div>
+        <details className="group mt-3 text-sm" data-testid="api-request">
+          <summary className="cursor-pointer text-zinc-500 select-none hover:text-zinc-800 focus-visible:outline-2 focus-visible:outline-indigo-500">
+            The same run over the API
+          </summary>
+          <div className="mt-2 rounded-lg border border-zinc-200 bg-zinc-950 p-3">
+            <div className="mb-2 flex justify-end">
+              <CopyButton label="Copy as curl" text={() => curlFor(window.location.origin, modelId, formData)} />
+            </div>
+            <pre className="overflow-x-auto font-mono text-xs leading-relaxed text-zinc-100">{curlFor("$ATELIER_URL", modelId, formData)}</pre>
+          </div>
+        </details>
       </div>
       <div className="min-w-0">
         <h2 className="mb-3 text-sm font-medium text-zinc-500">Result</h2>

@@ -49,7 +49,7 @@ function Elapsed({ since }: { since: string }) {
   return <>{formatDuration(Math.max(0, now - Date.parse(since))).replace(/\.\d s/, " s")}</>;
 }
 
-function CopyButton({ label, text }: { label: string; text: () => string }) {
+export function CopyButton({ label, text }: { label: string; text: () => string }) {
   const [done, setDone] = useState(false);
   return (
     <button

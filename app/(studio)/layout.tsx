@@ -12,6 +12,7 @@ const NAV: { href: string; label: string; opsOnly?: boolean }[] = [
   { href: "/catalog", label: "Catalog" },
   { href: "/runs", label: "Runs" },
   { href: "/keys", label: "API keys" },
+  { href: "/webhooks", label: "Webhooks" },
   { href: "/ops", label: "Ops", opsOnly: true },
 ];
 

@@ -39,6 +39,10 @@ test("filter the catalog, open atelier/artwork, see field errors and the quote f
   await expect(page.getByRole("button", { name: /^Run/ })).toBeDisabled();
   await count.fill("1");
   await expect(quote).toContainText("Cost $0.003");
+  await page.getByText("The same run over the API").click();
+  await expect(page.getByTestId("api-request").locator("pre")).toContainText('"model":"atelier/artwork"');
+  await expect(page.getByTestId("api-request").locator("pre")).toContainText('"num_images":1');
+  await expect(page.getByTestId("api-request").locator("pre")).toContainText("x-api-key: $ATELIER_API_KEY");
 
   await page.getByLabel("Prompt", { exact: true }).fill("");
   await expect(page.getByTestId("field-error-prompt")).toBeVisible();

@@ -18,6 +18,8 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   reporter: "list",
   timeout: 60_000,
+  // A 2-core CI machine builds media while the browser waits: give assertions room to settle.
+  expect: { timeout: 10_000 },
   use: {
     baseURL: STUDIO_URL,
     launchOptions: {

@@ -56,6 +56,24 @@ export async function getEvent(ctx: Ctx, input: { id: string }): Promise<Event> 
   return presentEvent(await requireEvent(ctx, input.id));
 }
 
+/**
+ * The event a run produced when it ended (succeeded, failed or canceled), or null while it has
+ * not ended, when it is older than the retention, or when the run is not this workspace's.
+ */
+export async function findRunEvent(ctx: Ctx, runId: string): Promise<Event | null> {
+  requireScope(ctx, "generations:read");
+  const row = await ctx.db
+    .selectFrom("events")
+    .selectAll()
+    .where("workspace_id", "=", ctx.workspaceId)
+    .where("generation_id", "=", runId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row ? presentEvent(row) : null;
+}
+
 /** Deletes events older than `olderThanDays` days with their deliveries; returns how many events. */
 export async function purgeEvents(ctx: SystemCtx, input: { olderThanDays?: number; now?: number } = {}): Promise<number> {
   const days = input.olderThanDays ?? EVENT_RETENTION_DAYS;

@@ -6,7 +6,7 @@ import { withTransaction } from "../store/store";
 import { newWebhookSecret } from "../webhooks/signing";
 import { nowIso, requireScope, type Ctx } from "./context";
 
-const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
 export interface WebhookSecret {
   object: "webhook_secret";

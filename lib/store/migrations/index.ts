@@ -5,6 +5,7 @@ import * as files from "./003-files";
 import * as models from "./004-models";
 import * as webhooks from "./005-webhooks";
 import * as users from "./006-users";
+import * as eventsByRun from "./007-events-by-run";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "004-models": models,
   "005-webhooks": webhooks,
   "006-users": users,
+  "007-events-by-run": eventsByRun,
 };

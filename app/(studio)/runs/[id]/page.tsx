@@ -1,10 +1,14 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ApiError } from "@/lib/core/errors";
+import { EVENT_RETENTION_DAYS, findRunEvent } from "@/lib/core/events";
 import { getGeneration } from "@/lib/core/generations";
+import { listEventDeliveries } from "@/lib/core/webhook-deliveries";
+import { listWebhookEndpoints } from "@/lib/core/webhook-endpoints";
 import type { Generation } from "@/lib/core/generation-view";
 import { QueryProvider } from "@/components/query-provider";
 import { RunDetails } from "@/components/run-details";
+import { RunWebhookDeliveries } from "@/components/webhooks-run";
 import { modelHref } from "@/components/catalog-price";
 import { requireStudioCtx } from "../../studio-ctx";
 
@@ -24,6 +28,10 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
     if (err instanceof ApiError && err.code === "resource_not_found") notFound();
     throw err;
   }
+  const event = await findRunEvent(ctx, run.id);
+  const [deliveries, endpoints] = event
+    ? await Promise.all([listEventDeliveries(ctx, { id: event.id, query: { limit: "100" } }), listWebhookEndpoints(ctx, { limit: "100" })])
+    : [null, null];
   return (
     <div className="mx-auto max-w-6xl">
       <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
@@ -39,6 +47,13 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       </h1>
       <QueryProvider>
         <RunDetails initial={run} />
+        <RunWebhookDeliveries
+          initial={run}
+          event={event ? { id: event.id, type: event.type, timestamp: event.timestamp } : null}
+          deliveries={deliveries?.data ?? []}
+          liveEndpoints={endpoints?.data.map((e) => e.id) ?? []}
+          retentionDays={EVENT_RETENTION_DAYS}
+        />
       </QueryProvider>
     </div>
   );
