@@ -1,8 +1,7 @@
 // Finding the event a run produced (the studio's run page shows it with its deliveries): none
 // while the run is unfinished, the one its ending wrote afterwards, and only in its workspace.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "../store/database";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { describe, expect, it } from "vitest";
+import { testCtx, testDialect, useTestStore } from "../store/test-store";
 import type { Ctx } from "./context";
 import { ApiError } from "./errors";
 import { findRunEvent, getEvent } from "./events";
@@ -12,18 +11,10 @@ import { createWebhookEndpoint } from "./webhook-endpoints";
 import { createWorkspace } from "./workspaces";
 
 describe(`findRunEvent (${testDialect()})`, () => {
-  let t: TestStore;
-  let db: Db;
-  beforeAll(async () => {
-    t = await openTestStore();
-    db = t.store.db;
-  });
-  afterAll(async () => {
-    await t?.cleanup();
-  });
+  const store = useTestStore();
 
   async function workspaceCtx(): Promise<Ctx> {
-    return testCtx(t, (await createWorkspace({ db }, { name: "events test", creditMicros: 1_000_000 })).id);
+    return testCtx(store.t, (await createWorkspace({ db: store.db }, { name: "events test", creditMicros: 1_000_000 })).id);
   }
 
   it("is null while the run is unfinished, then the event its ending wrote, with that event's deliveries", async () => {
@@ -56,7 +47,7 @@ describe(`findRunEvent (${testDialect()})`, () => {
     expect(await findRunEvent(stranger, generation.id)).toBeNull();
     expect(await findRunEvent(ctx, "gen_does_not_exist")).toBeNull();
 
-    const writeOnly = testCtx(t, ctx.workspaceId, { scopes: ["generations:write"] });
+    const writeOnly = testCtx(store.t, ctx.workspaceId, { scopes: ["generations:write"] });
     const err = await findRunEvent(writeOnly, generation.id).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe("permission_denied");

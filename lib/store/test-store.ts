@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { localBlobStore } from "../blobs/blob-store";
 import { SCOPES, type Ctx, type Scope } from "../core/context";
 import { createRunSignals } from "../engine/run-signals";
@@ -110,6 +111,32 @@ export function testCtx(
       ffmpegPath: defaultFfmpegPath(process.env.PATH ?? ""),
       webhooks: { allowInsecure: true, retryScheduleSeconds: options.webhookSchedule ?? [0, 0.05, 0.05] },
       moderationBlocklist: compileBlocklist(options.moderationBlocklist ?? []),
+    },
+  };
+}
+
+/**
+ * A fresh store for the enclosing `describe`, opened before its tests and removed after them.
+ * Read `.t` and `.db` inside tests (they are set once the store is open).
+ */
+export function useTestStore(): { readonly t: TestStore; readonly db: Store["db"] } {
+  let opened: TestStore | null = null;
+  beforeAll(async () => {
+    opened = await openTestStore();
+  });
+  afterAll(async () => {
+    await opened?.cleanup();
+  });
+  const current = () => {
+    if (!opened) throw new Error("useTestStore: the store is read before beforeAll opened it");
+    return opened;
+  };
+  return {
+    get t() {
+      return current();
+    },
+    get db() {
+      return current().store.db;
     },
   };
 }

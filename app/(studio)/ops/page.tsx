@@ -26,6 +26,22 @@ function Stat({ label, value, testId }: { label: string; value: number; testId: 
 const SELECT =
   "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500";
 
+function FilterSelect(props: { label: string; name: string; value: string | undefined; anyLabel: string; options: { value: string; label: string }[] }) {
+  return (
+    <label className="block text-xs font-medium text-zinc-600">
+      {props.label}
+      <select name={props.name} defaultValue={props.value ?? ""} className={SELECT}>
+        <option value="">{props.anyLabel}</option>
+        {props.options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 type Search = Promise<Record<string, string | string[] | undefined>>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
@@ -65,39 +81,9 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
         <h2 className="border-b border-zinc-200 px-5 py-3 text-base font-semibold text-zinc-900">Latest runs</h2>
         {/* A plain GET form: the filters live in the URL, so a filtered view can be shared. */}
         <form method="get" aria-label="Run filters" className="grid gap-3 border-b border-zinc-200 bg-zinc-50 px-5 py-3 sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end">
-          <label className="block text-xs font-medium text-zinc-600">
-            Workspace filter
-            <select name="workspace" defaultValue={filter.workspaceId ?? ""} className={SELECT}>
-              <option value="">Every workspace</option>
-              {workspaces.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {w.name}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="block text-xs font-medium text-zinc-600">
-            Status filter
-            <select name="status" defaultValue={filter.status ?? ""} className={SELECT}>
-              <option value="">Any status</option>
-              {GENERATION_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s[0]!.toUpperCase() + s.slice(1)}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="block text-xs font-medium text-zinc-600">
-            Model filter
-            <select name="model" defaultValue={filter.model ?? ""} className={SELECT}>
-              <option value="">Every model</option>
-              {catalog.data.map((m) => (
-                <option key={m.id} value={m.id}>
-                  {m.id}
-                </option>
-              ))}
-            </select>
-          </label>
+          <FilterSelect label="Workspace filter" name="workspace" value={filter.workspaceId} anyLabel="Every workspace" options={workspaces.map((w) => ({ value: w.id, label: w.name }))} />
+          <FilterSelect label="Status filter" name="status" value={filter.status} anyLabel="Any status" options={GENERATION_STATUSES.map((s) => ({ value: s, label: s[0]!.toUpperCase() + s.slice(1) }))} />
+          <FilterSelect label="Model filter" name="model" value={filter.model} anyLabel="Every model" options={catalog.data.map((m) => ({ value: m.id, label: m.id }))} />
           <div className="flex items-center gap-3">
             <button type="submit" className="rounded-md bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500">
               Filter
