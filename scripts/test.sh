@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm test: lint, type check, Vitest on SQLite and on PostgreSQL, the production build, and the
-# black-box API tests against the started server, and the studio tests in Chromium. Stops at the first failing step.
+# black-box API tests against the started server, the benchmark harness in smoke mode, and the studio tests in Chromium.
+# Stops at the first failing step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
@@ -22,6 +23,8 @@ step "production build"
 npx next build
 step "API tests over HTTP against the started server"
 PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/e2e-api.json npx playwright test --config e2e/api/playwright.config.ts --reporter=list,json
+step "benchmark harness, smoke mode (asserts nothing about speed)"
+npx tsx bench/run.ts --smoke
 
 step "studio tests in Chromium"
 PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/e2e-studio.json npx playwright test --config e2e/studio/playwright.config.ts --reporter=list,json

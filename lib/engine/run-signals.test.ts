@@ -106,6 +106,18 @@ describe("run signals (one process)", () => {
     expect(heard).toEqual(["one", "two", "two"]);
   });
 
+  it("onFinished hears every finish, local or received, until unsubscribed (it wakes the webhook sender)", () => {
+    const signals = createRunSignals();
+    let heard = 0;
+    const off = signals.onFinished(() => heard++);
+    signals.runFinished("gen_local");
+    signals.receive({ kind: "finished", id: "gen_elsewhere" });
+    signals.receive({ kind: "queued" });
+    off();
+    signals.runFinished("gen_after");
+    expect(heard).toBe(2);
+  });
+
   it("receive() delivers signals from elsewhere locally, without publishing them again", async () => {
     const signals = createRunSignals();
     const published: unknown[] = [];

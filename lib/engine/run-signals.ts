@@ -7,6 +7,8 @@ export interface RunSignals {
   runQueued(): void;
   runFinished(id: string): void;
   onQueued(listener: () => void): () => void;
+  /** Any run finished (here or, through the bridge, in another process): wakes the webhook sender. */
+  onFinished(listener: () => void): () => void;
   /**
    * Resolves when `id` finishes, the time is up, or `abort` fires; one listener per waiter and
    * no store query. Subscribe before reading the run, so a finish in between is not missed.
@@ -33,11 +35,16 @@ export function createRunSignals(): RunSignals {
     },
     runFinished(id) {
       emitter.emit(`finished:${id}`);
+      emitter.emit("finished");
       publish?.({ kind: "finished", id });
     },
     onQueued(listener) {
       emitter.on("queued", listener);
       return () => emitter.off("queued", listener);
+    },
+    onFinished(listener) {
+      emitter.on("finished", listener);
+      return () => emitter.off("finished", listener);
     },
     waitForFinish(id, timeoutMs, abort) {
       return new Promise((resolve) => {
@@ -65,7 +72,10 @@ export function createRunSignals(): RunSignals {
     },
     receive(message) {
       if (message.kind === "queued") emitter.emit("queued");
-      else emitter.emit(`finished:${message.id}`);
+      else {
+        emitter.emit(`finished:${message.id}`);
+        emitter.emit("finished");
+      }
     },
   };
   return signals;

@@ -158,16 +158,41 @@ export function startWebhookSender(options: {
   name?: string;
 }): WebhookSender {
   const owner = `${options.name ?? "webhooks"}-${process.pid}-${randomBase62(6)}`;
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? 32;
   const pollMs = options.pollMs ?? 250;
   const inFlight = new Set<Promise<void>>();
   let stopping = false;
   let timer: NodeJS.Timeout | null = null;
+  let timerDue = Infinity;
+  let ticking = false;
+  let tickAgain = false;
+  /** The last claim filled every free slot: more may be due. */
+  let backlog = false;
   let lastPurge = 0;
+
+  // The poll is the fallback: a finished run (its events' deliveries were written in the same
+  // transaction) and a freed slot look again at once, so a backlog drains at full speed and a
+  // new delivery leaves without waiting for the next poll.
+  const schedule = (delayMs: number) => {
+    if (stopping) return;
+    if (ticking) {
+      if (delayMs === 0) tickAgain = true;
+      return;
+    }
+    const due = Date.now() + delayMs;
+    if (timer && timerDue <= due) return;
+    if (timer) clearTimeout(timer);
+    timerDue = due;
+    timer = setTimeout(() => void tick(), delayMs);
+  };
+  const unsubscribe = options.services.signals.onFinished(() => schedule(0));
 
   const tick = async () => {
     timer = null;
+    timerDue = Infinity;
     if (stopping) return;
+    ticking = true;
+    let claimedAll = false;
     try {
       if (Date.now() - lastPurge > PURGE_EVERY_MS) {
         lastPurge = Date.now();
@@ -176,22 +201,32 @@ export function startWebhookSender(options: {
       }
       const free = concurrency - inFlight.size;
       const claimed = free > 0 ? await claimDueDeliveries(options.db, options.dialect, { owner, limit: free }) : [];
+      claimedAll = free > 0 && claimed.length === free;
       for (const delivery of claimed) {
         const work = attemptDelivery(options.db, options.services, owner, delivery)
           .catch((err) => options.logger.error({ err, delivery: delivery.id }, "webhook delivery attempt failed to record; its lease will lapse"))
-          .finally(() => inFlight.delete(work));
+          .finally(() => {
+            inFlight.delete(work);
+            // A slot is free: claim more now only when there may be a backlog.
+            if (backlog) schedule(0);
+          });
         inFlight.add(work);
       }
     } catch (err) {
       options.logger.error({ err }, "claiming webhook deliveries failed");
     }
-    if (!stopping) timer = setTimeout(() => void tick(), pollMs);
+    backlog = claimedAll;
+    ticking = false;
+    const again = tickAgain;
+    tickAgain = false;
+    schedule(again ? 0 : pollMs);
   };
-  timer = setTimeout(() => void tick(), 0);
+  schedule(0);
 
   return {
     async stop() {
       stopping = true;
+      unsubscribe();
       if (timer) clearTimeout(timer);
       await Promise.allSettled([...inFlight]);
     },

@@ -1,0 +1,168 @@
+// npm run bench [-- --smoke] [-- --pg] [-- --cpu-prof] [-- --only models,quotes]
+// Builds the studio if needed, starts the production server on fresh stores, runs every
+// scenario against it and against a bare node:http baseline measured in the same run, prints
+// the table and writes bench/results.json. --smoke runs everything tiny and only checks that
+// every row got a number (it runs in npm test); it asserts nothing about speed.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { settingsFor, type BenchSettings } from "./lib/context";
+import { formatTable, writeResults, type Row } from "./lib/results";
+import { dropStore, freshStore, postgresReachable, ROOT, startServer, startWorker, workspaceWithKey, type ServerHandle, type StoreSpec } from "./lib/server";
+import { generationsScenario, modelsScenario, quotesScenario } from "./scenarios/api";
+import { fastestImageModel, preferWaitScenario, queueLatency, queueRows, type FastestModel } from "./scenarios/runs";
+import { catalogScenario, firstLoadJsScenario, signIn, studioUser } from "./scenarios/studio";
+import { waitersScenario } from "./scenarios/waiters";
+import { webhooksScenario } from "./scenarios/webhooks";
+
+const argv = process.argv.slice(2);
+const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ?? (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined);
+const only = onlyArg ? new Set(onlyArg.split(",")) : null;
+const settings: BenchSettings = settingsFor({
+  smoke: argv.includes("--smoke"),
+  pg: argv.includes("--pg"),
+  cpuProfDir: argv.includes("--cpu-prof") ? path.join(ROOT, "bench", "profiles") : null,
+});
+const SCENARIOS = ["models", "quotes", "studio", "generations", "waiters", "queue", "wait", "webhooks", "xproc"] as const;
+type ScenarioName = (typeof SCENARIOS)[number];
+const wanted = (name: ScenarioName) => only === null || only.has(name);
+for (const name of only ?? []) {
+  if (!(SCENARIOS as readonly string[]).includes(name)) {
+    console.error(`--only: unknown scenario "${name}"; choose from ${SCENARIOS.join(", ")}.`);
+    process.exit(2);
+  }
+}
+
+const rows: Row[] = [];
+let broken = 0;
+
+function progress(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+/** Runs one scenario; a harness failure becomes a row without a value and fails the run. */
+async function scenario(name: string, fn: () => Promise<Row[]>): Promise<void> {
+  progress(name);
+  const started = performance.now();
+  try {
+    rows.push(...(await fn()));
+  } catch (err) {
+    broken += 1;
+    const message = (err as Error).message.split("\n", 1)[0]!;
+    progress(`${name} FAILED: ${(err as Error).stack ?? message}`);
+    rows.push({ scenario: name, figure: "error", unit: "", value: null, baseline: null, ratio: null, target: "–", pass: false, note: message });
+  }
+  progress(`${name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+function ensureBuild(): void {
+  if (existsSync(path.join(ROOT, ".next", "BUILD_ID"))) return;
+  progress("no .next/BUILD_ID: building the studio (next build)");
+  execFileSync("npx", ["next", "build"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+}
+
+async function withServer(label: string, pgDatabase: string | null, workers: number, fn: (server: ServerHandle, store: StoreSpec) => Promise<void>): Promise<void> {
+  const store = await freshStore(label, pgDatabase);
+  let server: ServerHandle | null = null;
+  try {
+    progress(`starting the ${label} server (${store.databaseUrl ? "PostgreSQL" : "SQLite"}, WORKER_CONCURRENCY=${workers})`);
+    server = await startServer({ store, workers, cpuProfDir: settings.cpuProfDir, label });
+    await fn(server, store);
+  } finally {
+    await server?.stop();
+    await dropStore(store);
+  }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  ensureBuild();
+  const storeName = settings.pg ? "PostgreSQL" : "SQLite";
+  const pgReachable = await postgresReachable();
+  if (settings.pg && !pgReachable) throw new Error("--pg: PostgreSQL is not reachable (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432)");
+  let fastest: FastestModel | null = null;
+  if (wanted("queue") || wanted("wait") || wanted("webhooks") || wanted("xproc")) {
+    progress("timing the image models in-process");
+    fastest = await fastestImageModel(settings);
+    progress(`fastest image model: ${fastest.id}, ${fastest.modelMs.toFixed(1)} ms`);
+  }
+
+  if (["models", "quotes", "studio", "generations"].some((n) => wanted(n as ScenarioName))) {
+    await withServer("api", settings.pg ? "atelier_bench_api" : null, 0, async (server, store) => {
+      const ws = workspaceWithKey(store, "bench", "1000000");
+      if (wanted("models")) await scenario("GET /v1/models", () => modelsScenario(settings, server, ws.key));
+      if (wanted("quotes")) await scenario("POST /v1/quotes", () => quotesScenario(settings, server, ws.key));
+      if (wanted("studio")) {
+        await scenario("studio", async () => {
+          const user = studioUser(server, ws.workspaceId);
+          const cookie = await signIn(server, user.email, user.password);
+          return [...(await catalogScenario(settings, server, cookie)), ...(await firstLoadJsScenario(server, cookie))];
+        });
+      }
+      if (wanted("generations")) await scenario("POST /v1/generations", () => generationsScenario(settings, server, ws));
+    });
+  }
+
+  if (wanted("waiters")) {
+    // A server of its own, so that the RSS before the readers is not that of a server just loaded.
+    await withServer("waiters", settings.pg ? "atelier_bench_waiters" : null, 0, async (server, store) => {
+      const ws = workspaceWithKey(store, "bench", "1000000");
+      await scenario("Prefer: wait readers", () => waitersScenario(settings, server, ws));
+    });
+  }
+
+  if (fastest && (wanted("queue") || wanted("wait") || wanted("webhooks"))) {
+    const model = fastest;
+    await withServer("engine", settings.pg ? "atelier_bench_engine" : null, 2, async (server, store) => {
+      const ws = workspaceWithKey(store, "bench", "1000000");
+      if (wanted("queue")) {
+        await scenario("idle queue, in-process", async () =>
+          queueRows(`idle queue: created → running, in-process (${storeName})`, await queueLatency(settings, server, ws.key, model), 5),
+        );
+      }
+      if (wanted("wait")) await scenario("Prefer: wait end to end", () => preferWaitScenario(settings, server, ws.key, model));
+      if (wanted("webhooks")) await scenario("webhooks", () => webhooksScenario(settings, server, ws.key, model));
+    });
+  }
+
+  if (fastest && wanted("xproc")) {
+    const model = fastest;
+    const name = "idle queue: created → running, across processes (PostgreSQL)";
+    if (!pgReachable) {
+      rows.push({ scenario: name, figure: "p50", unit: "ms", value: null, baseline: null, ratio: null, target: "≤ 25 ms", pass: null, note: "skipped: PostgreSQL not reachable" });
+    } else {
+      await withServer("xproc", "atelier_bench_xproc", 0, async (server, store) => {
+        const ws = workspaceWithKey(store, "bench", "1000000");
+        const worker = await startWorker({ store, workers: 2, cpuProfDir: settings.cpuProfDir, label: "xproc-worker" });
+        try {
+          await scenario("idle queue, across processes", async () => queueRows(name, await queueLatency(settings, server, ws.key, model), 25));
+        } finally {
+          await worker.stop();
+        }
+      });
+    }
+  }
+
+  const table = formatTable(rows);
+  console.log(`\nAtelier benchmark${settings.smoke ? " (smoke: tiny loads, figures mean nothing)" : ""}: store ${storeName}, ${os.cpus().length} cores, Node ${process.version}, ${settings.connections} connections × ${settings.seconds} s after ${settings.warmup} s of warm-up\n`);
+  console.log(table);
+  const file = path.join(ROOT, "bench", "results.json");
+  writeResults(
+    file,
+    { date: new Date().toISOString(), smoke: settings.smoke, store: storeName, cores: os.cpus().length, node: process.version, connections: settings.connections, seconds: settings.seconds, warmup: settings.warmup },
+    rows,
+  );
+  const missing = rows.filter((r) => r.value === null && !r.note?.startsWith("skipped"));
+  console.log(`\nWrote ${path.relative(process.cwd(), file)} in ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+  if (broken > 0 || missing.length > 0) {
+    console.error(`The benchmark harness failed: ${broken} scenario(s) broke, ${missing.length} row(s) without a value.`);
+    process.exit(1);
+  }
+  process.exit(0);
+}
+
+void main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
