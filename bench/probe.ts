@@ -1,6 +1,6 @@
 // Preloaded into the benchmarked server process only (node --import tsx --import ./bench/probe.ts
 // server.ts): counts the SQL statements the process sends to its store (every Kysely query
-// prepares one better-sqlite3 statement or sends one pg query) and answers the count on
+// runs one better-sqlite3 statement or sends one pg query) and answers the count on
 // BENCH_PROBE_PORT. Nothing of it runs outside the benchmark.
 import { createServer } from "node:http";
 import Database from "better-sqlite3";
@@ -8,12 +8,17 @@ import pg from "pg";
 
 let queries = 0;
 
-const sqliteProto = Database.prototype as unknown as { prepare: (...args: unknown[]) => unknown };
-const prepare = sqliteProto.prepare;
-sqliteProto.prepare = function (this: unknown, ...args: unknown[]) {
-  queries += 1;
-  return prepare.apply(this, args);
-};
+// Count executions, not prepares: the store keeps statements prepared (lib/store/dialects.ts).
+const probeDb = new Database(":memory:");
+const statementProto = Object.getPrototypeOf(probeDb.prepare("select 1")) as Record<string, (...args: unknown[]) => unknown>;
+probeDb.close();
+for (const method of ["all", "get", "run", "iterate"]) {
+  const original = statementProto[method]!;
+  statementProto[method] = function (this: unknown, ...args: unknown[]) {
+    queries += 1;
+    return original.apply(this, args);
+  };
+}
 
 const pgProto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
 const query = pgProto.query;

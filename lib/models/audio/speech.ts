@@ -49,6 +49,17 @@ export function speechUnavailableReason(searchPath: string): string | null {
   return NOT_INSTALLED;
 }
 
+// Every catalog listing and quote asks; a walk of PATH per request cost a third of GET /v1/models
+// (bench profile). Installing or removing the program shows within this many milliseconds.
+const RECHECK_MS = 5_000;
+let lastCheck: { searchPath: string; at: number; reason: string | null } | null = null;
+
+function checkedRecently(searchPath: string, now = Date.now()): string | null {
+  if (lastCheck && lastCheck.searchPath === searchPath && now - lastCheck.at < RECHECK_MS) return lastCheck.reason;
+  lastCheck = { searchPath, at: now, reason: speechUnavailableReason(searchPath) };
+  return lastCheck.reason;
+}
+
 /** Runs espeak-ng and resolves with the WAV it writes, sizes fixed (it streams an open-ended header). */
 function runEspeak(args: string[], text: string, signal: AbortSignal): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -94,7 +105,7 @@ export const speech: ModelDefinition = {
   pricing: { unit: "character", usd: "0.00002", drivers: ["text"], overrides: [] },
   lifecycle: null,
   unavailableReason() {
-    const message = speechUnavailableReason(programSearchPath());
+    const message = checkedRecently(programSearchPath());
     return message === null ? null : { message, until: null };
   },
   input_schema: objectSchema(
