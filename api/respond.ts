@@ -4,7 +4,12 @@ import type { ApiDeps, ApiEnv } from "./env";
 
 /** A JSON answer with extra headers; every route answers through this or errorResponse. */
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return serializedJsonResponse(JSON.stringify(body), status, headers);
+}
+
+/** The same for a body already serialised (a cached one). */
+export function serializedJsonResponse(json: string, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(json, {
     status,
     headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
   });
