@@ -169,13 +169,27 @@ describe(`claiming runs (${testDialect()})`, () => {
     const ctx = await workspaceCtx();
     const id = await queued(ctx);
     const first = await claimNextRun(db, dialect, { owner: "leaving", leaseMs: HOUR_MS });
+    // The abandoned attempt had shown a preview (a preset), which made it uncancelable.
+    await db.updateTable("generations").set({ preview_json: JSON.stringify({ key: "p" }), uncancelable_reason: "preview" }).where("id", "=", id).execute();
     await releaseRun(db, { id, owner: "not-me" });
     expect((await row(id)).status).toBe("running");
     await releaseRun(db, { id, owner: "leaving" });
-    expect(await row(id)).toMatchObject({ status: "queued", lease_owner: null, lease_expires_at: null, attempts: 1 });
+    // Back in the queue it reads as queued: no provider, no start time, no preview, cancelable.
+    expect(await row(id)).toMatchObject({
+      status: "queued",
+      provider: null,
+      started_at: null,
+      preview_json: null,
+      uncancelable_reason: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      attempts: 1,
+    });
+    expect(first!.started_at).not.toBeNull();
     expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: GRADIENT_MICROS, chargedMicros: 0 });
     const again = await claimNextRun(db, dialect, { owner: "next", leaseMs: HOUR_MS });
-    expect(again).toMatchObject({ id, lease_owner: "next", attempts: 2, started_at: first!.started_at });
+    expect(again).toMatchObject({ id, lease_owner: "next", attempts: 2, provider: BUILT_IN_PROVIDER });
+    expect(again!.started_at).not.toBeNull();
   });
 
   it("finishRun failed releases the hold, sets error.message and writes generation.failed; it ends a run once", async () => {

@@ -62,11 +62,23 @@ export async function renewLease(db: Db, input: { id: string; owner: string; lea
   return result.numUpdatedRows > 0n;
 }
 
-/** Puts a run back in the queue (graceful shutdown): another worker starts it afresh. */
+/**
+ * Puts a run back in the queue (graceful shutdown): another worker starts it afresh. It reads
+ * as a queued run again (SPEC: no provider or start time while queued; a preview of the
+ * abandoned attempt is gone, so cancel works until the next attempt shows one). `attempts` stays.
+ */
 export async function releaseRun(db: Db, input: { id: string; owner: string }): Promise<void> {
   await db
     .updateTable("generations")
-    .set({ status: "queued", lease_owner: null, lease_expires_at: null })
+    .set({
+      status: "queued",
+      provider: null,
+      started_at: null,
+      preview_json: null,
+      uncancelable_reason: null,
+      lease_owner: null,
+      lease_expires_at: null,
+    })
     .where("id", "=", input.id)
     .where("lease_owner", "=", input.owner)
     .where("status", "=", "running")
