@@ -1,6 +1,10 @@
 // Carrying run signals between processes that share one store. PostgreSQL: LISTEN/NOTIFY on
 // one connection. Both stores: one shared poll for runs that ended elsewhere, one query a tick
-// whatever the number of waiters, and only while someone waits.
+// whatever the number of waiters, and only while someone waits. On SQLite the tick is short and
+// first asks `PRAGMA data_version` (which changes only when another connection commits, and
+// costs no disk read), so a run finished by a worker process wakes its waiters within ~25 ms
+// while an idle store costs one trivial statement a tick.
+import { sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "pino";
 import type { Store } from "../store/store";
@@ -40,13 +44,24 @@ export async function connectCrossProcessSignals(
     });
   }
 
-  const pollMs = options.pollMs ?? (client ? 2_000 : 250);
+  const pollMs = options.pollMs ?? (client ? 2_000 : 25);
   let since = new Date(Date.now() - LOOKBACK_MS).toISOString();
   let polling = false;
+  let seenDataVersion: number | null = null;
+  /** SQLite: whether another connection committed since the last look (always true on PostgreSQL). */
+  const storeChanged = async (): Promise<boolean> => {
+    if (store.dialect !== "sqlite") return true;
+    const result = await sql<{ data_version: number }>`PRAGMA data_version`.execute(store.db);
+    const version = result.rows[0]?.data_version ?? null;
+    const changed = version === null || version !== seenDataVersion;
+    seenDataVersion = version;
+    return changed;
+  };
   const timer = setInterval(async () => {
     if (polling || signals.waitedIds().length === 0) return;
     polling = true;
     try {
+      if (!(await storeChanged())) return;
       const rows = await store.db
         .selectFrom("generations")
         .select(["id", "completed_at"])

@@ -2,6 +2,7 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createGeneration } from "../core/generations";
 import { createWorkspace } from "../core/workspaces";
+import { openStore, type Store } from "../store/store";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
 import { connectCrossProcessSignals } from "./cross-process";
 import { createRunSignals } from "./run-signals";
@@ -146,10 +147,14 @@ describe("run signals (one process)", () => {
 
 describe(`run signals across processes (${testDialect()})`, () => {
   let t: TestStore;
+  /** The other process's own connection to the same store: SQLite notices only other connections' commits. */
+  let elsewhere: Store;
   beforeAll(async () => {
     t = await openTestStore();
+    elsewhere = openStore({ databaseUrl: t.postgres?.databaseUrl ?? null, dataDir: t.dataDir, searchPath: t.postgres?.schema });
   });
   afterAll(async () => {
+    await elsewhere?.close();
     await t?.cleanup();
   });
 
@@ -170,7 +175,7 @@ describe(`run signals across processes (${testDialect()})`, () => {
       // Longer than the test's own timeout: only the signal can end this wait in time.
       const wait = here.waitForFinish(generation.id, 60_000);
       // "There" ends the run in the store and signals it locally.
-      await t.store.db
+      await elsewhere.db
         .updateTable("generations")
         .set({ status: "failed", error_message: "ended elsewhere", completed_at: new Date().toISOString() })
         .where("id", "=", generation.id)
@@ -192,7 +197,7 @@ describe(`run signals across processes (${testDialect()})`, () => {
     const bridge = await connectCrossProcessSignals(t.store, t.postgres?.databaseUrl ?? null, here, silent, { pollMs: 20 });
     try {
       const wait = track(here.waitForFinish(generation.id, 60_000));
-      await t.store.db
+      await elsewhere.db
         .updateTable("generations")
         .set({ status: "failed", error_message: "ended elsewhere", completed_at: new Date().toISOString() })
         .where("id", "=", generation.id)
