@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
+import { defaultFfmpegPath, runFfmpeg } from "../media/ffmpeg";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
 import type { Ctx } from "./context";
 import { readBalance } from "./credits";
@@ -274,6 +275,39 @@ describe(`uploads (${testDialect()})`, () => {
       await put(ctx, upload, data);
       expect((await apiError(completeUpload(ctx, { id: upload.id }), "unsupported_media_type")).status).toBe(415);
       expect((await getUpload(ctx, { id: upload.id })).status).toBe("pending");
+      const files = await db.selectFrom("files").select("id").where("workspace_id", "=", ctx.workspaceId).execute();
+      expect(files).toEqual([]);
+    });
+
+    /** A clip made by ffmpeg from its test sources: `-f lavfi` inputs, encoded into `format`. */
+    async function clip(args: string[], format: string): Promise<Buffer> {
+      const { stdout } = await runFfmpeg(defaultFfmpegPath(process.env.PATH ?? ""), [...args, "-f", format, "pipe:1"]);
+      return stdout;
+    }
+    const SILENT_VIDEO = ["-f", "lavfi", "-i", "testsrc=d=2:s=96x64:r=10", "-pix_fmt", "yuv420p", "-movflags", "frag_keyframe+empty_moov"];
+
+    async function uploaded(ctx: Ctx, data: Buffer, filename: string, contentType: string): Promise<Upload> {
+      const upload = await openUpload(ctx, { filename, content_type: contentType, bytes: data.byteLength });
+      await put(ctx, upload, data);
+      return upload;
+    }
+
+    it("a silent MP4 video (no sound track) becomes a File with its duration and picture size", async () => {
+      const ctx = await workspaceCtx();
+      const data = await clip(SILENT_VIDEO, "mp4");
+      const file = await completeUpload(ctx, { id: (await uploaded(ctx, data, "screen.mp4", "video/mp4")).id });
+      expect(file).toMatchObject({ content_type: "video/mp4", width: 96, height: 64 });
+      expect(file.duration).toBeCloseTo(2, 1);
+    });
+
+    it("bytes of the other family than declared are unsupported_media_type: a sound declared as a video, a silent video as a sound", async () => {
+      const ctx = await workspaceCtx();
+      const sound = await uploaded(ctx, wav(0.5), "voice.mp4", "video/mp4");
+      const soundErr = await apiError(completeUpload(ctx, { id: sound.id }), "unsupported_media_type");
+      expect(soundErr.message).toContain("declared video/mp4");
+      expect((await getUpload(ctx, { id: sound.id })).status).toBe("pending");
+      const video = await uploaded(ctx, await clip(SILENT_VIDEO, "mp4"), "clip.m4a", "audio/mp4");
+      expect((await apiError(completeUpload(ctx, { id: video.id }), "unsupported_media_type")).status).toBe(415);
       const files = await db.selectFrom("files").select("id").where("workspace_id", "=", ctx.workspaceId).execute();
       expect(files).toEqual([]);
     });

@@ -10,7 +10,7 @@ import { ApiError } from "./errors";
 import { cleanFilename, presentFile, type File } from "./files";
 import { hasIdPrefix, newId } from "./ids";
 import { LIMITS } from "./limits";
-import { probeMediaDuration } from "./media-probe";
+import { fitsDeclaredType, probeUploadedMedia } from "./media-probe";
 import { refuseUnknownFields, requireObject } from "./run-request";
 import { sign, verifySignature } from "./signing";
 
@@ -219,9 +219,16 @@ export async function completeUpload(ctx: Ctx, input: { id: string }): Promise<F
       { param: "bytes" },
     );
   }
-  const duration = await probeMediaDuration(ctx.services.blobs.pathOf(row.blob));
-  if (duration === null) {
+  const media = await probeUploadedMedia(ctx.services.ffmpegPath, ctx.services.blobs.pathOf(row.blob));
+  if (media === null) {
     throw new ApiError("unsupported_media_type", `The bytes are not a ${row.content_type} file Atelier can read.`);
+  }
+  if (!fitsDeclaredType(media, row.content_type)) {
+    const held = media.hasVideo ? "a video" : "a sound with no picture";
+    throw new ApiError(
+      "unsupported_media_type",
+      `The upload was declared ${row.content_type} but the bytes are ${held}. Open a new upload with the file's real type.`,
+    );
   }
   const completed = await withTransaction(ctx.db, async (trx) => {
     const fileId = newId("file");
@@ -241,9 +248,9 @@ export async function completeUpload(ctx: Ctx, input: { id: string }): Promise<F
           blob: row.blob!,
           content_type: row.content_type,
           bytes: Number(row.received_bytes),
-          width: null,
-          height: null,
-          duration,
+          width: media.width,
+          height: media.height,
+          duration: media.duration,
           filename: row.filename,
           generation_id: null,
           output_index: null,
