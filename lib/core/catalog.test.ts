@@ -148,7 +148,7 @@ describe(`catalog (${testDialect()})`, () => {
     const headers = deprecationHeaders(classic);
     // 2026-10-01T00:00:00Z
     expect(headers.Deprecation).toBe("@1790812800");
-    expect(headers.Sunset).toBe("Wed, 31 Mar 2027 00:00:00 GMT");
+    expect(headers.Sunset).toBe("Tue, 31 Dec 2030 00:00:00 GMT");
     expect(headers.Sunset).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
     expect(headers.Link).toBe('</v1/models/atelier/gradient>; rel="successor-version"');
   });

@@ -17,7 +17,7 @@ export const gradientClassic: ModelDefinition = {
   pricing: { unit: "image", usd: "0.002", drivers: [], overrides: [] },
   lifecycle: {
     deprecated_at: "2026-10-01T00:00:00.000Z",
-    sunset_at: "2027-03-31T00:00:00.000Z",
+    sunset_at: "2030-12-31T00:00:00.000Z",
     replaced_by: "atelier/gradient",
   },
   input_schema: objectSchema({ prompt: PROMPT_FIELD, aspect_ratio: ASPECT_RATIO_FIELD, seed: SEED_FIELD }, ["prompt"]),
