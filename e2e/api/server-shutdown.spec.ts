@@ -1,0 +1,131 @@
+// The server process itself (server.ts: API, studio and two worker slots) stopped with SIGTERM
+// in the middle of its queue: it exits 0, leaves no run "running" for a lease to lapse, and a
+// restarted server finishes every run, each charged once. This file starts and stops servers of
+// its own (not from playwright.config.ts), one store at a time.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { expectLedgerIdentity, newTenant, settle } from "./runs-helpers";
+import { PG_SERVER_URL, REPO_ROOT, storeEnv, type ServerSpec } from "./servers";
+
+const HEAVY = { model: "atelier/gradient", input: { prompt: "storm over the bay at night", num_images: 4, resolution: "hd" } };
+
+function spec(name: string, port: number, pgDatabase: string | null): ServerSpec {
+  return {
+    name,
+    port,
+    dataDir: path.join(REPO_ROOT, ".data-e2e", name),
+    baseURL: `http://127.0.0.1:${port}`,
+    ipPerMin: 100_000,
+    keyPerMin: 100_000,
+    pgDatabase,
+    workers: 2,
+    env: {},
+  };
+}
+
+const STORES = [spec("shutdown-sqlite", 3351, null), spec("shutdown-postgres", 3352, "atelier_e2e_shutdown")];
+
+interface ServerProcess {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr: () => string;
+}
+
+function startServer(s: ServerSpec, workers: number): ServerProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "server.ts")], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      ...storeEnv(s),
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: String(s.port),
+      PUBLIC_BASE_URL: "",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_IP_PER_MIN: String(s.ipPerMin),
+      RATE_LIMIT_KEY_PER_MIN: String(s.keyPerMin),
+      WORKER_CONCURRENCY: String(workers),
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString("utf8");
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+  return { child, exited, stderr: () => err };
+}
+
+async function listening(s: ServerSpec, server: ServerProcess): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    expect(server.child.exitCode, `the server exited early: ${server.stderr()}`).toBeNull();
+    expect(Date.now(), `the server did not answer within 90 s: ${server.stderr()}`).toBeLessThan(deadline);
+    const ok = await fetch(`${s.baseURL}/v1/public/models`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+for (const s of STORES) {
+  test.describe(`[${s.pgDatabase ? "postgres" : "sqlite"}] server shutdown`, () => {
+    let server: ServerProcess | null = null;
+    test.beforeAll(() => {
+      execFileSync("rm", ["-rf", s.dataDir]);
+      if (s.pgDatabase) {
+        execFileSync("psql", [`${PG_SERVER_URL}/postgres`, "-q", "-v", "ON_ERROR_STOP=1", "-c", `DROP DATABASE IF EXISTS ${s.pgDatabase} WITH (FORCE)`, "-c", `CREATE DATABASE ${s.pgDatabase}`], {
+          env: { ...process.env, PGOPTIONS: "--client-min-messages=warning" },
+        });
+      }
+    });
+    test.afterEach(async () => {
+      if (server && server.child.exitCode === null && server.child.signalCode === null) {
+        server.child.kill("SIGKILL");
+        await server.exited;
+      }
+      server = null;
+    });
+
+    test("SIGTERM mid-queue: exit 0, no run left running, a restarted server finishes each run once", async ({ request }) => {
+      test.setTimeout(240_000);
+      server = startServer(s, 2);
+      await listening(s, server);
+      const tenant = newTenant(request, s, "5", "shutdown");
+      const { api } = tenant;
+      for (let i = 0; i < 12; i++) await api.create({ ...HEAVY, input: { ...HEAVY.input, seed: 300 + i } });
+      const deadline = Date.now() + 30_000;
+      while ((await api.list({ status: "running,succeeded", limit: "1" })).data.length === 0) {
+        expect(Date.now(), "no run started within 30 s").toBeLessThan(deadline);
+      }
+
+      server.child.kill("SIGTERM");
+      const exit = await server.exited;
+      expect(exit, server.stderr()).toEqual({ code: 0, signal: null });
+
+      // Looked at by a server that runs nothing, so no new claim muddles the picture.
+      server = startServer(s, 0);
+      await listening(s, server);
+      // Nothing was left for a lease to lapse: every run is queued again or ended, and a run
+      // given back reads as queued (no provider, no start time).
+      const after = await api.listAll();
+      expect(after).toHaveLength(12);
+      expect(after.filter((run) => run.status === "running")).toEqual([]);
+      for (const run of after.filter((r) => r.status === "queued")) expect(run).toMatchObject({ provider: null, started_at: null });
+
+      server.child.kill("SIGTERM");
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      server = startServer(s, 2);
+      await listening(s, server);
+      const runs = await settle(api, 90);
+      for (const run of runs) expect(run.status).toBe("succeeded");
+      expect(await api.credits()).toEqual({ available: 5_000_000 - 12 * 16_000, held: 0 });
+      await expectLedgerIdentity(tenant);
+    });
+  });
+}
