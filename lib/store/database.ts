@@ -84,6 +84,8 @@ export interface GenerationsTable {
   /** Position in its batch's `requests`. */
   batch_index: number | null;
   webhook: string | null;
+  /** The actor that started it: a studio user's ID (usr_…) or an API key's (key_…); null before migration 008. */
+  created_by: string | null;
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
@@ -109,6 +111,8 @@ export interface WebhookEndpointsTable {
   enabled: number;
   disabled_reason: string | null;
   failing_since: string | null;
+  /** The latest failed attempt while failing; null while healthy. */
+  last_failure_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -153,6 +157,14 @@ export interface ModelPausesTable {
   paused_until: string | null;
   reason: string;
   created_at: string;
+}
+
+/** A remote provider found down by some process; its entries are out of service until `down_until`. */
+export interface ProviderOutagesTable {
+  provider_id: string;
+  down_until: string;
+  reason: string;
+  updated_at: string;
 }
 
 export interface BatchesTable {
@@ -226,6 +238,7 @@ export interface Database {
   files: FilesTable;
   uploads: UploadsTable;
   model_pauses: ModelPausesTable;
+  provider_outages: ProviderOutagesTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -6,6 +6,9 @@ import * as models from "./004-models";
 import * as webhooks from "./005-webhooks";
 import * as users from "./006-users";
 import * as eventsByRun from "./007-events-by-run";
+import * as runCreators from "./008-run-creators";
+import * as providerOutages from "./009-provider-outages";
+import * as webhookFailureGap from "./010-webhook-failure-gap";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -16,4 +19,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "005-webhooks": webhooks,
   "006-users": users,
   "007-events-by-run": eventsByRun,
+  "008-run-creators": runCreators,
+  "009-provider-outages": providerOutages,
+  "010-webhook-failure-gap": webhookFailureGap,
 };
