@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const demo = await seedDemoWorkspace(store, config);
   const rateLimits = createRateLimits(config);
   const engine = startEngine({ db: store.db, dialect: store.dialect, services, logger, concurrency: config.workerConcurrency, name: "server" });
-  const webhookSender = startWebhookSender({ db: store.db, dialect: store.dialect, services, logger, name: "server" });
+  const webhookSender = startWebhookSender({ db: store.db, dialect: store.dialect, services, logger, name: "server", purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000 });
   // The studio (Next, same process) uses this very store and these services, so its runs wake
   // this engine and its reads see the same signals (app/(studio)/studio-ctx.ts).
   (globalThis as { atelierRuntime?: unknown }).atelierRuntime = { store, services, config };

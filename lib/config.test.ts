@@ -112,6 +112,14 @@ describe("loadConfig", () => {
     expect(configError({ RATE_LIMIT_KEY_PER_MIN: "many" }).message).toMatch(/^RATE_LIMIT_KEY_PER_MIN/);
   });
 
+  it("reads EVENTS_PURGE_INTERVAL_SECONDS (hourly by default), refusing bad ones", () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).eventsPurgeIntervalSeconds).toBe(3600);
+    expect(loadConfig({ DATA_DIR: tempDataDir(), EVENTS_PURGE_INTERVAL_SECONDS: "1" }).eventsPurgeIntervalSeconds).toBe(1);
+    for (const EVENTS_PURGE_INTERVAL_SECONDS of ["0", "86401", "0.5", "soon"]) {
+      expect(configError({ EVENTS_PURGE_INTERVAL_SECONDS }).message).toMatch(/^EVENTS_PURGE_INTERVAL_SECONDS must be a whole number from 1 to 86400/);
+    }
+  });
+
   it("reads FFMPEG_PATH, MODERATION_BLOCKLIST and PROVIDERS_FILE, refusing bad ones", () => {
     const dir = tempDataDir();
     const providers = path.join(dir, "providers.json");

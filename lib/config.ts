@@ -26,6 +26,8 @@ export interface Config {
   webhookAllowInsecure: boolean;
   /** Seconds before each delivery attempt (WEBHOOK_RETRY_SCHEDULE; tests shorten it). */
   webhookRetrySchedule: number[];
+  /** Seconds between the engine's purges of events past 30 days (EVENTS_PURGE_INTERVAL_SECONDS; tests shorten it). */
+  eventsPurgeIntervalSeconds: number;
   /** PATH: where models find the programs they run (espeak-ng). */
   searchPath: string;
   /** PROVIDERS_FILE's path, or null. */
@@ -213,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     searchPath: env.PATH ?? "",
     webhookAllowInsecure: readFlag(env, "WEBHOOK_ALLOW_INSECURE"),
     webhookRetrySchedule: readSchedule(env),
+    eventsPurgeIntervalSeconds: readInteger(env, "EVENTS_PURGE_INTERVAL_SECONDS", 3600, 1, 86_400),
     ...readProviders(env),
     oauth: readOAuth(env),
   };

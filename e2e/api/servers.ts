@@ -80,10 +80,11 @@ export const SERVERS = {
     },
   }),
 
-  // Issue 5's suites (webhooks-*.spec.ts): insecure webhooks (local receivers) and a short retry schedule.
+  // Issue 5's suites (webhooks-*.spec.ts): insecure webhooks (local receivers), a short retry
+  // schedule, and the engine's purge of events past 30 days every second instead of hourly.
   webhooks: server("webhooks", 3341, 100_000, 100_000, {
     workers: 2,
-    env: { WEBHOOK_ALLOW_INSECURE: "1", WEBHOOK_RETRY_SCHEDULE: "0,0.3,0.3,0.3,0.3,0.3,0.3,0.3" },
+    env: { WEBHOOK_ALLOW_INSECURE: "1", WEBHOOK_RETRY_SCHEDULE: "0,0.3,0.3,0.3,0.3,0.3,0.3,0.3", EVENTS_PURGE_INTERVAL_SECONDS: "1" },
   }),
 } as const satisfies Record<string, ServerSpec>;
 

@@ -3,7 +3,9 @@
 // receiver: signed with the published secret over the exact bytes (Standard Webhooks), to the
 // run's own URL and to the workspace's endpoints by their event_types; two signatures after a
 // rotation; retries with the same webhook-id recorded attempt by attempt; redirects are failures
-// and never followed; 410 disables the endpoint at once.
+// and never followed; 410 disables the endpoint at once and ends a run's own delivery; disabling
+// or moving an endpoint takes its pending deliveries along; answers are stored as safe text;
+// Retry-After is capped at 10 h.
 import { expect, test } from "@playwright/test";
 import { expectOk, ISO_MS } from "./helpers";
 import { newTenant, type Generation } from "./runs-helpers";
@@ -313,4 +315,93 @@ test("410 disables the endpoint at once: no retry, no later event; enabling it a
   receiver.answer(p.gone, 200);
   await endedRun(api);
   await receiver.waitFor(p.gone, 2);
+});
+
+test("410 from a run's own webhook ends that delivery at once: one request, failed, no retry", async ({ request }) => {
+  const api = newTenant(request, spec, "1.00", "wh-own-gone").api;
+  const p = receiver.path("own-gone");
+  receiver.answer(p, { status: 410, body: "no such hook" });
+  const run = await endedRun(api, receiver.url(p));
+  const event = await eventOfRun(api, run);
+  const [delivery] = await finalDeliveries(api, `/v1/events/${event.id}/deliveries`, 1);
+  expect(delivery).toMatchObject({ webhook_id: null, url: receiver.url(p), status: "failed", next_attempt_at: null });
+  expect(delivery!.attempts.map((a) => [a.attempt, a.response_status, a.response_body])).toEqual([[1, 410, "no such hook"]]);
+  await sleep(1_000);
+  expect(receiver.at(p), "410 is not retried").toHaveLength(1);
+});
+
+test("disabling an endpoint fails its pending deliveries; a new URL takes them along and they arrive there at once", async ({ request }) => {
+  const api = newTenant(request, spec, "1.00", "wh-patch-pending").api;
+  const secret = (await readSecret(api)).secret;
+  const p = { off: receiver.path("patch-off"), old: receiver.path("patch-old"), moved: receiver.path("patch-new") };
+  // Both receivers ask for an hour's pause, so the deliveries stay pending.
+  for (const x of [p.off, p.old]) receiver.answer(x, { status: 503, headers: { "retry-after": "3600" }, body: "back in an hour" });
+  const off = await createEndpoint(api, { url: receiver.url(p.off) });
+  const moving = await createEndpoint(api, { url: receiver.url(p.old) });
+  const event = await eventOfRun(api, await endedRun(api));
+  const waiting = async (id: string) => {
+    let last: Delivery[] = [];
+    await expect
+      .poll(async () => ((last = await deliveriesOf(api, `/v1/webhooks/${id}/deliveries`)), last.length === 1 && last[0]!.attempts.length === 1), { timeout: 15_000 })
+      .toBe(true);
+    expect(last[0]).toMatchObject({ event_id: event.id, status: "pending" });
+    return last[0]!;
+  };
+  const pendingOff = await waiting(off.id);
+  await waiting(moving.id);
+
+  expect(await expectOk<Endpoint>(await patch(api, `/v1/webhooks/${off.id}`, { enabled: false }))).toMatchObject({ enabled: false, disabled_reason: null });
+  const [failed] = await deliveriesOf(api, `/v1/webhooks/${off.id}/deliveries`);
+  expect(failed).toMatchObject({ id: pendingOff.id, status: "failed", next_attempt_at: null });
+  expect(failed!.attempts).toHaveLength(1);
+
+  await expectOk<Endpoint>(await patch(api, `/v1/webhooks/${moving.id}`, { url: receiver.url(p.moved) }));
+  const [arrival] = await receiver.waitFor(p.moved, 1);
+  expectSignedDelivery(arrival!, secret, { eventId: event.id });
+  const [delivered] = await finalDeliveries(api, `/v1/webhooks/${moving.id}/deliveries`, 1);
+  expect(delivered).toMatchObject({ event_id: event.id, url: receiver.url(p.moved), status: "succeeded", next_attempt_at: null });
+  expect(delivered!.attempts.map((a) => [a.attempt, a.response_status])).toEqual([
+    [1, 503],
+    [2, 204],
+  ]);
+  await sleep(800);
+  expect(receiver.at(p.off)).toHaveLength(1);
+  expect(receiver.at(p.old)).toHaveLength(1);
+});
+
+test("an answer is recorded as text the store takes: U+0000 removed, cut at 20 kB on a whole character", async ({ request }) => {
+  const api = newTenant(request, spec, "1.00", "wh-odd-body").api;
+  const p = receiver.path("odd-body");
+  // 20 479 bytes of "x" then "é" (2 bytes), which the 20 480-byte limit cuts in two.
+  receiver.answer(p, { status: 500, body: "before\u0000after\u0000" }, { status: 500, body: "x".repeat(20_479) + "é" + "tail" }, { status: 200, body: "ok" });
+  const endpoint = await createEndpoint(api, { url: receiver.url(p) });
+  await endedRun(api);
+  const [delivery] = await finalDeliveries(api, `/v1/webhooks/${endpoint.id}/deliveries`, 1);
+  expect(delivery!.status).toBe("succeeded");
+  expect(delivery!.attempts.map((a) => a.response_status)).toEqual([500, 500, 200]);
+  expect(delivery!.attempts[0]!.response_body).toBe("beforeafter");
+  expect(delivery!.attempts[1]!.response_body).toBe("x".repeat(20_479));
+});
+
+test("Retry-After is honoured up to 10 hours: a receiver asking for longer gets its next attempt 10 hours later", async ({ request }) => {
+  const api = newTenant(request, spec, "1.00", "wh-retry-after").api;
+  const p = { far: receiver.path("retry-after-far"), near: receiver.path("retry-after-near") };
+  receiver.answer(p.far, { status: 429, headers: { "retry-after": "99999999999999999999" } });
+  receiver.answer(p.near, { status: 503, headers: { "retry-after": "120" } });
+  const far = await createEndpoint(api, { url: receiver.url(p.far) });
+  const near = await createEndpoint(api, { url: receiver.url(p.near) });
+  await endedRun(api);
+  for (const [endpoint, seconds] of [
+    [far, 10 * 3600],
+    [near, 120],
+  ] as const) {
+    let last: Delivery[] = [];
+    await expect
+      .poll(async () => ((last = await deliveriesOf(api, `/v1/webhooks/${endpoint.id}/deliveries`)), last[0]?.attempts.length ?? 0), { timeout: 15_000 })
+      .toBe(1);
+    const delivery = last[0]!;
+    expect(delivery.status).toBe("pending");
+    // The schedule's 0.3 s is shorter: the wait is exactly what Retry-After asked, capped at 10 h.
+    expect(Date.parse(delivery.next_attempt_at!) - Date.parse(delivery.attempts[0]!.at)).toBe(seconds * 1000);
+  }
 });

@@ -6,15 +6,18 @@
 //
 // Ports: 3352–3359 are the receivers of these suites (3351 was an earlier suite's). Each
 // spec file listens on its own port, as spec files run in parallel worker processes.
+import Database from "better-sqlite3";
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { expect, type APIResponse } from "@playwright/test";
+import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { expectOk, ISO_MS } from "./helpers";
 import { CURSOR, type Api, type Generation } from "./runs-helpers";
+import { pgUrl, type ServerSpec } from "./servers";
 
 export const WEBHOOK_PORTS = {
   /** webhooks-delivery.spec.ts: the receiver the deliveries go to. */
@@ -27,6 +30,8 @@ export const WEBHOOK_PORTS = {
   endpoints: 3355,
   /** webhooks-purge.spec.ts */
   purge: 3356,
+  /** webhooks-ssrf.spec.ts: a listener that must never see a connection. */
+  refusedTarget: 3357,
 } as const;
 
 export const EVENT_TYPES = ["generation.succeeded", "generation.failed", "generation.canceled"] as const;
@@ -464,5 +469,41 @@ export async function purgeGuard(): Promise<() => void> {
       });
     if (readers.length === 0) return () => fs.rmSync(PURGE_FILE, { force: true });
     await sleep(100);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server's own store
+//
+// A few cases need a state no API call can make: an event 31 days old (the scheduled purge), an
+// endpoint whose address has changed since registration checked it (the check at connect time).
+// They write it straight into the store of the server under test, as the passing of time or a
+// DNS change would; everything else goes through the API.
+
+/** Runs statements (with `?` parameters) in one transaction on the server's store. */
+export async function writeServerStore(spec: ServerSpec, statements: [sql: string, params: unknown[]][]): Promise<void> {
+  if (spec.pgDatabase === null) {
+    const db = new Database(path.join(spec.dataDir, "atelier.sqlite"));
+    try {
+      db.pragma("busy_timeout = 10000");
+      db.transaction(() => {
+        for (const [sql, params] of statements) db.prepare(sql).run(...params);
+      }).immediate();
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: pgUrl(spec.pgDatabase) });
+  await client.connect();
+  try {
+    await client.query("begin");
+    for (const [sql, params] of statements) {
+      let n = 0;
+      await client.query(sql.replace(/\?/g, () => `$${++n}`), params);
+    }
+    await client.query("commit");
+  } finally {
+    await client.end();
   }
 }

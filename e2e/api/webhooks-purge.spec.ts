@@ -2,6 +2,8 @@
 // events; 0 days deletes every event of every workspace on the server, with its deliveries. So
 // this test takes the exclusive purge guard (webhooks-helpers.ts): it waits until no other
 // webhooks-* test is running, and none starts while it purges. It checks only its own events.
+// And the engine's own scheduled purge (every second on this server, EVENTS_PURGE_INTERVAL_SECONDS)
+// removes an event made 31 days old and keeps one made 29 days old.
 import { expect, test } from "@playwright/test";
 import { admin } from "./admin";
 import { expectError, expectOk } from "./helpers";
@@ -14,9 +16,11 @@ import {
   endedRun,
   eventOfRun,
   finalDeliveries,
+  holdEvents,
   purgeGuard,
   Receiver,
   WEBHOOK_PORTS,
+  writeServerStore,
   type EventObject,
 } from "./webhooks-helpers";
 
@@ -81,6 +85,35 @@ test("purge --older-than-days 30 keeps today's events; 0 deletes them with their
     expect((await allEvents(api)).map((e) => e.id)).toEqual([event.id]);
     const [arrival] = (await receiver.waitFor(p, 3)).slice(2);
     expect(arrival!.headers["webhook-id"]).toBe(event.id);
+  } finally {
+    release();
+  }
+});
+
+test("the engine's scheduled purge deletes an event older than 30 days with its deliveries, and keeps one of 29 days", async ({ request }) => {
+  test.setTimeout(60_000);
+  const release = await holdEvents();
+  try {
+    const api = newTenant(request, spec, "1.00", "wh-purge-scheduled").api;
+    const p = receiver.path("scheduled");
+    await createEndpoint(api, { url: receiver.url(p) });
+    const [old, recent] = [await eventOfRun(api, await endedRun(api)), await eventOfRun(api, await endedRun(api))] as [EventObject, EventObject];
+    for (const event of [old, recent]) await finalDeliveries(api, `/v1/events/${event.id}/deliveries`, 1);
+
+    // Both ages in one transaction: any purge that sees the 31-day one also sees the 29-day one.
+    const daysAgo = (n: number) => new Date(Date.now() - n * 24 * 3600 * 1000).toISOString();
+    await writeServerStore(spec, [
+      ["update events set created_at = ? where id = ?", [daysAgo(31), old.id]],
+      ["update events set created_at = ? where id = ?", [daysAgo(29), recent.id]],
+    ]);
+
+    await expect
+      .poll(async () => (await api.get(`/v1/events/${old.id}`)).status(), { timeout: 20_000, message: "the 31-day event is purged" })
+      .toBe(404);
+    await expectError(await api.get(`/v1/events/${old.id}/deliveries`), 404, "resource_not_found");
+    expect(await expectOk<EventObject>(await api.get(`/v1/events/${recent.id}`))).toEqual(recent);
+    expect(await finalDeliveries(api, `/v1/events/${recent.id}/deliveries`, 1)).toHaveLength(1);
+    expect((await allEvents(api)).map((e) => e.id)).toEqual([recent.id]);
   } finally {
     release();
   }

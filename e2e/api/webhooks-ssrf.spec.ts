@@ -2,12 +2,16 @@
 // without WEBHOOK_ALLOW_INSECURE: https only, public addresses only, whatever the encoding of the
 // address. Each refused URL is tried as an endpoint's `url`, a generation's `webhook`, a batch
 // item's `webhook` and an endpoint change; an https URL to a public IP literal is accepted.
-// No receiver: nothing here is ever delivered.
+// On the webhooks server (WEBHOOK_ALLOW_INSECURE=1) http and loopback/private receivers are
+// accepted, link-local (cloud metadata), unspecified and reserved addresses still refused. And
+// every attempt checks again at connect time: an endpoint whose name now resolves to loopback
+// gets a "refused address" attempt, and nothing connects.
+import { createServer, type Server } from "node:net";
 import { expect, test } from "@playwright/test";
 import { expectError, expectOk } from "./helpers";
 import { newTenant } from "./runs-helpers";
 import { SERVERS } from "./servers";
-import { createEndpoint, del, patch, readEndpoint } from "./webhooks-helpers";
+import { createEndpoint, del, deliveriesOf, endedRun, eventOfRun, patch, readEndpoint, WEBHOOK_PORTS, writeServerStore } from "./webhooks-helpers";
 
 const spec = SERVERS.main;
 
@@ -51,6 +55,22 @@ const REFUSED: [url: string, why: string][] = [
   ["https://198.51.100.7/hook", "documentation TEST-NET-2"],
   ["https://203.0.113.9/hook", "documentation TEST-NET-3"],
   ["https://[2001:db8::1]/hook", "IPv6 documentation"],
+  ["https://[::ffff:0:10.0.0.1]/hook", "IPv4-translated private (::ffff:0:0/96)"],
+  ["https://[::ffff:0:7f00:1]/hook", "IPv4-translated loopback in hex"],
+  ["https://[64:ff9b::127.0.0.1]/hook", "NAT64 with loopback inside"],
+  ["https://[64:ff9b::a9fe:a9fe]/hook", "NAT64 with the metadata address inside"],
+  ["https://[64:ff9b:1::5db8:d822]/hook", "NAT64 local-use 64:ff9b:1::/48"],
+  ["https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook", "Teredo 2001::/32"],
+  ["https://[2001:2::1]/hook", "IPv6 benchmarking (2001::/23)"],
+  ["https://[2002:a00:1::1]/hook", "6to4 with private 10.0.0.1 inside"],
+  ["https://[2002:7f00:1::1]/hook", "6to4 with loopback inside"],
+  ["https://[fec0::1]/hook", "IPv6 site-local fec0::/10"],
+  ["https://[100::1]/hook", "IPv6 discard-only 100::/64"],
+  ["https://[ff02::1]/hook", "IPv6 multicast"],
+  ["https://[::127.0.0.1]/hook", "IPv4-compatible loopback"],
+  ["https://192.88.99.1/hook", "6to4 relay anycast 192.88.99/24"],
+  ["https://224.0.0.1/hook", "multicast 224/4"],
+  ["https://239.255.255.250/hook", "multicast 224/4, top"],
 ];
 
 const RUN = { model: "atelier/gradient", input: { prompt: "never started" } };
@@ -88,4 +108,76 @@ test("an https URL to a public IP literal is accepted at registration", async ({
   const moved = await expectOk<{ url: string }>(await patch(api, `/v1/webhooks/${endpoint.id}`, { url: "https://93.184.216.34:8443/other?x=1" }));
   expect(moved.url).toBe("https://93.184.216.34:8443/other?x=1");
   expect(await expectOk(await del(api, `/v1/webhooks/${endpoint.id}`))).toEqual({ id: endpoint.id, object: "webhook_endpoint", deleted: true });
+});
+
+const INSECURE_REFUSED: [url: string, why: string][] = [
+  ["http://169.254.169.254/latest/meta-data", "link-local metadata"],
+  ["http://[fe80::1]/hook", "IPv6 link-local"],
+  ["http://[::ffff:169.254.169.254]/hook", "IPv4-mapped metadata address"],
+  ["http://0.0.0.0:3357/hook", "unspecified (reaches this machine on Linux)"],
+  ["http://[::]:3357/hook", "IPv6 unspecified"],
+  ["http://100.64.0.1/hook", "CGNAT"],
+  ["http://198.18.0.1/hook", "benchmarking"],
+  ["http://240.0.0.1/hook", "reserved 240/4"],
+  ["http://224.0.0.1/hook", "multicast"],
+  ["http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook", "Teredo"],
+];
+
+test(`WEBHOOK_ALLOW_INSECURE=1 allows http and loopback/private receivers, and still refuses ${INSECURE_REFUSED.length} others`, async ({ request }) => {
+  const api = newTenant(request, SERVERS.webhooks, "1.00", "wh-ssrf-insecure").api;
+  for (const [url, why] of INSECURE_REFUSED) {
+    await test.step(`${url} (${why})`, async () => {
+      await expectError(await api.post("/v1/webhooks", { url }), 400, "invalid_parameter", { param: "url" });
+      await expectError(await api.post("/v1/generations", { ...RUN, webhook: url }), 400, "invalid_parameter", { param: "webhook" });
+    });
+  }
+  // Registered only: no run ends in this workspace, so nothing is sent to them.
+  for (const url of ["http://127.0.0.1:3357/hook", "http://localhost:3357/hook", "http://[::1]:3357/hook", "http://10.1.2.3/hook", "http://192.168.1.20:8080/hook", "http://[fd00::5]/hook"]) {
+    const endpoint = await createEndpoint(api, { url });
+    expect(endpoint.url).toBe(url);
+    await expectOk(await del(api, `/v1/webhooks/${endpoint.id}`));
+  }
+  expect(await api.listAll()).toEqual([]);
+});
+
+test("every attempt checks the address again at connect time: a name that now resolves to loopback is refused and nothing connects", async ({ request }) => {
+  // A listener where the delivery would land if the connect-time check let it through.
+  const connections: string[] = [];
+  const listener: Server = createServer((socket) => {
+    connections.push(String(socket.remoteAddress));
+    socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once("error", reject);
+    listener.listen(WEBHOOK_PORTS.refusedTarget, "127.0.0.1", resolve);
+  });
+  try {
+    const api = newTenant(request, spec, "1.00", "wh-ssrf-connect").api;
+    const endpoint = await createEndpoint(api, { url: "https://93.184.216.34/hook" });
+    // Since registration the endpoint's host has come to mean this machine: the store now says
+    // "localhost", as a DNS change would make of a checked name. Registration would refuse it.
+    const target = `https://localhost:${WEBHOOK_PORTS.refusedTarget}/hook`;
+    await expectError(await patch(api, `/v1/webhooks/${endpoint.id}`, { url: target }), 400, "invalid_parameter", { param: "url" });
+    await writeServerStore(spec, [["update webhook_endpoints set url = ? where id = ?", [target, endpoint.id]]]);
+
+    const event = await eventOfRun(api, await endedRun(api));
+    // The main server keeps the standard schedule: the first attempt goes at once, the next in 5 s.
+    let attempts: { response_status: number | null; error: string | null }[] = [];
+    await expect
+      .poll(
+        async () => {
+          const [delivery] = await deliveriesOf(api, `/v1/events/${event.id}/deliveries`);
+          expect(delivery?.url).toBe(target);
+          attempts = delivery?.attempts ?? [];
+          return attempts.length;
+        },
+        { timeout: 15_000, message: "the first attempt is recorded" },
+      )
+      .toBeGreaterThanOrEqual(1);
+    expect(attempts[0]).toMatchObject({ response_status: null });
+    expect(attempts[0]!.error).toMatch(/^refused address: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/);
+    expect(connections, "nothing connected to the listener").toEqual([]);
+  } finally {
+    await new Promise((resolve) => listener.close(resolve));
+  }
 });

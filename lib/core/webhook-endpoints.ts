@@ -1,5 +1,6 @@
 // Workspace webhook endpoints: each receives the workspace's events (all, or the types it names).
 import type { WebhookEndpointsTable } from "../store/database";
+import { withTransaction } from "../store/store";
 import { nowIso, requireScope, type Ctx } from "./context";
 import { ApiError } from "./errors";
 import { hasIdPrefix, newId } from "./ids";
@@ -117,6 +118,7 @@ export async function createWebhookEndpoint(ctx: Ctx, body: unknown): Promise<We
     enabled: fields.enabled === false ? 0 : 1,
     disabled_reason: null,
     failing_since: null,
+    last_failure_at: null,
     created_at: now,
     updated_at: now,
   };
@@ -130,26 +132,39 @@ export async function getWebhookEndpoint(ctx: Ctx, input: { id: string }): Promi
   return presentEndpoint(await requireEndpoint(ctx, input.id));
 }
 
-/** PATCH /v1/webhooks/{id}: enabling again clears why it was disabled. */
+/**
+ * PATCH /v1/webhooks/{id}. Enabling again clears why it was disabled. Disabling fails its pending
+ * deliveries, as deleting does: a disabled endpoint gets nothing more. A new URL takes its pending
+ * deliveries with it, due at once (the old URL's failures say nothing of the new one), and starts
+ * its health afresh.
+ */
 export async function updateWebhookEndpoint(ctx: Ctx, input: { id: string; body: unknown }): Promise<WebhookEndpoint> {
   requireScope(ctx, "generations:write");
-  await requireEndpoint(ctx, input.id);
+  const before = await requireEndpoint(ctx, input.id);
   const fields = await parseFields(ctx, input.body, false);
-  const row = await ctx.db
-    .updateTable("webhook_endpoints")
-    .set({
-      ...(fields.url === undefined ? {} : { url: fields.url }),
-      ...(fields.description === undefined ? {} : { description: fields.description }),
-      ...(fields.event_types === undefined ? {} : { event_types_json: JSON.stringify(fields.event_types) }),
-      ...(fields.enabled === undefined ? {} : { enabled: fields.enabled ? 1 : 0 }),
-      ...(fields.enabled === true ? { disabled_reason: null, failing_since: null } : {}),
-      updated_at: nowIso(),
-    })
-    .where("workspace_id", "=", ctx.workspaceId)
-    .where("id", "=", input.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return presentEndpoint(row);
+  const now = nowIso();
+  const moved = fields.url !== undefined && fields.url !== before.url;
+  return withTransaction(ctx.db, async (trx) => {
+    const row = await trx
+      .updateTable("webhook_endpoints")
+      .set({
+        ...(fields.url === undefined ? {} : { url: fields.url }),
+        ...(fields.description === undefined ? {} : { description: fields.description }),
+        ...(fields.event_types === undefined ? {} : { event_types_json: JSON.stringify(fields.event_types) }),
+        ...(fields.enabled === undefined ? {} : { enabled: fields.enabled ? 1 : 0 }),
+        ...(fields.enabled === true || moved ? { failing_since: null, last_failure_at: null } : {}),
+        ...(fields.enabled === true ? { disabled_reason: null } : {}),
+        updated_at: now,
+      })
+      .where("workspace_id", "=", ctx.workspaceId)
+      .where("id", "=", input.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const pending = trx.updateTable("webhook_deliveries").where("webhook_id", "=", row.id).where("status", "=", "pending");
+    if (fields.enabled === false) await pending.set({ status: "failed", next_attempt_at: null }).execute();
+    else if (moved) await pending.set({ url: row.url, next_attempt_at: now }).execute();
+    return presentEndpoint(row);
+  });
 }
 
 /** DELETE /v1/webhooks/{id}: its pending deliveries are dropped with it. */

@@ -163,13 +163,131 @@ describe(`webhooks (${testDialect()})`, () => {
 
     await deleteWebhookEndpoint(ctx, { id: gone.id });
     const flaky = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/flaky" });
+    // Failing without a break: the latest failure was an hour ago.
     const sixDaysAgo = new Date(Date.now() - 6 * 24 * 3600 * 1000).toISOString();
-    await db.updateTable("webhook_endpoints").set({ failing_since: sixDaysAgo }).where("id", "=", flaky.id).execute();
+    const anHourAgo = new Date(Date.now() - 3600 * 1000).toISOString();
+    await db.updateTable("webhook_endpoints").set({ failing_since: sixDaysAgo, last_failure_at: anHourAgo }).where("id", "=", flaky.id).execute();
     const second = await endedRun(ctx);
     const d2 = (await deliveriesOf(second.event.id))[0]!;
     await db.updateTable("webhook_deliveries").set({ lease_owner: "o" }).where("id", "=", d2.id).execute();
     await recordAttempt(db, { delivery: d2, owner: "o", result: fail(500), at: new Date(), schedule: [0, 1, 1] });
     expect(await getWebhookEndpoint(ctx, { id: flaky.id })).toMatchObject({ enabled: false, disabled_reason: expect.stringMatching(/5 days/) });
+  });
+
+  /** The delivery of `eventId` to `url`, leased to "o" as the sender would have it. */
+  async function claimedDelivery(eventId: string, url: string): Promise<WebhookDeliveriesTable> {
+    const row = (await deliveriesOf(eventId)).find((d) => d.url === url)!;
+    await db.updateTable("webhook_deliveries").set({ lease_owner: "o" }).where("id", "=", row.id).execute();
+    return { ...row, lease_owner: "o" };
+  }
+
+  async function deliveryRow(id: string): Promise<WebhookDeliveriesTable> {
+    return db.selectFrom("webhook_deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  }
+
+  it("410 from a run's own URL ends its delivery at once (no endpoint to disable)", async () => {
+    const ctx = await workspaceCtx();
+    const { event } = await endedRun(ctx, "http://127.0.0.1:9/own-gone");
+    const delivery = await claimedDelivery(event.id, "http://127.0.0.1:9/own-gone");
+    await recordAttempt(db, { delivery, owner: "o", result: fail(410, { gone: true }), at: new Date(), schedule: [0, 1, 1, 1] });
+    expect(await deliveryRow(delivery.id)).toMatchObject({ status: "failed", next_attempt_at: null, attempt_count: 1 });
+  });
+
+  it("a 410 to a disabled endpoint (a resend) ends that delivery too", async () => {
+    const ctx = await workspaceCtx();
+    const endpoint = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/off", enabled: false });
+    const { event } = await endedRun(ctx);
+    await resendEvent(ctx, { id: event.id, body: { webhook_id: endpoint.id } });
+    const delivery = await claimedDelivery(event.id, "http://127.0.0.1:9/off");
+    await recordAttempt(db, { delivery, owner: "o", result: fail(410, { gone: true }), at: new Date(), schedule: [0, 1, 1, 1] });
+    expect(await deliveryRow(delivery.id)).toMatchObject({ status: "failed", next_attempt_at: null });
+  });
+
+  it("disabling an endpoint fails its pending deliveries; a new URL takes them along, due now, with a fresh health record", async () => {
+    const ctx = await workspaceCtx();
+    const off = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/to-disable" });
+    const moving = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/old" });
+    const { event } = await endedRun(ctx);
+    const later = new Date(Date.now() + 3600 * 1000).toISOString();
+    await db.updateTable("webhook_deliveries").set({ next_attempt_at: later }).where("event_id", "=", event.id).execute();
+    await db.updateTable("webhook_endpoints").set({ failing_since: later, last_failure_at: later }).where("id", "=", moving.id).execute();
+
+    // A change that neither disables nor moves leaves them alone.
+    await updateWebhookEndpoint(ctx, { id: off.id, body: { description: "still on" } });
+    expect((await deliveriesOf(event.id)).every((d) => d.status === "pending")).toBe(true);
+
+    await updateWebhookEndpoint(ctx, { id: off.id, body: { enabled: false } });
+    const disabled = (await deliveriesOf(event.id)).find((d) => d.webhook_id === off.id)!;
+    expect(disabled).toMatchObject({ status: "failed", next_attempt_at: null, url: "http://127.0.0.1:9/to-disable" });
+
+    const before = Date.now();
+    const moved = await updateWebhookEndpoint(ctx, { id: moving.id, body: { url: "http://127.0.0.1:9/new" } });
+    expect(moved.url).toBe("http://127.0.0.1:9/new");
+    const repointed = (await deliveriesOf(event.id)).find((d) => d.webhook_id === moving.id)!;
+    expect(repointed).toMatchObject({ status: "pending", url: "http://127.0.0.1:9/new" });
+    expect(Date.parse(repointed.next_attempt_at!)).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(repointed.next_attempt_at!)).toBeGreaterThanOrEqual(before - 1000);
+    const health = await db.selectFrom("webhook_endpoints").select(["failing_since", "last_failure_at"]).where("id", "=", moving.id).executeTakeFirstOrThrow();
+    expect(health).toEqual({ failing_since: null, last_failure_at: null });
+  });
+
+  it("stores an answer with U+0000 without it, and an attempt the store refuses still counts", async () => {
+    const ctx = await workspaceCtx();
+    const { event } = await endedRun(ctx, "http://127.0.0.1:9/nul");
+    let delivery = await claimedDelivery(event.id, "http://127.0.0.1:9/nul");
+    const at = new Date();
+    await recordAttempt(db, { delivery, owner: "o", result: fail(500, { responseBody: "a\u0000b", error: "bad\u0000" }), at, schedule: [0, 1, 1, 1] });
+    delivery = await claimedDelivery(event.id, "http://127.0.0.1:9/nul");
+    expect(delivery).toMatchObject({ status: "pending", attempt_count: 1 });
+    // No latency column takes NaN: the first write is refused, and the attempt is recorded without the answer.
+    await recordAttempt(db, { delivery, owner: "o", result: fail(502, { latencyMs: Number.NaN, responseBody: "kept?" }), at, schedule: [0, 1, 1, 1] });
+    expect(await deliveryRow(delivery.id)).toMatchObject({ status: "pending", attempt_count: 2, lease_owner: null });
+    const listed = (await listEventDeliveries(ctx, { id: event.id, query: {} })).data[0]!;
+    expect(listed.attempts.map((a) => [a.attempt, a.response_status, a.response_body, a.latency_ms])).toEqual([
+      [1, 500, "ab", 3],
+      [2, 502, "", 0],
+    ]);
+    expect(listed.attempts[0]!.error).toBe("bad");
+    expect(listed.attempts[1]!.error).toMatch(/^failed; the answer could not be recorded \(.+\)$/);
+  });
+
+  it("Retry-After is honoured up to 10 hours, however far it points", async () => {
+    const ctx = await workspaceCtx();
+    const { event } = await endedRun(ctx, "http://127.0.0.1:9/later");
+    const delivery = await claimedDelivery(event.id, "http://127.0.0.1:9/later");
+    const at = new Date();
+    await recordAttempt(db, { delivery, owner: "o", result: fail(503, { retryAfterSeconds: 1e20 }), at, schedule: [0, 1, 1] });
+    const row = await deliveryRow(delivery.id);
+    expect(row).toMatchObject({ status: "pending", attempt_count: 1 });
+    expect(Date.parse(row.next_attempt_at!) - at.getTime()).toBe(10 * 3600 * 1000);
+    expect(nextAttemptAt([0, 5], 1, 3 * 24 * 3600, 0, () => 0.5)).toBe(new Date(10 * 3600 * 1000).toISOString());
+    expect(nextAttemptAt([0, 5], 1, 60, 0, () => 0.5)).toBe(new Date(60_000).toISOString());
+    expect(nextAttemptAt([0, 50_000], 1, 3 * 24 * 3600, 0, () => 0.5)).toBe(new Date(50_000_000).toISOString());
+  });
+
+  it("five failing days means without a break: a failure after a day of silence starts the clock again", async () => {
+    const ctx = await workspaceCtx();
+    const endpoint = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/quiet" });
+    const days = (n: number) => new Date(Date.now() - n * 24 * 3600 * 1000).toISOString();
+    // Failed once six days ago, then nothing for two days... and now fails again.
+    await db.updateTable("webhook_endpoints").set({ failing_since: days(6), last_failure_at: days(2) }).where("id", "=", endpoint.id).execute();
+    const first = await endedRun(ctx);
+    const at = new Date();
+    await recordAttempt(db, { delivery: await claimedDelivery(first.event.id, "http://127.0.0.1:9/quiet"), owner: "o", result: fail(500), at, schedule: [0, 1, 1] });
+    expect(await getWebhookEndpoint(ctx, { id: endpoint.id })).toMatchObject({ enabled: true, disabled_reason: null });
+    let health = await db.selectFrom("webhook_endpoints").select(["failing_since", "last_failure_at"]).where("id", "=", endpoint.id).executeTakeFirstOrThrow();
+    expect(health).toEqual({ failing_since: at.toISOString(), last_failure_at: at.toISOString() });
+
+    // Failing since six days with the latest failure 20 hours ago: no break, so it is disabled.
+    await db.updateTable("webhook_endpoints").set({ failing_since: days(6), last_failure_at: days(20 / 24) }).where("id", "=", endpoint.id).execute();
+    const second = await endedRun(ctx);
+    await recordAttempt(db, { delivery: await claimedDelivery(second.event.id, "http://127.0.0.1:9/quiet"), owner: "o", result: fail(500), at, schedule: [0, 1, 1] });
+    expect(await getWebhookEndpoint(ctx, { id: endpoint.id })).toMatchObject({ enabled: false, disabled_reason: expect.stringMatching(/5 days/) });
+
+    // Enabling it again clears the record (as a success does).
+    await updateWebhookEndpoint(ctx, { id: endpoint.id, body: { enabled: true } });
+    health = await db.selectFrom("webhook_endpoints").select(["failing_since", "last_failure_at"]).where("id", "=", endpoint.id).executeTakeFirstOrThrow();
+    expect(health).toEqual({ failing_since: null, last_failure_at: null });
   });
 
   it("resend makes new deliveries of the same event; purge removes old events with their deliveries", async () => {

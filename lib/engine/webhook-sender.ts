@@ -16,9 +16,8 @@ import { signatureHeader } from "../webhooks/signing";
 
 const TIMEOUT_MS = 15_000;
 const LEASE_MS = TIMEOUT_MS + 15_000;
-/** An endpoint whose deliveries only failed for this long is disabled. */
+/** An endpoint whose deliveries only failed for this long, without a break (failureGapMs), is disabled. */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
-const PURGE_EVERY_MS = 3600 * 1000;
 
 export async function claimDueDeliveries(
   db: Db,
@@ -44,16 +43,64 @@ export async function claimDueDeliveries(
     .execute();
 }
 
-/** When the next attempt goes: the schedule's delay with ±20 % jitter, or later when Retry-After says so. */
+/**
+ * The longest wait a receiver's Retry-After may ask for: the default schedule's longest step. A
+ * receiver cannot park a delivery for days (nor push its time past what a date can hold).
+ */
+export const RETRY_AFTER_CAP_SECONDS = 10 * 3600;
+
+/** When the next attempt goes: the schedule's delay with ±20 % jitter, or later when Retry-After says so (at most 10 h). */
 export function nextAttemptAt(schedule: readonly number[], attemptsMade: number, retryAfterSeconds: number | null, now: number, random = Math.random): string | null {
   if (attemptsMade >= schedule.length) return null;
   const delay = schedule[attemptsMade]! * 1000 * (0.8 + 0.4 * random());
-  const wait = Math.max(delay, (retryAfterSeconds ?? 0) * 1000);
+  const wait = Math.max(delay, Math.min(retryAfterSeconds ?? 0, RETRY_AFTER_CAP_SECONDS) * 1000);
   return new Date(now + wait).toISOString();
 }
 
-/** Records one attempt and moves the delivery (and its endpoint's health) on, in one transaction. */
+/**
+ * "Failing for 5 days" means without a break: a failure more than this long after the previous
+ * one starts the clock again. 24 h is more than the longest wait between two attempts of one
+ * failing delivery (10 h + 20 % jitter, Retry-After capped at 10 h), so an endpoint that keeps
+ * failing its retries keeps its clock, while one that failed once, was quiet for days and then
+ * failed once is not disabled. A longer schedule (WEBHOOK_RETRY_SCHEDULE) widens it to twice its longest step.
+ */
+export function failureGapMs(schedule: readonly number[]): number {
+  return Math.max(24 * 3600 * 1000, 2 * Math.max(0, ...schedule) * 1000);
+}
+
+/** Text the store takes: PostgreSQL refuses U+0000 in text columns. */
+function storable(text: string): string {
+  return text.replaceAll("\u0000", "");
+}
+
+/**
+ * Records one attempt and moves the delivery (and its endpoint's health) on, in one transaction.
+ * Should the store refuse the record, the attempt is recorded again without the receiver's answer:
+ * it still counts, so a delivery never loops on an answer it cannot store.
+ */
 export async function recordAttempt(
+  db: Db,
+  input: { delivery: WebhookDeliveriesTable; owner: string; result: AttemptResult; at: Date; schedule: readonly number[] },
+): Promise<void> {
+  try {
+    await storeAttempt(db, input);
+  } catch (err) {
+    const { result } = input;
+    const why = storable(err instanceof Error ? err.message : String(err)).slice(0, 300);
+    await storeAttempt(db, {
+      ...input,
+      result: {
+        ...result,
+        status: Number.isInteger(result.status) && result.status! >= 100 && result.status! <= 999 ? result.status : null,
+        latencyMs: Number.isFinite(result.latencyMs) ? Math.min(Math.max(result.latencyMs, 0), 2 ** 31 - 1) : 0,
+        responseBody: "",
+        error: `${result.error === null ? "" : `${storable(result.error).slice(0, 300)}; `}the answer could not be recorded (${why})`,
+      },
+    });
+  }
+}
+
+async function storeAttempt(
   db: Db,
   input: { delivery: WebhookDeliveriesTable; owner: string; result: AttemptResult; at: Date; schedule: readonly number[] },
 ): Promise<void> {
@@ -77,25 +124,34 @@ export async function recordAttempt(
         at: atIso,
         response_status: result.status,
         latency_ms: Math.round(result.latencyMs),
-        response_body: result.responseBody,
-        error: result.error,
+        response_body: storable(result.responseBody),
+        error: result.error === null ? null : storable(result.error),
       })
       .execute();
     if (result.ok) {
       await trx.updateTable("webhook_deliveries").set({ status: "succeeded", next_attempt_at: null }).where("id", "=", delivery.id).execute();
-      if (delivery.webhook_id) await trx.updateTable("webhook_endpoints").set({ failing_since: null }).where("id", "=", delivery.webhook_id).execute();
+      if (delivery.webhook_id) {
+        await trx.updateTable("webhook_endpoints").set({ failing_since: null, last_failure_at: null }).where("id", "=", delivery.webhook_id).execute();
+      }
       return;
     }
-    const next = nextAttemptAt(input.schedule, attempt, result.retryAfterSeconds, at.getTime());
+    // 410 Gone: the receiver wants no more, whether it is an endpoint or a run's own URL.
+    const next = result.gone ? null : nextAttemptAt(input.schedule, attempt, result.retryAfterSeconds, at.getTime());
     await trx
       .updateTable("webhook_deliveries")
       .set(next === null ? { status: "failed", next_attempt_at: null } : { next_attempt_at: next })
       .where("id", "=", delivery.id)
       .execute();
     if (!delivery.webhook_id) return;
+    // The clock restarts unless the previous failure was recent (failureGapMs); both columns are
+    // computed from the row as it was, so concurrent attempts of one endpoint agree.
+    const gapStart = new Date(at.getTime() - failureGapMs(input.schedule)).toISOString();
     const endpoint = await trx
       .updateTable("webhook_endpoints")
-      .set({ failing_since: sql<string>`coalesce(failing_since, ${atIso})` })
+      .set({
+        failing_since: sql<string>`case when failing_since is null or last_failure_at is null or last_failure_at < ${gapStart} then ${atIso} else failing_since end`,
+        last_failure_at: sql<string>`case when last_failure_at is null or last_failure_at < ${atIso} then ${atIso} else last_failure_at end`,
+      })
       .where("id", "=", delivery.webhook_id)
       .returningAll()
       .executeTakeFirst();
@@ -156,10 +212,13 @@ export function startWebhookSender(options: {
   concurrency?: number;
   pollMs?: number;
   name?: string;
+  /** How often the events past 30 days are purged (EVENTS_PURGE_INTERVAL_SECONDS); hourly by default. */
+  purgeEveryMs?: number;
 }): WebhookSender {
   const owner = `${options.name ?? "webhooks"}-${process.pid}-${randomBase62(6)}`;
   const concurrency = options.concurrency ?? 32;
   const pollMs = options.pollMs ?? 250;
+  const purgeEveryMs = options.purgeEveryMs ?? 3600 * 1000;
   const inFlight = new Set<Promise<void>>();
   let stopping = false;
   let timer: NodeJS.Timeout | null = null;
@@ -194,7 +253,7 @@ export function startWebhookSender(options: {
     ticking = true;
     let claimedAll = false;
     try {
-      if (Date.now() - lastPurge > PURGE_EVERY_MS) {
+      if (Date.now() - lastPurge >= purgeEveryMs) {
         lastPurge = Date.now();
         const purged = await purgeEvents({ db: options.db });
         if (purged > 0) options.logger.info({ purged }, "purged events older than 30 days");

@@ -14,6 +14,9 @@ const answers: Record<string, (res: ServerResponse) => void> = {
   "/busy": (res) => res.writeHead(429, { "retry-after": "7" }).end(),
   "/busy-date": (res) => res.writeHead(503, { "retry-after": new Date(Date.now() + 60_000).toUTCString() }).end(),
   "/huge": (res) => res.writeHead(500).end("x".repeat(200_000)),
+  "/nul": (res) => res.writeHead(500).end("before\u0000after\u0000"),
+  // 20 479 bytes of "x", then "é" (2 bytes) across the 20 480-byte limit.
+  "/cut": (res) => res.writeHead(500).end("x".repeat(20_479) + "é" + "y".repeat(100)),
   "/hang": () => undefined,
 };
 const server = createServer((req, res) => {
@@ -71,6 +74,12 @@ describe("one delivery attempt", () => {
     expect(result.responseBody.length).toBe(20_480);
   });
 
+  it("keeps whole characters only, and no U+0000 (PostgreSQL text refuses it)", async () => {
+    expect((await send("/nul")).responseBody).toBe("beforeafter");
+    const cut = await send("/cut");
+    expect(cut.responseBody).toBe("x".repeat(20_479));
+  });
+
   it("gives up at the timeout, and reports a closed port", async () => {
     expect(await send("/hang", { timeoutMs: 300 })).toMatchObject({ ok: false, status: null, error: "no answer within 0.3 s (timeout)" });
     const closed = createServer();
@@ -89,5 +98,16 @@ describe("one delivery attempt", () => {
     const named = await send("", { allowInsecure: false, url: `https://localhost:${new URL(base).port}/ok` });
     expect(named.error).toMatch(/refused address/);
     expect(arrived.length).toBe(before);
+  });
+
+  it("with insecure webhooks, still refuses link-local and unspecified addresses before connecting", async () => {
+    const port = new URL(base).port;
+    // 0.0.0.0 would reach this very receiver on Linux: refused all the same.
+    for (const url of [`http://0.0.0.0:${port}/ok`, `http://169.254.169.254/latest/meta-data`, `http://[fe80::1]:${port}/ok`]) {
+      const result = await send("", { url });
+      expect(result, url).toMatchObject({ ok: false, status: null });
+      expect(result.error, url).toMatch(/refused address/);
+    }
+    expect(await send("/ok")).toMatchObject({ ok: true });
   });
 });

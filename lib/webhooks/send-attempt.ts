@@ -4,14 +4,14 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { classifyAddress, safeLookup } from "./ssrf";
+import { refusedAddress, safeLookup } from "./ssrf";
 
 export interface AttemptResult {
   /** A 2xx answer. */
   ok: boolean;
   status: number | null;
   latencyMs: number;
-  /** The first 20 kB of the answer, as text. */
+  /** The first 20 kB of the answer, as text (whole characters, without U+0000). */
   responseBody: string;
   /** Why it failed, for people; null on success. */
   error: string | null;
@@ -70,7 +70,7 @@ export function sendAttempt(options: {
     if (!transport) return failure(`webhook URLs must use https (got ${url.protocol})`);
     // An address in the URL is connected to without a lookup: check it here.
     const literal = url.hostname.replace(/^\[|\]$/g, "");
-    const literalReason = !options.allowInsecure && isIP(literal) !== 0 ? classifyAddress(literal) : null;
+    const literalReason = isIP(literal) !== 0 ? refusedAddress(literal, options.allowInsecure) : null;
     if (literalReason) return failure(`refused address: ${literal} is a ${literalReason} address`);
 
     const body = Buffer.from(options.body);
@@ -90,7 +90,9 @@ export function sendAttempt(options: {
       const chunks: Buffer[] = [];
       let size = 0;
       const done = () => {
-        const text = Buffer.concat(chunks).subarray(0, maxBody).toString("utf8");
+        // Streaming decode holds back a character cut in two by the limit instead of mangling it;
+        // U+0000 goes (PostgreSQL text refuses it).
+        const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(Buffer.concat(chunks).subarray(0, maxBody), { stream: true }).replaceAll("\u0000", "");
         const ok = status >= 200 && status < 300;
         const redirect = status >= 300 && status < 400;
         finish({
