@@ -1,6 +1,7 @@
 // Issue 4 over HTTP: every built-in model and preset runs through the API on a fresh server, and
 // each output is fetched through its signed link and decoded (images with sharp, QR codes with
-// jsQR, video with ffmpeg, sound with music-metadata). Then a preset's preview and its 409 cancel.
+// jsQR, video and sound with ffmpeg and music-metadata: frames that change, sound that is not
+// silent). Then a preset's preview and its 409 cancel, and its 200 cancel before the preview.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,6 +26,34 @@ function probeMedia(file: string): MediaInfo {
   expect(result.status, result.stderr).toBe(0);
   return parseFfmpegInfo(result.stderr);
 }
+/** The sound's loudness: RMS (0–1) of all of it, decoded by ffmpeg to mono 16-bit PCM. */
+function soundLevel(file: string): number {
+  const result = spawnSync(ffmpeg, ["-hide_banner", "-v", "error", "-i", file, "-f", "s16le", "-ac", "1", "-ar", "16000", "-"], { maxBuffer: 256 << 20 });
+  expect(result.status, String(result.stderr)).toBe(0);
+  const pcm = result.stdout;
+  const samples = Math.floor(pcm.length / 2);
+  expect(samples, "decoded samples").toBeGreaterThan(16_000);
+  let sum = 0;
+  for (let i = 0; i < samples; i++) sum += (pcm.readInt16LE(i * 2) / 32768) ** 2;
+  return Math.sqrt(sum / samples);
+}
+
+/** The frame shown at `seconds`, decoded by ffmpeg to a small RGB picture. */
+function frameAt(file: string, seconds: number): Buffer {
+  const args = ["-hide_banner", "-v", "error", "-ss", seconds.toFixed(2), "-i", file, "-frames:v", "1", "-vf", "scale=160:90,format=rgb24", "-f", "rawvideo", "-"];
+  const result = spawnSync(ffmpeg, args, { maxBuffer: 16 << 20 });
+  expect(result.status, String(result.stderr)).toBe(0);
+  expect(result.stdout.length).toBe(160 * 90 * 3);
+  return result.stdout;
+}
+
+/** Mean absolute difference of two same-sized frames, 0–255. */
+function frameDifference(a: Buffer, b: Buffer): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
+  return sum / a.length;
+}
+
 const scratch = mkdtempSync(path.join(os.tmpdir(), "atelier-e2e-models-"));
 test.afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -64,6 +93,8 @@ async function checkVideo(request: APIRequestContext, item: Output, expected: { 
   expect(media.audioCodec !== null).toBe(expected.audio);
   expect(Math.abs(media.duration! - expected.duration)).toBeLessThan(0.25);
   expect(item.duration).toBeCloseTo(expected.duration, 0);
+  // It moves: a frame near the start and one near the end differ (a still video would not).
+  expect(frameDifference(frameAt(file, 0.1), frameAt(file, expected.duration - 0.3)), "frames change").toBeGreaterThan(3);
   const poster = await download(request, item.poster!.url);
   expect(await sharp(poster).metadata()).toMatchObject({ width: item.poster!.width, height: item.poster!.height });
 }
@@ -75,6 +106,10 @@ async function checkAudio(request: APIRequestContext, item: Output, expected: { 
   expect(seconds).toBeGreaterThanOrEqual(expected.minSeconds);
   expect(seconds).toBeLessThanOrEqual(expected.maxSeconds);
   expect(Math.abs(seconds - item.duration!)).toBeLessThan(0.3);
+  // Not silence: about -40 dBFS at the very least (speech and music are far louder).
+  const file = path.join(scratch, `${path.basename(new URL(item.url).pathname)}.${item.content_type === "audio/mpeg" ? "mp3" : "wav"}`);
+  writeFileSync(file, bytes);
+  expect(soundLevel(file), "RMS of the decoded sound").toBeGreaterThan(0.01);
 }
 
 async function uploadImage(api: Api): Promise<string> {
@@ -220,4 +255,20 @@ test("a preset shows its preview while it runs; cancel then answers 409 and the 
   const done = await api.waitFinal(gen.id, 90);
   expect(done).toMatchObject({ status: "succeeded", usage: { cost_usd: "0.12" } });
   expect(await api.credits()).toEqual({ available: 1_000_000 - 120_000, held: 0 });
+});
+
+test("a preset run canceled before its preview is out: 200 canceled, its hold released, nothing charged", async ({ request }) => {
+  // On a server without workers the run stays queued, so the cancel surely comes before the preview.
+  // (@1: models-ops.spec.ts pauses the music step of @2 on this server.)
+  const api = newTenant(request, SERVERS.runsSqliteIdle, "1.00", "preset-cancel").api;
+  const { gen } = await api.create({ model: "atelier/promo-video@1", input: { title: "Soon", prompt: "gold night stars", duration: 10 } });
+  expect(gen).toMatchObject({ status: "queued", preview: null });
+  expect(await api.credits()).toEqual({ available: 1_000_000 - 110_000, held: 110_000 });
+
+  const canceled = await expectOk<Generation>(await api.post(`/v1/generations/${gen.id}/cancel`));
+  expect(canceled).toMatchObject({ id: gen.id, status: "canceled", preview: null, output: [], usage: { cost_usd: null } });
+  expect(canceled.completed_at).not.toBeNull();
+  expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
+  // Canceling again returns it as it is.
+  expect(await expectOk<Generation>(await api.post(`/v1/generations/${gen.id}/cancel`))).toMatchObject({ status: "canceled" });
 });

@@ -1,7 +1,7 @@
 // Issue 4 over HTTP on the models server: a remote provider from PROVIDERS_FILE (a local server
-// speaking the OpenAI-compatible images protocol), moderation (MODERATION_BLOCKLIST), and taking
-// an entry out of service with the admin CLI (503 + Retry-After, catalog availability, queued runs
-// wait, resume).
+// speaking the OpenAI-compatible images protocol) that succeeds, refuses, is slow, fails with a
+// 5xx or hangs; moderation (MODERATION_BLOCKLIST); and taking an entry out of service with the
+// admin CLI (503 + Retry-After, catalog availability, presets using it as a step, resume).
 import { createServer, type Server } from "node:http";
 import sharp from "sharp";
 import { expect, test } from "@playwright/test";
@@ -119,6 +119,62 @@ test("ops pause an entry with the admin CLI: 503 + Retry-After, the catalog says
   const { gen } = await api.create({ model, input: { prompt: "after resume", title: "T" } });
   expect((await api.waitFinal(gen.id)).status).toBe("succeeded");
   await expectOk(await api.post("/v1/quotes", { model, input: { prompt: "x", title: "T" } }));
+});
+
+test("pausing a model takes the presets that use it as a step out of service too; resume brings them back", async ({ request }) => {
+  // On the idle server (no worker), where no other suite runs these entries meanwhile.
+  const idle = SERVERS.runsSqliteIdle;
+  const api = newTenant(request, idle, "1.00", "step-pause").api;
+  const input = { title: "Harbour nights", prompt: "sea", duration: 2 };
+  const until = new Date(Date.now() + 10 * 60_000).toISOString();
+  admin(["model", "pause", "atelier/music", "--until", until, "--reason", "the synthesiser is being tuned"], idle);
+  try {
+    const why = "its step atelier/music is out of service (the synthesiser is being tuned)";
+    const quote = await api.post("/v1/quotes", { model: "atelier/promo-video@2", input });
+    const err = await expectError(quote, 503, "service_unavailable");
+    expect(err.message).toContain(why);
+    expect(Number(quote.headers()["retry-after"])).toBeGreaterThan(500);
+    await expectError(await api.post("/v1/generations", { model: "atelier/promo-video@2", input }), 503, "service_unavailable");
+    const list = await expectOk<{ data: { id: string; availability: unknown }[] }>(await api.get("/v1/models"));
+    const availability = (id: string) => list.data.find((m) => m.id === id)!.availability;
+    expect(availability("atelier/promo-video@2")).toEqual({ status: "out_of_service", message: why, until });
+    // @1 has no music step: it stays in service.
+    expect(availability("atelier/promo-video@1")).toMatchObject({ status: "available" });
+    await expectOk(await api.post("/v1/quotes", { model: "atelier/promo-video@1", input }));
+  } finally {
+    admin(["model", "resume", "atelier/music"], idle);
+  }
+  await expectOk(await api.post("/v1/quotes", { model: "atelier/promo-video@2", input }));
+  expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
+});
+
+test("a provider that fails with a 5xx: the run fails with a message for a person, nothing charged, and its entries are out of service", async ({ request }) => {
+  // flakyimg is the same fake server under a second provider, so fakeimg stays in service.
+  const api = newTenant(request, spec, "1.00", "provider-5xx").api;
+  const model = "flakyimg/sketch";
+  await expectOk(await api.post("/v1/quotes", { model, input: { prompt: "a kingfisher" } }));
+  behaviour = "down";
+  const failed = await api.waitFinal((await api.create({ model, input: { prompt: "a kingfisher" } })).gen.id);
+  behaviour = "ok";
+  expect(seen.at(-1)?.body).toMatchObject({ prompt: "a kingfisher" });
+  expect(failed).toMatchObject({ status: "failed", provider: "flakyimg", output: [], usage: { cost_usd: null } });
+  expect(failed.error!.message).toBe("The provider flakyimg failed (HTTP 502). Try again later.");
+  expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
+
+  const quote = await api.post("/v1/quotes", { model, input: { prompt: "again" } });
+  const err = await expectError(quote, 503, "service_unavailable");
+  expect(err.message).toContain("its provider flakyimg is failing (HTTP 502");
+  const retryAfter = Number(quote.headers()["retry-after"]);
+  expect(retryAfter).toBeGreaterThan(0);
+  expect(retryAfter).toBeLessThanOrEqual(30);
+  await expectError(await api.post("/v1/generations", { model, input: { prompt: "again" } }), 503, "service_unavailable");
+  const list = await expectOk<{ data: { id: string; availability: { status: string; message: string | null; until: string | null } }[] }>(await api.get("/v1/models"));
+  const entry = list.data.find((m) => m.id === model)!;
+  expect(entry.availability.status).toBe("out_of_service");
+  expect(entry.availability.message).toMatch(/^its provider flakyimg is failing \(HTTP 502, at /);
+  expect(Date.parse(entry.availability.until!)).toBeGreaterThan(Date.now());
+  expect(list.data.find((m) => m.id === "fakeimg/sketch")!.availability.status).toBe("available");
+  expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
 });
 
 // Last of the provider tests: the provider stays out of service for 30 s after this.

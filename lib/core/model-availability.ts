@@ -1,6 +1,9 @@
-// Out of service: ops pause a catalog entry for a while (admin CLI), or an entry cannot run here
-// now (a remote provider is down, a program it needs is missing). Quotes and new runs on it then
-// answer 503 with Retry-After, its catalog entry says so, and its queued runs wait.
+// Out of service: ops pause a catalog entry for a while (admin CLI), a remote provider was found
+// down by some process (API server or worker: the store carries it to all of them), an entry
+// cannot run here now (a program it needs is missing), or a preset's step is out of service.
+// Quotes and new runs on it then answer 503 with Retry-After, its catalog entry says so, and
+// its queued runs wait.
+import { sql } from "kysely";
 import type { Db } from "../store/database";
 import { ApiError } from "./errors";
 import type { ModelDefinition } from "../models/types";
@@ -18,22 +21,51 @@ const AVAILABLE: Availability = { status: "available", message: null, until: nul
 /** Without a known end, clients are told to come back in this many seconds. */
 const OPEN_ENDED_RETRY_SECONDS = 60;
 
-export type PauseMap = Map<string, { until: string | null; reason: string }>;
+interface Pause {
+  until: string | null;
+  reason: string;
+}
 
-/** Pauses in force now, by catalog id (lapsed ones are ignored, not deleted). */
+/** What the store says is out of service now: paused entries by catalog id, down providers by provider id. */
+export interface PauseMap {
+  models: Map<string, Pause>;
+  providers: Map<string, Pause>;
+}
+
+/**
+ * Pauses and provider outages in force now (lapsed ones are ignored, not deleted). One query for
+ * both, so reading availability costs a request no more than it did before outages were shared.
+ */
 export async function activePauses(db: Db, now = new Date()): Promise<PauseMap> {
-  const rows = await db.selectFrom("model_pauses").selectAll().execute();
+  const rows = await db
+    .selectFrom("model_pauses")
+    .select(["model_id as key", "paused_until as until", "reason", sql<string>`'model'`.as("kind")])
+    .unionAll(
+      db.selectFrom("provider_outages").select(["provider_id as key", "down_until as until", "reason", sql<string>`'provider'`.as("kind")]),
+    )
+    .execute();
   const nowIso = now.toISOString();
-  return new Map(
-    rows.filter((r) => r.paused_until === null || r.paused_until > nowIso).map((r) => [r.model_id, { until: r.paused_until, reason: r.reason }]),
-  );
+  const pauses: PauseMap = { models: new Map(), providers: new Map() };
+  for (const row of rows) {
+    if (row.until !== null && row.until <= nowIso) continue;
+    (row.kind === "provider" ? pauses.providers : pauses.models).set(row.key, { until: row.until, reason: row.reason });
+  }
+  return pauses;
 }
 
 export function availabilityOf(definition: ModelDefinition, pauses: PauseMap): Availability {
-  const pause = pauses.get(definition.id);
+  const pause = pauses.models.get(definition.id) ?? (definition.provider ? pauses.providers.get(definition.provider) : undefined);
   if (pause) return { status: "out_of_service", message: pause.reason, until: pause.until };
   const unavailable = definition.unavailableReason?.() ?? null;
-  return unavailable ? { status: "out_of_service", ...unavailable } : AVAILABLE;
+  if (unavailable) return { status: "out_of_service", ...unavailable };
+  // A preset cannot finish while one of its steps is out: say so up front rather than fail later.
+  for (const step of definition.steps ?? []) {
+    const stepAvailability = availabilityOf(step, pauses);
+    if (stepAvailability.status !== "available") {
+      return { status: "out_of_service", message: `its step ${step.id} is out of service (${stepAvailability.message})`, until: stepAvailability.until };
+    }
+  }
+  return AVAILABLE;
 }
 
 /** Throws 503 service_unavailable, with Retry-After, when the entry is out of service now. */
@@ -48,4 +80,28 @@ export async function requireInService(db: Db, definition: ModelDefinition, now 
   throw new ApiError("service_unavailable", `${definition.id} is out of service for a while: ${why}${back}`, {
     headers: { "Retry-After": String(retryAfter) },
   });
+}
+
+/**
+ * Tells every process sharing the store what one process learnt of a remote provider: down
+ * until `down.until` (an earlier end already stored is pushed out, never pulled in), or back up
+ * (null: the outage row goes).
+ */
+export async function shareProviderHealth(db: Db, providerId: string, down: { until: string; reason: string } | null): Promise<void> {
+  if (down === null) {
+    await db.deleteFrom("provider_outages").where("provider_id", "=", providerId).execute();
+    return;
+  }
+  const row = { provider_id: providerId, down_until: down.until, reason: down.reason, updated_at: new Date().toISOString() };
+  await db
+    .insertInto("provider_outages")
+    .values(row)
+    .onConflict((oc) =>
+      oc.column("provider_id").doUpdateSet({
+        down_until: sql<string>`CASE WHEN excluded.down_until > provider_outages.down_until THEN excluded.down_until ELSE provider_outages.down_until END`,
+        reason: row.reason,
+        updated_at: row.updated_at,
+      }),
+    )
+    .execute();
 }

@@ -1,9 +1,12 @@
 // The tools a model gets for one claimed run: its workspace's files, ffmpeg, steps of other
-// catalog entries (presets), and the two ways a run passes its cancel point.
+// catalog entries (presets), the two ways a run passes its cancel point, and sharing a remote
+// provider's health through the store.
 import { readFile } from "node:fs/promises";
 import { findCatalogEntry } from "../core/catalog";
 import type { Services } from "../core/context";
+import { ApiError } from "../core/errors";
 import { validateModelInput } from "../core/input-validation";
+import { requireInService, shareProviderHealth } from "../core/model-availability";
 import { ModelError, type RunTools } from "../models/types";
 import type { Db } from "../store/database";
 import { storePreview } from "./store-outputs";
@@ -59,6 +62,10 @@ export function createRunTools(input: {
     async runStep(modelId, stepInput, files) {
       signal.throwIfAborted();
       const { definition } = findCatalogEntry(modelId);
+      // Paused (or its provider found down) after this run was claimed: stop here, charge nothing.
+      await requireInService(db, definition).catch((err: unknown) => {
+        throw err instanceof ApiError && err.code === "service_unavailable" ? new ModelError(`${err.message} This run was stopped at that step; nothing was charged.`) : err;
+      });
       const stepTools: RunTools = files
         ? { ...tools, readFile: async (fileId) => files[fileId] ?? tools.readFile(fileId) }
         : tools;
@@ -71,6 +78,9 @@ export function createRunTools(input: {
     async markUncancelable(reason) {
       signal.throwIfAborted();
       await passCancelPoint(reason);
+    },
+    async reportProviderHealth(providerId, down) {
+      await shareProviderHealth(db, providerId, down);
     },
   };
   return tools;

@@ -1,5 +1,6 @@
 // RunTools for a model's unit tests: real files from a map, real ffmpeg, steps run through the
-// real catalog with validated input, and previews and the cancel point recorded for assertions.
+// real catalog with validated input, and previews, the cancel point and provider health reports
+// recorded for assertions.
 import { defaultFfmpegPath } from "../media/ffmpeg";
 import type { ImageOutput, ModelDefinition, ModelOutput, RunTools } from "./types";
 import { validateModelInput } from "../core/input-validation";
@@ -8,6 +9,8 @@ export interface TestTools extends RunTools {
   previews: ImageOutput[];
   uncancelableReasons: string[];
   steps: string[];
+  /** What the run told of its remote provider's health, in order. */
+  providerReports: Array<{ providerId: string; down: { until: string; reason: string } | null }>;
 }
 
 export function testRunTools(
@@ -25,6 +28,7 @@ export function testRunTools(
     previews: [],
     uncancelableReasons: [],
     steps: [],
+    providerReports: [],
     async readFile(fileId) {
       const file = options.files?.[fileId];
       if (!file) throw new Error(`test tools: no file ${fileId}`);
@@ -43,6 +47,9 @@ export function testRunTools(
     },
     async markUncancelable(reason) {
       tools.uncancelableReasons.push(reason);
+    },
+    async reportProviderHealth(providerId, down) {
+      tools.providerReports.push({ providerId, down });
     },
   };
   return tools;

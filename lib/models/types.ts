@@ -90,6 +90,12 @@ export interface RunTools {
   publishPreview(preview: ImageOutput): Promise<void>;
   /** The point past which cancel cannot stop the spending (a remote provider bills once submitted). */
   markUncancelable(reason: string): Promise<void>;
+  /**
+   * Shares what this run learnt of its remote provider with every process on the store: down
+   * until `down.until` (ISO 8601) and why, or back up (null). The catalog, quotes and queued runs
+   * everywhere then see it (lib/providers/health.ts keeps only this process's view).
+   */
+  reportProviderHealth(providerId: string, down: { until: string; reason: string } | null): Promise<void>;
 }
 
 export interface ModelDefinition {
@@ -109,6 +115,11 @@ export interface ModelDefinition {
   input_schema: JsonSchemaObject;
   /** Who runs it, shown as the run's `provider`: "atelier" for built-ins, else the remote provider's id. */
   provider?: string;
+  /**
+   * Presets: the entries it runs as steps (`tools.runStep`). While any of them is out of service
+   * the preset is too, so quotes and runs answer 503 instead of failing half-way.
+   */
+  steps?: readonly ModelDefinition[];
   /** Null when it can run here now; else why not (its catalog entry says so, quotes and runs get 503). */
   unavailableReason?(): { message: string; until: string | null } | null;
   run(input: Record<string, unknown>, tools: RunTools): Promise<ModelOutput[]>;

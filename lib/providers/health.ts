@@ -1,6 +1,8 @@
-// A provider's health, kept in memory per process: a failure that says "the provider is down"
+// A provider's health as this process saw it: a failure that says "the provider is down"
 // (5xx, unreachable, timeout) takes its entries out of service for a short while, so new runs
-// get 503 with Retry-After instead of failing one after another.
+// get 503 with Retry-After instead of failing one after another. The process that saw it also
+// writes it to the store (RunTools.reportProviderHealth → provider_outages), so the API server
+// learns of an outage a separate worker process (`npm run worker`) ran into.
 import type { ProviderHealth } from "./types";
 
 /** How long one such failure keeps the provider's entries out of service. */

@@ -1,6 +1,7 @@
 // A providers-file entry turned into a ModelDefinition, so the engine runs remote entries exactly
 // like built-in ones: run() submits to the provider (past the cancel point first when the provider
-// bills on submit) and, for providers that answer with a job, polls it with backoff.
+// bills on submit) and, for providers that answer with a job, polls it with backoff; then it
+// shares the provider's health (down until …, or up again) with every process on the store.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ImageOutput, ModelDefinition, RunTools } from "../models/types";
 import { providerUnavailableReason } from "./health";
@@ -88,9 +89,21 @@ export function remoteModelDefinition(
       // Past this point cancel answers 409 (SPEC.md States): the provider bills once it has the request.
       if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
       tools.signal.throwIfAborted();
-      const submitted = await adapter.submit({ upstreamModel: entry.upstreamModel, input }, tools.signal);
-      if (submitted.kind === "done") return submitted.outputs;
-      return waitForJob(provider, adapter, submitted.jobId, tools, poll);
+      let outputs: ImageOutput[];
+      try {
+        const submitted = await adapter.submit({ upstreamModel: entry.upstreamModel, input }, tools.signal);
+        outputs = submitted.kind === "done" ? submitted.outputs : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
+      } catch (err) {
+        // The adapter marked the provider down (5xx, unreachable, timeout): tell the other processes.
+        // The run's own error matters more than the report, which this process's health still holds.
+        const down = providerUnavailableReason(provider.id, adapter.health);
+        if (down) await tools.reportProviderHealth(provider.id, { until: down.until, reason: down.message }).catch(() => undefined);
+        throw err;
+      }
+      // A good answer ends an outage another process may have recorded (best effort: the outputs
+      // are paid for, and a row left behind lapses by itself).
+      await tools.reportProviderHealth(provider.id, null).catch(() => undefined);
+      return outputs;
     },
   };
 }

@@ -3,7 +3,7 @@
 // adds grain. Same input + seed → the same bytes.
 import sharp from "sharp";
 import { ASPECT_RATIO_FIELD, FORMAT_FIELD, NUM_IMAGES_FIELD, objectSchema, SEED_FIELD, sizeFor, type AspectRatio, type ImageFormat } from "../shared/fields";
-import { seededRandom, seedOf } from "../shared/random";
+import { nthSeed, seededRandom, seedOf } from "../shared/random";
 import type { ImageOutput, ModelDefinition } from "../types";
 import { MOTIF_WORDS, MOTIFS, type Motif } from "./artwork-motifs";
 import { paletteFor, promptWords } from "./artwork-palette";
@@ -148,8 +148,7 @@ export const artwork: ModelDefinition = {
     const outputs: ImageOutput[] = [];
     for (let i = 0; i < (input.num_images as number); i++) {
       tools.signal.throwIfAborted();
-      // Seeds stay inside the schema's range so image i can be remade alone with seed + i.
-      const imageSeed = (seed + i) % 2147483648;
+      const imageSeed = nthSeed(seed, i);
       outputs.push(await renderArtwork({ prompt: input.prompt as string, width, height, seed: imageSeed, format: input.format as ImageFormat }));
     }
     return outputs;

@@ -1,10 +1,11 @@
 // Shared renderer of the gradient family: prompt words pick the palette, the seed places
 // the shapes, sharp rasterises the SVG. Same prompt + seed + options → the same bytes.
 import { createHash } from "node:crypto";
-import sharp from "sharp";
+import sharp, { type OverlayOptions } from "sharp";
 import type { ImageOutput } from "../types";
 import { ASPECT_RATIOS, IMAGE_FORMATS, type AspectRatio, type ImageFormat } from "../shared/fields";
 import { seededRandom } from "../shared/random";
+import { setText } from "./type-card-text";
 
 export { ASPECT_RATIOS, IMAGE_FORMATS, type AspectRatio, type ImageFormat } from "../shared/fields";
 export { seededRandom, seedOf } from "../shared/random";
@@ -30,10 +31,6 @@ export function paletteFromPrompt(prompt: string): string[] {
     const lightness = 35 + (digest[2]! % 30) + (i % 2) * 5;
     return `hsl(${hue.toFixed(1)}, ${saturation}%, ${lightness}%)`;
   });
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 export function dimensions(aspectRatio: AspectRatio, longSide: number): { width: number; height: number } {
@@ -64,17 +61,36 @@ export function gradientSvg(options: GradientOptions): string {
   const frame = options.frame
     ? `<rect x="${width * 0.04}" y="${height * 0.04}" width="${width * 0.92}" height="${height * 0.92}" fill="none" stroke="white" stroke-width="${Math.max(2, width / 120)}"/>`
     : "";
-  const title = options.title
-    ? `<text x="50%" y="50%" text-anchor="middle" dominant-baseline="middle" font-family="sans-serif" font-weight="bold" font-size="${Math.round(width / 14)}" fill="white">${escapeXml(options.title.slice(0, 60))}</text>`
-    : "";
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">
 <defs><linearGradient id="g" gradientTransform="rotate(${angle} 0.5 0.5)">${stops}</linearGradient></defs>
-<rect width="100%" height="100%" fill="url(#g)"/>${shapes.join("")}${frame}${title}</svg>`;
+<rect width="100%" height="100%" fill="url(#g)"/>${shapes.join("")}${frame}</svg>`;
+}
+
+/** Of each side, the share left clear around the title: inside @2's frame (at 4%) with room to spare. */
+export const TITLE_MARGIN = 0.1;
+
+/**
+ * The title set in the bundled DejaVu Sans Bold (never a system font, so every machine draws the
+ * same bytes), wrapped and shrunk to stay inside the margins, centred on the gradient.
+ */
+async function titleOverlay(title: string, width: number, height: number): Promise<OverlayOptions> {
+  const box = { width: Math.floor(width * (1 - 2 * TITLE_MARGIN)), height: Math.floor(height * (1 - 2 * TITLE_MARGIN)) };
+  const text = await setText({
+    text: title.slice(0, 60),
+    font: "sansBold",
+    colour: "#ffffff",
+    width: box.width,
+    height: box.height,
+    maxPx: Math.round(width / 12),
+    align: "center",
+  });
+  return { input: text.data, left: Math.round((width - text.width) / 2), top: Math.round((height - text.height) / 2) };
 }
 
 export async function renderGradient(options: GradientOptions): Promise<ImageOutput> {
   const { width, height } = dimensions(options.aspectRatio, options.longSide);
   const image = sharp(Buffer.from(gradientSvg(options)));
+  if (options.title) image.composite([await titleOverlay(options.title, width, height)]);
   const data = await (options.format === "jpeg"
     ? image.jpeg({ quality: 90 })
     : options.format === "webp"

@@ -60,6 +60,15 @@ describe("atelier/gradient", () => {
     expect(outputs[0]!.data.equals(single!.data)).toBe(true);
   });
 
+  it("remakes any image of a batch alone from its seed, which stays in range past the largest seed", async () => {
+    const batch = await run({ prompt: "ocean dusk", num_images: 3, seed: 2147483646 });
+    const [second] = await run({ prompt: "ocean dusk", seed: 2147483647 });
+    // seed + 2 would be 2147483648, which the schema refuses: it wraps to 0.
+    const [third] = await run({ prompt: "ocean dusk", seed: 0 });
+    expect(batch[1]!.data.equals(second!.data)).toBe(true);
+    expect(batch[2]!.data.equals(third!.data)).toBe(true);
+  });
+
   it("writes the format asked for", async () => {
     const [jpeg] = await run({ prompt: "ocean", format: "jpeg", seed: 3 });
     expect(jpeg!.content_type).toBe("image/jpeg");

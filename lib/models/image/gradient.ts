@@ -2,6 +2,7 @@ import type { AspectRatio, ImageFormat } from "./gradient-render";
 import { renderGradient, seedOf } from "./gradient-render";
 import { ASPECT_RATIO_FIELD, FORMAT_FIELD, objectSchema, PROMPT_FIELD, SEED_FIELD } from "./gradient-schema";
 import { NUM_IMAGES_FIELD } from "../shared/fields";
+import { nthSeed } from "../shared/random";
 import type { ModelDefinition } from "../types";
 
 const LONG_SIDE = { standard: 512, hd: 1024 } as const;
@@ -49,7 +50,8 @@ export const gradient: ModelDefinition = {
           prompt: input.prompt as string,
           aspectRatio: input.aspect_ratio as AspectRatio,
           longSide: LONG_SIDE[input.resolution as keyof typeof LONG_SIDE],
-          seed: seed + i,
+          // Image i can be remade alone with its own seed, which stays inside the schema's range.
+          seed: nthSeed(seed, i),
           format: input.format as ImageFormat,
         }),
       ),

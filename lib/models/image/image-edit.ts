@@ -1,10 +1,11 @@
 // atelier/image-edit: everyday edits of an uploaded image in one pass: crop to an aspect ratio
 // (centred, to a side, or to the most interesting part), resize, and a filter.
-import sharp, { type Metadata } from "sharp";
+import sharp from "sharp";
 import { fileInputField } from "../../core/file-inputs";
 import { ASPECT_RATIOS, FORMAT_FIELD, objectSchema, type AspectRatio, type ImageFormat } from "../shared/fields";
 import { ModelError, type ModelDefinition } from "../types";
 import { encodeImage } from "./raster";
+import { decodingInput, displayedImage, displayedSize } from "./input-image";
 
 /** The longest side a result may have. */
 const MAX_SIDE = 8192;
@@ -94,15 +95,8 @@ export const imageEdit: ModelDefinition = {
   ),
   async run(input, tools) {
     const { data } = await tools.readFile(input.image as string);
-    let meta: Metadata;
-    try {
-      meta = await sharp(data).metadata();
-    } catch {
-      throw new ModelError("The input image could not be read: upload a PNG, JPEG, WebP, GIF, AVIF or TIFF file.");
-    }
     // Phone photos carry their rotation in EXIF; crop what the person sees, not the raw sensor.
-    const source = meta.autoOrient ?? { width: meta.width ?? 0, height: meta.height ?? 0 };
-    if (!source.width || !source.height) throw new ModelError("The input image could not be read.");
+    const source = await displayedSize(data);
     const box = cropBox(source.width, source.height, input.aspect_ratio as AspectRatio | "original");
     const width = typeof input.width === "number" ? input.width : box.width;
     const height = typeof input.width === "number" ? Math.max(1, Math.round((input.width * box.height) / box.width)) : box.height;
@@ -111,7 +105,7 @@ export const imageEdit: ModelDefinition = {
     }
     tools.signal.throwIfAborted();
 
-    let image = sharp(data, { autoOrient: true }).resize(width, height, {
+    let image = displayedImage(data).resize(width, height, {
       fit: input.aspect_ratio === "original" ? "fill" : "cover",
       position: GRAVITY[input.gravity as Gravity],
       kernel: "lanczos3",
@@ -124,14 +118,7 @@ export const imageEdit: ModelDefinition = {
     const format = input.format as ImageFormat;
     // JPEG has no transparency: lay transparent parts on white rather than black.
     if (format === "jpeg") image = image.flatten({ background: "#ffffff" });
-    try {
-      return [await encodeImage(image, format, width, height)];
-    } catch (err) {
-      // The header read fine but the pixels did not: a truncated or damaged file.
-      if (err instanceof Error && /input|corrupt|premature|truncated|read/i.test(err.message)) {
-        throw new ModelError("The input image is damaged or cut short and could not be decoded: upload it again.");
-      }
-      throw err;
-    }
+    // The header may read fine while the pixels do not: a truncated or damaged file.
+    return [await decodingInput(() => encodeImage(image, format, width, height))];
   },
 };

@@ -43,6 +43,33 @@ describe("atelier/upscale", () => {
     await expect(runWith(await testImage(4000, 10), { scale: 4 })).rejects.toBeInstanceOf(ModelError);
   });
 
+  it("enlarges a phone photo the way it is shown (EXIF orientation), not sideways", async () => {
+    // Stored 80×40 (red left, blue right) with orientation 6: shown 40×80, red on top.
+    const photo = await sharp(await testImage(80, 40)).jpeg({ quality: 95 }).withMetadata({ orientation: 6 }).toBuffer();
+    const [out] = await runWith(photo, { sharpen: false });
+    expect(out).toMatchObject({ type: "image", width: 80, height: 160 });
+    const { data, info } = await sharp(out!.data).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).toEqual([80, 160]);
+    const pixel = (x: number, y: number) => [...data.subarray((y * 80 + x) * 3, (y * 80 + x) * 3 + 3)];
+    const [topR, , topB] = pixel(40, 20) as [number, number, number];
+    const [bottomR, , bottomB] = pixel(40, 140) as [number, number, number];
+    expect(topR).toBeGreaterThan(200);
+    expect(topB).toBeLessThan(60);
+    expect(bottomB).toBeGreaterThan(200);
+    expect(bottomR).toBeLessThan(60);
+  });
+
+  it("fails a damaged or unreadable file with a message for the person", async () => {
+    const png = await testImage(64, 32);
+    const cut = png.subarray(0, Math.floor(png.length / 2));
+    const damaged = await runWith(cut, {}).catch((err: unknown) => err);
+    expect(damaged).toBeInstanceOf(ModelError);
+    expect((damaged as Error).message).toBe("The input image is damaged or cut short and could not be decoded: upload it again.");
+    const junk = await runWith(Buffer.from("this is not an image"), {}).catch((err: unknown) => err);
+    expect(junk).toBeInstanceOf(ModelError);
+    expect((junk as Error).message).toBe("The input image could not be read: upload a PNG, JPEG, WebP, GIF, AVIF or TIFF file.");
+  });
+
   it("takes only a file ID as its image", () => {
     expect(() => validateModelInput(upscale.input_schema, { image: "https://example.com/a.png" }, { modelId: upscale.id })).toThrow(
       /expects a file ID/,

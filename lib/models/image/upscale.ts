@@ -1,8 +1,9 @@
-import sharp from "sharp";
+// atelier/upscale: an uploaded image enlarged 2× or 4× (Lanczos), with a light sharpening pass.
 import { fileInputField } from "../../core/file-inputs";
 import { FORMAT_FIELD, objectSchema } from "./gradient-schema";
 import { IMAGE_FORMATS, type ImageFormat } from "./gradient-render";
 import { ModelError, type ModelDefinition } from "../types";
+import { decodingInput, displayedImage, displayedSize } from "./input-image";
 
 /** The longest side an upscaled image may have. */
 const MAX_SIDE = 8192;
@@ -30,18 +31,19 @@ export const upscale: ModelDefinition = {
   ),
   async run(input, tools) {
     const { data } = await tools.readFile(input.image as string);
-    const meta = await sharp(data).metadata();
+    // A phone photo is enlarged the way it is shown, not as its sensor stored it (sideways).
+    const source = await displayedSize(data);
     const scale = input.scale as number;
-    const width = (meta.width ?? 0) * scale;
-    const height = (meta.height ?? 0) * scale;
-    if (!width || !height) throw new ModelError("The input image could not be read.");
+    const width = source.width * scale;
+    const height = source.height * scale;
     if (Math.max(width, height) > MAX_SIDE) {
       throw new ModelError(`The result would be ${width}×${height}; the longest side may be at most ${MAX_SIDE} pixels. Use a smaller image or scale.`);
     }
-    let image = sharp(data).resize(width, height, { kernel: "lanczos3" });
+    tools.signal.throwIfAborted();
+    let image = displayedImage(data).resize(width, height, { kernel: "lanczos3" });
     if (input.sharpen) image = image.sharpen({ sigma: 0.6 });
     const format = input.format as ImageFormat;
-    const out = await image.toFormat(format, format === "png" ? {} : { quality: 92 }).toBuffer();
+    const out = await decodingInput(() => image.toFormat(format, format === "png" ? {} : { quality: 92 }).toBuffer());
     return [{ type: "image", content_type: IMAGE_FORMATS[format], data: out, width, height }];
   },
 };

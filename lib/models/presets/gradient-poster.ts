@@ -27,7 +27,7 @@ export const gradientPosterV1: ModelDefinition = {
   ...common,
   id: "atelier/gradient-poster@1",
   description: "A poster: a gradient from the prompt with a title in the middle.",
-  revision: "2026-06-01",
+  revision: "2026-11-23",
   pricing: { unit: "run", usd: "0.005", drivers: [], overrides: [] },
   input_schema: objectSchema({ prompt: PROMPT_FIELD, title: TITLE_FIELD, seed: SEED_FIELD }, ["prompt", "title"]),
   async run(input) {
@@ -48,7 +48,7 @@ export const gradientPosterV2: ModelDefinition = {
   ...common,
   id: "atelier/gradient-poster@2",
   description: "A framed poster: a gradient from the prompt, a title in the middle, any aspect ratio.",
-  revision: "2026-11-01",
+  revision: "2026-11-23",
   pricing: { unit: "run", usd: "0.006", drivers: [], overrides: [] },
   input_schema: objectSchema(
     { prompt: PROMPT_FIELD, title: TITLE_FIELD, aspect_ratio: { ...ASPECT_RATIO_FIELD, default: "3:4" }, seed: SEED_FIELD },

@@ -12,7 +12,9 @@ import { objectSchema, SEED_FIELD } from "../shared/fields";
 import { seedOf } from "../shared/random";
 import { ModelError, type ImageOutput, type ModelDefinition, type ModelOutput, type RunTools, type VideoOutput } from "../types";
 import { durationField, RESOLUTION_FIELD, videoSize, withTempDir, type Resolution } from "../video/encode";
-import { PAN_ZOOM_MOTIONS } from "../video/pan-zoom";
+import { panZoom, PAN_ZOOM_MOTIONS } from "../video/pan-zoom";
+import { artwork } from "../image/artwork";
+import { music as musicModel } from "../audio/music";
 
 /** The ID the poster goes by when handed to the pan-and-zoom step (never a workspace file). */
 const POSTER_FILE_ID = "file_PromoVideoPosterStep0000";
@@ -67,7 +69,7 @@ function isVideo(output: ModelOutput | undefined): output is VideoOutput {
 /** The artwork with the title set over a soft band, at the video's own size. */
 async function makePoster(input: Record<string, unknown>, seed: number, tools: RunTools): Promise<ImageOutput> {
   const { width, height } = videoSize(input.aspect_ratio as Aspect, input.resolution as Resolution);
-  const [art] = await tools.runStep("atelier/artwork", {
+  const [art] = await tools.runStep(artwork.id, {
     prompt: input.prompt,
     aspect_ratio: input.aspect_ratio,
     size: 1024,
@@ -105,7 +107,7 @@ async function makePoster(input: Record<string, unknown>, seed: number, tools: R
 
 async function panZoomOver(poster: ImageOutput, input: Record<string, unknown>, tools: RunTools): Promise<VideoOutput> {
   const [video] = await tools.runStep(
-    "atelier/pan-zoom",
+    panZoom.id,
     {
       image: POSTER_FILE_ID,
       motion: input.motion,
@@ -122,7 +124,7 @@ async function panZoomOver(poster: ImageOutput, input: Record<string, unknown>, 
 
 /** The video with the music under it (AAC); the picture is copied, not encoded again. */
 async function withMusicBed(video: VideoOutput, input: Record<string, unknown>, seed: number, tools: RunTools): Promise<VideoOutput> {
-  const [music] = await tools.runStep("atelier/music", {
+  const [music] = await tools.runStep(musicModel.id, {
     prompt: (input.music as string | undefined) ?? input.prompt,
     duration: input.duration,
     format: "wav",
@@ -158,6 +160,7 @@ export const promoVideoV1: ModelDefinition = {
   revision: "2026-11-22",
   // artwork $0.003 + pan-and-zoom $0.01 a second, rounded to a per-second price.
   pricing: { unit: "second", usd: "0.011", drivers: ["duration"], overrides: [] },
+  steps: [artwork, panZoom],
   input_schema: objectSchema(FIELDS, ["title", "prompt"]),
   async run(input, tools) {
     const seed = seedOf(input);
@@ -174,6 +177,7 @@ export const promoVideoV2: ModelDefinition = {
   revision: "2026-11-22",
   // @1's steps plus music at $0.001 a second.
   pricing: { unit: "second", usd: "0.012", drivers: ["duration"], overrides: [] },
+  steps: [artwork, panZoom, musicModel],
   input_schema: objectSchema(
     {
       ...FIELDS,

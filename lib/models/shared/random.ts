@@ -19,6 +19,14 @@ export function seedOf(input: Record<string, unknown>): number {
   return typeof input.seed === "number" ? input.seed : Math.floor(Math.random() * 2 ** 31);
 }
 
+/**
+ * The seed of image `index` of a run with `seed`: seed + index, wrapped to stay inside the
+ * schema's range (SEED_FIELD, 0 to 2147483647), so any one image can be remade alone with it.
+ */
+export function nthSeed(seed: number, index: number): number {
+  return (seed + index) % 2147483648;
+}
+
 /** A stable 32-bit number for a word, so a word always steers the same way. */
 export function hashWord(word: string): number {
   return createHash("sha256").update(word.toLowerCase()).digest().readUInt32BE(0);

@@ -7,8 +7,9 @@ import sharp from "sharp";
 import { fileInputField } from "../../core/file-inputs";
 import { runFfmpeg } from "../../media/ffmpeg";
 import { ASPECT_RATIOS, objectSchema, type AspectRatio } from "../shared/fields";
-import { ModelError, type ModelDefinition } from "../types";
+import type { ModelDefinition } from "../types";
 import { durationField, FPS_FIELD, h264OutputArgs, RESOLUTION_FIELD, videoOutput, videoSize, withTempDir, type Resolution } from "./encode";
+import { decodingInput, displayedImage, displayedSize } from "../image/input-image";
 
 /** How far in the camera goes: the closest view shows 1/1.3 of the picture. */
 const MAX_ZOOM = 1.3;
@@ -101,12 +102,7 @@ export const panZoom: ModelDefinition = {
     const { signal } = tools;
     signal.throwIfAborted();
     const { data } = await tools.readFile(input.image as string);
-    const meta = await sharp(data)
-      .metadata()
-      .catch(() => null);
-    const sourceWidth = meta?.autoOrient?.width ?? meta?.width;
-    const sourceHeight = meta?.autoOrient?.height ?? meta?.height;
-    if (!sourceWidth || !sourceHeight) throw new ModelError("The input image could not be read.");
+    const { width: sourceWidth, height: sourceHeight } = await displayedSize(data);
 
     const motion = input.motion as PanZoomMotion;
     const fps = input.fps as number;
@@ -118,13 +114,14 @@ export const panZoom: ModelDefinition = {
     const big = { width: even(width * MAX_ZOOM), height: even(height * MAX_ZOOM) };
 
     // Transparent parts turn black, as a player would show them.
-    const canvas = await sharp(data)
-      .autoOrient()
-      .flatten({ background: "#000000" })
-      .resize(big.width, big.height, { fit: "cover", position: "centre", kernel: "lanczos3" })
-      .removeAlpha()
-      .raw()
-      .toBuffer();
+    const canvas = await decodingInput(() =>
+      displayedImage(data)
+        .flatten({ background: "#000000" })
+        .resize(big.width, big.height, { fit: "cover", position: "centre", kernel: "lanczos3" })
+        .removeAlpha()
+        .raw()
+        .toBuffer(),
+    );
     signal.throwIfAborted();
 
     const { x, y, w, h } = viewExpressions(motion, frames);

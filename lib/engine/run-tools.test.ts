@@ -1,0 +1,42 @@
+// The run tools on a real store: a preset's step that was paused after the run was claimed stops
+// the run with a message for the person (a ModelError: failed, nothing charged), instead of
+// running the paused model anyway.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGeneration } from "../core/generations";
+import { pauseModel, resumeModel } from "../core/model-pauses";
+import { createWorkspace } from "../core/workspaces";
+import { ModelError } from "../models/types";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { claimNextRun } from "./claim";
+import { createRunTools } from "./run-tools";
+
+describe(`run tools (${testDialect()})`, () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore();
+  });
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it("runStep refuses a step that is out of service now, and runs it once resumed", async () => {
+    const db = t.store.db;
+    const ctx = testCtx(t, (await createWorkspace({ db }, { name: "run tools", creditMicros: 1_000_000 })).id);
+    const { generation } = await createGeneration(ctx, { model: "atelier/promo-video@1", input: { title: "Hi", prompt: "sea", duration: 2 } });
+    const run = await claimNextRun(db, t.store.dialect, { owner: "w1", leaseMs: 60_000 });
+    expect(run?.id).toBe(generation.id);
+    const tools = createRunTools({ db, services: ctx.services, run: run!, owner: "w1", signal: new AbortController().signal });
+
+    await pauseModel({ db }, { modelId: "atelier/artwork", until: null, reason: "its palettes are being redone" });
+    const step = { prompt: "sea", size: 512, seed: 1, format: "png" };
+    const err = await tools.runStep("atelier/artwork", step).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelError);
+    expect((err as Error).message).toBe(
+      "atelier/artwork is out of service for a while: its palettes are being redone. This run was stopped at that step; nothing was charged.",
+    );
+
+    await resumeModel({ db }, { modelId: "atelier/artwork" });
+    const [image] = await tools.runStep("atelier/artwork", step);
+    expect(image).toMatchObject({ type: "image", content_type: "image/png" });
+  });
+});
