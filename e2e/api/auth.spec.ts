@@ -1,8 +1,11 @@
 // Authentication (SPEC.md "Authentication"): the two key headers, the 400/401 slips, scopes.
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { expect, test } from "@playwright/test";
+import Database from "better-sqlite3";
 import { createKey, createWorkspace, revokeKey, type CreatedKey, type Workspace } from "./admin";
 import { bearer, expectError, expectOk, keyHeader } from "./helpers";
+import { SERVERS } from "./servers";
 
 let workspace: Workspace;
 let key: CreatedKey;
@@ -120,8 +123,22 @@ test.describe("invalid keys → 401 invalid_api_key naming the slip", () => {
     }
   });
 
-  // An expired key cannot be made through the admin CLI (expiry is 30d, 90d, 365d or never,
-  // counted from now), so the expired case is left to the unit tests.
+  test("expired key", async ({ request }) => {
+    // The admin CLI only makes keys that expire in the future (30d, 90d, 365d or never), so
+    // the key's time runs out here: its expiry is moved to the past in the server's store.
+    const expiring = createKey(workspace.id, { name: "to expire", expires: "30d" });
+    await expectOk(await request.get("/v1/credits", { headers: keyHeader(expiring.key) }));
+    const db = new Database(path.join(SERVERS.main.dataDir, "atelier.sqlite"));
+    try {
+      db.prepare("update api_keys set expires_at = ? where id = ?").run(new Date(Date.now() - 60_000).toISOString(), expiring.id);
+    } finally {
+      db.close();
+    }
+    for (const headers of [keyHeader(expiring.key), bearer(expiring.key)]) {
+      const res = await request.get("/v1/credits", { headers });
+      await expectError(res, 401, "invalid_api_key", { message: /expired/i });
+    }
+  });
 });
 
 test.describe("scopes → 403 permission_denied naming the scope", () => {

@@ -215,6 +215,18 @@ for (const store of STORES) {
       expect(listed.data).toEqual([]);
     });
 
+    test("a sound output cannot be kept as a file → 400 param index, nothing kept", async ({ request }) => {
+      test.setTimeout(60_000);
+      const tenant = newTenant(request, store.busy, "1");
+      const { api } = tenant;
+      const { gen } = await api.create({ model: "atelier/music", input: { prompt: "calm rain", duration: 1, seed: 3 } }, { prefer: "wait=45" });
+      expect(gen.status).toBe("succeeded");
+      expect(gen.output[0]!.type).toBe("audio");
+      await expectError(await api.post(`/v1/generations/${gen.id}/outputs/0/file`), 400, "invalid_parameter", { param: "index" });
+      const listed = await expectOk<{ data: FileObject[] }>(await api.get("/v1/files"));
+      expect(listed.data).toEqual([]);
+    });
+
     test("a run that has not succeeded has no output to keep → 400; another workspace's run → 404", async ({ request }) => {
       const tenant = newTenant(request, store.idle, "1");
       const { api } = tenant;

@@ -20,6 +20,24 @@ function expectRunHeaders(res: APIResponse, gen: Generation, opts: { applied: st
 
 for (const store of STORES) {
   test.describe(`[${store.name}] Prefer: wait`, () => {
+    test("Retry-After while not final follows the modality: 2 for image and audio, 5 for video", async ({ request }) => {
+      const tenant = newTenant(request, store.idle, "1");
+      const cases = [
+        { body: { model: "atelier/gradient", input: { prompt: "an image" } }, retryAfter: "2" },
+        { body: { model: "atelier/music", input: { prompt: "a sound", duration: 1 } }, retryAfter: "2" },
+        { body: { model: "atelier/title-motion", input: { prompt: "a video", duration: 2 } }, retryAfter: "5" },
+      ];
+      for (const { body, retryAfter } of cases) {
+        const { res, gen } = await tenant.api.create(body);
+        expect(gen.status).toBe("queued");
+        expect(res.headers()["retry-after"], `${body.model} on create`).toBe(retryAfter);
+        const read = await tenant.api.get(`/v1/generations/${gen.id}`);
+        expect(read.headers()["retry-after"], `${body.model} on read`).toBe(retryAfter);
+        await expectOk(await tenant.api.post(`/v1/generations/${gen.id}/cancel`));
+      }
+      await expectLedgerIdentity(tenant);
+    });
+
     test("POST without Prefer → 201 queued at once, Retry-After 2, no Preference-Applied", async ({ request }) => {
       const tenant = newTenant(request, store.busy, "1");
       const { res, gen } = await tenant.api.create(BODY);
