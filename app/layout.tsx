@@ -10,7 +10,7 @@ export const metadata: Metadata = {
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body className="min-h-screen bg-neutral-50 font-sans text-neutral-900 antialiased">{children}</body>
+      <body className="min-h-screen bg-zinc-50 font-sans text-zinc-900 antialiased">{children}</body>
     </html>
   );
 }

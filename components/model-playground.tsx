@@ -49,6 +49,7 @@ export function ModelPlayground({
   const [starting, setStarting] = useState(false);
   const [runError, setRunError] = useState<PlainError | null>(null);
   const [run, setRun] = useState<Generation | null>(latest);
+  const [showRequest, setShowRequest] = useState(false);
   const seq = useRef(0);
 
   // The live quote: debounced, and only the newest answer counts.
@@ -127,7 +128,7 @@ export function ModelPlayground({
       <div className="flex min-w-0 flex-col">
         {/* The user's own edits make the form dirty; RJSF's onChange also fires when it fills defaults. */}
         <div
-          className="rounded-t-lg border border-b-0 border-zinc-200 bg-white p-5 dark:border-zinc-800 dark:bg-zinc-950"
+          className="rounded-t-lg border border-b-0 border-zinc-200 bg-white p-5"
           onChangeCapture={() => setDirty(true)}
           onClickCapture={() => setDirty(true)}
           onDropCapture={() => setDirty(true)}
@@ -143,21 +144,21 @@ export function ModelPlayground({
           />
         </div>
         {error?.code === "insufficient_credit" ? (
-          <p role="alert" data-testid="credit-help" className="border-x border-zinc-200 bg-amber-50 px-5 py-2.5 text-sm text-amber-900 dark:border-zinc-800">
+          <p role="alert" data-testid="credit-help" className="border-x border-zinc-200 bg-amber-50 px-5 py-2.5 text-sm text-amber-900">
             Not enough credit for this run. An operator adds credit on the Ops page of the studio, or with{" "}
             <code className="font-mono text-xs">npm run admin -- credit add --workspace &lt;id&gt; --usd 10</code>.
           </p>
         ) : null}
-        <div className="sticky bottom-0 z-10 flex items-center justify-between gap-4 rounded-b-lg border border-zinc-200 bg-white/95 px-5 py-3 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/95">
+        <div className="sticky bottom-0 z-10 flex items-center justify-between gap-4 rounded-b-lg border border-zinc-200 bg-white/95 px-5 py-3 backdrop-blur">
           <div className="min-w-0 text-sm" aria-live="polite" data-testid="quote">
             {disabledReason ? (
               <span className="text-zinc-500">{disabledReason}</span>
             ) : error ? (
               <span className={showError ? "text-red-600" : "text-zinc-500"}>{showError ? error.message : "Fill in the form to see the price."}</span>
             ) : quote ? (
-              <span className="flex items-center gap-2 text-zinc-700 dark:text-zinc-300">
+              <span className="flex items-center gap-2 text-zinc-700">
                 <span>
-                  Cost <strong className="font-semibold text-zinc-900 tabular-nums dark:text-white">${quote.cost_usd}</strong>
+                  Cost <strong className="font-semibold text-zinc-900 tabular-nums">${quote.cost_usd}</strong>
                   <span className="text-zinc-400"> · </span>hold <span className="tabular-nums">${quote.hold_usd}</span>
                 </span>
                 {quoting ? <Spinner className="text-zinc-400" /> : null}
@@ -173,28 +174,43 @@ export function ModelPlayground({
             onClick={() => void start()}
             disabled={!canRun}
             title="Run (Ctrl/⌘ + Enter)"
-            className="inline-flex shrink-0 items-center gap-2 rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:bg-zinc-300 dark:disabled:bg-zinc-700"
+            className="inline-flex shrink-0 items-center gap-2 rounded-lg bg-indigo-600 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:bg-zinc-300"
           >
             {starting ? <Spinner /> : null}
             Run
             <kbd className="hidden rounded bg-white/20 px-1 font-sans text-[10px] sm:inline">⌘↵</kbd>
           </button>
         </div>
-        <details className="group mt-3 text-sm" data-testid="api-request">
-          <summary className="cursor-pointer text-zinc-500 select-none hover:text-zinc-800 focus-visible:outline-2 focus-visible:outline-indigo-500">
-            The same run over the API
-          </summary>
-          <div className="mt-2 rounded-lg border border-zinc-200 bg-zinc-950 p-3">
-            <div className="mb-2 flex justify-end">
+        {/* The request this form sends, ready to copy before anything has run. */}
+        <div className="mt-3 text-sm" data-testid="api-request">
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <button
+              type="button"
+              aria-expanded={showRequest}
+              aria-controls="api-request-body"
+              onClick={() => setShowRequest((v) => !v)}
+              className="inline-flex items-center gap-1.5 rounded-md text-zinc-500 hover:text-zinc-800 focus-visible:outline-2 focus-visible:outline-indigo-500"
+            >
+              <span aria-hidden className={`inline-block text-[10px] transition-transform ${showRequest ? "rotate-90" : ""}`}>
+                ▶
+              </span>
+              The same run over the API
+            </button>
+            <div className="flex gap-2">
               <CopyButton label="Copy as curl" text={() => curlFor(window.location.origin, modelId, formData)} />
+              <CopyButton label="Copy as JSON" text={() => JSON.stringify({ model: modelId, input: formData }, null, 2)} />
             </div>
-            <pre className="overflow-x-auto font-mono text-xs leading-relaxed text-zinc-100">{curlFor("$ATELIER_URL", modelId, formData)}</pre>
           </div>
-        </details>
+          {showRequest ? (
+            <pre id="api-request-body" className="mt-2 overflow-x-auto rounded-lg border border-zinc-200 bg-ink p-3 font-mono text-xs leading-relaxed text-on-ink">
+              {curlFor("$ATELIER_URL", modelId, formData)}
+            </pre>
+          ) : null}
+        </div>
       </div>
       <div className="min-w-0">
         <h2 className="mb-3 text-sm font-medium text-zinc-500">Result</h2>
-        <div className="rounded-lg border border-zinc-200 bg-white p-5 dark:border-zinc-800 dark:bg-zinc-950">
+        <div className="rounded-lg border border-zinc-200 bg-white p-5">
           {run ? (
             <RunView key={run.id} initial={run} compact />
           ) : (

@@ -1,5 +1,6 @@
 "use client";
 // The run page body: the live run (outputs, cancel, keep) beside its timeline and input.
+import Link from "next/link";
 import { useState } from "react";
 import { RunView, useGeneration } from "./run-view";
 import { formatDuration } from "./run-status";
@@ -44,7 +45,16 @@ export function RunDetails({ initial }: { initial: Generation }) {
             {g.batch_id ? (
               <>
                 <dt className="text-zinc-500">Batch</dt>
-                <dd className="text-right font-mono text-xs text-zinc-800">{g.batch_id}</dd>
+                <dd className="text-right">
+                  <Link
+                    href={`/runs?batch=${g.batch_id}`}
+                    title="Every run of this batch"
+                    data-testid="run-batch"
+                    className="font-mono text-xs text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500"
+                  >
+                    {g.batch_id}
+                  </Link>
+                </dd>
               </>
             ) : null}
           </dl>

@@ -59,7 +59,7 @@ export function CopyButton({ label, text }: { label: string; text: () => string 
         setDone(true);
         setTimeout(() => setDone(false), 1500);
       }}
-      className="rounded-md border border-zinc-200 bg-white px-2.5 py-1 text-xs font-medium text-zinc-700 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-300"
+      className="rounded-md border border-zinc-200 bg-white px-2.5 py-1 text-xs font-medium text-zinc-700 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500"
     >
       {done ? "Copied" : label}
     </button>
@@ -203,7 +203,7 @@ export function RunView({ initial, compact = false }: { initial: Generation; com
         </p>
       ) : null}
       {!final && g.output.length === 0 && !g.preview ? (
-        <div className="flex aspect-video w-full animate-pulse items-center justify-center rounded-lg bg-zinc-100 text-sm text-zinc-400 dark:bg-zinc-800">
+        <div className="flex aspect-video w-full animate-pulse items-center justify-center rounded-lg bg-zinc-100 text-sm text-zinc-400">
           {g.status === "queued" ? "Waiting in the queue…" : "Generating…"}
         </div>
       ) : null}

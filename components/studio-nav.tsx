@@ -14,7 +14,7 @@ export function StudioNav({ items }: { items: { href: string; label: string }[] 
             key={item.href}
             href={item.href}
             aria-current={current ? "page" : undefined}
-            className={`rounded-md px-2 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-indigo-500 ${
+            className={`shrink-0 rounded-md px-2 py-1.5 text-sm font-medium whitespace-nowrap focus-visible:outline-2 focus-visible:outline-indigo-500 ${
               current ? "bg-indigo-50 text-indigo-700" : "text-zinc-700 hover:bg-zinc-100"
             }`}
           >

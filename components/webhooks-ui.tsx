@@ -98,7 +98,7 @@ export function ConfirmDialog(props: {
       aria-labelledby={titleId}
       aria-describedby={bodyId}
       onClose={onCancel}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-zinc-900/40"
+      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-black/40"
     >
       {open ? (
         <div className="p-5">

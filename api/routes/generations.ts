@@ -35,7 +35,7 @@ export function generationRoutes(router: Router): void {
   });
 
   // GET /v1/generations – the workspace's runs, newest first, cursor paged
-  router.keyed("GET", "/v1/generations", { query: ["limit", "cursor", "model", "source", "status"] }, async (_c, ctx, { query }) =>
+  router.keyed("GET", "/v1/generations", { query: ["limit", "cursor", "model", "source", "status", "batch"] }, async (_c, ctx, { query }) =>
     jsonResponse(await listGenerations(ctx, query)),
   );
 

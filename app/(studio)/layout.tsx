@@ -2,7 +2,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { readBalance, presentCredits } from "@/lib/core/credits";
 import { getWorkspace } from "@/lib/core/workspaces";
-import { SignOutButton } from "@/components/sign-out-button";
+import { AccountMenu } from "@/components/account-menu";
 import { StudioNav } from "@/components/studio-nav";
 import { requireStudioCtx } from "./studio-ctx";
 
@@ -11,6 +11,7 @@ export const dynamic = "force-dynamic";
 const NAV: { href: string; label: string; opsOnly?: boolean }[] = [
   { href: "/catalog", label: "Catalog" },
   { href: "/runs", label: "Runs" },
+  { href: "/files", label: "Files" },
   { href: "/keys", label: "API keys" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/ops", label: "Ops", opsOnly: true },
@@ -29,16 +30,10 @@ export default async function StudioLayout({ children }: { children: ReactNode }
           Atelier
         </Link>
         <StudioNav items={NAV.filter((item) => !item.opsOnly || ctx.user.role === "ops")} />
-        <div className="flex items-center gap-2 text-xs text-zinc-500 md:block md:border-t md:border-zinc-200 md:px-2 md:pt-3">
-          <div className="hidden truncate md:block" title={ctx.user.email}>
-            {ctx.user.email}
-          </div>
-          <div className="mb-2 hidden capitalize md:block">{ctx.user.role}</div>
-          <SignOutButton />
-        </div>
+        <AccountMenu email={ctx.user.email} role={ctx.user.role} />
       </aside>
       <div className="flex min-w-0 flex-1 flex-col">
-        <header className="flex items-center justify-between border-b border-zinc-200 bg-white px-6 py-3">
+        <header className="flex items-center justify-between gap-4 border-b border-zinc-200 bg-white px-4 py-3 md:px-6">
           <div className="text-sm font-medium text-zinc-900">{workspace.name}</div>
           <div className={`text-sm ${low ? "text-amber-700" : "text-zinc-600"}`} data-testid="balance">
             ${credits.available_usd} available
@@ -46,7 +41,7 @@ export default async function StudioLayout({ children }: { children: ReactNode }
             {low ? <span className="ml-2 text-xs">Low credit: ask ops to add some.</span> : null}
           </div>
         </header>
-        <main className="flex-1 px-6 py-8">{children}</main>
+        <main className="flex-1 px-4 py-6 md:px-6 md:py-8">{children}</main>
       </div>
     </div>
   );

@@ -3,7 +3,7 @@ import type { FieldTemplateProps, ObjectFieldTemplateProps, WidgetProps, BaseInp
 import { fieldName, useSchemaFormExtras } from "./context";
 
 const INPUT =
-  "w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-base text-zinc-900 shadow-xs placeholder:text-zinc-400 focus:border-indigo-500 focus:outline-2 focus:outline-indigo-500/30 disabled:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100";
+  "w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-base text-zinc-900 shadow-xs placeholder:text-zinc-400 focus:border-indigo-500 focus:outline-2 focus:outline-indigo-500/30 disabled:bg-zinc-50";
 export const inputClass = INPUT;
 
 export function FieldTemplate(props: FieldTemplateProps) {
@@ -18,7 +18,7 @@ export function FieldTemplate(props: FieldTemplateProps) {
     <div className="flex flex-col gap-1.5" data-field={name}>
       {displayLabel && !isBool ? (
         <div className="flex items-baseline gap-1">
-          <label htmlFor={id} id={`${id}-label`} className="text-sm font-medium text-zinc-800 dark:text-zinc-200">
+          <label htmlFor={id} id={`${id}-label`} className="text-sm font-medium text-zinc-800">
             {label}
           </label>
           {required ? (

@@ -13,7 +13,7 @@ export function SelectWidget(props: WidgetProps) {
   const enumOptions = options.enumOptions ?? [];
   if (enumOptions.length <= 4) {
     return (
-      <div role="radiogroup" aria-labelledby={`${id}-label`} id={id} className="inline-flex w-full rounded-lg border border-zinc-300 bg-zinc-50 p-0.5 dark:border-zinc-700 dark:bg-zinc-900">
+      <div role="radiogroup" aria-labelledby={`${id}-label`} id={id} className="inline-flex w-full rounded-lg border border-zinc-300 bg-zinc-50 p-0.5">
         {enumOptions.map((o) => {
           const selected = o.value === value;
           return (
@@ -25,7 +25,7 @@ export function SelectWidget(props: WidgetProps) {
               disabled={disabled || readonly}
               onClick={() => onChange(o.value)}
               className={`flex-1 rounded-md px-3 py-1.5 text-sm font-medium transition-colors focus-visible:outline-2 focus-visible:outline-indigo-500 ${
-                selected ? "bg-white text-zinc-900 shadow-sm ring-1 ring-zinc-200 dark:bg-zinc-700 dark:text-white dark:ring-zinc-600" : "text-zinc-600 hover:text-zinc-900 dark:text-zinc-400"
+                selected ? "bg-white text-zinc-900 shadow-sm ring-1 ring-zinc-200" : "text-zinc-600 hover:text-zinc-900"
               }`}
             >
               {o.label}
@@ -68,12 +68,13 @@ export function CheckboxWidget(props: WidgetProps) {
         aria-label={label}
         disabled={disabled || readonly}
         onClick={() => onChange(!on)}
-        className={`relative mt-0.5 inline-flex h-5 w-9 shrink-0 rounded-full transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 ${on ? "bg-indigo-600" : "bg-zinc-300 dark:bg-zinc-700"}`}
+        className={`relative mt-0.5 inline-flex h-5 w-9 shrink-0 rounded-full transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 ${on ? "bg-indigo-600" : "bg-zinc-300"}`}
       >
-        <span className={`absolute top-0.5 h-4 w-4 rounded-full bg-white shadow transition-transform ${on ? "translate-x-4" : "translate-x-0.5"}`} />
+        {/* The knob stays white in the dark theme too (where bg-white is the card surface). */}
+        <span className={`absolute top-0.5 h-4 w-4 rounded-full bg-white shadow transition-transform [--color-white:#fff] ${on ? "translate-x-4" : "translate-x-0.5"}`} />
       </button>
       <div>
-        <div className="text-sm font-medium text-zinc-800 dark:text-zinc-200">{label}</div>
+        <div className="text-sm font-medium text-zinc-800">{label}</div>
         {schema.description ? <p className="text-xs leading-5 text-zinc-500">{schema.description}</p> : null}
       </div>
     </div>
@@ -147,7 +148,7 @@ function mediaNoun(pattern: string): string {
 /** What a chosen file looks like: a thumbnail for an image, a player for a sound or video. */
 function FilePreview({ file, noun }: { file: StudioFile | undefined; noun: string }) {
   const box = "h-16 w-16 shrink-0 rounded-md border border-zinc-200";
-  if (!file) return <div className={`${box} flex items-center justify-center bg-zinc-100 text-xs text-zinc-400 dark:bg-zinc-800`}>No {noun}</div>;
+  if (!file) return <div className={`${box} flex items-center justify-center bg-zinc-100 text-xs text-zinc-400`}>No {noun}</div>;
   if (file.content_type.startsWith("image/")) return <img src={file.url} alt={file.filename ?? file.id} data-testid="file-thumbnail" className={`${box} object-cover`} />;
   if (file.content_type.startsWith("video/")) return <video src={file.url} muted data-testid="file-thumbnail" className={`${box} bg-black object-cover`} />;
   return (
@@ -209,11 +210,11 @@ export function FileWidget(props: WidgetProps) {
           setOver(false);
           void send(e.dataTransfer.files[0]);
         }}
-        className={`flex items-center gap-4 rounded-lg border border-dashed p-3 ${over ? "border-indigo-500 bg-indigo-50" : "border-zinc-300 bg-white dark:border-zinc-700 dark:bg-zinc-900"}`}
+        className={`flex items-center gap-4 rounded-lg border border-dashed p-3 ${over ? "border-indigo-500 bg-indigo-50" : "border-zinc-300 bg-white"}`}
       >
         <FilePreview file={chosen} noun={noun} />
         <div className="min-w-0 flex-1 text-sm">
-          <div className="truncate text-zinc-700 dark:text-zinc-300" aria-live="polite">
+          <div className="truncate text-zinc-700" aria-live="polite">
             {busy ? `Uploading… ${noun === "image" ? "" : `${Math.round((progress ?? 0) * 100)} %`}` : chosen ? (chosen.filename ?? chosen.id) : `Drop ${noun === "image" ? "an image" : `a ${noun}`} here or`}
           </div>
           {busy && noun !== "image" ? (

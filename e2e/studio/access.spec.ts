@@ -1,7 +1,7 @@
 // What signed-out visitors see, OAuth sign-in's wiring, pages that do not exist, and a run the
 // workspace cannot pay for.
 import { expect, test } from "@playwright/test";
-import { newUser, screenshot, signIn } from "./helpers";
+import { newKey, newUser, screenshot, signIn } from "./helpers";
 
 test("signed-out visitors can browse the public catalog, and reach it from sign-in", async ({ page }) => {
   await page.goto("/sign-in");
@@ -42,6 +42,15 @@ test("an unknown page and another workspace's run answer a 404 page", async ({ p
   const run = await page.goto("/runs/gen_000000000000000000000000");
   expect(run?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "This page does not exist" })).toBeVisible();
+  for (const path of ["/catalog/atelier/no-such-model", "/catalog/nobody/gradient@3"]) {
+    const model = await page.goto(path);
+    expect(model?.status(), path).toBe(404);
+    await expect(page.getByRole("heading", { name: "This page does not exist" })).toBeVisible();
+  }
+  const other = newUser("creator");
+  const otherRun = await request.post("/v1/generations", { headers: { "x-api-key": newKey(other.workspaceId) }, data: { model: "atelier/gradient", input: { prompt: "theirs" } } });
+  expect(otherRun.status()).toBe(201);
+  expect((await page.goto(`/runs/${((await otherRun.json()) as { id: string }).id}`))?.status()).toBe(404);
   await page.getByRole("link", { name: "Back to the catalog" }).click();
   await expect(page).toHaveURL(/\/catalog$/);
 });

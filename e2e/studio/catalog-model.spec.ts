@@ -1,19 +1,39 @@
 // The model page in a real browser: filter the catalog, open a model, field errors from the live
 // quote, the quote following the input, and runs of an image, a video and an image-to-image model.
 import sharp from "sharp";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { makeWav } from "../api/runs-helpers";
-import { newUser, screenshot, signIn } from "./helpers";
+import { admin, apiRun, newKey, newUser, screenshot, signIn, type TestUser } from "./helpers";
 
-async function runAndWait(page: Page): Promise<void> {
+/** Presses Run, waits for the run to succeed, and checks the API sees it as a studio run. */
+async function runAndWait(page: Page, request: APIRequestContext, user: TestUser): Promise<string> {
   const run = page.getByRole("button", { name: /^Run/ });
   await expect(run).toBeEnabled();
   await run.click();
-  await expect(page.getByTestId("status-pill").first()).toHaveAttribute("data-status", "succeeded", { timeout: 45_000 });
+  return expectStudioRun(page, request, user, "succeeded");
 }
 
-test("filter the catalog, open atelier/artwork, see field errors and the quote follow the input, run it", async ({ page }) => {
-  await signIn(page, newUser("creator", "5"));
+/** Waits for the result area's run to reach `status` and reads it back from the API: source "studio". */
+async function expectStudioRun(page: Page, request: APIRequestContext, user: TestUser, status: string): Promise<string> {
+  const view = page.getByTestId("run-view");
+  await expect(view.getByTestId("status-pill")).toHaveAttribute("data-status", status, { timeout: 45_000 });
+  const id = (await view.getAttribute("data-run-id"))!;
+  expect(id).toMatch(/^gen_/);
+  expect(await apiRun(request, keyOf(user), id)).toMatchObject({ id, status, source: "studio" });
+  return id;
+}
+
+const keys = new Map<string, string>();
+function keyOf(user: TestUser): string {
+  if (!keys.has(user.workspaceId)) keys.set(user.workspaceId, newKey(user.workspaceId));
+  return keys.get(user.workspaceId)!;
+}
+
+test("filter the catalog, open atelier/artwork, see field errors and the quote follow the input, run it", async ({ page, request, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  const user = newUser("creator", "5");
+  await signIn(page, user);
+  await expect(page.getByTestId("balance")).toHaveText(/^\$5\.00 available/);
   const cards = page.getByTestId("model-card");
   await expect(cards.first()).toBeVisible();
   const all = await cards.count();
@@ -39,6 +59,15 @@ test("filter the catalog, open atelier/artwork, see field errors and the quote f
   await expect(page.getByRole("button", { name: /^Run/ })).toBeDisabled();
   await count.fill("1");
   await expect(quote).toContainText("Cost $0.003");
+  // Before any run: the request this form sends, as JSON and as curl, on the clipboard.
+  await expect(page.getByText("No run yet")).toBeVisible();
+  const apiRequest = page.getByTestId("api-request");
+  await apiRequest.getByRole("button", { name: "Copy as JSON" }).click();
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('"model": "atelier/artwork"');
+  const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as { model: string; input: Record<string, unknown> };
+  expect(copied).toMatchObject({ model: "atelier/artwork", input: { num_images: 1 } });
+  await apiRequest.getByRole("button", { name: "Copy as curl" }).click();
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(/^curl -X POST http:\/\/localhost:\d+\/v1\/generations/);
   await page.getByText("The same run over the API").click();
   await expect(page.getByTestId("api-request").locator("pre")).toContainText('"model":"atelier/artwork"');
   await expect(page.getByTestId("api-request").locator("pre")).toContainText('"num_images":1');
@@ -52,11 +81,14 @@ test("filter the catalog, open atelier/artwork, see field errors and the quote f
   await page.getByRole("radio", { name: "512" }).click();
   await expect(quote).toContainText("Cost $0.003");
 
-  await runAndWait(page);
+  await runAndWait(page, request, user);
   const image = page.getByTestId("output-image").first();
   await expect(image).toBeVisible();
   await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
   await expect(page.getByTestId("run-cost")).toHaveText("$0.003");
+  // The header follows the run: $5.00 less the charge, nothing left held.
+  await expect(page.getByTestId("balance")).toHaveText(/^\$4\.997 available/);
+  await expect(page.getByTestId("balance")).not.toContainText("held");
   await screenshot(page, "model-page");
 
   await page.getByRole("link", { name: "Open run →" }).click();
@@ -68,23 +100,25 @@ test("filter the catalog, open atelier/artwork, see field errors and the quote f
   await screenshot(page, "run-page");
 });
 
-test("a video model plays with a poster; Ctrl+Enter runs", async ({ page }) => {
-  await signIn(page, newUser("creator", "5"));
+test("a video model plays with a poster; Ctrl+Enter runs", async ({ page, request }) => {
+  const user = newUser("creator", "5");
+  await signIn(page, user);
   await page.goto("/models/atelier/title-motion"); // the alias redirects to /catalog/…
   await expect(page).toHaveURL(/\/catalog\/atelier\/title-motion$/);
   await page.getByLabel("Duration", { exact: true }).fill("2");
   await page.getByRole("radio", { name: "480p" }).click();
   await expect(page.getByTestId("quote")).toContainText("Cost $0.016");
   await page.keyboard.press("Control+Enter");
-  await expect(page.getByTestId("status-pill").first()).toHaveAttribute("data-status", "succeeded", { timeout: 45_000 });
+  await expectStudioRun(page, request, user, "succeeded");
   const video = page.getByTestId("output-video");
   await expect(video).toBeVisible();
   await expect(video).toHaveAttribute("poster", /\/v1\/blobs\//);
   await expect(video).toHaveAttribute("controls", "");
 });
 
-test("a preset opens by its versioned ID; upload an image and upscale it", async ({ page }) => {
-  await signIn(page, newUser("creator", "5"));
+test("a preset opens by its versioned ID; upload an image and upscale it", async ({ page, request }) => {
+  const user = newUser("creator", "5");
+  await signIn(page, user);
   await page.goto(`/catalog/atelier/${encodeURIComponent("gradient-poster@2")}`);
   await expect(page.getByText("Preset v2")).toBeVisible();
   await expect(page.getByTestId("quote")).toContainText(/Cost \$0\.006|Fill in the form/);
@@ -94,14 +128,15 @@ test("a preset opens by its versioned ID; upload an image and upscale it", async
   await page.getByLabel("Upload Image").setInputFiles({ name: "swatch.png", mimeType: "image/png", buffer: png });
   await expect(page.getByTestId("file-thumbnail")).toBeVisible();
   await expect(page.getByTestId("quote")).toContainText("Cost $0.004");
-  await runAndWait(page);
+  await runAndWait(page, request, user);
   const image = page.getByTestId("output-image").first();
   await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(192);
   await screenshot(page, "model-upload");
 });
 
-test("a sound goes up as a direct upload and its waveform is drawn", async ({ page }) => {
-  await signIn(page, newUser("creator", "5"));
+test("a sound goes up as a direct upload and its waveform is drawn", async ({ page, request }) => {
+  const user = newUser("creator", "5");
+  await signIn(page, user);
   await page.goto("/catalog/atelier/waveform");
   await expect(page.getByRole("button", { name: "Upload a sound" })).toBeVisible();
   await page.getByLabel("Upload Sound").setInputFiles({ name: "tone.wav", mimeType: "audio/wav", buffer: makeWav(1.5) });
@@ -111,7 +146,7 @@ test("a sound goes up as a direct upload and its waveform is drawn", async ({ pa
   await page.getByLabel("Pick Colour").fill("#dc2626");
   await expect(page.getByLabel("Colour", { exact: true })).toHaveValue("#dc2626");
   await expect(page.getByTestId("quote")).toContainText("Cost $0.002");
-  await runAndWait(page);
+  await runAndWait(page, request, user);
   const image = page.getByTestId("output-image").first();
   await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1200);
   // The bars are drawn in the picked red.
@@ -132,4 +167,84 @@ test("a sound goes up as a direct upload and its waveform is drawn", async ({ pa
   // Something that is not a sound is refused by the upload, with the API's reason.
   await page.getByLabel("Upload Sound").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
   await expect(page.getByRole("alert").filter({ hasText: "content_type" })).toBeVisible();
+});
+
+test("a deprecated model says when it stops and links its replacement", async ({ page }) => {
+  await signIn(page, newUser("creator", "5"));
+  await page.goto("/catalog/atelier/gradient-classic");
+  const banner = page.getByTestId("deprecated-banner");
+  await expect(banner).toContainText(/Deprecated — runs stop on \d{1,2} [A-Z][a-z]{2} \d{4}\./);
+  await banner.getByRole("link", { name: "atelier/gradient" }).click();
+  await expect(page).toHaveURL(/\/catalog\/atelier\/gradient$/);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  await expect(page.getByTestId("deprecated-banner")).toHaveCount(0);
+});
+
+test("a paused model is out of service in the catalog and cannot be run until resumed", async ({ page }) => {
+  const model = "atelier/type-card";
+  await signIn(page, newUser("creator", "5"));
+  admin(["model", "pause", model, "--reason", "the type renderer is being upgraded"]);
+  try {
+    await page.goto("/catalog");
+    const card = page.getByTestId("model-card").filter({ hasText: model });
+    await expect(card).toContainText("Out of service");
+    await card.getByRole("link").first().click();
+    await expect(page).toHaveURL(/\/catalog\/atelier\/type-card$/);
+    await expect(page.getByRole("note").filter({ hasText: "Out of service" })).toContainText("the type renderer is being upgraded");
+    await expect(page.getByRole("button", { name: /^Run/ })).toBeDisabled();
+    await expect(page.getByTestId("quote")).toContainText("Out of service");
+    await screenshot(page, "model-paused");
+  } finally {
+    admin(["model", "resume", model]);
+  }
+  await page.reload();
+  await expect(page.getByRole("note").filter({ hasText: "Out of service" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: /^Run/ })).toBeEnabled();
+  await page.goto("/catalog");
+  await expect(page.getByTestId("model-card").filter({ hasText: model })).not.toContainText("Out of service");
+});
+
+test("a failed run shows its error message, on the model page and the run page, and is not charged", async ({ page, request }) => {
+  const user = newUser("creator", "5");
+  await signIn(page, user);
+  await page.goto("/catalog/atelier/gradient");
+  // The studio server refuses prompts with "zebracorn" (MODERATION_BLOCKLIST in playwright.config.ts).
+  await page.getByLabel("Prompt", { exact: true }).fill("a zebracorn at dawn");
+  await expect(page.getByTestId("quote")).toContainText("Cost $0.002");
+  await page.getByRole("button", { name: /^Run/ }).click();
+  const id = await expectStudioRun(page, request, user, "failed");
+  const view = page.getByTestId("run-view");
+  await expect(view.getByRole("alert")).toContainText('it contains "zebracorn"');
+  await expect(view.getByTestId("run-cost")).toHaveText("Not charged");
+  expect((await apiRun(request, keyOf(user), id)).error?.message).toContain("zebracorn");
+
+  await view.getByRole("link", { name: "Open run →" }).click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${id}$`));
+  await expect(page.getByTestId("status-pill").first()).toHaveAttribute("data-status", "failed");
+  await expect(page.getByRole("alert").filter({ hasText: "refused" })).toContainText("Nothing was charged");
+  await expect(page.getByTestId("balance")).toHaveText(/^\$5\.00 available/);
+  await screenshot(page, "run-failed");
+});
+
+test("the result area shows the signed-in user's newest run of the model, not a colleague's", async ({ page, request }) => {
+  const alice = newUser("creator", "5");
+  const bob = { email: `bob-${alice.workspaceId.slice(-8).toLowerCase()}@example.com`, password: "studio-pass-2" };
+  admin(["user", "create", "--email", bob.email, "--password", bob.password, "--workspace", alice.workspaceId, "--role", "creator"]);
+
+  await signIn(page, alice);
+  await page.goto("/catalog/atelier/gradient");
+  await page.getByLabel("Prompt", { exact: true }).fill("alice's sea");
+  await expect(page.getByTestId("quote")).toContainText("Cost $0.002");
+  const mine = await runAndWait(page, request, alice);
+  // A run of the same model over the API, after Alice's, is not hers either.
+  const started = await request.post("/v1/generations", { headers: { "x-api-key": keyOf(alice) }, data: { model: "atelier/gradient", input: { prompt: "from a key" } } });
+  expect(started.status()).toBe(201);
+  await page.reload();
+  await expect(page.getByTestId("run-view")).toHaveAttribute("data-run-id", mine);
+
+  await page.context().clearCookies();
+  await signIn(page, bob);
+  await page.goto("/catalog/atelier/gradient");
+  await expect(page.getByText("No run yet")).toBeVisible();
+  await expect(page.getByTestId("run-view")).toHaveCount(0);
 });

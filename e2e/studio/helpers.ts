@@ -1,10 +1,10 @@
 // Workspaces and users for the studio tests, made with the admin CLI on the studio server's store.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { expect, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { REPO_ROOT, STUDIO_DATA_DIR } from "./playwright.config";
 
-function admin<T>(args: string[]): T {
+export function admin<T>(args: string[]): T {
   const out = execFileSync(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATA_DIR: STUDIO_DATA_DIR, DATABASE_URL: "" },
@@ -44,4 +44,11 @@ export async function signIn(page: Page, user: Pick<TestUser, "email" | "passwor
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(REPO_ROOT, "test-results", "studio", `${name}.png`), fullPage: true });
+}
+
+/** A run as the API reports it, read with a key of its workspace. */
+export async function apiRun(request: APIRequestContext, key: string, id: string): Promise<{ id: string; status: string; source: string; error: { message: string } | null; batch_id: string | null }> {
+  const res = await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } });
+  expect(res.status(), await res.text()).toBe(200);
+  return (await res.json()) as { id: string; status: string; source: string; error: { message: string } | null; batch_id: string | null };
 }

@@ -1,6 +1,6 @@
 // The ops page: operators only; every workspace's runs and queue; adding credit to a workspace.
 import { expect, test } from "@playwright/test";
-import { newKey, newUser, screenshot, signIn } from "./helpers";
+import { apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
 
 test("a creator gets a 404 on /ops and sees no Ops link", async ({ page }) => {
   await signIn(page, newUser("creator"));
@@ -18,6 +18,15 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   });
   expect(started.status()).toBeLessThan(300);
   const run = (await started.json()) as { id: string };
+  // Two runs that fail the same way: the studio server refuses "quokkaroo" (MODERATION_BLOCKLIST).
+  const failing = await Promise.all(
+    ["a quokkaroo", "two quokkaroo friends"].map(async (prompt) => {
+      const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model: "atelier/gradient", input: { prompt } } });
+      expect(res.status()).toBe(201);
+      return ((await res.json()) as { id: string }).id;
+    }),
+  );
+  for (const id of failing) await expect.poll(async () => (await apiRun(request, key, id)).status, { timeout: 30_000 }).toBe("failed");
 
   await signIn(page, newUser("ops"));
   await page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name: "Ops" }).click();
@@ -27,6 +36,8 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   await expect(row).toContainText(creator.workspaceName);
   await expect(row).toContainText("atelier/gradient");
   await expect(page.getByTestId("ops-last-minute")).not.toHaveText("0");
+  const reasons = page.getByRole("region", { name: "Failure reasons" });
+  await expect(reasons.getByTestId("failure-reason").filter({ hasText: 'it contains "quokkaroo"' })).toBeVisible();
 
   const creditForm = page.getByRole("form", { name: "Add credit" });
   await creditForm.getByLabel("Workspace").selectOption(creator.workspaceId);
@@ -42,11 +53,21 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   await page.getByLabel("Workspace filter").selectOption(creator.workspaceId);
   await page.getByRole("button", { name: "Filter" }).click();
   await expect(page).toHaveURL(new RegExp(`workspace=${creator.workspaceId}`));
-  await expect(page.getByTestId("ops-run")).toHaveCount(1);
-  await expect(page.getByTestId("ops-run")).toContainText(run.id);
-  await page.getByLabel("Status filter").selectOption("failed");
+  await expect(page.getByTestId("ops-run")).toHaveCount(3);
+  await expect(page.getByTestId("ops-run").filter({ hasText: run.id })).toBeVisible();
+  // Within this workspace: exactly its two refused runs, as one reason.
+  const reason = reasons.getByTestId("failure-reason");
+  await expect(reason).toHaveCount(1);
+  await expect(reason).toContainText('it contains "quokkaroo"');
+  await expect(reason.getByTestId("failure-count")).toHaveText("2");
+  await screenshot(page, "ops-failures");
+  await reasons.getByRole("link", { name: "show failed runs" }).click();
+  await expect(page).toHaveURL(/status=failed/);
+  await expect(page.getByTestId("ops-run")).toHaveCount(2);
+  await page.getByLabel("Status filter").selectOption("canceled");
   await page.getByRole("button", { name: "Filter" }).click();
   await expect(page.getByText("No runs match these filters.")).toBeVisible();
+  await expect(reasons).toContainText("No run failed in the last 24 hours within these filters.");
   await page.getByRole("link", { name: "Clear" }).click();
   await expect(page).toHaveURL(/\/ops$/);
   await expect(page.getByTestId("ops-run").filter({ hasText: run.id })).toBeVisible();

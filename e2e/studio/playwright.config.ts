@@ -46,6 +46,8 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       WORKER_CONCURRENCY: "2",
       WEBHOOK_ALLOW_INSECURE: "1",
+      // Prompts with these words fail their run: a failed run the tests can make on purpose.
+      MODERATION_BLOCKLIST: "zebracorn,quokkaroo",
       // Switches on the GitHub button; the test stops the browser at GitHub's door.
       AUTH_GITHUB_ID: "studio-test-client",
       AUTH_GITHUB_SECRET: "studio-test-secret",

@@ -294,6 +294,7 @@ describe(`generations (${testDialect()})`, () => {
         ["wait=60", 60],
         ["wait=61", 60],
         ["wait=999999", 60],
+        ["wait=12345678901234567890", 60],
         ["respond-async, wait=10", 10],
         ["wait=12; foo=bar", 12],
         ["wait=abc", null],

@@ -6,7 +6,7 @@ import { ApiError } from "./errors";
 import { presentGeneration, type Generation } from "./generation-view";
 import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
-import { newId, hasIdPrefix } from "./ids";
+import { newId, hasIdPrefix, ID_PREFIXES } from "./ids";
 import { LIMITS } from "./limits";
 import { afterPosition, keysetPage } from "./paging";
 import { priceRunRequest, type PricedRun } from "./quotes";
@@ -70,6 +70,7 @@ export function queuedRow(
     batch_id: extra.batch?.id ?? null,
     batch_index: extra.batch?.index ?? null,
     webhook: priced.request.webhook,
+    created_by: ctx.actor.id,
     created_at: extra.now,
     started_at: null,
     completed_at: null,
@@ -152,7 +153,7 @@ export async function createGeneration(
 export function parsePreferWait(header: string | undefined): number | null {
   if (!header) return null;
   for (const preference of header.split(",")) {
-    const match = /^\s*wait\s*=\s*"?(\d{1,6})"?\s*$/i.exec(preference.split(";")[0] ?? "");
+    const match = /^\s*wait\s*=\s*"?(\d+)"?\s*$/i.exec(preference.split(";")[0] ?? "");
     if (match) return Math.min(Number(match[1]), LIMITS.preferWaitSeconds);
   }
   return null;
@@ -194,6 +195,8 @@ function parseCommaList<T extends string>(value: string | undefined, allowed: re
   return [...new Set(items as T[])].sort();
 }
 
+const BATCH_ID = new RegExp(`^${ID_PREFIXES.batch}[0-9A-Za-z]{1,60}$`);
+
 export interface GenerationList {
   object: "list";
   url: string;
@@ -202,16 +205,30 @@ export interface GenerationList {
   next_cursor: string | null;
 }
 
-/** GET /v1/generations: newest first, keyset paged on (created_at, id). */
-export async function listGenerations(ctx: Ctx, query: Record<string, string | undefined>): Promise<GenerationList> {
+/**
+ * GET /v1/generations: newest first, keyset paged on (created_at, id). `createdBy` (not a query
+ * parameter: the studio's own runs of its signed-in user) narrows to one actor's runs.
+ */
+export async function listGenerations(
+  ctx: Ctx,
+  query: Record<string, string | undefined>,
+  options: { createdBy?: string } = {},
+): Promise<GenerationList> {
   requireScope(ctx, "generations:read");
   const model = query.model;
   if (model !== undefined && (model.length > LIMITS.modelIdLength || !MODEL_ID_PATTERN.test(model))) {
     throw new ApiError("invalid_parameter", `model must be a catalog ID such as "atelier/gradient", at most ${LIMITS.modelIdLength} characters.`, { param: "model" });
   }
+  const batch = query.batch;
+  if (batch !== undefined && !BATCH_ID.test(batch)) {
+    throw new ApiError("invalid_parameter", `batch must be a batch ID such as "bat_…"; got "${batch.slice(0, 40)}".`, { param: "batch" });
+  }
   const sources = parseCommaList(query.source, SOURCES, "source");
   const statuses = parseCommaList(query.status, GENERATION_STATUSES, "status");
-  const filters = JSON.stringify([model ?? null, sources, statuses]);
+  const createdBy = options.createdBy ?? null;
+  // Cursors made before the batch and creator filters existed stay valid for the same list.
+  const narrowed = batch !== undefined || createdBy !== null ? [batch ?? null, createdBy] : [];
+  const filters = JSON.stringify([model ?? null, sources, statuses, ...narrowed]);
   const page = await keysetPage(
     { secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters },
     (after, take) => {
@@ -219,6 +236,8 @@ export async function listGenerations(ctx: Ctx, query: Record<string, string | u
       if (model !== undefined) q = model.includes("@") ? q.where("model", "=", model) : q.where("model_base", "=", model);
       if (sources) q = q.where("source", "in", sources);
       if (statuses) q = q.where("status", "in", statuses);
+      if (batch !== undefined) q = q.where("batch_id", "=", batch);
+      if (createdBy !== null) q = q.where("created_by", "=", createdBy);
       if (after) q = q.where((eb) => afterPosition(eb, after));
       return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(take).execute();
     },

@@ -66,3 +66,48 @@ export async function opsOverview(ctx: SystemCtx, options: { limit?: number; now
   const count = (status: GenerationStatus) => Number(counts.find((c) => c.status === status)?.n ?? 0);
   return { runs, queued: count("queued"), running: count("running"), created_last_minute: Number(recent.n) };
 }
+
+export interface FailureReason {
+  /** The failed runs' error message, word for word; null when a run failed without one. */
+  message: string | null;
+  count: number;
+  /** How many workspaces saw it: one workspace's bad input, or everyone's outage? */
+  workspaces: number;
+  last_failed_at: string;
+}
+
+/** The last day, unless the caller says otherwise. */
+export const FAILURE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Failed runs grouped by error message, most frequent first, for runs that failed within the
+ * window and match the runs filter (a status filter other than "failed" matches none).
+ */
+export async function opsFailureReasons(
+  ctx: SystemCtx,
+  options: { filter?: OpsRunFilter; now?: Date; windowMs?: number; limit?: number } = {},
+): Promise<FailureReason[]> {
+  const filter = options.filter ?? {};
+  if (filter.status && filter.status !== "failed") return [];
+  const since = new Date((options.now ?? new Date()).getTime() - (options.windowMs ?? FAILURE_WINDOW_MS)).toISOString();
+  const limit = Math.min(Math.max(options.limit ?? 20, 1), 100);
+  const rows = await ctx.db
+    .selectFrom("generations")
+    .where("status", "=", "failed")
+    .where("completed_at", ">=", since)
+    .$if(!!filter.workspaceId, (q) => q.where("workspace_id", "=", filter.workspaceId!))
+    .$if(!!filter.model, (q) => q.where("model", "=", filter.model!))
+    .select((eb) => [
+      "error_message",
+      eb.fn.countAll<number | string>().as("n"),
+      eb.fn.count<number | string>("workspace_id").distinct().as("workspaces"),
+      eb.fn.max("completed_at").as("last"),
+    ])
+    .groupBy("error_message")
+    .orderBy("n", "desc")
+    .orderBy("last", "desc")
+    .orderBy("error_message")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ message: r.error_message, count: Number(r.n), workspaces: Number(r.workspaces), last_failed_at: String(r.last) }));
+}

@@ -3,15 +3,15 @@
 import { revalidatePath } from "next/cache";
 import { createApiKey, revokeApiKey, type KeyExpiry } from "@/lib/core/api-keys";
 import { SCOPES, type Scope } from "@/lib/core/context";
-import { ApiError } from "@/lib/core/errors";
 import { getRuntime } from "@/lib/runtime";
+import { actionError } from "../action-error";
 import { requireStudioCtx } from "../studio-ctx";
 
 export type ActionResult<T> = { ok: true; value: T } | { ok: false; message: string; param: string | null };
 
 function failure(err: unknown): { ok: false; message: string; param: string | null } {
-  if (err instanceof ApiError) return { ok: false, message: err.message, param: err.param };
-  throw err;
+  const { message, param } = actionError(err);
+  return { ok: false, message, param };
 }
 
 export async function createKeyAction(input: { name: string; expires: KeyExpiry; scopes: string[] }): Promise<ActionResult<{ key: string; name: string }>> {

@@ -9,9 +9,15 @@ export default async function KeysPage() {
   const keys = await listApiKeys(ctx, { workspaceId: ctx.workspaceId });
   return (
     <div className="mx-auto max-w-5xl">
-      <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">API keys</h1>
-      <p className="mt-1 mb-6 text-sm text-zinc-500">Keys let programs call the API as this workspace. A key is shown once, when it is made.</p>
-      <KeysManager keys={keys} />
+      <KeysManager
+        keys={keys}
+        intro={
+          <div>
+            <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">API keys</h1>
+            <p className="mt-1 text-sm text-zinc-500">Keys let programs call the API as this workspace. A key is shown once, when it is made.</p>
+          </div>
+        }
+      />
     </div>
   );
 }

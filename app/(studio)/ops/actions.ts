@@ -3,9 +3,9 @@
 import { revalidatePath } from "next/cache";
 import { notFound } from "next/navigation";
 import { grantCredit } from "@/lib/core/credits";
-import { ApiError } from "@/lib/core/errors";
 import { formatUsd, parseUsd } from "@/lib/core/money";
 import { findWorkspace } from "@/lib/core/workspaces";
+import { actionError } from "../action-error";
 import { requireStudioCtx } from "../studio-ctx";
 
 export type GrantResult = { ok: true; message: string } | { ok: false; message: string };
@@ -24,7 +24,6 @@ export async function grantCreditAction(_previous: GrantResult | null, form: For
     const name = (await findWorkspace(ctx, workspaceId))?.name ?? workspaceId;
     return { ok: true, message: `Added $${formatUsd(micros)} to ${name}, which now has $${formatUsd(balance.availableMicros)} available.` };
   } catch (err) {
-    if (err instanceof ApiError) return { ok: false, message: err.message };
-    throw err;
+    return { ok: false, message: actionError(err).message };
   }
 }

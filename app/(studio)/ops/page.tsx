@@ -2,7 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { listCatalog } from "@/lib/core/catalog";
 import { presentCredits, readBalance } from "@/lib/core/credits";
-import { opsOverview, type OpsRunFilter } from "@/lib/core/ops";
+import { FAILURE_WINDOW_MS, opsFailureReasons, opsOverview, type FailureReason, type OpsRunFilter } from "@/lib/core/ops";
 import { GENERATION_STATUSES } from "@/lib/core/run-states";
 import { listWorkspaces } from "@/lib/core/workspaces";
 import { OpsCreditForm } from "@/components/ops-credit-form";
@@ -42,6 +42,56 @@ function FilterSelect(props: { label: string; name: string; value: string | unde
   );
 }
 
+/** Failed runs grouped by their error message: what is going wrong, how often, for how many workspaces. */
+function FailureReasons({ reasons, filtered, failedHref, now }: { reasons: FailureReason[]; filtered: boolean; failedHref: string; now: number }) {
+  const hours = FAILURE_WINDOW_MS / 3_600_000;
+  return (
+    <section aria-labelledby="failure-reasons" className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">
+      <div className="flex flex-wrap items-baseline justify-between gap-2 border-b border-zinc-200 px-5 py-3">
+        <h2 id="failure-reasons" className="text-base font-semibold text-zinc-900">
+          Failure reasons
+        </h2>
+        <span className="text-xs text-zinc-500">
+          Failed runs in the last {hours} h{filtered ? ", within the filters" : ""} ·{" "}
+          <Link href={failedHref} className="font-medium text-indigo-600 hover:text-indigo-700">
+            show failed runs
+          </Link>
+        </span>
+      </div>
+      {reasons.length === 0 ? (
+        <p className="px-5 py-8 text-center text-sm text-zinc-500">No run failed in the last {hours} hours{filtered ? " within these filters" : ""}.</p>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="min-w-full text-left text-sm">
+            <thead className="bg-zinc-50 text-xs font-medium tracking-wide text-zinc-500 uppercase">
+              <tr>
+                <th scope="col" className="px-5 py-2">Reason</th>
+                <th scope="col" className="px-5 py-2 text-right">Runs</th>
+                <th scope="col" className="px-5 py-2 text-right">Workspaces</th>
+                <th scope="col" className="px-5 py-2 text-right">Last failed</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-zinc-100">
+              {reasons.map((r) => (
+                <tr key={r.message ?? ""} data-testid="failure-reason">
+                  <td className="max-w-xl px-5 py-2 text-zinc-800">{r.message ?? <span className="text-zinc-400">No message</span>}</td>
+                  <td className="px-5 py-2 text-right font-semibold text-zinc-900 tabular-nums" data-testid="failure-count">
+                    {r.count}
+                  </td>
+                  <td className="px-5 py-2 text-right text-zinc-600 tabular-nums">{r.workspaces}</td>
+                  <td className="px-5 py-2 text-right whitespace-nowrap text-zinc-500" title={r.last_failed_at}>
+                    {relativeTime(r.last_failed_at, now)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
 type Search = Promise<Record<string, string | string[] | undefined>>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
@@ -53,14 +103,20 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
   const status = GENERATION_STATUSES.find((s) => s === one(sp.status));
   const filter: OpsRunFilter = { workspaceId: one(sp.workspace), status, model: one(sp.model) };
   const filtered = !!(filter.workspaceId || filter.status || filter.model);
-  const [overview, workspaces, catalog] = await Promise.all([opsOverview(ctx, { filter }), listWorkspaces(ctx), listCatalog(ctx.db)]);
+  const [overview, reasons, workspaces, catalog] = await Promise.all([
+    opsOverview(ctx, { filter }),
+    opsFailureReasons(ctx, { filter }),
+    listWorkspaces(ctx),
+    listCatalog(ctx.db),
+  ]);
+  const failedQuery = new URLSearchParams({ ...(filter.workspaceId ? { workspace: filter.workspaceId } : {}), status: "failed", ...(filter.model ? { model: filter.model } : {}) });
   const balances = await Promise.all(workspaces.map((w) => readBalance(ctx.db, w.id)));
   const now = Date.now();
   return (
     <div className="mx-auto max-w-6xl space-y-8">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Ops</h1>
-        <p className="mt-1 text-sm text-zinc-500">Every workspace: the queue, the latest runs, and credit.</p>
+        <p className="mt-1 text-sm text-zinc-500">Every workspace: the queue, why runs fail, the latest runs, and credit.</p>
       </div>
 
       <section aria-label="Queue" className="grid gap-4 sm:grid-cols-3">
@@ -69,32 +125,27 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
         <Stat label="Runs in the last minute" value={overview.created_last_minute} testId="ops-last-minute" />
       </section>
 
-      <section className="rounded-lg border border-zinc-200 bg-white p-5 shadow-sm">
-        <h2 className="text-base font-semibold text-zinc-900">Add credit</h2>
-        <p className="mt-1 mb-4 text-sm text-zinc-500">The amount is added to the workspace's available balance and written to its ledger.</p>
-        <OpsCreditForm
-          workspaces={workspaces.map((w, i) => ({ id: w.id, name: w.name, available_usd: presentCredits(balances[i]!).available_usd }))}
-        />
-      </section>
+      {/* A plain GET form: the filters narrow both the failure reasons and the runs, and live in the URL so a view can be shared. */}
+      <form method="get" aria-label="Run filters" className="grid gap-3 rounded-lg border border-zinc-200 bg-white px-5 py-4 shadow-sm sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end">
+        <FilterSelect label="Workspace filter" name="workspace" value={filter.workspaceId} anyLabel="Every workspace" options={workspaces.map((w) => ({ value: w.id, label: w.name }))} />
+        <FilterSelect label="Status filter" name="status" value={filter.status} anyLabel="Any status" options={GENERATION_STATUSES.map((s) => ({ value: s, label: s[0]!.toUpperCase() + s.slice(1) }))} />
+        <FilterSelect label="Model filter" name="model" value={filter.model} anyLabel="Every model" options={catalog.data.map((m) => ({ value: m.id, label: m.id }))} />
+        <div className="flex items-center gap-3">
+          <button type="submit" className="rounded-md bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500">
+            Filter
+          </button>
+          {filtered ? (
+            <Link href="/ops" className="text-sm font-medium text-indigo-600 hover:text-indigo-700">
+              Clear
+            </Link>
+          ) : null}
+        </div>
+      </form>
+
+      <FailureReasons reasons={reasons} filtered={filtered} failedHref={`/ops?${failedQuery.toString()}`} now={now} />
 
       <section className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">
         <h2 className="border-b border-zinc-200 px-5 py-3 text-base font-semibold text-zinc-900">Latest runs</h2>
-        {/* A plain GET form: the filters live in the URL, so a filtered view can be shared. */}
-        <form method="get" aria-label="Run filters" className="grid gap-3 border-b border-zinc-200 bg-zinc-50 px-5 py-3 sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end">
-          <FilterSelect label="Workspace filter" name="workspace" value={filter.workspaceId} anyLabel="Every workspace" options={workspaces.map((w) => ({ value: w.id, label: w.name }))} />
-          <FilterSelect label="Status filter" name="status" value={filter.status} anyLabel="Any status" options={GENERATION_STATUSES.map((s) => ({ value: s, label: s[0]!.toUpperCase() + s.slice(1) }))} />
-          <FilterSelect label="Model filter" name="model" value={filter.model} anyLabel="Every model" options={catalog.data.map((m) => ({ value: m.id, label: m.id }))} />
-          <div className="flex items-center gap-3">
-            <button type="submit" className="rounded-md bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500">
-              Filter
-            </button>
-            {filtered ? (
-              <Link href="/ops" className="text-sm font-medium text-indigo-600 hover:text-indigo-700">
-                Clear
-              </Link>
-            ) : null}
-          </div>
-        </form>
         {overview.runs.length === 0 ? (
           <p className="px-5 py-8 text-center text-sm text-zinc-500">{filtered ? "No runs match these filters." : "No runs yet."}</p>
         ) : (
@@ -114,12 +165,12 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
                 {overview.runs.map((run) => (
                   <tr key={run.id} data-testid="ops-run">
                     <td className="px-5 py-2 font-mono text-xs text-zinc-600">{run.id}</td>
-                    <td className="px-5 py-2 text-zinc-900">{run.workspace_name}</td>
+                    <td className="px-5 py-2 whitespace-nowrap text-zinc-900">{run.workspace_name}</td>
                     <td className="px-5 py-2 font-mono text-xs text-zinc-700">{run.model}</td>
                     <td className="px-5 py-2">
                       <RunStatusPill status={run.status} />
                     </td>
-                    <td className="max-w-xs truncate px-5 py-2 text-red-700" title={run.error_message ?? undefined}>
+                    <td className="max-w-[14rem] truncate px-5 py-2 text-red-700" title={run.error_message ?? undefined}>
                       {run.error_message ?? <span className="text-zinc-300">—</span>}
                     </td>
                     <td className="px-5 py-2 whitespace-nowrap text-zinc-500" title={run.created_at}>
@@ -131,6 +182,14 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
             </table>
           </div>
         )}
+      </section>
+
+      <section className="rounded-lg border border-zinc-200 bg-white p-5 shadow-sm">
+        <h2 className="text-base font-semibold text-zinc-900">Add credit</h2>
+        <p className="mt-1 mb-4 text-sm text-zinc-500">The amount is added to the workspace's available balance and written to its ledger.</p>
+        <OpsCreditForm
+          workspaces={workspaces.map((w, i) => ({ id: w.id, name: w.name, available_usd: presentCredits(balances[i]!).available_usd }))}
+        />
       </section>
     </div>
   );

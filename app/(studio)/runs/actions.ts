@@ -1,6 +1,6 @@
 "use server";
 // Server actions of the studio's runs: each calls lib/core with the signed-in user's Ctx.
-import { ApiError } from "@/lib/core/errors";
+import { actionError } from "../action-error";
 import { cancelGeneration, createGeneration, getGeneration } from "@/lib/core/generations";
 import { quoteRun, type Quote } from "@/lib/core/quotes";
 import { createImageFile, keepOutputAsFile, type File as StudioFile } from "@/lib/core/files";
@@ -12,6 +12,8 @@ export interface PlainError {
   code: string;
   message: string;
   param: string | null;
+  /** Set for an unexpected server error: the req_ id its log line carries (also in `message`). */
+  request_id?: string | null;
 }
 export type ActionResult<T> = { ok: true; value: T } | { ok: false; error: PlainError };
 
@@ -19,8 +21,7 @@ async function attempt<T>(work: () => Promise<T>): Promise<ActionResult<T>> {
   try {
     return { ok: true, value: await work() };
   } catch (err) {
-    if (err instanceof ApiError) return { ok: false, error: { code: err.code, message: err.message, param: err.param } };
-    throw err;
+    return { ok: false, error: actionError(err) };
   }
 }
 

@@ -2,10 +2,10 @@
 // Webhook changes from the studio: endpoints, the signing secret and resends, always in the
 // signed-in user's workspace and through lib/core (whose ApiError comes back as {message, param}).
 import { revalidatePath } from "next/cache";
-import { ApiError } from "@/lib/core/errors";
 import { resendEvent } from "@/lib/core/webhook-deliveries";
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint } from "@/lib/core/webhook-endpoints";
 import { getDefaultWebhookSecret, rotateDefaultWebhookSecret } from "@/lib/core/webhook-secrets";
+import { actionError } from "../action-error";
 import { requireStudioCtx } from "../studio-ctx";
 
 export type ActionResult<T> = { ok: true; value: T } | { ok: false; message: string; param: string | null };
@@ -17,8 +17,8 @@ export interface EndpointInput {
 }
 
 function failure(err: unknown): { ok: false; message: string; param: string | null } {
-  if (err instanceof ApiError) return { ok: false, message: err.message, param: err.param };
-  throw err;
+  const { message, param } = actionError(err);
+  return { ok: false, message, param };
 }
 
 async function attempt<T>(fn: (ctx: Awaited<ReturnType<typeof requireStudioCtx>>) => Promise<T>): Promise<ActionResult<T>> {

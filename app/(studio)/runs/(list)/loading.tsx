@@ -1,11 +1,15 @@
+import { Bone, HeadingBone, PageSkeleton, TableBone } from "@/components/skeleton";
+
 export default function Loading() {
   return (
-    <div className="mx-auto max-w-6xl animate-pulse" aria-busy="true" aria-label="Loading runs">
-      <div className="mb-6 h-7 w-32 rounded bg-zinc-200" />
-      <div className="mb-4 h-9 w-full rounded bg-zinc-200" />
-      {Array.from({ length: 8 }, (_, i) => (
-        <div key={i} className="mb-2 h-12 w-full rounded bg-zinc-100" />
-      ))}
-    </div>
+    <PageSkeleton label="Loading runs">
+      <HeadingBone title="w-24" />
+      <div className="mb-4 flex flex-wrap gap-3">
+        {Array.from({ length: 4 }, (_, i) => (
+          <Bone key={i} className="h-9 w-36 rounded-md bg-zinc-100" />
+        ))}
+      </div>
+      <TableBone rows={8} />
+    </PageSkeleton>
   );
 }

@@ -15,7 +15,8 @@ const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) 
 export default async function RunsPage({ searchParams }: { searchParams: Search }) {
   const sp = await searchParams;
   const ctx = await requireStudioCtx();
-  const filters = { model: one(sp.model), status: one(sp.status), source: one(sp.source) };
+  // batch comes from a run page's "Batch" link; the selects below keep it until it is cleared.
+  const filters = { model: one(sp.model), status: one(sp.status), source: one(sp.source), batch: one(sp.batch) };
   const limit = ["10", "20", "50", "100"].includes(one(sp.limit) ?? "") ? one(sp.limit)! : "20";
   const cursor = one(sp.cursor);
   // "first" stands for the first page, which has no cursor.
@@ -33,7 +34,10 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
   for (const [k, v] of Object.entries({ ...filters, limit: limit === "20" ? undefined : limit })) if (v) base.set(k, v);
   const href = (extra: Record<string, string | undefined>) => {
     const q = new URLSearchParams(base);
-    for (const [k, v] of Object.entries(extra)) if (v) q.set(k, v);
+    for (const [k, v] of Object.entries(extra)) {
+      if (v) q.set(k, v);
+      else q.delete(k);
+    }
     const s = q.toString();
     return s ? `/runs?${s}` : "/runs";
   };
@@ -51,6 +55,21 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
         </div>
       </div>
       <RunsFilters models={[...new Set(models.map((m) => m.id))]} current={{ ...filters, limit }} />
+      {filters.batch ? (
+        <p className="mb-4 flex flex-wrap items-center gap-2 text-sm text-zinc-600" data-testid="batch-filter">
+          Runs of batch
+          <span className="inline-flex items-center gap-1 rounded-full bg-indigo-50 py-0.5 pr-1 pl-2.5 font-mono text-xs text-indigo-700 ring-1 ring-indigo-200 ring-inset">
+            {filters.batch}
+            <Link
+              href={href({ batch: undefined })}
+              aria-label="Clear the batch filter"
+              className="rounded-full px-1.5 text-indigo-500 hover:bg-indigo-100 hover:text-indigo-800 focus-visible:outline-2 focus-visible:outline-indigo-500"
+            >
+              ×
+            </Link>
+          </span>
+        </p>
+      ) : null}
       {error ? (
         <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-800">
           {error} <Link href="/runs" className="font-medium underline">Clear the filters</Link>

@@ -9,15 +9,11 @@ import { ModelPlayground } from "@/components/model-playground";
 import { QueryProvider } from "@/components/query-provider";
 import { formatDate, modelHref, priceLabel } from "@/components/catalog-price";
 import { requireStudioCtx } from "../../../studio-ctx";
+import { modelIdOf } from "./model-id";
 
 export const dynamic = "force-dynamic";
 
 type Params = Promise<{ creator: string; name: string }>;
-
-function modelIdOf(creator: string, name: string): string {
-  const decode = (s: string) => (s.includes("%") ? decodeURIComponent(s) : s);
-  return `${decode(creator)}/${decode(name)}`;
-}
 
 export async function generateMetadata({ params }: { params: Params }) {
   const { creator, name } = await params;
@@ -45,7 +41,8 @@ export default async function ModelPage({ params }: { params: Params }) {
   }
   const [files, runs] = await Promise.all([
     listFiles(ctx, { limit: "50" }),
-    listGenerations(ctx, { model: model.id, source: "studio", limit: "1" }),
+    // The result area shows this user's newest run of this model, not a colleague's.
+    listGenerations(ctx, { model: model.id, limit: "1" }, { createdBy: ctx.user.id }),
   ]);
   const out = model.availability.status !== "available";
   return (
@@ -57,15 +54,15 @@ export default async function ModelPage({ params }: { params: Params }) {
       </nav>
       <header className="mb-6">
         <div className="flex flex-wrap items-center gap-2">
-          <h1 className="text-2xl font-semibold tracking-tight text-zinc-900 dark:text-white">{model.name}</h1>
+          <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">{model.name}</h1>
           {model.type === "preset" ? <span className="rounded-full bg-indigo-50 px-2 py-0.5 text-xs font-medium text-indigo-700 ring-1 ring-indigo-200 ring-inset">Preset v{model.version}</span> : null}
           {model.status === "beta" ? <span className="rounded-full bg-zinc-100 px-2 py-0.5 text-xs font-medium text-zinc-600 ring-1 ring-zinc-200 ring-inset">Beta</span> : null}
         </div>
         <p className="mt-1 text-sm text-zinc-500">
           <code className="font-mono text-xs">{model.id}</code> · by {model.creator} · <span className="capitalize">{model.modality}</span> · revision {model.revision} ·{" "}
-          <span className="font-medium text-zinc-800 dark:text-zinc-200">{priceLabel(model.pricing)}</span>
+          <span className="font-medium text-zinc-800">{priceLabel(model.pricing)}</span>
         </p>
-        <p className="mt-3 max-w-3xl text-[15px] leading-6 text-zinc-700 dark:text-zinc-300">{model.description}</p>
+        <p className="mt-3 max-w-3xl text-[15px] leading-6 text-zinc-700">{model.description}</p>
         {model.deprecation ? (
           <div role="note" data-testid="deprecated-banner" className="mt-4 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
             <strong className="font-semibold">Deprecated</strong> — runs stop on {formatDate(model.deprecation.sunset_at)}.

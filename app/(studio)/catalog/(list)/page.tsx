@@ -1,6 +1,6 @@
 import { listCatalog } from "@/lib/core/catalog";
 import { CatalogBrowser } from "@/components/catalog-browser";
-import { requireStudioCtx } from "../studio-ctx";
+import { requireStudioCtx } from "../../studio-ctx";
 
 export const metadata = { title: "Catalog · Atelier" };
 
