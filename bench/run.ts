@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     const model = fastest;
     // A server with no worker slots and a `npm run worker` process on the same store: on
     // PostgreSQL (the issue's target; measured whenever it is reachable) and on the SQLite file.
-    const across = async (store: "SQLite" | "PostgreSQL", pgDatabase: string | null, p50Target: number) =>
+    const across = async (store: "SQLite" | "PostgreSQL", pgDatabase: string | null, p50Target: number | null) =>
       withServer(`xproc-${store.toLowerCase()}`, pgDatabase, 0, async (server, spec) => {
         const ws = workspaceWithKey(spec, "bench", "1000000");
         const worker = await startWorker({ store: spec, workers: 2, cpuProfDir: settings.cpuProfDir, label: "xproc-worker" });
@@ -147,7 +147,9 @@ async function main(): Promise<void> {
       const name = "idle queue: created → running, across processes (PostgreSQL)";
       rows.push({ scenario: name, figure: "p50", unit: "ms", value: null, baseline: null, ratio: null, target: "≤ 25 ms", pass: null, note: "skipped: PostgreSQL not reachable" });
     }
-    await across("SQLite", null, 25);
+    // No target on SQLite (the issue sets one for PostgreSQL): an idle worker process there
+    // looks at the queue once a second, having no NOTIFY to wake it.
+    await across("SQLite", null, null);
   }
 
   const table = formatTable(rows);
