@@ -2,6 +2,7 @@ import Link from "next/link";
 import { ApiError } from "@/lib/core/errors";
 import { listFiles, type File as StudioFile, type FileList } from "@/lib/core/files";
 import { UPLOAD_CONTENT_TYPES } from "@/lib/core/uploads";
+import { cursorPages, CursorPager } from "@/components/cursor-pager";
 import { FilesUpload } from "@/components/files-upload";
 import { relativeTime } from "@/components/run-status";
 import { requireStudioCtx } from "../studio-ctx";
@@ -52,7 +53,6 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
   const sp = await searchParams;
   const ctx = await requireStudioCtx();
   const cursor = one(sp.cursor);
-  // "first" stands for the first page, which has no cursor.
   const back = one(sp.back)?.split(",") ?? [];
   let page: FileList | null = null;
   let error: string | null = null;
@@ -68,8 +68,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
     const s = q.toString();
     return s ? `/files?${s}` : "/files";
   };
-  const nextHref = page?.next_cursor ? href({ cursor: page.next_cursor, back: [...back, cursor ?? "first"].join(",") }) : null;
-  const prevHref = back.length ? href({ cursor: back[back.length - 1] === "first" ? undefined : back[back.length - 1], back: back.slice(0, -1).join(",") || undefined }) : null;
+  const pages = cursorPages({ back, cursor, nextCursor: page?.next_cursor, href });
   const now = Date.now();
 
   return (
@@ -133,27 +132,7 @@ export default async function FilesPage({ searchParams }: { searchParams: Search
               </tbody>
             </table>
           </div>
-          <nav aria-label="Pages" className="mt-4 flex items-center justify-between text-sm">
-            <span className="text-zinc-500" data-testid="page-number">
-              Page {back.length + 1} · {page.data.length} {page.data.length === 1 ? "file" : "files"}
-            </span>
-            <div className="flex gap-2">
-              {prevHref ? (
-                <Link href={prevHref} className="rounded-md border border-zinc-200 bg-white px-3 py-1.5 font-medium text-zinc-700 hover:bg-zinc-50">
-                  ← Previous
-                </Link>
-              ) : (
-                <span aria-disabled="true" className="rounded-md border border-zinc-100 px-3 py-1.5 text-zinc-300">← Previous</span>
-              )}
-              {nextHref ? (
-                <Link href={nextHref} className="rounded-md border border-zinc-200 bg-white px-3 py-1.5 font-medium text-zinc-700 hover:bg-zinc-50">
-                  Next →
-                </Link>
-              ) : (
-                <span aria-disabled="true" className="rounded-md border border-zinc-100 px-3 py-1.5 text-zinc-300">Next →</span>
-              )}
-            </div>
-          </nav>
+          <CursorPager pages={pages} count={page.data.length} noun={["file", "files"]} />
         </>
       ) : null}
     </div>

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { listCatalog } from "@/lib/core/catalog";
 import { ApiError } from "@/lib/core/errors";
 import { listGenerations, type GenerationList } from "@/lib/core/generations";
+import { cursorPages, CursorPager } from "@/components/cursor-pager";
 import { RunsFilters } from "@/components/runs-filters";
 import { RunsTable } from "@/components/runs-table";
 import { requireStudioCtx } from "../../studio-ctx";
@@ -19,7 +20,6 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
   const filters = { model: one(sp.model), status: one(sp.status), source: one(sp.source), batch: one(sp.batch) };
   const limit = ["10", "20", "50", "100"].includes(one(sp.limit) ?? "") ? one(sp.limit)! : "20";
   const cursor = one(sp.cursor);
-  // "first" stands for the first page, which has no cursor.
   const back = one(sp.back)?.split(",") ?? [];
   let page: GenerationList | null = null;
   let error: string | null = null;
@@ -41,9 +41,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
     const s = q.toString();
     return s ? `/runs?${s}` : "/runs";
   };
-  const pageNumber = back.length + 1;
-  const nextHref = page?.next_cursor ? href({ cursor: page.next_cursor, back: [...back, cursor ?? "first"].join(",") }) : null;
-  const prevHref = back.length ? href({ cursor: back[back.length - 1] === "first" ? undefined : back[back.length - 1], back: back.slice(0, -1).join(",") || undefined }) : null;
+  const pages = cursorPages({ back, cursor, nextCursor: page?.next_cursor, href });
   const filtered = Object.values(filters).some(Boolean);
 
   return (
@@ -85,27 +83,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
       ) : page ? (
         <>
           <RunsTable runs={page.data} />
-          <nav aria-label="Pages" className="mt-4 flex items-center justify-between text-sm">
-            <span className="text-zinc-500" data-testid="page-number">
-              Page {pageNumber} · {page.data.length} runs
-            </span>
-            <div className="flex gap-2">
-              {prevHref ? (
-                <Link href={prevHref} className="rounded-md border border-zinc-200 bg-white px-3 py-1.5 font-medium text-zinc-700 hover:bg-zinc-50">
-                  ← Previous
-                </Link>
-              ) : (
-                <span aria-disabled="true" className="rounded-md border border-zinc-100 px-3 py-1.5 text-zinc-300">← Previous</span>
-              )}
-              {nextHref ? (
-                <Link href={nextHref} className="rounded-md border border-zinc-200 bg-white px-3 py-1.5 font-medium text-zinc-700 hover:bg-zinc-50">
-                  Next →
-                </Link>
-              ) : (
-                <span aria-disabled="true" className="rounded-md border border-zinc-100 px-3 py-1.5 text-zinc-300">Next →</span>
-              )}
-            </div>
-          </nav>
+          <CursorPager pages={pages} count={page.data.length} noun={["run", "runs"]} />
         </>
       ) : null}
     </div>
