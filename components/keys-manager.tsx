@@ -1,10 +1,11 @@
 "use client";
 // API keys: the table, "Create key" in a dialog (react-hook-form) that shows the new key once, and
 // revoke behind a confirmation.
-import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useId, useState, type ReactNode } from "react";
 import { useForm } from "react-hook-form";
 import type { ApiKey, KeyExpiry } from "@/lib/core/api-keys";
 import { createKeyAction, revokeKeyAction } from "@/app/(studio)/keys/actions";
+import { Modal } from "./modal";
 import { ConfirmDialog, danger, primary, secondary } from "./webhooks-ui";
 
 const SCOPE_CHOICES = [
@@ -26,35 +27,6 @@ interface FormValues {
   name: string;
   expires: KeyExpiry;
   scopes: string[];
-}
-
-/** A modal on the native <dialog>: focus stays inside, Escape closes. */
-function Modal({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
-  return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onClose={onClose}
-      className="m-auto w-[calc(100%-2rem)] max-w-lg rounded-lg border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-black/40"
-    >
-      {open ? (
-        <div className="p-6">
-          <h2 id={titleId} className="text-base font-semibold">
-            {title}
-          </h2>
-          {children}
-        </div>
-      ) : null}
-    </dialog>
-  );
 }
 
 function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: { key: string; name: string }) => void; onCancel: () => void }) {

@@ -1,8 +1,9 @@
 "use client";
 // Small pieces shared by the webhooks page and the run page's deliveries: buttons, times, the
 // delivery status pill, a confirmation dialog and a refresh while deliveries are about to happen.
-import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useEffect, useId, useState, type ReactNode } from "react";
 import { useRouter } from "next/navigation";
+import { Modal } from "./modal";
 import { relativeTime } from "./run-status";
 
 export const button =
@@ -82,54 +83,33 @@ export function ConfirmDialog(props: {
   onConfirm: () => void;
   onCancel: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
   const bodyId = useId();
-  const { open, onCancel } = props;
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
+  const { onCancel } = props;
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      aria-describedby={bodyId}
-      onClose={onCancel}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg border border-zinc-200 bg-white p-0 text-zinc-900 shadow-xl backdrop:bg-black/40"
-    >
-      {open ? (
-        <div className="p-5">
-          <h2 id={titleId} className="text-base font-semibold">
-            {props.title}
-          </h2>
-          <div id={bodyId} className="mt-2 space-y-2 text-sm text-zinc-600">
-            {props.children}
-          </div>
-          {props.error ? (
-            <p role="alert" className="mt-3 text-sm text-red-700">
-              {props.error}
-            </p>
-          ) : null}
-          <div className="mt-5 flex flex-wrap justify-end gap-2">
-            <button type="button" onClick={onCancel} className={secondary}>
-              Cancel
-            </button>
-            <button
-              type="button"
-              autoFocus
-              disabled={props.busy}
-              onClick={props.onConfirm}
-              className={props.tone === "danger" ? `${button} bg-red-600 text-white shadow-sm hover:bg-red-500` : primary}
-            >
-              {props.busy ? "Working…" : props.confirmLabel}
-            </button>
-          </div>
-        </div>
+    <Modal open={props.open} title={props.title} onClose={onCancel} width="max-w-md" describedBy={bodyId}>
+      <div id={bodyId} className="mt-2 space-y-2 text-sm text-zinc-600">
+        {props.children}
+      </div>
+      {props.error ? (
+        <p role="alert" className="mt-3 text-sm text-red-700">
+          {props.error}
+        </p>
       ) : null}
-    </dialog>
+      <div className="mt-5 flex flex-wrap justify-end gap-2">
+        <button type="button" onClick={onCancel} className={secondary}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          autoFocus
+          disabled={props.busy}
+          onClick={props.onConfirm}
+          className={props.tone === "danger" ? `${button} bg-red-600 text-white shadow-sm hover:bg-red-500` : primary}
+        >
+          {props.busy ? "Working…" : props.confirmLabel}
+        </button>
+      </div>
+    </Modal>
   );
 }
 
