@@ -5,13 +5,14 @@ import { useRef, useState } from "react";
 import { useRouter } from "next/navigation";
 import { uploadImageAction } from "@/app/(studio)/runs/actions";
 import { directUpload } from "./direct-upload";
+import { useFileDrop } from "./use-file-drop";
 import type { UploadResult } from "./schema-form/context";
 
 export function FilesUpload({ accept }: { accept: string }) {
   const router = useRouter();
   const input = useRef<HTMLInputElement>(null);
   const [progress, setProgress] = useState<number | null>(null);
-  const [over, setOver] = useState(false);
+  const { over, dropProps } = useFileDrop((file) => void send(file));
   const [message, setMessage] = useState<{ tone: "error" | "info"; text: string } | null>(null);
   const busy = progress !== null;
 
@@ -40,16 +41,7 @@ export function FilesUpload({ accept }: { accept: string }) {
   return (
     <div className="space-y-2">
       <div
-        onDragOver={(e) => {
-          e.preventDefault();
-          setOver(true);
-        }}
-        onDragLeave={() => setOver(false)}
-        onDrop={(e) => {
-          e.preventDefault();
-          setOver(false);
-          void send(e.dataTransfer.files[0]);
-        }}
+        {...dropProps}
         className={`flex flex-wrap items-center justify-between gap-3 rounded-lg border border-dashed px-4 py-3 ${over ? "border-indigo-500 bg-indigo-50" : "border-zinc-300 bg-white"}`}
       >
         <div className="min-w-0 text-sm text-zinc-600" aria-live="polite">

@@ -6,6 +6,7 @@ import { BaseInputTemplate, inputClass } from "./templates";
 import type { File as StudioFile } from "@/lib/core/files";
 import { mediaTypeMatches } from "@/lib/core/media-types";
 import { useSchemaFormExtras, type UploadResult } from "./context";
+import { useFileDrop } from "../use-file-drop";
 
 /** Enums of up to four options as a segmented control, longer ones as a select. */
 export function SelectWidget(props: WidgetProps) {
@@ -173,7 +174,7 @@ export function FileWidget(props: WidgetProps) {
   const files = allFiles.filter((f) => mediaTypeMatches(accept, f.content_type));
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [over, setOver] = useState(false);
+  const { over, dropProps } = useFileDrop((file) => void send(file));
   const input = useRef<HTMLInputElement>(null);
   const chosen = files.find((f) => f.id === value);
   const busy = progress !== null;
@@ -200,16 +201,7 @@ export function FileWidget(props: WidgetProps) {
   return (
     <div className="flex flex-col gap-2">
       <div
-        onDragOver={(e) => {
-          e.preventDefault();
-          setOver(true);
-        }}
-        onDragLeave={() => setOver(false)}
-        onDrop={(e) => {
-          e.preventDefault();
-          setOver(false);
-          void send(e.dataTransfer.files[0]);
-        }}
+        {...dropProps}
         className={`flex items-center gap-4 rounded-lg border border-dashed p-3 ${over ? "border-indigo-500 bg-indigo-50" : "border-zinc-300 bg-white"}`}
       >
         <FilePreview file={chosen} noun={noun} />
