@@ -323,13 +323,13 @@ export interface WorkerProcess {
 }
 
 /**
- * Starts `bin/worker.ts` as one node process (no npx/tsx wrapper, so the pid is the worker
- * itself and a SIGKILL really kills it) on the store of `spec`.
+ * Starts a TypeScript entry of the repo (`bin/worker.ts`, `server.ts`) as one node process (no
+ * npx/tsx wrapper, so the pid is the program itself and a SIGKILL really kills it), keeping its stderr.
  */
-export function startWorker(spec: ServerSpec, concurrency = 1): WorkerProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "worker.ts")], {
+export function spawnRepoProcess(entry: string, env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, entry)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...storeEnv(spec), WORKER_CONCURRENCY: String(concurrency), LOG_LEVEL: "warn", NODE_ENV: "production" },
+    env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let err = "";
@@ -340,6 +340,11 @@ export function startWorker(spec: ServerSpec, concurrency = 1): WorkerProcess {
     child.once("exit", (code, signal) => resolve({ code, signal }));
   });
   return { child, exited, stderr: () => err };
+}
+
+/** Starts a `npm run worker` process on the store of `spec`. */
+export function startWorker(spec: ServerSpec, concurrency = 1): WorkerProcess {
+  return spawnRepoProcess("bin/worker.ts", { ...storeEnv(spec), WORKER_CONCURRENCY: String(concurrency), LOG_LEVEL: "warn", NODE_ENV: "production" });
 }
 
 /** Stops a worker this test started (SIGTERM, then SIGKILL after a grace) and waits for it. */

@@ -2,10 +2,10 @@
 // in the middle of its queue: it exits 0, leaves no run "running" for a lease to lapse, and a
 // restarted server finishes every run, each charged once. This file starts and stops servers of
 // its own (not from playwright.config.ts), one store at a time.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { expectLedgerIdentity, newTenant, settle } from "./runs-helpers";
+import { expectLedgerIdentity, newTenant, settle, spawnRepoProcess, type WorkerProcess } from "./runs-helpers";
 import { PG_SERVER_URL, REPO_ROOT, storeEnv, type ServerSpec } from "./servers";
 
 const HEAVY = { model: "atelier/gradient", input: { prompt: "storm over the bay at night", num_images: 4, resolution: "hd" } };
@@ -26,40 +26,21 @@ function spec(name: string, port: number, pgDatabase: string | null): ServerSpec
 
 const STORES = [spec("shutdown-sqlite", 3351, null), spec("shutdown-postgres", 3352, "atelier_e2e_shutdown")];
 
-interface ServerProcess {
-  child: ChildProcess;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderr: () => string;
+function startServer(s: ServerSpec, workers: number): WorkerProcess {
+  return spawnRepoProcess("server.ts", {
+    ...storeEnv(s),
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    PORT: String(s.port),
+    PUBLIC_BASE_URL: "",
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_IP_PER_MIN: String(s.ipPerMin),
+    RATE_LIMIT_KEY_PER_MIN: String(s.keyPerMin),
+    WORKER_CONCURRENCY: String(workers),
+  });
 }
 
-function startServer(s: ServerSpec, workers: number): ServerProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "server.ts")], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      ...storeEnv(s),
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      PORT: String(s.port),
-      PUBLIC_BASE_URL: "",
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_IP_PER_MIN: String(s.ipPerMin),
-      RATE_LIMIT_KEY_PER_MIN: String(s.keyPerMin),
-      WORKER_CONCURRENCY: String(workers),
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    err += chunk.toString("utf8");
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }));
-  });
-  return { child, exited, stderr: () => err };
-}
-
-async function listening(s: ServerSpec, server: ServerProcess): Promise<void> {
+async function listening(s: ServerSpec, server: WorkerProcess): Promise<void> {
   const deadline = Date.now() + 90_000;
   for (;;) {
     expect(server.child.exitCode, `the server exited early: ${server.stderr()}`).toBeNull();
@@ -75,7 +56,7 @@ async function listening(s: ServerSpec, server: ServerProcess): Promise<void> {
 
 for (const s of STORES) {
   test.describe(`[${s.pgDatabase ? "postgres" : "sqlite"}] server shutdown`, () => {
-    let server: ServerProcess | null = null;
+    let server: WorkerProcess | null = null;
     test.beforeAll(() => {
       execFileSync("rm", ["-rf", s.dataDir]);
       if (s.pgDatabase) {
