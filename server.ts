@@ -1,9 +1,11 @@
 // The one entry point: one process, one port. /v1/* goes to the Hono API, everything else to
-// the Next.js studio.
+// the Next.js studio (api/door.ts decides, also for programs that forget /v1).
 import { createServer } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import next from "next";
-import { createApiApp, isApiRequest } from "./api/app";
+import { createApiApp } from "./api/app";
+import { createClientErrorHandler, createRequestRefusals } from "./api/client-error";
+import { apiResources, createDoorChooser, studioRoutes } from "./api/door";
 import { createRateLimits } from "./api/rate-limit";
 import { loadConfigOrExit, seedDemoWorkspace, startRuntime } from "./lib/boot";
 import { startEngine } from "./lib/engine/engine";
@@ -31,11 +33,22 @@ async function main(): Promise<void> {
   await studio.prepare();
   const handleStudio = studio.getRequestHandler();
 
-  const server = createServer((req, res) => {
-    const url = req.url ?? "/";
-    if (isApiRequest(url, req.headers.accept)) return void handleApi(req, res);
+  const isApiRequest = createDoorChooser({
+    studioRoutes: studioRoutes(__dirname, dev),
+    apiResources: apiResources(api.routes.map((r) => r.path)),
+  });
+  const refusals = createRequestRefusals({ config, logger, rateLimits });
+  // requireHostHeader: false lets a request without Host reach us, to be refused in JSON.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    const refusal = refusals.check(req);
+    if (refusal) return refusals.refuse(req, res, refusal);
+    if (isApiRequest(req.url ?? "/", req.headers)) return void handleApi(req, res);
     void handleStudio(req, res);
   });
+  // What the HTTP parser refuses, and an Expect other than 100-continue, get the error envelope
+  // and the usual headers, not Node's bare 400, 417 or 431.
+  server.on("clientError", createClientErrorHandler({ config, logger, rateLimits }));
+  server.on("checkExpectation", refusals.expectation);
   server.listen(config.port, () => {
     const base = config.publicBaseUrl;
     logger.info({ port: config.port, store: store.dialect }, "Atelier is listening");
@@ -45,6 +58,7 @@ async function main(): Promise<void> {
         `\nFirst start: created the "demo" workspace (${demo.workspace.id}) with $10.00 credit.\n` +
           `Demo API key (shown once, keep it): ${demo.key.key}\n` +
           `Studio sign-in (ops role): ${demo.login.email} / ${demo.login.password}\n` +
+          `(Missed it later? npm run admin -- user password --email ${demo.login.email} sets a new one.)\n` +
           `Try: curl -H "x-api-key: ${demo.key.key}" ${base}/v1/credits\n`,
       );
     }

@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { newId } from "../lib/core/ids";
 import type { ApiDeps, ApiEnv } from "./env";
 import type { RateLimitState } from "./rate-limit";
+import { rateLimitHeaders } from "./rate-limit-headers";
 import { errorResponse } from "./respond";
 import { createRouter } from "./route";
 import { batchRoutes } from "./routes/batches";
@@ -44,11 +45,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
       c.res = errorResponse(c, deps, err);
     }
     c.res.headers.set("X-Request-Id", requestId);
-    if (rate) {
-      c.res.headers.set("RateLimit-Limit", String(rate.limit));
-      c.res.headers.set("RateLimit-Remaining", String(rate.remaining));
-      c.res.headers.set("RateLimit-Reset", String(rate.resetSeconds));
-    }
+    if (rate) for (const [name, value] of Object.entries(rateLimitHeaders(rate))) c.res.headers.set(name, value);
   });
 
   const router = createRouter(app, deps);
@@ -66,20 +63,4 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.notFound((c) => errorResponse(c, deps, unmatchedRequestError(c.req.method, c.req.path, router.routes)));
   app.onError((err, c) => errorResponse(c, deps, err));
   return app;
-}
-
-// The first path segments of API resources: a program that forgets /v1 (and does not ask for
-// HTML, as a browser does) gets a JSON 404 pointing to the /v1 path instead of a studio page.
-const RESOURCE_SEGMENTS = new Set([
-  "models", "public", "quotes", "blobs", "generations", "batches", "credits", "files", "uploads", "webhooks", "events", "workspace",
-]);
-
-/** Whether the one server should hand this request to the API rather than the studio. */
-export function isApiRequest(url: string, accept: string | undefined): boolean {
-  const path = url.split("?", 1)[0]!;
-  if (path === "/v1" || path.startsWith("/v1/")) return true;
-  const first = path.split("/")[1] ?? "";
-  // The studio's own fetches (React Server Components, server actions) never ask for HTML.
-  const studioFetch = /[?&]_rsc=/.test(url) || (accept ?? "").includes("text/x-component");
-  return RESOURCE_SEGMENTS.has(first) && !studioFetch && !(accept ?? "").includes("text/html");
 }

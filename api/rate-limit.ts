@@ -39,7 +39,10 @@ function state(limit: number, res: RateLimiterRes): RateLimitState {
 }
 
 export function createRateLimits(config: Config): RateLimits {
-  const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl, max: 4 }) : null;
+  const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl, max: 4, application_name: "atelier-rate-limits" }) : null;
+  // An idle connection cut by a database restart: the pool drops it, and the insurance limiter
+  // covers until the database is back. Without a listener it would be an uncaught exception.
+  pool?.on("error", () => undefined);
   const byIp = limiter(config.rateLimitIpPerMin, "ip", pool);
   const byKey = limiter(config.rateLimitKeyPerMin, "key", pool);
   return {

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { toErrorResponse } from "../lib/core/errors";
+import { logStoreUnreachable } from "../lib/store/unreachable";
 import type { ApiDeps, ApiEnv } from "./env";
 
 /** A JSON answer with extra headers; every route answers through this or errorResponse. */
@@ -15,10 +16,15 @@ export function serializedJsonResponse(json: string, status = 200, headers: Reco
   });
 }
 
-/** The SPEC.md error envelope for anything thrown; unexpected errors are logged with their stack. */
+/**
+ * The SPEC.md error envelope for anything thrown; unexpected errors are logged with their stack.
+ * An unreachable store (PostgreSQL down or restarting, SQLite locked past its busy timeout) is
+ * 503 service_unavailable with Retry-After, logged at warn at most once every few seconds.
+ */
 export function errorResponse(c: Context<ApiEnv>, deps: ApiDeps, err: unknown): Response {
   const requestId = c.get("requestId");
-  const { status, body, headers, unexpected } = toErrorResponse(err, requestId, deps.config.publicBaseUrl);
+  const { status, body, headers, unexpected, storeUnreachable } = toErrorResponse(err, requestId, deps.config.publicBaseUrl);
   if (unexpected) deps.logger.error({ err, requestId, method: c.req.method, path: c.req.path }, "unexpected error");
+  else if (storeUnreachable) logStoreUnreachable(deps.logger, err, { requestId, method: c.req.method, path: c.req.path });
   return jsonResponse(body, status, headers);
 }

@@ -4,6 +4,8 @@ import type { Context, Hono } from "hono";
 import { authenticateApiKey } from "../lib/core/api-keys";
 import type { Ctx, SystemCtx } from "../lib/core/context";
 import { ApiError } from "../lib/core/errors";
+import { hasNul, refuseDeepOrNulJson } from "../lib/core/json-body-check";
+import { isPossibleId } from "../lib/core/ids";
 import { LIMITS } from "../lib/core/limits";
 import { readCappedStream } from "../lib/core/read-capped";
 import type { ApiDeps, ApiEnv } from "./env";
@@ -35,6 +37,10 @@ interface Options {
 function readQuery(c: Context<ApiEnv>, allowed: readonly string[]): Record<string, string> {
   const query: Record<string, string> = {};
   for (const [name, values] of Object.entries(c.req.queries())) {
+    // U+0000 fits no parameter, and PostgreSQL text cannot hold it: refused here, for every store alike.
+    if (hasNul(name) || values.some(hasNul)) {
+      throw new ApiError("invalid_parameter", `The query parameter "${name}" holds the character U+0000 (NUL), which no parameter accepts.`, { param: name });
+    }
     if (!allowed.includes(name)) {
       throw new ApiError(
         "invalid_parameter",
@@ -49,9 +55,16 @@ function readQuery(c: Context<ApiEnv>, allowed: readonly string[]): Record<strin
 }
 
 /** The body's bytes, or 413 as soon as it passes `limit` (declared or streamed). */
-export function readLimitedBytes(request: Request, limit: number, tooLargeMessage?: string): Promise<Buffer> {
+export async function readLimitedBytes(request: Request, limit: number, tooLargeMessage?: string): Promise<Buffer> {
   const tooLarge = () => new ApiError("payload_too_large", tooLargeMessage ?? `The request body is over ${limit.toLocaleString("en")} bytes.`);
-  return readCappedStream(request.body, request.headers.get("content-length"), limit, tooLarge);
+  try {
+    return await readCappedStream(request.body, request.headers.get("content-length"), limit, tooLarge);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // The client's side: the connection closed mid-body, or the HTTP parser refused the body
+    // (a bad chunk size; api/client-error.ts answers those). Not a failure of ours to log.
+    throw new ApiError("invalid_request", "The request body could not be read: the connection ended or the body is not valid HTTP.");
+  }
 }
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -64,16 +77,34 @@ export async function readJsonBody(c: Context<ApiEnv>): Promise<unknown> {
   }
   const text = (await readLimitedBytes(c.req.raw, LIMITS.jsonBodyBytes)).toString("utf8");
   if (text.trim() === "") return {};
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    // V8's JSON.parse does not recurse, so any depth parses; the check below bounds it before
+    // anything that does recurse sees the body.
+    body = JSON.parse(text);
   } catch {
     throw new ApiError("invalid_parameter", "Invalid request parameters.");
   }
+  refuseDeepOrNulJson(body);
+  return body;
+}
+
+/** Path parameters; an `id` that no ID can be (U+0000, a space, no known prefix...) is 404 before any query. */
+function readParams(c: Context<ApiEnv>): Record<string, string> {
+  const params = c.req.param() as Record<string, string>;
+  const id = params.id;
+  if (id !== undefined && !isPossibleId(id)) {
+    throw new ApiError(
+      "resource_not_found",
+      `${JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id)} is not an ID this API makes (a prefix such as gen_, then letters and digits), so nothing in this workspace has it.`,
+    );
+  }
+  return params;
 }
 
 async function readParts(c: Context<ApiEnv>, options: Options): Promise<RequestParts> {
   return {
-    params: c.req.param() as Record<string, string>,
+    params: readParams(c),
     query: readQuery(c, options.query ?? []),
     body: options.body ? await readJsonBody(c) : undefined,
   };

@@ -1,5 +1,6 @@
-// Answers for requests no route takes: placeholders left in the path, a path without /v1,
-// a wrong method (405 with Allow), or an unknown path (404 with the closest real one).
+// Answers for requests no route takes: placeholders left in the path, a path without /v1 or
+// with another version (/v2/...), a wrong method (405 with Allow), or an unknown path (404 with
+// the closest real one).
 import { closestMatch } from "../lib/core/closest-match";
 import { ApiError } from "../lib/core/errors";
 import type { RouteSpec } from "./route";
@@ -41,15 +42,26 @@ function fillTemplate(template: string, path: string): string {
     .join("/");
 }
 
+/** "/v2/models" → "v2"; a path that names a version of the API other than /v1 (in any case). */
+function otherVersion(path: string): string | null {
+  // /V1/… is the right version in the wrong case: still pointed to /v1, not called another version.
+  const version = /^\/(v\d+)(?:\/|$)/i.exec(path)?.[1];
+  return version ?? null;
+}
+
 export function unmatchedRequestError(method: string, path: string, routes: readonly RouteSpec[]): ApiError {
   if (!path.startsWith("/v1/") && path !== "/v1") {
-    const versioned = `/v1${path}`;
+    const version = otherVersion(path);
+    const rest = version ? path.slice(version.length + 1) : path;
+    const versioned = `/v1${rest}`;
     const exists = routes.some((r) => templateRegex(r.path).test(versioned));
+    const start =
+      version && version.toLowerCase() !== "v1" ? `There is no API version ${version}; every API path starts with /v1` : "Every API path starts with /v1 (lower-case)";
     return new ApiError(
       "not_found",
       exists
-        ? `Every API path starts with /v1: use ${method} ${versioned}.`
-        : `Every API path starts with /v1, and no endpoint matches ${method} ${path}. GET /v1/models lists the catalog.`,
+        ? `${start}: use ${method} ${versioned}.`
+        : `${start}, and no endpoint matches ${method} ${version ? versioned : path}. GET /v1/models lists the catalog.`,
     );
   }
   const allowed = [...new Set(routes.filter((r) => templateRegex(r.path).test(path)).map((r) => r.method))];

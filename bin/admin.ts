@@ -3,16 +3,23 @@
 import { Command, CommanderError, Option } from "commander";
 import { createApiKey, KEY_EXPIRY_CHOICES, listApiKeys, parseScopes, revokeApiKey, type KeyExpiry } from "../lib/core/api-keys";
 import { grantCredit, presentCredits } from "../lib/core/credits";
-import { ApiError } from "../lib/core/errors";
+import { ApiError, storeUnavailableError } from "../lib/core/errors";
 import { parseUsd } from "../lib/core/money";
 import { createWorkspace, findWorkspace, listWorkspaces } from "../lib/core/workspaces";
 import { listCatalog } from "../lib/core/catalog";
 import { purgeEvents } from "../lib/core/events";
-import { createUser } from "../lib/core/users";
+import { createUser, generatePassword, listUsers, setUserPassword } from "../lib/core/users";
 import { pauseModel, resumeModel } from "../lib/core/model-pauses";
 import { openConfiguredStore } from "../lib/boot";
 import { ConfigError, loadConfig, type Config } from "../lib/config";
 import type { Store } from "../lib/store/store";
+import { storeUnreachable } from "../lib/store/unreachable";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { addEntryToProvidersFile, importEntry, SchemaImportError, type EntryFacts, type ImportedEntry } from "../lib/providers/import-entry";
+import { importComfyEntry } from "../lib/providers/import-comfyui";
+import { ProvidersFileError } from "../lib/providers";
+import type { Modality } from "../lib/models/types";
 
 let asJson = !process.stdout.isTTY;
 
@@ -26,12 +33,19 @@ function print(value: unknown, table?: Record<string, unknown>[]): void {
   }
 }
 
-function usdArgument(text: string, param: string): number {
-  const micros = parseUsd(text);
-  if (micros === null || micros === 0) {
-    throw new ApiError("invalid_parameter", `--${param} must be an amount in US dollars such as 10 or 12.50 (at most 6 decimals); got "${text}".`, {
-      param,
-    });
+/** A dollar amount from the command line; zero is allowed only where it means something (an opening balance). */
+function usdArgument(text: string, param: string, { allowZero = false } = {}): number {
+  const micros = parseUsd(text.trim());
+  if (micros === null) {
+    const smallest = allowZero ? "0, " : "";
+    throw new ApiError(
+      "invalid_parameter",
+      `--${param} must be an amount in US dollars such as ${smallest}10 or 12.50 (at most 6 decimals, no sign); got "${text}".`,
+      { param },
+    );
+  }
+  if (micros === 0 && !allowZero) {
+    throw new ApiError("invalid_parameter", `--${param} must be more than 0 US dollars; got "${text}".`, { param });
   }
   return micros;
 }
@@ -74,10 +88,10 @@ const workspace = program.command("workspace").description("create and list work
 workspace
   .command("create")
   .requiredOption("--name <name>", "workspace name")
-  .option("--credit <usd>", "opening credit in US dollars")
+  .option("--credit <usd>", "opening credit in US dollars (default 0)")
   .action((options: { name: string; credit?: string }) =>
     withStore(async (store) => {
-      const creditMicros = options.credit === undefined ? undefined : usdArgument(options.credit, "credit");
+      const creditMicros = options.credit === undefined ? undefined : usdArgument(options.credit, "credit", { allowZero: true });
       const created = await createWorkspace({ db: store.db }, { name: options.name, creditMicros });
       print(created, [created as unknown as Record<string, unknown>]);
     }),
@@ -153,9 +167,8 @@ program
     }),
   );
 
-program
-  .command("user")
-  .description("studio users")
+const user = program.command("user").description("studio users: create, list, set a password");
+user
   .command("create")
   .requiredOption("--email <email>", "what they sign in with")
   .requiredOption("--password <password>", "at least 8 characters")
@@ -168,6 +181,27 @@ program
     }),
   );
 
+user
+  .command("password")
+  .description("set a user's password, e.g. the demo login's (demo@atelier.local) when its first-start password is lost")
+  .requiredOption("--email <email>", "the user's email")
+  .option("--password <password>", "the new password, at least 8 characters (default: a new random one, printed)")
+  .action((options: { email: string; password?: string }) =>
+    withStore(async (store) => {
+      const password = options.password ?? generatePassword();
+      const user = await setUserPassword({ db: store.db }, { email: options.email, password });
+      // A password the operator typed is not echoed back; a generated one must be, once.
+      const shown = options.password === undefined ? { password } : {};
+      print({ ...user, ...shown }, [{ email: user.email, role: user.role, ...shown }]);
+    }),
+  );
+user.command("list").description("every studio user").action(() =>
+  withStore(async (store) => {
+    const users = await listUsers({ db: store.db });
+    print({ object: "list", data: users }, users.map((u) => ({ id: u.id, email: u.email, workspace_id: u.workspace_id, role: u.role })));
+  }),
+);
+
 const model = program.command("model").description("take catalog entries out of service and back");
 model
   .command("list")
@@ -177,7 +211,15 @@ model
       const list = await listCatalog(store.db);
       print(
         list,
-        list.data.map((m) => ({ id: m.id, modality: m.modality, price: `${m.pricing.usd}/${m.pricing.unit}`, availability: m.availability.status, until: m.availability.until })),
+        list.data.map((m) => ({
+          id: m.id,
+          modality: m.modality,
+          price: `${m.pricing.usd}/${m.pricing.unit}`,
+          availability: m.availability.status,
+          until: m.availability.until,
+          // Why it is out of service, or what this server lacks and the fix.
+          why: m.availability.message,
+        })),
       );
     }),
   );
@@ -202,6 +244,114 @@ model
     }),
   );
 
+interface ImportFlags {
+  file: string;
+  provider: string;
+  replicate?: string;
+  fal?: string;
+  comfyui?: string;
+  bind: string[];
+  id: string;
+  usd: string;
+  unit: string;
+  drivers?: string;
+  modality?: Modality;
+  tasks?: string;
+  name?: string;
+  creator?: string;
+  description?: string;
+  baseUrl?: string;
+  replace?: boolean;
+}
+
+const list = (text: string | undefined) => text?.split(",").map((item) => item.trim()).filter(Boolean);
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+program
+  .command("provider")
+  .description("remote providers (PROVIDERS_FILE)")
+  .command("import")
+  .description("write a ready entry into a providers file from a Replicate model or a fal endpoint's own input schema, or a ComfyUI workflow and its bindings")
+  .requiredOption("--file <path>", "the providers file (created when missing)")
+  .requiredOption("--provider <id>", "the provider's id in the file (created when missing)")
+  .option("--replicate <model>", "owner/name or owner/name:version")
+  .option("--fal <endpoint>", "an endpoint id, such as fal-ai/flux/dev")
+  .option("--comfyui <workflow>", "a workflow file in ComfyUI's API format (Export (API)), such as workflows/sdxl.json")
+  .option("--bind <field=node.input>", "with --comfyui: an input field and the node input it sets, such as prompt=6.text (repeatable)", collect, [] as string[])
+  .requiredOption("--id <id>", "the catalog id, creator/name")
+  .requiredOption("--usd <amount>", "the price per unit in US dollars")
+  .requiredOption("--unit <unit>", "what is priced: image, second, run…")
+  .option("--drivers <fields>", "comma-separated input fields that multiply the price (default: the count of outputs for a per-image price)")
+  .addOption(new Option("--modality <modality>", "what it makes (default: read or guessed from the provider)").choices(["image", "video", "audio"]))
+  .option("--tasks <list>", "comma-separated tasks, such as text-to-image")
+  .option("--name <name>")
+  .option("--creator <creator>")
+  .option("--description <text>")
+  .option("--base-url <url>", "Replicate's API base or fal's schema host (a proxy, a test server); with --comfyui, the ComfyUI server (needed for a new provider; its GET /object_info refines the schema)")
+  .option("--replace", "overwrite an entry with the same id")
+  .action(async (flags: ImportFlags) => {
+    if ([flags.replicate, flags.fal, flags.comfyui].filter(Boolean).length !== 1) {
+      throw new ApiError("invalid_parameter", "Pass exactly one of --replicate owner/name[:version], --fal owner/alias or --comfyui workflow.json.", { param: "replicate" });
+    }
+    if (flags.bind.length > 0 && !flags.comfyui) throw new ApiError("invalid_parameter", "--bind goes with --comfyui (a workflow's node inputs).", { param: "bind" });
+    if (flags.comfyui && flags.bind.length === 0) {
+      throw new ApiError("invalid_parameter", "--comfyui needs at least one --bind field=node.input, such as --bind prompt=6.text (repeat it for each input field).", { param: "bind" });
+    }
+    usdArgument(flags.usd, "usd");
+    const file = path.resolve(flags.file);
+    const text = existsSync(file) ? readFileSync(file, "utf8") : null;
+    const kind = flags.replicate ? "replicate" : flags.fal ? "fal" : "comfyui";
+    // The key's variable: the provider's own when the file has it, else the provider's usual one.
+    let existing: { api_key_env?: unknown } | undefined;
+    try {
+      existing = text ? (JSON.parse(text) as { providers?: { id?: unknown; api_key_env?: unknown }[] }).providers?.find((p) => p.id === flags.provider) : undefined;
+    } catch {
+      existing = undefined; // addEntryToProvidersFile says what is wrong with the file
+    }
+    if (kind === "comfyui" && !existing && !flags.baseUrl) {
+      throw new ApiError("invalid_parameter", `${flags.provider} is a new provider: pass --base-url with the ComfyUI server's address, such as --base-url http://127.0.0.1:8188.`, { param: "base-url" });
+    }
+    const ownKeyEnv = typeof existing?.api_key_env === "string" ? existing.api_key_env : undefined;
+    const apiKeyEnv = ownKeyEnv ?? (kind === "replicate" ? "REPLICATE_API_TOKEN" : kind === "fal" ? "FAL_KEY" : undefined);
+    try {
+      const facts: EntryFacts = {
+        id: flags.id,
+        usd: flags.usd,
+        unit: flags.unit,
+        drivers: list(flags.drivers),
+        modality: flags.modality,
+        tasks: list(flags.tasks),
+        name: flags.name,
+        creator: flags.creator,
+        description: flags.description,
+      };
+      const imported: ImportedEntry = flags.comfyui
+        ? await importComfyEntry({
+            ...facts,
+            workflow: flags.comfyui,
+            baseDir: path.dirname(file),
+            bindings: flags.bind,
+            baseUrl: flags.baseUrl,
+            apiKey: apiKeyEnv ? (process.env[apiKeyEnv] ?? null) : null,
+          })
+        : await importEntry({
+            ...facts,
+            source: flags.replicate ? { kind: "replicate", model: flags.replicate } : { kind: "fal", endpoint: flags.fal! },
+            apiKey: kind === "replicate" && apiKeyEnv ? (process.env[apiKeyEnv] ?? null) : null,
+            baseUrl: flags.baseUrl,
+          });
+      // A new ComfyUI provider's base_url is the box itself; Replicate's and fal's stay out (their hosts are fixed).
+      const baseUrl = kind === "comfyui" ? flags.baseUrl : undefined;
+      writeFileSync(file, addEntryToProvidersFile(text, { id: flags.provider, kind, apiKeyEnv, baseUrl }, imported.entry, { replace: flags.replace === true, baseDir: path.dirname(file) }));
+      const report = { object: "provider_import", file, provider: flags.provider, entry: imported.entry.id, dropped: imported.dropped, notes: imported.notes };
+      const source = kind === "comfyui" ? { workflow: imported.entry.workflow } : { upstream_model: imported.entry.upstream_model };
+      print(report, [{ entry: imported.entry.id, ...source, notes: imported.notes.join(" ") }]);
+    } catch (err) {
+      if (err instanceof SchemaImportError || err instanceof ProvidersFileError) throw new ApiError("invalid_parameter", err.message, { param: "file" });
+      throw err;
+    }
+  });
+
 program
   .command("events")
   .description("events and their webhook deliveries")
@@ -222,6 +372,8 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {
     process.exit(err.exitCode);
   }
+  // The store down or locked is a fact to retry on, not a bug: a one-line answer, no stack.
+  if (storeUnreachable(err)) err = storeUnavailableError();
   const message = err instanceof ApiError || err instanceof ConfigError ? err.message : String((err as Error)?.stack ?? err);
   if (asJson && err instanceof ApiError) {
     console.error(JSON.stringify({ error: { code: err.code, message: err.message, param: err.param } }));

@@ -114,7 +114,11 @@ export function CatalogBrowser({ models }: { models: Model[] }) {
                 <div className="flex flex-wrap justify-end gap-1">
                   {m.type === "preset" ? <Badge tone="indigo">{`Preset v${m.version}`}</Badge> : null}
                   {m.deprecation ? <Badge tone="amber">Deprecated</Badge> : null}
-                  {m.availability.status !== "available" ? <Badge tone="zinc">Out of service</Badge> : null}
+                  {m.availability.status === "not_installed" ? (
+                    <Badge tone="amber">Not installed</Badge>
+                  ) : m.availability.status !== "available" ? (
+                    <Badge tone="zinc">Out of service</Badge>
+                  ) : null}
                 </div>
               </div>
               <p className="mt-3 line-clamp-2 flex-1 text-sm text-zinc-600">{m.description}</p>

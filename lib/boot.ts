@@ -13,8 +13,7 @@ import { createRunSignals } from "./engine/run-signals";
 import { createApiKey, type CreatedApiKey } from "./core/api-keys";
 import { parseUsd } from "./core/money";
 import { countWorkspaces, createWorkspace, type Workspace } from "./core/workspaces";
-import { createUser } from "./core/users";
-import { randomBytes } from "node:crypto";
+import { createUser, generatePassword } from "./core/users";
 import { migrateStore, openStore, type Store } from "./store/store";
 
 let catalogInstalled = false;
@@ -27,9 +26,13 @@ export function installCatalog(config: Config): void {
   catalogInstalled = true;
 }
 
-export async function openConfiguredStore(config: Config): Promise<Store> {
+/**
+ * The configured store, migrated. `logger` hears pooled connections dropped while idle (a
+ * database restart); without one (the admin CLI, whose stdout is its answer) they are dropped quietly.
+ */
+export async function openConfiguredStore(config: Config, logger?: Logger): Promise<Store> {
   installCatalog(config);
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   await migrateStore(store);
   return store;
 }
@@ -48,7 +51,7 @@ export async function seedDemoWorkspace(
     { db: store.db },
     { workspaceId: workspace.id, name: "demo key", prefix: config.apiKeyPrefix },
   );
-  const login = { email: "demo@atelier.local", password: randomBytes(9).toString("base64url") };
+  const login = { email: "demo@atelier.local", password: generatePassword() };
   await createUser({ db: store.db }, { ...login, workspaceId: workspace.id, role: "ops" });
   return { workspace, key, login };
 }
@@ -87,7 +90,7 @@ export interface Runtime {
 
 /** What the server and worker processes share: the migrated store, the services, the signal bridge. */
 export async function startRuntime(config: Config, logger: Logger): Promise<Runtime> {
-  const store = await openConfiguredStore(config);
+  const store = await openConfiguredStore(config, logger);
   const services = createServices(config);
   const crossProcess = await connectCrossProcessSignals(store, config.databaseUrl, services.signals, logger);
   return { store, services, crossProcess };

@@ -133,7 +133,7 @@ function readProviders(env: Env): { providersFile: string | null; providers: Pro
     throw new ConfigError(`PROVIDERS_FILE names no readable file: "${raw}".`);
   }
   try {
-    return { providersFile: file, providers: parseProvidersFile(text, env) };
+    return { providersFile: file, providers: parseProvidersFile(text, env, path.dirname(file)) };
   } catch (err) {
     if (err instanceof ProvidersFileError) throw new ConfigError(`PROVIDERS_FILE (${file}): ${err.message}`);
     throw err;
@@ -188,7 +188,8 @@ function readOAuth(env: Env): OAuthClient[] {
 
 export function loadConfig(env: Env = process.env): Config {
   const port = readInteger(env, "PORT", 3000, 1, 65535);
-  const dataDir = path.resolve(env.DATA_DIR || "./.data");
+  // Chosen at run time: the bundler must not trace it (turbopackIgnore).
+  const dataDir = path.resolve(/*turbopackIgnore: true*/ env.DATA_DIR || "./.data");
   const apiKeyPrefix = env.API_KEY_PREFIX || "atl";
   if (!/^[a-z][a-z0-9]{1,11}$/.test(apiKeyPrefix)) {
     throw new ConfigError(

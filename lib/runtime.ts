@@ -4,6 +4,7 @@
 import { createServices, installCatalog, openConfiguredStore } from "./boot";
 import { config as loadedConfig, type Config } from "./config";
 import type { Services } from "./core/context";
+import { createLogger } from "./logger";
 import type { Store } from "./store/store";
 
 export interface Runtime {
@@ -20,7 +21,7 @@ export function getRuntime(): Promise<Runtime> {
   if (holder.atelierRuntime) return Promise.resolve(holder.atelierRuntime);
   holder.atelierRuntimeOpening ??= (async () => {
     const config = loadedConfig();
-    const runtime = { store: await openConfiguredStore(config), services: createServices(config), config };
+    const runtime = { store: await openConfiguredStore(config, createLogger(config.logLevel)), services: createServices(config), config };
     holder.atelierRuntime = runtime;
     return runtime;
   })();

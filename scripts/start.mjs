@@ -19,9 +19,23 @@ function newestMtime(dir) {
 const sources = ["app", "components", "lib"].map((d) => newestMtime(path.join(root, d)));
 const stale = !existsSync(buildId) || Math.max(...sources) > statSync(buildId).mtimeMs;
 if (stale) {
-  console.log("Building the studio (first start or changed sources)…");
-  const build = spawnSync("npx", ["next", "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  // The build's own report (routes, sizes) is for developers: a person starting Atelier sees one
+  // line, and the whole report only when the build fails.
+  console.log("Building the studio (first start or changed sources; about a minute on 2 cores)…");
+  const started = Date.now();
+  const build = spawnSync("npx", ["next", "build"], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  if (build.status !== 0) {
+    process.stdout.write(build.stdout ?? "");
+    process.stderr.write(build.stderr ?? "");
+    console.error(`\nThe studio build failed (exit ${build.status ?? build.signal}); its output is above.`);
+    process.exit(build.status ?? 1);
+  }
+  console.log(`Built in ${Math.round((Date.now() - started) / 1000)} s.`);
 }
 
 const server = spawn("npx", ["tsx", "server.ts"], {

@@ -21,7 +21,12 @@ step "store tests on PostgreSQL"
 # The one provider test that does (outages shared through the store) runs on both.
 STORE_TEST_DATABASE_URL="$PG_URL" npx vitest run --exclude 'lib/models/**' --exclude 'lib/media/**' --exclude 'lib/providers/!(shared-health).test.ts' --reporter=default --reporter=json --outputFile=test-results/vitest-postgres.json
 step "production build"
-npx next build
+# A first `npm start` runs this build: it must print no bundler warnings (README, "first minutes").
+npx next build 2>&1 | tee test-results/next-build.log
+if grep -qE "^Warning:|build encountered [0-9]+ warning" test-results/next-build.log; then
+  echo "The production build printed warnings (see above): remove their causes." >&2
+  exit 1
+fi
 step "API tests over HTTP against the started server"
 PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/e2e-api.json npx playwright test --config e2e/api/playwright.config.ts --reporter=list,json
 step "benchmark harness, smoke mode (asserts nothing about speed)"

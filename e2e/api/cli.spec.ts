@@ -1,8 +1,17 @@
 // The admin CLI (bin/admin.ts) against the running server's store: workspaces and keys it
 // makes are the ones the API sees, and a key it revokes stops working.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { expect, test } from "@playwright/test";
+import { startReplicateFake } from "../../lib/providers/replicate-fake";
 import { admin, adminFailure, createKey, createWorkspace, revokeKey, uniqueName, type CreatedKey, type Workspace } from "./admin";
 import { expectError, expectOk, ISO_MS, keyHeader } from "./helpers";
+import { REPO_ROOT, SERVERS, storeEnv } from "./servers";
+
+const execFileAsync = promisify(execFile);
 
 const DAY_MS = 86_400_000;
 
@@ -95,4 +104,107 @@ test("CLI errors print JSON on stderr and exit 1", () => {
 
   const badUsd = adminFailure(["credit", "add", "--workspace", createWorkspace().id, "--usd", "-5"]);
   expect(badUsd.status).toBe(1);
+});
+
+test("workspace create: no credit yet is the normal first step (--credit 0 or omitted); bad amounts are refused", async ({ request }) => {
+  for (const credit of ["0", "0.00", undefined]) {
+    const workspace = createWorkspace(credit === undefined ? {} : { credit });
+    const res = await request.get("/v1/credits", { headers: keyHeader(createKey(workspace.id).key) });
+    await expectOk(res);
+    expect(await res.json()).toMatchObject({ available_usd: "0.00", held_usd: "0.00" });
+  }
+  for (const credit of ["-5", "-0", "abc", "1.1234567", "1e3", ""]) {
+    const failed = adminFailure(["workspace", "create", "--name", uniqueName("bad-credit"), "--credit", credit]);
+    expect(failed.status, `--credit ${JSON.stringify(credit)}`).toBe(1);
+    const error = JSON.parse(failed.stderr.trim().split("\n").at(-1)!).error;
+    expect(error).toMatchObject({ code: "invalid_parameter", param: "credit" });
+    expect(error.message).toContain("US dollars");
+  }
+  // Adding nothing to a balance is a slip, not an action.
+  const zeroAdd = adminFailure(["credit", "add", "--workspace", createWorkspace().id, "--usd", "0"]);
+  expect(zeroAdd.status).toBe(1);
+  expect(JSON.parse(zeroAdd.stderr.trim().split("\n").at(-1)!).error.message).toContain("more than 0");
+});
+
+test("user password: a new random password printed once, or the one given; unknown users and short passwords refused", () => {
+  const workspace = createWorkspace();
+  const email = `${uniqueName("pw")}@example.com`;
+  admin(["user", "create", "--email", email, "--password", "first-password", "--workspace", workspace.id]);
+  const generated = admin<{ email: string; password: string }>(["user", "password", "--email", email.toUpperCase()]);
+  expect(generated).toMatchObject({ object: "user", email, workspace_id: workspace.id });
+  expect(generated.password).toMatch(/^[A-Za-z0-9_-]{12}$/);
+  const chosen = admin<Record<string, unknown>>(["user", "password", "--email", email, "--password", "my-own-password"]);
+  expect(chosen).toMatchObject({ email });
+  expect(chosen).not.toHaveProperty("password");
+  expect(admin<{ data: { email: string }[] }>(["user", "list"]).data.map((u) => u.email)).toContain(email);
+
+  const unknown = adminFailure(["user", "password", "--email", "nobody-here@example.com"]);
+  expect(unknown.status).toBe(1);
+  expect(JSON.parse(unknown.stderr.trim().split("\n").at(-1)!).error).toMatchObject({ code: "resource_not_found", param: "email" });
+  const short = adminFailure(["user", "password", "--email", email, "--password", "short"]);
+  expect(JSON.parse(short.stderr.trim().split("\n").at(-1)!).error).toMatchObject({ code: "invalid_parameter", param: "password" });
+});
+
+test("provider import writes a ready entry from a Replicate model's own schema, and refuses a bad call with the message", async () => {
+  // The fake answers in this process, so the CLI runs without blocking it (execFile, not execFileSync).
+  const replicate = await startReplicateFake();
+  const dir = await mkdtemp(path.join(os.tmpdir(), "atelier-import-"));
+  const file = path.join(dir, "providers.json");
+  const cli = (args: string[]) =>
+    execFileAsync(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...storeEnv(SERVERS.main), REPLICATE_API_TOKEN: replicate.token },
+    });
+  try {
+    const base = ["provider", "import", "--file", file, "--provider", "replicate", "--base-url", replicate.url];
+    const { stdout } = await cli([...base, "--replicate", "black-forest-labs/flux-schnell", "--id", "bfl/flux-schnell", "--usd", "0.003", "--unit", "image"]);
+    expect(JSON.parse(stdout)).toMatchObject({ object: "provider_import", provider: "replicate", entry: "bfl/flux-schnell" });
+    const written = JSON.parse(await readFile(file, "utf8")) as { providers: { id: string; kind: string; api_key_env: string; entries: Record<string, unknown>[] }[] };
+    expect(written.providers).toHaveLength(1);
+    expect(written.providers[0]).toMatchObject({ id: "replicate", kind: "replicate", api_key_env: "REPLICATE_API_TOKEN" });
+    const entry = written.providers[0]!.entries[0]!;
+    expect(entry).toMatchObject({ id: "bfl/flux-schnell", upstream_model: "black-forest-labs/flux-schnell", pricing: { unit: "image", usd: "0.003" } });
+    expect(entry.input_schema).toMatchObject({ type: "object", additionalProperties: false });
+    // The file it wrote is one the server loads: the CLI's own catalog, read from it as PROVIDERS_FILE.
+    const models = await execFileAsync(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", "model", "list"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...storeEnv(SERVERS.main), PROVIDERS_FILE: file, REPLICATE_API_TOKEN: replicate.token },
+    });
+    expect((JSON.parse(models.stdout) as { data: { id: string }[] }).data.map((m) => m.id)).toContain("bfl/flux-schnell");
+
+    const again = await cli([...base, "--replicate", "black-forest-labs/flux-schnell", "--id", "bfl/flux-schnell", "--usd", "0.003", "--unit", "image"]).catch((err: { code: number; stderr: string }) => err);
+    expect((again as { code: number }).code).toBe(1);
+    expect(JSON.parse((again as { stderr: string }).stderr.trim().split("\n").at(-1)!).error.message).toContain("already has the entry bfl/flux-schnell");
+    const both = await cli([...base, "--replicate", "a/b", "--fal", "c/d", "--id", "x/y", "--usd", "1", "--unit", "run"]).catch((err: { code: number; stderr: string }) => err);
+    expect(JSON.parse((both as { stderr: string }).stderr.trim().split("\n").at(-1)!).error).toMatchObject({ code: "invalid_parameter", param: "replicate" });
+  } finally {
+    await replicate.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("provider import --comfyui writes an entry from a workflow and its bindings that the server loads", async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "atelier-import-comfy-"));
+  const file = path.join(dir, "providers.json");
+  const workflow = path.join(REPO_ROOT, "e2e", "api", "fixtures", "comfyui", "workflows", "sdxl.json");
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    execFileAsync(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...storeEnv(SERVERS.main), ...env },
+    });
+  try {
+    const binds = ["prompt=6.text", "seed=3.seed", "steps=3.steps", "width=5.width", "height=5.height"].flatMap((b) => ["--bind", b]);
+    const base = ["provider", "import", "--file", file, "--provider", "gpu-box", "--comfyui", workflow, ...binds, "--id", "gpu-box/sdxl", "--usd", "0.01", "--unit", "image"];
+    // No box to ask here: a port nothing listens on; the import still writes the entry, with a note.
+    const { stdout } = await cli([...base, "--base-url", "http://127.0.0.1:9"]);
+    expect(JSON.parse(stdout)).toMatchObject({ object: "provider_import", provider: "gpu-box", entry: "gpu-box/sdxl" });
+    const models = await cli(["model", "list"], { PROVIDERS_FILE: file });
+    expect((JSON.parse(models.stdout) as { data: { id: string }[] }).data.map((m) => m.id)).toContain("gpu-box/sdxl");
+
+    const badBind = await cli([...base.map((a) => (a === "prompt=6.text" ? "prompt=99.text" : a)), "--replace"]).catch((err: { code: number; stderr: string }) => err);
+    expect((badBind as { code: number }).code).toBe(1);
+    expect(JSON.parse((badBind as { stderr: string }).stderr.trim().split("\n").at(-1)!).error.message).toMatch(/node "99"/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

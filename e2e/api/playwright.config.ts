@@ -2,7 +2,7 @@
 // Run: npx playwright test --config e2e/api/playwright.config.ts
 // Needs the Next build (NEXT_TELEMETRY_DISABLED=1 npx next build) to exist.
 import { defineConfig } from "@playwright/test";
-import { PG_SERVER_URL, REPO_ROOT, SERVERS, storeEnv, type ServerSpec } from "./servers";
+import { PG_SERVER_URL, REPO_ROOT, SERVERS, serverEnv, type ServerSpec } from "./servers";
 
 /** A fresh store for each run: a new data dir, and for PostgreSQL a new database. */
 function startCommand(spec: ServerSpec): string {
@@ -37,16 +37,6 @@ export default defineConfig({
     timeout: 120_000,
     stdout: "ignore" as const,
     stderr: "pipe" as const,
-    env: {
-      ...storeEnv(spec),
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      PORT: String(spec.port),
-      PUBLIC_BASE_URL: "",
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_IP_PER_MIN: String(spec.ipPerMin),
-      RATE_LIMIT_KEY_PER_MIN: String(spec.keyPerMin),
-      ...(spec.workers === null ? {} : { WORKER_CONCURRENCY: String(spec.workers) }),
-    },
+    env: serverEnv(spec),
   })),
 });

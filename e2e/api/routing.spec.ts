@@ -62,6 +62,55 @@ test.describe("paths", () => {
     expect((await expectError(credits, 404, "not_found")).message).toContain("/v1/credits");
   });
 
+  // Issue 11 point 3: a program that forgets /v1 gets JSON, not a studio page.
+  test("another version → 404 not_found pointing to /v1, whatever the request asks for", async ({ request }) => {
+    const res = await request.get("/v2/models", { headers });
+    expect((await expectError(res, 404, "not_found")).message).toContain("GET /v1/models");
+    const bare = await request.get("/v2/models");
+    expect((await expectError(bare, 404, "not_found")).message).toContain("/v1/models");
+    const html = await request.get("/v2/generations/gen_x", { headers: { accept: "text/html" } });
+    expect((await expectError(html, 404, "not_found")).message).toContain("/v1/generations/gen_x");
+    const unknown = await request.post("/v0/nothing-here", { headers, data: {} });
+    expect((await expectError(unknown, 404, "not_found")).message).toContain("GET /v1/models lists the catalog");
+    // The right version in the wrong case is not "another version".
+    const upper = await request.get("/V1/models", { headers });
+    const upperMessage = (await expectError(upper, 404, "not_found")).message;
+    expect(upperMessage).toContain("GET /v1/models");
+    expect(upperMessage).not.toContain("no API version");
+  });
+
+  test("a request with an API key, or asking for JSON, on a path no studio page has → 404 not_found JSON", async ({ request }) => {
+    for (const extra of [{ authorization: `Bearer ${key.key}` }, headers, { "x-api-key": "atl_wrong" }, { accept: "application/json" }]) {
+      const res = await request.get("/nowhere", { headers: extra });
+      const error = await expectError(res, 404, "not_found");
+      expect(error.message).toContain("/v1");
+    }
+    // A key on a studio page's path: the program forgot /v1, it is not a browser.
+    await expectError(await request.get("/catalog", { headers: { ...headers, accept: "*/*" } }), 404, "not_found");
+  });
+
+  test("browsers asking for HTML keep getting the studio", async ({ request }) => {
+    const browser = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
+    const missing = await request.get("/nowhere", { headers: browser });
+    expect(missing.status()).toBe(404);
+    expect(missing.headers()["content-type"]).toMatch(/^text\/html/);
+    expect(await missing.text()).toContain("This page does not exist");
+    const catalog = await request.get("/catalog", { headers: browser });
+    expect(catalog.status()).toBe(200);
+    expect(catalog.headers()["content-type"]).toMatch(/^text\/html/);
+    // A studio page asked for JSON is still the studio's (only paths it does not have go to the API).
+    const page = await request.get("/catalog", { headers: { accept: "application/json" } });
+    expect(page.headers()["content-type"]).toMatch(/^text\/html/);
+    // next-auth's own JSON routes keep working, with or without a key header.
+    for (const extra of [{}, headers]) {
+      const session = await request.get("/api/auth/csrf", { headers: { accept: "application/json", ...extra } });
+      expect(session.status()).toBe(200);
+      expect(Object.keys((await session.json()) as object)).toEqual(["csrfToken"]);
+    }
+    // Next's assets never go to the API.
+    expect((await request.get("/favicon.ico", { headers })).headers()["x-request-id"]).toBeUndefined();
+  });
+
   test("an unknown /v1 path → 404 not_found suggesting the near one", async ({ request }) => {
     const res = await request.get("/v1/modles", { headers });
     expect((await expectError(res, 404, "not_found")).message).toContain("/v1/models");

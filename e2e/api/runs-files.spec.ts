@@ -11,6 +11,7 @@ import {
   expectNotFound,
   FILE_ID,
   makePng,
+  makePngHeaderOnly,
   makeWav,
   newTenant,
   pngSize,
@@ -120,6 +121,22 @@ for (const store of STORES) {
       await expectError(await postMultipart(api, text, "notes.png"), 415, "unsupported_media_type");
       await expectError(await postImage(api, makePng(4, 4), "text/plain"), 415, "unsupported_media_type");
       await expectError(await postImage(api, makeWav(0.2), "audio/wav"), 415, "unsupported_media_type");
+      const list = await expectOk<{ data: FileObject[] }>(await api.get("/v1/files"));
+      expect(list.data).toEqual([]);
+    });
+
+    test("an image over the pixel limit → 400 invalid_parameter naming the limit; nothing stored", async ({ request }) => {
+      const { api } = newTenant(request, store.idle, "1");
+      const huge = makePngHeaderOnly(20_000, 20_000);
+      expect(huge.length).toBeLessThan(64 * 1024);
+      for (const res of [await postImage(api, huge, "image/png"), await postMultipart(api, huge, "huge.png")]) {
+        await expectError(res, 400, "invalid_parameter", {
+          param: "file",
+          message: /20000×20000 pixels \(400,000,000\), over the limit of 268,402,689 pixels \(16,383×16,383\)/,
+        });
+      }
+      // One row over the limit is over it.
+      await expectError(await postImage(api, makePngHeaderOnly(16_383, 16_384), "image/png"), 400, "invalid_parameter", { param: "file" });
       const list = await expectOk<{ data: FileObject[] }>(await api.get("/v1/files"));
       expect(list.data).toEqual([]);
     });

@@ -8,7 +8,7 @@ import { deflateSync } from "node:zlib";
 import { expect, type APIRequestContext, type APIResponse } from "@playwright/test";
 import { addCredit, createKey, createWorkspace, uniqueName } from "./admin";
 import { expectOk } from "./helpers";
-import { REPO_ROOT, SERVERS, storeEnv, type ServerSpec } from "./servers";
+import { REPO_ROOT, SERVERS, serverEnv, storeEnv, type ServerSpec } from "./servers";
 
 // ---------------------------------------------------------------------------------------------
 // Stores
@@ -342,6 +342,25 @@ export function spawnRepoProcess(entry: string, env: Record<string, string>): Wo
   return { child, exited, stderr: () => err };
 }
 
+/**
+ * Starts server.ts for `spec` as a test's own process (not one of playwright.config.ts's), with
+ * `env` on top of the usual server environment, and resolves once it answers.
+ */
+export async function startOwnServer(spec: ServerSpec, env: Record<string, string> = {}): Promise<WorkerProcess> {
+  const server = spawnRepoProcess("server.ts", { ...serverEnv(spec), ...env });
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    expect(server.child.exitCode, `the server exited early: ${server.stderr()}`).toBeNull();
+    expect(Date.now(), `the server did not answer within 90 s: ${server.stderr()}`).toBeLessThan(deadline);
+    const ok = await fetch(`${spec.baseURL}/v1/public/models`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) return server;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** Starts a `npm run worker` process on the store of `spec`. */
 export function startWorker(spec: ServerSpec, concurrency = 1): WorkerProcess {
   return spawnRepoProcess("bin/worker.ts", { ...storeEnv(spec), WORKER_CONCURRENCY: String(concurrency), LOG_LEVEL: "warn", NODE_ENV: "production" });
@@ -405,6 +424,16 @@ export function makePng(width: number, height: number, options: { noise?: boolea
     pngChunk("IDAT", deflateSync(raw, { level: options.noise ? 0 : 6 })),
     pngChunk("IEND", Buffer.alloc(0)),
   ]);
+}
+
+/** A PNG whose header claims width × height, with only its first row of pixels: a few hundred bytes. */
+export function makePngHeaderOnly(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  return Buffer.concat([PNG_SIGNATURE, pngChunk("IHDR", ihdr), pngChunk("IDAT", deflateSync(Buffer.alloc(width * 3 + 1))), pngChunk("IEND", Buffer.alloc(0))]);
 }
 
 /** Width and height from a PNG's IHDR chunk; fails the test when the bytes are not a PNG. */

@@ -3,56 +3,17 @@
 // restarted server finishes every run, each charged once. This file starts and stops servers of
 // its own (not from playwright.config.ts), one store at a time.
 import { execFileSync } from "node:child_process";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { expectLedgerIdentity, newTenant, settle, spawnRepoProcess, type WorkerProcess } from "./runs-helpers";
-import { PG_SERVER_URL, REPO_ROOT, storeEnv, type ServerSpec } from "./servers";
+import { expectLedgerIdentity, newTenant, settle, startOwnServer, type WorkerProcess } from "./runs-helpers";
+import { PG_SERVER_URL, serverSpec, type ServerSpec } from "./servers";
 
 const HEAVY = { model: "atelier/gradient", input: { prompt: "storm over the bay at night", num_images: 4, resolution: "hd" } };
 
 function spec(name: string, port: number, pgDatabase: string | null): ServerSpec {
-  return {
-    name,
-    port,
-    dataDir: path.join(REPO_ROOT, ".data-e2e", name),
-    baseURL: `http://127.0.0.1:${port}`,
-    ipPerMin: 100_000,
-    keyPerMin: 100_000,
-    pgDatabase,
-    workers: 2,
-    env: {},
-  };
+  return serverSpec(name, port, 100_000, 100_000, { pgDatabase, workers: 2 });
 }
 
 const STORES = [spec("shutdown-sqlite", 3351, null), spec("shutdown-postgres", 3352, "atelier_e2e_shutdown")];
-
-function startServer(s: ServerSpec, workers: number): WorkerProcess {
-  return spawnRepoProcess("server.ts", {
-    ...storeEnv(s),
-    NODE_ENV: "production",
-    NEXT_TELEMETRY_DISABLED: "1",
-    PORT: String(s.port),
-    PUBLIC_BASE_URL: "",
-    LOG_LEVEL: "warn",
-    RATE_LIMIT_IP_PER_MIN: String(s.ipPerMin),
-    RATE_LIMIT_KEY_PER_MIN: String(s.keyPerMin),
-    WORKER_CONCURRENCY: String(workers),
-  });
-}
-
-async function listening(s: ServerSpec, server: WorkerProcess): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    expect(server.child.exitCode, `the server exited early: ${server.stderr()}`).toBeNull();
-    expect(Date.now(), `the server did not answer within 90 s: ${server.stderr()}`).toBeLessThan(deadline);
-    const ok = await fetch(`${s.baseURL}/v1/public/models`).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 for (const s of STORES) {
   test.describe(`[${s.pgDatabase ? "postgres" : "sqlite"}] server shutdown`, () => {
@@ -75,8 +36,7 @@ for (const s of STORES) {
 
     test("SIGTERM mid-queue: exit 0, no run left running, a restarted server finishes each run once", async ({ request }) => {
       test.setTimeout(240_000);
-      server = startServer(s, 2);
-      await listening(s, server);
+      server = await startOwnServer(s, { WORKER_CONCURRENCY: "2" });
       const tenant = newTenant(request, s, "5", "shutdown");
       const { api } = tenant;
       for (let i = 0; i < 12; i++) await api.create({ ...HEAVY, input: { ...HEAVY.input, seed: 300 + i } });
@@ -90,8 +50,7 @@ for (const s of STORES) {
       expect(exit, server.stderr()).toEqual({ code: 0, signal: null });
 
       // Looked at by a server that runs nothing, so no new claim muddles the picture.
-      server = startServer(s, 0);
-      await listening(s, server);
+      server = await startOwnServer(s, { WORKER_CONCURRENCY: "0" });
       // Nothing was left for a lease to lapse: every run is queued again or ended, and a run
       // given back reads as queued (no provider, no start time).
       const after = await api.listAll();
@@ -101,8 +60,7 @@ for (const s of STORES) {
 
       server.child.kill("SIGTERM");
       expect(await server.exited).toEqual({ code: 0, signal: null });
-      server = startServer(s, 2);
-      await listening(s, server);
+      server = await startOwnServer(s, { WORKER_CONCURRENCY: "2" });
       const runs = await settle(api, 90);
       for (const run of runs) expect(run.status).toBe("succeeded");
       expect(await api.credits()).toEqual({ available: 5_000_000 - 12 * 16_000, held: 0 });

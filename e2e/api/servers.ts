@@ -21,12 +21,12 @@ export interface ServerSpec {
   env: Record<string, string>;
 }
 
-function server(
+export function serverSpec(
   name: string,
   port: number,
   ipPerMin: number,
   keyPerMin: number,
-  options: { pgDatabase?: string; workers?: number; env?: Record<string, string> } = {},
+  options: { pgDatabase?: string | null; workers?: number; env?: Record<string, string> } = {},
 ): ServerSpec {
   return {
     name,
@@ -54,24 +54,24 @@ export function pgUrl(database: string): string {
 
 export const SERVERS = {
   /** Everything but the rate-limit tests: limits so high no test trips them. */
-  main: server("main", 3301, 100_000, 100_000),
+  main: serverSpec("main", 3301, 100_000, 100_000),
   /** Only rate-limits.spec.ts calls it: 8 requests a minute per IP. */
-  ipLimit: server("ip-limit", 3302, 8, 100_000),
+  ipLimit: serverSpec("ip-limit", 3302, 8, 100_000),
   /** Only rate-limits.spec.ts calls it: 4 requests a minute per key. */
-  keyLimit: server("key-limit", 3303, 1000, 4),
+  keyLimit: serverSpec("key-limit", 3303, 1000, 4),
 
   // The runs suites (runs-*.spec.ts), each on both stores. "busy" runs its queue in the server
   // (2 worker slots); "idle" has no worker, so runs stay queued; "workers" has no worker either
   // and only runs-workers.spec.ts uses it, starting and killing worker processes of its own.
-  runsSqlite: server("runs-sqlite", 3311, 100_000, 100_000, { workers: 2 }),
-  runsSqliteIdle: server("runs-sqlite-idle", 3312, 100_000, 100_000, { workers: 0 }),
-  runsSqliteWorkers: server("runs-sqlite-workers", 3313, 100_000, 100_000, { workers: 0 }),
-  runsPostgres: server("runs-postgres", 3321, 100_000, 100_000, { workers: 2, pgDatabase: "atelier_e2e_runs" }),
-  runsPostgresIdle: server("runs-postgres-idle", 3322, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_idle" }),
-  runsPostgresWorkers: server("runs-postgres-workers", 3323, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_workers" }),
+  runsSqlite: serverSpec("runs-sqlite", 3311, 100_000, 100_000, { workers: 2 }),
+  runsSqliteIdle: serverSpec("runs-sqlite-idle", 3312, 100_000, 100_000, { workers: 0 }),
+  runsSqliteWorkers: serverSpec("runs-sqlite-workers", 3313, 100_000, 100_000, { workers: 0 }),
+  runsPostgres: serverSpec("runs-postgres", 3321, 100_000, 100_000, { workers: 2, pgDatabase: "atelier_e2e_runs" }),
+  runsPostgresIdle: serverSpec("runs-postgres-idle", 3322, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_idle" }),
+  runsPostgresWorkers: serverSpec("runs-postgres-workers", 3323, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_workers" }),
 
   // Issue 4's suites (models-*.spec.ts): every built-in model, moderation, a remote provider.
-  models: server("models", 3331, 100_000, 100_000, {
+  models: serverSpec("models", 3331, 100_000, 100_000, {
     workers: 2,
     env: {
       MODERATION_BLOCKLIST: "forbiddenword,never say this",
@@ -82,7 +82,7 @@ export const SERVERS = {
 
   // Issue 5's suites (webhooks-*.spec.ts): insecure webhooks (local receivers), a short retry
   // schedule, and the engine's purge of events past 30 days every second instead of hourly.
-  webhooks: server("webhooks", 3341, 100_000, 100_000, {
+  webhooks: serverSpec("webhooks", 3341, 100_000, 100_000, {
     workers: 2,
     env: { WEBHOOK_ALLOW_INSECURE: "1", WEBHOOK_RETRY_SCHEDULE: "0,0.3,0.3,0.3,0.3,0.3,0.3,0.3", EVENTS_PURGE_INTERVAL_SECONDS: "1" },
   }),
@@ -98,5 +98,20 @@ export function storeEnv(spec: ServerSpec): Record<string, string> {
     API_KEY_PREFIX: "atl",
     // The same catalog for the CLI (PROVIDERS_FILE) and the same rules.
     ...spec.env,
+  };
+}
+
+/** Everything a server process of `spec` runs with: the store's environment and the server's own settings. */
+export function serverEnv(spec: ServerSpec): Record<string, string> {
+  return {
+    ...storeEnv(spec),
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    PORT: String(spec.port),
+    PUBLIC_BASE_URL: "",
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_IP_PER_MIN: String(spec.ipPerMin),
+    RATE_LIMIT_KEY_PER_MIN: String(spec.keyPerMin),
+    ...(spec.workers === null ? {} : { WORKER_CONCURRENCY: String(spec.workers) }),
   };
 }

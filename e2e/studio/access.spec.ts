@@ -1,7 +1,7 @@
 // What signed-out visitors see, OAuth sign-in's wiring, pages that do not exist, and a run the
 // workspace cannot pay for.
 import { expect, test } from "@playwright/test";
-import { newKey, newUser, screenshot, signIn } from "./helpers";
+import { admin, newKey, newUser, screenshot, signIn } from "./helpers";
 
 test("signed-out visitors can browse the public catalog, and reach it from sign-in", async ({ page }) => {
   await page.goto("/sign-in");
@@ -62,4 +62,13 @@ test("a run the workspace cannot pay for says how to add credit", async ({ page 
   await page.getByRole("button", { name: /^Run/ }).click();
   await expect(page.getByTestId("quote")).toContainText("needs $0.003");
   await expect(page.getByTestId("credit-help")).toContainText("An operator adds credit on the Ops page");
+});
+
+test("a person who missed the first start's demo sign-in gets in with a password the admin CLI sets", async ({ page }) => {
+  // The studio server started on an empty store, so it made the demo login and printed it once.
+  const reset = admin<{ email: string; role: string; password: string }>(["user", "password", "--email", "demo@atelier.local"]);
+  expect(reset).toMatchObject({ email: "demo@atelier.local", role: "ops" });
+  expect(reset.password).toMatch(/^[A-Za-z0-9_-]{12}$/);
+  await signIn(page, { email: "demo@atelier.local", password: reset.password });
+  await expect(page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name: "Ops" })).toBeVisible();
 });

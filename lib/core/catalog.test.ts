@@ -73,18 +73,16 @@ describe(`catalog (${testDialect()})`, () => {
     expect(list.data.find((m) => m.id === "atelier/gradient")!.availability).toEqual({ status: "available", message: null, until: null });
   });
 
-  it("an entry whose program is not installed here is out of service, saying why", async () => {
+  it("speech runs on a machine without espeak-ng: available, quotable, Flite's voices only", async () => {
     const speechOf = async () => (await listCatalog(db)).data.find((m) => m.id === "atelier/speech")!;
     const machinePath = programSearchPath();
     try {
       setProgramSearchPath("/nonexistent");
-      expect((await speechOf()).availability).toEqual({
-        status: "out_of_service",
-        message: expect.stringMatching(/espeak-ng/),
-        until: null,
-      });
-      const err = await thrownAsync(quoteRun(testCtx(t, "ws_unused"), { model: "atelier/speech", input: { text: "hi" } }));
-      expect(err).toMatchObject({ code: "service_unavailable", status: 503, headers: { "Retry-After": "60" } });
+      expect((await speechOf()).availability).toEqual({ status: "available", message: null, until: null });
+      const { quote } = await quoteRun(testCtx(t, "ws_unused"), { model: "atelier/speech", input: { text: "hi" } });
+      expect(quote).toMatchObject({ cost_usd: "0.00004", input: { voice: "en-us" } });
+      const err = await thrownAsync(quoteRun(testCtx(t, "ws_unused"), { model: "atelier/speech", input: { text: "hi", voice: "fr" } }));
+      expect(err).toMatchObject({ code: "invalid_parameter", param: "input.voice" });
     } finally {
       setProgramSearchPath(machinePath);
     }

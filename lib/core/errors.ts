@@ -1,3 +1,4 @@
+import { storeUnreachable } from "../store/unreachable";
 import { ERROR_CODES, type ErrorCode, type ErrorType } from "./error-codes";
 
 export interface ApiErrorOptions {
@@ -44,20 +45,44 @@ export function errorDocUrl(baseUrl: string, code: ErrorCode): string {
   return `${baseUrl}/docs/errors#${code}`;
 }
 
-/** Turns any thrown value into the status, body and headers of an error answer. */
+/**
+ * Retry-After of a 503 for an unreachable store. Short: a restarted PostgreSQL is usually back
+ * within seconds, and a SQLite lock has already been waited on for the busy timeout.
+ */
+export const STORE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/** The answer for an error that only says the store cannot be reached now (see storeUnreachable). */
+export function storeUnavailableError(): ApiError {
+  return new ApiError(
+    "service_unavailable",
+    `The service cannot reach its database right now. Try again in ${STORE_UNAVAILABLE_RETRY_AFTER_SECONDS} s.`,
+    { headers: { "Retry-After": String(STORE_UNAVAILABLE_RETRY_AFTER_SECONDS) } },
+  );
+}
+
+/**
+ * Turns any thrown value into the status, body and headers of an error answer. An ApiError
+ * answers as it is; an unreachable store is 503 service_unavailable with Retry-After
+ * (`storeUnreachable`, an outage to log briefly); anything else is internal_error (`unexpected`,
+ * to log with its stack).
+ */
 export function toErrorResponse(
   err: unknown,
   requestId: string,
   baseUrl: string,
-): { status: number; body: ErrorBody; headers: Record<string, string>; unexpected: boolean } {
+): { status: number; body: ErrorBody; headers: Record<string, string>; unexpected: boolean; storeUnreachable: boolean } {
+  const outage = !(err instanceof ApiError) && storeUnreachable(err);
   const apiError =
     err instanceof ApiError
       ? err
-      : new ApiError("internal_error", `Something went wrong on our side. Quote ${requestId} if you contact support.`);
+      : outage
+        ? storeUnavailableError()
+        : new ApiError("internal_error", `Something went wrong on our side. Quote ${requestId} if you contact support.`);
   return {
     status: apiError.status,
     headers: apiError.headers,
-    unexpected: !(err instanceof ApiError),
+    unexpected: !(err instanceof ApiError) && !outage,
+    storeUnreachable: outage,
     body: {
       error: {
         type: apiError.type,

@@ -7,6 +7,7 @@ import { nowIso, requireScope, type Ctx, type Services } from "./context";
 import { ApiError } from "./errors";
 import type { StoredOutput } from "./generation-view";
 import { hasIdPrefix, newId } from "./ids";
+import { pixelLimitMessage } from "./image-pixels";
 import { LIMITS } from "./limits";
 import { afterPosition, keysetPage } from "./paging";
 
@@ -75,7 +76,8 @@ export async function createImageFile(ctx: Ctx, input: { data: Buffer; filename?
   if (input.data.byteLength === 0) throw new ApiError("invalid_parameter", "The file is empty.", { param: "file" });
   let metadata: Partial<Metadata>;
   try {
-    metadata = await sharp(input.data).metadata();
+    // The header alone, whatever its size: a picture over the pixel limit is told so, not called unreadable.
+    metadata = await sharp(input.data, { limitInputPixels: false }).metadata();
   } catch {
     metadata = {};
   }
@@ -86,6 +88,8 @@ export async function createImageFile(ctx: Ctx, input: { data: Buffer; filename?
       `This is not an image Atelier reads (${Object.values(IMAGE_TYPES).join(", ")}). Video and sound go through POST /v1/uploads.`,
     );
   }
+  const overLimit = pixelLimitMessage(metadata.width, metadata.height);
+  if (overLimit) throw new ApiError("invalid_parameter", `${overLimit} Scale it down and upload it again.`, { param: "file" });
   const row: FilesTable = {
     id: newId("file"),
     workspace_id: ctx.workspaceId,

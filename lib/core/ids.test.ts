@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newId, randomBase62 } from "./ids";
+import { ID_PREFIXES, isPossibleId, newId, randomBase62 } from "./ids";
 
 describe("ids", () => {
   it("makes base62 text of the asked length, across many refills of the random pool", () => {
@@ -19,5 +19,14 @@ describe("ids", () => {
 
   it("prefixes IDs by kind", () => {
     expect(newId("generation")).toMatch(/^gen_[0-9A-Za-z]{24}$/);
+  });
+
+  it("tells an ID that could exist from one that cannot", () => {
+    for (const kind of Object.keys(ID_PREFIXES) as (keyof typeof ID_PREFIXES)[]) expect(isPossibleId(newId(kind))).toBe(true);
+    expect(isPossibleId("gen_nope")).toBe(true);
+    expect(isPossibleId("file_PromoVideoPosterStep0000")).toBe(true);
+    for (const id of ["", "abc", "gen_", "gen_\u0000", "gen_abc\u0000", "\u0000gen_abc", "gen_a b", "gen_a-b", "gen_a%00", "GEN_abc", "xyz_abc", `gen_${"a".repeat(65)}`]) {
+      expect(isPossibleId(id), JSON.stringify(id)).toBe(false);
+    }
   });
 });

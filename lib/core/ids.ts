@@ -48,6 +48,18 @@ export function newId(kind: IdKind): string {
   return ID_PREFIXES[kind] + randomBase62(24);
 }
 
+// Every ID there is: a prefix of the table, then base62 (24 characters when made here; a little
+// room either way for IDs written by hand, such as a built-in preset's poster file).
+const POSSIBLE_ID = new RegExp(`^(?:${Object.values(ID_PREFIXES).join("|")})[0-9A-Za-z]{1,64}$`);
+
+/**
+ * Whether `value` could be an ID of some kind. One that could not (another character, such as
+ * U+0000, a space or a dash, or no known prefix) names nothing: the API answers 404 without a query.
+ */
+export function isPossibleId(value: string): boolean {
+  return POSSIBLE_ID.test(value);
+}
+
 export function hasIdPrefix(kind: IdKind, value: string): boolean {
   return value.startsWith(ID_PREFIXES[kind]);
 }

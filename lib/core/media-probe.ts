@@ -13,6 +13,8 @@ export interface UploadedMedia {
   height: number | null;
   hasVideo: boolean;
   hasAudio: boolean;
+  /** ffmpeg's demuxer names for the container, such as "mov,mp4,m4a,3gp,3g2,mj2" or "wav". */
+  container: string;
 }
 
 /** null when ffmpeg cannot read the bytes as a timed media file. */
@@ -38,6 +40,7 @@ export async function probeUploadedMedia(ffmpegPath: string, file: string): Prom
     height: hasVideo ? info.height : null,
     hasVideo,
     hasAudio,
+    container: /Input #0, ([^\n]+?), from/.exec(input)?.[1] ?? "",
   };
 }
 

@@ -1,15 +1,44 @@
 // Availability read from the store on both dialects: a preset is out of service while one of its
-// steps is, and provider outages (shared by every process) keep the longest end and lapse.
+// steps is, provider outages (shared by every process) keep the longest end and lapse, and an
+// entry missing something on this server is not installed (a fact, not an outage: no Retry-After).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
-import { getPublicModel, listCatalog } from "./catalog";
+import { getPublicModel, listCatalog, registerRemoteModels } from "./catalog";
 import { ApiError } from "./errors";
 import { activePauses, availabilityOf, shareProviderHealth } from "./model-availability";
 import { outOfServiceModelIds, pauseModel, resumeModel } from "./model-pauses";
 import { quoteRun } from "./quotes";
+import { createGeneration } from "./generations";
 import { createWorkspace } from "./workspaces";
 import { objectSchema } from "../models/shared/fields";
 import type { ModelDefinition } from "../models/types";
+
+const BASE: Omit<ModelDefinition, "id" | "type"> = {
+  name: "x",
+  creator: "Test",
+  modality: "image",
+  tasks: ["text-to-image"],
+  description: "test",
+  revision: "2026-11-22",
+  status: "stable",
+  pricing: { unit: "run", usd: "0.01", drivers: [], overrides: [] },
+  lifecycle: null,
+  input_schema: objectSchema({}, []),
+  run: async () => [],
+};
+
+// Built-in-like entries of this test file's catalog: one lacking a program on this server, and a
+// preset that runs it as a step.
+const lacking: ModelDefinition = {
+  ...BASE,
+  id: "test/needs-a-tool",
+  type: "model",
+  missingInstall: () => ({ what: "the tool program", install: "apt-get install tool" }),
+};
+const presetOfLacking: ModelDefinition = { ...BASE, id: "test/uses-the-tool@1", type: "preset", steps: [lacking] };
+registerRemoteModels([lacking, presetOfLacking]);
+
+const LACKING_MESSAGE = "test/needs-a-tool cannot run on this server: it needs the tool program, which is not installed. Install it (apt-get install tool) and restart Atelier.";
 
 describe(`model availability (${testDialect()})`, () => {
   let t: TestStore;
@@ -55,25 +84,53 @@ describe(`model availability (${testDialect()})`, () => {
     expect((await quoteRun(ctx, { model: "atelier/promo-video@2", input: promo })).quote.cost_usd).toBe("0.024");
   });
 
-  it("a preset whose step cannot run here (a missing program, a provider down) is out of service too", () => {
-    const base: Omit<ModelDefinition, "id" | "type"> = {
-      name: "x",
-      creator: "Test",
-      modality: "image",
-      tasks: ["text-to-image"],
-      description: "test",
-      revision: "2026-11-22",
-      status: "stable",
-      pricing: { unit: "run", usd: "0.01", drivers: [], overrides: [] },
-      lifecycle: null,
-      input_schema: objectSchema({}, []),
-      run: async () => [],
-    };
-    const step: ModelDefinition = { ...base, id: "test/needs-a-program", type: "model", unavailableReason: () => ({ message: "tool is not installed", until: null }) };
+  it("an entry missing something on this server is not installed: the catalog says what and the fix; quotes and runs get 503 without Retry-After", async () => {
+    const db = t.store.db;
+    const ctx = testCtx(t, (await createWorkspace({ db }, { name: "not installed", creditMicros: 1_000_000 })).id);
+    const notInstalled = { status: "not_installed", message: LACKING_MESSAGE, until: null };
+    const entries = new Map((await listCatalog(db)).data.map((m) => [m.id, m.availability]));
+    expect(entries.get("test/needs-a-tool")).toEqual(notInstalled);
+    expect((await getPublicModel(db, { id: "test/needs-a-tool" })).availability).toEqual(notInstalled);
+    // A preset running it as a step names the step.
+    expect(entries.get("test/uses-the-tool@1")).toEqual({
+      status: "not_installed",
+      message: "test/uses-the-tool@1 cannot run on this server: its step test/needs-a-tool needs the tool program, which is not installed. Install it (apt-get install tool) and restart Atelier.",
+      until: null,
+    });
+
+    for (const attempt of [() => quoteRun(ctx, { model: "test/needs-a-tool", input: {} }), () => createGeneration(ctx, { model: "test/needs-a-tool", input: {} })]) {
+      const err = (await attempt().catch((e: unknown) => e)) as ApiError;
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err).toMatchObject({ code: "service_unavailable", status: 503, message: LACKING_MESSAGE });
+      // Not an outage: nothing to wait for, so no Retry-After and no "for a while".
+      expect(err.headers).toEqual({});
+      expect(err.message).not.toMatch(/for a while|paused/);
+    }
+    const presetErr = (await quoteRun(ctx, { model: "test/uses-the-tool@1", input: {} }).catch((e: unknown) => e)) as ApiError;
+    expect(presetErr).toMatchObject({ code: "service_unavailable", headers: {} });
+    expect(presetErr.message).toContain("its step test/needs-a-tool needs the tool program");
+    // Nothing was started or held.
+    expect(await t.store.db.selectFrom("generations").select("id").where("workspace_id", "=", ctx.workspaceId).execute()).toEqual([]);
+
+    // An ops pause on top does not turn it into a wait: it stays not installed.
+    await pauseModel({ db }, { modelId: "test/needs-a-tool", until: new Date(Date.now() + 60_000).toISOString(), reason: "maintenance" });
+    try {
+      expect((await getPublicModel(db, { id: "test/needs-a-tool" })).availability).toEqual(notInstalled);
+      expect(((await quoteRun(ctx, { model: "test/needs-a-tool", input: {} }).catch((e: unknown) => e)) as ApiError).headers).toEqual({});
+    } finally {
+      await resumeModel({ db }, { modelId: "test/needs-a-tool" });
+    }
+    // Runs already queued on it wait: another process on the store may have the program.
+    expect(await outOfServiceModelIds(db)).toEqual(expect.arrayContaining(["test/needs-a-tool", "test/uses-the-tool@1"]));
+  });
+
+  it("a preset whose step cannot run here (a provider down) is out of service too", () => {
+    const base = BASE;
+    const step: ModelDefinition = { ...base, id: "test/provider-busy", type: "model", unavailableReason: () => ({ message: "its provider is busy", until: null }) };
     const remote: ModelDefinition = { ...base, id: "test/remote", type: "model", provider: "acme" };
     const preset: ModelDefinition = { ...base, id: "test/preset@1", type: "preset", steps: [remote, step] };
     const none = { models: new Map(), providers: new Map() };
-    expect(availabilityOf(preset, none)).toEqual({ status: "out_of_service", message: "its step test/needs-a-program is out of service (tool is not installed)", until: null });
+    expect(availabilityOf(preset, none)).toEqual({ status: "out_of_service", message: "its step test/provider-busy is out of service (its provider is busy)", until: null });
     const acmeDown = { models: new Map(), providers: new Map([["acme", { until: "2030-01-01T00:00:00.000Z", reason: "its provider acme is failing" }]]) };
     expect(availabilityOf({ ...preset, steps: [remote] }, acmeDown)).toEqual({
       status: "out_of_service",

@@ -1,18 +1,24 @@
-// Out of service: ops pause a catalog entry for a while (admin CLI), a remote provider was found
-// down by some process (API server or worker: the store carries it to all of them), an entry
-// cannot run here now (a program it needs is missing), or a preset's step is out of service.
-// Quotes and new runs on it then answer 503 with Retry-After, its catalog entry says so, and
-// its queued runs wait.
+// Whether a catalog entry takes runs now. Two different kinds of "no":
+// - Out of service, for a while: ops paused the entry (admin CLI), a remote provider was found
+//   down by some process (API server or worker: the store carries it to all of them), or a
+//   preset's step is out of service. Quotes and new runs answer 503 with Retry-After, its catalog
+//   entry says so, and its queued runs wait.
+// - Not installed: something it needs is missing from this server (ModelDefinition.missingInstall),
+//   a fact about the install that no waiting mends. Quotes and new runs answer 503 without
+//   Retry-After, with a message that names what is missing and the fix; its catalog entry says
+//   not_installed. Its queued runs wait too: another process on the same store may have what this
+//   one lacks (a worker is not failed for a program only it is missing), and after the install
+//   and a restart they run here.
 import { sql } from "kysely";
 import type { Db } from "../store/database";
 import { ApiError } from "./errors";
 import type { ModelDefinition } from "../models/types";
 
 export interface Availability {
-  status: "available" | "out_of_service";
-  /** Why it is out of service, for people; null when available. */
+  status: "available" | "out_of_service" | "not_installed";
+  /** Why it is out of service or what is missing and the fix, for people; null when available. */
   message: string | null;
-  /** When it is expected back (ISO 8601); null when available or not known. */
+  /** When it is expected back (ISO 8601); null when available, not installed, or not known. */
   until: string | null;
 }
 
@@ -53,7 +59,34 @@ export async function activePauses(db: Db, now = new Date()): Promise<PauseMap> 
   return pauses;
 }
 
+interface MissingInstall {
+  /** The step that lacks it (a preset's), or null when it is the entry itself. */
+  stepId: string | null;
+  what: string;
+  install: string;
+}
+
+/** What this install lacks for the entry or, for a preset, for one of its steps; null when nothing. */
+function missingInstallOf(definition: ModelDefinition): MissingInstall | null {
+  const own = definition.missingInstall?.() ?? null;
+  if (own) return { stepId: null, ...own };
+  for (const step of definition.steps ?? []) {
+    const missing = missingInstallOf(step);
+    if (missing) return { ...missing, stepId: missing.stepId ?? step.id };
+  }
+  return null;
+}
+
+/** "atelier/x cannot run on this server: it needs the y program, which is not installed. Install it (…) and restart Atelier." */
+function notInstalledMessage(id: string, missing: MissingInstall): string {
+  const who = missing.stepId === null ? "it" : `its step ${missing.stepId}`;
+  return `${id} cannot run on this server: ${who} needs ${missing.what}, which is not installed. Install it (${missing.install}) and restart Atelier.`;
+}
+
 export function availabilityOf(definition: ModelDefinition, pauses: PauseMap): Availability {
+  // First: no pause ending or provider recovering makes it runnable while something is missing.
+  const missing = missingInstallOf(definition);
+  if (missing) return { status: "not_installed", message: notInstalledMessage(definition.id, missing), until: null };
   const pause = pauses.models.get(definition.id) ?? (definition.provider ? pauses.providers.get(definition.provider) : undefined);
   if (pause) return { status: "out_of_service", message: pause.reason, until: pause.until };
   const unavailable = definition.unavailableReason?.() ?? null;
@@ -68,10 +101,14 @@ export function availabilityOf(definition: ModelDefinition, pauses: PauseMap): A
   return AVAILABLE;
 }
 
-/** Throws 503 service_unavailable, with Retry-After, when the entry is out of service now. */
+/**
+ * Throws 503 service_unavailable when the entry cannot run now: with Retry-After when it is out of
+ * service for a while, without it when something is not installed (the message says what and the fix).
+ */
 export async function requireInService(db: Db, definition: ModelDefinition, now = new Date()): Promise<void> {
   const availability = availabilityOf(definition, await activePauses(db, now));
   if (availability.status === "available") return;
+  if (availability.status === "not_installed") throw new ApiError("service_unavailable", availability.message ?? `${definition.id} cannot run on this server.`);
   const retryAfter = availability.until
     ? Math.max(1, Math.ceil((Date.parse(availability.until) - now.getTime()) / 1000))
     : OPEN_ENDED_RETRY_SECONDS;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
 import { openTestStore, testDialect, type TestStore } from "../store/test-store";
-import { createUser, findUser, findUserByEmail, verifyUserPassword } from "./users";
+import { createUser, findUser, findUserByEmail, generatePassword, listUsers, setUserPassword, verifyUserPassword } from "./users";
 import { createWorkspace } from "./workspaces";
 
 describe(`users (${testDialect()})`, () => {
@@ -44,5 +44,21 @@ describe(`users (${testDialect()})`, () => {
     ] as const) {
       await expect(createUser({ db }, input)).rejects.toMatchObject({ code: "invalid_parameter", param });
     }
+  });
+
+  it("sets a lost password: the old one stops working, the new one signs in", async () => {
+    const ws = await createWorkspace({ db }, { name: "users 3" });
+    const user = await createUser({ db }, { email: "lost@example.com", password: "forgotten one", workspaceId: ws.id, role: "ops" });
+    const fresh = generatePassword();
+    expect(fresh).toMatch(/^[A-Za-z0-9_-]{12}$/);
+    expect(await setUserPassword({ db }, { email: " LOST@example.com", password: fresh })).toEqual(user);
+    expect(await verifyUserPassword({ db }, { email: "lost@example.com", password: "forgotten one" })).toBeNull();
+    expect(await verifyUserPassword({ db }, { email: "lost@example.com", password: fresh })).toEqual(user);
+    await expect(setUserPassword({ db }, { email: "lost@example.com", password: "short" })).rejects.toMatchObject({ code: "invalid_parameter", param: "password" });
+    await expect(setUserPassword({ db }, { email: "nobody@example.com", password: "long enough" })).rejects.toMatchObject({
+      code: "resource_not_found",
+      param: "email",
+    });
+    expect((await listUsers({ db })).map((u) => u.email)).toContain("lost@example.com");
   });
 });

@@ -41,12 +41,25 @@ export async function passwordMatches(password: string, stored: string): Promise
   return timingSafeEqual(actual, expected);
 }
 
+const MIN_PASSWORD_LENGTH = 8;
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw new ApiError("invalid_parameter", `--password must be at least ${MIN_PASSWORD_LENGTH} characters long.`, { param: "password" });
+  }
+}
+
+/** A new random password: 12 characters of base64url (letters, digits, - and _), for a person who lost theirs (or the demo login). */
+export function generatePassword(): string {
+  return randomBytes(9).toString("base64url");
+}
+
 export async function createUser(ctx: SystemCtx, input: { email: string; password: string; workspaceId: string; role: string }): Promise<User> {
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254) {
     throw new ApiError("invalid_parameter", `--email must be an email address; got "${input.email}".`, { param: "email" });
   }
-  if (input.password.length < 8) throw new ApiError("invalid_parameter", "--password must be at least 8 characters long.", { param: "password" });
+  checkPassword(input.password);
   if (!(ROLES as readonly string[]).includes(input.role)) {
     throw new ApiError("invalid_parameter", `--role must be creator or ops; got "${input.role}".`, { param: "role" });
   }
@@ -89,4 +102,20 @@ export async function findUserByEmail(ctx: SystemCtx, email: string): Promise<Us
 export async function findUser(ctx: SystemCtx, id: string): Promise<User | null> {
   const row = await ctx.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
   return row ? present(row) : null;
+}
+
+/** Sets a user's password (found by email, any case): the way back in for someone who lost it. */
+export async function setUserPassword(ctx: SystemCtx, input: { email: string; password: string }): Promise<User> {
+  checkPassword(input.password);
+  const email = input.email.trim().toLowerCase();
+  const row = await ctx.db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+  if (!row) throw new ApiError("resource_not_found", `No user with the email ${email}. "user list" shows them.`, { param: "email" });
+  await ctx.db.updateTable("users").set({ password_hash: await hashPassword(input.password) }).where("id", "=", row.id).execute();
+  return present(row);
+}
+
+/** Every studio user, oldest first. */
+export async function listUsers(ctx: SystemCtx): Promise<User[]> {
+  const rows = await ctx.db.selectFrom("users").selectAll().orderBy("created_at", "asc").orderBy("id").execute();
+  return rows.map(present);
 }

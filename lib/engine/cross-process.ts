@@ -4,18 +4,43 @@
 // first asks `PRAGMA data_version` (which changes only when another connection commits, and
 // costs no disk read), so a run finished by a worker process wakes its waiters within ~25 ms
 // while an idle store costs one trivial statement a tick.
+//
+// The LISTEN connection survives the database: when it is lost (PostgreSQL restarted, the
+// network cut it) it reconnects with backoff (100 ms doubling to 5 s, until closed), LISTENs
+// again and catches up on what it could not hear meanwhile: it wakes this process's engine (runs
+// may have been queued) and the waiters whose runs ended, and sends the signals this process
+// could not send.
 import { sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "pino";
 import type { Store } from "../store/store";
+import { outageSummary, storeUnreachable } from "../store/unreachable";
 import type { RunSignals } from "./run-signals";
 
 const CHANNEL = "atelier_runs";
 /** Finishes committed by other processes may land slightly out of order; look back this far. */
 const LOOKBACK_MS = 5_000;
+/** Reconnect delays of the LISTEN connection: the first, doubled after each failure up to the last. */
+const RECONNECT_FIRST_MS = 100;
+const RECONNECT_MAX_MS = 5_000;
+/** Finishes waiting to be sent (while disconnected: sent once back); past this many, the finish poll covers. */
+const PENDING_FINISHES_MAX = 1_000;
+/** IDs per catch-up query. */
+const CATCH_UP_CHUNK = 500;
+/** application_name of the LISTEN connection in pg_stat_activity, unless the URL names one. */
+export const LISTEN_APPLICATION_NAME = "atelier-signals";
+
+type SignalMessage = { kind: "queued" } | { kind: "finished"; id: string };
 
 export interface CrossProcessSignals {
   close(): Promise<void>;
+}
+
+export interface CrossProcessOptions {
+  /** The fallback poll's period (2 s on PostgreSQL, 25 ms on SQLite). */
+  pollMs?: number;
+  /** application_name of the LISTEN connection. */
+  applicationName?: string;
 }
 
 export async function connectCrossProcessSignals(
@@ -23,28 +48,14 @@ export async function connectCrossProcessSignals(
   databaseUrl: string | null,
   signals: RunSignals,
   logger: Logger,
-  options: { pollMs?: number } = {},
+  options: CrossProcessOptions = {},
 ): Promise<CrossProcessSignals> {
-  let client: pg.Client | null = null;
-  if (store.dialect === "postgres" && databaseUrl) {
-    client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    client.on("notification", (message) => {
-      try {
-        if (message.payload) signals.receive(JSON.parse(message.payload));
-      } catch (err) {
-        logger.warn({ err }, "bad run signal");
-      }
-    });
-    client.on("error", (err) => logger.error({ err }, "run signal connection failed"));
-    await client.query(`LISTEN ${CHANNEL}`);
-    const listener = client;
-    signals.setPublisher((message) => {
-      listener.query("select pg_notify($1, $2)", [CHANNEL, JSON.stringify(message)]).catch((err) => logger.warn({ err }, "NOTIFY failed"));
-    });
-  }
+  const listener =
+    store.dialect === "postgres" && databaseUrl
+      ? await listenForSignals(store, databaseUrl, signals, logger, options.applicationName ?? LISTEN_APPLICATION_NAME)
+      : null;
 
-  const pollMs = options.pollMs ?? (client ? 2_000 : 25);
+  const pollMs = options.pollMs ?? (listener ? 2_000 : 25);
   let since = new Date(Date.now() - LOOKBACK_MS).toISOString();
   let polling = false;
   let seenDataVersion: number | null = null;
@@ -73,7 +84,8 @@ export async function connectCrossProcessSignals(
       for (const row of rows) if (waited.has(row.id)) signals.receive({ kind: "finished", id: row.id });
       since = new Date(Date.now() - LOOKBACK_MS).toISOString();
     } catch (err) {
-      logger.warn({ err }, "finish poll failed");
+      if (storeUnreachable(err)) logger.debug({ cause: outageSummary(err) }, "finish poll: the store cannot be reached");
+      else logger.warn({ err }, "finish poll failed");
     } finally {
       polling = false;
     }
@@ -83,8 +95,215 @@ export async function connectCrossProcessSignals(
   return {
     async close() {
       clearInterval(timer);
+      await listener?.close();
+    },
+  };
+}
+
+/** Ends a client without throwing, and without waiting long for a connection that is already gone. */
+async function endQuietly(client: pg.Client): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    client.end().catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, 2_000);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+/** Wakes the waiters whose runs ended (anywhere) while this process could not hear it. */
+async function wakeFinishedWaiters(store: Store, signals: RunSignals): Promise<number> {
+  const waited = signals.waitedIds();
+  let woken = 0;
+  for (let i = 0; i < waited.length; i += CATCH_UP_CHUNK) {
+    const rows = await store.db
+      .selectFrom("generations")
+      .select("id")
+      .where("id", "in", waited.slice(i, i + CATCH_UP_CHUNK))
+      .where("completed_at", "is not", null)
+      .execute();
+    for (const row of rows) signals.receive({ kind: "finished", id: row.id });
+    woken += rows.length;
+  }
+  return woken;
+}
+
+/**
+ * The LISTEN connection and the publisher that NOTIFYs over it; reconnects until closed. The
+ * first connection must succeed (the caller has just reached the store); later losses never throw.
+ */
+async function listenForSignals(
+  store: Store,
+  databaseUrl: string,
+  signals: RunSignals,
+  logger: Logger,
+  applicationName: string,
+): Promise<{ close(): Promise<void> }> {
+  let closed = false;
+  /** Connected and LISTENing: NOTIFYs go over it. */
+  let live: pg.Client | null = null;
+  /** The client being connected, or the live one: close() ends it. */
+  let current: pg.Client | null = null;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let retryDelayMs = RECONNECT_FIRST_MS;
+  /** While disconnected: since when, and how many reconnect attempts were made. */
+  let outage: { since: number; attempts: number } | null = null;
+  // Signals of this process not yet sent: NOTIFYs go one batch at a time (one query, whatever
+  // came meanwhile); while disconnected they wait here and go once back.
+  let pendingQueued = false;
+  const pendingFinishes = new Set<string>();
+  let sending = false;
+  /** A NOTIFY failed since the connection was last up: logged once per outage. */
+  let notifyFailureLogged = false;
+
+  const enqueue = (message: SignalMessage) => {
+    if (message.kind === "queued") pendingQueued = true;
+    // Past the cap (a long outage under load) the finish poll wakes their waiters instead.
+    else if (pendingFinishes.size < PENDING_FINISHES_MAX) pendingFinishes.add(message.id);
+  };
+
+  const flush = async () => {
+    if (sending) return;
+    sending = true;
+    try {
+      while (live && (pendingQueued || pendingFinishes.size > 0)) {
+        const client = live;
+        const batch: SignalMessage[] = [...(pendingQueued ? [{ kind: "queued" } as const] : []), ...[...pendingFinishes].map((id) => ({ kind: "finished", id }) as const)];
+        pendingQueued = false;
+        pendingFinishes.clear();
+        try {
+          await client.query("select pg_notify($1, payload) from unnest($2::text[]) as payload", [CHANNEL, batch.map((m) => JSON.stringify(m))]);
+        } catch (err) {
+          if (!storeUnreachable(err)) {
+            logger.warn({ err }, "NOTIFY failed");
+            continue;
+          }
+          // The connection is going: its "error"/"end" starts the reconnect, which sends these then.
+          for (const message of batch) enqueue(message);
+          if (!notifyFailureLogged) {
+            notifyFailureLogged = true;
+            logger.warn({ cause: outageSummary(err) }, "NOTIFY failed: run signals are held until the connection is back");
+          }
+          // Already back on a new connection (its catch-up found this flush busy): go on there.
+          if (live && live !== client) continue;
+          return;
+        }
+      }
+    } finally {
+      sending = false;
+    }
+  };
+
+  const publish = (message: SignalMessage) => {
+    enqueue(message);
+    if (live) void flush();
+  };
+
+  const connect = async (): Promise<void> => {
+    // keepAlive: a peer gone without a word (a cut network) is noticed too, not only a closed socket.
+    const client = new pg.Client({ connectionString: databaseUrl, application_name: applicationName, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    current = client;
+    let state: "connecting" | "live" | "lost" = "connecting";
+    const lost = (err?: unknown) => {
+      // While connecting, the attempt's own failure reports it; once lost, later events repeat it.
+      if (state !== "live") return;
+      state = "lost";
+      void endQuietly(client);
+      if (live !== client) return;
+      live = null;
+      current = null;
+      connectionLost(err);
+    };
+    // pg emits "error" (maybe twice: the server's FATAL, then the cut) and "end"; never unheard.
+    client.on("error", (err) => lost(err));
+    client.on("end", () => lost());
+    client.on("notification", (message) => {
+      try {
+        if (message.payload) signals.receive(JSON.parse(message.payload));
+      } catch (err) {
+        logger.warn({ err }, "bad run signal");
+      }
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      if (closed) throw new Error("closed");
+    } catch (err) {
+      state = "lost";
+      if (current === client) current = null;
+      void endQuietly(client);
+      throw err;
+    }
+    state = "live";
+    live = client;
+  };
+
+  const connectionLost = (err: unknown) => {
+    if (closed) return;
+    if (!outage) {
+      outage = { since: Date.now(), attempts: 0 };
+      logger.warn({ cause: err === undefined ? null : outageSummary(err) }, "run signal connection lost; reconnecting");
+    }
+    scheduleReconnect();
+  };
+
+  const scheduleReconnect = () => {
+    if (closed || retryTimer) return;
+    retryTimer = setTimeout(() => void reconnect(), retryDelayMs);
+    retryTimer.unref();
+  };
+
+  const reconnect = async () => {
+    retryTimer = null;
+    if (closed || !outage) return;
+    outage.attempts += 1;
+    try {
+      await connect();
+    } catch (err) {
+      if (closed) return;
+      logger.debug({ cause: outageSummary(err), attempt: outage.attempts, nextInMs: retryDelayMs * 2 }, "run signal connection: reconnect failed");
+      retryDelayMs = Math.min(retryDelayMs * 2, RECONNECT_MAX_MS);
+      scheduleReconnect();
+      return;
+    }
+    const { since, attempts } = outage;
+    outage = null;
+    retryDelayMs = RECONNECT_FIRST_MS;
+    const held = (pendingQueued ? 1 : 0) + pendingFinishes.size;
+    logger.info({ downMs: Date.now() - since, attempts, held }, "run signal connection restored; catching up");
+    notifyFailureLogged = false;
+    await catchUp();
+  };
+
+  /** Once back: say what this process could not say, and hear what it could not hear. */
+  const catchUp = async () => {
+    if (!live) return;
+    void flush();
+    // Runs may have been queued elsewhere meanwhile: idle slots look at the queue.
+    signals.receive({ kind: "queued" });
+    try {
+      await wakeFinishedWaiters(store, signals);
+    } catch (err) {
+      // The fallback poll still wakes them.
+      logger.warn({ cause: outageSummary(err) }, "run signal catch-up could not read the store");
+    }
+  };
+
+  await connect();
+  signals.setPublisher(publish);
+
+  return {
+    async close() {
+      closed = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      retryTimer = null;
       signals.setPublisher(null);
-      await client?.end();
+      const client = current;
+      live = null;
+      current = null;
+      if (client) await endQuietly(client);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Services } from "../core/context";
 import { randomBase62 } from "../core/ids";
 import type { Db } from "../store/database";
 import type { DialectName } from "../store/dialects";
+import { logStoreUnreachable, storeUnreachable } from "../store/unreachable";
 import { outOfServiceModelIds } from "../core/model-pauses";
 import { claimNextRun, releaseRun } from "./claim";
 import { executeRun } from "./execute-run";
@@ -42,6 +43,8 @@ export function startEngine(options: EngineOptions): Engine {
 
   const sleep = () =>
     new Promise<void>((resolve) => {
+      // stop() may have woken the sleepers just before this one began: nothing to wait for then.
+      if (stopping) return resolve();
       const done = () => {
         clearTimeout(timer);
         wakers.delete(done);
@@ -58,7 +61,8 @@ export function startEngine(options: EngineOptions): Engine {
         const waiting = await outOfServiceModelIds(options.db);
         run = await claimNextRun(options.db, options.dialect, { owner, leaseMs, skipModels: waiting });
       } catch (err) {
-        options.logger.error({ err }, "claiming a run failed");
+        if (storeUnreachable(err)) logStoreUnreachable(options.logger, err, { owner }, "the store cannot be reached: the engine tries to claim runs again");
+        else options.logger.error({ err }, "claiming a run failed");
         await sleep();
         continue;
       }

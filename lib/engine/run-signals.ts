@@ -1,6 +1,7 @@
 // Wake-ups without polling per waiter: "a run was queued" wakes idle workers, "run X finished"
 // resolves everyone waiting on X. In one process an EventEmitter carries them; across processes
-// PostgreSQL LISTEN/NOTIFY does (see notify-bridge.ts), and on SQLite one shared slow poll.
+// PostgreSQL LISTEN/NOTIFY does (see cross-process.ts, which also catches up after an outage),
+// and on SQLite one shared slow poll.
 import { EventEmitter } from "node:events";
 
 export interface RunSignals {

@@ -10,6 +10,7 @@ import { randomBase62 } from "../core/ids";
 import { signingSecrets } from "../core/webhook-secrets";
 import type { Db, WebhookDeliveriesTable } from "../store/database";
 import type { DialectName } from "../store/dialects";
+import { logStoreUnreachable, storeUnreachable } from "../store/unreachable";
 import { withTransaction } from "../store/store";
 import { sendAttempt, type AttemptResult } from "../webhooks/send-attempt";
 import { signatureHeader } from "../webhooks/signing";
@@ -272,7 +273,8 @@ export function startWebhookSender(options: {
         inFlight.add(work);
       }
     } catch (err) {
-      options.logger.error({ err }, "claiming webhook deliveries failed");
+      if (storeUnreachable(err)) logStoreUnreachable(options.logger, err, {}, "the store cannot be reached: webhook deliveries wait");
+      else options.logger.error({ err }, "claiming webhook deliveries failed");
     }
     backlog = claimedAll;
     ticking = false;

@@ -1,23 +1,13 @@
 // Finding and running ffmpeg. The system binary (Debian's, with libx264) is preferred; a machine
 // without one uses the static build that @ffmpeg-installer/ffmpeg ships inside its npm package.
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
 import { createRequire } from "node:module";
-import path from "node:path";
+import { findProgram } from "../models/host";
 import { parseFfmpegInfo, type MediaInfo } from "./probe-output";
 
 /** The first executable `ffmpeg` on PATH, or null. */
 export function systemFfmpegPath(searchPath: string): string | null {
-  for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
-    const candidate = path.join(dir, "ffmpeg");
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return null;
+  return findProgram("ffmpeg", searchPath);
 }
 
 /** The binary the npm package ships for this platform, or null when it has none. */

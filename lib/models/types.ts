@@ -120,8 +120,19 @@ export interface ModelDefinition {
    * the preset is too, so quotes and runs answer 503 instead of failing half-way.
    */
   steps?: readonly ModelDefinition[];
-  /** Null when it can run here now; else why not (its catalog entry says so, quotes and runs get 503). */
+  /**
+   * Null when it can run here now; else why not, for a while (a remote provider found down): its
+   * catalog entry says out_of_service, quotes and runs get 503 with Retry-After. Something missing
+   * from this install is `missingInstall`, never this.
+   */
   unavailableReason?(): { message: string; until: string | null } | null;
+  /**
+   * Null when everything it needs is installed on this server; else what is missing (`what`, e.g.
+   * "the espeak-ng program") and how to install it (`install`, e.g. "apt-get install espeak-ng").
+   * A fact about the install, not an outage: its catalog entry says not_installed, and quotes
+   * and runs get 503 without Retry-After and a message naming the fix.
+   */
+  missingInstall?(): { what: string; install: string } | null;
   run(input: Record<string, unknown>, tools: RunTools): Promise<ModelOutput[]>;
 }
 

@@ -7,7 +7,8 @@ import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../core/json-schema";
 import { parseUsd } from "../core/money";
 import type { Modality, ModelLifecycle, ModelPricing, PriceOverride } from "../models/types";
 import { arrayAt, describe, fail, isCalendarDate, objectAt, stringAt, type JsonObject } from "./json-fields";
-import type { ProviderConfig, RemoteEntryConfig } from "./types";
+import type { ParseContext, ProviderKind } from "./kind";
+import type { RemoteEntryConfig } from "./types";
 
 const ENTRY_FIELDS = [
   "id", "upstream_model", "name", "creator", "description", "modality", "tasks",
@@ -17,8 +18,6 @@ const ENTRY_FIELDS = [
 /** Revision of an entry whose file gives none: the date this adapter protocol was settled. */
 export const DEFAULT_REVISION = "2026-11-22";
 
-/** What each adapter kind can produce. */
-const KIND_MODALITIES: Record<ProviderConfig["kind"], readonly Modality[]> = { "openai-images": ["image"] };
 
 const TASK_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -61,7 +60,7 @@ function parseLifecycle(value: unknown, path: string): ModelLifecycle | null {
   return { deprecated_at, sunset_at, replaced_by: (replaced as string | null | undefined) ?? null };
 }
 
-function parseInputSchema(value: unknown, path: string, kind: ProviderConfig["kind"], ajv: Ajv2020): JsonSchemaObject {
+function parseInputSchema(value: unknown, path: string, ajv: Ajv2020): JsonSchemaObject {
   if (value === null || typeof value !== "object" || Array.isArray(value)) fail(path, `must be a JSON Schema object; got ${describe(value)}.`);
   const schema = value as JsonSchemaObject;
   if (schema.$schema !== undefined && schema.$schema !== JSON_SCHEMA_2020) fail(`${path}.$schema`, `must be "${JSON_SCHEMA_2020}" or left out.`);
@@ -71,12 +70,6 @@ function parseInputSchema(value: unknown, path: string, kind: ProviderConfig["ki
     ajv.compile(schema);
   } catch (err) {
     fail(path, `is not a valid JSON Schema 2020-12 (strict mode): ${(err as Error).message}`);
-  }
-  if (kind === "openai-images") {
-    const prompt = schema.properties?.prompt;
-    if (prompt?.type !== "string" || !schema.required?.includes("prompt")) {
-      fail(`${path}.properties.prompt`, 'must be a required string field: an "openai-images" provider always needs a prompt.');
-    }
   }
   return { $schema: JSON_SCHEMA_2020, ...schema };
 }
@@ -120,16 +113,18 @@ function parsePricing(value: unknown, path: string, schema: JsonSchemaObject): M
   return { unit, usd, drivers, overrides };
 }
 
-export function parseEntry(value: unknown, path: string, provider: { id: string; kind: ProviderConfig["kind"] }, ajv: Ajv2020): RemoteEntryConfig {
-  const entry = objectAt(value, path, ENTRY_FIELDS);
+export function parseEntry(value: unknown, path: string, provider: { id: string; kind: ProviderKind }, ajv: Ajv2020, ctx: ParseContext): RemoteEntryConfig {
+  const { kind } = provider;
+  const entry = objectAt(value, path, [...ENTRY_FIELDS, ...kind.entryFields]);
   const id = parseId(entry, path);
-  const modality = stringAt(entry, "modality", path, { oneOf: KIND_MODALITIES[provider.kind] }) as Modality;
+  const modality = stringAt(entry, "modality", path, { oneOf: kind.modalities }) as Modality;
   const revision = stringAt(entry, "revision", path, { fallback: DEFAULT_REVISION });
   if (!isCalendarDate(revision)) fail(`${path}.revision`, `must be a date such as 2026-11-22; got "${revision}".`);
-  const inputSchema = parseInputSchema(entry.input_schema, `${path}.input_schema`, provider.kind, ajv);
+  const inputSchema = parseInputSchema(entry.input_schema, `${path}.input_schema`, ajv);
+  const options = kind.parseEntry?.(entry, path, inputSchema, ctx) ?? {};
   return {
     id,
-    upstreamModel: stringAt(entry, "upstream_model", path, { maxLength: 200 }),
+    upstreamModel: kind.upstreamModelRequired ? stringAt(entry, "upstream_model", path, { maxLength: 200 }) : stringAt(entry, "upstream_model", path, { maxLength: 200, fallback: "" }),
     name: stringAt(entry, "name", path, { maxLength: 100 }),
     creator: stringAt(entry, "creator", path, { fallback: provider.id, maxLength: 100 }),
     description: stringAt(entry, "description", path, { maxLength: 1000 }),
@@ -140,5 +135,6 @@ export function parseEntry(value: unknown, path: string, provider: { id: string;
     lifecycle: parseLifecycle(entry.lifecycle, `${path}.lifecycle`),
     inputSchema,
     pricing: parsePricing(entry.pricing, `${path}.pricing`, inputSchema),
+    options,
   };
 }

@@ -3,8 +3,12 @@ import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
 import { ModelError, type ImageOutput, type ModelDefinition } from "../models/types";
+import { fakePng } from "./fake-media";
 import { remoteModels } from "./index";
+import { openAiImagesAdapter } from "./openai-images";
 import { parseProvidersFile } from "./providers-file";
+import { remoteModelDefinition } from "./remote-model";
+import { failureOf } from "./test-failures";
 import { eventually, sendJson, startTestServer, type RecordedRequest, type TestServer } from "./test-server";
 
 const KEY = "sk-test-4f9a";
@@ -49,23 +53,24 @@ function acmeModel(baseUrl: string, timeoutMs = 5_000): ModelDefinition {
   return model!;
 }
 
-/** A real PNG whose two halves take their colours from `text`, so different prompts differ. */
-async function twoTonePng(width: number, height: number, text: string): Promise<Buffer> {
-  let hash = 2166136261;
-  for (const c of text) hash = Math.imul(hash ^ c.charCodeAt(0), 16777619) >>> 0;
-  const raw = Buffer.alloc(width * height * 3);
-  for (let i = 0; i < width * height; i++) {
-    const shift = i % width < width / 2 ? 0 : 8;
-    raw.set([(hash >>> shift) & 255, (hash >>> (shift + 4)) & 255, (hash >>> (shift + 16)) & 255], i * 3);
-  }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer();
+/** A public-looking storage host for result links; the test's fetch sends its requests to a local server. */
+const STORAGE = "http://storage.example.test";
+
+/** The model with a fetch that serves STORAGE from `storageUrl` (real storage hosts are not on this machine). */
+function acmeModelWithStorage(baseUrl: string, storageUrl: string): ModelDefinition {
+  const [provider] = parseProvidersFile(providersFile(baseUrl, 5_000), { ACME_API_KEY: KEY });
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    return globalThis.fetch(url.startsWith(STORAGE) ? storageUrl + url.slice(STORAGE.length) : input, init);
+  };
+  return remoteModelDefinition(provider!, provider!.entries[0]!, openAiImagesAdapter(provider!, fetch));
 }
 
 /** What an OpenAI-compatible provider does with a generation request: n images of `size`. */
 async function imagesFor(request: RecordedRequest): Promise<Buffer[]> {
   const body = JSON.parse(request.body) as { prompt: string; n: number; size: string };
   const [width, height] = body.size.split("x").map(Number) as [number, number];
-  return Promise.all(Array.from({ length: body.n }, (_, i) => twoTonePng(width, height, `${body.prompt}#${i}`)));
+  return Promise.all(Array.from({ length: body.n }, (_, i) => fakePng(width, height, `${body.prompt}#${i}`)));
 }
 
 async function answerB64(request: RecordedRequest, res: ServerResponse, served: Buffer[] = []): Promise<void> {
@@ -76,12 +81,7 @@ async function answerB64(request: RecordedRequest, res: ServerResponse, served: 
 
 /** The run fails with a message fit for the person (a ModelError, which the engine shows). */
 async function expectModelError(run: Promise<unknown>, message: string): Promise<void> {
-  const error = await run.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  expect((error as Error).message).toBe(message);
+  expect((await failureOf(run, ModelError)).message).toBe(message);
 }
 
 let server: TestServer | null = null;
@@ -122,15 +122,15 @@ describe("openai-images provider", () => {
   });
 
   it("fetches url results, finds their type from the bytes, and sends the key to the provider's own host only", async () => {
-    const jpeg = await sharp(await twoTonePng(40, 30, "harbour")).jpeg().toBuffer();
+    const jpeg = await sharp(await fakePng(40, 30, "harbour")).jpeg().toBuffer();
     other = await startTestServer((_request, res) => {
       res.writeHead(200, { "content-type": "application/octet-stream" }).end(jpeg);
     });
     server = await startTestServer((request, res) => {
       if (request.path === "/files/own.jpg") return void res.writeHead(200, { "content-type": "image/jpeg" }).end(jpeg);
-      sendJson(res, 200, { created: 1, data: [{ url: `${server!.url}/files/own.jpg` }, { url: `${other!.url}/bucket/x.jpg?sig=1` }] });
+      sendJson(res, 200, { created: 1, data: [{ url: `${server!.url}/files/own.jpg` }, { url: `${STORAGE}/bucket/x.jpg?sig=1` }] });
     });
-    const outputs = (await runModelForTest(acmeModel(server.url), { prompt: "a harbour", n: 2 })) as ImageOutput[];
+    const outputs = (await runModelForTest(acmeModelWithStorage(server.url, other.url), { prompt: "a harbour", n: 2 })) as ImageOutput[];
 
     expect(outputs.map((o) => [o.content_type, o.width, o.height])).toEqual([
       ["image/jpeg", 40, 30],
@@ -141,6 +141,18 @@ describe("openai-images provider", () => {
     expect(server.requests[1]!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(other.requests.map((r) => r.path)).toEqual(["/bucket/x.jpg?sig=1"]);
     expect(other.requests[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it("refuses a result link on a local address other than the provider's own (the AI SDK's download guard), without fetching it", async () => {
+    other = await startTestServer((_request, res) => void res.writeHead(200, { "content-type": "image/png" }).end());
+    server = await startTestServer((_request, res) => sendJson(res, 200, { created: 1, data: [{ url: `${other!.url}/private.png` }] }));
+    const model = acmeModel(server.url);
+    await expectModelError(
+      runModelForTest(model, { prompt: "a harbour" }),
+      "The provider acme gave a result link Atelier does not fetch (not http(s), or a local or private address).",
+    );
+    expect(other.requests).toHaveLength(0);
+    expect(model.unavailableReason!()).toBeNull();
   });
 
   it("passes on the provider's own message when it refuses the request (4xx), and stays in service", async () => {
@@ -227,6 +239,6 @@ describe("openai-images provider", () => {
     server = await startTestServer((_request, res) =>
       sendJson(res, 200, { data: [{ b64_json: Buffer.from("<html>not an image</html>").toString("base64") }] }),
     );
-    await expectModelError(runModelForTest(acmeModel(server.url), { prompt: "a fox" }), "The provider acme returned a result that is not a PNG, JPEG, WebP, GIF or AVIF image.");
+    await expectModelError(runModelForTest(acmeModel(server.url), { prompt: "a fox" }), "The provider acme returned a result that is not an image Atelier serves (PNG, JPEG, WebP, GIF or AVIF).");
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../core/input-validation";
 import { priceInput } from "../core/pricing";
 import { JSON_SCHEMA_2020 } from "../core/json-schema";
+import { PROVIDER_KINDS } from "./kinds";
 import { parseProvidersFile, ProvidersFileError } from "./providers-file";
 
 type Json = Record<string, unknown>;
@@ -80,8 +81,13 @@ describe("parseProvidersFile", () => {
 
   it.each<[string, unknown, string]>([
     ["bad JSON", "{ providers: [", "The providers file is not valid JSON"],
-    ["a misspelt field", { providers: [provider({ apikey_env: "X" })] }, "providers[0].apikey_env is not a known field; the fields are: id, kind, base_url, api_key_env, timeout_ms, entries."],
-    ["an unknown kind", { providers: [provider({ kind: "replicate" })] }, 'providers[0].kind must be one of "openai-images"; got "replicate".'],
+    ["a misspelt field", { providers: [provider({ apikey_env: "X" })] }, "providers[0].apikey_env is not a known field; the fields are: id, kind, base_url, api_key_env, timeout_ms, job_timeout_ms, entries."],
+    [
+      "an unknown kind",
+      { providers: [provider({ kind: "no-such-kind" })] },
+      `providers[0].kind must be one of ${Object.keys(PROVIDER_KINDS).map((k) => `"${k}"`).join(", ")}; got "no-such-kind".`,
+    ],
+    ["a job timeout out of range", { providers: [provider({ job_timeout_ms: 10 })] }, "providers[0].job_timeout_ms must be a whole number from 1000 to 86400000; got 10."],
     ["a reserved provider id", { providers: [provider({ id: "atelier" })] }, 'providers[0].id must not be "atelier"'],
     ["a relative base URL", { providers: [provider({ base_url: "api.acme.example" })] }, 'providers[0].base_url must be an absolute http(s) URL'],
     ["a timeout out of range", { providers: [provider({ timeout_ms: 10 })] }, "providers[0].timeout_ms must be a whole number from 100 to 3600000; got 10."],

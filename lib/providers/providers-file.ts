@@ -9,6 +9,7 @@
 //       "base_url": "https://api.acme.example",
 //       "api_key_env": "ACME_API_KEY",         // optional: the variable holding the key (sent as Bearer)
 //       "timeout_ms": 60000,                   // optional, 100..3600000: limit for one call, results included
+//       "job_timeout_ms": 3600000,             // optional, 1000..86400000: limit for a queued job (default 15 min)
 //       "entries": [
 //         {
 //           "id": "acme/image-1",              // catalog id; never "atelier/…", no "@version"
@@ -32,13 +33,14 @@
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { parseEntry } from "./entry-config";
-import { arrayAt, fail, integerAt, objectAt, ProvidersFileError, stringAt } from "./json-fields";
+import { arrayAt, describe, fail, integerAt, objectAt, ProvidersFileError, stringAt, type JsonObject } from "./json-fields";
+import type { ParseContext } from "./kind";
+import { PROVIDER_KINDS } from "./kinds";
 import type { ProviderConfig } from "./types";
 
 export { ProvidersFileError } from "./json-fields";
 
-const PROVIDER_FIELDS = ["id", "kind", "base_url", "api_key_env", "timeout_ms", "entries"] as const;
-const KINDS: readonly ProviderConfig["kind"][] = ["openai-images"];
+const PROVIDER_FIELDS = ["id", "kind", "base_url", "api_key_env", "timeout_ms", "job_timeout_ms", "entries"] as const;
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
 function parseBaseUrl(raw: string, path: string): string {
@@ -65,36 +67,39 @@ function parseApiKey(value: unknown, path: string, env: Record<string, string | 
   return key;
 }
 
-function parseProvider(
-  value: unknown,
-  path: string,
-  env: Record<string, string | undefined>,
-  ajv: Ajv2020,
-): ProviderConfig {
-  const provider = objectAt(value, path, PROVIDER_FIELDS);
+function parseProvider(value: unknown, path: string, ctx: ParseContext, ajv: Ajv2020): ProviderConfig {
+  // The kind first: it says which further fields the provider and its entries may have.
+  if (value === null || typeof value !== "object" || Array.isArray(value)) fail(path, `must be an object; got ${describe(value)}.`);
+  const kindName = stringAt(value as JsonObject, "kind", path, { oneOf: Object.keys(PROVIDER_KINDS) });
+  const kind = PROVIDER_KINDS[kindName]!;
+  const provider = objectAt(value, path, [...PROVIDER_FIELDS, ...kind.providerFields]);
   const id = stringAt(provider, "id", path, {
     maxLength: 40,
     pattern: /^[a-z0-9]+(-[a-z0-9]+)*$/,
     patternText: "lower-case letters, digits and dashes, such as \"acme\"",
   });
   if (id === "atelier") fail(`${path}.id`, 'must not be "atelier", which names the built-in models.');
-  const kind = stringAt(provider, "kind", path, { oneOf: KINDS }) as ProviderConfig["kind"];
+  const baseUrl = kind.baseUrlRequired || provider.base_url !== undefined ? parseBaseUrl(stringAt(provider, "base_url", path), `${path}.base_url`) : "";
+  const options = kind.parseProvider?.(provider, path, ctx) ?? {};
   const entries = arrayAt(provider.entries, `${path}.entries`, { min: 1 });
   return {
     id,
-    kind,
-    baseUrl: parseBaseUrl(stringAt(provider, "base_url", path), `${path}.base_url`),
-    apiKey: parseApiKey(provider.api_key_env, path, env),
+    kind: kind.name,
+    baseUrl,
+    apiKey: parseApiKey(provider.api_key_env, path, ctx.env),
     timeoutMs: integerAt(provider, "timeout_ms", path, { fallback: DEFAULT_TIMEOUT_MS, min: 100, max: 3_600_000 }),
-    entries: entries.map((entry, i) => parseEntry(entry, `${path}.entries[${i}]`, { id, kind }, ajv)),
+    jobTimeoutMs: provider.job_timeout_ms === undefined ? null : integerAt(provider, "job_timeout_ms", path, { fallback: 0, min: 1_000, max: 24 * 3_600_000 }),
+    options,
+    entries: entries.map((entry, i) => parseEntry(entry, `${path}.entries[${i}]`, { id, kind }, ajv, ctx)),
   };
 }
 
 /**
  * The providers of a providers file, validated, with their keys resolved from `env` (given by
- * lib/config.ts, the only reader of process.env). Throws ProvidersFileError naming the field.
+ * lib/config.ts, the only reader of process.env), relative paths read from `baseDir` (the file's
+ * folder). Throws ProvidersFileError naming the field.
  */
-export function parseProvidersFile(text: string, env: Record<string, string | undefined>): ProviderConfig[] {
+export function parseProvidersFile(text: string, env: Record<string, string | undefined>, baseDir = process.cwd()): ProviderConfig[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -105,7 +110,8 @@ export function parseProvidersFile(text: string, env: Record<string, string | un
   // Same settings as lib/core/input-validation.ts, so a schema that loads here also validates there.
   const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true, verbose: true });
   addFormats(ajv);
-  const providers = arrayAt(root.providers, "providers").map((p, i) => parseProvider(p, `providers[${i}]`, env, ajv));
+  const ctx: ParseContext = { baseDir, env };
+  const providers = arrayAt(root.providers, "providers").map((p, i) => parseProvider(p, `providers[${i}]`, ctx, ajv));
   const seenProviders = new Set<string>();
   const seenEntries = new Set<string>();
   providers.forEach((provider, i) => {

@@ -29,10 +29,11 @@ const ENTRY: RemoteEntryConfig = {
     additionalProperties: false,
   },
   pricing: { unit: "image", usd: "0.10", drivers: [], overrides: [] },
+  options: {},
 };
 
 function configFor(url: string): ProviderConfig {
-  return { id: "slowco", kind: "openai-images", baseUrl: url, apiKey: null, timeoutMs: 2_000, entries: [ENTRY] };
+  return { id: "slowco", kind: "openai-images", baseUrl: url, apiKey: null, timeoutMs: 2_000, jobTimeoutMs: null, options: {}, entries: [ENTRY] };
 }
 
 function jobsAdapter(url: string, billsOnSubmit: boolean): ProviderAdapter {
@@ -51,7 +52,7 @@ function jobsAdapter(url: string, billsOnSubmit: boolean): ProviderAdapter {
     billsOnSubmit,
     health,
     async submit(request, signal) {
-      return result(await fetch(`${url}/jobs`, { method: "POST", body: JSON.stringify(request), signal }));
+      return result(await fetch(`${url}/jobs`, { method: "POST", body: JSON.stringify({ upstreamModel: request.upstreamModel, input: request.input }), signal }));
     },
     async poll(jobId, signal) {
       return result(await fetch(`${url}/jobs/${jobId}`, { signal }));

@@ -3,9 +3,10 @@
 // bills on submit) and, for providers that answer with a job, polls it with backoff; then it
 // shares the provider's health (down until …, or up again) with every process on the store.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ImageOutput, ModelDefinition, RunTools } from "../models/types";
+import type { ModelDefinition, ModelOutput, RunTools } from "../models/types";
 import { providerUnavailableReason } from "./health";
-import { ProviderError, type ProviderAdapter, type ProviderConfig, type RemoteEntryConfig } from "./types";
+import { measureOutput } from "./measure-output";
+import { ProviderError, type FetchedOutput, type ProviderAdapter, type ProviderConfig, type RemoteEntryConfig } from "./types";
 
 export { providerUnavailableReason } from "./health";
 
@@ -34,10 +35,11 @@ async function waitForJob(
   jobId: string,
   tools: RunTools,
   options: PollOptions,
-): Promise<ImageOutput[]> {
+): Promise<Array<ModelOutput | FetchedOutput>> {
   const deadline = Date.now() + options.maxWaitMs;
   let delay = options.firstPollMs;
   let failures = 0;
+  let uncancelable = false;
   try {
     for (;;) {
       if (Date.now() + delay > deadline) {
@@ -55,6 +57,11 @@ async function waitForJob(
       }
       failures = 0;
       if (result.kind === "done") return result.outputs;
+      if (result.started && !adapter.billsOnSubmit && !uncancelable) {
+        // Throws if the run was canceled meanwhile; the catch below then cancels at the provider.
+        await tools.markUncancelable("provider");
+        uncancelable = true;
+      }
     }
   } catch (err) {
     // Canceled, given up or failed: ask the provider to stop, so it does not work (or bill) for nothing.
@@ -89,10 +96,10 @@ export function remoteModelDefinition(
       // Past this point cancel answers 409 (SPEC.md States): the provider bills once it has the request.
       if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
       tools.signal.throwIfAborted();
-      let outputs: ImageOutput[];
+      let fetched: Array<ModelOutput | FetchedOutput>;
       try {
-        const submitted = await adapter.submit({ upstreamModel: entry.upstreamModel, input }, tools.signal);
-        outputs = submitted.kind === "done" ? submitted.outputs : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
+        const submitted = await adapter.submit({ upstreamModel: entry.upstreamModel, input, entry, readFile: (id) => tools.readFile(id) }, tools.signal);
+        fetched = submitted.kind === "done" ? submitted.outputs : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
       } catch (err) {
         // The adapter marked the provider down (5xx, unreachable, timeout): tell the other processes.
         // The run's own error matters more than the report, which this process's health still holds.
@@ -103,7 +110,8 @@ export function remoteModelDefinition(
       // A good answer ends an outage another process may have recorded (best effort: the outputs
       // are paid for, and a row left behind lapses by itself).
       await tools.reportProviderHealth(provider.id, null).catch(() => undefined);
-      return outputs;
+      const measure = { providerId: provider.id, ffmpegPath: tools.ffmpegPath, signal: tools.signal };
+      return Promise.all(fetched.map((output) => measureOutput(output, entry.modality, measure)));
     },
   };
 }

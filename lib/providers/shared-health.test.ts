@@ -29,6 +29,8 @@ function config(baseUrl: string): ProviderConfig {
     baseUrl,
     apiKey: null,
     timeoutMs: 5_000,
+    jobTimeoutMs: null,
+    options: {},
     entries: [
       {
         id: ID,
@@ -48,6 +50,7 @@ function config(baseUrl: string): ProviderConfig {
           additionalProperties: false,
         },
         pricing: { unit: "image", usd: "0.05", drivers: [], overrides: [] },
+        options: {},
       },
     ],
   };

@@ -1,6 +1,6 @@
 // What a remote provider adapter offers (lib/providers): submit a request, poll a job, maybe
 // cancel it, and a health record the catalog reads to answer 503 while the provider is down.
-import type { ImageOutput, ModelLifecycle, ModelPricing, ModelStatus, Modality } from "../models/types";
+import type { ModelLifecycle, ModelOutput, ModelPricing, ModelStatus, Modality } from "../models/types";
 import { ModelError } from "../models/types";
 import type { JsonSchemaObject } from "../core/json-schema";
 
@@ -8,7 +8,7 @@ import type { JsonSchemaObject } from "../core/json-schema";
 export interface RemoteEntryConfig {
   /** Catalog id, `<creator>/<name>`; never `atelier/…`. */
   id: string;
-  /** The model name the provider knows it by. */
+  /** The model name the provider knows it by ("" for kinds that have none, such as a ComfyUI workflow). */
   upstreamModel: string;
   name: string;
   creator: string;
@@ -20,19 +20,25 @@ export interface RemoteEntryConfig {
   lifecycle: ModelLifecycle | null;
   inputSchema: JsonSchemaObject;
   pricing: ModelPricing;
+  /** What the entry's kind-specific fields parsed to (ProviderKind.parseEntry); {} when it has none. */
+  options: Record<string, unknown>;
 }
 
 export interface ProviderConfig {
   /** Shown as a run's `provider`. */
   id: string;
-  /** Which adapter speaks to it (its protocol). */
-  kind: "openai-images";
+  /** Which adapter speaks to it (its protocol): a key of PROVIDER_KINDS (lib/providers/kinds.ts). */
+  kind: string;
   /** Without a trailing slash. */
   baseUrl: string;
   /** Resolved from `api_key_env`; null when the provider needs no key. */
   apiKey: string | null;
   /** Limit for one call to the provider, fetching its results included. */
   timeoutMs: number;
+  /** How long a queued job (ComfyUI, Replicate, fal…) may take before it is given up; null for the engine's default. */
+  jobTimeoutMs: number | null;
+  /** What the provider's kind-specific fields parsed to (ProviderKind.parseProvider); {} when it has none. */
+  options: Record<string, unknown>;
   entries: RemoteEntryConfig[];
 }
 
@@ -40,10 +46,32 @@ export interface ProviderRequest {
   upstreamModel: string;
   /** The validated input, defaults filled. */
   input: Record<string, unknown>;
+  /** The entry being run (its kind-specific `options` included). */
+  entry: RemoteEntryConfig;
+  /** The bytes of a workspace file named by a file input (`file_…`), to send to the provider. */
+  readFile(fileId: string): Promise<{ data: Buffer; contentType: string }>;
 }
 
-/** Outputs are fetched into memory; the engine stores them in blobs. */
-export type ProviderResult = { kind: "done"; outputs: ImageOutput[] } | { kind: "pending"; jobId: string };
+/**
+ * A provider's output as fetched: bytes and the type the provider said (null when it said none).
+ * The remote entry measures it (lib/providers/measure-output.ts: an image's size, a video's size,
+ * duration and poster, a sound's duration) into a ModelOutput of the entry's modality, so
+ * adapters never probe media themselves.
+ */
+export interface FetchedOutput {
+  type: "file";
+  data: Buffer;
+  content_type: string | null;
+}
+
+/**
+ * Outputs are fetched into memory (never a provider's URL: it expires and names the provider);
+ * the engine stores them in blobs.
+ */
+export type ProviderResult =
+  | { kind: "done"; outputs: Array<ModelOutput | FetchedOutput> }
+  /** `started`: the provider now bills this job even if it is canceled (fal IN_PROGRESS); the run passes its cancel point. */
+  | { kind: "pending"; jobId: string; started?: boolean };
 
 export interface ProviderHealth {
   lastFailure: { at: string; message: string } | null;

@@ -1,9 +1,11 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Kysely, Migrator, sql, type MigrationResultSet } from "kysely";
+import type { Logger } from "pino";
 import type { Database, Db } from "./database";
 import { postgresDialect, sqliteDialect, type DialectName } from "./dialects";
 import { MIGRATIONS } from "./migrations";
+import { outageSummary } from "./unreachable";
 
 export interface Store {
   db: Kysely<Database>;
@@ -17,13 +19,25 @@ export interface StoreOptions {
   dataDir: string;
   /** PostgreSQL schema to use (tests give each run its own). */
   searchPath?: string;
+  /** PostgreSQL application_name of the pool's connections; "atelier" unless told. */
+  applicationName?: string;
+  /** Where a pooled connection dropped while idle (PostgreSQL restarted) is reported; at warn. */
+  logger?: Pick<Logger, "warn">;
 }
+
+/** The application_name of Atelier's PostgreSQL connections, so ops can tell them apart. */
+export const DEFAULT_APPLICATION_NAME = "atelier";
 
 export function openStore(options: StoreOptions): Store {
   let dialect;
   let name: DialectName;
   if (options.databaseUrl) {
-    dialect = postgresDialect(options.databaseUrl, { searchPath: options.searchPath });
+    const logger = options.logger;
+    dialect = postgresDialect(options.databaseUrl, {
+      searchPath: options.searchPath,
+      applicationName: options.applicationName ?? DEFAULT_APPLICATION_NAME,
+      onIdleConnectionError: (err) => logger?.warn({ cause: outageSummary(err) }, "an idle database connection was dropped; the pool opens a new one when needed"),
+    });
     name = "postgres";
   } else {
     mkdirSync(options.dataDir, { recursive: true });
@@ -57,7 +71,7 @@ export async function migrateStore(store: Store): Promise<MigrationResultSet> {
   }
   // Kysely takes no lock on SQLite (it assumes one connection), so two processes would both
   // run the same migration. Hold SQLite's write lock for the whole migration instead: the
-  // second process waits (busy_timeout), then finds nothing left to do.
+  // second process waits for the lock (lib/store/dialects.ts), then finds nothing left to do.
   return store.db.connection().execute(async (connection) => {
     await sql`begin immediate`.execute(connection);
     try {

@@ -1,114 +1,83 @@
-// Text to speech with eSpeak NG. eSpeak NG is GPL-3 and Atelier is Apache-2.0, so it is never
-// linked or bundled: the server's own `espeak-ng` program is run as a separate child process
-// (text on stdin, WAV on stdout), and the model is out of service where it is not installed.
+// Text to speech. Flite (compiled to WASI, an npm dependency: ./flite.ts) speaks English on every
+// server with nothing installed but npm's packages. Where the server also has eSpeak NG (a GPL-3
+// program, only ever run as a separate process: ./espeak.ts), its languages are offered too.
+// The input schema's voice list is exactly what this install can speak, read from the program
+// search path when the catalog is built (lib/boot.ts installCatalog).
+import type { JsonSchemaObject } from "../../core/json-schema";
 import { programSearchPath } from "../host";
-import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import path from "node:path";
 import { objectSchema } from "../shared/fields";
 import { ModelError, type ModelDefinition } from "../types";
 import { audioFormatField, audioOutput, type AudioFormat } from "./encode";
-import { normalizeWav, parseWav } from "./wav";
+import { ESPEAK_PROGRAM, findEspeak, runEspeak } from "./espeak";
+import { FLITE_PACKAGE, fliteWasmPath, runFlite } from "./flite";
+import { decodeWav, encodeWav, normalizeWav, parseWav } from "./wav";
 
-const PROGRAM = "espeak-ng";
-const NOT_INSTALLED = "Text to speech needs the espeak-ng program, which is not installed on this server.";
+interface FliteVoice {
+  id: string;
+  label: string;
+  engine: "flite";
+  /** The voice built into flite.wasm. */
+  flite: string;
+  /** Its median pitch in Hz at its own settings (measured): where pitch 50 puts it. */
+  f0: number;
+  /** Words a minute it reads at its own settings (measured): where speed 165 is slowed from. */
+  wpm: number;
+}
+
+interface EspeakVoice {
+  id: string;
+  label: string;
+  engine: "espeak";
+  /** The eSpeak NG voice ("+f3" is a female variant). */
+  espeak: string;
+}
+
+export type SpeechVoice = FliteVoice | EspeakVoice;
 
 /**
- * The voices offered: our id, the eSpeak NG voice it runs ("+f3" is a female variant) and a label.
- * Some spellings ignore a variant ("en-gb+f3", "fr-fr+f3" stay male), hence "en+f3", "fr+f3".
+ * Flite's voices, on every server. Left out: kal (the same speaker as kal16 at 8 kHz), awb_time
+ * (it only tells the time), and rms, whose intonation model ignores the pitch setting (measured).
  */
-export const SPEECH_VOICES = [
-  { id: "en-us", espeak: "en-us", label: "English (US), male" },
-  { id: "en-us-female", espeak: "en-us+f3", label: "English (US), female" },
-  { id: "en-gb", espeak: "en-gb", label: "English (UK), male" },
-  { id: "en-gb-female", espeak: "en+f3", label: "English (UK), female" },
-  { id: "en-scotland", espeak: "en-gb-scotland", label: "English (Scotland), male" },
-  { id: "fr", espeak: "fr-fr", label: "French, male" },
-  { id: "fr-female", espeak: "fr+f3", label: "French, female" },
-  { id: "de", espeak: "de", label: "German, male" },
-  { id: "de-female", espeak: "de+f3", label: "German, female" },
-  { id: "es", espeak: "es", label: "Spanish (Spain), male" },
-  { id: "es-female", espeak: "es+f3", label: "Spanish (Spain), female" },
-  { id: "it", espeak: "it", label: "Italian, male" },
-  { id: "it-female", espeak: "it+f3", label: "Italian, female" },
-  { id: "pt-br", espeak: "pt-br", label: "Portuguese (Brazil), male" },
-  { id: "pt-br-female", espeak: "pt-br+f3", label: "Portuguese (Brazil), female" },
-  { id: "nl", espeak: "nl", label: "Dutch, male" },
-] as const;
+export const FLITE_VOICES: readonly FliteVoice[] = [
+  { id: "en-us", label: "English (US), male", engine: "flite", flite: "kal16", f0: 95, wpm: 210 },
+  { id: "en-us-female", label: "English (US), female", engine: "flite", flite: "slt", f0: 170, wpm: 196 },
+  { id: "en-scotland", label: "English (Scotland), male", engine: "flite", flite: "awb", f0: 130, wpm: 196 },
+];
 
-/** Why speech cannot run on this server, or null when `espeak-ng` is on `searchPath` (a PATH). */
-export function speechUnavailableReason(searchPath: string): string | null {
-  for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
-    try {
-      accessSync(path.join(dir, PROGRAM), constants.X_OK);
-      return null;
-    } catch {
-      // not in this directory
-    }
-  }
-  return NOT_INSTALLED;
+/**
+ * eSpeak NG's voices, offered where `espeak-ng` is installed. Some spellings ignore a variant
+ * ("en-gb+f3", "fr-fr+f3" stay male), hence "en+f3", "fr+f3".
+ */
+export const ESPEAK_VOICES: readonly EspeakVoice[] = [
+  { id: "en-gb", label: "English (UK), male", engine: "espeak", espeak: "en-gb" },
+  { id: "en-gb-female", label: "English (UK), female", engine: "espeak", espeak: "en+f3" },
+  { id: "fr", label: "French, male", engine: "espeak", espeak: "fr-fr" },
+  { id: "fr-female", label: "French, female", engine: "espeak", espeak: "fr+f3" },
+  { id: "de", label: "German, male", engine: "espeak", espeak: "de" },
+  { id: "de-female", label: "German, female", engine: "espeak", espeak: "de+f3" },
+  { id: "es", label: "Spanish (Spain), male", engine: "espeak", espeak: "es" },
+  { id: "es-female", label: "Spanish (Spain), female", engine: "espeak", espeak: "es+f3" },
+  { id: "it", label: "Italian, male", engine: "espeak", espeak: "it" },
+  { id: "it-female", label: "Italian, female", engine: "espeak", espeak: "it+f3" },
+  { id: "pt-br", label: "Portuguese (Brazil), male", engine: "espeak", espeak: "pt-br" },
+  { id: "pt-br-female", label: "Portuguese (Brazil), female", engine: "espeak", espeak: "pt-br+f3" },
+  { id: "nl", label: "Dutch, male", engine: "espeak", espeak: "nl" },
+];
+
+const ALL_VOICES: readonly SpeechVoice[] = [...FLITE_VOICES, ...ESPEAK_VOICES];
+
+/** The voices this install can speak: Flite's always, eSpeak NG's when `espeak-ng` is on `searchPath`. */
+export function speechVoices(searchPath: string): SpeechVoice[] {
+  return findEspeak(searchPath) === null ? [...FLITE_VOICES] : [...ALL_VOICES];
 }
 
-// Every catalog listing and quote asks; a walk of PATH per request cost a third of GET /v1/models
-// (bench profile). Installing or removing the program shows within this many milliseconds.
-const RECHECK_MS = 5_000;
-let lastCheck: { searchPath: string; at: number; reason: string | null } | null = null;
+const NO_ESPEAK_NOTE =
+  " More languages (British English, French, German, Spanish, Italian, Portuguese, Dutch) come with eSpeak NG:" +
+  " install it on the server (apt-get install espeak-ng) and restart Atelier.";
 
-function checkedRecently(searchPath: string, now = Date.now()): string | null {
-  if (lastCheck && lastCheck.searchPath === searchPath && now - lastCheck.at < RECHECK_MS) return lastCheck.reason;
-  lastCheck = { searchPath, at: now, reason: speechUnavailableReason(searchPath) };
-  return lastCheck.reason;
-}
-
-/** Runs espeak-ng and resolves with the WAV it writes, sizes fixed (it streams an open-ended header). */
-function runEspeak(args: string[], text: string, signal: AbortSignal): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    // No shell: the text travels on stdin, so nothing in it is ever read as an option or command.
-    const child = spawn(PROGRAM, args, { stdio: ["pipe", "pipe", "pipe"], signal });
-    const out: Buffer[] = [];
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000);
-    });
-    child.on("error", (err: NodeJS.ErrnoException) => {
-      if (signal.aborted) return reject(signal.reason);
-      if (err.code === "ENOENT") return reject(new ModelError(NOT_INSTALLED));
-      reject(err);
-    });
-    child.on("close", (code) => {
-      if (signal.aborted) return reject(signal.reason);
-      if (code !== 0) return reject(new Error(`espeak-ng exited with code ${code}: ${stderr.trim().slice(-500)}`));
-      try {
-        resolve(normalizeWav(Buffer.concat(out)));
-      } catch (err) {
-        reject(new Error(`espeak-ng wrote no usable WAV: ${(err as Error).message}`));
-      }
-    });
-    child.stdin.on("error", () => {
-      // espeak-ng may exit before reading everything (killed on cancel); the exit tells what happened.
-    });
-    child.stdin.end(text, "utf8");
-  });
-}
-
-export const speech: ModelDefinition = {
-  id: "atelier/speech",
-  type: "model",
-  name: "Speech",
-  creator: "Atelier",
-  modality: "audio",
-  tasks: ["text-to-speech"],
-  description: "Reads text aloud with the offline eSpeak NG synthesizer: clear, robotic voices in a dozen languages.",
-  revision: "2026-11-22",
-  status: "stable",
-  pricing: { unit: "character", usd: "0.00002", drivers: ["text"], overrides: [] },
-  lifecycle: null,
-  unavailableReason() {
-    const message = checkedRecently(programSearchPath());
-    return message === null ? null : { message, until: null };
-  },
-  input_schema: objectSchema(
+function buildInputSchema(voices: readonly SpeechVoice[]): JsonSchemaObject {
+  const espeakMissing = !voices.some((v) => v.engine === "espeak");
+  return objectSchema(
     {
       text: {
         type: "string",
@@ -120,9 +89,9 @@ export const speech: ModelDefinition = {
       voice: {
         type: "string",
         title: "Voice",
-        description: `Language and speaker: ${SPEECH_VOICES.map((v) => `${v.id} is ${v.label}`).join("; ")}.`,
-        enum: SPEECH_VOICES.map((v) => v.id),
-        oneOf: SPEECH_VOICES.map((v) => ({ const: v.id, title: v.label })),
+        description: `Language and speaker: ${voices.map((v) => `${v.id} is ${v.label}`).join("; ")}.${espeakMissing ? NO_ESPEAK_NOTE : ""}`,
+        enum: voices.map((v) => v.id),
+        oneOf: voices.map((v) => ({ const: v.id, title: v.label })),
         default: "en-us",
       },
       speed: {
@@ -144,15 +113,109 @@ export const speech: ModelDefinition = {
       format: audioFormatField("mp3"),
     },
     ["text"],
-  ),
+  );
+}
+
+// One schema object per search path: input validation compiles each schema object once.
+const schemas = new Map<string, JsonSchemaObject>();
+
+/** The input schema for a server whose programs are on `searchPath`. */
+export function speechInputSchema(searchPath: string): JsonSchemaObject {
+  let schema = schemas.get(searchPath);
+  if (!schema) {
+    schema = buildInputSchema(speechVoices(searchPath));
+    schemas.set(searchPath, schema);
+  }
+  return schema;
+}
+
+/**
+ * Flite's settings for a speed (words a minute, 165 normal) and a pitch (0–99, 50 the voice's
+ * own): the duration stretches by the voice's own pace over the speed asked for, and the mean
+ * pitch moves by up to half an octave either way.
+ */
+export function fliteFeatures(voice: FliteVoice, speed: number, pitch: number): Record<string, number> {
+  return {
+    duration_stretch: voice.wpm / speed,
+    int_f0_target_mean: voice.f0 * 2 ** ((pitch - 50) / 100),
+  };
+}
+
+/** Flite reads ASCII English: accents off (café → cafe), typographic quotes and dashes plain. */
+export function textForFlite(text: string): string {
+  return text
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .replace(/[\u2018\u2019\u201A\u201B\u2032]/g, "'")
+    .replace(/[\u201C\u201D\u201E\u201F\u2033]/g, '"')
+    .replace(/[\u2010-\u2015]/g, "-");
+}
+
+/** Where Flite's output peaks: −1 dBFS. */
+const FLITE_PEAK = 0.89;
+
+/**
+ * Flite's voices come at different levels (kal16 peaks near −10 dBFS, awb near −3), so each
+ * WAV is raised (or lowered) to peak at the same level: every voice about as loud as the next.
+ */
+function evenLevel(wav: Buffer): Buffer {
+  const { sampleRate, channels } = decodeWav(wav);
+  let peak = 0;
+  for (const channel of channels) for (const v of channel) peak = Math.max(peak, Math.abs(v));
+  if (peak === 0) return wav;
+  const gain = Math.min(8, FLITE_PEAK / peak);
+  return encodeWav(
+    channels.map((channel) => channel.map((v) => v * gain)),
+    sampleRate,
+  );
+}
+
+let fliteInstalled: boolean | null = null;
+
+export const speech: ModelDefinition = {
+  id: "atelier/speech",
+  type: "model",
+  name: "Speech",
+  creator: "Atelier",
+  modality: "audio",
+  tasks: ["text-to-speech"],
+  description:
+    "Reads text aloud offline with Flite (US English, male and female, and Scottish English) and, where eSpeak NG is installed, in British English, French, German, Spanish, Italian, Portuguese and Dutch too.",
+  revision: "2026-11-24",
+  status: "stable",
+  pricing: { unit: "character", usd: "0.00002", drivers: ["text"], overrides: [] },
+  lifecycle: null,
+  missingInstall() {
+    // A dependency, so only an incomplete `npm install` lacks it; looked for once per process.
+    fliteInstalled ??= fliteWasmPath() !== null;
+    return fliteInstalled ? null : { what: `the npm package ${FLITE_PACKAGE}`, install: "npm install" };
+  },
+  get input_schema() {
+    return speechInputSchema(programSearchPath());
+  },
   async run(input, tools) {
     const text = input.text as string;
     if (!/\S/.test(text)) throw new ModelError("The text has nothing to say: it is only spaces.");
-    // -b 1: the text is UTF-8; --stdin: read it all as one text rather than line by line.
-    const voice = SPEECH_VOICES.find((v) => v.id === input.voice) ?? SPEECH_VOICES[0];
-    const args = ["-b", "1", "--stdin", "--stdout", "-v", voice.espeak, "-s", String(input.speed), "-p", String(input.pitch)];
-    const wav = await runEspeak(args, text, tools.signal);
-    if (parseWav(wav).dataLength === 0) throw new ModelError("The text has nothing eSpeak NG can pronounce.");
+    const voice = ALL_VOICES.find((v) => v.id === input.voice) ?? FLITE_VOICES[0]!;
+    const speed = input.speed as number;
+    const pitch = input.pitch as number;
+    let wav: Buffer;
+    if (voice.engine === "flite") {
+      const features = fliteFeatures(voice, speed, pitch);
+      wav = evenLevel(normalizeWav(await runFlite({ voice: voice.flite, text: textForFlite(text), features }, tools.signal)));
+    } else {
+      const program = findEspeak(programSearchPath());
+      if (program === null) {
+        throw new ModelError(
+          `The voice ${voice.id} needs the ${ESPEAK_PROGRAM} program, which is not installed on this server. ` +
+            `Install it (apt-get install ${ESPEAK_PROGRAM}) and restart Atelier, or choose one of ${FLITE_VOICES.map((v) => v.id).join(", ")}.`,
+        );
+      }
+      // -b 1: the text is UTF-8; --stdin: read it all as one text rather than line by line.
+      const args = ["-b", "1", "--stdin", "--stdout", "-v", voice.espeak, "-s", String(speed), "-p", String(pitch)];
+      wav = await runEspeak(program, args, text, tools.signal);
+    }
+    if (parseWav(wav).dataLength === 0) throw new ModelError(`The text has nothing the ${voice.id} voice can pronounce.`);
     tools.signal.throwIfAborted();
     return [await audioOutput(wav, input.format as AudioFormat, { ffmpegPath: tools.ffmpegPath, signal: tools.signal, bitrateKbps: 64 })];
   },

@@ -2,6 +2,7 @@
 // EXIF, so sizes and pixels are taken after auto-orient; and a file that cannot be decoded fails
 // the run with a message for the person, not an unexpected error.
 import sharp, { type Metadata, type Sharp } from "sharp";
+import { pixelLimitMessage } from "../../core/image-pixels";
 import { ModelError } from "../types";
 
 const UNREADABLE = "The input image could not be read: upload a PNG, JPEG, WebP, GIF, AVIF or TIFF file.";
@@ -14,13 +15,16 @@ const DECODE_FAILURE = /input|corrupt|premature|truncated|read error|bogus|unsup
 export async function displayedSize(data: Buffer): Promise<{ width: number; height: number }> {
   let meta: Metadata;
   try {
-    meta = await sharp(data).metadata();
+    // The header alone, whatever its size, so an image over the pixel limit is told so, not called unreadable.
+    meta = await sharp(data, { limitInputPixels: false }).metadata();
   } catch {
     throw new ModelError(UNREADABLE);
   }
   const width = meta.autoOrient?.width ?? meta.width ?? 0;
   const height = meta.autoOrient?.height ?? meta.height ?? 0;
   if (!width || !height) throw new ModelError(UNREADABLE);
+  const overLimit = pixelLimitMessage(width, height);
+  if (overLimit) throw new ModelError(`The input image is too large. ${overLimit} Scale it down and run again.`);
   return { width, height };
 }
 

@@ -1,9 +1,8 @@
 // Setting text for atelier/type-card with the fonts bundled in lib/models/fonts (never the
 // machine's own): Pango through sharp's text input, fitted into a box and capped in size.
-import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import sharp, { type OutputInfo } from "sharp";
+import { bundledFontDir } from "../shared/font-dir";
 import { escapeXml } from "./raster";
 
 export const FONTS = {
@@ -16,21 +15,11 @@ export const FONTS = {
 } as const;
 export type FontName = keyof typeof FONTS;
 
-let fontDirectory: string | undefined;
-
-/** The bundled fonts folder: beside this module in source, or under the working directory when bundled. */
+/** The bundled fonts folder (lib/models/fonts). */
 export function fontDir(): string {
-  if (fontDirectory) return fontDirectory;
-  const candidates: string[] = [];
-  try {
-    candidates.push(fileURLToPath(new URL("../fonts/", import.meta.url)));
-  } catch {
-    // import.meta.url is not a file URL inside some bundles; the working directory still works.
-  }
-  candidates.push(path.join(process.cwd(), "lib", "models", "fonts"));
-  fontDirectory = candidates.find((dir) => existsSync(path.join(dir, FONTS.sans.file)));
-  if (!fontDirectory) throw new Error(`type-card: bundled fonts not found in ${candidates.join(" or ")}`);
-  return fontDirectory;
+  const dir = bundledFontDir();
+  if (dir === null) throw new Error("type-card: the bundled fonts (lib/models/fonts) were not found");
+  return dir;
 }
 
 export interface SetText {
@@ -70,7 +59,7 @@ async function render(options: SetText, dpi: number, fit: boolean): Promise<{ da
     text: {
       text: markup(options),
       font: `${font.family} ${SIZE}`,
-      fontfile: path.join(fontDir(), font.file),
+      fontfile: path.join(/*turbopackIgnore: true*/ fontDir(), font.file),
       ...(options.width > 0 ? { width: Math.floor(options.width) } : {}),
       ...(fit ? { height: Math.floor(options.height) } : { dpi }),
       align: options.align,

@@ -70,6 +70,18 @@ describe("atelier/upscale", () => {
     expect((junk as Error).message).toBe("The input image could not be read: upload a PNG, JPEG, WebP, GIF, AVIF or TIFF file.");
   });
 
+  it("names the pixel limit for an image over it, rather than calling it unreadable", async () => {
+    // Only the header is read, so a huge picture costs nothing to refuse: a 20000×20000 PNG of one row.
+    const oneRow = await sharp({ create: { width: 20_000, height: 1, channels: 3, background: "#000" } }).png().toBuffer();
+    const huge = Buffer.from(oneRow);
+    huge.writeUInt32BE(20_000, 20); // IHDR height; sharp reads the header before any pixel
+    const refused = await runWith(huge, {}).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ModelError);
+    expect((refused as Error).message).toBe(
+      "The input image is too large. The image is 20000×20000 pixels (400,000,000), over the limit of 268,402,689 pixels (16,383×16,383). Scale it down and run again.",
+    );
+  });
+
   it("takes only a file ID as its image", () => {
     expect(() => validateModelInput(upscale.input_schema, { image: "https://example.com/a.png" }, { modelId: upscale.id })).toThrow(
       /expects a file ID/,

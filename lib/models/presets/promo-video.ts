@@ -132,7 +132,7 @@ async function withMusicBed(video: VideoOutput, input: Record<string, unknown>, 
   });
   if (music?.type !== "audio") throw new ModelError("The music step made no sound.");
   return withTempDir("promo-video", async (dir) => {
-    const [videoFile, musicFile, out] = ["video.mp4", "music.wav", "promo.mp4"].map((name) => path.join(dir, name)) as [string, string, string];
+    const [videoFile, musicFile, out] = ["video.mp4", "music.wav", "promo.mp4"].map((name) => path.join(/*turbopackIgnore: true*/ dir, name)) as [string, string, string];
     await Promise.all([writeFile(videoFile, video.data), writeFile(musicFile, music.data)]);
     await runFfmpeg(
       tools.ffmpegPath,

@@ -1,9 +1,7 @@
 // The title's lines, set once with Pango (through sharp) and then moved frame by frame as images:
 // wrapped to fit, shrunk when long, each line with a soft shadow so it reads on any colour.
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import sharp from "sharp";
+import { bundledFontFile } from "../shared/font-dir";
 
 export interface TitleLine {
   /** White text on transparent, PNG. */
@@ -24,14 +22,7 @@ const MAX_CHARS = 80;
 
 /** The bundled font (lib/models/fonts: same look on every machine), else fontconfig's sans. */
 function titleFont(): { name: string; file?: string } {
-  const dirs: string[] = [];
-  try {
-    dirs.push(fileURLToPath(new URL("../fonts/", import.meta.url)));
-  } catch {
-    // import.meta.url is not a file URL inside some bundles; the working directory still works.
-  }
-  dirs.push(path.join(process.cwd(), "lib", "models", "fonts"));
-  const file = dirs.map((dir) => path.join(dir, "DejaVuSans-Bold.ttf")).find((f) => existsSync(f));
+  const file = bundledFontFile("DejaVuSans-Bold.ttf");
   return file ? { name: "DejaVu Sans Bold", file } : { name: "Sans Bold" };
 }
 

@@ -45,6 +45,8 @@ export default async function ModelPage({ params }: { params: Params }) {
     listGenerations(ctx, { model: model.id, limit: "1" }, { createdBy: ctx.user.id }),
   ]);
   const out = model.availability.status !== "available";
+  // Something this server lacks is a fact to fix, not a pause to wait out: say what and how.
+  const notInstalled = model.availability.status === "not_installed";
   return (
     <div className="mx-auto max-w-7xl">
       <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
@@ -77,7 +79,11 @@ export default async function ModelPage({ params }: { params: Params }) {
             ) : null}
           </div>
         ) : null}
-        {out ? (
+        {notInstalled ? (
+          <div role="note" data-testid="not-installed-banner" className="mt-4 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+            <strong className="font-semibold">Not installed on this server</strong> — {model.availability.message}
+          </div>
+        ) : out ? (
           <div role="note" className="mt-4 rounded-lg border border-zinc-200 bg-zinc-100 px-4 py-3 text-sm text-zinc-700">
             <strong className="font-semibold">Out of service</strong> — {model.availability.message ?? "runs are paused for now."}
           </div>
@@ -89,7 +95,7 @@ export default async function ModelPage({ params }: { params: Params }) {
           schema={model.input_schema as RJSFSchema}
           files={files.data}
           latest={runs.data[0] ?? null}
-          disabledReason={out ? "Out of service: runs are paused." : null}
+          disabledReason={notInstalled ? "Not installed on this server: see the note above for what is missing." : out ? "Out of service: runs are paused." : null}
         />
       </QueryProvider>
     </div>

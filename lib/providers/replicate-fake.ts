@@ -1,0 +1,369 @@
+// For tests: a local Replicate, written from its public HTTP API reference (PROVIDERS.md §2;
+// replicate.com/docs/reference/http): predictions created through a version or a model's
+// endpoint, `Prefer: wait[=n]` holding the create request, GET and cancel, models and versions
+// with their OpenAPI schemas, RFC 7807 errors, Bearer auth. Jobs move only when the test says
+// (mode "manual": starting → processing → succeeded/failed) or at once (mode "auto"); a prompt
+// holding "refuse" fails its prediction as Replicate's safety checker does. Outputs link to a
+// media host on another origin (replicate.delivery), as real media.
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fakeMedia, type FakeModality } from "./fake-media";
+import { injectedAnswers, startMediaHost, type HostedFake } from "./replicate-fal-fake-media";
+
+export interface FakeReplicateModel {
+  owner: string;
+  name: string;
+  description: string;
+  isOfficial: boolean;
+  versionId: string;
+  modality: FakeModality;
+  /** The version's OpenAPI schema (components.schemas.Input / Output). */
+  openapiSchema: Record<string, unknown>;
+}
+
+export type FakeStatus = "starting" | "processing" | "succeeded" | "failed" | "canceled" | "aborted";
+
+export interface FakePrediction {
+  id: string;
+  model: string;
+  version: string;
+  input: Record<string, unknown>;
+  status: FakeStatus;
+  output: unknown;
+  error: string | null;
+  logs: string;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  /** Whether the create request asked to wait (Prefer: wait). */
+  preferWait: string | null;
+}
+
+export interface ReplicateFake extends HostedFake {
+  /** The API base, as a provider's base_url: http://127.0.0.1:P/v1 */
+  url: string;
+  token: string;
+  predictions: Map<string, FakePrediction>;
+  /** Resolves with the next prediction created (or the first already created after `after`). */
+  nextPrediction(): Promise<FakePrediction>;
+  start(id: string): void;
+  succeed(id: string): Promise<void>;
+  fail(id: string, error: string): void;
+  abort(id: string): void;
+}
+
+/** A version's OpenAPI schema in the shape Cog publishes: its Input (required fields and properties), its Output and the enums they refer to. */
+function cogSchema(required: string[], properties: Record<string, unknown>, output: Record<string, unknown>, enums: Record<string, unknown>) {
+  return {
+    openapi: "3.0.2",
+    info: { title: "Cog", version: "0.1.0" },
+    paths: {},
+    components: { schemas: { Input: { type: "object", title: "Input", required, properties }, Output: output, ...enums } },
+  };
+}
+
+/** Black Forest Labs' FLUX.1 [schnell] as Replicate publishes its version's schema (trimmed to the input that matters). */
+export const FLUX_SCHNELL_SCHEMA = cogSchema(
+  ["prompt"],
+  {
+    seed: { type: "integer", title: "Seed", "x-order": 3, description: "Random seed. Set for reproducible generation" },
+    prompt: { type: "string", title: "Prompt", "x-order": 0, description: "Prompt for generated image" },
+    go_fast: { type: "boolean", title: "Go Fast", default: true, "x-order": 7, description: "Run faster predictions with model optimized for speed (currently fp8 quantized); disable to run in original bf16" },
+    megapixels: { allOf: [{ $ref: "#/components/schemas/megapixels" }], default: "1", "x-order": 8, description: "Approximate number of megapixels for generated image" },
+    num_outputs: { type: "integer", title: "Num Outputs", default: 1, maximum: 4, minimum: 1, "x-order": 2, description: "Number of outputs to generate" },
+    aspect_ratio: { allOf: [{ $ref: "#/components/schemas/aspect_ratio" }], default: "1:1", "x-order": 1, description: "Aspect ratio for the generated image" },
+    output_format: { allOf: [{ $ref: "#/components/schemas/output_format" }], default: "webp", "x-order": 4, description: "Format of the output images" },
+    output_quality: { type: "integer", title: "Output Quality", default: 80, maximum: 100, minimum: 0, "x-order": 5, description: "Quality when saving the output images, from 0 to 100. 100 is best quality, 0 is lowest quality. Not relevant for .png outputs" },
+    num_inference_steps: { type: "integer", title: "Num Inference Steps", default: 4, maximum: 4, minimum: 1, "x-order": 9, description: "Number of denoising steps. 4 is recommended, and lower number of steps produce lower quality outputs, faster." },
+    disable_safety_checker: { type: "boolean", title: "Disable Safety Checker", default: false, "x-order": 6, description: "Disable safety checker for generated images." },
+  },
+  { type: "array", items: { type: "string", format: "uri" }, title: "Output" },
+  {
+    Status: { enum: ["starting", "processing", "succeeded", "canceled", "failed"], type: "string", title: "Status", description: "An enumeration." },
+    megapixels: { enum: ["1", "0.25"], type: "string", title: "megapixels", description: "An enumeration." },
+    aspect_ratio: { enum: ["1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21"], type: "string", title: "aspect_ratio", description: "An enumeration." },
+    output_format: { enum: ["webp", "jpg", "png"], type: "string", title: "output_format", description: "An enumeration." },
+  },
+);
+
+/** An image-to-video model in the shape Cog publishes (an image URL input, a URL output). */
+export const IMAGE_TO_VIDEO_SCHEMA = cogSchema(
+  ["prompt"],
+  {
+    prompt: { type: "string", title: "Prompt", "x-order": 0, description: "Text prompt for video generation" },
+    start_image: { type: "string", title: "Start Image", format: "uri", "x-order": 1, description: "First frame of the video (optional)" },
+    duration: { allOf: [{ $ref: "#/components/schemas/duration" }], default: 5, "x-order": 2, description: "Duration of the video in seconds" },
+    fps: { type: "integer", title: "Fps", default: 24, minimum: 8, maximum: 30, "x-order": 3, description: "Frames per second" },
+  },
+  { type: "string", title: "Output", format: "uri" },
+  {
+    duration: { enum: [5, 10], type: "integer", title: "duration", description: "An enumeration." },
+  },
+);
+
+/** A text-to-speech model in Cog's shape. */
+export const TEXT_TO_SPEECH_SCHEMA = cogSchema(
+  ["text"],
+  {
+    text: { type: "string", title: "Text", "x-order": 0, description: "Text to speak" },
+    voice: { allOf: [{ $ref: "#/components/schemas/voice" }], default: "af_bella", "x-order": 1, description: "Voice to use" },
+    speed: { type: "number", title: "Speed", default: 1, minimum: 0.5, maximum: 2, "x-order": 2, description: "Speech speed multiplier" },
+  },
+  { type: "string", title: "Output", format: "uri" },
+  {
+    voice: { enum: ["af_bella", "am_adam", "bf_emma"], type: "string", title: "voice", description: "An enumeration." },
+  },
+);
+
+export const FAKE_REPLICATE_MODELS: FakeReplicateModel[] = [
+  {
+    owner: "black-forest-labs",
+    name: "flux-schnell",
+    description: "The fastest image generation model tailored for local development and personal use",
+    isOfficial: true,
+    versionId: "5599ed30703defd1d160a25a63321b4dec97101d98b4674bcc56e41f62f35637",
+    modality: "image",
+    openapiSchema: FLUX_SCHNELL_SCHEMA,
+  },
+  {
+    owner: "acme-video",
+    name: "clipmaker",
+    description: "Short clips from a prompt and an optional first frame",
+    isOfficial: false,
+    versionId: "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
+    modality: "video",
+    openapiSchema: IMAGE_TO_VIDEO_SCHEMA,
+  },
+  {
+    owner: "acme-voice",
+    name: "speaker",
+    description: "Reads text aloud",
+    isOfficial: false,
+    versionId: "f0e1d2c3b4a5968778695a4b3c2d1e0ff0e1d2c3b4a5968778695a4b3c2d1e0f",
+    modality: "audio",
+    openapiSchema: TEXT_TO_SPEECH_SCHEMA,
+  },
+];
+
+function problem(res: ServerResponse, status: number, title: string, detail: string): void {
+  res.writeHead(status, { "content-type": "application/problem+json" }).end(JSON.stringify({ type: null, title, status, detail }));
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+const FINAL: FakeStatus[] = ["succeeded", "failed", "canceled", "aborted"];
+
+export async function startReplicateFake(options: { port?: number; mediaPort?: number; token?: string; models?: FakeReplicateModel[] } = {}): Promise<ReplicateFake> {
+  const token = options.token ?? "r8_fake_token_for_tests";
+  const models = options.models ?? FAKE_REPLICATE_MODELS;
+  const media = await startMediaHost(options.mediaPort ?? 0);
+  const waiters = new Map<string, Array<() => void>>();
+  const created: Array<(p: FakePrediction) => void> = [];
+  const injected = injectedAnswers();
+
+  const modelOf = (p: FakePrediction) => models.find((m) => `${m.owner}/${m.name}` === p.model)!;
+  const now = () => new Date().toISOString();
+
+  function settle(p: FakePrediction): void {
+    if (!FINAL.includes(p.status)) return;
+    p.completed_at ??= now();
+    for (const wake of waiters.get(p.id) ?? []) wake();
+    waiters.delete(p.id);
+  }
+
+  async function succeed(p: FakePrediction): Promise<void> {
+    const model = modelOf(p);
+    p.started_at ??= now();
+    p.logs += "Running prediction...\n100%|██████████| 4/4 [00:00<00:00]\n";
+    if (model.modality === "image") {
+      const count = typeof p.input.num_outputs === "number" ? p.input.num_outputs : 1;
+      const urls: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const file = await fakeMedia("image", `${String(p.input.prompt)}#${i}`);
+        urls.push(media.put(`replicate/${p.id}/out-${i}.${file.ext}`, file.data, file.type));
+      }
+      p.output = urls;
+    } else {
+      const file = await fakeMedia(model.modality, String(p.input.prompt ?? p.input.text));
+      p.output = media.put(`replicate/${p.id}/output.${file.ext}`, file.data, file.type);
+    }
+    p.status = "succeeded";
+    settle(p);
+  }
+
+  function view(p: FakePrediction, origin: string) {
+    const { preferWait: _w, ...rest } = p;
+    const base = `${origin}/v1/predictions/${p.id}`;
+    return {
+      ...rest,
+      source: "api",
+      data_removed: false,
+      metrics: p.status === "succeeded" ? { predict_time: 0.5, total_time: 0.6 } : {},
+      urls: { get: base, cancel: `${base}/cancel`, stream: `${origin}/stream/${p.id}` },
+    };
+  }
+
+  async function create(model: FakeReplicateModel, version: string, input: Record<string, unknown>, prefer: string | null): Promise<FakePrediction> {
+    const p: FakePrediction = {
+      id: randomBytes(13).toString("hex").slice(0, 26),
+      model: `${model.owner}/${model.name}`,
+      version,
+      input,
+      status: "starting",
+      output: null,
+      error: null,
+      logs: "",
+      created_at: now(),
+      started_at: null,
+      completed_at: null,
+      preferWait: prefer,
+    };
+    fake.predictions.set(p.id, p);
+    for (const notify of created.splice(0)) notify(p);
+    if (fake.mode === "auto") {
+      if (/refuse/i.test(String(input.prompt ?? input.text ?? ""))) {
+        p.started_at = now();
+        p.status = "failed";
+        p.error = "NSFW content detected. Try running it again, or try a different prompt.";
+        settle(p);
+      } else {
+        await succeed(p);
+      }
+    }
+    return p;
+  }
+
+  /** Prefer: wait → hold the answer until the prediction is final or the wait is over. */
+  async function hold(p: FakePrediction, prefer: string | null): Promise<void> {
+    const match = prefer ? /\bwait(?:=(\d+))?/.exec(prefer) : null;
+    if (!match || FINAL.includes(p.status)) return;
+    const ms = Math.min(60, Number(match[1] ?? 60)) * 1000;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      waiters.set(p.id, [...(waiters.get(p.id) ?? []), () => (clearTimeout(timer), resolve())]);
+    });
+  }
+
+  async function route(method: string, path: string, headers: IncomingHttpHeaders, body: string, res: ServerResponse, origin: string): Promise<void> {
+    if (headers.authorization !== `Bearer ${token}`) return problem(res, 401, "Unauthenticated", "You did not pass a valid authentication token");
+    let m: RegExpExecArray | null;
+    if (method === "GET" && (m = /^\/v1\/models\/([^/]+)\/([^/]+)$/.exec(path))) {
+      const model = models.find((x) => x.owner === m![1] && x.name === m![2]);
+      if (!model) return problem(res, 404, "Not found", "The requested resource could not be found.");
+      return json(res, 200, {
+        url: `https://replicate.com/${model.owner}/${model.name}`,
+        owner: model.owner,
+        name: model.name,
+        description: model.description,
+        visibility: "public",
+        is_official: model.isOfficial,
+        run_count: 1234,
+        latest_version: { id: model.versionId, created_at: "2026-10-01T00:00:00.000Z", cog_version: "0.9.0", openapi_schema: model.openapiSchema },
+      });
+    }
+    if (method === "GET" && (m = /^\/v1\/models\/([^/]+)\/([^/]+)\/versions\/([^/]+)$/.exec(path))) {
+      const model = models.find((x) => x.owner === m![1] && x.name === m![2] && x.versionId === m![3]);
+      if (!model) return problem(res, 404, "Not found", "The requested resource could not be found.");
+      return json(res, 200, { id: model.versionId, created_at: "2026-10-01T00:00:00.000Z", cog_version: "0.9.0", openapi_schema: model.openapiSchema });
+    }
+    const createModel = method === "POST" ? /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path) : null;
+    if (createModel || (method === "POST" && path === "/v1/predictions")) {
+      let parsed: { version?: unknown; input?: unknown };
+      try {
+        parsed = JSON.parse(body) as typeof parsed;
+      } catch {
+        return problem(res, 400, "Bad request", "The request body is not valid JSON.");
+      }
+      const model = createModel
+        ? models.find((x) => x.owner === createModel[1] && x.name === createModel[2])
+        : models.find((x) => x.versionId === parsed.version || `${x.owner}/${x.name}:${x.versionId}` === parsed.version);
+      if (!model) return problem(res, 404, "Not found", "The requested resource could not be found.");
+      if (createModel && !model.isOfficial) return problem(res, 404, "Not found", "This model has no model endpoint: create predictions with a version.");
+      const input = parsed.input && typeof parsed.input === "object" ? (parsed.input as Record<string, unknown>) : {};
+      const schema = (model.openapiSchema.components as { schemas: { Input: { required?: string[] } } }).schemas.Input;
+      const missing = (schema.required ?? []).filter((name) => input[name] === undefined);
+      if (missing.length > 0) return problem(res, 422, "Input validation failed", missing.map((name) => `- input: ${name} is required`).join("\n"));
+      const prefer = typeof headers.prefer === "string" ? headers.prefer : null;
+      const p = await create(model, model.versionId, input, prefer);
+      await hold(p, prefer);
+      return json(res, 201, view(p, origin));
+    }
+    if (method === "GET" && (m = /^\/v1\/predictions\/([^/]+)$/.exec(path))) {
+      const p = fake.predictions.get(m[1]!);
+      return p ? json(res, 200, view(p, origin)) : problem(res, 404, "Not found", "The requested resource could not be found.");
+    }
+    if (method === "POST" && (m = /^\/v1\/predictions\/([^/]+)\/cancel$/.exec(path))) {
+      const p = fake.predictions.get(m[1]!);
+      if (!p) return problem(res, 404, "Not found", "The requested resource could not be found.");
+      if (!FINAL.includes(p.status)) {
+        p.status = "canceled";
+        settle(p);
+      }
+      return json(res, 200, view(p, origin));
+    }
+    problem(res, 404, "Not found", "The requested resource could not be found.");
+  }
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const method = req.method ?? "GET";
+      const path = (req.url ?? "/").split("?")[0]!;
+      const body = Buffer.concat(chunks).toString("utf8");
+      fake.requests.push({ method, path, headers: req.headers, body });
+      const next = injected.next();
+      if (next === "hang") return;
+      if (next) return void res.writeHead(next.status, { "content-type": "application/json", ...next.headers }).end(JSON.stringify(next.body));
+      route(method, path, req.headers, body, res, `http://${req.headers.host}`).catch((err: Error) => {
+        if (!res.headersSent) problem(res, 500, "Internal server error", err.message);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const get = (id: string) => {
+    const p = fake.predictions.get(id);
+    if (!p) throw new Error(`replicate fake: no prediction ${id}`);
+    return p;
+  };
+  const fake: ReplicateFake = {
+    url: `${origin}/v1`,
+    token,
+    media,
+    mode: "auto",
+    requests: [],
+    predictions: new Map(),
+    failNext: injected.failNext,
+    hangNext: injected.hangNext,
+    nextPrediction: () => new Promise((resolve) => created.push(resolve)),
+    start(id) {
+      const p = get(id);
+      p.status = "processing";
+      p.started_at = now();
+      p.logs += "Loading weights...\n";
+    },
+    succeed: (id) => succeed(get(id)),
+    fail(id, error) {
+      const p = get(id);
+      p.status = "failed";
+      p.error = error;
+      settle(p);
+    },
+    abort(id) {
+      const p = get(id);
+      p.status = "aborted";
+      settle(p);
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await media.close();
+    },
+  };
+  return fake;
+}

@@ -1,0 +1,252 @@
+// What the Replicate and fal adapters share: the providers-file fields both kinds add, how a
+// provider's HTTP answer becomes a refusal (fails the run) or an outage (fails it and takes the
+// provider's entries out of service for a while), file inputs sent as data URIs, and the output
+// files found in a provider's answer fetched into memory (never handed out as the provider's URL).
+// The API key goes to the provider's own API host only, never to a host its results link to.
+import { isFileField } from "../core/file-inputs";
+import type { JsonSchemaObject } from "../core/json-schema";
+import type { Modality } from "../models/types";
+import { createHealth, markUp } from "./health";
+import { arrayAt, describe, fail, stringAt, type JsonObject } from "./json-fields";
+import { causeCode, ProviderFailures } from "./provider-failures";
+import { BodyTooLargeError, readCapped } from "./response-bytes";
+import { resultLinkAllowed } from "./result-links";
+import { ProviderError, type FetchedOutput, type ProviderConfig, type ProviderRequest, type ProviderResult, type RemoteEntryConfig } from "./types";
+
+export const MAX_ERROR_BYTES = 64 * 1024;
+export const MAX_OUTPUT_BYTES = 1024 * 1024 * 1024;
+
+/** The entry fields both kinds add (RemoteEntryConfig.options). */
+interface HostedEntryOptions {
+  /** Top-level fields of the model's output whose files are the run's outputs; null: every file of the entry's modality. */
+  outputFields: string[] | null;
+  /** File inputs the model takes as a list of URLs (fal's `image_urls`): sent as a one-item list. */
+  fileListInputs: string[];
+}
+
+export const HOSTED_ENTRY_FIELDS = ["output_fields", "file_list_inputs"] as const;
+
+export function parseHostedEntry(entry: JsonObject, path: string, schema: JsonSchemaObject): HostedEntryOptions {
+  const names = (key: string, mustBeFile: boolean): string[] =>
+    arrayAt(entry[key] ?? [], `${path}.${key}`).map((name, i) => {
+      if (typeof name !== "string" || !/^[A-Za-z0-9_.-]{1,100}$/.test(name)) fail(`${path}.${key}[${i}]`, `must be a field name; got ${describe(name)}.`);
+      if (mustBeFile && !isFileField(schema.properties?.[name])) {
+        fail(`${path}.${key}[${i}]`, `must name a file input of input_schema (a property with contentMediaType); got "${name}".`);
+      }
+      return name;
+    });
+  const outputFields = entry.output_fields === undefined ? null : names("output_fields", false);
+  if (outputFields?.length === 0) fail(`${path}.output_fields`, "must name at least one field of the model's output, or be left out.");
+  return { outputFields, fileListInputs: names("file_list_inputs", true) };
+}
+
+/** Both kinds need a key: it comes from the variable `api_key_env` names, never from the file. */
+export function requireKeyEnv(provider: JsonObject, path: string, example: string): Record<string, unknown> {
+  stringAt(provider, "api_key_env", path, { pattern: /^[A-Za-z_][A-Za-z0-9_]*$/, patternText: `the name of an environment variable, such as ${example}` });
+  return {};
+}
+
+function hostedOptions(entry: { options: Record<string, unknown> }): HostedEntryOptions {
+  const options = entry.options as Partial<HostedEntryOptions>;
+  return { outputFields: options.outputFields ?? null, fileListInputs: options.fileListInputs ?? [] };
+}
+
+/** Turns what went wrong at a provider into the run's error, marking the provider down when it is the provider's fault. */
+export class Failures extends ProviderFailures {
+  constructor(readonly config: ProviderConfig) {
+    super(config.id, createHealth());
+  }
+
+  badAnswer(what: string): ProviderError {
+    return this.down("an answer it should not give", `The provider ${this.config.id} answered with ${what}.`);
+  }
+
+  /**
+   * What a call that threw becomes: the run's own abort as it is; our timeout and network
+   * failures as outages; ProviderErrors as they are; anything else is a bad answer.
+   */
+  of(err: unknown, runSignal: AbortSignal, timeout: AbortSignal): unknown {
+    if (runSignal.aborted) return runSignal.reason;
+    if (timeout.aborted) return this.timedOut(this.config.timeoutMs);
+    if (err instanceof ProviderError) return err;
+    if (err instanceof BodyTooLargeError) return this.tooLarge(err);
+    if (err instanceof TypeError && /fetch failed/i.test(err.message)) return this.unreachable(causeCode(err));
+    return this.badAnswer(`something its API does not answer (${err instanceof Error ? err.message.slice(0, 200) : "unknown"})`);
+  }
+
+  /**
+   * One call within timeout_ms: `fn` gets a signal that ends with the run or the timeout; the
+   * provider is marked up when it answers, and what it throws becomes `errorOf`'s error.
+   */
+  async call<T>(
+    runSignal: AbortSignal,
+    what: string,
+    errorOf: (err: unknown, runSignal: AbortSignal, timeout: AbortSignal, what: string) => unknown,
+    fn: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    runSignal.throwIfAborted();
+    const timeout = AbortSignal.timeout(this.config.timeoutMs);
+    try {
+      const result = await fn(AbortSignal.any([runSignal, timeout]));
+      markUp(this.health);
+      return result;
+    } catch (err) {
+      throw errorOf(err, runSignal, timeout, what);
+    }
+  }
+}
+
+/** The provider's own words from an error body: RFC 7807 `detail`, fal's `detail` list, `{error}`, `{message}`. */
+export function detailOf(body: string | unknown): string | null {
+  let json: unknown = body;
+  if (typeof body === "string") {
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return body.trim() && !body.trim().startsWith("<") ? body.trim().slice(0, 500) : null;
+    }
+  }
+  if (json === null || typeof json !== "object") return null;
+  const obj = json as { detail?: unknown; error?: unknown; message?: unknown; title?: unknown };
+  if (typeof obj.detail === "string" && obj.detail.trim()) return obj.detail.trim().slice(0, 500);
+  if (Array.isArray(obj.detail)) {
+    const parts = obj.detail
+      .map((d: { msg?: unknown; loc?: unknown }) => {
+        if (typeof d?.msg !== "string") return null;
+        const loc = Array.isArray(d.loc) ? d.loc.filter((l) => l !== "body").join(".") : "";
+        return loc ? `${loc}: ${d.msg}` : d.msg;
+      })
+      .filter((p): p is string => p !== null);
+    if (parts.length > 0) return parts.join("; ").slice(0, 500);
+  }
+  const error = obj.error as { message?: unknown } | string | undefined;
+  const message = typeof error === "string" ? error : typeof error?.message === "string" ? error.message : obj.message ?? obj.title;
+  return typeof message === "string" && message.trim() ? message.trim().slice(0, 500) : null;
+}
+
+/** An error answer's body as text (at most MAX_ERROR_BYTES; "" when it cannot be read). */
+export async function errorText(response: Response): Promise<string> {
+  return (await readCapped(response, MAX_ERROR_BYTES).catch(() => Buffer.alloc(0))).toString("utf8");
+}
+
+/**
+ * The run's input as the provider takes it: each file input's `file_…` id replaced by a data URI
+ * (a one-item list for the entry's `file_list_inputs`).
+ */
+export async function inputWithFiles(request: ProviderRequest): Promise<Record<string, unknown>> {
+  const { fileListInputs } = hostedOptions(request.entry);
+  const input: Record<string, unknown> = { ...request.input };
+  for (const [field, schema] of Object.entries(request.entry.inputSchema.properties ?? {})) {
+    const value = input[field];
+    if (!isFileField(schema) || typeof value !== "string") continue;
+    const file = await request.readFile(value);
+    const uri = `data:${file.contentType};base64,${file.data.toString("base64")}`;
+    input[field] = fileListInputs.includes(field) ? [uri] : uri;
+  }
+  return input;
+}
+
+const FAMILY_BY_EXTENSION: Record<string, Modality> = {
+  png: "image", jpg: "image", jpeg: "image", webp: "image", gif: "image", avif: "image",
+  mp4: "video", webm: "video", mov: "video", m4v: "video", mkv: "video",
+  wav: "audio", mp3: "audio", flac: "audio", ogg: "audio", m4a: "audio", aac: "audio", opus: "audio",
+};
+
+interface OutputFile {
+  url: string;
+  /** What the provider said the file is (fal's File.content_type); null when it said nothing. */
+  contentType: string | null;
+}
+
+function familyOf(file: OutputFile): Modality | null {
+  const declared = file.contentType?.split("/")[0];
+  if (declared === "image" || declared === "video" || declared === "audio") return declared;
+  const data = /^data:([a-z]+)\//i.exec(file.url);
+  if (data) return (["image", "video", "audio"].includes(data[1]!.toLowerCase()) ? data[1]!.toLowerCase() : null) as Modality | null;
+  const ext = /\.([a-z0-9]{2,5})(?:$|[?#])/i.exec(file.url)?.[1]?.toLowerCase();
+  return ext ? (FAMILY_BY_EXTENSION[ext] ?? null) : null;
+}
+
+function collect(value: unknown, out: OutputFile[], depth = 0): void {
+  if (depth > 8) return;
+  if (typeof value === "string") {
+    if (/^(https?:\/\/|data:)/i.test(value)) out.push({ url: value, contentType: null });
+  } else if (Array.isArray(value)) {
+    for (const item of value) collect(item, out, depth + 1);
+  } else if (value !== null && typeof value === "object") {
+    const obj = value as Record<string, unknown>;
+    // fal's File: {url, content_type, file_name, file_size, width?, height?}
+    if (typeof obj.url === "string" && /^(https?:\/\/|data:)/i.test(obj.url)) {
+      out.push({ url: obj.url, contentType: typeof obj.content_type === "string" ? obj.content_type : null });
+      return;
+    }
+    for (const item of Object.values(obj)) collect(item, out, depth + 1);
+  }
+}
+
+/**
+ * The files of a model's output that are the run's outputs: under `outputFields` when the entry
+ * names them, else all of them; then those of the entry's modality (by the type the provider
+ * declared, a data URI's type or the URL's extension), or, when none can be told, all that remain.
+ */
+function outputFilesOf(output: unknown, modality: Modality, outputFields: string[] | null): OutputFile[] {
+  const files: OutputFile[] = [];
+  if (outputFields && output !== null && typeof output === "object" && !Array.isArray(output)) {
+    for (const field of outputFields) collect((output as Record<string, unknown>)[field], files);
+  } else {
+    collect(output, files);
+  }
+  const ofModality = files.filter((f) => familyOf(f) === modality);
+  if (ofModality.length > 0) return ofModality;
+  return files.filter((f) => familyOf(f) === null);
+}
+
+/** Fetches the output files into memory; the key goes only to `keyOrigin` (the provider's API host). */
+async function fetchOutputFiles(
+  files: OutputFile[],
+  options: { failures: Failures; signal: AbortSignal; authorization: string | null; keyOrigin: string | null },
+): Promise<FetchedOutput[]> {
+  const outputs: FetchedOutput[] = [];
+  for (const file of files) {
+    const inline = /^data:([^;,]*)(;base64)?,/i.exec(file.url);
+    if (inline) {
+      const payload = file.url.slice(inline[0].length);
+      const data = inline[2] ? Buffer.from(payload, "base64") : Buffer.from(decodeURIComponent(payload), "utf8");
+      outputs.push({ type: "file", data, content_type: inline[1] || file.contentType });
+      continue;
+    }
+    let url: URL;
+    try {
+      url = new URL(file.url);
+    } catch {
+      throw options.failures.badAnswer("a result link that is not a URL");
+    }
+    if (!resultLinkAllowed(url, options.failures.config.baseUrl)) {
+      throw new ProviderError(`The provider ${options.failures.config.id} gave a result link to a local or private address, which Atelier does not fetch.`, false);
+    }
+    const headers: Record<string, string> = options.authorization && options.keyOrigin === url.origin ? { authorization: options.authorization } : {};
+    const response = await fetch(url, { headers, signal: options.signal });
+    if (!response.ok) {
+      const detail = detailOf(await errorText(response));
+      throw options.failures.http(response.status, detail, response.headers.get("retry-after"), "to hand over a result it made");
+    }
+    const data = await readCapped(response, MAX_OUTPUT_BYTES);
+    outputs.push({ type: "file", data, content_type: file.contentType ?? response.headers.get("content-type") });
+  }
+  return outputs;
+}
+
+/**
+ * A finished job's result: the files of the model's `output` that are the run's outputs (the
+ * entry's `output_fields`, its modality), fetched; none at all fails the run.
+ */
+export async function finishedOutputs(
+  output: unknown,
+  entry: RemoteEntryConfig,
+  job: "request" | "prediction",
+  options: { failures: Failures; signal: AbortSignal; authorization: string | null; keyOrigin: string | null },
+): Promise<ProviderResult> {
+  const files = outputFilesOf(output, entry.modality, hostedOptions(entry).outputFields);
+  if (files.length === 0) throw new ProviderError(`The provider ${options.failures.config.id} finished the ${job} without any ${entry.modality} output.`, false);
+  return { kind: "done", outputs: await fetchOutputFiles(files, options) };
+}
