@@ -9,10 +9,59 @@ import {
   type DatabaseConnection,
   type Dialect,
   type Driver,
+  type QueryResult,
+  type SqliteDialectConfig,
 } from "kysely";
 import pg from "pg";
 
 export type DialectName = "sqlite" | "postgres";
+
+/**
+ * How long a write waits for another connection's write lock before the store counts as
+ * unreachable (503 service_unavailable, lib/store/unreachable.ts).
+ */
+const SQLITE_LOCK_WAIT_MS = 10_000;
+/**
+ * SQLite's own busy handler sleeps inside the call, which would freeze the whole process (every
+ * request, timer and keep-alive) for as long as another process holds the lock. It waits only
+ * this long; the rest of SQLITE_LOCK_WAIT_MS is waited here between tries, with the event loop free.
+ */
+const SQLITE_BUSY_TIMEOUT_MS = 20;
+const SQLITE_RETRY_PAUSE_MS = 15;
+
+function isSqliteBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^SQLITE_BUSY(_|$)/.test(code);
+}
+
+/**
+ * Retries a statement that could not have the lock, when retrying is safe: it began no
+ * transaction (BEGIN IMMEDIATE itself) or ran on its own (autocommit), so nothing was written.
+ * Inside a transaction we already hold the write lock and a statement is not retried.
+ */
+class LockWaitingConnection implements DatabaseConnection {
+  constructor(
+    private readonly inner: DatabaseConnection,
+    private readonly inTransaction: () => boolean,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
+    for (;;) {
+      const retryable = !this.inTransaction();
+      try {
+        return await this.inner.executeQuery<R>(query);
+      } catch (err) {
+        if (!retryable || !isSqliteBusy(err) || Date.now() >= deadline) throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, SQLITE_RETRY_PAUSE_MS));
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
 
 /**
  * SQLite's default BEGIN is DEFERRED: a read-then-write transaction can then fail with
@@ -20,19 +69,38 @@ export type DialectName = "sqlite" | "postgres";
  * IMMEDIATE takes the write lock up front, so the server, the CLI and workers queue politely.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #connections = new WeakMap<DatabaseConnection, LockWaitingConnection>();
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
+    super(config);
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await super.acquireConnection();
+    let wrapped = this.#connections.get(inner);
+    if (!wrapped) {
+      wrapped = new LockWaitingConnection(inner, this.inTransaction);
+      this.#connections.set(inner, wrapped);
+    }
+    return wrapped;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw("begin immediate"));
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+  constructor(
+    private readonly config: SqliteDialectConfig,
+    private readonly inTransaction: () => boolean,
+  ) {
     super(config);
-    this.#config = config;
   }
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.config, this.inTransaction);
   }
 }
 
@@ -45,7 +113,7 @@ const STATEMENT_CACHE_SIZE = 1000;
  * Safe because better-sqlite3 runs a statement to completion synchronously (no streams here),
  * and SQLite recompiles a prepared statement itself after a schema change.
  */
-function withStatementCache(database: SqliteDatabase.Database): ConstructorParameters<typeof SqliteDialect>[0]["database"] {
+function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig["database"] {
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => database.close(),
@@ -58,16 +126,18 @@ function withStatementCache(database: SqliteDatabase.Database): ConstructorParam
       }
       return statement;
     },
-  } as ConstructorParameters<typeof SqliteDialect>[0]["database"];
+  } as SqliteDialectConfig["database"];
 }
 
 export function sqliteDialect(file: string): Dialect {
   const database = new SqliteDatabase(file);
+  // Opening may wait for another process that is switching the file to WAL: blocking is fine here.
+  database.pragma(`busy_timeout = ${SQLITE_LOCK_WAIT_MS}`);
   database.pragma("journal_mode = WAL");
-  database.pragma("busy_timeout = 10000");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
-  return new ImmediateSqliteDialect({ database: withStatementCache(database) });
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  return new ImmediateSqliteDialect({ database: withStatementCache(database) }, () => database.inTransaction);
 }
 
 const INT8_OID = 20;
@@ -79,15 +149,35 @@ function parseInt8(text: string): number {
   return value;
 }
 
-export function postgresDialect(connectionString: string, options: { searchPath?: string } = {}): Dialect {
+export interface PostgresOptions {
+  searchPath?: string;
+  /** application_name of the pool's connections (pg_stat_activity); a name in the URL wins. */
+  applicationName?: string;
+  /**
+   * Hears an idle pooled connection die (PostgreSQL restarted, the network cut it). The pool has
+   * already dropped it and opens a new one when needed; without a listener the pool would throw
+   * the error as an uncaught exception.
+   */
+  onIdleConnectionError?: (err: Error) => void;
+}
+
+export function postgresDialect(connectionString: string, options: PostgresOptions = {}): Dialect {
   const pool = new pg.Pool({
     connectionString,
     max: 10,
+    application_name: options.applicationName,
     options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
         oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
+  });
+  pool.on("error", (err) => {
+    try {
+      options.onIdleConnectionError?.(err);
+    } catch {
+      // A listener that throws must not turn a dropped connection into a crash.
+    }
   });
   return new PostgresDialect({ pool });
 }

@@ -237,3 +237,39 @@ describe(`concurrent migrations (${testDialect()})`, () => {
     expect(await findWorkspace({ db: b.db }, workspace.id)).toEqual(workspace);
   });
 });
+
+// Another process holding SQLite's write lock: our writes wait for it without freezing the
+// process (timers and other requests go on), and go through once it is released.
+describe.runIf(testDialect() === "sqlite")("a write waiting for another connection's lock (sqlite)", () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore();
+  });
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it("a transaction and a single statement wait with the event loop free, then commit", async () => {
+    const Sqlite = (await import("better-sqlite3")).default;
+    const holder = new Sqlite(path.join(t.dataDir, "atelier.sqlite"));
+    holder.exec("BEGIN EXCLUSIVE");
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    try {
+      const inTransaction = withTransaction(t.store.db, (trx) => createWorkspace({ db: trx }, { name: "waited" }));
+      const single = t.store.db.updateTable("workspaces").set({ name: "renamed" }).where("name", "=", "nobody").execute();
+      // The writes are waiting: the ticker runs many times before the lock is released.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const ticksWhileLocked = ticks;
+      expect(ticksWhileLocked).toBeGreaterThan(5);
+      holder.exec("ROLLBACK");
+      const workspace = await inTransaction;
+      await single;
+      expect(await findWorkspace({ db: t.store.db }, workspace.id)).toEqual(workspace);
+    } finally {
+      clearInterval(ticker);
+      if (holder.inTransaction) holder.exec("ROLLBACK");
+      holder.close();
+    }
+  });
+});
