@@ -7,7 +7,7 @@ import { ApiError } from "../lib/core/errors";
 import { hasNul, refuseDeepOrNulJson } from "../lib/core/json-body-check";
 import { isPossibleId } from "../lib/core/ids";
 import { LIMITS } from "../lib/core/limits";
-import { readCappedStream } from "../lib/core/read-capped";
+import { BodyReadError, readCappedStream } from "../lib/core/read-capped";
 import type { ApiDeps, ApiEnv } from "./env";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -60,9 +60,10 @@ export async function readLimitedBytes(request: Request, limit: number, tooLarge
   try {
     return await readCappedStream(request.body, request.headers.get("content-length"), limit, tooLarge);
   } catch (err) {
-    if (err instanceof ApiError) throw err;
-    // The client's side: the connection closed mid-body, or the HTTP parser refused the body
-    // (a bad chunk size; api/client-error.ts answers those). Not a failure of ours to log.
+    // Only the client's side: the connection closed mid-body, or the HTTP parser refused the body
+    // (a bad chunk size; api/client-error.ts answers those). Not a failure of ours to log;
+    // anything else is ours and stays an internal error.
+    if (!(err instanceof BodyReadError)) throw err;
     throw new ApiError("invalid_request", "The request body could not be read: the connection ended or the body is not valid HTTP.");
   }
 }

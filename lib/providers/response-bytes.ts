@@ -3,7 +3,7 @@
 // what a header claims.
 import sharp, { type Metadata } from "sharp";
 import type { ImageOutput } from "../models/types";
-import { readCappedStream } from "../core/read-capped";
+import { BodyReadError, readCappedStream } from "../core/read-capped";
 
 /** Thrown when a body is larger than its limit. */
 export class BodyTooLargeError extends Error {
@@ -13,8 +13,13 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-export function readCapped(response: Response, limit: number): Promise<Buffer> {
-  return readCappedStream(response.body, response.headers.get("content-length"), limit, () => new BodyTooLargeError(limit));
+export async function readCapped(response: Response, limit: number): Promise<Buffer> {
+  try {
+    return await readCappedStream(response.body, response.headers.get("content-length"), limit, () => new BodyTooLargeError(limit));
+  } catch (err) {
+    // A provider's failures are sorted by the fetch's own error (abort, timeout, reset).
+    throw err instanceof BodyReadError ? err.cause : err;
+  }
 }
 
 const CONTENT_TYPES: Partial<Record<string, string>> = {

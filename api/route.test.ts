@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../lib/core/errors";
+import { readLimitedBytes } from "./route";
+
+function streamingRequest(body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Request {
+  return new Request("http://localhost/v1/files", { method: "POST", body, headers, duplex: "half" } as RequestInit);
+}
+
+describe("readLimitedBytes", () => {
+  it("reads the whole body", async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("abc"));
+        controller.enqueue(new TextEncoder().encode("def"));
+        controller.close();
+      },
+    });
+    expect((await readLimitedBytes(streamingRequest(body), 10)).toString()).toBe("abcdef");
+  });
+
+  it("answers 413 once the streamed bytes pass the limit, and at once when the declared length does", async () => {
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new Uint8Array(4));
+      },
+    });
+    await expect(readLimitedBytes(streamingRequest(body), 10)).rejects.toMatchObject({ code: "payload_too_large" });
+    const declared = new Request("http://localhost/v1/files", { method: "POST", body: "x".repeat(20) });
+    await expect(readLimitedBytes(declared, 10, "too big")).rejects.toMatchObject({ code: "payload_too_large", message: "too big" });
+  });
+
+  it("a body the client stopped sending is 400 invalid_request, not an internal error", async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(2));
+        controller.error(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+      },
+    });
+    const err = await readLimitedBytes(streamingRequest(body), 10).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: "invalid_request" });
+  });
+});
