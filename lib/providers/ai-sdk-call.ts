@@ -70,10 +70,14 @@ const ARG_TYPES: Record<StandardArg, string[]> = {
   generateAudio: ["boolean"],
 };
 
-/** Shapes the SDK insists on for some arguments' values (checked against an enum when there is one). */
+/**
+ * Shapes the SDK insists on for some arguments' values (checked against an enum when there is
+ * one): a package drops other values with a warning only (xAI's "480p" as the call's resolution).
+ */
 const ARG_VALUES: Partial<Record<StandardArg, { pattern: RegExp; text: string }>> = {
   size: { pattern: /^(\d+x\d+|auto)$/, text: '"{width}x{height}", such as "1024x1024" (or "auto")' },
   aspectRatio: { pattern: /^(\d+:\d+|adaptive)$/, text: '"{width}:{height}", such as "16:9"' },
+  resolution: { pattern: /^\d+x\d+$/, text: '"{width}x{height}", such as "1280x720"' },
 };
 
 export type FieldTarget = { arg: StandardArg } | { option: string[] } | { skip: true };
@@ -153,7 +157,7 @@ export function parseCallOptions(
       if (shape && defaults === "by-name" && Array.isArray(values)) {
         const bad = values.find((v) => typeof v !== "string" || !shape.pattern.test(v));
         if (bad !== undefined) {
-          fail(at, `makes "${field}" the call's ${target.arg}, whose values must look like ${shape.text}; ${describe(bad)} does not. Send it as "providerOptions.${field}" with "call" instead.`);
+          fail(at, `makes "${field}" the call's ${target.arg}, whose values must look like ${shape.text}; ${describe(bad)} does not. Send it as the provider's own option instead: "call": {"${field}": "providerOptions.${field}"}.`);
         }
       }
     }

@@ -5,7 +5,8 @@
 // appears in a message: messages are built from status codes and the provider's own words, never
 // from the SDK's (which may carry a URL, and Google's result links carry `?key=`), and scrubbed.
 // The rules every kind shares (401, 429, 4xx, 5xx, no connection, no answer) are provider-failures.ts's.
-import { APICallError, DownloadError, NoImageGeneratedError, NoSpeechGeneratedError, NoVideoGeneratedError, RetryError } from "ai";
+import { APICallError, DownloadError, InvalidResponseDataError, NoImageGeneratedError, NoSpeechGeneratedError, NoVideoGeneratedError, RetryError } from "ai";
+import { JobEndedError, type AiSdkProviderInfo, type JobEnd } from "./ai-sdk-providers";
 import { ProviderFailures } from "./provider-failures";
 import { BodyTooLargeError } from "./response-bytes";
 import { ProviderError, type ProviderHealth } from "./types";
@@ -18,6 +19,8 @@ export interface FailureContext {
   apiKey: string | null;
   health: ProviderHealth;
   modality: string;
+  /** The package's reader of 2xx answers it could not parse (AiSdkProviderInfo.unparsedAnswer). */
+  unparsedAnswer?: AiSdkProviderInfo["unparsedAnswer"];
 }
 
 /** The provider's own words from an error body: OpenAI, Google, ElevenLabs, fal, Replicate shapes. */
@@ -69,6 +72,29 @@ export function failuresFor(ctx: FailureContext): ProviderFailures {
   return new ProviderFailures(ctx.providerId, ctx.health, (message) => scrub(message, ctx.apiKey));
 }
 
+/** A job's end in the provider's words: a refusal, or a failed job; the run fails, the provider stays in service. */
+function jobFailure(ctx: FailureContext, end: JobEnd): ProviderError {
+  if (end.refused) return failuresFor(ctx).refused("the request", end.words);
+  return new ProviderError(scrub(`The provider ${ctx.providerId} could not make it: ${end.words}`, ctx.apiKey), false);
+}
+
+/** What the package's reader makes of a 2xx body it could not parse, or null. */
+function unparsedEnd(ctx: FailureContext, body: string | undefined): JobEnd | null {
+  if (!ctx.unparsedAnswer || !body) return null;
+  try {
+    const answer: unknown = JSON.parse(body);
+    return answer && typeof answer === "object" && !Array.isArray(answer) ? ctx.unparsedAnswer(answer as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The reason a failed job's answer gives, when the package's error carries that answer (Luma's failure_reason). */
+function jobReason(data: unknown): string | null {
+  const reason = (data as { failure_reason?: unknown } | null)?.failure_reason;
+  return typeof reason === "string" && reason.trim() ? reason.trim().slice(0, 500) : null;
+}
+
 function statusFailure(ctx: FailureContext, status: number, words: string | null, headers: Record<string, string> | undefined, what: string): ProviderError {
   const failures = failuresFor(ctx);
   const id = ctx.providerId;
@@ -88,9 +114,12 @@ export function failureOf(err: unknown, ctx: FailureContext): ProviderError {
   const id = ctx.providerId;
   if (err instanceof ProviderError) return err;
   if (err instanceof BodyTooLargeError) return failuresFor(ctx).tooLarge(err);
+  if (err instanceof JobEndedError) return jobFailure(ctx, err.end);
   const error = RetryError.isInstance(err) ? err.lastError : err;
   if (APICallError.isInstance(error)) {
     if (error.statusCode === undefined) return failuresFor(ctx).unreachable(sdkCauseCode(error));
+    const end = error.statusCode >= 200 && error.statusCode < 300 ? unparsedEnd(ctx, error.responseBody) : null;
+    if (end) return jobFailure(ctx, end);
     const what = error.requestBodyValues && Object.keys(error.requestBodyValues as object).length > 0 ? "the request" : "to hand over what it made";
     return statusFailure(ctx, error.statusCode, providerWords(error.responseBody), error.responseHeaders, what);
   }
@@ -104,7 +133,9 @@ export function failureOf(err: unknown, ctx: FailureContext): ProviderError {
   }
   if (error instanceof TypeError && /fetch failed/i.test(error.message)) return failuresFor(ctx).unreachable(sdkCauseCode(error));
   // The provider's job ended badly (a Veo operation with an error, a prediction that failed…):
-  // the SDK's message tells why; it fails the run only.
+  // the provider's reason where the error carries its answer, else the SDK's message; it fails the run only.
+  const reason = InvalidResponseDataError.isInstance(error) ? jobReason(error.data) : null;
+  if (reason) return jobFailure(ctx, { refused: false, words: reason });
   const message = error instanceof Error && error.message ? error.message.slice(0, 500) : String(error);
   return new ProviderError(scrub(`The provider ${id} could not make it: ${message}`, ctx.apiKey), false);
 }

@@ -2,6 +2,8 @@
 // package's own code (ai@6, @ai-sdk/* of package.json): which models it really makes (image,
 // speech, video), the key of its `providerOptions`, and how a `base_url` reaches it — the
 // factory's `baseURL` where it has one, else a `fetch` that sends its fixed host's requests there.
+// Every package gets providerFetch (below): the packages fetch result links and polling URLs their
+// provider names with `getFromApi`, which checks no address, so our fetch does.
 import { createBlackForestLabs } from "@ai-sdk/black-forest-labs";
 import { createDeepInfra } from "@ai-sdk/deepinfra";
 import { createElevenLabs } from "@ai-sdk/elevenlabs";
@@ -15,20 +17,22 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createReplicate } from "@ai-sdk/replicate";
 import { createTogetherAI } from "@ai-sdk/togetherai";
 import { createXai } from "@ai-sdk/xai";
-import type { experimental_generateSpeech, experimental_generateVideo, generateImage } from "ai";
+import { DownloadError, type experimental_generateSpeech, type experimental_generateVideo, type generateImage } from "ai";
 import type { Modality } from "../models/types";
+import { guardedFetch, type FetchFunction } from "./guarded-fetch";
+import type { Resolve } from "./result-links";
 
 export type ImageModel = Parameters<typeof generateImage>[0]["model"];
 export type SpeechModel = Parameters<typeof experimental_generateSpeech>[0]["model"];
 export type VideoModel = Parameters<typeof experimental_generateVideo>[0]["model"];
-export type FetchFunction = typeof globalThis.fetch;
+export type { FetchFunction };
 
 /** What the adapter hands a factory. */
 export interface FactorySettings {
   apiKey: string | undefined;
   /** The providers file's base_url, for factories that take one; undefined: the package's default host. */
   baseURL: string | undefined;
-  /** Only set when requests must be redirected or a test intercepts them. */
+  /** providerFetch (with the redirect of fixed hosts on top); undefined only where a test builds a model bare. */
   fetch: FetchFunction | undefined;
 }
 
@@ -55,7 +59,64 @@ export interface AiSdkProviderInfo {
    * modalities): a base_url is reached by a `fetch` rewriting `origin` to `base_url + path`.
    */
   fixedHosts: ReadonlyArray<{ origin: string; path: string }>;
+  /**
+   * Domains (with their subdomains) that are the provider's own besides its base URL's host: the
+   * key goes there too (fal's queue host; BFL's polling URLs on regional hosts such as api.us1.bfl.ai).
+   */
+  keyDomains?: readonly string[];
+  /**
+   * Reads each JSON answer the package gets, for job ends it would poll past until its timeout or
+   * report in generic words of its own (see providerFetch): the end in the provider's words, or null.
+   */
+  pollAnswer?(answer: Record<string, unknown>): JobEnd | null;
+  /**
+   * Reads a 2xx answer the package could not parse (ai-sdk-errors.ts): a job that had not ended
+   * well when the package expected its result in that answer; the end, or null.
+   */
+  unparsedAnswer?(answer: Record<string, unknown>): JobEnd | null;
   create(settings: FactorySettings): AiSdkModels;
+}
+
+/** How a provider's job ended without a result, in its own words. */
+export interface JobEnd {
+  /** A refusal of the request (a moderation); otherwise the job failed. Either fails the run only. */
+  refused: boolean;
+  words: string;
+}
+
+/** Thrown by providerFetch when an answer tells a job's end (AiSdkProviderInfo.pollAnswer). */
+export class JobEndedError extends Error {
+  constructor(readonly end: JobEnd) {
+    super(end.words);
+    this.name = "JobEndedError";
+  }
+}
+
+/** The strings inside a provider's `details` or `error` (BFL: {"Moderation Reasons": [...]}), joined; or null. */
+function wordsIn(value: unknown): string | null {
+  const words: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === "string" && v.trim()) words.push(v.trim());
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") Object.values(v).forEach(walk);
+  };
+  walk(value);
+  return words.length > 0 ? words.join("; ").slice(0, 500) : null;
+}
+
+/**
+ * BFL's get_result (Fireworks' kontext workflows are BFL's API, with its statuses). Its package
+ * polls on through "Request Moderated" (and Fireworks' through every status it does not know)
+ * until its own timeout, fails to parse "Content Moderated" and "Task not found" (which looked
+ * like an outage), and drops the `details` of an "Error".
+ */
+function bflPollAnswer(answer: Record<string, unknown>): JobEnd | null {
+  const status = answer.status ?? answer.state;
+  const details = wordsIn(answer.details);
+  if (status === "Request Moderated" || status === "Content Moderated") return { refused: true, words: details ? `${status} (${details})` : String(status) };
+  if (status === "Task not found") return { refused: false, words: "it no longer knows the task (Task not found)." };
+  if ((status === "Error" || status === "Failed") && details) return { refused: false, words: details };
+  return null;
 }
 
 /** Settings every factory takes (apiKey, fetch), with baseURL only where it has one. */
@@ -115,6 +176,7 @@ export const AI_SDK_PROVIDERS = {
       { origin: "https://queue.fal.run", path: "/queue" },
       { origin: "https://fal.run", path: "" },
     ],
+    keyDomains: ["fal.run"],
     create: (s) => {
       const p = createFal(common(s, true));
       return { image: (id) => p.image(id), audio: (id) => p.speech(id), video: (id) => p.video(id) };
@@ -127,6 +189,16 @@ export const AI_SDK_PROVIDERS = {
     defaultBaseUrl: "https://api.replicate.com/v1",
     baseUrlRequired: false,
     fixedHosts: [],
+    // Its image model sends `Prefer: wait` and reads `output` of that one answer, which has none when
+    // the prediction failed or outlasted the wait (at most 60 s): the parse failed, like an outage.
+    unparsedAnswer: (answer) => {
+      if (answer.status === "failed") return { refused: false, words: wordsIn(answer.error) ?? "the prediction failed." };
+      if (answer.status === "starting" || answer.status === "processing") {
+        return { refused: false, words: 'the model did not finish within Replicate\'s synchronous wait (Prefer: wait, at most 60 s); for long-running models use the native "replicate" kind, which polls.' };
+      }
+      if (answer.status === "canceled" || answer.status === "aborted") return { refused: false, words: `the prediction was ${answer.status}.` };
+      return null;
+    },
     create: (s) => {
       const p = createReplicate({ apiToken: s.apiKey, ...(s.baseURL !== undefined ? { baseURL: s.baseURL } : {}), ...(s.fetch ? { fetch: s.fetch } : {}) });
       return { image: (id) => p.image(id), video: (id) => p.video(id) };
@@ -151,6 +223,8 @@ export const AI_SDK_PROVIDERS = {
     defaultBaseUrl: "https://api.bfl.ai/v1",
     baseUrlRequired: false,
     fixedHosts: [],
+    keyDomains: ["bfl.ai"],
+    pollAnswer: bflPollAnswer,
     create: (s) => {
       const p = createBlackForestLabs(common(s, true));
       return { image: (id) => p.image(id) };
@@ -163,6 +237,11 @@ export const AI_SDK_PROVIDERS = {
     defaultBaseUrl: "https://api.x.ai/v1",
     baseUrlRequired: false,
     fixedHosts: [],
+    // A failed video's status carries error.message, which the package replaces with "Video generation failed.".
+    pollAnswer: (answer) => {
+      const words = answer.status === "failed" ? wordsIn((answer.error as { message?: unknown } | null | undefined)?.message) : null;
+      return words ? { refused: false, words } : null;
+    },
     create: (s) => {
       const p = createXai(common(s, true));
       return { image: (id) => p.image(id), video: (id) => p.video(id) };
@@ -187,6 +266,7 @@ export const AI_SDK_PROVIDERS = {
     defaultBaseUrl: "https://api.fireworks.ai/inference/v1",
     baseUrlRequired: false,
     fixedHosts: [],
+    pollAnswer: bflPollAnswer,
     create: (s) => {
       const p = createFireworks(common(s, true));
       return { image: (id) => p.image(id) };
@@ -251,5 +331,40 @@ export function redirectingFetch(hosts: AiSdkProviderInfo["fixedHosts"], baseUrl
       }
     }
     return inner(input, init);
+  };
+}
+
+export interface ProviderFetchOptions {
+  /** The provider's base URL (base_url, else the package's default): its host is the provider's own. */
+  baseUrl: string;
+  apiKey: string | null;
+  keyDomains?: readonly string[];
+  pollAnswer?: AiSdkProviderInfo["pollAnswer"];
+  /** Tests only: how names resolve. */
+  resolve?: Resolve;
+}
+
+/**
+ * The fetch every package gets: guardedFetch (no local or private address but the provider's
+ * own, the key only to the provider's hosts, every redirect hop checked). With `pollAnswer`, a
+ * JSON answer that tells a job's end throws JobEndedError: a package that would poll on for
+ * minutes cannot be told otherwise, and reading the answer on its way in changes nothing the
+ * package sees when it is not such an end.
+ */
+export function providerFetch(options: ProviderFetchOptions, inner: FetchFunction = globalThis.fetch): FetchFunction {
+  const guarded = guardedFetch({ ...options, refused: (reason) => new DownloadError({ url: "(result link)", message: reason }) }, inner);
+  if (!options.pollAnswer) return guarded;
+  const pollAnswer = options.pollAnswer;
+  return async (input, init) => {
+    const response = await guarded(input, init);
+    if (response.ok && /json/i.test(response.headers.get("content-type") ?? "")) {
+      const answer: unknown = await response.clone().json().catch(() => null);
+      const end = answer && typeof answer === "object" && !Array.isArray(answer) ? pollAnswer(answer as Record<string, unknown>) : null;
+      if (end) {
+        await response.body?.cancel();
+        throw new JobEndedError(end);
+      }
+    }
+    return response;
   };
 }

@@ -2,7 +2,8 @@
 // base_url and keys, and how an entry's fields become the call's arguments or providerOptions.
 import { describe, expect, it } from "vitest";
 import { callArguments, type CallOptions } from "./ai-sdk-call";
-import { AI_SDK_PROVIDERS, redirectingFetch } from "./ai-sdk-providers";
+import { DownloadError } from "ai";
+import { AI_SDK_PROVIDERS, JobEndedError, providerFetch, redirectingFetch } from "./ai-sdk-providers";
 import { remoteModels } from "./index";
 import { parseProvidersFile } from "./providers-file";
 import type { Modality } from "../models/types";
@@ -174,6 +175,22 @@ describe("ai-sdk providers file", () => {
     expect(() => parse({ provider: "openai" }, [withCall("image", { size: "providerOptions.size" }, { prompt: { type: "string" }, size: { type: "string", enum: ["big"] } })])).not.toThrow();
     expect(parseError({ provider: "openai" }, [entry("image", { provider_options: [1] })])).toBe("providers[0].entries[0].provider_options must be an object; got an array.");
   });
+
+  it("refuses a video `resolution` whose values are not WxH (the package would drop them), and says how to send them as the provider's option", () => {
+    const video = (resolution: unknown, call?: unknown) =>
+      entry("video", {
+        input_schema: { type: "object", additionalProperties: false, required: ["prompt"], properties: { prompt: { type: "string" }, resolution } },
+        ...(call ? { call } : {}),
+      });
+    expect(parseError({ provider: "xai" }, [video({ type: "string", enum: ["480p", "720p"] })])).toBe(
+      'providers[0].entries[0].input_schema.properties.resolution makes "resolution" the call\'s resolution, whose values must look like "{width}x{height}", such as "1280x720"; "480p" does not. ' +
+        'Send it as the provider\'s own option instead: "call": {"resolution": "providerOptions.resolution"}.',
+    );
+    expect(parseError({ provider: "google" }, [video({ type: "string", enum: ["720p"] }, { resolution: "resolution" })])).toMatch(/^providers\[0\]\.entries\[0\]\.call\.resolution makes "resolution" the call's resolution, whose values/);
+    const mapped = parse({ provider: "xai" }, [video({ type: "string", enum: ["480p", "720p"] }, { resolution: "providerOptions.resolution" })]);
+    expect(mapped[0]!.entries[0]!.options).toMatchObject({ fields: { resolution: { option: ["resolution"] } } });
+    expect(parse({ provider: "google" }, [video({ type: "string", enum: ["1280x720", "1920x1080"] })])[0]!.entries[0]!.options).toMatchObject({ fields: { resolution: { arg: "resolution" } } });
+  });
 });
 
 describe("redirectingFetch", () => {
@@ -194,5 +211,84 @@ describe("redirectingFetch", () => {
       "https://v3.fal.media/files/out.mp4",
       "https://fal.running.example/x",
     ]);
+  });
+});
+
+describe("providerFetch (every package's fetch)", () => {
+  const KEY = "sk-fetch-test-91b2";
+  /** Public-looking names resolve to a public address, internal.example to a private one (no DNS in tests). */
+  const resolve = async (host: string) => (host === "internal.example" ? ["10.1.2.3"] : ["93.184.215.14"]);
+  const urlOf = (input: Parameters<typeof fetch>[0]) => (typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+
+  it("refuses local and private addresses other than the provider's own host before any request: by IP, by name, by what a name resolves to", async () => {
+    const seen: string[] = [];
+    const inner: typeof fetch = async (input) => (seen.push(urlOf(input)), new Response("ok"));
+    const guarded = providerFetch({ baseUrl: "http://10.0.0.12:8188/v1", apiKey: KEY, resolve }, inner);
+    for (const link of ["http://127.0.0.2:9/x", "http://localhost/x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data", "http://10.0.0.13/x", "http://internal.example/x", "file:///etc/passwd"]) {
+      const error = await guarded(link).then(() => null, (err: unknown) => err);
+      expect(DownloadError.isInstance(error), link).toBe(true);
+    }
+    expect(seen).toEqual([]);
+    // The provider's own host (any port), and public hosts.
+    await guarded("http://10.0.0.12:9000/view?f=a.png");
+    await guarded("https://cdn.example/x.png");
+    expect(seen).toEqual(["http://10.0.0.12:9000/view?f=a.png", "https://cdn.example/x.png"]);
+  });
+
+  it("sends the key's headers only to the provider's own hosts (its base URL's host and its key domains)", async () => {
+    const sent: Record<string, Record<string, string>> = {};
+    const inner: typeof fetch = async (input, init) => ((sent[new URL(urlOf(input)).hostname] = Object.fromEntries(new Headers(init?.headers))), new Response("ok"));
+    const guarded = providerFetch({ baseUrl: "https://api.bfl.ai/v1", apiKey: KEY, keyDomains: ["bfl.ai"], resolve }, inner);
+    const headers = { "x-key": KEY, authorization: `Bearer ${KEY}`, "x-custom": `k=${KEY}`, accept: "image/*" };
+    for (const url of ["https://api.bfl.ai/v1/flux-pro", "https://api.us1.bfl.ai/v1/get_result?id=1", "https://delivery.example/sample.jpeg"]) await guarded(url, { headers });
+    expect(sent["api.bfl.ai"]).toEqual(headers);
+    expect(sent["api.us1.bfl.ai"]).toEqual(headers);
+    expect(sent["delivery.example"]).toEqual({ accept: "image/*" });
+  });
+
+  it("follows redirects itself: each hop checked, the key dropped once a hop leaves the provider's host, POSTs not followed", async () => {
+    const seen: Array<[string, string | null, RequestRedirect | undefined]> = [];
+    const hops: Record<string, string> = {
+      "https://api.x.ai/v1/files/1": "https://cdn.example/1.mp4",
+      "https://api.x.ai/v1/files/2": "http://10.0.0.5/2.mp4",
+      "https://cdn.example/3": "https://api.x.ai/v1/files/3",
+    };
+    const inner: typeof fetch = async (input, init) => {
+      const url = urlOf(input);
+      seen.push([url, new Headers(init?.headers).get("authorization"), init?.redirect]);
+      return hops[url] ? new Response(null, { status: 302, headers: { location: hops[url]! } }) : new Response("bytes");
+    };
+    const guarded = providerFetch({ baseUrl: "https://api.x.ai/v1", apiKey: KEY, resolve }, inner);
+    const auth = { headers: { authorization: `Bearer ${KEY}` } };
+
+    expect(await (await guarded("https://api.x.ai/v1/files/1", auth)).text()).toBe("bytes");
+    expect(seen.splice(0)).toEqual([
+      ["https://api.x.ai/v1/files/1", `Bearer ${KEY}`, "manual"],
+      ["https://cdn.example/1.mp4", null, "manual"],
+    ]);
+    const refused = await guarded("https://api.x.ai/v1/files/2", auth).then(() => null, (err: unknown) => err);
+    expect(DownloadError.isInstance(refused)).toBe(true);
+    expect(seen.splice(0).map(([url]) => url)).toEqual(["https://api.x.ai/v1/files/2"]);
+    // Back on the provider's host, the key is its own again.
+    await guarded("https://cdn.example/3", auth);
+    expect(seen.splice(0)).toEqual([
+      ["https://cdn.example/3", null, "manual"],
+      ["https://api.x.ai/v1/files/3", `Bearer ${KEY}`, "manual"],
+    ]);
+    expect((await guarded("https://api.x.ai/v1/files/1", { ...auth, method: "POST", body: "{}" })).status).toBe(302);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("ends a poll whose answer tells the job's end (BFL's pollAnswer), and hands every other answer on unread", async () => {
+    const answers: unknown[] = [
+      { id: "1", status: "Pending", result: null },
+      { id: "1", status: "Request Moderated", result: null, details: { "Moderation Reasons": ["Derivative Works Filter"] } },
+    ];
+    const inner: typeof fetch = async () => Response.json(answers.shift());
+    const guarded = providerFetch({ baseUrl: "https://api.bfl.ai/v1", apiKey: KEY, pollAnswer: AI_SDK_PROVIDERS["black-forest-labs"].pollAnswer, resolve }, inner);
+    expect(await (await guarded("https://api.bfl.ai/v1/get_result?id=1")).json()).toEqual({ id: "1", status: "Pending", result: null });
+    const ended = await guarded("https://api.bfl.ai/v1/get_result?id=1").then(() => null, (err: unknown) => err);
+    expect(ended).toBeInstanceOf(JobEndedError);
+    expect((ended as JobEndedError).end).toEqual({ refused: true, words: "Request Moderated (Derivative Works Filter)" });
   });
 });

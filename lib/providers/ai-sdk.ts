@@ -9,12 +9,11 @@ import { experimental_generateSpeech, experimental_generateVideo, generateImage,
 import type { Modality } from "../models/types";
 import { callArguments, parseCallOptions, type CallModality, type CallOptions } from "./ai-sdk-call";
 import { failureOf, failuresFor, scrub, type FailureContext } from "./ai-sdk-errors";
-import { AI_SDK_PROVIDERS, aiSdkProvider, redirectingFetch, type AiSdkModels, type AiSdkProviderInfo, type FetchFunction } from "./ai-sdk-providers";
+import { AI_SDK_PROVIDERS, aiSdkProvider, providerFetch, redirectingFetch, type AiSdkModels, type AiSdkProviderInfo, type FetchFunction } from "./ai-sdk-providers";
 import { createHealth, markUp } from "./health";
 import { fail, stringAt, type JsonObject } from "./json-fields";
 import type { ProviderKind } from "./kind";
 import { readCapped } from "./response-bytes";
-import { isLocalHost } from "./result-links";
 import { ProviderError, type FetchedOutput, type ProviderAdapter, type ProviderConfig, type ProviderRequest, type ProviderResult } from "./types";
 
 /** Largest video fetched from a provider's result link. */
@@ -27,7 +26,7 @@ export interface AiSdkAdapterOptions {
   provider: string;
   /** Where the package sends requests instead of its default host ("" for that default). */
   baseUrl: string;
-  /** Tests only: a fetch that sees every request (the redirect of fixed hosts still applies on top). */
+  /** Tests only: a fetch that sees every request after our checks (providerFetch) and the redirect of fixed hosts. */
   fetch?: FetchFunction;
   /**
    * The mapping for an entry whose options hold none (a ProviderConfig built in code rather than
@@ -43,14 +42,6 @@ function callOptionsOf(entry: ProviderRequest["entry"], defaults: AiSdkAdapterOp
   return parseCallOptions({}, entry.id, entry.inputSchema, entry.modality as CallModality, defaults);
 }
 
-function sameOrigin(url: string, base: string): boolean {
-  try {
-    return new URL(url).origin === new URL(base).origin;
-  } catch {
-    return false;
-  }
-}
-
 /** A file input as the SDK takes it: the workspace file's bytes. */
 async function fileBytes(request: ProviderRequest, value: unknown): Promise<Uint8Array[]> {
   const ids = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
@@ -64,21 +55,22 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
   if (!info) throw new Error(`unknown AI SDK provider "${options.provider}"`);
   const health = createHealth();
   const base = options.baseUrl || undefined;
-  const inner = options.fetch ?? globalThis.fetch;
-  // Only where needed: without a fetch of ours, the SDK fetches result links with its own checks.
-  const fetch = base && info.fixedHosts.length > 0 ? redirectingFetch(info.fixedHosts, base, inner) : options.fetch;
+  // Every request of the package goes through our checks (providerFetch): its own result-link
+  // fetches check no address. Fixed hosts are redirected first, so the checks see the real target.
+  const guarded = providerFetch(
+    { baseUrl: base ?? info.defaultBaseUrl, apiKey: config.apiKey, keyDomains: info.keyDomains, pollAnswer: info.pollAnswer },
+    options.fetch ?? globalThis.fetch,
+  );
+  const fetch = base && info.fixedHosts.length > 0 ? redirectingFetch(info.fixedHosts, base, guarded) : guarded;
   const models: AiSdkModels = info.create({ apiKey: config.apiKey ?? "", baseURL: base, fetch });
-  const origin = base ?? info.defaultBaseUrl;
 
   function context(modality: Modality): FailureContext {
-    return { providerId: config.id, apiKey: config.apiKey, health, modality };
+    return { providerId: config.id, apiKey: config.apiKey, health, modality, unparsedAnswer: info!.unparsedAnswer };
   }
 
-  /** experimental_generateVideo's `download`: the run's signal, a size cap, no local addresses but the provider's own. */
+  /** experimental_generateVideo's `download`: the run's signal and a size cap; `fetch` checks the address. */
   async function download({ url, abortSignal }: { url: URL; abortSignal?: AbortSignal }): Promise<{ data: Uint8Array; mediaType: string | undefined }> {
-    if (url.protocol !== "https:" && url.protocol !== "http:") throw new DownloadError({ url: "(result link)", message: "not an http(s) link" });
-    if (!sameOrigin(url.href, origin) && isLocalHost(url.hostname)) throw new DownloadError({ url: "(result link)", message: "a local or private address" });
-    const response = await (fetch ?? globalThis.fetch)(url.href, { signal: abortSignal });
+    const response = await fetch(url.href, { signal: abortSignal });
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       throw new DownloadError({ url: "(result link)", statusCode: response.status, statusText: response.statusText });

@@ -159,14 +159,14 @@ export function parseComfyEntry(entry: JsonObject, at: string, schema: JsonSchem
 
 /**
  * The workflow with the run's input in its bound node inputs (a copy: the entry's own is never
- * changed). `files` holds ComfyUI's name for each uploaded file field. A field the person left out
+ * changed); file fields already hold ComfyUI's name of the uploaded file (prepareRequest). A field the person left out
  * keeps the workflow's value, except a seed without a default, which gets a random one so that
  * runs differ.
  */
-export function applyBindings(options: ComfyEntryOptions, input: Record<string, unknown>, files: Record<string, string> = {}): ComfyGraph {
+export function applyBindings(options: ComfyEntryOptions, input: Record<string, unknown>): ComfyGraph {
   const graph = structuredClone(options.workflow);
   for (const [field, targets] of Object.entries(options.bindings)) {
-    let value = field in files ? files[field] : input[field];
+    let value = input[field];
     const seed = options.randomSeeds[field];
     if (value === undefined && seed) value = randomInt(seed.min, seed.max + 1);
     if (value === undefined) continue;

@@ -1,9 +1,10 @@
 // Adapter for a ComfyUI server (the providers file's `kind: "comfyui"`), over its own HTTP API
-// (ComfyUI's server.py; PROVIDERS.md §6): file inputs go to POST /upload/image, the entry's
-// workflow with the run's input bound into it to POST /prompt, which queues it; the engine then
-// polls GET /history/{prompt_id} (`{}` until the run ends) and every output the run saved is
-// fetched with GET /view. Cancel deletes a queued prompt (POST /queue {delete}) or interrupts a
-// running one (POST /interrupt {prompt_id}). ComfyUI bills nothing, so runs stay cancelable.
+// (ComfyUI's server.py; PROVIDERS.md §6): file inputs go to POST /upload/image (prepareRequest),
+// the entry's workflow with the run's input bound into it to POST /prompt, which queues it; the
+// engine then polls GET /history/{prompt_id} (`{}` until the run ends) and every output the run
+// saved is fetched with GET /view. Cancel deletes a queued prompt (POST /queue {delete}) or
+// interrupts a running one (POST /interrupt {prompt_id}). ComfyUI bills nothing, so runs stay
+// cancelable.
 // Progress frames (its websocket) are not followed: the engine has nowhere to report them yet.
 import { randomUUID } from "node:crypto";
 import path from "node:path";
@@ -118,14 +119,20 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
     return typeof body.subfolder === "string" && body.subfolder ? `${body.subfolder}/${body.name}` : body.name;
   }
 
+  /** The request with each file input uploaded and named as ComfyUI knows it (what LoadImage takes). */
+  async function withUploads(request: ProviderRequest, signal: AbortSignal): Promise<ProviderRequest> {
+    const options = request.entry.options as unknown as ComfyEntryOptions;
+    const input = { ...request.input };
+    for (const field of options.fileFields) {
+      const fileId = input[field];
+      if (typeof fileId === "string") input[field] = await upload(fileId, await request.readFile(fileId), signal);
+    }
+    return { ...request, input };
+  }
+
   async function queue(request: ProviderRequest, signal: AbortSignal): Promise<string> {
     const options = request.entry.options as unknown as ComfyEntryOptions;
-    const files: Record<string, string> = {};
-    for (const field of options.fileFields) {
-      const fileId = request.input[field];
-      if (typeof fileId === "string") files[field] = await upload(fileId, await request.readFile(fileId), signal);
-    }
-    const prompt = applyBindings(options, request.input, files);
+    const prompt = applyBindings(options, request.input);
     const body = await call(
       "/prompt",
       { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ prompt, client_id: clientId }) },
@@ -200,6 +207,8 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
   return {
     billsOnSubmit: false,
     health,
+    // File inputs go up first, as for every kind that uploads them (ComfyUI bills nothing either way).
+    prepareRequest: withUploads,
     async submit(request, signal): Promise<ProviderResult> {
       const promptId = await queue(request, signal);
       markUp(health);

@@ -6,11 +6,17 @@
 // endpoint_id=…). Requests move only when the test says (mode "manual": IN_QUEUE → IN_PROGRESS →
 // COMPLETED) or at once ("auto"); a prompt holding "refuse" ends in fal's 422
 // content_policy_violation. Outputs are fal File objects linking to a media host on another origin.
+// fal storage, as the client uses it, under /rest (a provider's rest_base_url): POST
+// /rest/storage/upload/initiate → {upload_url, file_url}, the bytes then PUT to upload_url on the
+// media host (signed, no key) and served at file_url; /rest/storage/upload/initiate-multipart for
+// the client's multipart form (parts PUT to {upload_url}/{n}, then POST {upload_url}/complete).
+// A request's model reads its input files (data URIs, or media-host URLs: one it does not hold ends
+// in fal's 422 file_download_error) into `inputFiles`.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fakeMedia, type FakeModality } from "./fake-media";
-import { injectedAnswers, startMediaHost, type HostedFake } from "./replicate-fal-fake-media";
+import { injectedAnswers, readInputFiles, startMediaHost, type FakeInputFile, type HostedFake } from "./replicate-fal-fake-media";
 
 export interface FakeFalEndpoint {
   id: string;
@@ -31,6 +37,10 @@ export interface FakeFalRequest {
   logs: Array<{ message: string; level: string; source: "USER"; timestamp: string }>;
   /** The result once COMPLETED: an output, or an error answer. */
   result: { status: number; body: unknown } | null;
+  /** The files its input names, as its model read them (by field; "field[i]" in a list). */
+  inputFiles: Record<string, FakeInputFile>;
+  /** Input fields naming a media-host file that is not there (the request fails with 422). */
+  missingFiles: string[];
 }
 
 export interface FalFake extends HostedFake {
@@ -38,6 +48,8 @@ export interface FalFake extends HostedFake {
   url: string;
   /** The synchronous host, as a provider's run_base_url. */
   runUrl: string;
+  /** fal's REST host (storage uploads start there), as a provider's rest_base_url. */
+  restUrl: string;
   key: string;
   queue: Map<string, FakeFalRequest>;
   nextRequest(): Promise<FakeFalRequest>;
@@ -190,7 +202,12 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
   const created: Array<(r: FakeFalRequest) => void> = [];
   const injected = injectedAnswers();
 
-  async function outputOf(endpoint: FakeFalEndpoint, input: Record<string, unknown>, id: string): Promise<{ status: number; body: unknown }> {
+  async function outputOf(endpoint: FakeFalEndpoint, r: FakeFalRequest): Promise<{ status: number; body: unknown }> {
+    const { input, id } = r;
+    if (r.missingFiles.length > 0) {
+      const detail = r.missingFiles.map((field) => ({ loc: ["body", ...field.split(/[[\]]/).filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p))], msg: "Failed to download the file. Please check if the URL is accessible.", type: "file_download_error", url: "https://docs.fal.ai/errors#file_download_error" }));
+      return { status: 422, body: { detail } };
+    }
     if (/refuse/i.test(String(input.prompt ?? input.text ?? ""))) return { status: 422, body: CONTENT_POLICY };
     if (endpoint.modality === "image") {
       const count = typeof input.num_images === "number" ? input.num_images : 1;
@@ -213,7 +230,7 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
 
   async function complete(r: FakeFalRequest): Promise<void> {
     const endpoint = endpoints.find((e) => e.id === r.endpoint)!;
-    r.result = await outputOf(endpoint, r.input, r.id);
+    r.result = await outputOf(endpoint, r);
     r.status = "COMPLETED";
     r.logs.push({ message: "Done.", level: "INFO", source: "USER", timestamp: new Date().toISOString() });
   }
@@ -237,6 +254,19 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
     }
     if (headers.authorization !== `Key ${key}`) return json(res, 401, { detail: "Unauthorized" });
     let m: RegExpExecArray | null;
+    if (method === "POST" && (m = /^\/rest\/storage\/upload\/(initiate|initiate-multipart)$/.exec(path))) {
+      let file: { content_type?: unknown; file_name?: unknown };
+      try {
+        file = JSON.parse(body || "{}") as typeof file;
+      } catch {
+        return json(res, 422, { detail: [{ loc: ["body"], msg: "Invalid JSON", type: "value_error.jsondecode" }] });
+      }
+      const missing = (["content_type", "file_name"] as const).filter((field) => typeof file[field] !== "string" || !file[field]);
+      if (missing.length > 0) return json(res, 422, { detail: missing.map((field) => ({ loc: ["body", field], msg: "field required", type: "value_error.missing" })) });
+      const open = m[1] === "initiate" ? fake.media.openUpload : fake.media.openMultipartUpload;
+      const slot = open(String(file.file_name), String(file.content_type));
+      return json(res, 200, { upload_url: slot.uploadUrl, file_url: slot.fileUrl });
+    }
     if ((m = /^\/([^/]+)\/([^/]+)\/requests\/([^/]+)(\/status|\/cancel)?$/.exec(path))) {
       const r = requestFor(m[1]!, m[2]!, m[3]!);
       if (m[4] === "/cancel" && method === "PUT") {
@@ -268,9 +298,18 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
     } catch {
       return json(res, 422, { detail: [{ loc: ["body"], msg: "Invalid JSON", type: "value_error.jsondecode" }] });
     }
-    const r: FakeFalRequest = { id: randomUUID(), endpoint: endpoint.id, input, status: "IN_QUEUE", canceled: null, logs: [], result: null };
+    // The model reads its input files: a data URI, or a file on fal's media host (uploaded there).
+    const read = readInputFiles(
+      input,
+      (url) => url.startsWith(`${fake.media.url}/`),
+      (url) => {
+        const file = fake.media.read(url);
+        return file ? { data: file.data, contentType: file.type } : null;
+      },
+    );
+    const r: FakeFalRequest = { id: randomUUID(), endpoint: endpoint.id, input, status: "IN_QUEUE", canceled: null, logs: [], result: null, inputFiles: read.files, missingFiles: read.missing };
     if (sync) {
-      const result = await outputOf(endpoint, input, r.id);
+      const result = await outputOf(endpoint, r);
       return json(res, result.status, result.body, { "x-fal-request-id": r.id });
     }
     fake.queue.set(r.id, r);
@@ -305,6 +344,7 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
   const fake: FalFake = {
     url: origin,
     runUrl: `${origin}/run`,
+    restUrl: `${origin}/rest`,
     key,
     media,
     mode: "auto",

@@ -2,7 +2,10 @@
 // against a local fal written from its public queue API reference (fal-fake.ts): a queued request
 // followed to the end, the synchronous host, refusals (422 content_policy_violation), outages
 // (no client retries: one request each), timeouts, cancel before and after submission, and
-// image, video and audio outputs fetched from another origin and measured as real media.
+// image, video and audio outputs fetched from another origin and measured as real media; file
+// inputs inline (small) or through fal storage (large; multipart above 90 MB; before the run's
+// cancel point), refused, failing or canceled there.
+import { randomBytes } from "node:crypto";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
@@ -13,6 +16,7 @@ import { providerKind } from "./kinds";
 import { convertOpenApiInput } from "./openapi-schema";
 import { parseProvidersFile } from "./providers-file";
 import { remoteModelDefinition, type RemoteModelDefinition } from "./remote-model";
+import { INLINE_FILE_MAX_BYTES } from "./replicate-fal-shared";
 import { failureOf } from "./test-failures";
 import { eventually, startTestServer } from "./test-server";
 
@@ -34,6 +38,7 @@ function providersFile(fake: FalFake, extra: Record<string, unknown> = {}): stri
         kind: "fal",
         base_url: fake.url,
         run_base_url: fake.runUrl,
+        rest_base_url: fake.restUrl,
         api_key_env: "FAL_KEY",
         timeout_ms: 5_000,
         ...extra,
@@ -86,6 +91,13 @@ function setup(fake: FalFake, extra: Record<string, unknown> = {}, poll: Record<
 function models(fake: FalFake, extra: Record<string, unknown> = {}, poll: Record<string, number> = FAST): RemoteModelDefinition[] {
   return setup(fake, extra, poll).models;
 }
+
+/** A real PNG of noise (it does not compress): about width × height × 3 bytes. */
+function noisePng(width: number, height: number): Promise<Buffer> {
+  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } }).png().toBuffer();
+}
+
+const SMALL_ID = "file_bbbbbbbbbbbbbbbbbbbbbbbb";
 
 const paths = (fake: FalFake) => fake.requests.map((r) => `${r.method} ${r.path}`);
 
@@ -244,5 +256,125 @@ describe("fal provider", () => {
     expect(paths(fake).at(-1)).toBe(`PUT /fal-ai/flux/requests/${request.id}/cancel`);
     expect(tools.uncancelableReasons).toEqual([]);
     expect(flux!.unavailableReason!()).toBeNull();
+  });
+
+  it("puts a file input above 256 KB in fal storage (initiate, then PUT without the key) and sends its file_url; a small one stays a data URI", async () => {
+    fake = await startFalFake();
+    const [, clip] = models(fake);
+    const large = await noisePng(450, 450);
+    expect(large.length).toBeGreaterThan(2 * INLINE_FILE_MAX_BYTES);
+    const small = await fakePng(32, 24, "reference");
+    const tools = testRunTools({ files: { [FILE_ID]: { data: large, contentType: "image/png" }, [SMALL_ID]: { data: small, contentType: "image/png" } } });
+    const submitted = fake.nextRequest();
+    const [video] = (await runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID, image_urls: SMALL_ID }, tools)) as VideoOutput[];
+    const request = await submitted;
+
+    expect(paths(fake).slice(0, 2)).toEqual(["POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3", "POST /fal-ai/kling-video/v2/image-to-video"]);
+    const initiate = fake.requests[0]!;
+    expect(initiate.headers.authorization).toBe(`Key ${fake.key}`);
+    expect(JSON.parse(initiate.body)).toEqual({ content_type: "image/png", file_name: "image_url.png" });
+    expect(JSON.parse(String(initiate.headers["x-fal-object-lifecycle"]))).toEqual({ expiration_duration_seconds: 2 * 86_400 });
+    // The bytes went to the storage host's signed URL, without the key.
+    const [put, ...others] = fake.media.requests.filter((r) => r.method === "PUT");
+    expect(others).toEqual([]);
+    expect(put!.path).toMatch(/^\/uploads\/[0-9a-f]+$/);
+    expect(put!.headers.authorization).toBeUndefined();
+    expect(put!.headers["content-type"]).toBe("image/png");
+
+    // The request names the upload by its file_url, and the model read the very bytes back.
+    expect(request.input.image_url).toMatch(new RegExp(`^${fake.media.url}/files/[0-9a-f]+/image_url\\.png$`));
+    expect(request.input.image_urls).toEqual([`data:image/png;base64,${small.toString("base64")}`]);
+    expect(request.inputFiles.image_url!.via).toBe("upload");
+    expect(request.inputFiles.image_url!.data.equals(large)).toBe(true);
+    expect(await sharp(request.inputFiles.image_url!.data).metadata()).toMatchObject({ format: "png", width: 450, height: 450 });
+    expect(request.inputFiles["image_urls[0]"]).toMatchObject({ via: "inline", contentType: "image/png" });
+    expect(video).toMatchObject({ type: "video", content_type: "video/mp4" });
+  });
+
+  it("uploads a file above 90 MB in parts (the client's multipart form), byte-identical", async () => {
+    fake = await startFalFake();
+    const [, clip] = models(fake, { timeout_ms: 60_000 });
+    const huge = randomBytes(91 * 1024 * 1024);
+    const submitted = fake.nextRequest();
+    await runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files: { [FILE_ID]: { data: huge, contentType: "video/mp4" } } }));
+    const request = await submitted;
+    expect(paths(fake)[0]).toBe("POST /rest/storage/upload/initiate-multipart?storage_type=fal-cdn-v3");
+    const storage = fake.media.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path.replace(/[0-9a-f]{24}/, "T")}`);
+    expect(storage).toEqual([...Array.from({ length: 10 }, (_, i) => `PUT /multipart/T/${i + 1}`), "POST /multipart/T/complete"]);
+    expect(request.inputFiles.image_url!.via).toBe("upload");
+    expect(request.inputFiles.image_url!.contentType).toBe("video/mp4");
+    expect(request.inputFiles.image_url!.data.equals(huge)).toBe(true);
+  }, 60_000);
+
+  it("fails the run when the upload is refused (a 4xx: fal's words, stays in service) or fails (a 5xx at storage: out of service); nothing is queued", async () => {
+    fake = await startFalFake();
+    const files = { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } };
+    const [, clip] = models(fake);
+    fake.failNext(400, { detail: "Unsupported content type" });
+    const refused = await failureOf(runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files })));
+    expect(refused).toBeInstanceOf(ModelError);
+    expect(refused.message).toBe("The provider fal refused the file input image_url: Unsupported content type");
+    expect(clip!.unavailableReason!()).toBeNull();
+
+    fake.media.failNext(503, { detail: "Storage is unavailable" });
+    const failed = await failureOf(runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files })));
+    expect(failed.message).toBe("The provider fal failed (HTTP 503: Storage is unavailable). Try again later.");
+    expect(clip!.unavailableReason!()?.message).toMatch(/^its provider fal is failing \(HTTP 503, at /);
+    expect(paths(fake)).toEqual(["POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3", "POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3"]);
+    expect(fake.queue.size).toBe(0);
+  });
+
+  it("does not send a file to a local address fal's answer names, other than the provider's own host", async () => {
+    fake = await startFalFake();
+    const files = { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } };
+    // The provider's host is "localhost": the storage answer's 127.0.0.1 is another local host.
+    const [, clip] = models(fake, { base_url: fake.url.replace("127.0.0.1", "localhost") });
+    const error = await failureOf(runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files })));
+    expect(error.message).toBe("The provider fal named a local or private address to upload a file to, which Atelier does not send files to.");
+    expect(fake.media.requests).toEqual([]);
+    expect(fake.queue.size).toBe(0);
+  });
+
+  it("aborts an upload when the run is canceled meanwhile (the client's PUT takes no signal: ours does)", async () => {
+    fake = await startFalFake();
+    fake.media.hangNext();
+    // A limit far off: only the run's own signal can end this upload.
+    const [, clip] = models(fake, { timeout_ms: 120_000 });
+    const controller = new AbortController();
+    const tools = testRunTools({ signal: controller.signal, files: { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } } });
+    const run = runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, tools);
+    await eventually(() => fake!.media.requests.some((r) => r.method === "PUT"));
+    controller.abort(new Error("run canceled"));
+    await expect(run).rejects.toThrow("run canceled");
+    expect(fake.queue.size).toBe(0);
+    expect(tools.uncancelableReasons).toEqual([]);
+    expect(clip!.unavailableReason!()).toBeNull();
+  });
+
+  it("in mode run (billed on submit) uploads before the cancel point: a cancel during the upload cancels the run, and fal runs nothing", async () => {
+    fake = await startFalFake();
+    fake.media.hangNext();
+    const [, clip] = models(fake, { mode: "run", timeout_ms: 120_000 });
+    const controller = new AbortController();
+    const tools = testRunTools({ signal: controller.signal, files: { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } } });
+    const run = runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, tools);
+    await eventually(() => fake!.media.requests.some((r) => r.method === "PUT"));
+    controller.abort(new Error("run canceled"));
+    await expect(run).rejects.toThrow("run canceled");
+    expect(tools.uncancelableReasons).toEqual([]);
+    expect(paths(fake)).toEqual(["POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3"]);
+
+    // Uploaded, then past the cancel point, then run: the request names the upload.
+    const done = testRunTools({ files: { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } } });
+    const atCancelPoint: string[][] = [];
+    done.markUncancelable = async (reason) => {
+      atCancelPoint.push(paths(fake!));
+      done.uncancelableReasons.push(reason);
+    };
+    fake.requests.length = 0;
+    await runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, done);
+    expect(atCancelPoint).toEqual([["POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3"]]);
+    expect(paths(fake)).toEqual(["POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3", "POST /run/fal-ai/kling-video/v2/image-to-video"]);
+    expect(JSON.parse(fake.requests[1]!.body).image_url).toMatch(new RegExp(`^${fake.media.url}/files/[0-9a-f]+/image_url\\.png$`));
   });
 });

@@ -3,34 +3,51 @@
 // (`queue.submit(endpoint, {input})` → request_id); the engine then polls `queue.status` (IN_QUEUE
 // with its position → IN_PROGRESS with logs → COMPLETED), and the output JSON (`queue.result`)
 // names files on fal's media host, which are fetched into memory. A provider with `"mode": "run"`
-// uses fal's synchronous host instead (`fal.run`: one call, the answer holds the output).
+// uses fal's synchronous host instead (`fal.run`: one call, the answer holds the output). A file
+// input goes inline as a data URI when small; a larger one is first put in fal storage with the
+// client's `storage.upload` (POST {rest host}/storage/upload/initiate → {upload_url, file_url},
+// then PUT the bytes to upload_url without the key; over 90 MB its multipart form) and sent as
+// its file_url (replicate-fal-shared.ts INLINE_FILE_MAX_BYTES), in `prepareRequest`: before the
+// run's cancel point, as an upload bills nothing.
 //
 // Billing and cancel: fal bills inference time only; a request canceled while still queued is
 // dropped unbilled (PUT …/cancel). So a queued fal provider stays cancelable after submission
 // (billsOnSubmit false) and a cancel is sent to fal. A request fal has started (IN_PROGRESS) is
 // signalled to stop and billed for the seconds it ran: polls report `started`, so the engine can
-// pass the run's cancel point then (see the report to the lead: types.ts / remote-model.ts). A
-// `"mode": "run"` provider cannot be canceled at fal at all, so it bills on submit (409).
+// pass the run's cancel point then (remote-model.ts). A `"mode": "run"` provider cannot be
+// canceled at fal at all, so it bills on submit (409).
 //
-// The client has no base URL: `requestMiddleware` rewrites its fixed hosts to `base_url` (queue) and
-// `run_base_url` (sync), for a proxy or a local fake. Its `fetch` turns 429/5xx answers and network
-// failures into errors its retry policy does not retry (it would wait up to half a minute on a
-// provider that is down: Atelier takes the provider out of service instead, and the engine's own
-// polling rides out a passing failure).
-import { createFalClient, type QueueStatus } from "@fal-ai/client";
+// The client has no base URL: `requestMiddleware` rewrites its fixed hosts to `base_url` (queue),
+// `run_base_url` (sync) and `rest_base_url` (storage), for a proxy or a local fake. Its `fetch`
+// turns 429/5xx answers and network failures into errors its retry policy does not retry (it would
+// wait up to half a minute on a provider that is down: Atelier takes the provider out of service
+// instead, and the engine's own polling rides out a passing failure). A storage upload's
+// upload_url is fal's answer: the client PUTs there (never to a local or private address but the
+// provider's own host), through a fetch that carries the call's signal (its upload takes none).
+import { createFalClient, type FalClient, type QueueStatus } from "@fal-ai/client";
 import { fail, stringAt, type JsonObject } from "./json-fields";
 import type { ProviderKind } from "./kind";
 import { causeCode } from "./provider-failures";
-import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, requireKeyEnv } from "./replicate-fal-shared";
-import type { ProviderAdapter, ProviderConfig, ProviderResult, RemoteEntryConfig } from "./types";
+import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, requireKeyEnv, uploadedUrl, blobOf, type InputFile } from "./replicate-fal-shared";
+import { resultLinkAllowed } from "./result-links";
+import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderResult, type RemoteEntryConfig } from "./types";
 
 const FAL_QUEUE_URL = "https://queue.fal.run";
 const FAL_RUN_URL = "https://fal.run";
+/** fal's REST host (the client's getRestApiUrl): storage uploads start there. */
+const FAL_REST_URL = "https://rest.fal.ai";
+/**
+ * How long fal keeps an uploaded file input (X-Fal-Object-Lifecycle): past the longest a job may
+ * wait (job_timeout_ms, at most 24 h), and not for good: it is the workspace's file.
+ */
+const UPLOAD_EXPIRES_IN_SECONDS = 2 * 86_400;
 
 export interface FalProviderOptions {
   mode: "queue" | "run";
   /** Where the client's https://fal.run requests go (sync mode); without a trailing slash. */
   runBaseUrl: string;
+  /** Where the client's https://rest.fal.ai requests go (storage uploads); without a trailing slash. */
+  restBaseUrl: string;
 }
 
 /** "owner/alias" or "owner/alias/path…" (fal's endpoint ids). */
@@ -76,19 +93,23 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
   const mode = options.mode ?? "queue";
   const queueBase = config.baseUrl || FAL_QUEUE_URL;
   const runBase = options.runBaseUrl || FAL_RUN_URL;
-  const fal = createFalClient({
-    credentials: config.apiKey ?? "missing-key",
-    suppressLocalCredentialsWarning: true,
-    fetch: falWireFetch as typeof fetch,
-    async requestMiddleware(request) {
-      const url = request.url.startsWith(`${FAL_QUEUE_URL}/`)
-        ? queueBase + request.url.slice(FAL_QUEUE_URL.length)
-        : request.url.startsWith(`${FAL_RUN_URL}/`)
-          ? runBase + request.url.slice(FAL_RUN_URL.length)
-          : request.url;
-      return { ...request, url };
-    },
-  });
+  const restBase = options.restBaseUrl || FAL_REST_URL;
+  const hosts: Array<[string, string]> = [
+    [FAL_QUEUE_URL, queueBase],
+    [FAL_RUN_URL, runBase],
+    [FAL_REST_URL, restBase],
+  ];
+  const clientWith = (wireFetch: typeof fetch): FalClient =>
+    createFalClient({
+      credentials: config.apiKey ?? "missing-key",
+      suppressLocalCredentialsWarning: true,
+      fetch: wireFetch,
+      async requestMiddleware(request) {
+        const host = hosts.find(([fixed]) => request.url.startsWith(`${fixed}/`));
+        return { ...request, url: host ? host[1] + request.url.slice(host[0].length) : request.url };
+      },
+    });
+  const fal = clientWith(falWireFetch as typeof fetch);
 
   function errorOf(err: unknown, runSignal: AbortSignal, timeout: AbortSignal, what: string): unknown {
     if (!runSignal.aborted && !timeout.aborted) {
@@ -104,6 +125,41 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
 
   const call = <T>(runSignal: AbortSignal, what: string, fn: (signal: AbortSignal) => Promise<T>) => failures.call(runSignal, what, errorOf, fn);
 
+  /**
+   * A large file input into fal storage. The client's storage.upload takes no signal, so it gets a
+   * client whose fetch carries this call's; that fetch also turns every error answer into a
+   * FalWireError (the client's multipart upload retries a part three times, then throws its own
+   * words: the last failure is what the call failed with), and refuses to PUT the bytes to a local
+   * or private address fal's answer might name (but the provider's own host, as with its outputs).
+   */
+  function upload(file: InputFile, runSignal: AbortSignal): Promise<string> {
+    return call(runSignal, `the file input ${file.field}`, async (signal) => {
+      let failure: unknown = null;
+      const uploader = clientWith((async (input: RequestInfo | URL, init?: RequestInit) => {
+        try {
+          const url = new URL(input instanceof Request ? input.url : String(input));
+          if (!url.href.startsWith(`${restBase}/`) && !resultLinkAllowed(url, config.baseUrl)) {
+            throw new ProviderError(`The provider ${config.id} named a local or private address to upload a file to, which Atelier does not send files to.`, false);
+          }
+          const response = await falWireFetch(input, { ...init, signal: init?.signal ?? signal });
+          if (!response.ok) throw new FalWireError(response.status, await errorText(response), response.headers.get("retry-after"), null);
+          failure = null;
+          return response;
+        } catch (err) {
+          failure = err;
+          throw err;
+        }
+      }) as typeof fetch);
+      let url: unknown;
+      try {
+        url = await uploader.storage.upload(blobOf(file), { lifecycle: { expiresIn: UPLOAD_EXPIRES_IN_SECONDS } });
+      } catch (err) {
+        throw failure ?? err;
+      }
+      return uploadedUrl(url, failures, "a storage answer");
+    });
+  }
+
   const outputsOf = (data: unknown, entry: RemoteEntryConfig, signal: AbortSignal) => finishedOutputs(data, entry, "request", { failures, signal, authorization: null, keyOrigin: null });
 
   /** A job is "<entry id>#<request id>": polls know the endpoint and what it produces. */
@@ -117,8 +173,13 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
   return {
     billsOnSubmit: mode === "run",
     health: failures.health,
+    // Uploads bill nothing: they happen before the run's cancel point (which a "run" provider passes
+    // on submit), so a cancel during one still cancels the run.
+    async prepareRequest(request, runSignal) {
+      return { ...request, input: await inputWithFiles(request, (file) => upload(file, runSignal)) };
+    },
     async submit(request, runSignal): Promise<ProviderResult> {
-      const input = await inputWithFiles(request);
+      const { input } = request;
       if (mode === "run") {
         return call(runSignal, "the request", async (signal) => {
           const result = await fal.run(request.upstreamModel, { input, abortSignal: signal });
@@ -156,26 +217,27 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
  * `kind: "fal"`. Provider fields: `api_key_env` (required; the FAL_KEY), `base_url` (the queue
  * host, default https://queue.fal.run), `mode` ("queue", the default, or "run": fal's synchronous
  * host, one call, not cancelable there), `run_base_url` (the synchronous host, default
- * https://fal.run). Entry fields: `upstream_model` (the endpoint id, "fal-ai/flux/dev"), optional
- * `output_fields` and `file_list_inputs` (replicate-fal-shared.ts).
+ * https://fal.run), `rest_base_url` (fal's REST host, where storage uploads of large file inputs
+ * start, default https://rest.fal.ai). Entry fields: `upstream_model` (the endpoint id,
+ * "fal-ai/flux/dev"), optional `output_fields` and `file_list_inputs` (replicate-fal-shared.ts).
  */
 export const falKind: ProviderKind = {
   name: "fal",
   modalities: ["image", "video", "audio"],
   baseUrlRequired: false,
   upstreamModelRequired: true,
-  providerFields: ["mode", "run_base_url"],
+  providerFields: ["mode", "run_base_url", "rest_base_url"],
   entryFields: [...HOSTED_ENTRY_FIELDS],
   parseProvider(provider: JsonObject, path: string) {
     requireKeyEnv(provider, path, "FAL_KEY");
     const mode = stringAt(provider, "mode", path, { fallback: "queue", oneOf: ["queue", "run"] }) as FalProviderOptions["mode"];
-    let runBaseUrl = FAL_RUN_URL;
-    if (provider.run_base_url !== undefined) {
-      const raw = stringAt(provider, "run_base_url", path);
-      if (!/^https?:\/\/[^/?#@\s]+(\/[^?#@\s]*)?$/i.test(raw)) fail(`${path}.run_base_url`, `must be an absolute http(s) URL without a query; got "${raw}".`);
-      runBaseUrl = raw.replace(/\/+$/, "");
-    }
-    return { mode, runBaseUrl } satisfies FalProviderOptions;
+    const hostAt = (key: string, fallback: string): string => {
+      if (provider[key] === undefined) return fallback;
+      const raw = stringAt(provider, key, path);
+      if (!/^https?:\/\/[^/?#@\s]+(\/[^?#@\s]*)?$/i.test(raw)) fail(`${path}.${key}`, `must be an absolute http(s) URL without a query; got "${raw}".`);
+      return raw.replace(/\/+$/, "");
+    };
+    return { mode, runBaseUrl: hostAt("run_base_url", FAL_RUN_URL), restBaseUrl: hostAt("rest_base_url", FAL_REST_URL) } satisfies FalProviderOptions;
   },
   parseEntry(entry, path, schema) {
     if (typeof entry.upstream_model !== "string" || !isFalEndpoint(entry.upstream_model)) {

@@ -8,7 +8,7 @@ import { ModelError, type ImageOutput } from "../models/types";
 import { createHealth, markDown } from "./health";
 import { providerUnavailableReason, remoteModelDefinition } from "./remote-model";
 import { imageOutputOf } from "./response-bytes";
-import { sendJson, startTestServer, type TestServer } from "./test-server";
+import { eventually, sendJson, startTestServer, type TestServer } from "./test-server";
 import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderResult, type RemoteEntryConfig } from "./types";
 
 const ENTRY: RemoteEntryConfig = {
@@ -36,7 +36,7 @@ function configFor(url: string): ProviderConfig {
   return { id: "slowco", kind: "openai-images", baseUrl: url, apiKey: null, timeoutMs: 2_000, jobTimeoutMs: null, options: {}, entries: [ENTRY] };
 }
 
-function jobsAdapter(url: string, billsOnSubmit: boolean): ProviderAdapter {
+function jobsAdapter(url: string, billsOnSubmit: boolean, prepareRequest?: ProviderAdapter["prepareRequest"]): ProviderAdapter {
   const health = createHealth();
   async function result(response: Response): Promise<ProviderResult> {
     if (response.status >= 500) {
@@ -51,6 +51,7 @@ function jobsAdapter(url: string, billsOnSubmit: boolean): ProviderAdapter {
   return {
     billsOnSubmit,
     health,
+    ...(prepareRequest ? { prepareRequest } : {}),
     async submit(request, signal) {
       return result(await fetch(`${url}/jobs`, { method: "POST", body: JSON.stringify({ upstreamModel: request.upstreamModel, input: request.input }), signal }));
     },
@@ -124,6 +125,73 @@ describe("remote entries", () => {
     await expect(run).rejects.toThrow("run canceled");
     expect(tools.uncancelableReasons).toEqual([]);
     expect(server.requests.at(-1)).toMatchObject({ method: "DELETE", path: "/jobs/job_1" });
+  });
+
+  it("prepare the request before the cancel point, and submit what the preparation answered", async () => {
+    server = await startJobServer(1);
+    const tools = testRunTools();
+    let atPreparation: string[] | null = null;
+    const adapter = jobsAdapter(server.url, true, async (request) => {
+      atPreparation = [...tools.uncancelableReasons];
+      return { ...request, input: { ...request.input, prompt: `${String(request.input.prompt)} (prepared)` } };
+    });
+    const model = remoteModelDefinition(configFor(server.url), ENTRY, adapter, FAST);
+    expect(await model.run({ prompt: "a lighthouse" }, tools)).toHaveLength(1);
+    expect(atPreparation).toEqual([]);
+    expect(tools.uncancelableReasons).toEqual(["provider"]);
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({ upstreamModel: "painter-2", input: { prompt: "a lighthouse (prepared)" } });
+  });
+
+  it("cancel the run when it is canceled during the preparation: the cancel point is never passed and nothing is submitted", async () => {
+    server = await startJobServer(1);
+    const controller = new AbortController();
+    const tools = testRunTools({ signal: controller.signal });
+    let preparing = false;
+    // A preparation that ends only with the run's signal, like a hung upload.
+    const adapter = jobsAdapter(server.url, true, (_request, signal) => {
+      preparing = true;
+      return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+    });
+    const model = remoteModelDefinition(configFor(server.url), ENTRY, adapter, FAST);
+    const run = model.run({ prompt: "a lighthouse" }, tools);
+    await eventually(() => preparing);
+    controller.abort(new Error("run canceled"));
+    await expect(run).rejects.toThrow("run canceled");
+    expect(tools.uncancelableReasons).toEqual([]);
+    expect(server.requests).toEqual([]);
+    expect(tools.providerReports).toEqual([]);
+  });
+
+  it("submit nothing when the run was canceled between the preparation and the cancel point", async () => {
+    server = await startJobServer(1);
+    const tools = testRunTools();
+    let prepared = false;
+    tools.markUncancelable = async () => {
+      throw new Error("the run was canceled before it passed its cancel point");
+    };
+    const adapter = jobsAdapter(server.url, true, async (request) => ((prepared = true), request));
+    const model = remoteModelDefinition(configFor(server.url), ENTRY, adapter, FAST);
+    await expect(model.run({ prompt: "a lighthouse" }, tools)).rejects.toThrow("cancel point");
+    expect(prepared).toBe(true);
+    expect(server.requests).toEqual([]);
+  });
+
+  it("share an outage the preparation found with the other processes, and submit nothing", async () => {
+    server = await startJobServer(1);
+    const tools = testRunTools();
+    const health = createHealth();
+    const adapter: ProviderAdapter = {
+      ...jobsAdapter(server.url, true, async () => {
+        markDown(health, "HTTP 503");
+        throw new ProviderError("The provider slowco failed (HTTP 503).", true);
+      }),
+      health,
+    };
+    const model = remoteModelDefinition(configFor(server.url), ENTRY, adapter, FAST);
+    await expect(model.run({ prompt: "a lighthouse" }, tools)).rejects.toThrow("The provider slowco failed (HTTP 503).");
+    expect(tools.uncancelableReasons).toEqual([]);
+    expect(tools.providerReports).toEqual([{ providerId: "slowco", down: { until: expect.any(String), reason: expect.stringContaining("HTTP 503") } }]);
+    expect(server.requests).toEqual([]);
   });
 
   it("ride out a passing failure while polling, but not a lasting one", async () => {

@@ -1,12 +1,14 @@
 // A providers-file entry turned into a ModelDefinition, so the engine runs remote entries exactly
-// like built-in ones: run() submits to the provider (past the cancel point first when the provider
-// bills on submit) and, for providers that answer with a job, polls it with backoff; then it
-// shares the provider's health (down until …, or up again) with every process on the store.
+// like built-in ones: run() prepares the request (the adapter's unbilled work, such as uploading
+// file inputs, while the run can still be canceled), submits it to the provider (past the cancel
+// point first when the provider bills on submit) and, for providers that answer with a job, polls
+// it with backoff; then it shares the provider's health (down until …, or up again) with every
+// process on the store.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ModelDefinition, ModelOutput, RunTools } from "../models/types";
 import { providerUnavailableReason } from "./health";
 import { measureOutput } from "./measure-output";
-import { ProviderError, type FetchedOutput, type ProviderAdapter, type ProviderConfig, type RemoteEntryConfig } from "./types";
+import { ProviderError, type FetchedOutput, type ProviderAdapter, type ProviderConfig, type ProviderRequest, type RemoteEntryConfig } from "./types";
 
 export { providerUnavailableReason } from "./health";
 
@@ -93,12 +95,18 @@ export function remoteModelDefinition(
     provider: provider.id,
     unavailableReason: () => providerUnavailableReason(provider.id, adapter.health),
     async run(input, tools) {
-      // Past this point cancel answers 409 (SPEC.md States): the provider bills once it has the request.
-      if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
       tools.signal.throwIfAborted();
       let fetched: Array<ModelOutput | FetchedOutput>;
       try {
-        const submitted = await adapter.submit({ upstreamModel: entry.upstreamModel, input, entry, readFile: (id) => tools.readFile(id) }, tools.signal);
+        const request: ProviderRequest = { upstreamModel: entry.upstreamModel, input, entry, readFile: (id) => tools.readFile(id) };
+        // Unbilled work first (uploading file inputs): a cancel meanwhile still cancels the run,
+        // as the run's signal ends it.
+        const prepared = adapter.prepareRequest ? await adapter.prepareRequest(request, tools.signal) : request;
+        // Past this point cancel answers 409 (SPEC.md States): the provider bills once it has the
+        // request. It throws when the run was canceled meanwhile, so nothing is sent.
+        if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
+        tools.signal.throwIfAborted();
+        const submitted = await adapter.submit(prepared, tools.signal);
         fetched = submitted.kind === "done" ? submitted.outputs : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
       } catch (err) {
         // The adapter marked the provider down (5xx, unreachable, timeout): tell the other processes.

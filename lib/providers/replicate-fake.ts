@@ -4,12 +4,15 @@
 // with their OpenAPI schemas, RFC 7807 errors, Bearer auth. Jobs move only when the test says
 // (mode "manual": starting → processing → succeeded/failed) or at once (mode "auto"); a prompt
 // holding "refuse" fails its prediction as Replicate's safety checker does. Outputs link to a
-// media host on another origin (replicate.delivery), as real media.
-import { randomBytes } from "node:crypto";
+// media host on another origin (replicate.delivery), as real media. The Files API takes uploads
+// (POST /v1/files, multipart `content` + `metadata`, up to `maxFileBytes`, else 413; GET, list,
+// DELETE); a prediction's model reads its input files (data URIs, or the `urls.get` of an
+// uploaded file: one it does not hold fails the prediction) into `inputFiles`.
+import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fakeMedia, type FakeModality } from "./fake-media";
-import { injectedAnswers, startMediaHost, type HostedFake } from "./replicate-fal-fake-media";
+import { injectedAnswers, readInputFiles, startMediaHost, type FakeInputFile, type HostedFake } from "./replicate-fal-fake-media";
 
 export interface FakeReplicateModel {
   owner: string;
@@ -38,6 +41,18 @@ export interface FakePrediction {
   completed_at: string | null;
   /** Whether the create request asked to wait (Prefer: wait). */
   preferWait: string | null;
+  /** The files its input names, as its model read them (by field; "field[i]" in a list). */
+  inputFiles: Record<string, FakeInputFile>;
+}
+
+/** A file uploaded through the Files API. */
+export interface FakeReplicateFile {
+  id: string;
+  name: string;
+  contentType: string;
+  data: Buffer;
+  metadata: Record<string, unknown>;
+  createdAt: string;
 }
 
 export interface ReplicateFake extends HostedFake {
@@ -45,6 +60,10 @@ export interface ReplicateFake extends HostedFake {
   url: string;
   token: string;
   predictions: Map<string, FakePrediction>;
+  /** Files uploaded through the Files API, by id. */
+  files: Map<string, FakeReplicateFile>;
+  /** The largest file POST /v1/files takes (Replicate documents 100 MB); larger ones answer 413. */
+  maxFileBytes: number;
   /** Resolves with the next prediction created (or the first already created after `after`). */
   nextPrediction(): Promise<FakePrediction>;
   start(id: string): void;
@@ -195,7 +214,7 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
   }
 
   function view(p: FakePrediction, origin: string) {
-    const { preferWait: _w, ...rest } = p;
+    const { preferWait: _w, inputFiles: _f, ...rest } = p;
     const base = `${origin}/v1/predictions/${p.id}`;
     return {
       ...rest,
@@ -206,7 +225,67 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
     };
   }
 
-  async function create(model: FakeReplicateModel, version: string, input: Record<string, unknown>, prefer: string | null): Promise<FakePrediction> {
+  /** An uploaded file's `urls.get`: what a prediction's input names it by. */
+  const fileUrl = (origin: string, id: string) => `${origin}/v1/files/${id}`;
+
+  function fileView(file: FakeReplicateFile, origin: string) {
+    return {
+      id: file.id,
+      name: file.name,
+      content_type: file.contentType,
+      size: file.data.length,
+      etag: createHash("md5").update(file.data).digest("hex"),
+      checksums: { sha256: createHash("sha256").update(file.data).digest("hex"), md5: createHash("md5").update(file.data).digest("hex") },
+      metadata: file.metadata,
+      created_at: file.createdAt,
+      expires_at: new Date(Date.parse(file.createdAt) + 24 * 3_600_000).toISOString(),
+      urls: { get: fileUrl(origin, file.id) },
+    };
+  }
+
+  /** POST /v1/files: multipart/form-data with the file in `content` (its name and type) and optional JSON `metadata`. */
+  async function createFile(headers: IncomingHttpHeaders, raw: Buffer, res: ServerResponse, origin: string): Promise<void> {
+    let form: FormData;
+    try {
+      form = await new Response(new Uint8Array(raw), { headers: { "content-type": String(headers["content-type"] ?? "") } }).formData();
+    } catch {
+      return problem(res, 400, "Bad request", "The request body is not multipart/form-data.");
+    }
+    const content = form.get("content");
+    if (!(content instanceof Blob)) return problem(res, 422, "Unprocessable Entity", "content: a file is required");
+    if (content.size > fake.maxFileBytes) return problem(res, 413, "Request Entity Too Large", `The file is larger than the ${fake.maxFileBytes} bytes a file may have.`);
+    let metadata: Record<string, unknown> = {};
+    const meta = form.get("metadata");
+    if (meta !== null) {
+      try {
+        metadata = JSON.parse(typeof meta === "string" ? meta : await meta.text()) as Record<string, unknown>;
+      } catch {
+        return problem(res, 422, "Unprocessable Entity", "metadata: must be a JSON object");
+      }
+    }
+    const name = String(form.get("filename") ?? "") || (content instanceof File ? content.name : "") || "file";
+    const file: FakeReplicateFile = {
+      id: randomBytes(13).toString("hex").slice(0, 26),
+      name,
+      contentType: String(form.get("type") ?? "") || content.type || "application/octet-stream",
+      data: Buffer.from(await content.arrayBuffer()),
+      metadata,
+      createdAt: now(),
+    };
+    fake.files.set(file.id, file);
+    return json(res, 201, fileView(file, origin));
+  }
+
+  async function create(model: FakeReplicateModel, version: string, input: Record<string, unknown>, prefer: string | null, origin: string): Promise<FakePrediction> {
+    // The model reads its input files: an uploaded file's URL it cannot fetch fails the prediction.
+    const read = readInputFiles(
+      input,
+      (url) => url.startsWith(`${origin}/v1/files/`),
+      (url) => {
+        const file = fake.files.get(url.slice(`${origin}/v1/files/`.length));
+        return file ? { data: file.data, contentType: file.contentType } : null;
+      },
+    );
     const p: FakePrediction = {
       id: randomBytes(13).toString("hex").slice(0, 26),
       model: `${model.owner}/${model.name}`,
@@ -220,10 +299,16 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
       started_at: null,
       completed_at: null,
       preferWait: prefer,
+      inputFiles: read.files,
     };
     fake.predictions.set(p.id, p);
     for (const notify of created.splice(0)) notify(p);
-    if (fake.mode === "auto") {
+    if (read.missing.length > 0) {
+      p.started_at = now();
+      p.status = "failed";
+      p.error = `Could not download the file given for ${read.missing.join(", ")}: 404 Not Found`;
+      settle(p);
+    } else if (fake.mode === "auto") {
       if (/refuse/i.test(String(input.prompt ?? input.text ?? ""))) {
         p.started_at = now();
         p.status = "failed";
@@ -247,9 +332,21 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
     });
   }
 
-  async function route(method: string, path: string, headers: IncomingHttpHeaders, body: string, res: ServerResponse, origin: string): Promise<void> {
+  async function route(method: string, path: string, headers: IncomingHttpHeaders, raw: Buffer, res: ServerResponse, origin: string): Promise<void> {
     if (headers.authorization !== `Bearer ${token}`) return problem(res, 401, "Unauthenticated", "You did not pass a valid authentication token");
+    const body = raw.toString("utf8");
     let m: RegExpExecArray | null;
+    if (method === "POST" && path === "/v1/files") return createFile(headers, raw, res, origin);
+    if (method === "GET" && path === "/v1/files") {
+      return json(res, 200, { next: null, previous: null, results: [...fake.files.values()].reverse().map((f) => fileView(f, origin)) });
+    }
+    if ((m = /^\/v1\/files\/([^/]+)$/.exec(path)) && (method === "GET" || method === "DELETE")) {
+      const file = fake.files.get(m[1]!);
+      if (!file) return problem(res, 404, "Not found", "The requested resource could not be found.");
+      if (method === "GET") return json(res, 200, fileView(file, origin));
+      fake.files.delete(file.id);
+      return void res.writeHead(204).end();
+    }
     if (method === "GET" && (m = /^\/v1\/models\/([^/]+)\/([^/]+)$/.exec(path))) {
       const model = models.find((x) => x.owner === m![1] && x.name === m![2]);
       if (!model) return problem(res, 404, "Not found", "The requested resource could not be found.");
@@ -287,7 +384,7 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
       const missing = (schema.required ?? []).filter((name) => input[name] === undefined);
       if (missing.length > 0) return problem(res, 422, "Input validation failed", missing.map((name) => `- input: ${name} is required`).join("\n"));
       const prefer = typeof headers.prefer === "string" ? headers.prefer : null;
-      const p = await create(model, model.versionId, input, prefer);
+      const p = await create(model, model.versionId, input, prefer, origin);
       await hold(p, prefer);
       return json(res, 201, view(p, origin));
     }
@@ -313,12 +410,12 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
     req.on("end", () => {
       const method = req.method ?? "GET";
       const path = (req.url ?? "/").split("?")[0]!;
-      const body = Buffer.concat(chunks).toString("utf8");
-      fake.requests.push({ method, path, headers: req.headers, body });
+      const raw = Buffer.concat(chunks);
+      fake.requests.push({ method, path, headers: req.headers, body: raw.toString("utf8") });
       const next = injected.next();
       if (next === "hang") return;
       if (next) return void res.writeHead(next.status, { "content-type": "application/json", ...next.headers }).end(JSON.stringify(next.body));
-      route(method, path, req.headers, body, res, `http://${req.headers.host}`).catch((err: Error) => {
+      route(method, path, req.headers, raw, res, `http://${req.headers.host}`).catch((err: Error) => {
         if (!res.headersSent) problem(res, 500, "Internal server error", err.message);
       });
     });
@@ -338,6 +435,8 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
     mode: "auto",
     requests: [],
     predictions: new Map(),
+    files: new Map(),
+    maxFileBytes: 100 * 1024 * 1024,
     failNext: injected.failNext,
     hangNext: injected.hangNext,
     nextPrediction: () => new Promise((resolve) => created.push(resolve)),

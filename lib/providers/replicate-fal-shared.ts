@@ -1,7 +1,8 @@
 // What the Replicate and fal adapters share: the providers-file fields both kinds add, how a
 // provider's HTTP answer becomes a refusal (fails the run) or an outage (fails it and takes the
-// provider's entries out of service for a while), file inputs sent as data URIs, and the output
-// files found in a provider's answer fetched into memory (never handed out as the provider's URL).
+// provider's entries out of service for a while), file inputs sent inline as data URIs (small
+// ones) or through the provider's own upload (larger ones), and the output files found in a
+// provider's answer fetched into memory (never handed out as the provider's URL).
 // The API key goes to the provider's own API host only, never to a host its results link to.
 import { isFileField } from "../core/file-inputs";
 import type { JsonSchemaObject } from "../core/json-schema";
@@ -10,7 +11,7 @@ import { createHealth, markUp } from "./health";
 import { arrayAt, describe, fail, stringAt, type JsonObject } from "./json-fields";
 import { causeCode, ProviderFailures } from "./provider-failures";
 import { BodyTooLargeError, readCapped } from "./response-bytes";
-import { resultLinkAllowed } from "./result-links";
+import { guardedFetch } from "./guarded-fetch";
 import { ProviderError, type FetchedOutput, type ProviderConfig, type ProviderRequest, type ProviderResult, type RemoteEntryConfig } from "./types";
 
 export const MAX_ERROR_BYTES = 64 * 1024;
@@ -130,20 +131,72 @@ export async function errorText(response: Response): Promise<string> {
 }
 
 /**
- * The run's input as the provider takes it: each file input's `file_…` id replaced by a data URI
- * (a one-item list for the entry's `file_list_inputs`).
+ * The largest file input sent inline, as a data URI, in the request itself; a larger one goes
+ * through the provider's own upload first (Replicate's Files API, fal storage) and is sent as the
+ * URL that upload answers. Replicate's API reference (replicate.com/docs/reference/http,
+ * predictions.create `input`) takes data URLs for small files, "<= 256kb", and asks for an HTTP
+ * URL above that; fal's own client uploads every file. One threshold for both: a small file costs
+ * no extra round trip, a large one never swells the request (base64 adds a third).
  */
-export async function inputWithFiles(request: ProviderRequest): Promise<Record<string, unknown>> {
+export const INLINE_FILE_MAX_BYTES = 256 * 1024;
+
+/** A file input too large to send inline, to upload to the provider. */
+export interface InputFile {
+  /** The input field it is for. */
+  field: string;
+  /** A file name for the provider's storage: the field and an extension from the type. */
+  name: string;
+  data: Buffer;
+  contentType: string;
+}
+
+/** The file as the clients upload it (a File: its name and type go along; it holds its own copy of the bytes). */
+export function blobOf(file: InputFile): File {
+  // A Buffer's memory is an ArrayBuffer at run time (typed ArrayBufferLike): no extra copy here.
+  return new File([file.data as Uint8Array<ArrayBuffer>], file.name, { type: file.contentType });
+}
+
+const EXTENSION_BY_SUBTYPE: Record<string, string> = { jpeg: "jpg", mpeg: "mp3", quicktime: "mov", "x-wav": "wav", "x-matroska": "mkv", "svg+xml": "svg" };
+
+function fileNameFor(field: string, contentType: string): string {
+  const subtype = contentType.split(";")[0]!.trim().toLowerCase().split("/")[1] ?? "";
+  const ext = EXTENSION_BY_SUBTYPE[subtype] ?? (/^[a-z0-9]{1,10}$/.test(subtype) ? subtype : "bin");
+  return `${field.replace(/[^A-Za-z0-9_.-]/g, "_")}.${ext}`;
+}
+
+/**
+ * The run's input as the provider takes it: each file input's `file_…` id replaced by a data URI
+ * (up to INLINE_FILE_MAX_BYTES) or by the URL `upload` answers for it (a one-item list for the
+ * entry's `file_list_inputs`). `upload` is one call to the provider (its own timeout, the run's
+ * signal, its failures sorted like any other call's). Both adapters do this in `prepareRequest`,
+ * before the run's cancel point: an upload bills nothing, so a cancel during one cancels the run.
+ */
+export async function inputWithFiles(request: ProviderRequest, upload: (file: InputFile) => Promise<string>): Promise<Record<string, unknown>> {
   const { fileListInputs } = hostedOptions(request.entry);
   const input: Record<string, unknown> = { ...request.input };
   for (const [field, schema] of Object.entries(request.entry.inputSchema.properties ?? {})) {
     const value = input[field];
     if (!isFileField(schema) || typeof value !== "string") continue;
     const file = await request.readFile(value);
-    const uri = `data:${file.contentType};base64,${file.data.toString("base64")}`;
+    const uri =
+      file.data.length <= INLINE_FILE_MAX_BYTES
+        ? `data:${file.contentType};base64,${file.data.toString("base64")}`
+        : await upload({ field, name: fileNameFor(field, file.contentType), data: file.data, contentType: file.contentType });
     input[field] = fileListInputs.includes(field) ? [uri] : uri;
   }
   return input;
+}
+
+/** The URL a provider's upload answered with, when it is one (http or https); else a bad answer. */
+export function uploadedUrl(value: unknown, failures: Failures, what: string): string {
+  if (typeof value === "string" && value.length <= 4096) {
+    try {
+      if (["http:", "https:"].includes(new URL(value).protocol)) return value;
+    } catch {
+      // not a URL: below
+    }
+  }
+  throw failures.badAnswer(`${what} that names no file URL`);
 }
 
 const FAMILY_BY_EXTENSION: Record<string, Modality> = {
@@ -221,11 +274,14 @@ async function fetchOutputFiles(
     } catch {
       throw options.failures.badAnswer("a result link that is not a URL");
     }
-    if (!resultLinkAllowed(url, options.failures.config.baseUrl)) {
-      throw new ProviderError(`The provider ${options.failures.config.id} gave a result link to a local or private address, which Atelier does not fetch.`, false);
-    }
+    const { config } = options.failures;
+    const fetchLink = guardedFetch({
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      refused: (reason) => new ProviderError(`The provider ${config.id} gave a result link Atelier does not fetch (${reason}).`, false),
+    });
     const headers: Record<string, string> = options.authorization && options.keyOrigin === url.origin ? { authorization: options.authorization } : {};
-    const response = await fetch(url, { headers, signal: options.signal });
+    const response = await fetchLink(url, { headers, signal: options.signal });
     if (!response.ok) {
       const detail = detailOf(await errorText(response));
       throw options.failures.http(response.status, detail, response.headers.get("retry-after"), "to hand over a result it made");

@@ -1,9 +1,22 @@
 // The Replicate kind through the real `replicate` client against a local Replicate written from
 // its public API reference (replicate-fake.ts): the synchronous answer (Prefer: wait), a queued
 // prediction followed to the end, refusals, outages, timeouts, cancel before and after submission,
-// and image, video and audio outputs fetched from another origin and measured as real media.
+// and image, video and audio outputs fetched from another origin and measured as real media;
+// file inputs inline (small) or through the Files API (large, before the run's cancel point),
+// refused, failing or canceled there; and, through the real engine and store, a cancel during an
+// upload that cancels the run.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
+import pino from "pino";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
+import { registerRemoteModels } from "../core/catalog";
+import { readBalance } from "../core/credits";
+import { createImageFile } from "../core/files";
+import { cancelGeneration, createGeneration, getGeneration } from "../core/generations";
+import { createWorkspace } from "../core/workspaces";
+import { startEngine, type Engine } from "../engine/engine";
 import { runModelForTest, testRunTools } from "../models/test-tools";
 import { ModelError, type AudioOutput, type ImageOutput, type VideoOutput } from "../models/types";
 import { fakePng } from "./fake-media";
@@ -12,6 +25,8 @@ import { convertOpenApiInput } from "./openapi-schema";
 import { parseProvidersFile } from "./providers-file";
 import { remoteModelDefinition, type RemoteModelDefinition } from "./remote-model";
 import { FAKE_REPLICATE_MODELS, startReplicateFake, type ReplicateFake } from "./replicate-fake";
+import { INLINE_FILE_MAX_BYTES } from "./replicate-fal-shared";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
 import { failureOf } from "./test-failures";
 import { eventually, startTestServer } from "./test-server";
 
@@ -75,6 +90,13 @@ function models(fake: ReplicateFake, extra: Record<string, unknown> = {}, poll: 
   const adapter = providerKind("replicate").createAdapter(config!);
   return config!.entries.map((entry) => remoteModelDefinition(config!, entry, adapter, poll));
 }
+
+/** A real PNG of noise (it does not compress): about width × height × 3 bytes. */
+function noisePng(width: number, height: number): Promise<Buffer> {
+  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } }).png().toBuffer();
+}
+
+const FILE_ID = "file_aaaaaaaaaaaaaaaaaaaaaaaa";
 
 const apiRequests = (fake: ReplicateFake) => fake.requests.map((r) => `${r.method} ${r.path}`);
 
@@ -174,6 +196,39 @@ describe("replicate provider", () => {
     expect(flux!.unavailableReason!()).toBeNull();
   });
 
+  it("never fetches a result link to another local address, nor follows a redirect there (guardedFetch)", async () => {
+    fake = await startReplicateFake();
+    fake.mode = "manual";
+    const [flux] = models(fake, { wait_seconds: 0 });
+    // Listening on 127.0.0.2 itself, so that a fetch there would arrive (and the test could fail).
+    const reached: string[] = [];
+    const elsewhere = createServer((req, res) => (reached.push(req.url ?? ""), res.writeHead(200, { "content-type": "image/png" }).end("secret")));
+    await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.2", resolve));
+    const other = `http://127.0.0.2:${(elsewhere.address() as AddressInfo).port}/secret.png`;
+    try {
+      const direct = runModelForTest(flux!, { prompt: "a fox" });
+      const first = await fake.nextPrediction();
+      Object.assign(first, { status: "succeeded", output: [other], completed_at: new Date().toISOString() });
+      expect((await failureOf(direct)).message).toBe("The provider rep gave a result link Atelier does not fetch (a local or private address).");
+
+      // The provider's own host answers with a redirect to that address: the hop is checked too.
+      const redirect = await startTestServer((_req, res) => res.writeHead(302, { location: other }).end());
+      try {
+        const hop = runModelForTest(flux!, { prompt: "a fox" });
+        const second = await fake.nextPrediction();
+        Object.assign(second, { status: "succeeded", output: [`${redirect.url}/out.png`], completed_at: new Date().toISOString() });
+        expect((await failureOf(hop)).message).toBe("The provider rep gave a result link Atelier does not fetch (a local or private address).");
+      } finally {
+        await redirect.close();
+      }
+      expect(reached).toEqual([]);
+      expect(flux!.unavailableReason!()).toBeNull();
+    } finally {
+      elsewhere.closeAllConnections();
+      await new Promise((resolve) => elsewhere.close(resolve));
+    }
+  });
+
   it("fails a queued prediction that fails or is aborted at Replicate (never polls forever)", async () => {
     fake = await startReplicateFake();
     fake.mode = "manual";
@@ -247,5 +302,146 @@ describe("replicate provider", () => {
     expect(error.message).toBe("The provider rep did not finish within 0.1 s.");
     expect(apiRequests(fake).at(-1)).toBe(`POST /v1/predictions/${prediction.id}/cancel`);
     expect(prediction.status).toBe("canceled");
+  });
+
+  it("uploads a file input above 256 KB through the Files API and sends its urls.get; one at the threshold stays a data URI", async () => {
+    fake = await startReplicateFake();
+    const [, clip] = models(fake);
+
+    const atThreshold = randomBytes(INLINE_FILE_MAX_BYTES);
+    await runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files: { [FILE_ID]: { data: atThreshold, contentType: "image/png" } } }));
+    expect(apiRequests(fake)).toEqual(["POST /v1/predictions"]);
+    const inline = [...fake.predictions.values()][0]!;
+    expect(inline.input.start_image).toBe(`data:image/png;base64,${atThreshold.toString("base64")}`);
+    expect(inline.inputFiles.start_image).toMatchObject({ via: "inline", contentType: "image/png" });
+
+    fake.requests.length = 0;
+    const large = await noisePng(450, 450);
+    expect(large.length).toBeGreaterThan(2 * INLINE_FILE_MAX_BYTES);
+    const created = fake.nextPrediction();
+    const tools = testRunTools({ files: { [FILE_ID]: { data: large, contentType: "image/png" } } });
+    // The upload bills nothing: it is done before the run passes its cancel point.
+    const atCancelPoint: string[][] = [];
+    tools.markUncancelable = async (reason) => {
+      atCancelPoint.push(apiRequests(fake!));
+      tools.uncancelableReasons.push(reason);
+    };
+    const [video] = (await runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, tools)) as VideoOutput[];
+    const prediction = await created;
+
+    expect(atCancelPoint).toEqual([["POST /v1/files"]]);
+    expect(apiRequests(fake)).toEqual(["POST /v1/files", "POST /v1/predictions"]);
+    const [upload, create] = fake.requests;
+    expect(upload!.headers.authorization).toBe(`Bearer ${fake.token}`);
+    expect(upload!.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
+    const [file, ...others] = [...fake.files.values()];
+    expect(others).toEqual([]);
+    expect(file).toMatchObject({ name: "start_image.png", contentType: "image/png", metadata: {} });
+    expect(file!.data.equals(large)).toBe(true);
+    // The prediction names the file by its urls.get, and the model read the very bytes back.
+    expect(JSON.parse(create!.body).input.start_image).toBe(`${fake.url}/files/${file!.id}`);
+    expect(prediction.inputFiles.start_image!.via).toBe("upload");
+    expect(prediction.inputFiles.start_image!.data.equals(large)).toBe(true);
+    expect(await sharp(prediction.inputFiles.start_image!.data).metadata()).toMatchObject({ format: "png", width: 450, height: 450 });
+    expect(video).toMatchObject({ type: "video", content_type: "video/mp4" });
+  });
+
+  it("fails the run when the upload is refused (a 4xx: the provider's words, stays in service) or fails (a 5xx: out of service); no prediction is made", async () => {
+    fake = await startReplicateFake();
+    fake.maxFileBytes = 300_000;
+    const large = await noisePng(450, 450);
+    const files = { [FILE_ID]: { data: large, contentType: "image/png" } };
+    const [, clip] = models(fake);
+    const refused = await failureOf(runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files })));
+    expect(refused).toBeInstanceOf(ModelError);
+    expect(refused.message).toBe("The provider rep refused the file input start_image: The file is larger than the 300000 bytes a file may have.");
+    expect(clip!.unavailableReason!()).toBeNull();
+
+    fake.maxFileBytes = 100 * 1024 * 1024;
+    fake.failNext(503, { title: "Service Unavailable", status: 503, detail: "File storage is unavailable" });
+    const failed = await failureOf(runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files })));
+    expect(failed.message).toBe("The provider rep failed (HTTP 503: File storage is unavailable). Try again later.");
+    expect(clip!.unavailableReason!()?.message).toMatch(/^its provider rep is failing \(HTTP 503, at /);
+    expect(apiRequests(fake)).toEqual(["POST /v1/files", "POST /v1/files"]);
+    expect(fake.predictions.size).toBe(0);
+  });
+
+  it("gives an upload up after timeout_ms, and aborts it when the run is canceled meanwhile", async () => {
+    fake = await startReplicateFake();
+    const files = { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } };
+    fake.hangNext();
+    const [, slow] = models(fake, { timeout_ms: 300 });
+    expect((await failureOf(runModelForTest(slow!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files })))).message).toBe("The provider rep did not answer within 0.3 s. Try again later.");
+
+    // A limit far off: only the run's own signal can end this upload.
+    fake.hangNext();
+    const [, clip] = models(fake, { timeout_ms: 120_000 });
+    const controller = new AbortController();
+    const tools = testRunTools({ files, signal: controller.signal });
+    const run = runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, tools);
+    await eventually(() => fake!.requests.length === 2);
+    controller.abort(new Error("run canceled"));
+    await expect(run).rejects.toThrow("run canceled");
+    // Still cancelable when it was canceled: the upload comes before the cancel point.
+    expect(tools.uncancelableReasons).toEqual([]);
+    expect(apiRequests(fake)).toEqual(["POST /v1/files", "POST /v1/files"]);
+    expect(fake.predictions.size).toBe(0);
+    expect(clip!.unavailableReason!()).toBeNull();
+  });
+
+  it("creates no prediction when the run is canceled between its upload and its cancel point", async () => {
+    fake = await startReplicateFake();
+    const [, clip] = models(fake);
+    const tools = testRunTools({ files: { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } } });
+    tools.markUncancelable = async () => {
+      throw new Error("the run was canceled before it passed its cancel point");
+    };
+    await expect(runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, tools)).rejects.toThrow("cancel point");
+    expect(apiRequests(fake)).toEqual(["POST /v1/files"]);
+    expect(fake.predictions.size).toBe(0);
+  });
+});
+
+// Through the real engine, store and cancel verb: what the person sees when they cancel a run
+// whose large file input is still on its way to Replicate.
+describe(`replicate provider: cancel during an upload, through the engine (${testDialect()})`, () => {
+  let t: TestStore | null = null;
+  let engine: Engine | null = null;
+  afterEach(async () => {
+    // The fake first: a run it still holds ends when its connections close, so the engine can stop.
+    await fake?.close();
+    fake = null;
+    await engine?.stop();
+    engine = null;
+    await t?.cleanup();
+    t = null;
+  });
+
+  it("cancels the run (not 409, not failed): the hold is released, nothing is charged, and no prediction is created", async () => {
+    fake = await startReplicateFake();
+    t = await openTestStore();
+    const db = t.store.db;
+    // A limit far off: only the run's cancel can end the upload.
+    const [, clip] = models(fake, { timeout_ms: 120_000 });
+    registerRemoteModels([clip!]);
+    const workspace = await createWorkspace({ db }, { name: "replicate upload cancel", creditMicros: 1_000_000 });
+    const ctx = testCtx(t, workspace.id);
+    const file = await createImageFile(ctx, { data: await noisePng(450, 450), filename: "frame.png" });
+    const { generation: created } = await createGeneration(ctx, { model: clip!.id, input: { prompt: "waves", start_image: file.id } });
+    expect(await readBalance(db, workspace.id)).toMatchObject({ heldMicros: 200_000, chargedMicros: 0 });
+
+    fake.hangNext();
+    engine = startEngine({ db, dialect: t.store.dialect, services: ctx.services, logger: pino({ level: "silent" }), concurrency: 1, leaseMs: 1_500, idlePollMs: 25 });
+    await eventually(() => apiRequests(fake!).includes("POST /v1/files"));
+    const { generation: canceled } = await cancelGeneration(ctx, { id: created.id });
+    expect(canceled.status).toBe("canceled");
+
+    // The worker lets the run go (its upload is aborted) and never creates the prediction.
+    await engine.stop();
+    engine = null;
+    expect((await getGeneration(ctx, { id: created.id })).generation).toMatchObject({ status: "canceled", usage: { cost_usd: null } });
+    expect(await readBalance(db, workspace.id)).toMatchObject({ availableMicros: 1_000_000, heldMicros: 0, chargedMicros: 0 });
+    expect(apiRequests(fake)).toEqual(["POST /v1/files"]);
+    expect(fake.predictions.size).toBe(0);
   });
 });

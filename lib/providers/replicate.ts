@@ -4,12 +4,16 @@
 // the request with `Prefer: wait` so a fast model answers in one call; a slower one is followed with
 // GET /v1/predictions/{id} by the engine's polling (starting → processing → succeeded | failed |
 // canceled | aborted; `aborted` handled here: the client's own wait() never ends on it). Output
-// URLs (or data URIs) are fetched into memory; the engine stores and serves them.
+// URLs (or data URIs) are fetched into memory; the engine stores and serves them. A file input
+// goes inline as a data URI when small; a larger one is first uploaded with Replicate's Files API
+// (`files.create`: POST /v1/files, multipart `content` + `metadata`) and sent as the file's
+// `urls.get` (replicate-fal-shared.ts INLINE_FILE_MAX_BYTES), in `prepareRequest`: before the run's
+// cancel point, as an upload bills nothing.
 //
 // Billing and cancel: Replicate bills a prediction for the time it ran, a canceled one included
 // (private models and deployments bill their boot time too), so once a prediction is created
-// cancel answers 409 and the run goes on (billsOnSubmit). A run canceled before submission sends
-// nothing. When Atelier gives a prediction up (the entry's wait ran out), it cancels it there so
+// cancel answers 409 and the run goes on (billsOnSubmit). A run canceled before submission (during
+// an upload too) sends no prediction. When Atelier gives a prediction up (the entry's wait ran out), it cancels it there so
 // Replicate stops working and billing.
 //
 // The client is given a fetch that (a) answers a network failure with a stand-in 599 answer, so
@@ -20,7 +24,7 @@ import type { Prediction } from "replicate";
 import type { ProviderKind } from "./kind";
 import { fail, integerAt, type JsonObject } from "./json-fields";
 import { causeCode } from "./provider-failures";
-import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, requireKeyEnv } from "./replicate-fal-shared";
+import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, requireKeyEnv, uploadedUrl, blobOf, type InputFile } from "./replicate-fal-shared";
 import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderResult, type RemoteEntryConfig } from "./types";
 
 export const REPLICATE_BASE_URL = "https://api.replicate.com/v1";
@@ -140,17 +144,28 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
 
   const call = <T>(runSignal: AbortSignal, what: string, fn: (signal: AbortSignal) => Promise<T>) => failures.call(runSignal, what, errorOf, fn);
 
+  /** A large file input through the Files API: its `urls.get` is what the prediction takes (the token stays with Replicate). */
+  function upload(file: InputFile, runSignal: AbortSignal): Promise<string> {
+    return call(runSignal, `the file input ${file.field}`, async (signal) => {
+      const created = await client.files.create(blobOf(file), {}, { signal });
+      return uploadedUrl(created?.urls?.get, failures, "a file object");
+    });
+  }
+
   return {
     billsOnSubmit: true,
     health: failures.health,
+    // Uploads bill nothing: they happen before the run's cancel point, so a cancel during one still cancels the run.
+    async prepareRequest(request, runSignal) {
+      return { ...request, input: await inputWithFiles(request, (file) => upload(file, runSignal)) };
+    },
     async submit(request, runSignal) {
       const ref = parseReplicateModel(request.upstreamModel);
       if (!ref) throw new ProviderError(`The entry ${request.entry.id} names no Replicate model ("owner/name" or "owner/name:version").`, false);
-      const input = await inputWithFiles(request);
       return call(runSignal, "the prediction", async (signal) => {
         const created = await client.predictions.create({
           ...(ref.version ? { version: ref.version } : { model: ref.model }),
-          input,
+          input: request.input,
           ...(waitSeconds >= 1 ? { wait: waitSeconds } : {}),
           signal,
         });

@@ -53,8 +53,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
-/** Resolves once `check` holds, looking every few milliseconds (for events on the server side). */
-export async function eventually(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+/**
+ * Resolves once `check` holds, looking every few milliseconds (for events on the server side).
+ * The bound only ends a wait that would never end: generous, as a loaded 2-core CI machine needs.
+ */
+export async function eventually(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > until) throw new Error("eventually: the condition never held");

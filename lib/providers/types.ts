@@ -1,5 +1,6 @@
-// What a remote provider adapter offers (lib/providers): submit a request, poll a job, maybe
-// cancel it, and a health record the catalog reads to answer 503 while the provider is down.
+// What a remote provider adapter offers (lib/providers): maybe prepare a request (unbilled work,
+// before the run's cancel point), submit it, poll a job, maybe cancel it, and a health record the
+// catalog reads to answer 503 while the provider is down.
 import type { ModelLifecycle, ModelOutput, ModelPricing, ModelStatus, Modality } from "../models/types";
 import { ModelError } from "../models/types";
 import type { JsonSchemaObject } from "../core/json-schema";
@@ -84,7 +85,18 @@ export interface ProviderAdapter {
   readonly billsOnSubmit: boolean;
   /** Shared by every entry of the provider. */
   readonly health: ProviderHealth;
-  /** The signal is the run's: aborting it must abort the call. */
+  /**
+   * Optional: what must happen before the request can be sent and is not billed, such as putting
+   * large file inputs in the provider's storage. The run does it BEFORE its cancel point, so a
+   * cancel meanwhile still cancels the run (nothing charged, the hold released); the signal is the
+   * run's, and aborting it must abort the work. What it answers is the request `submit` is then
+   * given, and sent as it is: `input` in the provider's own terms (file ids replaced).
+   */
+  prepareRequest?(request: ProviderRequest, signal: AbortSignal): Promise<ProviderRequest>;
+  /**
+   * The signal is the run's: aborting it must abort the call. When the adapter has
+   * `prepareRequest`, the request is what that answered.
+   */
   submit(request: ProviderRequest, signal: AbortSignal): Promise<ProviderResult>;
   poll(jobId: string, signal: AbortSignal): Promise<ProviderResult>;
   /** Best effort: asks the provider to stop a job (and, where it can, not to bill it). */

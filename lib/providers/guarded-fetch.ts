@@ -1,0 +1,56 @@
+// The one fetch for URLs a provider names (result links, polling URLs, upload targets): every
+// request and every redirect hop (followed here, with `redirect: "manual"`, so no hop escapes the
+// check) must pass result-links.ts's rule — no local or private address (by IP, by name, or by
+// what a name resolves to) other than the provider's own host — and the key's headers go only to
+// the provider's own hosts. Redirects are followed for GET and HEAD only; other methods get the 3xx.
+import { onProviderHost, resultLinkRefusal, type Resolve } from "./result-links";
+
+export type FetchFunction = typeof globalThis.fetch;
+
+/** Request headers that carry a provider's key (each provider names its own). */
+const KEY_HEADERS = new Set(["authorization", "x-key", "x-api-key", "xi-api-key", "x-goog-api-key", "api-key"]);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 10;
+
+export interface GuardedFetchOptions {
+  /** The provider's base URL: its host is the provider's own. */
+  baseUrl: string;
+  apiKey: string | null;
+  /** More hosts of the provider's own (and their subdomains), e.g. fal.run for its queue host. */
+  keyDomains?: readonly string[];
+  /** The error a refused URL throws (each caller's failures read their own kind). */
+  refused(reason: string): Error;
+  /** Tests only: how names resolve. */
+  resolve?: Resolve;
+}
+
+/** Callers pass fetch(url, init); a Request's own body is not carried over (none passes one). */
+export function guardedFetch(options: GuardedFetchOptions, inner: FetchFunction = globalThis.fetch): FetchFunction {
+  const keyDomains = options.keyDomains ?? [];
+  const ownHost = (url: URL) => onProviderHost(url, options.baseUrl) || keyDomains.some((d) => url.hostname === d || url.hostname.endsWith(`.${d}`));
+  const key = options.apiKey && options.apiKey.length >= 4 ? options.apiKey : null;
+  const withoutKey = (headers: Headers): Headers => {
+    const kept = new Headers();
+    headers.forEach((value, name) => {
+      if (!KEY_HEADERS.has(name) && !(key && value.includes(key))) kept.set(name, value);
+    });
+    return kept;
+  };
+  return async (input, init = {}) => {
+    const from = input instanceof Request ? input : null;
+    const headers = new Headers(init.headers ?? from?.headers);
+    const method = (init.method ?? from?.method ?? "GET").toUpperCase();
+    const follow = (init.redirect ?? from?.redirect ?? "follow") === "follow" && (method === "GET" || method === "HEAD");
+    let url = new URL(from ? from.url : String(input));
+    for (let hop = 0; ; hop++) {
+      const refusal = await resultLinkRefusal(url, options.baseUrl, options.resolve);
+      if (refusal) throw options.refused(refusal);
+      const response = await inner(url.href, { ...init, method, headers: ownHost(url) ? headers : withoutKey(headers), redirect: "manual", signal: init.signal ?? from?.signal });
+      const location = response.headers.get("location");
+      if (!follow || !REDIRECTS.has(response.status) || !location) return response;
+      await response.body?.cancel();
+      if (hop === MAX_REDIRECTS) throw options.refused("too many redirects");
+      url = new URL(location, url);
+    }
+  };
+}
