@@ -212,7 +212,9 @@ describe("replicate provider", () => {
       expect((await failureOf(direct)).message).toBe("The provider rep gave a result link Atelier does not fetch (a local or private address).");
 
       // The provider's own host answers with a redirect to that address: the hop is checked too.
-      const redirect = await startTestServer((_req, res) => res.writeHead(302, { location: other }).end());
+      const redirect = await startTestServer((_req, res) => {
+        res.writeHead(302, { location: other }).end();
+      });
       try {
         const hop = runModelForTest(flux!, { prompt: "a fox" });
         const second = await fake.nextPrediction();
