@@ -1,4 +1,4 @@
-// The /v1 API door: one middleware chain (request id, IP rate limit, placeholders, the
+// The /v1 API door and the MCP door (/mcp): one middleware chain (request id, IP rate limit, placeholders, the
 // headers every answer carries), the route files, and the answers for unmatched requests.
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono } from "hono";
@@ -7,6 +7,7 @@ import type { ApiDeps, ApiEnv } from "./env";
 import type { RateLimitState } from "./rate-limit";
 import { rateLimitHeaders } from "./rate-limit-headers";
 import { errorResponse } from "./respond";
+import { mcpRoutes } from "./mcp/endpoint";
 import { createRouter } from "./route";
 import { batchRoutes } from "./routes/batches";
 import { blobRoutes } from "./routes/blobs";
@@ -59,6 +60,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   webhookRoutes(router);
   uploadRoutes(router, deps);
   blobRoutes(router, deps);
+  mcpRoutes(app, deps);
 
   app.notFound((c) => errorResponse(c, deps, unmatchedRequestError(c.req.method, c.req.path, router.routes)));
   app.onError((err, c) => errorResponse(c, deps, err));

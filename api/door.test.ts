@@ -85,6 +85,13 @@ describe("createDoorChooser", () => {
     expect(toApi("/v1", {})).toBe(true);
   });
 
+  it("hands /mcp to the API (the MCP door), whatever it asks for; not /mcpx or a studio page under it", () => {
+    expect(toApi("/mcp", { accept: "application/json, text/event-stream" })).toBe(true);
+    expect(toApi("/mcp", { accept: BROWSER })).toBe(true);
+    expect(toApi("/mcp/", {})).toBe(true);
+    expect(toApi("/mcpx", { accept: BROWSER })).toBe(false);
+  });
+
   it("hands another version to the API", () => {
     expect(toApi("/v2/models", { "x-api-key": "atl_x" })).toBe(true);
     expect(toApi("/v2/models", { accept: BROWSER })).toBe(true);

@@ -158,7 +158,7 @@ export interface DoorOptions {
 
 /**
  * Whether the one server hands this request to the API rather than the studio, in this order:
- * 1. /v1 and below: the API.
+ * 1. /v1 and below, and /mcp (the MCP door): the API.
  * 2. Next's own traffic: the studio.
  * 3. Another version, /v2 or /v0/models: the API (404 pointing to /v1).
  * 4. A request preferring HTML (a browser): the studio.
@@ -173,7 +173,7 @@ export function createDoorChooser(options: DoorOptions): (url: string, headers: 
     const queryAt = url.indexOf("?");
     const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
     const search = queryAt === -1 ? "" : url.slice(queryAt + 1);
-    if (pathname === "/v1" || pathname.startsWith("/v1/")) return true;
+    if (pathname === "/v1" || pathname.startsWith("/v1/") || pathname === "/mcp" || pathname === "/mcp/") return true;
     if (isNextTraffic(pathname, search, headers)) return false;
     if (/^\/v\d+(?:\/|$)/i.test(pathname)) return true;
     const accept = header(headers, "accept");

@@ -2,7 +2,7 @@
 // parsing. A route file is then a few lines that call the core.
 import type { Context, Hono } from "hono";
 import { authenticateApiKey } from "../lib/core/api-keys";
-import type { Ctx, SystemCtx } from "../lib/core/context";
+import type { Ctx, Source, SystemCtx } from "../lib/core/context";
 import { ApiError } from "../lib/core/errors";
 import { hasNul, refuseDeepOrNulJson } from "../lib/core/json-body-check";
 import { isPossibleId } from "../lib/core/ids";
@@ -111,6 +111,24 @@ async function readParts(c: Context<ApiEnv>, options: Options): Promise<RequestP
   };
 }
 
+/** The caller's Ctx from its API key (either header), after the key's rate limit is counted. */
+export async function keyCtx(c: Context<ApiEnv>, deps: ApiDeps, source: Source): Promise<Ctx> {
+  const key = await authenticateApiKey(
+    { db: deps.store.db },
+    { xApiKey: c.req.header("x-api-key"), authorization: c.req.header("authorization") },
+    deps.config.apiKeyPrefix,
+  );
+  await deps.rateLimits.consumeKey(key.keyId);
+  return {
+    db: deps.store.db,
+    workspaceId: key.workspaceId,
+    actor: { kind: "api_key", id: key.keyId },
+    scopes: key.scopes,
+    source,
+    services: deps.services,
+  };
+}
+
 export interface Router {
   /** Every route served, for 405 and "did you mean" answers. */
   routes: RouteSpec[];
@@ -129,23 +147,7 @@ export function createRouter(app: Hono<ApiEnv>, deps: ApiDeps): Router {
   return {
     routes,
     keyed(method, path, options, handler) {
-      add(method, path, async (c) => {
-        const key = await authenticateApiKey(
-          { db: deps.store.db },
-          { xApiKey: c.req.header("x-api-key"), authorization: c.req.header("authorization") },
-          deps.config.apiKeyPrefix,
-        );
-        await deps.rateLimits.consumeKey(key.keyId);
-        const ctx: Ctx = {
-          db: deps.store.db,
-          workspaceId: key.workspaceId,
-          actor: { kind: "api_key", id: key.keyId },
-          scopes: key.scopes,
-          source: "api",
-          services: deps.services,
-        };
-        return handler(c, ctx, await readParts(c, options));
-      });
+      add(method, path, async (c) => handler(c, await keyCtx(c, deps, "api"), await readParts(c, options)));
     },
     open(method, path, options, handler) {
       add(method, path, async (c) => handler(c, await readParts(c, options), { db: deps.store.db }));

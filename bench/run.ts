@@ -11,6 +11,7 @@ import { settingsFor, type BenchSettings } from "./lib/context";
 import { formatTable, writeResults, type Row } from "./lib/results";
 import { dropStore, freshStore, postgresReachable, ROOT, startServer, startWorker, workspaceWithKey, type ServerHandle, type StoreSpec } from "./lib/server";
 import { generationsScenario, modelsScenario, quotesScenario } from "./scenarios/api";
+import { mcpGenerateScenario } from "./scenarios/mcp";
 import { fastestImageModel, preferWaitScenario, queueLatency, queueRows, type FastestModel } from "./scenarios/runs";
 import { catalogScenario, firstLoadJsScenario, signIn, studioUser } from "./scenarios/studio";
 import { waitersScenario } from "./scenarios/waiters";
@@ -24,7 +25,7 @@ const settings: BenchSettings = settingsFor({
   pg: argv.includes("--pg"),
   cpuProfDir: argv.includes("--cpu-prof") ? path.join(ROOT, "bench", "profiles") : null,
 });
-const SCENARIOS = ["models", "quotes", "studio", "generations", "waiters", "queue", "wait", "webhooks", "xproc"] as const;
+const SCENARIOS = ["models", "quotes", "studio", "generations", "waiters", "queue", "wait", "mcp", "webhooks", "xproc"] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 const wanted = (name: ScenarioName) => only === null || only.has(name);
 for (const name of only ?? []) {
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
   const pgReachable = await postgresReachable();
   if (settings.pg && !pgReachable) throw new Error("--pg: PostgreSQL is not reachable (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432)");
   let fastest: FastestModel | null = null;
-  if (wanted("queue") || wanted("wait") || wanted("webhooks") || wanted("xproc")) {
+  if (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("webhooks") || wanted("xproc")) {
     progress("timing the image models in-process");
     fastest = await fastestImageModel(settings);
     progress(`fastest image model: ${fastest.id}, ${fastest.modelMs.toFixed(1)} ms`);
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
     });
   }
 
-  if (fastest && (wanted("queue") || wanted("wait") || wanted("webhooks"))) {
+  if (fastest && (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("webhooks"))) {
     const model = fastest;
     await withServer("engine", settings.pg ? "atelier_bench_engine" : null, 2, async (server, store) => {
       const ws = workspaceWithKey(store, "bench", "1000000");
@@ -122,6 +123,7 @@ async function main(): Promise<void> {
         );
       }
       if (wanted("wait")) await scenario("Prefer: wait end to end", () => preferWaitScenario(settings, server, ws.key, model));
+      if (wanted("mcp")) await scenario("MCP generate", () => mcpGenerateScenario(settings, server, ws.key, model));
       if (wanted("webhooks")) await scenario("webhooks", () => webhooksScenario(settings, server, ws.key, model));
     });
   }

@@ -1,10 +1,4 @@
-import type { Model } from "@/lib/core/catalog";
-
-/** "$0.04 / image", "$0.02 / 1k characters". */
-export function priceLabel(pricing: Model["pricing"]): string {
-  if (pricing.unit === "character") return `$${(Number(pricing.usd) * 1000).toFixed(2)} / 1k characters`;
-  return `$${pricing.usd} / ${pricing.unit}`;
-}
+export { priceLabel } from "@/lib/core/pricing";
 
 export function formatDate(iso: string): string {
   const d = new Date(iso);

@@ -50,7 +50,7 @@ interface Generation {
   completed_at: string | null;
 }
 
-async function createAndWait(server: ServerHandle, key: string, body: string): Promise<{ generation: Generation; ms: number; answeredAt: number }> {
+export async function createAndWait(server: ServerHandle, key: string, body: string): Promise<{ generation: Generation; ms: number; answeredAt: number }> {
   const started = performance.now();
   const res = await fetch(`${server.api}/v1/generations`, {
     method: "POST",

@@ -80,7 +80,8 @@ export function toErrorResponse(
         : new ApiError("internal_error", `Something went wrong on our side. Quote ${requestId} if you contact support.`);
   return {
     status: apiError.status,
-    headers: apiError.headers,
+    // RFC 9110: a 401 names the scheme that would work (either key header is accepted; Bearer is the standard one).
+    headers: apiError.status === 401 ? { "WWW-Authenticate": 'Bearer realm="Atelier"', ...apiError.headers } : apiError.headers,
     unexpected: !(err instanceof ApiError) && !outage,
     storeUnreachable: outage,
     body: {

@@ -3,7 +3,7 @@ import { settleHold, holdCredit } from "./credits";
 import { deprecationHeaders, findCatalogEntry, MODEL_ID_PATTERN, splitModelId } from "./catalog";
 import { nowIso, requireScope, SOURCES, type Ctx } from "./context";
 import { ApiError } from "./errors";
-import { presentGeneration, type Generation } from "./generation-view";
+import { presentGeneration, type Generation, type StoredOutput } from "./generation-view";
 import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
 import { newId, hasIdPrefix, ID_PREFIXES } from "./ids";
@@ -41,6 +41,13 @@ async function requireRow(ctx: Ctx, id: string): Promise<GenerationsTable> {
   const row = hasIdPrefix("generation", id) ? await findRow(ctx.db, ctx.workspaceId, id) : undefined;
   if (!row) throw new ApiError("resource_not_found", `No generation ${id} in this workspace.`);
   return row;
+}
+
+/** What a run of this workspace keeps of its outputs (blob keys included), for doors that carry the bytes. */
+export async function readRunOutputs(ctx: Ctx, input: { id: string }): Promise<StoredOutput[]> {
+  requireScope(ctx, "generations:read");
+  const row = await requireRow(ctx, input.id);
+  return JSON.parse(row.output_json) as StoredOutput[];
 }
 
 /** A run row ready to insert, queued, for a priced request. */

@@ -22,4 +22,12 @@ export const LIMITS = {
   uploadBytesPerDay: 5 * 1024 ** 3,
   uploadsInFlight: 10,
   rateLimitWindowSeconds: 60,
+  /** Largest MCP request body: one JSON-RPC message carrying a base64 image of imageUploadBytes. */
+  mcpBodyBytes: 6 * 1024 * 1024,
+  /** How long an MCP `generate` waits for the run when the caller names no wait_seconds. */
+  mcpDefaultWaitSeconds: 30,
+  /** Longest side of an image an MCP tool result carries inline (the full output is linked). */
+  mcpInlineImageSide: 1024,
+  /** Largest sound an MCP tool result carries inline (larger ones are only linked). */
+  mcpInlineAudioBytes: 1024 * 1024,
 } as const;

@@ -42,3 +42,9 @@ export function priceInput(pricing: ModelPricing, input: Record<string, unknown>
   if (micros > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error("pricing: price out of range");
   return Number(micros);
 }
+
+/** "$0.04 / image", "$0.02 / 1k characters": a model's price in one line (studio, MCP). */
+export function priceLabel(pricing: Pick<ModelPricing, "unit" | "usd">): string {
+  if (pricing.unit === "character") return `$${(Number(pricing.usd) * 1000).toFixed(2)} / 1k characters`;
+  return `$${pricing.usd} / ${pricing.unit}`;
+}

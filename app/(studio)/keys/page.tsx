@@ -1,5 +1,7 @@
 import { listApiKeys } from "@/lib/core/api-keys";
 import { KeysManager } from "@/components/keys-manager";
+import { ConnectAgent } from "@/components/connect-agent";
+import { TOOLS } from "@/api/mcp/tools";
 import { requireStudioCtx } from "../studio-ctx";
 
 export const metadata = { title: "API keys · Atelier" };
@@ -17,6 +19,10 @@ export default async function KeysPage() {
             <p className="mt-1 text-sm text-zinc-500">Keys let programs call the API as this workspace. A key is shown once, when it is made.</p>
           </div>
         }
+      />
+      <ConnectAgent
+        url={`${ctx.services.publicBaseUrl}/mcp`}
+        tools={Object.entries(TOOLS).map(([name, tool]) => ({ name, title: tool.title, description: tool.description }))}
       />
     </div>
   );
