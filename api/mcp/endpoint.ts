@@ -3,8 +3,9 @@
 // the IP, this counts the key); the SDK speaks the protocol, the tools call the core verbs.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Hono } from "hono";
+import { z } from "zod";
 import type { Ctx } from "../../lib/core/context";
 import { ApiError, toErrorResponse } from "../../lib/core/errors";
 import { findJsonProblem, paramName } from "../../lib/core/json-body-check";
@@ -19,6 +20,13 @@ import { TOOLS, type ToolCall } from "./tools";
 const INSTRUCTIONS =
   "Atelier runs image, video and audio models. list_models finds one, get_model shows its input, quote prices a run, generate runs it (spending the workspace's credit) and returns the result, get_generation waits for a run that is still going.";
 
+/**
+ * tools/call with any params. The SDK's Server checks them against CallToolRequestSchema itself
+ * and answers -32602 Invalid params with what is wrong; registering the strict schema would make
+ * the base class's own parse fail first, which it reports as -32603 Internal error.
+ */
+const ToolsCallRequest = z.object({ method: z.literal("tools/call") }).passthrough();
+
 function isToolName(name: string): name is ToolName {
   return Object.hasOwn(TOOLS, name);
 }
@@ -27,15 +35,14 @@ function isToolName(name: string): name is ToolName {
 function checkedArguments(name: ToolName, raw: unknown): Record<string, unknown> {
   const args = raw ?? {};
   const problem = findJsonProblem(args);
-  if (problem) {
+  if (problem?.kind === "nul") {
     const param = paramName(problem.path);
-    throw new ApiError(
-      "invalid_parameter",
-      problem.kind === "nul"
-        ? `${param ?? "The arguments"} hold the character U+0000 (NUL), which no field accepts.`
-        : `The arguments are nested too deeply: at most ${LIMITS.jsonNestingDepth} levels.`,
-      { param },
-    );
+    throw new ApiError("invalid_parameter", `${param ?? "A key of the arguments"} holds the character U+0000 (NUL), which no field accepts.`, { param });
+  }
+  if (problem) {
+    // The top-level argument the deep part sits in; the full path would be the limit's length.
+    const top = typeof problem.path[0] === "string" ? problem.path[0] : null;
+    throw new ApiError("invalid_parameter", `The arguments are nested too deeply${top ? ` in ${top}` : ""}: at most ${LIMITS.jsonNestingDepth} levels.`, { param: top });
   }
   try {
     return validateModelInput(ARGUMENTS[name], args, { modelId: `the ${name} tool`, paramPrefix: "arguments" });
@@ -59,7 +66,8 @@ function createMcpServer(ctx: Ctx, deps: ApiDeps, requestId: string): Server {
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(ToolsCallRequest, async (raw, extra): Promise<CallToolResult> => {
+    const request = raw as unknown as CallToolRequest; // checked by the Server (above)
     const { name } = request.params;
     try {
       if (!isToolName(name)) {

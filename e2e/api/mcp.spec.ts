@@ -67,12 +67,35 @@ test("without a key, or with a bad one: 401 with WWW-Authenticate and the API's 
   await expect(connect(SERVERS.main, "atl_nope")).rejects.toMatchObject({ code: 401, message: /looks cut short/ });
 });
 
-test("a body that is not JSON gets JSON-RPC's parse error; GET and DELETE are 405 with Allow: POST", async ({ request }) => {
+test("malformed messages get the JSON-RPC error they deserve, bad arguments the tool's error; GET and DELETE are 405", async ({ request }) => {
   const tenant = newTenant(request, SERVERS.main, "1", "mcp-bad");
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "x-api-key": tenant.api.key };
   const res = await request.post(`${SERVERS.main.baseURL}/mcp`, { headers, data: "{not json" });
   expect(res.status()).toBe(400);
   expect((await res.json()).error).toMatchObject({ code: -32700 });
+  // The message of an SSE answer (the transport streams every tools/call answer).
+  const message = async (data: unknown) => {
+    const answer = await request.post(`${SERVERS.main.baseURL}/mcp`, { headers, data });
+    expect(answer.status()).toBe(200);
+    return JSON.parse(/^data: (.*)$/m.exec(await answer.text())![1]!) as { error?: { code: number; message: string }; result?: CallToolResult };
+  };
+  const toolsCall = (params: unknown) => message({ jsonrpc: "2.0", id: 2, method: "tools/call", params });
+  // Params that are not tools/call's: JSON-RPC's invalid params, saying what is wrong.
+  for (const params of [{ name: "get_credits", arguments: null }, { name: "get_credits", arguments: [1] }, { arguments: {} }, undefined]) {
+    const answer = await toolsCall(params);
+    expect(answer.error, JSON.stringify(params)).toMatchObject({ code: -32602, message: /Invalid tools\/call request/ });
+  }
+  expect((await message({ jsonrpc: "2.0", id: 3, method: "resources/list" })).error?.code).toBe(-32601);
+  // Arguments nested past the API's limit, or holding U+0000: the tool's invalid_parameter, never a crash.
+  // Sent as text: the client's own serialiser would overflow on such a depth.
+  const deep = `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`;
+  const deepCall = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"quote","arguments":{"model":"atelier/gradient","input":${deep}}}}`;
+  expect(toolError((await message(deepCall)).result!)).toMatchObject({ code: "invalid_parameter", param: "input" });
+  expect(toolError((await toolsCall({ name: "get_generation", arguments: { id: "gen_\u0000" } })).result!)).toMatchObject({ code: "invalid_parameter", param: "id" });
+  const huge = await request.post(`${SERVERS.main.baseURL}/mcp`, { headers, data: JSON.stringify({ pad: "x".repeat(7 * 1024 * 1024) }) });
+  expect(huge.status()).toBe(413);
+  expect((await huge.json()).error.code).toBe("payload_too_large");
+
   for (const method of ["GET", "DELETE"]) {
     const other = await request.fetch(`${SERVERS.main.baseURL}/mcp`, { method, headers });
     expect(other.status()).toBe(405);
