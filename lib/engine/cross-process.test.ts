@@ -42,6 +42,19 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
   }
 }
 
+/** Stops an engine whose idle poll sleeps: stop() again wakes a sleeper that went to sleep after the first. */
+async function stopEngine(engine: Engine): Promise<void> {
+  let stopped = false;
+  const stopping = engine.stop().then(() => {
+    stopped = true;
+  });
+  while (!stopped) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    void engine.stop();
+  }
+  await stopping;
+}
+
 function uniqueAppName(label: string): string {
   return `atelier-test-${label}-${randomBytes(6).toString("hex")}`;
 }
@@ -108,18 +121,6 @@ describe.skipIf(testDialect() !== "postgres")("cross-process signals when the LI
    * Stops an engine whose idle poll sleeps through the test. A slot that was claiming when stop()
    * woke the sleepers goes to sleep afterwards (for idlePollMs): stop() again wakes it.
    */
-  async function stopEngine(engine: Engine): Promise<void> {
-    let stopped = false;
-    const stopping = engine.stop().then(() => {
-      stopped = true;
-    });
-    while (!stopped) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      void engine.stop();
-    }
-    await stopping;
-  }
-
   function ctxWith(store: Store, workspaceId: string, signals: RunSignals): Ctx {
     const ctx = testCtx({ store, dataDir: t.dataDir }, workspaceId);
     return { ...ctx, services: { ...ctx.services, signals } };
@@ -235,4 +236,41 @@ describe.skipIf(testDialect() !== "postgres")("cross-process signals when the LI
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     expect(await connections(appHere)).toBe(0);
   }, 30_000);
+});
+
+// SQLite has no NOTIFY: a commit by another connection (PRAGMA data_version) wakes this
+// process's idle engine, so a run queued by another process starts without waiting for the
+// engine's own idle poll (asleep here for the whole test).
+describe.skipIf(testDialect() !== "sqlite")("cross-process signals on SQLite", () => {
+  let t: TestStore;
+  let elsewhere: Store;
+  beforeAll(async () => {
+    t = await openTestStore();
+    elsewhere = openStore({ databaseUrl: null, dataDir: t.dataDir });
+  });
+  afterAll(async () => {
+    await elsewhere?.close();
+    await t?.cleanup();
+  });
+
+  it("a run queued through another connection is claimed by this process's idle engine", async () => {
+    const here = createRunSignals();
+    const bridge = await connectCrossProcessSignals(t.store, null, here, silent);
+    const ctx = testCtx(t, (await createWorkspace({ db: t.store.db }, { name: "sqlite-wake", creditMicros: 1_000_000 })).id);
+    const engine = startEngine({ db: t.store.db, dialect: "sqlite", services: { ...ctx.services, signals: here }, logger: silent, concurrency: 1, idlePollMs: FOREVER_MS });
+    try {
+      // Let the engine find the queue empty and go to sleep on its idle poll.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The other process's signals go nowhere: only the store itself can tell this one.
+      const elsewhereCtx = { ...testCtx({ store: elsewhere, dataDir: t.dataDir }, ctx.workspaceId) };
+      const { generation } = await createGeneration({ ...elsewhereCtx, services: { ...elsewhereCtx.services, signals: createRunSignals() } }, { model: "atelier/gradient", input: { prompt: "queued elsewhere" } });
+      await until(
+        async () => (await t.store.db.selectFrom("generations").select("status").where("id", "=", generation.id).executeTakeFirstOrThrow()).status === "succeeded",
+        "the idle engine to claim and run the run queued elsewhere",
+      );
+    } finally {
+      await stopEngine(engine);
+      await bridge.close();
+    }
+  }, 60_000);
 });

@@ -2,8 +2,9 @@
 // one connection. Both stores: one shared poll for runs that ended elsewhere, one query a tick
 // whatever the number of waiters, and only while someone waits. On SQLite the tick is short and
 // first asks `PRAGMA data_version` (which changes only when another connection commits, and
-// costs no disk read), so a run finished by a worker process wakes its waiters within ~25 ms
-// while an idle store costs one trivial statement a tick.
+// costs no disk read), so a run finished by a worker process wakes its waiters, and a run queued
+// by another process wakes this one's idle engine, within ~25 ms, while an idle store costs one
+// trivial statement a tick.
 //
 // The LISTEN connection survives the database: when it is lost (PostgreSQL restarted, the
 // network cut it) it reconnects with backoff (100 ms doubling to 5 s, until closed), LISTENs
@@ -68,11 +69,17 @@ export async function connectCrossProcessSignals(
     seenDataVersion = version;
     return changed;
   };
+  const sqlite = store.dialect === "sqlite";
   const timer = setInterval(async () => {
-    if (polling || signals.waitedIds().length === 0) return;
+    // SQLite has no NOTIFY: the tick always runs there, and a commit by another connection is
+    // also taken as "a run may have been queued", so an idle engine claims within a tick (its own
+    // fallback poll is a second). On PostgreSQL the tick is only the waiters' fallback.
+    if (polling || (!sqlite && signals.waitedIds().length === 0)) return;
     polling = true;
     try {
       if (!(await storeChanged())) return;
+      if (sqlite) signals.receive({ kind: "queued" });
+      if (signals.waitedIds().length === 0) return;
       const rows = await store.db
         .selectFrom("generations")
         .select(["id", "completed_at"])
