@@ -27,9 +27,9 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import sharp from "sharp";
-import type { FakeState } from "./ai-sdk-fake";
+import { answeredByMode, type FakeState } from "./ai-sdk-fake";
 import { fakeMp3, fakeMp4, fakePng } from "./fake-media";
-import { sendJson, type Handler, type RecordedRequest } from "./test-server";
+import { bodyOf, originOf, sendJson, type Handler, type RecordedRequest } from "./test-server";
 
 /** What each fake says when it refuses (its provider's documented shape, words illustrative). */
 export const HOST_REFUSALS = {
@@ -51,25 +51,6 @@ export interface HostFakeOptions {
 
 // ---------------------------------------------------------------------------------------------
 // Plumbing
-
-function bodyOf(request: RecordedRequest): Record<string, unknown> {
-  try {
-    return JSON.parse(request.body || "{}") as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
-function originOf(request: RecordedRequest): string {
-  return `http://${request.headers.host ?? "127.0.0.1"}`;
-}
-
-/** Answers the shared modes (refuse, unauthorized, down, hang); true when it answered (or chose never to). */
-function answeredByMode(state: FakeState, answers: { refuse(): void; unauthorized(): void; down(): void }): boolean {
-  if (state.mode === "hang") return true;
-  if (state.mode === "refuse" || state.mode === "unauthorized" || state.mode === "down") return answers[state.mode](), true;
-  return false;
-}
 
 /**
  * Result files kept by name and served at GET /files/{name} of the fake's own origin, without a

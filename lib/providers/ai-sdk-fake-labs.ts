@@ -28,7 +28,7 @@
 import type { ServerResponse } from "node:http";
 import sharp from "sharp";
 import { fakeMp3, fakeMp4, fakePng, fakeWav } from "./fake-media";
-import { sendJson, type Handler, type RecordedRequest } from "./test-server";
+import { bodyOf, originOf, sendJson, type Handler, type RecordedRequest } from "./test-server";
 
 export type LabsMode = "ok" | "refuse" | "down" | "job-fails" | "never-done";
 
@@ -64,18 +64,6 @@ export const LABS_OUTAGES = {
 
 // ---------------------------------------------------------------------------------------------
 // Plumbing
-
-function bodyOf(request: RecordedRequest): Record<string, unknown> {
-  try {
-    return JSON.parse(request.body || "{}") as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
-function originOf(request: RecordedRequest): string {
-  return `http://${request.headers.host ?? "127.0.0.1"}`;
-}
 
 /** Small picture sizes for an aspect ratio ("16:9" → 64×36): real media, fast tests. */
 function sizeFor(aspectRatio: unknown, long = 64): { width: number; height: number } {

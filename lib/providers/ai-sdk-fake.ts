@@ -8,9 +8,8 @@
 // shape), fail (5xx), hang, or refuse the key; it records every request it saw.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ServerResponse } from "node:http";
 import { fakeMp3, fakeMp4, fakePng, fakeWav } from "./fake-media";
-import type { Handler, RecordedRequest } from "./test-server";
+import { bodyOf, originOf, sendJson, type Handler, type RecordedRequest } from "./test-server";
 
 export type FakeMode = "ok" | "refuse" | "down" | "hang" | "unauthorized" | "job-fails";
 
@@ -33,28 +32,10 @@ export const REFUSALS = {
 // ---------------------------------------------------------------------------------------------
 // Plumbing
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-}
-
-function bodyOf(request: RecordedRequest): Record<string, unknown> {
-  try {
-    return JSON.parse(request.body || "{}") as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
-function originOf(request: RecordedRequest): string {
-  return `http://${request.headers.host ?? "127.0.0.1"}`;
-}
-
-/** Handles the modes every fake shares; true when it answered (or chose never to). */
-function answeredByMode(state: FakeState, res: ServerResponse, refuse: () => void, unauthorized: () => void, down: () => void): boolean {
+/** Answers the modes every fake shares (refuse, unauthorized, down, hang); true when it answered (or chose never to). */
+export function answeredByMode(state: FakeState, answers: { refuse(): void; unauthorized(): void; down(): void }): boolean {
   if (state.mode === "hang") return true;
-  if (state.mode === "refuse") return refuse(), true;
-  if (state.mode === "unauthorized") return unauthorized(), true;
-  if (state.mode === "down") return down(), true;
+  if (state.mode === "refuse" || state.mode === "unauthorized" || state.mode === "down") return answers[state.mode](), true;
   return false;
 }
 
@@ -74,13 +55,11 @@ export function openAiFake(state: FakeState, options: OpenAiFakeOptions): Handle
     if (options.key !== null && request.headers.authorization !== `Bearer ${options.key}`) {
       return error(401, `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}.`, "invalid_request_error", "invalid_api_key");
     }
-    const handled = answeredByMode(
-      state,
-      res,
-      () => error(400, REFUSALS.openai, "image_generation_user_error", "moderation_blocked"),
-      () => error(401, `Incorrect API key provided: ${options.key ?? ""}.`, "invalid_request_error", "invalid_api_key"),
-      () => error(500, "The server had an error while processing your request. Sorry about that!", "server_error", null),
-    );
+    const handled = answeredByMode(state, {
+      refuse: () => error(400, REFUSALS.openai, "image_generation_user_error", "moderation_blocked"),
+      unauthorized: () => error(401, `Incorrect API key provided: ${options.key ?? ""}.`, "invalid_request_error", "invalid_api_key"),
+      down: () => error(500, "The server had an error while processing your request. Sorry about that!", "server_error", null),
+    });
     if (handled) return;
     const body = bodyOf(request);
     if (request.method === "POST" && request.path.endsWith("/images/generations")) {
@@ -107,13 +86,11 @@ export function elevenLabsFake(state: FakeState, options: { key: string; ffmpegP
     state.requests.push(request);
     const error = (status: number, code: string, message: string) => sendJson(res, status, { detail: { status: code, message } });
     if (request.headers["xi-api-key"] !== options.key) return error(401, "invalid_api_key", "Invalid API key");
-    const handled = answeredByMode(
-      state,
-      res,
-      () => error(400, "content_against_policy", REFUSALS.elevenlabs),
-      () => error(401, "quota_exceeded", "This request exceeds your quota."),
-      () => error(503, "service_unavailable", "The service is temporarily unavailable."),
-    );
+    const handled = answeredByMode(state, {
+      refuse: () => error(400, "content_against_policy", REFUSALS.elevenlabs),
+      unauthorized: () => error(401, "quota_exceeded", "This request exceeds your quota."),
+      down: () => error(503, "service_unavailable", "The service is temporarily unavailable."),
+    });
     if (handled) return;
     const url = new URL(request.path, "http://fake");
     if (request.method === "POST" && /^\/v1\/text-to-speech\/[^/]+$/.test(url.pathname)) {
@@ -140,13 +117,11 @@ export function googleFake(state: FakeState, options: { key: string; ffmpegPath:
     const url = new URL(request.path, "http://fake");
     const key = request.headers["x-goog-api-key"] ?? url.searchParams.get("key");
     if (key !== options.key) return error(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers. Please use an API Key.");
-    const handled = answeredByMode(
-      state,
-      res,
-      () => error(400, "INVALID_ARGUMENT", REFUSALS.google),
-      () => error(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key."),
-      () => error(503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
-    );
+    const handled = answeredByMode(state, {
+      refuse: () => error(400, "INVALID_ARGUMENT", REFUSALS.google),
+      unauthorized: () => error(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key."),
+      down: () => error(503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
+    });
     if (handled) return;
     const base = url.pathname.replace(/^(.*?\/v1beta)\/.*$/, "$1");
     const body = bodyOf(request) as { instances?: Array<{ prompt?: string }>; parameters?: { sampleCount?: number } };

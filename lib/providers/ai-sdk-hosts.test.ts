@@ -4,30 +4,19 @@
 // success (the key header and a provider option on the wire, real media measured), a refusal
 // (the provider's own words, still in service), an outage (out of service), and for the ones
 // whose package polls a job, a cancel during polling that aborts the poll.
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
 import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../models/types";
 import { fakeState, type FakeState } from "./ai-sdk-fake";
 import { deepInfraFake, falHostFake, fireworksFake, HOST_REFUSALS, HOST_REPLICATE_FAILURE, HOST_REPLICATE_MODELS, replicateHostFake, togetherFake, type HostFakeOptions } from "./ai-sdk-fake-hosts";
-import { fakePng } from "./fake-media";
-import { remoteModels } from "./index";
-import { parseProvidersFile } from "./providers-file";
-import { failureOf as failureOfType } from "./test-failures";
-import { eventually, sendJson, startTestServer, type Handler, type RecordedRequest, type TestServer } from "./test-server";
+import { entry, failureOf, modelsOf, object, useFakeServer, withServerElsewhere } from "./ai-sdk-test-support";
+import { eventually, sendJson, type Handler, type RecordedRequest } from "./test-server";
 
 const KEY = "sk-ai-sdk-hosts-51c9";
 const ffmpegPath = testRunTools().ffmpegPath;
 const WAN_VERSION = HOST_REPLICATE_MODELS["wan-video/wan-2.1-t2v-480p"]!.version;
 
-const object = (required: string[], properties: Record<string, unknown>) => ({ type: "object", additionalProperties: false, required, properties });
 const prompt = { type: "string" };
-
-/** The catalog fields every test entry shares. */
-function entry(id: string, upstream: string, modality: string, schema: unknown, extra: Record<string, unknown> = {}) {
-  return { id, upstream_model: upstream, name: id, description: "A test entry.", modality, tasks: ["test"], input_schema: schema, pricing: { unit: "run", usd: "0.01" }, ...extra };
-}
 
 const ENTRIES = {
   togetherai: [
@@ -66,29 +55,19 @@ const FAKES: Record<Name, (state: FakeState, options: HostFakeOptions) => Handle
 };
 
 function models(name: Name, url: string): Record<string, ModelDefinition> {
-  const text = JSON.stringify({
-    providers: [{ id: name, kind: "ai-sdk", provider: name, base_url: `${url}${BASE_PATH[name]}`, api_key_env: "TEST_KEY", timeout_ms: 10_000, entries: ENTRIES[name] }],
-  });
-  return Object.fromEntries(remoteModels(parseProvidersFile(text, { TEST_KEY: KEY })).map((m) => [m.id, m]));
+  return modelsOf({ id: name, kind: "ai-sdk", provider: name, base_url: `${url}${BASE_PATH[name]}`, api_key_env: "TEST_KEY", timeout_ms: 10_000, entries: ENTRIES[name] }, KEY);
 }
-
-/** The run's failure: a ModelError (a message fit for the person). */
-const failureOf = (run: Promise<unknown>) => failureOfType(run, ModelError);
 
 const lines = (requests: RecordedRequest[]) => requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{20,}/g, "ID")}`);
 
-let server: TestServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  server = null;
-});
+const server = useFakeServer();
 
 /** Starts `name`'s fake; `around` may answer a request itself first (return true). */
 async function start(name: Name, around?: (request: RecordedRequest, res: Parameters<Handler>[1]) => boolean, fakeOptions: Partial<HostFakeOptions> = {}) {
   const state = fakeState();
   const fake = FAKES[name](state, { key: KEY, ffmpegPath, ...fakeOptions });
-  server = await startTestServer((request, res) => (around?.(request, res) ? undefined : fake(request, res)));
-  return { state, all: models(name, server.url) };
+  const { url } = await server.start((request, res) => (around?.(request, res) ? undefined : fake(request, res)));
+  return { state, all: models(name, url) };
 }
 
 /** A refusal fails the run with the provider's words and leaves it in service; an outage takes it out. */
@@ -108,6 +87,16 @@ async function expectRefusalThenOutage(name: Name, id: string, input: Record<str
   expect(tools.providerReports).toEqual([{ providerId: name, down: { until: expect.any(String), reason: expect.stringMatching(/HTTP 5\d\d/) } }]);
 }
 
+/** A job that ends badly ("job-fails") fails the run with `message` only: the provider stays in service. Resolves with the run's error. */
+async function expectJobFailure(name: Name, id: string, message: string): Promise<ModelError> {
+  const { state, all } = await start(name);
+  state.mode = "job-fails";
+  const error = await failureOf(runModelForTest(all[id]!, { prompt: "no" }));
+  expect(error.message).toBe(message);
+  expect(all[id]!.unavailableReason!()).toBeNull();
+  return error;
+}
+
 /**
  * Cancels the run when the package first polls (`isPoll`) and never answers that poll: the run
  * ends with the cancel (not a ModelError), the poll is abandoned, the provider stays in service.
@@ -122,28 +111,9 @@ async function expectCancelDuringPolling(name: Name, id: string, input: Record<s
   const failure = runModelForTest(all[id]!, input, testRunTools({ signal: controller.signal }));
   await expect(failure).rejects.toThrow("run canceled");
   await expect(failure).rejects.not.toBeInstanceOf(ModelError);
-  await eventually(() => server!.abandoned.length === 1);
-  expect(isPoll(server!.requests.at(-1)!)).toBe(true);
+  await eventually(() => server.current!.abandoned.length === 1);
+  expect(isPoll(server.current!.requests.at(-1)!)).toBe(true);
   expect(all[id]!.unavailableReason!()).toBeNull();
-}
-
-/**
- * A server on another local address (127.0.0.2) serving a PNG at any path: where a provider's
- * result links must never lead. Runs `test` with its origin and the paths it was asked for.
- */
-async function withServerElsewhere(test: (origin: string, asked: string[]) => Promise<void>): Promise<void> {
-  const asked: string[] = [];
-  const other = createServer((req, res) => {
-    asked.push(req.url ?? "");
-    void fakePng(8, 8, "elsewhere").then((png) => res.writeHead(200, { "content-type": "image/png" }).end(png));
-  });
-  await new Promise<void>((resolve) => other.listen(0, "127.0.0.2", resolve));
-  try {
-    await test(`http://127.0.0.2:${(other.address() as AddressInfo).port}`, asked);
-  } finally {
-    other.closeAllConnections();
-    await new Promise((resolve) => other.close(resolve));
-  }
 }
 
 const REFUSED_LINK = (name: Name) => `The provider ${name} gave a result link Atelier does not fetch (not http(s), or a local or private address).`;
@@ -200,11 +170,7 @@ describe("ai-sdk: Fireworks (@ai-sdk/fireworks: flux workflows answer bytes, kon
   });
 
   it("a job that ends in Error fails the run only", async () => {
-    const { state, all } = await start("fireworks");
-    state.mode = "job-fails";
-    const error = await failureOf(runModelForTest(all["fireworks/kontext"]!, { prompt: "no" }));
-    expect(error.message).toBe("The provider fireworks could not make it: Fireworks image generation failed with status: Error");
-    expect(all["fireworks/kontext"]!.unavailableReason!()).toBeNull();
+    await expectJobFailure("fireworks", "fireworks/kontext", "The provider fireworks could not make it: Fireworks image generation failed with status: Error");
   });
 
   it("a cancel while the job is polled aborts the poll", async () => {
@@ -281,11 +247,7 @@ describe("ai-sdk: fal (@ai-sdk/fal: images at base_url, speech and video on fixe
   });
 
   it("a video refused when its result is fetched fails the run with fal's words only", async () => {
-    const { state, all } = await start("fal");
-    state.mode = "job-fails";
-    const error = await failureOf(runModelForTest(all["fal/kling"]!, { prompt: "no" }));
-    expect(error.message).toBe(`The provider fal refused to hand over what it made: ${HOST_REFUSALS.fal}`);
-    expect(all["fal/kling"]!.unavailableReason!()).toBeNull();
+    await expectJobFailure("fal", "fal/kling", `The provider fal refused to hand over what it made: ${HOST_REFUSALS.fal}`);
   });
 
   it("a cancel while the video is polled aborts the poll", async () => {
@@ -312,7 +274,7 @@ describe("ai-sdk: fal (@ai-sdk/fal: images at base_url, speech and video on fixe
       });
       const error = await failureOf(runModelForTest(all["fal/flux"]!, { prompt: "a harbour" }));
       expect(error.message).toBe(REFUSED_LINK("fal"));
-      expect(lines(server!.requests)).toEqual(["POST /fal-ai/flux/schnell", "GET /files/ID.png"]);
+      expect(lines(server.current!.requests)).toEqual(["POST /fal-ai/flux/schnell", "GET /files/ID.png"]);
       expect(asked).toEqual([]);
     });
   });
@@ -345,11 +307,7 @@ describe("ai-sdk: Replicate (@ai-sdk/replicate: images in one Prefer: wait reque
   });
 
   it("a video prediction that fails fails the run with its error only", async () => {
-    const { state, all } = await start("replicate");
-    state.mode = "job-fails";
-    const error = await failureOf(runModelForTest(all["replicate/wan"]!, { prompt: "no" }));
-    expect(error.message).toBe("The provider replicate could not make it: Video generation failed: NSFW content detected. Try running it again, or try a different prompt.");
-    expect(all["replicate/wan"]!.unavailableReason!()).toBeNull();
+    await expectJobFailure("replicate", "replicate/wan", "The provider replicate could not make it: Video generation failed: NSFW content detected. Try running it again, or try a different prompt.");
   });
 
   it("a cancel while the video is polled aborts the poll", async () => {
@@ -365,7 +323,7 @@ describe("ai-sdk: Replicate (@ai-sdk/replicate: images in one Prefer: wait reque
     });
     const error = await failureOf(runModelForTest(all["replicate/wan"]!, { prompt: "a paper boat" }));
     expect(error.message).toBe("The provider replicate gave a result link Atelier does not fetch (not http(s), or a local or private address).");
-    expect(lines(server!.requests)).toEqual(["POST /v1/predictions"]);
+    expect(lines(server.current!.requests)).toEqual(["POST /v1/predictions"]);
   });
 
   it("never fetches an image link to another local address (127.0.0.2)", async () => {
@@ -379,12 +337,8 @@ describe("ai-sdk: Replicate (@ai-sdk/replicate: images in one Prefer: wait reque
   });
 
   it("an image prediction that failed within the wait fails the run with Replicate's error, the provider still in service", async () => {
-    const { state, all } = await start("replicate");
-    state.mode = "job-fails";
-    const error = await failureOf(runModelForTest(all["replicate/flux"]!, { prompt: "no" }));
-    expect(error.message).toBe(`The provider replicate could not make it: ${HOST_REPLICATE_FAILURE}`);
+    const error = await expectJobFailure("replicate", "replicate/flux", `The provider replicate could not make it: ${HOST_REPLICATE_FAILURE}`);
     expect(error).toMatchObject({ transient: false });
-    expect(all["replicate/flux"]!.unavailableReason!()).toBeNull();
   });
 
   it("an image prediction still running after the wait fails the run, pointing at the native kind, the provider still in service", async () => {
@@ -399,7 +353,7 @@ describe("ai-sdk: Replicate (@ai-sdk/replicate: images in one Prefer: wait reque
         'The provider replicate could not make it: the model did not finish within Replicate\'s synchronous wait (Prefer: wait, at most 60 s); for long-running models use the native "replicate" kind, which polls.',
       );
       expect(all["replicate/flux"]!.unavailableReason!()).toBeNull();
-      await server!.close();
+      await server.current!.close();
     }
   });
 });

@@ -3,33 +3,17 @@
 // measures what comes back. For each: success with real media, the key header and a provider
 // option on the wire, a refusal (the provider's words, still in service), an outage (out of
 // service), and for the polling ones a failed job and a cancel while polling.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import os from "node:os";
-import path from "node:path";
 import sharp from "sharp";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
 import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../models/types";
 import { BFL_MODERATION_REASON, blackForestLabsFake, LABS_OUTAGES, LABS_REFUSALS, labsState, lmntFake, lumaFake, xaiFake, type LabsState } from "./ai-sdk-fake-labs";
-import { fakePng } from "./fake-media";
-import { remoteModels } from "./index";
-import { parseProvidersFile } from "./providers-file";
-import { failureOf as failureOfType } from "./test-failures";
-import { eventually, startTestServer, type Handler, type TestServer } from "./test-server";
+import { entry, failureOf, modelsOf, object, useFakeServer, useSoundDecoder, withServerElsewhere } from "./ai-sdk-test-support";
+import { eventually, type Handler } from "./test-server";
 
 const KEY = "sk-labs-test-3f9a";
 const ffmpegPath = testRunTools().ffmpegPath;
-const scratch = mkdtempSync(path.join(os.tmpdir(), "ai-sdk-labs-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-const object = (required: string[], properties: Record<string, unknown>) => ({ type: "object", additionalProperties: false, required, properties });
-
-function entry(id: string, upstream: string, modality: string, schema: unknown, extra: Record<string, unknown> = {}) {
-  return { id, upstream_model: upstream, name: id, description: "A test entry.", modality, tasks: ["test"], input_schema: schema, pricing: { unit: "run", usd: "0.01" }, ...extra };
-}
+const decodedSeconds = useSoundDecoder("ai-sdk-labs-");
 
 // Poll intervals are the packages' own provider options (fixed per entry): milliseconds, not seconds.
 const ENTRIES = {
@@ -64,41 +48,19 @@ const ENTRIES = {
 type Name = keyof typeof ENTRIES;
 
 function models(name: Name, baseUrl: string, options: { timeoutMs?: number } = {}): Record<string, ModelDefinition> {
-  const text = JSON.stringify({
-    providers: [{ id: name, kind: "ai-sdk", provider: name, base_url: baseUrl, api_key_env: "TEST_KEY", timeout_ms: options.timeoutMs ?? 10_000, entries: ENTRIES[name] }],
-  });
-  return Object.fromEntries(remoteModels(parseProvidersFile(text, { TEST_KEY: KEY })).map((m) => [m.id, m]));
+  return modelsOf({ id: name, kind: "ai-sdk", provider: name, base_url: baseUrl, api_key_env: "TEST_KEY", timeout_ms: options.timeoutMs ?? 10_000, entries: ENTRIES[name] }, KEY);
 }
-
-const failureOf = (run: Promise<unknown>) => failureOfType(run, ModelError);
 
 /** "METHOD path" of each request the fake saw. */
 const lines = (state: LabsState) => state.requests.map((r) => `${r.method} ${r.path}`);
-
-/** Decodes a sound with ffmpeg: its duration in seconds. */
-function decodedSeconds(data: Buffer, name: string): number {
-  const file = path.join(scratch, name);
-  writeFileSync(file, data);
-  const result = spawnSync(ffmpegPath, ["-v", "error", "-i", file, "-f", "s16le", "-ac", "1", "-ar", "8000", "-"], { maxBuffer: 16 << 20 });
-  expect(result.status, String(result.stderr)).toBe(0);
-  return result.stdout.length / 2 / 8000;
-}
 
 async function expectPicture(output: ImageOutput, format: "png" | "jpeg", width: number, height: number): Promise<void> {
   expect(output).toMatchObject({ type: "image", content_type: `image/${format}`, width, height });
   expect(await sharp(output.data).metadata()).toMatchObject({ format, width, height });
 }
 
-let server: TestServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  server = null;
-});
-
-async function start(handler: Handler): Promise<TestServer> {
-  server = await startTestServer(handler);
-  return server;
-}
+const server = useFakeServer();
+const { start } = server;
 
 /**
  * Starts `fake`, and cancels the run (without answering) at its `nth` poll, which `isPoll` tells.
@@ -115,7 +77,7 @@ async function cancelWhilePolling(fake: Handler, isPoll: (path: string) => boole
     () => null,
     (err: unknown) => err,
   );
-  await eventually(() => server!.abandoned.length === 1);
+  await eventually(() => server.current!.abandoned.length === 1);
   return error;
 }
 
@@ -194,25 +156,19 @@ describe("ai-sdk: Luma (@ai-sdk/luma: create a generation, poll it, fetch the im
     expect(error).not.toBeInstanceOf(ModelError);
     expect((error as Error).message).toBe("run canceled");
     expect(lines(state)).toEqual(["POST /dream-machine/v1/generations/image", "GET /dream-machine/v1/generations/0b1e4f5a-0000-4000-8000-000000000001"]);
-    expect(server!.abandoned).toEqual(["/dream-machine/v1/generations/0b1e4f5a-0000-4000-8000-000000000001"]);
+    expect(server.current!.abandoned).toEqual(["/dream-machine/v1/generations/0b1e4f5a-0000-4000-8000-000000000001"]);
     expect(ran.model!.unavailableReason!()).toBeNull();
   });
 
   // Image packages that download their own results (luma, black-forest-labs, xai when given URLs)
   // use provider-utils' getFromApi, which checks no address: the fetch ai-sdk.ts hands them does.
   it("refuses a result link on another local address (127.0.0.2), as result-links.ts says", async () => {
-    const other = createServer((_req, res) => void fakePng(8, 8, "elsewhere").then((png) => res.writeHead(200, { "content-type": "image/png" }).end(png)));
-    await new Promise<void>((resolve) => other.listen(0, "127.0.0.2", resolve));
-    try {
+    await withServerElsewhere(async (resultOrigin) => {
       const state = labsState();
-      const resultOrigin = `http://127.0.0.2:${(other.address() as AddressInfo).port}`;
       const { url } = await start(lumaFake(state, { key: KEY, resultOrigin }));
       const error = await failureOf(runModelForTest(models("luma", url)["luma/photon"]!, { prompt: "a fox" }));
       expect(error.message).toBe("The provider luma gave a result link Atelier does not fetch (not http(s), or a local or private address).");
-    } finally {
-      other.closeAllConnections();
-      await new Promise((resolve) => other.close(resolve));
-    }
+    });
   });
 });
 
@@ -300,7 +256,7 @@ describe("ai-sdk: Black Forest Labs (@ai-sdk/black-forest-labs: submit, poll pol
     expect((error as Error).message).toBe("run canceled");
     expect(error).not.toBeInstanceOf(ModelError);
     expect(lines(state)).toEqual(["POST /v1/flux-pro-1.1", "GET /v1/get_result?id=5f0c9a1e-0000-4000-8000-000000000001"]);
-    expect(server!.abandoned).toEqual(["/v1/get_result?id=5f0c9a1e-0000-4000-8000-000000000001"]);
+    expect(server.current!.abandoned).toEqual(["/v1/get_result?id=5f0c9a1e-0000-4000-8000-000000000001"]);
     expect(ran.model!.unavailableReason!()).toBeNull();
   });
 });

@@ -2,31 +2,17 @@
 // -elevenlabs, -google) talk to local fakes of the providers' APIs (ai-sdk-fake.ts); the remote
 // entry measures what comes back. Success with every output modality, refusals, outages,
 // timeouts, the cancel point, providerOptions reaching the wire, and the key in no message.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import sharp from "sharp";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
 import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../models/types";
-import { elevenLabsFake, fakeState, googleFake, openAiFake, REFUSALS, type FakeState } from "./ai-sdk-fake";
-import { remoteModels } from "./index";
-import { parseProvidersFile } from "./providers-file";
-import { failureOf as failureOfType } from "./test-failures";
-import { eventually, sendJson, startTestServer, type Handler, type TestServer } from "./test-server";
+import { elevenLabsFake, fakeState, googleFake, openAiFake, REFUSALS, type FakeMode, type FakeState } from "./ai-sdk-fake";
+import { entry, failureOf, modelsOf, object, useFakeServer, useSoundDecoder } from "./ai-sdk-test-support";
+import { eventually, sendJson, startTestServer } from "./test-server";
 
 const KEY = "sk-ai-sdk-test-7d1e";
 const ffmpegPath = testRunTools().ffmpegPath;
-const scratch = mkdtempSync(path.join(os.tmpdir(), "ai-sdk-run-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-const object = (required: string[], properties: Record<string, unknown>) => ({ type: "object", additionalProperties: false, required, properties });
-
-/** The catalog fields every test entry shares. */
-function entry(id: string, upstream: string, modality: string, schema: unknown, extra: Record<string, unknown> = {}) {
-  return { id, upstream_model: upstream, name: id, description: "A test entry.", modality, tasks: ["test"], input_schema: schema, pricing: { unit: "run", usd: "0.01" }, ...extra };
-}
+const decodedSeconds = useSoundDecoder("ai-sdk-run-");
 
 const ENTRIES = {
   openai: [
@@ -55,43 +41,29 @@ const ENTRIES = {
 type Name = keyof typeof ENTRIES;
 
 function models(name: Name, baseUrl: string, options: { timeoutMs?: number; key?: boolean } = {}): Record<string, ModelDefinition> {
-  const text = JSON.stringify({
-    providers: [
-      {
-        id: name === "openai-compatible" ? "local" : name,
-        kind: "ai-sdk",
-        provider: name,
-        base_url: baseUrl,
-        ...(options.key === false ? {} : { api_key_env: "TEST_KEY" }),
-        timeout_ms: options.timeoutMs ?? 10_000,
-        entries: ENTRIES[name],
-      },
-    ],
-  });
-  return Object.fromEntries(remoteModels(parseProvidersFile(text, { TEST_KEY: KEY })).map((m) => [m.id, m]));
+  return modelsOf(
+    {
+      id: name === "openai-compatible" ? "local" : name,
+      kind: "ai-sdk",
+      provider: name,
+      base_url: baseUrl,
+      ...(options.key === false ? {} : { api_key_env: "TEST_KEY" }),
+      timeout_ms: options.timeoutMs ?? 10_000,
+      entries: ENTRIES[name],
+    },
+    KEY,
+  );
 }
 
-/** The run's failure: a ModelError (a message fit for the person). */
-const failureOf = (run: Promise<unknown>) => failureOfType(run, ModelError);
+const server = useFakeServer();
+const { start } = server;
 
-/** Decodes a sound with ffmpeg: its duration in seconds (as ffmpeg measured the PCM it decoded). */
-function decodedSeconds(data: Buffer, name: string): number {
-  const file = path.join(scratch, name);
-  writeFileSync(file, data);
-  const result = spawnSync(ffmpegPath, ["-v", "error", "-i", file, "-f", "s16le", "-ac", "1", "-ar", "8000", "-"], { maxBuffer: 16 << 20 });
-  expect(result.status, String(result.stderr)).toBe(0);
-  return result.stdout.length / 2 / 8000;
-}
-
-let server: TestServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  server = null;
-});
-
-async function start(handler: Handler): Promise<TestServer> {
-  server = await startTestServer(handler);
-  return server;
+/** Serves the OpenAI fake in `mode`: its image entry. */
+async function openAiImage(mode: FakeMode, options: { timeoutMs?: number } = {}): Promise<ModelDefinition> {
+  const state = fakeState();
+  state.mode = mode;
+  const { url } = await start(openAiFake(state, { key: KEY, ffmpegPath }));
+  return models("openai", `${url}/v1`, options)["openai/image"]!;
 }
 
 describe("ai-sdk: OpenAI (@ai-sdk/openai at base_url)", () => {
@@ -134,10 +106,7 @@ describe("ai-sdk: OpenAI (@ai-sdk/openai at base_url)", () => {
   });
 
   it("passes on the provider's own words when it refuses (4xx): the run fails, the provider stays in service", async () => {
-    const state = fakeState();
-    state.mode = "refuse";
-    const { url } = await start(openAiFake(state, { key: KEY, ffmpegPath }));
-    const model = models("openai", `${url}/v1`)["openai/image"]!;
+    const model = await openAiImage("refuse");
     const error = await failureOf(runModelForTest(model, { prompt: "something refused" }));
     expect(error.message).toBe(`The provider openai refused the request: ${REFUSALS.openai}`);
     expect(error).toMatchObject({ transient: false });
@@ -160,13 +129,10 @@ describe("ai-sdk: OpenAI (@ai-sdk/openai at base_url)", () => {
   });
 
   it("gives up after timeout_ms, aborts the request and marks the provider down", async () => {
-    const state = fakeState();
-    state.mode = "hang";
-    const { url } = await start(openAiFake(state, { key: KEY, ffmpegPath }));
-    const model = models("openai", `${url}/v1`, { timeoutMs: 300 })["openai/image"]!;
+    const model = await openAiImage("hang", { timeoutMs: 300 });
     const error = await failureOf(runModelForTest(model, { prompt: "a fox" }));
     expect(error.message).toBe("The provider openai did not answer within 0.3 s. Try again later.");
-    await eventually(() => server!.abandoned.length === 1);
+    await eventually(() => server.current!.abandoned.length === 1);
     expect(model.unavailableReason!()?.message).toContain("no answer within 0.3 s");
   });
 
@@ -194,7 +160,7 @@ describe("ai-sdk: OpenAI (@ai-sdk/openai at base_url)", () => {
     const failure = runModelForTest(model, { prompt: "a fox" }, testRunTools({ signal: controller.signal }));
     await expect(failure).rejects.toThrow("run canceled");
     await expect(failure).rejects.not.toBeInstanceOf(ModelError);
-    await eventually(() => server!.abandoned.length === 1);
+    await eventually(() => server.current!.abandoned.length === 1);
     expect(model.unavailableReason!()).toBeNull();
   });
 
@@ -208,15 +174,12 @@ describe("ai-sdk: OpenAI (@ai-sdk/openai at base_url)", () => {
   });
 
   it("never shows the key: not from a 401's words, nor from a refusal that repeats it, nor in the health record", async () => {
-    const state = fakeState();
-    state.mode = "unauthorized";
-    const { url } = await start(openAiFake(state, { key: KEY, ffmpegPath }));
-    const model = models("openai", `${url}/v1`)["openai/image"]!;
+    const model = await openAiImage("unauthorized");
     const unauthorized = await failureOf(runModelForTest(model, { prompt: "a fox" }));
     expect(unauthorized.message).toBe("The provider openai refused this server's credentials (HTTP 401); the operators must check its API key.");
     expect(model.unavailableReason!()?.message).not.toContain(KEY);
 
-    server!.handle = (_request, res) => sendJson(res, 400, { error: { message: `Header Authorization: Bearer ${KEY} is not allowed with this prompt.` } });
+    server.current!.handle = (_request, res) => sendJson(res, 400, { error: { message: `Header Authorization: Bearer ${KEY} is not allowed with this prompt.` } });
     const echoed = await failureOf(runModelForTest(model, { prompt: "a fox" }));
     expect(echoed.message).toBe("The provider openai refused the request: Header Authorization: Bearer [key] is not allowed with this prompt.");
   });
@@ -325,7 +288,7 @@ describe("ai-sdk: Google (@ai-sdk/google: Veo's long-running operation, Imagen)"
 
     // The result link carries ?key=: a failure to fetch it must not show it.
     state.mode = "ok";
-    server!.handle = (request, res) => (request.path.includes(":download") ? sendJson(res, 502, { error: { message: `bad gateway for ${request.path}` } }) : fake(request, res));
+    server.current!.handle = (request, res) => (request.path.includes(":download") ? sendJson(res, 502, { error: { message: `bad gateway for ${request.path}` } }) : fake(request, res));
     const lost = await failureOf(runModelForTest(model, { prompt: "waves" }));
     expect(lost.message).toBe("The provider google failed (HTTP 502). Try again later.");
     expect(lost.message).not.toContain(KEY);

@@ -107,6 +107,20 @@ afterEach(async () => {
   fake = null;
 });
 
+/**
+ * Runs `clip` on a large PNG (uploaded to fal storage), cancels the run once its upload has begun
+ * (the test made the upload hang), and sees the run end with the cancel: the run's tools.
+ */
+async function cancelDuringUpload(clip: RemoteModelDefinition) {
+  const controller = new AbortController();
+  const tools = testRunTools({ signal: controller.signal, files: { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } } });
+  const run = runModelForTest(clip, { prompt: "waves", image_url: FILE_ID }, tools);
+  await eventually(() => fake!.media.requests.some((r) => r.method === "PUT"));
+  controller.abort(new Error("run canceled"));
+  await expect(run).rejects.toThrow("run canceled");
+  return tools;
+}
+
 describe("fal provider", () => {
   it("queues a request, follows its status (sub-path dropped) until COMPLETED, and fetches the images without the key", async () => {
     fake = await startFalFake();
@@ -340,12 +354,7 @@ describe("fal provider", () => {
     fake.media.hangNext();
     // A limit far off: only the run's own signal can end this upload.
     const [, clip] = models(fake, { timeout_ms: 120_000 });
-    const controller = new AbortController();
-    const tools = testRunTools({ signal: controller.signal, files: { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } } });
-    const run = runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, tools);
-    await eventually(() => fake!.media.requests.some((r) => r.method === "PUT"));
-    controller.abort(new Error("run canceled"));
-    await expect(run).rejects.toThrow("run canceled");
+    const tools = await cancelDuringUpload(clip!);
     expect(fake.queue.size).toBe(0);
     expect(tools.uncancelableReasons).toEqual([]);
     expect(clip!.unavailableReason!()).toBeNull();
@@ -355,12 +364,7 @@ describe("fal provider", () => {
     fake = await startFalFake();
     fake.media.hangNext();
     const [, clip] = models(fake, { mode: "run", timeout_ms: 120_000 });
-    const controller = new AbortController();
-    const tools = testRunTools({ signal: controller.signal, files: { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } } });
-    const run = runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, tools);
-    await eventually(() => fake!.media.requests.some((r) => r.method === "PUT"));
-    controller.abort(new Error("run canceled"));
-    await expect(run).rejects.toThrow("run canceled");
+    const tools = await cancelDuringUpload(clip!);
     expect(tools.uncancelableReasons).toEqual([]);
     expect(paths(fake)).toEqual(["POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3"]);
 

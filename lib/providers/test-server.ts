@@ -53,6 +53,20 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
+/** A recorded request's JSON body as an object ({} when it is empty or not JSON). */
+export function bodyOf(request: RecordedRequest): Record<string, unknown> {
+  try {
+    return JSON.parse(request.body || "{}") as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** The origin the client addressed (its Host header): where a fake's own links point. */
+export function originOf(request: RecordedRequest): string {
+  return `http://${request.headers.host ?? "127.0.0.1"}`;
+}
+
 /**
  * Resolves once `check` holds, looking every few milliseconds (for events on the server side).
  * The bound only ends a wait that would never end: generous, as a loaded 2-core CI machine needs.
