@@ -129,11 +129,28 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
   } as SqliteDialectConfig["database"];
 }
 
+/** Runs `fn` again (after a short synchronous pause) while it fails with SQLITE_BUSY, up to the lock wait. */
+function retryWhileBusy<T>(fn: () => T): T {
+  const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      return fn();
+    } catch (err) {
+      if (!isSqliteBusy(err) || Date.now() >= deadline) throw err;
+      Atomics.wait(pause, 0, 0, SQLITE_RETRY_PAUSE_MS);
+    }
+  }
+}
+
 export function sqliteDialect(file: string): Dialect {
   const database = new SqliteDatabase(file);
-  // Opening may wait for another process that is switching the file to WAL: blocking is fine here.
+  // Opening may wait for another process that is switching the file to WAL or migrating it:
+  // blocking is fine here. SQLite answers SQLITE_BUSY at once, without its busy handler, when
+  // waiting could deadlock (changing the journal mode while another connection holds a lock), so
+  // that pragma is also tried again until the lock wait has passed.
   database.pragma(`busy_timeout = ${SQLITE_LOCK_WAIT_MS}`);
-  database.pragma("journal_mode = WAL");
+  retryWhileBusy(() => database.pragma("journal_mode = WAL"));
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);

@@ -249,6 +249,36 @@ describe.runIf(testDialect() === "sqlite")("a write waiting for another connecti
     await t?.cleanup();
   });
 
+  it("opening waits for a process that holds the write lock while the file is not yet in WAL mode", async () => {
+    // SQLite refuses to change the journal mode at once (SQLITE_BUSY, no busy handler) while
+    // another connection writes: two processes starting on a new file meet exactly this.
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "atelier-open-"));
+    try {
+      const file = path.join(dataDir, "atelier.sqlite");
+      const holder = spawn(
+        process.execPath,
+        [
+          "-e",
+          `const D = require(${JSON.stringify(require.resolve("better-sqlite3"))}); const db = new D(${JSON.stringify(file)});
+           db.exec("create table t(x)"); db.exec("begin immediate"); db.exec("insert into t values (1)");
+           console.log("locked"); setTimeout(() => { db.exec("commit"); db.close(); }, 400);`,
+        ],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      await new Promise<void>((resolve) => holder.stdout.once("data", () => resolve()));
+      const exited = new Promise((resolve) => holder.once("exit", resolve));
+      const store = openStore({ databaseUrl: null, dataDir });
+      try {
+        expect((await migrateStore(store)).error).toBeUndefined();
+      } finally {
+        await store.close();
+        await exited;
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it("a transaction and a single statement wait with the event loop free, then commit", async () => {
     const Sqlite = (await import("better-sqlite3")).default;
     const holder = new Sqlite(path.join(t.dataDir, "atelier.sqlite"));
