@@ -7,7 +7,7 @@
 // The rules every kind shares (401, 429, 4xx, 5xx, no connection, no answer) are provider-failures.ts's.
 import { APICallError, DownloadError, InvalidResponseDataError, NoImageGeneratedError, NoSpeechGeneratedError, NoVideoGeneratedError, RetryError } from "ai";
 import { JobEndedError, type AiSdkProviderInfo, type JobEnd } from "./ai-sdk-providers";
-import { ProviderFailures } from "./provider-failures";
+import { ProviderFailures, scrub } from "./provider-failures";
 import { BodyTooLargeError } from "./response-bytes";
 import { ProviderError, type ProviderHealth } from "./types";
 
@@ -62,14 +62,9 @@ function sdkCauseCode(err: unknown): string {
 }
 
 /** The message with the key (and its URL-encoded form) cut out, whatever put it there. */
-export function scrub(message: string, apiKey: string | null): string {
-  if (!apiKey || apiKey.length < 4) return message;
-  return message.split(apiKey).join("[key]").split(encodeURIComponent(apiKey)).join("[key]");
-}
-
 /** The failure rules for one call's context, every message scrubbed of the key. */
 export function failuresFor(ctx: FailureContext): ProviderFailures {
-  return new ProviderFailures(ctx.providerId, ctx.health, (message) => scrub(message, ctx.apiKey));
+  return new ProviderFailures(ctx.providerId, ctx.health, ctx.apiKey);
 }
 
 /** A job's end in the provider's words: a refusal, or a failed job; the run fails, the provider stays in service. */

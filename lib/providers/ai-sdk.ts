@@ -8,13 +8,13 @@
 import { experimental_generateSpeech, experimental_generateVideo, generateImage, DownloadError } from "ai";
 import type { Modality } from "../models/types";
 import { callArguments, parseCallOptions, type CallModality, type CallOptions } from "./ai-sdk-call";
-import { failureOf, failuresFor, scrub, type FailureContext } from "./ai-sdk-errors";
+import { failureOf, failuresFor, type FailureContext } from "./ai-sdk-errors";
 import { AI_SDK_PROVIDERS, aiSdkProvider, providerFetch, redirectingFetch, type AiSdkModels, type AiSdkProviderInfo, type FetchFunction } from "./ai-sdk-providers";
 import { createHealth, markUp } from "./health";
 import { fail, stringAt, type JsonObject } from "./json-fields";
 import type { ProviderKind } from "./kind";
 import { readCapped } from "./response-bytes";
-import { ProviderError, type FetchedOutput, type ProviderAdapter, type ProviderConfig, type ProviderRequest, type ProviderResult } from "./types";
+import { type FetchedOutput, type ProviderAdapter, type ProviderConfig, type ProviderRequest, type ProviderResult } from "./types";
 
 /** Largest video fetched from a provider's result link. */
 const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
@@ -158,17 +158,9 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
       runSignal.throwIfAborted();
       const call = await prepare(request);
       const ctx = context(request.entry.modality);
-      const timeout = AbortSignal.timeout(config.timeoutMs);
-      try {
-        const outputs = await call(AbortSignal.any([runSignal, timeout]));
-        markUp(health);
-        return { kind: "done", outputs };
-      } catch (err) {
-        if (runSignal.aborted) throw runSignal.reason;
-        if (timeout.aborted) throw failuresFor(ctx).timedOut(config.timeoutMs);
-        const failure = failureOf(err, ctx);
-        throw new ProviderError(scrub(failure.message, config.apiKey), failure.transient);
-      }
+      const outputs = await failuresFor(ctx).within(runSignal, config.timeoutMs, call, (err) => failureOf(err, ctx));
+      markUp(health);
+      return { kind: "done", outputs };
     },
     async poll(jobId) {
       throw new Error(`AI SDK calls answer in one request; there is no job ${jobId} to poll`);

@@ -44,7 +44,9 @@ function sdxlEntry(change: (entry: Json) => void = () => {}): Json {
 }
 
 function parse(entries: Json[], provider: Json = {}, env: Record<string, string> = {}): ProviderConfig[] {
-  const file = { providers: [{ id: "gpu-box", kind: "comfyui", base_url: "http://127.0.0.1:9", timeout_ms: 2_000, entries, ...provider }] };
+  // Generous: a cancel asks ComfyUI where the prompt is, then interrupts it, each call within
+  // timeout_ms, and a loaded 2-core CI machine must not turn that into a silent give-up.
+  const file = { providers: [{ id: "gpu-box", kind: "comfyui", base_url: "http://127.0.0.1:9", timeout_ms: 10_000, entries, ...provider }] };
   return parseProvidersFile(JSON.stringify(file), env, FIXTURES);
 }
 

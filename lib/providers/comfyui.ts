@@ -56,7 +56,7 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
   const clientId = `atelier-${randomUUID()}`;
   const auth: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
 
-  const failures = new ProviderFailures(config.id, health);
+  const failures = new ProviderFailures(config.id, health, config.apiKey);
 
   async function httpFailure(response: Response, what: string): Promise<ProviderError> {
     const body = await readCapped(response, MAX_ERROR_BYTES).catch(() => Buffer.alloc(0));
@@ -72,23 +72,20 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
    * provider down (transient); a 4xx is a refusal of this run.
    */
   async function call<T>(route: string, init: RequestInit, runSignal: AbortSignal, what: string, read: (response: Response) => Promise<T>): Promise<T> {
-    runSignal.throwIfAborted();
-    const timeout = AbortSignal.timeout(config.timeoutMs);
-    try {
-      const response = await fetch(`${config.baseUrl}${route}`, {
-        ...init,
-        headers: { accept: "application/json", ...auth, ...(init.headers as Record<string, string> | undefined) },
-        signal: AbortSignal.any([runSignal, timeout]),
-      });
-      if (!response.ok) throw await httpFailure(response, what);
-      return await read(response);
-    } catch (err) {
-      if (runSignal.aborted) throw runSignal.reason;
-      if (timeout.aborted) throw failures.timedOut(config.timeoutMs);
-      if (err instanceof ProviderError) throw err;
-      if (err instanceof BodyTooLargeError) throw failures.tooLarge(err);
-      throw failures.unreachable(causeCode(err));
-    }
+    return failures.within(
+      runSignal,
+      config.timeoutMs,
+      async (signal) => {
+        const response = await fetch(`${config.baseUrl}${route}`, {
+          ...init,
+          headers: { accept: "application/json", ...auth, ...(init.headers as Record<string, string> | undefined) },
+          signal,
+        });
+        if (!response.ok) throw await httpFailure(response, what);
+        return await read(response);
+      },
+      (err) => (err instanceof ProviderError ? err : err instanceof BodyTooLargeError ? failures.tooLarge(err) : failures.unreachable(causeCode(err))),
+    );
   }
 
   async function json(response: Response): Promise<Record<string, unknown>> {

@@ -111,16 +111,14 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
     });
   const fal = clientWith(falWireFetch as typeof fetch);
 
-  function errorOf(err: unknown, runSignal: AbortSignal, timeout: AbortSignal, what: string): unknown {
-    if (!runSignal.aborted && !timeout.aborted) {
-      if (err instanceof FalWireError) {
-        if (err.status === null) return failures.unreachable(err.networkCode ?? "network error");
-        // fal's infrastructure errors: {detail, error_type} and X-Fal-Error-Type (runner_*, request_timeout, …).
-        return failures.http(err.status, detailOf(err.body), err.retryAfter, what);
-      }
-      if (isFalApiError(err)) return failures.http(err.status, detailOf(err.body ?? null) ?? err.message, null, what);
+  function errorOf(err: unknown, what: string): unknown {
+    if (err instanceof FalWireError) {
+      if (err.status === null) return failures.unreachable(err.networkCode ?? "network error");
+      // fal's infrastructure errors: {detail, error_type} and X-Fal-Error-Type (runner_*, request_timeout, …).
+      return failures.http(err.status, detailOf(err.body), err.retryAfter, what);
     }
-    return failures.of(err, runSignal, timeout);
+    if (isFalApiError(err)) return failures.http(err.status, detailOf(err.body ?? null) ?? err.message, null, what);
+    return failures.of(err);
   }
 
   const call = <T>(runSignal: AbortSignal, what: string, fn: (signal: AbortSignal) => Promise<T>) => failures.call(runSignal, what, errorOf, fn);

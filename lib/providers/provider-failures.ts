@@ -24,17 +24,44 @@ export function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** The message with the key cut out (as is and URL-encoded): a provider may quote it back. */
+export function scrub(message: string, apiKey: string | null): string {
+  if (!apiKey || apiKey.length < 4) return message;
+  return message.split(apiKey).join("[key]").split(encodeURIComponent(apiKey)).join("[key]");
+}
+
 /**
  * Turns what went wrong at one provider into the run's error, marking the provider down (in
- * `health`) when it is the provider's fault. `clean` is applied to every message (the AI SDK
- * kind cuts its key out of them).
+ * `health`) when it is the provider's fault. Every message has the provider's key cut out.
  */
 export class ProviderFailures {
   constructor(
     readonly providerId: string,
     readonly health: ProviderHealth,
-    private readonly clean: (message: string) => string = (message) => message,
+    private readonly apiKey: string | null,
   ) {}
+
+  private clean(message: string): string {
+    return scrub(message, this.apiKey);
+  }
+
+  /**
+   * One call within `ms`: `fn` gets a signal that ends with the run or the timeout. What it
+   * throws becomes the run's own abort reason when the run was canceled, timedOut when the time
+   * ran out, else what `sort` makes of it (scrubbed of the key).
+   */
+  async within<T>(runSignal: AbortSignal, ms: number, fn: (signal: AbortSignal) => Promise<T>, sort: (err: unknown) => unknown): Promise<T> {
+    runSignal.throwIfAborted();
+    const timeout = AbortSignal.timeout(ms);
+    try {
+      return await fn(AbortSignal.any([runSignal, timeout]));
+    } catch (err) {
+      if (runSignal.aborted) throw runSignal.reason;
+      if (timeout.aborted) throw this.timedOut(ms);
+      const sorted = sort(err);
+      throw sorted instanceof ProviderError ? new ProviderError(this.clean(sorted.message), sorted.transient) : sorted;
+    }
+  }
 
   /** An outage: fails the run and takes the provider's entries out of service for a while. */
   down(reason: string, message: string, forMs = DOWN_FOR_MS): ProviderError {

@@ -55,7 +55,7 @@ function hostedOptions(entry: { options: Record<string, unknown> }): HostedEntry
 /** Turns what went wrong at a provider into the run's error, marking the provider down when it is the provider's fault. */
 export class Failures extends ProviderFailures {
   constructor(readonly config: ProviderConfig) {
-    super(config.id, createHealth());
+    super(config.id, createHealth(), config.apiKey);
   }
 
   badAnswer(what: string): ProviderError {
@@ -63,12 +63,10 @@ export class Failures extends ProviderFailures {
   }
 
   /**
-   * What a call that threw becomes: the run's own abort as it is; our timeout and network
+   * What a call that threw (not canceled, not timed out: `within` sorts those) becomes: network
    * failures as outages; ProviderErrors as they are; anything else is a bad answer.
    */
-  of(err: unknown, runSignal: AbortSignal, timeout: AbortSignal): unknown {
-    if (runSignal.aborted) return runSignal.reason;
-    if (timeout.aborted) return this.timedOut(this.config.timeoutMs);
+  of(err: unknown): unknown {
     if (err instanceof ProviderError) return err;
     if (err instanceof BodyTooLargeError) return this.tooLarge(err);
     if (err instanceof TypeError && /fetch failed/i.test(err.message)) return this.unreachable(causeCode(err));
@@ -76,24 +74,13 @@ export class Failures extends ProviderFailures {
   }
 
   /**
-   * One call within timeout_ms: `fn` gets a signal that ends with the run or the timeout; the
-   * provider is marked up when it answers, and what it throws becomes `errorOf`'s error.
+   * One call within timeout_ms (ProviderFailures.within); the provider is marked up when it
+   * answers, and what it throws becomes `errorOf`'s error.
    */
-  async call<T>(
-    runSignal: AbortSignal,
-    what: string,
-    errorOf: (err: unknown, runSignal: AbortSignal, timeout: AbortSignal, what: string) => unknown,
-    fn: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    runSignal.throwIfAborted();
-    const timeout = AbortSignal.timeout(this.config.timeoutMs);
-    try {
-      const result = await fn(AbortSignal.any([runSignal, timeout]));
-      markUp(this.health);
-      return result;
-    } catch (err) {
-      throw errorOf(err, runSignal, timeout, what);
-    }
+  async call<T>(runSignal: AbortSignal, what: string, errorOf: (err: unknown, what: string) => unknown, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const result = await this.within(runSignal, this.config.timeoutMs, fn, (err) => errorOf(err, what));
+    markUp(this.health);
+    return result;
   }
 }
 

@@ -100,13 +100,13 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
   const limit = Math.floor(config.timeoutMs / 1000);
   const waitSeconds = Math.min(options.waitSeconds ?? 60, limit - Math.max(1, Math.ceil(limit / 10)));
 
-  function errorOf(err: unknown, runSignal: AbortSignal, timeout: AbortSignal, what: string): unknown {
-    if (!runSignal.aborted && !timeout.aborted && isApiError(err)) {
+  function errorOf(err: unknown, what: string): unknown {
+    if (isApiError(err)) {
       const { status, headers } = err.response;
       if (status === UNREACHABLE && headers.has(UNREACHABLE_HEADER)) return failures.unreachable(headers.get(UNREACHABLE_HEADER)!);
       return failures.http(status, detailOf(wire.bodyOf(err.response) ?? ""), headers.get("retry-after"), what);
     }
-    return failures.of(err, runSignal, timeout);
+    return failures.of(err);
   }
 
   /** A job is "<entry id>#<prediction id>": polls know what the prediction's entry produces. */
