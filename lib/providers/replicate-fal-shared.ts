@@ -8,7 +8,7 @@ import { isFileField } from "../core/file-inputs";
 import type { JsonSchemaObject } from "../core/json-schema";
 import type { Modality } from "../models/types";
 import { createHealth, markUp } from "./health";
-import { arrayAt, describe, fail, stringAt, type JsonObject } from "./json-fields";
+import { arrayAt, describe, fail, type JsonObject } from "./json-fields";
 import { causeCode, ProviderFailures } from "./provider-failures";
 import { BodyTooLargeError, readCapped } from "./response-bytes";
 import { guardedFetch } from "./guarded-fetch";
@@ -42,9 +42,9 @@ export function parseHostedEntry(entry: JsonObject, path: string, schema: JsonSc
 }
 
 /** Both kinds need a key: it comes from the variable `api_key_env` names, never from the file. */
-export function requireKeyEnv(provider: JsonObject, path: string, example: string): Record<string, unknown> {
-  stringAt(provider, "api_key_env", path, { pattern: /^[A-Za-z_][A-Za-z0-9_]*$/, patternText: `the name of an environment variable, such as ${example}` });
-  return {};
+/** A hosted API always needs its key; the common parser (providers-file.ts) checks the name and reads it. */
+export function requireKeyEnv(provider: JsonObject, path: string, example: string): void {
+  if (provider.api_key_env === undefined) fail(`${path}.api_key_env`, `is required: the name of the environment variable that holds the provider's key, such as ${example}.`);
 }
 
 function hostedOptions(entry: { options: Record<string, unknown> }): HostedEntryOptions {

@@ -290,6 +290,17 @@ describe("replicate provider", () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it("a provider without api_key_env is refused when the file is read, naming the field", async () => {
+    fake = await startReplicateFake();
+    const file = JSON.parse(providersFile(fake)) as { providers: Array<Record<string, unknown>> };
+    delete file.providers[0]!.api_key_env;
+    expect(() => parseProvidersFile(JSON.stringify(file), {})).toThrow(
+      "providers[0].api_key_env is required: the name of the environment variable that holds the provider's key, such as REPLICATE_API_TOKEN.",
+    );
+    file.providers[0]!.api_key_env = "not a name";
+    expect(() => parseProvidersFile(JSON.stringify(file), {})).toThrow(/providers\[0\]\.api_key_env must be the name of an environment variable/);
+  });
+
   it("bills once submitted (cancel answers 409); a prediction given up is canceled at Replicate", async () => {
     fake = await startReplicateFake();
     fake.mode = "manual";
