@@ -22,9 +22,14 @@ export function serializedJsonResponse(json: string, status = 200, headers: Reco
  * 503 service_unavailable with Retry-After, logged at warn at most once every few seconds.
  */
 export function errorResponse(c: Context<ApiEnv>, deps: ApiDeps, err: unknown): Response {
-  const requestId = c.get("requestId");
-  const { status, body, headers, unexpected, storeUnreachable } = toErrorResponse(err, requestId, deps.config.publicBaseUrl);
-  if (unexpected) deps.logger.error({ err, requestId, method: c.req.method, path: c.req.path }, "unexpected error");
-  else if (storeUnreachable) logStoreUnreachable(deps.logger, err, { requestId, method: c.req.method, path: c.req.path });
+  const { status, body, headers } = loggedError(deps, err, { requestId: c.get("requestId"), method: c.req.method, path: c.req.path });
   return jsonResponse(body, status, headers);
+}
+
+/** The error answer for anything thrown, logged as errorResponse says (the MCP door's tool errors use it too). */
+export function loggedError(deps: ApiDeps, err: unknown, where: { requestId: string; method: string; path: string }): ReturnType<typeof toErrorResponse> {
+  const answer = toErrorResponse(err, where.requestId, deps.config.publicBaseUrl);
+  if (answer.unexpected) deps.logger.error({ err, ...where }, "unexpected error");
+  else if (answer.storeUnreachable) logStoreUnreachable(deps.logger, err, where);
+  return answer;
 }

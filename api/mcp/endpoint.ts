@@ -7,12 +7,12 @@ import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult } fro
 import type { Hono } from "hono";
 import { z } from "zod";
 import type { Ctx } from "../../lib/core/context";
-import { ApiError, toErrorResponse } from "../../lib/core/errors";
+import { ApiError } from "../../lib/core/errors";
 import { findJsonProblem, paramName } from "../../lib/core/json-body-check";
 import { validateModelInput } from "../../lib/core/input-validation";
 import { LIMITS } from "../../lib/core/limits";
-import { logStoreUnreachable } from "../../lib/store/unreachable";
 import type { ApiDeps, ApiEnv } from "../env";
+import { loggedError } from "../respond";
 import { keyCtx, readLimitedBytes } from "../route";
 import { ARGUMENTS, RESULTS, type ToolName } from "./schemas";
 import { TOOLS, type ToolCall } from "./tools";
@@ -25,7 +25,7 @@ const INSTRUCTIONS =
  * and answers -32602 Invalid params with what is wrong; registering the strict schema would make
  * the base class's own parse fail first, which it reports as -32603 Internal error.
  */
-const ToolsCallRequest = z.object({ method: z.literal("tools/call") }).passthrough();
+const ToolsCallRequest = z.looseObject({ method: z.literal("tools/call") });
 
 function isToolName(name: string): name is ToolName {
   return Object.hasOwn(TOOLS, name);
@@ -86,9 +86,7 @@ function createMcpServer(ctx: Ctx, deps: ApiDeps, requestId: string): Server {
     } catch (err) {
       // A failed call is a result the agent reads, never a protocol error. The details are in
       // the text only: the SDK's client checks structuredContent against the output schema.
-      const { body, unexpected, storeUnreachable } = toErrorResponse(err, requestId, deps.config.publicBaseUrl);
-      if (unexpected) deps.logger.error({ err, requestId, tool: name }, "unexpected error in an MCP tool");
-      else if (storeUnreachable) logStoreUnreachable(deps.logger, err, { requestId, method: "MCP", path: name });
+      const { body } = loggedError(deps, err, { requestId, method: "POST", path: `/mcp tools/call ${name}` });
       return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
     }
   });

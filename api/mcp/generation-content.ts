@@ -19,8 +19,9 @@ async function readAll(stream: Readable): Promise<Buffer> {
 /** The image no larger than LIMITS.mcpInlineImageSide on its longer side, as PNG (alpha kept) or JPEG. */
 async function inlineImage(data: Buffer): Promise<{ data: string; mimeType: string }> {
   const side = LIMITS.mcpInlineImageSide;
-  const image = sharp(data).rotate().resize({ width: side, height: side, fit: "inside", withoutEnlargement: true });
-  const { hasAlpha } = await sharp(data).metadata();
+  const source = sharp(data);
+  const { hasAlpha } = await source.metadata();
+  const image = source.rotate().resize({ width: side, height: side, fit: "inside", withoutEnlargement: true });
   const encoded = hasAlpha ? await image.png().toBuffer() : await image.jpeg({ quality: 85 }).toBuffer();
   return { data: encoded.toString("base64"), mimeType: hasAlpha ? "image/png" : "image/jpeg" };
 }

@@ -45,11 +45,10 @@ const PROGRESS_EVERY_SECONDS = 2;
  * event-driven wait (as Prefer: wait); with one, the wait is cut into slices that each report.
  */
 async function waitForRun(ctx: Ctx, id: string, waitSeconds: number, call: ToolCall): Promise<Generation> {
+  // A final run (or no wait) answers at once: getGeneration waits only for a run that is not final.
+  if (!call.progress) return (await getGeneration(ctx, { id, waitSeconds })).generation;
   const started = Date.now();
   let generation = (await getGeneration(ctx, { id })).generation;
-  if (!call.progress) {
-    return waitSeconds > 0 && !isFinal(generation.status) ? (await getGeneration(ctx, { id, waitSeconds })).generation : generation;
-  }
   for (;;) {
     const waited = (Date.now() - started) / 1000;
     await call.progress(Math.min(waited, waitSeconds), waitSeconds, `${generation.id}: ${generation.status}`);

@@ -69,7 +69,8 @@ class LockWaitingConnection implements DatabaseConnection {
  * IMMEDIATE takes the write lock up front, so the server, the CLI and workers queue politely.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
-  readonly #connections = new WeakMap<DatabaseConnection, LockWaitingConnection>();
+  /** SQLite has one connection, so one wrapper. */
+  #wrapped: LockWaitingConnection | null = null;
   constructor(
     config: SqliteDialectConfig,
     private readonly inTransaction: () => boolean,
@@ -79,12 +80,8 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     const inner = await super.acquireConnection();
-    let wrapped = this.#connections.get(inner);
-    if (!wrapped) {
-      wrapped = new LockWaitingConnection(inner, this.inTransaction);
-      this.#connections.set(inner, wrapped);
-    }
-    return wrapped;
+    this.#wrapped ??= new LockWaitingConnection(inner, this.inTransaction);
+    return this.#wrapped;
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
