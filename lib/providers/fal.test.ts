@@ -344,7 +344,7 @@ describe("fal provider", () => {
     // The provider's host is "localhost": the storage answer's 127.0.0.1 is another local host.
     const [, clip] = models(fake, { base_url: fake.url.replace("127.0.0.1", "localhost") });
     const error = await failureOf(runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files })));
-    expect(error.message).toBe("The provider fal named a local or private address to upload a file to, which Atelier does not send files to.");
+    expect(error.message).toBe("The provider fal named an address to upload a file to that Atelier does not send files to (a local or private address).");
     expect(fake.media.requests).toEqual([]);
     expect(fake.queue.size).toBe(0);
   });

@@ -22,14 +22,14 @@
 // turns 429/5xx answers and network failures into errors its retry policy does not retry (it would
 // wait up to half a minute on a provider that is down: Atelier takes the provider out of service
 // instead, and the engine's own polling rides out a passing failure). A storage upload's
-// upload_url is fal's answer: the client PUTs there (never to a local or private address but the
-// provider's own host), through a fetch that carries the call's signal (its upload takes none).
+// upload_url is fal's answer: the client PUTs there through guardedFetch (no local or private
+// address but the provider's own host, by IP, name or DNS, at every redirect), with the call's
+// signal (its upload takes none).
 import { createFalClient, type FalClient, type QueueStatus } from "@fal-ai/client";
 import { fail, stringAt, type JsonObject } from "./json-fields";
 import type { ProviderKind } from "./kind";
 import { causeCode } from "./provider-failures";
-import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, requireKeyEnv, uploadedUrl, blobOf, type InputFile } from "./replicate-fal-shared";
-import { resultLinkAllowed } from "./result-links";
+import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, providerLinkFetch, requireKeyEnv, uploadedUrl, blobOf, type InputFile, type ResultLinks } from "./replicate-fal-shared";
 import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderResult, type RemoteEntryConfig } from "./types";
 
 const FAL_QUEUE_URL = "https://queue.fal.run";
@@ -68,12 +68,13 @@ class FalWireError extends Error {
   }
 }
 
-async function falWireFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+async function falWireFetch(input: RequestInfo | URL, init?: RequestInit, inner: typeof fetch = fetch): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(input, init);
+    response = await inner(input, init);
   } catch (err) {
-    if (init?.signal?.aborted) throw err;
+    // The run's abort, and a refusal of guardedFetch's, are not network failures.
+    if (init?.signal?.aborted || err instanceof ProviderError) throw err;
     // No `cause`: fal's retry policy walks it looking for ECONNREFUSED and friends.
     throw new FalWireError(null, "", null, causeCode(err));
   }
@@ -110,6 +111,12 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
       },
     });
   const fal = clientWith(falWireFetch as typeof fetch);
+  const links: ResultLinks = {
+    fetch: providerLinkFetch(config, queueBase, (reason) => `The provider ${config.id} gave a result link Atelier does not fetch (${reason}).`),
+    authorization: null,
+  };
+  /** Where storage uploads PUT the bytes: an address fal's answer names, so guarded like a result link. */
+  const uploadTargetFetch = providerLinkFetch(config, queueBase, (reason) => `The provider ${config.id} named an address to upload a file to that Atelier does not send files to (${reason}).`);
 
   function errorOf(err: unknown, what: string): unknown {
     if (err instanceof FalWireError) {
@@ -135,11 +142,9 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
       let failure: unknown = null;
       const uploader = clientWith((async (input: RequestInfo | URL, init?: RequestInit) => {
         try {
-          const url = new URL(input instanceof Request ? input.url : String(input));
-          if (!url.href.startsWith(`${restBase}/`) && !resultLinkAllowed(url, config.baseUrl)) {
-            throw new ProviderError(`The provider ${config.id} named a local or private address to upload a file to, which Atelier does not send files to.`, false);
-          }
-          const response = await falWireFetch(input, { ...init, signal: init?.signal ?? signal });
+          const url = input instanceof Request ? input.url : String(input);
+          const inner = url.startsWith(`${restBase}/`) ? fetch : uploadTargetFetch;
+          const response = await falWireFetch(input, { ...init, signal: init?.signal ?? signal }, inner);
           if (!response.ok) throw new FalWireError(response.status, await errorText(response), response.headers.get("retry-after"), null);
           failure = null;
           return response;
@@ -158,7 +163,7 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
     });
   }
 
-  const outputsOf = (data: unknown, entry: RemoteEntryConfig, signal: AbortSignal) => finishedOutputs(data, entry, "request", { failures, signal, authorization: null, keyOrigin: null });
+  const outputsOf = (data: unknown, entry: RemoteEntryConfig, signal: AbortSignal) => finishedOutputs(data, entry, "request", { failures, signal, links });
 
   /** A job is "<entry id>#<request id>": polls know the endpoint and what it produces. */
   function parseJobId(jobId: string): { entry: RemoteEntryConfig; requestId: string } {

@@ -2,8 +2,8 @@
 // request and every redirect hop (followed here, with `redirect: "manual"`, so no hop escapes the
 // check) must pass result-links.ts's rule — no local or private address (by IP, by name, or by
 // what a name resolves to) other than the provider's own host — and the key's headers go only to
-// the provider's own hosts. Redirects are followed for GET and HEAD only; other methods get the 3xx.
-import { onProviderHost, resultLinkRefusal, type Resolve } from "./result-links";
+// the provider's API origin and the domains it names. Redirects are followed for GET and HEAD only; other methods get the 3xx.
+import { resultLinkRefusal, type Resolve } from "./result-links";
 
 export type FetchFunction = typeof globalThis.fetch;
 
@@ -24,10 +24,21 @@ export interface GuardedFetchOptions {
   resolve?: Resolve;
 }
 
+function originOf(baseUrl: string): string | null {
+  try {
+    return new URL(baseUrl).origin;
+  } catch {
+    return null;
+  }
+}
+
 /** Callers pass fetch(url, init); a Request's own body is not carried over (none passes one). */
 export function guardedFetch(options: GuardedFetchOptions, inner: FetchFunction = globalThis.fetch): FetchFunction {
   const keyDomains = options.keyDomains ?? [];
-  const ownHost = (url: URL) => onProviderHost(url, options.baseUrl) || keyDomains.some((d) => url.hostname === d || url.hostname.endsWith(`.${d}`));
+  // The key goes to the provider's API origin (host and port: another port on its host may be a
+  // storage server) and to the domains it names; the address rule (result-links.ts) is by host.
+  const apiOrigin = originOf(options.baseUrl);
+  const keyGoesTo = (url: URL) => url.origin === apiOrigin || keyDomains.some((d) => url.hostname === d || url.hostname.endsWith(`.${d}`));
   const key = options.apiKey && options.apiKey.length >= 4 ? options.apiKey : null;
   const withoutKey = (headers: Headers): Headers => {
     const kept = new Headers();
@@ -45,7 +56,7 @@ export function guardedFetch(options: GuardedFetchOptions, inner: FetchFunction 
     for (let hop = 0; ; hop++) {
       const refusal = await resultLinkRefusal(url, options.baseUrl, options.resolve);
       if (refusal) throw options.refused(refusal);
-      const response = await inner(url.href, { ...init, method, headers: ownHost(url) ? headers : withoutKey(headers), redirect: "manual", signal: init.signal ?? from?.signal });
+      const response = await inner(url.href, { ...init, method, headers: keyGoesTo(url) ? headers : withoutKey(headers), redirect: "manual", signal: init.signal ?? from?.signal });
       const location = response.headers.get("location");
       if (!follow || !REDIRECTS.has(response.status) || !location) return response;
       await response.body?.cancel();

@@ -11,7 +11,7 @@ import { createHealth, markUp } from "./health";
 import { arrayAt, describe, fail, type JsonObject } from "./json-fields";
 import { causeCode, ProviderFailures } from "./provider-failures";
 import { BodyTooLargeError, readCapped } from "./response-bytes";
-import { guardedFetch } from "./guarded-fetch";
+import { guardedFetch, type FetchFunction } from "./guarded-fetch";
 import { ProviderError, type FetchedOutput, type ProviderConfig, type ProviderRequest, type ProviderResult, type RemoteEntryConfig } from "./types";
 
 export const MAX_ERROR_BYTES = 64 * 1024;
@@ -41,7 +41,6 @@ export function parseHostedEntry(entry: JsonObject, path: string, schema: JsonSc
   return { outputFields, fileListInputs: names("file_list_inputs", true) };
 }
 
-/** Both kinds need a key: it comes from the variable `api_key_env` names, never from the file. */
 /** A hosted API always needs its key; the common parser (providers-file.ts) checks the name and reads it. */
 export function requireKeyEnv(provider: JsonObject, path: string, example: string): void {
   if (provider.api_key_env === undefined) fail(`${path}.api_key_env`, `is required: the name of the environment variable that holds the provider's key, such as ${example}.`);
@@ -241,11 +240,19 @@ function outputFilesOf(output: unknown, modality: Modality, outputFields: string
   return files.filter((f) => familyOf(f) === null);
 }
 
-/** Fetches the output files into memory; the key goes only to `keyOrigin` (the provider's API host). */
-async function fetchOutputFiles(
-  files: OutputFile[],
-  options: { failures: Failures; signal: AbortSignal; authorization: string | null; keyOrigin: string | null },
-): Promise<FetchedOutput[]> {
+/** How a kind fetches its result links: guardedFetch at its API base (built once per adapter), with its key header, which guardedFetch sends only to the provider's own hosts. */
+export interface ResultLinks {
+  fetch: FetchFunction;
+  authorization: string | null;
+}
+
+/** The guarded fetch for URLs the provider at `apiBase` (its effective base URL, default included) names. */
+export function providerLinkFetch(config: ProviderConfig, apiBase: string, refusal: (reason: string) => string): FetchFunction {
+  return guardedFetch({ baseUrl: apiBase, apiKey: config.apiKey, refused: (reason) => new ProviderError(refusal(reason), false) });
+}
+
+/** Fetches the output files into memory. */
+async function fetchOutputFiles(files: OutputFile[], options: { failures: Failures; signal: AbortSignal; links: ResultLinks }): Promise<FetchedOutput[]> {
   const outputs: FetchedOutput[] = [];
   for (const file of files) {
     const inline = /^data:([^;,]*)(;base64)?,/i.exec(file.url);
@@ -261,17 +268,12 @@ async function fetchOutputFiles(
     } catch {
       throw options.failures.badAnswer("a result link that is not a URL");
     }
-    const { config } = options.failures;
-    const fetchLink = guardedFetch({
-      baseUrl: config.baseUrl,
-      apiKey: config.apiKey,
-      refused: (reason) => new ProviderError(`The provider ${config.id} gave a result link Atelier does not fetch (${reason}).`, false),
-    });
-    const headers: Record<string, string> = options.authorization && options.keyOrigin === url.origin ? { authorization: options.authorization } : {};
-    const response = await fetchLink(url, { headers, signal: options.signal });
+    const { links } = options;
+    const response = await links.fetch(url, { headers: links.authorization ? { authorization: links.authorization } : {}, signal: options.signal });
     if (!response.ok) {
+      // A link that answers 401/403 (an expired signed URL) fails this run; it says nothing of the key.
       const detail = detailOf(await errorText(response));
-      throw options.failures.http(response.status, detail, response.headers.get("retry-after"), "to hand over a result it made");
+      throw options.failures.http(response.status, detail, response.headers.get("retry-after"), "to hand over a result it made", []);
     }
     const data = await readCapped(response, MAX_OUTPUT_BYTES);
     outputs.push({ type: "file", data, content_type: file.contentType ?? response.headers.get("content-type") });
@@ -287,7 +289,7 @@ export async function finishedOutputs(
   output: unknown,
   entry: RemoteEntryConfig,
   job: "request" | "prediction",
-  options: { failures: Failures; signal: AbortSignal; authorization: string | null; keyOrigin: string | null },
+  options: { failures: Failures; signal: AbortSignal; links: ResultLinks },
 ): Promise<ProviderResult> {
   const files = outputFilesOf(output, entry.modality, hostedOptions(entry).outputFields);
   if (files.length === 0) throw new ProviderError(`The provider ${options.failures.config.id} finished the ${job} without any ${entry.modality} output.`, false);

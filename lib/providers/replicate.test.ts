@@ -290,6 +290,26 @@ describe("replicate provider", () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it("a result link that answers 401 (an expired signed URL) fails the run only: the key was not refused", async () => {
+    fake = await startReplicateFake();
+    fake.mode = "manual";
+    const [flux] = models(fake, { wait_seconds: 0 });
+    const storage = await startTestServer((_req, res) => {
+      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ detail: "signature expired" }));
+    });
+    try {
+      const run = runModelForTest(flux!, { prompt: "a fox" });
+      const prediction = await fake.nextPrediction();
+      Object.assign(prediction, { status: "succeeded", output: [`${storage.url}/out.png`], completed_at: new Date().toISOString() });
+      expect((await failureOf(run)).message).toBe("The provider rep refused to hand over a result it made: signature expired");
+      expect(flux!.unavailableReason!()).toBeNull();
+      // The storage host is not the API's origin: the token stayed home.
+      expect(storage.requests[0]!.headers.authorization).toBeUndefined();
+    } finally {
+      await storage.close();
+    }
+  });
+
   it("a provider without api_key_env is refused when the file is read, naming the field", async () => {
     fake = await startReplicateFake();
     const file = JSON.parse(providersFile(fake)) as { providers: Array<Record<string, unknown>> };

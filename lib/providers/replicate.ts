@@ -24,7 +24,7 @@ import type { Prediction } from "replicate";
 import type { ProviderKind } from "./kind";
 import { fail, integerAt, type JsonObject } from "./json-fields";
 import { causeCode } from "./provider-failures";
-import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, requireKeyEnv, uploadedUrl, blobOf, type InputFile } from "./replicate-fal-shared";
+import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, providerLinkFetch, requireKeyEnv, uploadedUrl, blobOf, type InputFile, type ResultLinks } from "./replicate-fal-shared";
 import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderResult, type RemoteEntryConfig } from "./types";
 
 export const REPLICATE_BASE_URL = "https://api.replicate.com/v1";
@@ -84,7 +84,10 @@ function isApiError(err: unknown): err is Error & { response: Response } {
 function replicateAdapter(config: ProviderConfig): ProviderAdapter {
   const failures = new Failures(config);
   const baseUrl = config.baseUrl || REPLICATE_BASE_URL;
-  const keyOrigin = new URL(baseUrl).origin;
+  const links: ResultLinks = {
+    fetch: providerLinkFetch(config, baseUrl, (reason) => `The provider ${config.id} gave a result link Atelier does not fetch (${reason}).`),
+    authorization: `Bearer ${config.apiKey}`,
+  };
   const wire = replicateWireFetch();
   const client = new Replicate({
     // Never "": the client would read REPLICATE_API_TOKEN itself (parseProvider requires a key).
@@ -139,7 +142,7 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
       default:
         throw failures.badAnswer(`a prediction in a state it does not have (${String(prediction.status).slice(0, 40)})`);
     }
-    return finishedOutputs(prediction.output, entry, "prediction", { failures, signal, authorization: `Bearer ${config.apiKey}`, keyOrigin });
+    return finishedOutputs(prediction.output, entry, "prediction", { failures, signal, links });
   }
 
   const call = <T>(runSignal: AbortSignal, what: string, fn: (signal: AbortSignal) => Promise<T>) => failures.call(runSignal, what, errorOf, fn);
