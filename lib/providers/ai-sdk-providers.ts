@@ -20,6 +20,7 @@ import { createXai } from "@ai-sdk/xai";
 import { DownloadError, type experimental_generateSpeech, type experimental_generateVideo, type generateImage } from "ai";
 import type { Modality } from "../models/types";
 import { guardedFetch, type FetchFunction } from "./guarded-fetch";
+import { readCapped } from "./response-bytes";
 import type { Resolve } from "./result-links";
 
 export type ImageModel = Parameters<typeof generateImage>[0]["model"];
@@ -351,14 +352,25 @@ export interface ProviderFetchOptions {
  * minutes cannot be told otherwise, and reading the answer on its way in changes nothing the
  * package sees when it is not such an end.
  */
+/** The largest answer `pollAnswer` reads. */
+const POLL_ANSWER_MAX_BYTES = 64 * 1024;
+
 export function providerFetch(options: ProviderFetchOptions, inner: FetchFunction = globalThis.fetch): FetchFunction {
   const guarded = guardedFetch({ ...options, refused: (reason) => new DownloadError({ url: "(result link)", message: reason }) }, inner);
   if (!options.pollAnswer) return guarded;
   const pollAnswer = options.pollAnswer;
   return async (input, init) => {
     const response = await guarded(input, init);
-    if (response.ok && /json/i.test(response.headers.get("content-type") ?? "")) {
-      const answer: unknown = await response.clone().json().catch(() => null);
+    const declared = Number(response.headers.get("content-length") ?? 0);
+    // Job status answers are small; a large JSON answer (base64 images) is the result itself, left unread here.
+    if (response.ok && declared <= POLL_ANSWER_MAX_BYTES && /json/i.test(response.headers.get("content-type") ?? "")) {
+      const text = await readCapped(response.clone(), POLL_ANSWER_MAX_BYTES).catch(() => null);
+      let answer: unknown = null;
+      try {
+        answer = text ? JSON.parse(text.toString("utf8")) : null;
+      } catch {
+        answer = null;
+      }
       const end = answer && typeof answer === "object" && !Array.isArray(answer) ? pollAnswer(answer as Record<string, unknown>) : null;
       if (end) {
         await response.body?.cancel();
