@@ -10,6 +10,7 @@
 // (Its media comes from fake-media.ts, which runs ffmpeg itself: Playwright loads it as CommonJS,
 // which lib/media/ffmpeg.ts, using import.meta, cannot be.)
 import { randomUUID } from "node:crypto";
+import { WebSocketServer, type WebSocket } from "ws";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -55,6 +56,10 @@ export interface FakeComfy {
   setMode(mode: FakeMode): void;
   /** Lets the held prompt finish. */
   release(): void;
+  /** Sends a sampler step of the running prompt over /ws to the client that queued it (as ComfyUI does). */
+  step(value: number, max: number): void;
+  /** Client ids connected to /ws now. */
+  sockets(): string[];
   /** The prompt running now (held or being made), or null. */
   running(): string | null;
   pending(): string[];
@@ -429,6 +434,14 @@ export async function startComfyFake(options: { port?: number; token?: string; f
       });
     });
   });
+  // ComfyUI's websocket: GET /ws?clientId=… (server.py); progress goes to the prompt's client.
+  const sockets = new WebSocketServer({ server, path: "/ws" });
+  const clients = new Map<WebSocket, string>();
+  sockets.on("connection", (ws, req) => {
+    clients.set(ws, new URL(req.url ?? "/", "http://fake").searchParams.get("clientId") ?? "");
+    ws.on("close", () => clients.delete(ws));
+    ws.send(JSON.stringify({ type: "status", data: { status: { exec_info: { queue_remaining: queue.length } } } }));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", resolve);
@@ -453,6 +466,14 @@ export async function startComfyFake(options: { port?: number; token?: string; f
     release() {
       current?.release();
     },
+    step(value, max) {
+      if (!current) throw new Error("comfyui fake: no prompt is running");
+      const promptId = current.item[1];
+      const owner = fake.prompts.find((p) => p.id === promptId)?.client_id;
+      const message = JSON.stringify({ type: "progress", data: { value, max, prompt_id: promptId, node: "3" } });
+      for (const [ws, clientId] of clients) if (clientId === owner) ws.send(message);
+    },
+    sockets: () => [...clients.values()],
     running: () => (current ? current.item[1] : null),
     pending: () => queue.map((item) => item[1]),
     failNext(route, answer, times = 1) {
@@ -461,6 +482,8 @@ export async function startComfyFake(options: { port?: number; token?: string; f
     close: () =>
       new Promise<void>((resolve) => {
         current?.release();
+        for (const ws of clients.keys()) ws.terminate();
+        sockets.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

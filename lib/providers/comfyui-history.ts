@@ -2,32 +2,7 @@
 // {outputs: {<node>: {images|gifs|videos|audio: [{filename, subfolder, type}], animated?}},
 //  status: {status_str: "success"|"error", completed, messages: [[event, data], …]}}.
 import path from "node:path";
-
-/** File extension → type, for outputs (ComfyUI's /view guesses it from the name too) and uploads. */
-export const EXTENSIONS: Record<string, { type: string; family: "image" | "video" | "audio" }> = {
-  png: { type: "image/png", family: "image" },
-  jpg: { type: "image/jpeg", family: "image" },
-  jpeg: { type: "image/jpeg", family: "image" },
-  webp: { type: "image/webp", family: "image" },
-  gif: { type: "image/gif", family: "image" },
-  avif: { type: "image/avif", family: "image" },
-  mp4: { type: "video/mp4", family: "video" },
-  m4v: { type: "video/mp4", family: "video" },
-  mov: { type: "video/quicktime", family: "video" },
-  webm: { type: "video/webm", family: "video" },
-  mkv: { type: "video/x-matroska", family: "video" },
-  flac: { type: "audio/flac", family: "audio" },
-  wav: { type: "audio/wav", family: "audio" },
-  mp3: { type: "audio/mpeg", family: "audio" },
-  ogg: { type: "audio/ogg", family: "audio" },
-  opus: { type: "audio/ogg", family: "audio" },
-  m4a: { type: "audio/mp4", family: "audio" },
-};
-
-export function extensionFor(contentType: string): string {
-  const base = contentType.split(";")[0]!.trim().toLowerCase();
-  return Object.entries(EXTENSIONS).find(([, known]) => known.type === base)?.[0] ?? "bin";
-}
+import { EXTENSIONS } from "./file-extensions";
 
 /** One file a node saved, as /history reports it. */
 export interface SavedFile {

@@ -377,6 +377,26 @@ describe("a comfyui provider", () => {
     expect(sdxl!.unavailableReason!()).toBeNull();
   });
 
+  it("tells the run's progress from ComfyUI's websocket (sampler steps of our own prompt), and closes the socket once the run ends", async () => {
+    fake = await startComfyFake();
+    fake.setMode("hold");
+    const [sdxl] = models(fake, [sdxlEntry()]);
+    const tools = testRunTools();
+    const run = runModelForTest(sdxl!, { prompt: "a fox", width: 512, height: 512 }, tools);
+    await eventually(() => fake!.running() !== null && fake!.sockets().length === 1);
+    expect(fake.sockets()[0]).toMatch(/^atelier-/);
+    expect(fake.sockets()[0]).toBe(fake.prompts[0]!.client_id);
+    fake.step(5, 20);
+    await eventually(() => tools.progress.includes(0.25));
+    fake.step(15, 20);
+    await eventually(() => tools.progress.includes(0.75));
+    fake.release();
+    expect(await run).toMatchObject([{ type: "image", width: 512 }]);
+    // Each poll tells the latest step (the engine passes on only changes).
+    expect([...new Set(tools.progress)]).toEqual([0.25, 0.75]);
+    await eventually(() => fake!.sockets().length === 0);
+  });
+
   it("fails a run whose prompt vanished from ComfyUI (deleted on the box, or lost in a restart) instead of waiting for it", async () => {
     fake = await startComfyFake();
     fake.setMode("stalled");

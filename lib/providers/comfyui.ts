@@ -6,9 +6,12 @@
 // interrupts a running one (POST /interrupt {prompt_id}). ComfyUI bills nothing, so runs stay
 // cancelable.
 // Progress frames (its websocket) are not followed: the engine has nowhere to report them yet.
+import { entryJobId, parseEntryJobId } from "./job-ids";
+import { comfyProgress } from "./comfyui-progress";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { describeFiles, EXTENSIONS, extensionFor, failureOf, savedFiles, type SavedFile } from "./comfyui-history";
+import { describeFiles, failureOf, savedFiles, type SavedFile } from "./comfyui-history";
+import { EXTENSIONS, extensionFor } from "./file-extensions";
 import { applyBindings, parseComfyEntry, type ComfyEntryOptions } from "./comfyui-workflow";
 import { createHealth, markUp } from "./health";
 import type { ProviderKind } from "./kind";
@@ -57,6 +60,7 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
   const auth: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
 
   const failures = new ProviderFailures(config.id, health, config.apiKey);
+  const steps = comfyProgress(config.baseUrl, clientId, auth);
 
   async function httpFailure(response: Response, what: string): Promise<ProviderError> {
     const body = await readCapped(response, MAX_ERROR_BYTES).catch(() => Buffer.alloc(0));
@@ -180,12 +184,9 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
     await response.body?.cancel();
   }
 
-  /** A job names its entry too (`<entry id> <prompt_id>`), so poll knows what to collect. */
   function jobOf(jobId: string): { entry: ProviderConfig["entries"][number]; promptId: string } {
-    const space = jobId.indexOf(" ");
-    const entry = config.entries.find((e) => e.id === jobId.slice(0, space));
-    if (space < 0 || !entry) throw new Error(`comfyui: ${jobId} is not a job of the provider ${config.id}`);
-    return { entry, promptId: jobId.slice(space + 1) };
+    const { entry, remoteId } = parseEntryJobId(config, jobId);
+    return { entry, promptId: remoteId };
   }
 
   /** Where a prompt is in ComfyUI's queue (GET /queue; an item is [number, prompt_id, prompt, extra_data, outputs]). */
@@ -209,7 +210,8 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
     async submit(request, signal): Promise<ProviderResult> {
       const promptId = await queue(request, signal);
       markUp(health);
-      return { kind: "pending", jobId: `${request.entry.id} ${promptId}` };
+      steps.watch(promptId);
+      return { kind: "pending", jobId: entryJobId(request.entry.id, promptId) };
     },
     async poll(jobId, signal): Promise<ProviderResult> {
       const { entry, promptId } = jobOf(jobId);
@@ -218,7 +220,7 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
       if (!ended) {
         if ((await placeOf(promptId, signal)) !== "gone") {
           markUp(health);
-          return { kind: "pending", jobId };
+          return { kind: "pending", jobId, progress: steps.progressOf(promptId) };
         }
         // Neither in the queue nor (unless it ended just now) in the history: someone deleted it
         // on the box, or ComfyUI restarted and lost it. Transient: the engine asks again a few times.
@@ -228,6 +230,7 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
         }
       }
       markUp(health);
+      steps.forget(promptId);
       const options = entry.options as unknown as ComfyEntryOptions;
       return { kind: "done", outputs: await outputsOf(promptId, ended, entry.modality, options.outputNodes, signal) };
     },
@@ -235,6 +238,7 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
       // Queued: take it out of the queue. Running: interrupt it, by id, so that another client's
       // prompt is never stopped. Finished: nothing to do. Unknown (the queue cannot be read): both.
       const { promptId } = jobOf(jobId);
+      steps.forget(promptId);
       const signal = new AbortController().signal;
       let place = await placeOf(promptId, signal).catch(() => "unknown" as const);
       if (place === "pending" || place === "unknown") {

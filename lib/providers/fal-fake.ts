@@ -54,6 +54,8 @@ export interface FalFake extends HostedFake {
   queue: Map<string, FakeFalRequest>;
   nextRequest(): Promise<FakeFalRequest>;
   start(id: string): void;
+  /** Logs a step of an IN_PROGRESS request, as fal's diffusion endpoints do. */
+  step(id: string, done: number, total: number): void;
   complete(id: string): Promise<void>;
   /** Completes the request with fal's error answer for it (e.g. 500 runner error). */
   completeWithError(id: string, status: number, body: unknown): void;
@@ -357,6 +359,9 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
       const r = get(id);
       r.status = "IN_PROGRESS";
       r.logs.push({ message: "Generating...", level: "INFO", source: "USER", timestamp: new Date().toISOString() });
+    },
+    step(id, done, total) {
+      get(id).logs.push({ message: `${Math.round((done / total) * 100)}%|| ${done}/${total} [00:01<00:01]`, level: "INFO", source: "USER", timestamp: new Date().toISOString() });
     },
     complete: (id) => complete(get(id)),
     completeWithError(id, status, body) {

@@ -144,8 +144,12 @@ describe("fal provider", () => {
     fake.start(request.id);
     const seen = fake.requests.length;
     await eventually(() => fake!.requests.length >= seen + 2);
+    fake.step(request.id, 14, 28);
+    await eventually(() => tools.progress.includes(0.5));
     await fake.complete(request.id);
     const outputs = (await run) as ImageOutput[];
+    // Progress came from the request's logs while IN_PROGRESS; nothing while queued.
+    expect([...new Set(tools.progress)]).toEqual([0.5]);
 
     // Cancelable while queued (fal drops it unbilled); once fal started it, past the cancel point.
     expect(tools.uncancelableReasons).toEqual(["provider"]);

@@ -25,10 +25,12 @@
 // upload_url is fal's answer: the client PUTs there through guardedFetch (no local or private
 // address but the provider's own host, by IP, name or DNS, at every redirect), with the call's
 // signal (its upload takes none).
+import { entryJobId, parseEntryJobId } from "./job-ids";
 import { createFalClient, type FalClient, type QueueStatus } from "@fal-ai/client";
 import { fail, stringAt, type JsonObject } from "./json-fields";
 import type { ProviderKind } from "./kind";
 import { causeCode } from "./provider-failures";
+import { progressFromLogs } from "./log-progress";
 import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, providerLinkFetch, requireKeyEnv, uploadedUrl, blobOf, type InputFile, type ResultLinks } from "./replicate-fal-shared";
 import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderResult, type RemoteEntryConfig } from "./types";
 
@@ -167,10 +169,8 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
 
   /** A job is "<entry id>#<request id>": polls know the endpoint and what it produces. */
   function parseJobId(jobId: string): { entry: RemoteEntryConfig; requestId: string } {
-    const at = jobId.lastIndexOf("#");
-    const entry = config.entries.find((e) => e.id === jobId.slice(0, at));
-    if (at < 0 || !entry) throw new Error(`fal: not a job of this provider: ${jobId}`);
-    return { entry, requestId: jobId.slice(at + 1) };
+    const { entry, remoteId } = parseEntryJobId(config, jobId);
+    return { entry, requestId: remoteId };
   }
 
   return {
@@ -192,7 +192,7 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
       return call(runSignal, "the request", async (signal) => {
         const queued = await fal.queue.submit(request.upstreamModel, { input, abortSignal: signal });
         if (typeof queued?.request_id !== "string") throw failures.badAnswer("a queue answer without a request_id");
-        return { kind: "pending", jobId: `${request.entry.id}#${queued.request_id}`, started: false };
+        return { kind: "pending", jobId: entryJobId(request.entry.id, queued.request_id), started: false };
       });
     },
     async poll(jobId, runSignal): Promise<ProviderResult> {
@@ -200,7 +200,7 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
       return call(runSignal, "the request", async (signal) => {
         const status: QueueStatus = await fal.queue.status(entry.upstreamModel, { requestId, logs: true, abortSignal: signal });
         if (status?.status === "IN_QUEUE") return { kind: "pending", jobId, started: false };
-        if (status?.status === "IN_PROGRESS") return { kind: "pending", jobId, started: true };
+        if (status?.status === "IN_PROGRESS") return { kind: "pending", jobId, started: true, progress: progressFromLogs(status.logs) };
         if (status?.status !== "COMPLETED") throw failures.badAnswer("a request status it does not have");
         // A failed request is COMPLETED too: its result is the error (422 refusal, 5xx failure).
         const result = await fal.queue.result(entry.upstreamModel, { requestId, abortSignal: signal });

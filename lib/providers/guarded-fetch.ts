@@ -3,7 +3,13 @@
 // check) must pass result-links.ts's rule — no local or private address (by IP, by name, or by
 // what a name resolves to) other than the provider's own host — and the key's headers go only to
 // the provider's API origin and the domains it names. Redirects are followed for GET and HEAD only; other methods get the 3xx.
-import { resultLinkRefusal, type Resolve } from "./result-links";
+// Names are checked twice: before the request (a clear refusal) and by the connection itself,
+// which resolves the name once more and connects only to the addresses it checked (undici's
+// connect lookup), so a name whose answer changes in between (DNS rebinding) gets nowhere.
+import { isIP } from "node:net";
+import { Agent } from "undici";
+import { classifyAddress } from "../webhooks/ssrf";
+import { resultLinkRefusal, systemResolve, type Resolve } from "./result-links";
 
 export type FetchFunction = typeof globalThis.fetch;
 
@@ -32,6 +38,43 @@ function originOf(baseUrl: string): string | null {
   }
 }
 
+const REBOUND = "ATELIER_REFUSED_ADDRESS";
+
+/**
+ * Connections that resolve a name through `resolve` and refuse it when any address is local or
+ * private, unless it is the provider's own host: what is connected to is what was checked.
+ */
+function checkedConnections(providerBaseUrl: string, resolve: Resolve): Agent {
+  let providerHost: string | null = null;
+  try {
+    providerHost = new URL(providerBaseUrl).hostname;
+  } catch {
+    providerHost = null;
+  }
+  type Callback = (err: Error | null, address?: string | Array<{ address: string; family: number }>, family?: number) => void;
+  const lookup = (hostname: string, options: { all?: boolean } | undefined, callback: Callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        if (addresses.length === 0) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }));
+        if (hostname !== providerHost && addresses.some((address) => classifyAddress(address) !== null)) {
+          return callback(Object.assign(new Error(`${hostname} now resolves to a local or private address`), { code: REBOUND }));
+        }
+        if (options?.all) callback(null, addresses.map((address) => ({ address, family: isIP(address) })));
+        else callback(null, addresses[0]!, isIP(addresses[0]!));
+      },
+      (err: Error) => callback(err),
+    );
+  };
+  return new Agent({ connect: { lookup: lookup as never } });
+}
+
+function refusedByConnection(err: unknown): boolean {
+  for (let cause = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 5; cause = cause.cause as typeof cause, depth++) {
+    if (cause.code === REBOUND) return true;
+  }
+  return false;
+}
+
 /** Callers pass fetch(url, init); a Request's own body is not carried over (none passes one). */
 export function guardedFetch(options: GuardedFetchOptions, inner: FetchFunction = globalThis.fetch): FetchFunction {
   const keyDomains = options.keyDomains ?? [];
@@ -47,6 +90,7 @@ export function guardedFetch(options: GuardedFetchOptions, inner: FetchFunction 
     });
     return kept;
   };
+  const connections = checkedConnections(options.baseUrl, options.resolve ?? systemResolve);
   return async (input, init = {}) => {
     const from = input instanceof Request ? input : null;
     const headers = new Headers(init.headers ?? from?.headers);
@@ -56,7 +100,21 @@ export function guardedFetch(options: GuardedFetchOptions, inner: FetchFunction 
     for (let hop = 0; ; hop++) {
       const refusal = await resultLinkRefusal(url, options.baseUrl, options.resolve);
       if (refusal) throw options.refused(refusal);
-      const response = await inner(url.href, { ...init, method, headers: keyGoesTo(url) ? headers : withoutKey(headers), redirect: "manual", signal: init.signal ?? from?.signal });
+      let response: Response;
+      try {
+        response = await inner(url.href, {
+          ...init,
+          method,
+          headers: keyGoesTo(url) ? headers : withoutKey(headers),
+          redirect: "manual",
+          signal: init.signal ?? from?.signal,
+          // Node's fetch takes undici's dispatcher (not in the DOM's RequestInit).
+          ...({ dispatcher: connections } as RequestInit),
+        });
+      } catch (err) {
+        if (refusedByConnection(err)) throw options.refused("a name of a local or private address");
+        throw err;
+      }
       const location = response.headers.get("location");
       if (!follow || !REDIRECTS.has(response.status) || !location) return response;
       await response.body?.cancel();

@@ -59,6 +59,7 @@ async function waitForJob(
       }
       failures = 0;
       if (result.kind === "done") return result.outputs;
+      if (typeof result.progress === "number") tools.reportProgress(result.progress);
       if (result.started && !adapter.billsOnSubmit && !uncancelable) {
         // Throws if the run was canceled meanwhile; the catch below then cancels at the provider.
         await tools.markUncancelable("provider");

@@ -67,6 +67,8 @@ export interface ReplicateFake extends HostedFake {
   /** Resolves with the next prediction created (or the first already created after `after`). */
   nextPrediction(): Promise<FakePrediction>;
   start(id: string): void;
+  /** Prints a tqdm bar of a processing prediction's steps to its logs, as diffusion models do. */
+  step(id: string, done: number, total: number): void;
   succeed(id: string): Promise<void>;
   fail(id: string, error: string): void;
   abort(id: string): void;
@@ -445,6 +447,11 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
       p.status = "processing";
       p.started_at = now();
       p.logs += "Loading weights...\n";
+    },
+    step(id, done, total) {
+      const p = get(id);
+      const bar = "█".repeat(Math.round((done / total) * 10)).padEnd(10);
+      p.logs += `${String(Math.round((done / total) * 100)).padStart(3)}%|${bar}| ${done}/${total} [00:01<00:01]\n`;
     },
     succeed: (id) => succeed(get(id)),
     fail(id, error) {

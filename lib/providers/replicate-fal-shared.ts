@@ -4,6 +4,7 @@
 // ones) or through the provider's own upload (larger ones), and the output files found in a
 // provider's answer fetched into memory (never handed out as the provider's URL).
 // The API key goes to the provider's own API host only, never to a host its results link to.
+import { EXTENSIONS, extensionFor } from "./file-extensions";
 import { isFileField } from "../core/file-inputs";
 import type { JsonSchemaObject } from "../core/json-schema";
 import type { Modality } from "../models/types";
@@ -142,12 +143,8 @@ export function blobOf(file: InputFile): File {
   return new File([file.data as Uint8Array<ArrayBuffer>], file.name, { type: file.contentType });
 }
 
-const EXTENSION_BY_SUBTYPE: Record<string, string> = { jpeg: "jpg", mpeg: "mp3", quicktime: "mov", "x-wav": "wav", "x-matroska": "mkv", "svg+xml": "svg" };
-
 function fileNameFor(field: string, contentType: string): string {
-  const subtype = contentType.split(";")[0]!.trim().toLowerCase().split("/")[1] ?? "";
-  const ext = EXTENSION_BY_SUBTYPE[subtype] ?? (/^[a-z0-9]{1,10}$/.test(subtype) ? subtype : "bin");
-  return `${field.replace(/[^A-Za-z0-9_.-]/g, "_")}.${ext}`;
+  return `${field.replace(/[^A-Za-z0-9_.-]/g, "_")}.${extensionFor(contentType)}`;
 }
 
 /**
@@ -185,12 +182,6 @@ export function uploadedUrl(value: unknown, failures: Failures, what: string): s
   throw failures.badAnswer(`${what} that names no file URL`);
 }
 
-const FAMILY_BY_EXTENSION: Record<string, Modality> = {
-  png: "image", jpg: "image", jpeg: "image", webp: "image", gif: "image", avif: "image",
-  mp4: "video", webm: "video", mov: "video", m4v: "video", mkv: "video",
-  wav: "audio", mp3: "audio", flac: "audio", ogg: "audio", m4a: "audio", aac: "audio", opus: "audio",
-};
-
 interface OutputFile {
   url: string;
   /** What the provider said the file is (fal's File.content_type); null when it said nothing. */
@@ -203,7 +194,7 @@ function familyOf(file: OutputFile): Modality | null {
   const data = /^data:([a-z]+)\//i.exec(file.url);
   if (data) return (["image", "video", "audio"].includes(data[1]!.toLowerCase()) ? data[1]!.toLowerCase() : null) as Modality | null;
   const ext = /\.([a-z0-9]{2,5})(?:$|[?#])/i.exec(file.url)?.[1]?.toLowerCase();
-  return ext ? (FAMILY_BY_EXTENSION[ext] ?? null) : null;
+  return ext ? (EXTENSIONS[ext]?.family ?? null) : null;
 }
 
 function collect(value: unknown, out: OutputFile[], depth = 0): void {

@@ -161,11 +161,17 @@ describe("replicate provider", () => {
     expect(prediction.input).toEqual({ prompt: "waves", start_image: `data:image/png;base64,${frame.toString("base64")}`, duration: 5, fps: 24 });
     await eventually(() => fake!.requests.filter((r) => r.method === "GET").length >= 2);
     fake.start(prediction.id);
-    const polls = fake.requests.length;
-    await eventually(() => fake!.requests.length >= polls + 2);
+    fake.step(prediction.id, 3, 12);
+    await eventually(() => tools.progress.includes(0.25));
+    fake.step(prediction.id, 9, 12);
+    await eventually(() => tools.progress.includes(0.75));
     await fake.succeed(prediction.id);
 
     const [video] = (await run) as VideoOutput[];
+    // Progress came from the prediction's logs (tqdm bars), in order; the fake's last bar is 100 %.
+    expect([...new Set(tools.progress)]).toEqual(expect.arrayContaining([0.25, 0.75]));
+    expect([...new Set(tools.progress)].slice(0, 2)).toEqual([0.25, 0.75]);
+    expect([...new Set(tools.progress)].slice(2).every((p) => p === 1)).toBe(true);
     expect(video).toMatchObject({ type: "video", content_type: "video/mp4", width: 64, height: 48 });
     expect(video!.duration).toBeCloseTo(1, 1);
     expect(video!.poster).toMatchObject({ content_type: "image/jpeg", width: 64, height: 48 });

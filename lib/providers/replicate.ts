@@ -19,11 +19,13 @@
 // The client is given a fetch that (a) answers a network failure with a stand-in 599 answer, so
 // its retry loop never sends a POST twice (it retries any thrown error, but a POST's answer only
 // on 429), and (b) keeps each error answer's body, which the client reads into its message only.
+import { entryJobId, parseEntryJobId } from "./job-ids";
 import Replicate from "replicate";
 import type { Prediction } from "replicate";
 import type { ProviderKind } from "./kind";
 import { fail, integerAt, type JsonObject } from "./json-fields";
 import { causeCode } from "./provider-failures";
+import { progressFromLogs } from "./log-progress";
 import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, providerLinkFetch, requireKeyEnv, uploadedUrl, blobOf, type InputFile, type ResultLinks } from "./replicate-fal-shared";
 import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderResult, type RemoteEntryConfig } from "./types";
 
@@ -112,23 +114,18 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
     return failures.of(err);
   }
 
-  /** A job is "<entry id>#<prediction id>": polls know what the prediction's entry produces. */
-  function jobIdOf(entryId: string, predictionId: string): string {
-    return `${entryId}#${predictionId}`;
-  }
   function parseJobId(jobId: string): { entry: RemoteEntryConfig; predictionId: string } {
-    const at = jobId.lastIndexOf("#");
-    const entry = config.entries.find((e) => e.id === jobId.slice(0, at));
-    if (at < 0 || !entry) throw new Error(`replicate: not a job of this provider: ${jobId}`);
-    return { entry, predictionId: jobId.slice(at + 1) };
+    const { entry, remoteId } = parseEntryJobId(config, jobId);
+    return { entry, predictionId: remoteId };
   }
 
   async function resultOf(prediction: Prediction, entry: RemoteEntryConfig, signal: AbortSignal): Promise<ProviderResult> {
     if (typeof prediction?.id !== "string" || typeof prediction.status !== "string") throw failures.badAnswer("something that is not a prediction");
     switch (prediction.status) {
       case "starting":
+        return { kind: "pending", jobId: entryJobId(entry.id, prediction.id) };
       case "processing":
-        return { kind: "pending", jobId: jobIdOf(entry.id, prediction.id) };
+        return { kind: "pending", jobId: entryJobId(entry.id, prediction.id), progress: progressFromLogs(prediction.logs) };
       case "failed": {
         const error = typeof prediction.error === "string" && prediction.error.trim() ? prediction.error.trim().slice(0, 500) : "the prediction failed";
         throw new ProviderError(`The provider ${config.id} failed the prediction: ${error}`, false);

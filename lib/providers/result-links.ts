@@ -34,14 +34,15 @@ export function resultLinkAllowed(url: URL, providerBaseUrl: string): boolean {
 /** Every address a name resolves to (tests pass their own). */
 export type Resolve = (hostname: string) => Promise<string[]>;
 
-const systemResolve: Resolve = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolve: Resolve = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
  * Why `url` must not be fetched for the provider at `providerBaseUrl`, or null: resultLinkAllowed,
  * and for a name that is not the provider's own host, every address it resolves to (a public name
  * pointed at 127.0.0.1 is as local as 127.0.0.1). A name that does not resolve is left to the
- * fetch, which then fails on it. The connection resolves the name again; the window between the
- * two lookups (DNS rebinding) is not closed here.
+ * fetch, which then fails on it. The connection resolves the name again, under the same rule
+ * (guarded-fetch.ts's dispatcher), so a name that changes its answer in between (DNS rebinding)
+ * is refused there.
  */
 export async function resultLinkRefusal(url: URL, providerBaseUrl: string, resolve: Resolve = systemResolve): Promise<string | null> {
   if (url.protocol !== "https:" && url.protocol !== "http:") return "not an http(s) link";

@@ -72,7 +72,7 @@ export interface FetchedOutput {
 export type ProviderResult =
   | { kind: "done"; outputs: Array<ModelOutput | FetchedOutput> }
   /** `started`: the provider now bills this job even if it is canceled (fal IN_PROGRESS); the run passes its cancel point. */
-  | { kind: "pending"; jobId: string; started?: boolean };
+  | { kind: "pending"; jobId: string; started?: boolean; /** How far the job is, 0 to 1, when the provider tells (its logs). */ progress?: number | null };
 
 export interface ProviderHealth {
   lastFailure: { at: string; message: string } | null;
