@@ -1,4 +1,4 @@
-// npm run bench [-- --smoke] [-- --pg] [-- --cpu-prof] [-- --only models,quotes]
+// npm run bench [-- --smoke] [-- --pg] [-- --cpu-prof] [-- --only models,quotes,streams]
 // Builds the studio if needed, starts the production server on fresh stores, runs every
 // scenario against it and against a bare node:http baseline measured in the same run, prints
 // the table and writes bench/results.json. --smoke runs everything tiny and only checks that
@@ -13,6 +13,7 @@ import { dropStore, freshStore, postgresReachable, ROOT, startServer, startWorke
 import { generationsScenario, modelsScenario, quotesScenario } from "./scenarios/api";
 import { mcpGenerateScenario } from "./scenarios/mcp";
 import { fastestImageModel, preferWaitScenario, queueLatency, queueRows, type FastestModel } from "./scenarios/runs";
+import { openStreamsScenario, streamLatency, streamLatencyRows, studioPaintScenario } from "./scenarios/streams";
 import { catalogScenario, firstLoadJsScenario, signIn, studioUser } from "./scenarios/studio";
 import { waitersScenario } from "./scenarios/waiters";
 import { webhooksScenario } from "./scenarios/webhooks";
@@ -25,7 +26,7 @@ const settings: BenchSettings = settingsFor({
   pg: argv.includes("--pg"),
   cpuProfDir: argv.includes("--cpu-prof") ? path.join(ROOT, "bench", "profiles") : null,
 });
-const SCENARIOS = ["models", "quotes", "studio", "generations", "waiters", "queue", "wait", "mcp", "webhooks", "xproc"] as const;
+const SCENARIOS = ["models", "quotes", "studio", "generations", "waiters", "queue", "wait", "mcp", "webhooks", "xproc", "streams"] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 const wanted = (name: ScenarioName) => only === null || only.has(name);
 for (const name of only ?? []) {
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
   const pgReachable = await postgresReachable();
   if (settings.pg && !pgReachable) throw new Error("--pg: PostgreSQL is not reachable (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432)");
   let fastest: FastestModel | null = null;
-  if (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("webhooks") || wanted("xproc")) {
+  if (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("webhooks") || wanted("xproc") || wanted("streams")) {
     progress("timing the image models in-process");
     fastest = await fastestImageModel(settings);
     progress(`fastest image model: ${fastest.id}, ${fastest.modelMs.toFixed(1)} ms`);
@@ -113,7 +114,15 @@ async function main(): Promise<void> {
     });
   }
 
-  if (fastest && (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("webhooks"))) {
+  if (wanted("streams")) {
+    // The same on status streams, on a server of its own for the same reason.
+    await withServer("streams", settings.pg ? "atelier_bench_streams" : null, 0, async (server, store) => {
+      const ws = workspaceWithKey(store, "bench", "1000000");
+      await scenario("open status streams", () => openStreamsScenario(settings, server, ws));
+    });
+  }
+
+  if (fastest && (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("streams") || wanted("webhooks"))) {
     const model = fastest;
     await withServer("engine", settings.pg ? "atelier_bench_engine" : null, 2, async (server, store) => {
       const ws = workspaceWithKey(store, "bench", "1000000");
@@ -124,33 +133,48 @@ async function main(): Promise<void> {
       }
       if (wanted("wait")) await scenario("Prefer: wait end to end", () => preferWaitScenario(settings, server, ws.key, model));
       if (wanted("mcp")) await scenario("MCP generate", () => mcpGenerateScenario(settings, server, ws.key, model));
+      // Before the webhooks scenario, whose 20 endpoints every later run would fan out to.
+      if (wanted("streams")) {
+        await scenario("status stream, in-process", async () =>
+          streamLatencyRows(`in-process (${storeName})`, await streamLatency(settings, server, ws.key, model), 10),
+        );
+        await scenario("studio: result painted", () => studioPaintScenario(settings, server, ws, model));
+      }
       if (wanted("webhooks")) await scenario("webhooks", () => webhooksScenario(settings, server, ws.key, model));
     });
   }
 
-  if (fastest && wanted("xproc")) {
+  if (fastest && (wanted("xproc") || wanted("streams"))) {
     const model = fastest;
     // A server with no worker slots and a `npm run worker` process on the same store: on
     // PostgreSQL (the issue's target; measured whenever it is reachable) and on the SQLite file.
+    // SQLite has no NOTIFY: the processes signal each other over Unix sockets
+    // (lib/engine/process-mesh.ts), PRAGMA data_version on a 25 ms tick the fallback.
     const across = async (store: "SQLite" | "PostgreSQL", pgDatabase: string | null, p50Target: number | null) =>
       withServer(`xproc-${store.toLowerCase()}`, pgDatabase, 0, async (server, spec) => {
         const ws = workspaceWithKey(spec, "bench", "1000000");
         const worker = await startWorker({ store: spec, workers: 2, cpuProfDir: settings.cpuProfDir, label: "xproc-worker" });
         try {
-          await scenario(`idle queue, across processes (${store})`, async () =>
-            queueRows(`across processes (${store})`, await queueLatency(settings, server, ws.key, model), p50Target),
-          );
+          if (wanted("xproc")) {
+            await scenario(`idle queue, across processes (${store})`, async () =>
+              queueRows(`across processes (${store})`, await queueLatency(settings, server, ws.key, model), p50Target),
+            );
+          }
+          if (wanted("streams")) {
+            await scenario(`status stream, across processes (${store})`, async () =>
+              streamLatencyRows(`across processes (${store})`, await streamLatency(settings, server, ws.key, model), 50),
+            );
+          }
         } finally {
           await worker.stop();
         }
       });
     if (pgReachable) await across("PostgreSQL", "atelier_bench_xproc", 25);
     else {
-      const name = "idle queue: created → running, across processes (PostgreSQL)";
-      rows.push({ scenario: name, figure: "p50", unit: "ms", value: null, baseline: null, ratio: null, target: "≤ 25 ms", pass: null, note: "skipped: PostgreSQL not reachable" });
+      const skipped = (scenario: string, target: string): Row => ({ scenario, figure: "p50", unit: "ms", value: null, baseline: null, ratio: null, target, pass: null, note: "skipped: PostgreSQL not reachable" });
+      if (wanted("xproc")) rows.push(skipped("idle queue: created → running, across processes (PostgreSQL)", "≤ 25 ms"));
+      if (wanted("streams")) rows.push({ ...skipped("status stream: run finished → final event, across processes (PostgreSQL)", "≤ 50 ms"), figure: "p99" });
     }
-    // SQLite has no NOTIFY: an idle worker process notices another connection's commit through
-    // PRAGMA data_version on its 25 ms tick (lib/engine/cross-process.ts).
     await across("SQLite", null, 50);
   }
 

@@ -198,7 +198,7 @@ for (const store of STORES) {
       expect(gen.status).toBe("queued");
       expect((result.content[0] as { text: string }).text).toContain(`get_generation with id "${gen.id}"`);
       expect(progress.length).toBeGreaterThanOrEqual(2);
-      expect(progress[0]!.message).toContain("queued");
+      expect(progress[0]!.message).toMatch(/^gen_\w+: queued, #\d+ in the queue$/);
       for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
       expect(await tenant.api.credits()).toEqual({ available: 1_000_000 - PRICE.gradientStandard, held: PRICE.gradientStandard });
 

@@ -9,6 +9,7 @@ import sharp from "sharp";
 import { expect, test } from "@playwright/test";
 import { startComfyFake, type FakeComfy } from "../../lib/providers/comfyui-fake";
 import { expectOk } from "./helpers";
+import { openEventStream, type SseEvent } from "./sse";
 import { newTenant, startOwnServer, stopWorker, type Generation, type WorkerProcess } from "./runs-helpers";
 import { REPO_ROOT, serverSpec, type ServerSpec } from "./servers";
 
@@ -92,6 +93,30 @@ test("a run canceled while ComfyUI runs it → canceled, nothing charged, and th
     expect(fake.deleted).not.toContain(promptId);
     expect(await api.waitFinal(gen.id)).toMatchObject({ status: "canceled", usage: { cost_usd: null } });
     expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
+  } finally {
+    fake.setMode("instant");
+  }
+});
+
+test("a run on the GPU box tells its sampler steps over the status stream: running with progress, then succeeded", async ({ request }) => {
+  const { api } = newTenant(request, spec, "1.00", "comfyui-progress");
+  fake.setMode("hold");
+  try {
+    const { gen } = await api.create({ model: "gpu-box/sdxl", input: { prompt: "a slow sunrise", width: 512, height: 512 } });
+    const stream = await openEventStream(api.url(`/v1/generations/${gen.id}`), { "x-api-key": api.key }, 90);
+    expect(stream.response.status).toBe(200);
+    const progressOf = (e: SseEvent | null) => (e ? (JSON.parse(e.data) as Generation & { progress: number | null }).progress : null);
+    await expect.poll(() => fake.running(), { timeout: 15_000 }).not.toBeNull();
+    // ComfyUI says step 5 of 20 over its websocket, to the client that queued the prompt.
+    await expect.poll(() => fake.sockets().length, { timeout: 15_000 }).toBeGreaterThan(0);
+    fake.step(5, 20);
+    expect(progressOf(await stream.readUntil((e) => progressOf(e) === 0.25))).toBe(0.25);
+    fake.step(15, 20);
+    expect(progressOf(await stream.readUntil((e) => progressOf(e) === 0.75))).toBe(0.75);
+    fake.release();
+    const events = await stream.readToEnd();
+    const last = JSON.parse(events.at(-1)!.data) as Generation & { progress: number | null };
+    expect(last).toMatchObject({ status: "succeeded", progress: null, usage: { cost_usd: "0.01" } });
   } finally {
     fake.setMode("instant");
   }

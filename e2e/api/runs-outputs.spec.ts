@@ -2,7 +2,10 @@
 // image items with type, a signed url that needs no key, expires_at ~24 h after the read,
 // content_type, width and height (checked against the bytes); Range requests; a changed link
 // → 403 permission_denied; keeping an output as a file (again → the same file) and index errors.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { signBlobLink } from "../../lib/blobs/links";
 import { expectError, expectOk, ISO_MS } from "./helpers";
 import {
   expectLedgerIdentity,
@@ -157,6 +160,32 @@ for (const store of STORES) {
       // Untouched, both links work.
       expect((await request.get(a.url)).status()).toBe(200);
       expect((await request.get(b.url)).status()).toBe(200);
+    });
+
+    test("a link signed with a filename answers as a download under that name; the name is covered by the signature", async ({ request }) => {
+      const tenant = newTenant(request, store.busy, "1");
+      const { gen } = await tenant.api.create({ model: "atelier/gradient", input: { prompt: "named download" } }, { prefer: "wait=30" });
+      const [a] = gen.output as [OutputItem];
+      // The API's own links carry no name and answer inline.
+      const plain = await request.get(a.url);
+      expect(plain.status()).toBe(200);
+      expect(plain.headers()["content-disposition"]).toBeUndefined();
+      // The studio signs download links with the server's key (DATA_DIR/secret-key).
+      const secret = readFileSync(path.join(store.busy.dataDir, "secret-key"), "utf8").trim();
+      const u = new URL(a.url);
+      const key = u.pathname.split("/").pop()!;
+      const filename = `gradient-${gen.id}-1.png`;
+      const named = signBlobLink({ secret, baseUrl: u.origin, filename }, key, a.content_type).url;
+      const answer = await request.get(named);
+      expect(answer.status()).toBe(200);
+      expect(answer.headers()["content-disposition"]).toBe(`attachment; filename="${filename}"`);
+      expect(answer.headers()["content-type"]).toBe("image/png");
+      expect(Buffer.compare(await answer.body(), await plain.body())).toBe(0);
+      // Another name, a name added to a plain link, or a dropped name: refused.
+      await expectError(await request.get(withParam(named, "filename", "other.png")), 403, "permission_denied");
+      await expectError(await request.get(withParam(named, "filename", 'x".png')), 403, "permission_denied");
+      await expectError(await request.get(withParam(a.url, "filename", filename)), 403, "permission_denied");
+      await expectError(await request.get(withParam(named, "filename", null)), 403, "permission_denied");
     });
 
     test("keep an output as a file: 201 File; again → the same file; bytes are the output's", async ({ request }) => {

@@ -86,11 +86,12 @@ describe(`claiming runs (${testDialect()})`, () => {
     expect(await claimNextRun(db, dialect, { owner: "w", leaseMs: HOUR_MS })).toBeNull();
   });
 
-  it("claims the oldest queued run: running, leased, attempt 1, started", async () => {
+  it("claims the queued run that came first (queue order, not the clock): running, leased, attempt 1, started", async () => {
     const ctx = await workspaceCtx();
-    const newer = await queued(ctx, "newer");
     const older = await queued(ctx, "older");
-    await db.updateTable("generations").set({ created_at: "2020-01-01T00:00:00.000Z" }).where("id", "=", older).execute();
+    const newer = await queued(ctx, "newer");
+    // Runs made in the same millisecond keep the order they were queued in.
+    await db.updateTable("generations").set({ created_at: "2020-01-01T00:00:00.000Z" }).where("id", "in", [older, newer]).execute();
     const claimed = await claimNextRun(db, dialect, { owner: "w1", leaseMs: 60_000 });
     expect(claimed).not.toBeNull();
     expect(claimed!.id).toBe(older);

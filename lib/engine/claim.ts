@@ -28,7 +28,8 @@ export async function claimNextRun(
           ...(skip.length > 0 ? [eb("model", "not in", skip)] : []),
         ]),
       )
-      .orderBy("created_at")
+      // The queue's one order (migration 011; lib/core/queue-positions.ts counts positions in it).
+      .orderBy("queue_order")
       .limit(1);
   const candidate = dialect === "postgres" ? runnable(db).forUpdate().skipLocked() : runnable(db);
   const row = await db

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Ctx } from "../core/context";
 import { createGeneration } from "../core/generations";
 import { createWorkspace } from "../core/workspaces";
-import { openStore, type Store } from "../store/store";
+import { openStore, sqliteFileIn, type Store } from "../store/store";
 import { startTcpProxy, viaProxy, type TcpProxy } from "../store/test-proxy";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
 import { claimNextRun } from "./claim";
@@ -272,5 +272,53 @@ describe.skipIf(testDialect() !== "sqlite")("cross-process signals on SQLite", (
       await stopEngine(engine);
       await bridge.close();
     }
+  }, 60_000);
+});
+
+// SQLite's process mesh: what the store never holds (progress) and a run's start reach the other
+// processes on the file at once, over Unix sockets in a folder named after the file.
+describe.skipIf(testDialect() !== "sqlite")("the process mesh on SQLite", () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore();
+  });
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it("carries progress, changes and finishes both ways, and stops carrying once a side leaves", async () => {
+    const file = sqliteFileIn(t.dataDir);
+    const here = createRunSignals();
+    const there = createRunSignals();
+    // Store ticks asleep: only the mesh can deliver.
+    const bridgeHere = await connectCrossProcessSignals(t.store, null, here, silent, { pollMs: FOREVER_MS, sqliteFile: file });
+    const bridgeThere = await connectCrossProcessSignals(t.store, null, there, silent, { pollMs: FOREVER_MS, sqliteFile: file });
+    const heard: string[] = [];
+    here.onRunSignal((id, what, change) => heard.push(`${id} ${what} ${change.progress ?? "-"}`));
+    try {
+      // The two sides find each other through the folder (a watch, else the rescan).
+      await until(async () => {
+        there.runChanged("gen_probe", { progress: 0.01 });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return here.progressOf("gen_probe") !== null;
+      }, "the mesh to connect");
+      there.runChanged("gen_mesh", { progress: 0.25 });
+      there.runChanged("gen_mesh");
+      there.runFinished("gen_other");
+      await until(() => heard.includes("gen_other finished -"), "the finish to arrive");
+      expect(heard).toContain("gen_mesh changed 0.25");
+      expect(heard).toContain("gen_mesh changed -");
+      expect(here.progressOf("gen_mesh")).toBe(0.25);
+      const back = track(there.waitForFinish("gen_back", FOREVER_MS));
+      here.runFinished("gen_back");
+      await back.promise;
+      expect(here.progressOf("gen_other")).toBeNull();
+    } finally {
+      await bridgeThere.close();
+    }
+    // A side that left gets nothing and costs nothing: signals still work locally.
+    here.runChanged("gen_local", { progress: 0.5 });
+    expect(here.progressOf("gen_local")).toBe(0.5);
+    await bridgeHere.close();
   }, 60_000);
 });

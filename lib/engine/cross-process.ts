@@ -16,7 +16,8 @@ import pg from "pg";
 import type { Logger } from "pino";
 import type { Store } from "../store/store";
 import { outageSummary, storeUnreachable } from "../store/unreachable";
-import type { RunSignals } from "./run-signals";
+import { joinProcessMesh, meshFolder } from "./process-mesh";
+import type { RunSignals, SignalMessage } from "./run-signals";
 
 const CHANNEL = "atelier_runs";
 /** Finishes committed by other processes may land slightly out of order; look back this far. */
@@ -31,8 +32,6 @@ const CATCH_UP_CHUNK = 500;
 /** application_name of the LISTEN connection in pg_stat_activity, unless the URL names one. */
 export const LISTEN_APPLICATION_NAME = "atelier-signals";
 
-type SignalMessage = { kind: "queued" } | { kind: "finished"; id: string };
-
 export interface CrossProcessSignals {
   close(): Promise<void>;
 }
@@ -42,6 +41,8 @@ export interface CrossProcessOptions {
   pollMs?: number;
   /** application_name of the LISTEN connection. */
   applicationName?: string;
+  /** SQLite: the store's file; the processes sharing it then signal each other at once (process-mesh.ts). */
+  sqliteFile?: string;
 }
 
 export async function connectCrossProcessSignals(
@@ -55,6 +56,10 @@ export async function connectCrossProcessSignals(
     store.dialect === "postgres" && databaseUrl
       ? await listenForSignals(store, databaseUrl, signals, logger, options.applicationName ?? LISTEN_APPLICATION_NAME)
       : null;
+
+  const mesh =
+    store.dialect === "sqlite" && options.sqliteFile ? await joinProcessMesh(meshFolder(options.sqliteFile), (m) => signals.receive(m), logger) : null;
+  if (mesh) signals.setPublisher(mesh.publish);
 
   const pollMs = options.pollMs ?? (listener ? 2_000 : 25);
   let since = new Date(Date.now() - LOOKBACK_MS).toISOString();
@@ -70,6 +75,8 @@ export async function connectCrossProcessSignals(
     return changed;
   };
   const sqlite = store.dialect === "sqlite";
+  /** SQLite: what followed runs looked like at the last look, to tell followers what changed. */
+  const seen = new Map<string, string>();
   const timer = setInterval(async () => {
     // SQLite has no NOTIFY: the tick always runs there, and a commit by another connection is
     // also taken as "a run may have been queued", so an idle engine claims within a tick (its own
@@ -79,7 +86,14 @@ export async function connectCrossProcessSignals(
     try {
       if (!(await storeChanged())) return;
       if (sqlite) signals.receive({ kind: "queued" });
-      if (signals.waitedIds().length === 0) return;
+      if (signals.waitedIds().length === 0) {
+        seen.clear();
+        return;
+      }
+      if (sqlite) {
+        await lookAtFollowedRuns(store, signals, seen);
+        return;
+      }
       const rows = await store.db
         .selectFrom("generations")
         .select(["id", "completed_at"])
@@ -103,6 +117,10 @@ export async function connectCrossProcessSignals(
     async close() {
       clearInterval(timer);
       await listener?.close();
+      if (mesh) {
+        signals.setPublisher(null);
+        await mesh.close();
+      }
     },
   };
 }
@@ -118,6 +136,31 @@ async function endQuietly(client: pg.Client): Promise<void> {
     }),
   ]);
   clearTimeout(timer);
+}
+
+/**
+ * SQLite, after another process committed: reads the followed runs (one query per 500, however
+ * many follow each) and tells of those that started, passed their cancel point or ended there.
+ */
+async function lookAtFollowedRuns(store: Store, signals: RunSignals, seen: Map<string, string>): Promise<void> {
+  const followed = signals.waitedIds();
+  const current = new Set(followed);
+  for (const id of seen.keys()) if (!current.has(id)) seen.delete(id);
+  for (let i = 0; i < followed.length; i += CATCH_UP_CHUNK) {
+    const rows = await store.db
+      .selectFrom("generations")
+      .select(["id", "status", "uncancelable_reason", "completed_at", sql<number>`preview_json is not null`.as("previewed")])
+      .where("id", "in", followed.slice(i, i + CATCH_UP_CHUNK))
+      .execute();
+    for (const row of rows) {
+      const print = `${row.status}|${row.uncancelable_reason}|${row.previewed}`;
+      const before = seen.get(row.id);
+      seen.set(row.id, print);
+      // First sight: the follower may have read it just before another process changed it.
+      if (before === print) continue;
+      signals.receive(row.completed_at !== null ? { kind: "finished", id: row.id } : { kind: "changed", id: row.id });
+    }
+  }
 }
 
 /** Wakes the waiters whose runs ended (anywhere) while this process could not hear it. */
@@ -161,12 +204,18 @@ async function listenForSignals(
   // came meanwhile); while disconnected they wait here and go once back.
   let pendingQueued = false;
   const pendingFinishes = new Set<string>();
+  /** Changes (progress) not yet sent: only the latest per run matters; dropped while disconnected. */
+  const pendingChanges = new Map<string, SignalMessage>();
   let sending = false;
   /** A NOTIFY failed since the connection was last up: logged once per outage. */
   let notifyFailureLogged = false;
 
   const enqueue = (message: SignalMessage) => {
     if (message.kind === "queued") pendingQueued = true;
+    else if (message.kind === "changed") {
+      // While disconnected they are dropped: the state is in the store, progress soon stale.
+      if (live && pendingChanges.size < PENDING_FINISHES_MAX) pendingChanges.set(message.id, message);
+    }
     // Past the cap (a long outage under load) the finish poll wakes their waiters instead.
     else if (pendingFinishes.size < PENDING_FINISHES_MAX) pendingFinishes.add(message.id);
   };
@@ -175,11 +224,16 @@ async function listenForSignals(
     if (sending) return;
     sending = true;
     try {
-      while (live && (pendingQueued || pendingFinishes.size > 0)) {
+      while (live && (pendingQueued || pendingFinishes.size > 0 || pendingChanges.size > 0)) {
         const client = live;
-        const batch: SignalMessage[] = [...(pendingQueued ? [{ kind: "queued" } as const] : []), ...[...pendingFinishes].map((id) => ({ kind: "finished", id }) as const)];
+        const batch: SignalMessage[] = [
+          ...(pendingQueued ? [{ kind: "queued" } as const] : []),
+          ...[...pendingChanges.values()].filter((m) => m.kind !== "changed" || !pendingFinishes.has(m.id)),
+          ...[...pendingFinishes].map((id) => ({ kind: "finished", id }) as const),
+        ];
         pendingQueued = false;
         pendingFinishes.clear();
+        pendingChanges.clear();
         try {
           await client.query("select pg_notify($1, payload) from unnest($2::text[]) as payload", [CHANNEL, batch.map((m) => JSON.stringify(m))]);
         } catch (err) {

@@ -70,10 +70,14 @@ export function startEngine(options: EngineOptions): Engine {
         await sleep();
         continue;
       }
+      // Followers see it start, and the runs queued behind it move up.
+      options.services.signals.runChanged(run.id);
       try {
         const result = await executeRun({ db: options.db, services: options.services, logger: options.logger, owner, leaseMs, shutdown: shutdown.signal }, run);
-        if (result === "released") await releaseRun(options.db, { id: run.id, owner });
-        else options.services.signals.runFinished(run.id);
+        if (result === "released") {
+          await releaseRun(options.db, { id: run.id, owner });
+          options.services.signals.runChanged(run.id);
+        } else options.services.signals.runFinished(run.id);
       } catch (err) {
         options.logger.error({ err, run: run.id }, "running a run failed; its lease will lapse and it will be recovered");
       }

@@ -230,3 +230,26 @@ describe(`run signals across processes (${testDialect()})`, () => {
     }
   });
 });
+
+describe("run changes and progress (one process)", () => {
+  it("tells every change with its progress, keeps the last progress until the run finishes, and follow() counts as waiting", () => {
+    const signals = createRunSignals();
+    const heard: string[] = [];
+    const off = signals.onRunSignal((id, what, change) => heard.push(`${id} ${what} ${change.progress ?? "-"}`));
+    const unfollow = signals.follow("gen_p");
+    expect(signals.waitedIds()).toEqual(["gen_p"]);
+    signals.runChanged("gen_p");
+    signals.runChanged("gen_p", { progress: 0.4 });
+    signals.receive({ kind: "changed", id: "gen_p", progress: 7 });
+    expect(signals.progressOf("gen_p")).toBe(1);
+    signals.runFinished("gen_p");
+    expect(signals.progressOf("gen_p")).toBeNull();
+    expect(heard).toEqual(["gen_p changed -", "gen_p changed 0.4", "gen_p changed 1", "gen_p finished -"]);
+    unfollow();
+    unfollow();
+    expect(signals.waitedIds()).toEqual([]);
+    off();
+    signals.runChanged("gen_p");
+    expect(heard).toHaveLength(4);
+  });
+});

@@ -1,42 +1,95 @@
-// Wake-ups without polling per waiter: "a run was queued" wakes idle workers, "run X finished"
+// Wake-ups without polling per waiter: "a run was queued" wakes idle workers, "run X changed"
+// (started, showed a preview, reported progress) wakes whoever follows X, and "run X finished"
 // resolves everyone waiting on X. In one process an EventEmitter carries them; across processes
-// PostgreSQL LISTEN/NOTIFY does (see cross-process.ts, which also catches up after an outage),
-// and on SQLite one shared slow poll.
+// PostgreSQL LISTEN/NOTIFY or, on SQLite, the process mesh in the store's folder (see
+// cross-process.ts, which also catches up after an outage).
 import { EventEmitter } from "node:events";
+
+/** A run's progress, 0 to 1, as its model last reported it. */
+export interface RunChange {
+  progress?: number;
+}
+
+export type SignalMessage =
+  | { kind: "queued" }
+  | { kind: "finished"; id: string }
+  | ({ kind: "changed"; id: string } & RunChange);
+
+/** Progress entries of runs whose end this process never heard of are dropped after this long. */
+const PROGRESS_TTL_MS = 10 * 60_000;
 
 export interface RunSignals {
   runQueued(): void;
+  /** A run's state changed (started, passed its cancel point, went back to the queue) or it reported progress. */
+  runChanged(id: string, change?: RunChange): void;
   runFinished(id: string): void;
   onQueued(listener: () => void): () => void;
   /** Any run finished (here or, through the bridge, in another process): wakes the webhook sender. */
   onFinished(listener: () => void): () => void;
+  /** Every change and finish of any run, with its ID: the run watcher's one subscription. */
+  onRunSignal(listener: (id: string, what: "changed" | "finished", change: RunChange) => void): () => void;
+  /** The progress a running run last reported, here or in another process; null when none. */
+  progressOf(id: string): number | null;
   /**
    * Resolves when `id` finishes, the time is up, or `abort` fires; one listener per waiter and
    * no store query. Subscribe before reading the run, so a finish in between is not missed.
    */
   waitForFinish(id: string, timeoutMs: number, abort?: AbortSignal): Promise<void>;
-  /** IDs someone is waiting on now (for the cross-process fallback). */
+  /** Marks `id` as followed until the returned function is called (the cross-process fallback then looks for its end). */
+  follow(id: string): () => void;
+  /** IDs someone is waiting on or following now (for the cross-process fallback). */
   waitedIds(): string[];
   /** Hook for the cross-process bridge: called on every local signal. */
-  setPublisher(publish: ((message: { kind: "queued" } | { kind: "finished"; id: string }) => void) | null): void;
+  setPublisher(publish: ((message: SignalMessage) => void) | null): void;
   /** Deliver a signal that came from another process. */
-  receive(message: { kind: "queued" } | { kind: "finished"; id: string }): void;
+  receive(message: SignalMessage): void;
 }
 
 export function createRunSignals(): RunSignals {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const waiting = new Map<string, number>();
-  let publish: ((message: { kind: "queued" } | { kind: "finished"; id: string }) => void) | null = null;
+  const progress = new Map<string, { value: number; at: number }>();
+  let publish: ((message: SignalMessage) => void) | null = null;
+
+  const deliver = (message: SignalMessage) => {
+    if (message.kind === "queued") {
+      emitter.emit("queued");
+      return;
+    }
+    if (message.kind === "finished") {
+      progress.delete(message.id);
+      emitter.emit(`finished:${message.id}`);
+      emitter.emit("finished");
+      emitter.emit("run", message.id, "finished", {});
+      return;
+    }
+    const change: RunChange = {};
+    if (typeof message.progress === "number" && Number.isFinite(message.progress)) {
+      change.progress = Math.min(1, Math.max(0, message.progress));
+      progress.set(message.id, { value: change.progress, at: Date.now() });
+    }
+    emitter.emit("run", message.id, "changed", change);
+  };
+
+  const release = (id: string) => {
+    const left = (waiting.get(id) ?? 1) - 1;
+    if (left <= 0) waiting.delete(id);
+    else waiting.set(id, left);
+  };
 
   const signals: RunSignals = {
     runQueued() {
-      emitter.emit("queued");
+      deliver({ kind: "queued" });
       publish?.({ kind: "queued" });
     },
+    runChanged(id, change = {}) {
+      const message: SignalMessage = { kind: "changed", id, ...change };
+      deliver(message);
+      publish?.(message);
+    },
     runFinished(id) {
-      emitter.emit(`finished:${id}`);
-      emitter.emit("finished");
+      deliver({ kind: "finished", id });
       publish?.({ kind: "finished", id });
     },
     onQueued(listener) {
@@ -47,6 +100,19 @@ export function createRunSignals(): RunSignals {
       emitter.on("finished", listener);
       return () => emitter.off("finished", listener);
     },
+    onRunSignal(listener) {
+      emitter.on("run", listener);
+      return () => emitter.off("run", listener);
+    },
+    progressOf(id) {
+      const entry = progress.get(id);
+      if (!entry) return null;
+      if (Date.now() - entry.at > PROGRESS_TTL_MS) {
+        progress.delete(id);
+        return null;
+      }
+      return entry.value;
+    },
     waitForFinish(id, timeoutMs, abort) {
       return new Promise((resolve) => {
         const event = `finished:${id}`;
@@ -55,15 +121,22 @@ export function createRunSignals(): RunSignals {
           clearTimeout(timer);
           emitter.off(event, done);
           abort?.removeEventListener("abort", done);
-          const left = (waiting.get(id) ?? 1) - 1;
-          if (left <= 0) waiting.delete(id);
-          else waiting.set(id, left);
+          release(id);
           resolve();
         };
         const timer = setTimeout(done, timeoutMs);
         emitter.on(event, done);
         abort?.addEventListener("abort", done, { once: true });
       });
+    },
+    follow(id) {
+      waiting.set(id, (waiting.get(id) ?? 0) + 1);
+      let followed = true;
+      return () => {
+        if (!followed) return;
+        followed = false;
+        release(id);
+      };
     },
     waitedIds() {
       return [...waiting.keys()];
@@ -72,11 +145,7 @@ export function createRunSignals(): RunSignals {
       publish = next;
     },
     receive(message) {
-      if (message.kind === "queued") emitter.emit("queued");
-      else {
-        emitter.emit(`finished:${message.id}`);
-        emitter.emit("finished");
-      }
+      deliver(message);
     },
   };
   return signals;

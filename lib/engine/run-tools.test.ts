@@ -1,14 +1,14 @@
 // The run tools on a real store: a preset's step that was paused after the run was claimed stops
 // the run with a message for the person (a ModelError: failed, nothing charged), instead of
 // running the paused model anyway.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createGeneration } from "../core/generations";
 import { pauseModel, resumeModel } from "../core/model-pauses";
 import { createWorkspace } from "../core/workspaces";
 import { ModelError } from "../models/types";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
 import { claimNextRun } from "./claim";
-import { createRunTools } from "./run-tools";
+import { createRunTools, PROGRESS_EVERY_MS, throttledProgress } from "./run-tools";
 
 describe(`run tools (${testDialect()})`, () => {
   let t: TestStore;
@@ -38,5 +38,36 @@ describe(`run tools (${testDialect()})`, () => {
     await resumeModel({ db }, { modelId: "atelier/artwork" });
     const [image] = await tools.runStep("atelier/artwork", step);
     expect(image).toMatchObject({ type: "image", content_type: "image/png" });
+  });
+});
+
+describe("throttled progress", () => {
+  it("passes on at most one value per period, always the latest, never going down, nothing once stopped", async () => {
+    vi.useFakeTimers();
+    try {
+      const sent: number[] = [];
+      const stop = new AbortController();
+      const progress = throttledProgress((f) => sent.push(f), stop.signal);
+      progress.report(0.1);
+      expect(sent).toEqual([0.1]);
+      progress.report(0.2);
+      progress.report(0.15);
+      progress.report(0.3);
+      progress.report(Number.NaN);
+      expect(sent).toEqual([0.1]);
+      await vi.advanceTimersByTimeAsync(PROGRESS_EVERY_MS);
+      expect(sent).toEqual([0.1, 0.3]);
+      progress.report(2);
+      await vi.advanceTimersByTimeAsync(PROGRESS_EVERY_MS);
+      expect(sent).toEqual([0.1, 0.3, 1]);
+      progress.report(1);
+      const later = throttledProgress((f) => sent.push(f), stop.signal);
+      stop.abort();
+      later.report(0.5);
+      await vi.advanceTimersByTimeAsync(PROGRESS_EVERY_MS * 4);
+      expect(sent).toEqual([0.1, 0.3, 1]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -19,6 +19,41 @@ export class RunNoLongerOursError extends Error {
   }
 }
 
+/** Followers hear a run's progress at most this often; the last value is never lost. */
+export const PROGRESS_EVERY_MS = 250;
+
+/**
+ * Passes progress on at most once per PROGRESS_EVERY_MS (the latest value, after the pause),
+ * rounded to 0.1 %, never going down, and nothing once the run has stopped.
+ */
+export function throttledProgress(send: (fraction: number) => void, stopped: AbortSignal): { report(fraction: number): void } {
+  let reported = -1;
+  let sentAt = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    timer = null;
+    if (stopped.aborted) return;
+    sentAt = Date.now();
+    send(reported);
+  };
+  stopped.addEventListener("abort", () => timer && clearTimeout(timer), { once: true });
+  return {
+    report(fraction) {
+      if (typeof fraction !== "number" || !Number.isFinite(fraction) || stopped.aborted) return;
+      const value = Math.round(Math.min(1, Math.max(0, fraction)) * 1000) / 1000;
+      if (value <= reported) return;
+      reported = value;
+      if (timer) return;
+      const wait = sentAt + PROGRESS_EVERY_MS - Date.now();
+      if (wait <= 0) flush();
+      else {
+        timer = setTimeout(flush, wait);
+        timer.unref();
+      }
+    },
+  };
+}
+
 export function createRunTools(input: {
   db: Db;
   services: Services;
@@ -44,7 +79,10 @@ export function createRunTools(input: {
       .executeTakeFirst();
     if (result.numUpdatedRows === 0n) throw new RunNoLongerOursError();
     input.onCancelPoint?.(reason);
+    services.signals.runChanged(run.id);
   }
+
+  const progress = throttledProgress((fraction) => services.signals.runChanged(run.id, { progress: fraction }), signal);
 
   const tools: RunTools = {
     signal,
@@ -66,9 +104,12 @@ export function createRunTools(input: {
       await requireInService(db, definition).catch((err: unknown) => {
         throw err instanceof ApiError && err.code === "service_unavailable" ? new ModelError(`${err.message} This run was stopped at that step; nothing was charged.`) : err;
       });
+      // The step gets the tools runStep was called on: a preset's stepProgress (lib/models/progress.ts)
+      // hands it a reportProgress scaled into the step's share of the run.
+      const parent: RunTools = this ?? tools;
       const stepTools: RunTools = files
-        ? { ...tools, readFile: async (fileId) => files[fileId] ?? tools.readFile(fileId) }
-        : tools;
+        ? { ...parent, readFile: async (fileId) => files[fileId] ?? parent.readFile(fileId) }
+        : parent;
       return definition.run(validateModelInput(definition.input_schema, stepInput, { modelId }), stepTools);
     },
     async publishPreview(preview) {
@@ -79,6 +120,7 @@ export function createRunTools(input: {
       signal.throwIfAborted();
       await passCancelPoint(reason);
     },
+    reportProgress: progress.report,
     async reportProviderHealth(providerId, down) {
       await shareProviderHealth(db, providerId, down);
     },

@@ -92,6 +92,8 @@ export interface GenerationsTable {
   lease_owner: string | null;
   lease_expires_at: string | null;
   attempts: number;
+  /** The queue's order: set by the store on insert (migration 011); absent from a row not yet read back. */
+  queue_order?: number | string | null;
 }
 
 export interface WebhookSecretsTable {
@@ -157,6 +159,8 @@ export interface ModelPausesTable {
   paused_until: string | null;
   reason: string;
   created_at: string;
+  /** Who paused it ("admin CLI", or a studio ops user's email); null before migration 014. */
+  paused_by?: string | null;
 }
 
 /** A remote provider found down by some process; its entries are out of service until `down_until`. */
@@ -224,6 +228,25 @@ export interface UploadsTable {
   completed_at: string | null;
 }
 
+/** A public link to one succeeded run (lib/core/share-links.ts); only the token's hash is kept. */
+export interface ShareLinksTable {
+  id: string;
+  workspace_id: string;
+  generation_id: string;
+  token_hash: string;
+  /** The token's last four characters. */
+  token_hint: string;
+  /** 1: the public page shows the run's input; 0: only the outputs. */
+  show_input: number;
+  /** The actor that made it: a studio user's ID (usr_…) or an API key's (key_…). */
+  created_by: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  open_count: number;
+  last_opened_at: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -244,6 +267,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   users: UsersTable;
+  share_links: ShareLinksTable;
 }
 
 /** A database handle or an open transaction on it; core functions accept either. */

@@ -7,6 +7,11 @@ import { postgresDialect, sqliteDialect, type DialectName } from "./dialects";
 import { MIGRATIONS } from "./migrations";
 import { outageSummary } from "./unreachable";
 
+/** The embedded store's file in a data folder. */
+export function sqliteFileIn(dataDir: string): string {
+  return path.join(dataDir, "atelier.sqlite");
+}
+
 export interface Store {
   db: Kysely<Database>;
   dialect: DialectName;
@@ -41,7 +46,7 @@ export function openStore(options: StoreOptions): Store {
     name = "postgres";
   } else {
     mkdirSync(options.dataDir, { recursive: true });
-    dialect = sqliteDialect(path.join(options.dataDir, "atelier.sqlite"));
+    dialect = sqliteDialect(sqliteFileIn(options.dataDir));
     name = "sqlite";
   }
   const db = new Kysely<Database>({ dialect });

@@ -9,6 +9,10 @@ import * as eventsByRun from "./007-events-by-run";
 import * as runCreators from "./008-run-creators";
 import * as providerOutages from "./009-provider-outages";
 import * as webhookFailureGap from "./010-webhook-failure-gap";
+import * as queueOrder from "./011-queue-order";
+import * as runTimings from "./012-run-timings";
+import * as shareLinks from "./013-share-links";
+import * as pauseBy from "./014-pause-by";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -22,4 +26,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   "008-run-creators": runCreators,
   "009-provider-outages": providerOutages,
   "010-webhook-failure-gap": webhookFailureGap,
+  "011-queue-order": queueOrder,
+  "012-run-timings": runTimings,
+  "013-share-links": shareLinks,
+  "014-pause-by": pauseBy,
 };
