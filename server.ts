@@ -7,8 +7,10 @@ import { createApiApp } from "./api/app";
 import { createClientErrorHandler, createRequestRefusals } from "./api/client-error";
 import { apiResources, createDoorChooser, studioRoutes } from "./api/door";
 import { createRateLimits } from "./api/rate-limit";
-import { loadConfigOrExit, seedDemoWorkspace, startRuntime } from "./lib/boot";
+import { runWatchFor } from "./lib/core/run-watch";
+import { loadConfigOrExit, publicBaseUrlWarning, seedDemoWorkspace, startRuntime } from "./lib/boot";
 import { startEngine } from "./lib/engine/engine";
+import { startExampleOutputs } from "./lib/core/example-outputs";
 import { startWebhookSender } from "./lib/engine/webhook-sender";
 import { createLogger } from "./lib/logger";
 
@@ -47,12 +49,28 @@ async function main(): Promise<void> {
   });
   // What the HTTP parser refuses, and an Expect other than 100-continue, get the error envelope
   // and the usual headers, not Node's bare 400, 417 or 431.
+  // Idle keep-alive connections stay open a minute (Node's default is 5 s). A client reuses an
+  // idle connection until just before the server's advertised timeout; with 5 s, a client that
+  // paused a few seconds (a busy machine, a script between calls) could send on a socket the
+  // server was closing at that moment and get "other side closed". A minute also outlasts the
+  // usual load balancer idle timeout (60 s), as a server behind one should.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on("clientError", createClientErrorHandler({ config, logger, rateLimits }));
   server.on("checkExpectation", refusals.expectation);
+  let examples: ReturnType<typeof startExampleOutputs> | null = null;
   server.listen(config.port, () => {
+    // The catalog cards' pictures, made one at a time in the background once the server answers.
+    examples = startExampleOutputs({ blobs: services.blobs, ffmpegPath: services.ffmpegPath, logger, delayMs: 2000 });
     const base = config.publicBaseUrl;
     logger.info({ port: config.port, store: store.dialect }, "Atelier is listening");
     console.log(`\nAtelier is running: studio ${base}/  ·  API ${base}/v1  ·  store ${store.dialect}`);
+    const bound = server.address();
+    const warning = publicBaseUrlWarning({ env: process.env, boundAddress: typeof bound === "object" && bound ? bound.address : null, publicBaseUrl: base });
+    if (warning) {
+      logger.warn({ publicBaseUrl: base }, warning);
+      console.warn(`\nNote: ${warning}`);
+    }
     if (demo) {
       console.log(
         `\nFirst start: created the "demo" workspace (${demo.workspace.id}) with $10.00 credit.\n` +
@@ -68,7 +86,9 @@ async function main(): Promise<void> {
     logger.info({ signal }, "shutting down: no new runs are claimed; in-flight runs finish or go back to the queue");
     server.close();
     server.closeIdleConnections();
-    await Promise.all([engine.stop(), webhookSender.stop()]);
+    // Status streams end so their clients reconnect (with Last-Event-ID) to a process that stays.
+    runWatchFor(store.db, services.signals).closeAll();
+    await Promise.all([engine.stop(), webhookSender.stop(), examples?.stop()]);
     await Promise.allSettled([crossProcess.close(), rateLimits.close()]);
     await store.close();
     process.exit(0);

@@ -132,6 +132,8 @@ export async function keyCtx(c: Context<ApiEnv>, deps: ApiDeps, source: Source):
 export interface Router {
   /** Every route served, for 405 and "did you mean" answers. */
   routes: RouteSpec[];
+  /** What the routes were built with (streams log their own errors, after the answer started). */
+  deps: ApiDeps;
   /** A route that needs an API key; the handler gets the caller's Ctx. */
   keyed(method: Method, path: string, options: Options, handler: KeyHandler): void;
   /** A route open to anyone (the public catalog). */
@@ -146,6 +148,7 @@ export function createRouter(app: Hono<ApiEnv>, deps: ApiDeps): Router {
   };
   return {
     routes,
+    deps,
     keyed(method, path, options, handler) {
       add(method, path, async (c) => handler(c, await keyCtx(c, deps, "api"), await readParts(c, options)));
     },

@@ -9,6 +9,9 @@ import GoogleProvider from "next-auth/providers/google";
 import { findUserByEmail, verifyUserPassword, type User } from "@/lib/core/users";
 import { config, type OAuthClient } from "@/lib/config";
 import { getRuntime } from "@/lib/runtime";
+import { safeCallbackPath } from "@/lib/core/callback-path";
+
+export { safeCallbackPath };
 
 export interface StudioUser {
   id: string;
@@ -50,6 +53,11 @@ export const authOptions: NextAuthOptions = {
     ...config().oauth.map(oauthProvider),
   ],
   callbacks: {
+    // After an OAuth sign-in: only a same-origin path (the model a visitor chose in /explore).
+    redirect({ url, baseUrl }) {
+      const path = url.startsWith(baseUrl) ? url.slice(baseUrl.length) || "/" : url;
+      return `${baseUrl}${safeCallbackPath(path) ?? "/catalog"}`;
+    },
     // OAuth opens no accounts: the provider's verified email must be a user ops created.
     async signIn({ account, profile, user }) {
       if (!account || account.provider === "credentials") return true;

@@ -230,7 +230,7 @@ model
   .option("--reason <text>", "what people are told", "it is paused for maintenance")
   .action((id: string, options: { until?: string; reason: string }) =>
     withStore(async (store) => {
-      const paused = await pauseModel({ db: store.db }, { modelId: id, until: options.until ?? null, reason: options.reason });
+      const paused = await pauseModel({ db: store.db }, { modelId: id, until: options.until ?? null, reason: options.reason, by: "admin CLI" });
       print({ object: "model_pause", ...paused }, [paused]);
     }),
   );

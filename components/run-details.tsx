@@ -1,8 +1,13 @@
 "use client";
-// The run page body: the live run (outputs, cancel, keep) beside its timeline and input.
+// The run page body: the live run (outputs, cancel, keep) beside its timeline and input, with
+// "Run again" (the same input, at once) and "Edit and run" (the model page, prefilled).
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { RunView, useGeneration } from "./run-view";
+import { runAction } from "@/app/(studio)/runs/actions";
+import { editAndRunHref, readableInput } from "@/lib/core/run-input";
+import { RunView } from "./run-view";
+import { useLiveRun } from "./use-live-runs";
 import { formatDuration } from "./run-status";
 import type { Generation } from "@/lib/core/generation-view";
 
@@ -19,17 +24,71 @@ function Stamp({ label, at, after }: { label: string; at: string | null; after?:
   );
 }
 
-export function RunDetails({ initial }: { initial: Generation }) {
-  const { data } = useGeneration(initial);
-  const g = data ?? initial;
+/** What the run page knows of the model's form: its field order and titles; null when it is no longer in the catalog. */
+export interface InputSchemaHints {
+  order: string[];
+  titles: Record<string, string>;
+}
+
+function RunAgain({ run, canRun }: { run: Generation; canRun: boolean }) {
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function again() {
+    setBusy(true);
+    setError(null);
+    const answer = await runAction({ model: run.model, input: run.input });
+    if (answer.ok) {
+      router.push(`/runs/${answer.value.id}`);
+    } else {
+      setBusy(false);
+      setError(answer.error.message);
+    }
+  }
+  return (
+    <div className="flex flex-col gap-2">
+      <div className="flex flex-wrap items-center gap-2">
+        <button
+          type="button"
+          onClick={() => void again()}
+          disabled={busy || !canRun}
+          data-testid="run-again"
+          className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-50"
+        >
+          {busy ? "Starting…" : "Run again"}
+        </button>
+        {canRun ? (
+          <Link
+            href={editAndRunHref(run.model, run.input)}
+            data-testid="edit-and-run"
+            className="rounded-md border border-zinc-300 bg-white px-3 py-1.5 text-sm font-medium text-zinc-800 shadow-sm hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          >
+            Edit and run
+          </Link>
+        ) : null}
+      </div>
+      {!canRun ? <p className="text-xs text-zinc-500">This model is no longer in the catalog, so this input cannot run again.</p> : null}
+      {error ? (
+        <p role="alert" data-testid="run-again-error" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function RunDetails({ initial, typicalSeconds, schema = null }: { initial: Generation; typicalSeconds: number | null; schema?: InputSchemaHints | null }) {
+  const g = useLiveRun(initial).generation;
   const [copied, setCopied] = useState(false);
+  const [showJson, setShowJson] = useState(false);
   const json = JSON.stringify(g.input, null, 2);
+  const readable = readableInput(g.input, schema ?? {});
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-      <div className="rounded-lg border border-zinc-200 bg-white p-5">
-        <RunView initial={initial} />
+      <div className="min-w-0 rounded-lg border border-zinc-200 bg-white p-5">
+        <RunView initial={initial} typicalSeconds={typicalSeconds} />
       </div>
-      <div className="flex flex-col gap-6">
+      <div className="flex min-w-0 flex-col gap-6">
         <section className="rounded-lg border border-zinc-200 bg-white p-5">
           <h2 className="mb-3 text-sm font-semibold text-zinc-900">Timeline</h2>
           <ol className="border-l border-zinc-200 pl-0" style={{ marginLeft: 4 }}>
@@ -59,22 +118,58 @@ export function RunDetails({ initial }: { initial: Generation }) {
             ) : null}
           </dl>
         </section>
-        <section className="rounded-lg border border-zinc-200 bg-white p-5">
-          <div className="mb-2 flex items-center justify-between">
-            <h2 className="text-sm font-semibold text-zinc-900">Input</h2>
-            <button
-              type="button"
-              onClick={async () => {
-                await navigator.clipboard.writeText(json).catch(() => {});
-                setCopied(true);
-                setTimeout(() => setCopied(false), 1500);
-              }}
-              className="rounded-md border border-zinc-200 px-2 py-0.5 text-xs font-medium text-zinc-700 hover:bg-zinc-50"
-            >
-              {copied ? "Copied" : "Copy"}
-            </button>
+        <section className="rounded-lg border border-zinc-200 bg-white p-5" aria-labelledby="run-input-heading">
+          <div className="mb-3 flex items-center justify-between gap-2">
+            <h2 id="run-input-heading" className="text-sm font-semibold text-zinc-900">Input</h2>
+            <div className="flex items-center gap-2">
+              <button
+                type="button"
+                aria-expanded={showJson}
+                aria-controls="run-input-json"
+                onClick={() => setShowJson((v) => !v)}
+                data-testid="run-input-toggle"
+                className="rounded-md border border-zinc-200 px-2 py-0.5 text-xs font-medium text-zinc-700 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500"
+              >
+                {showJson ? "Hide JSON" : "Show JSON"}
+              </button>
+              <button
+                type="button"
+                onClick={async () => {
+                  await navigator.clipboard.writeText(json).catch(() => {});
+                  setCopied(true);
+                  setTimeout(() => setCopied(false), 1500);
+                }}
+                className="rounded-md border border-zinc-200 px-2 py-0.5 text-xs font-medium text-zinc-700 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500"
+              >
+                {copied ? "Copied" : "Copy JSON"}
+              </button>
+            </div>
           </div>
-          <pre data-testid="run-input" className="max-h-80 overflow-auto rounded-md bg-zinc-50 p-3 font-mono text-xs leading-5 text-zinc-800">{json}</pre>
+          <div data-testid="run-input">
+          {readable.prompt ? (
+            <figure className="mb-3" data-testid="run-prompt">
+              <figcaption className="mb-1 text-xs font-medium text-zinc-500">{readable.prompt.label}</figcaption>
+              <blockquote className="text-sm leading-6 whitespace-pre-wrap text-zinc-900">{readable.prompt.text}</blockquote>
+            </figure>
+          ) : null}
+          {readable.fields.length ? (
+            <dl data-testid="run-fields" className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 border-t border-zinc-100 pt-3 text-sm">
+              {readable.fields.map((f) => (
+                <div key={f.key} className="contents">
+                  <dt className="text-zinc-500">{f.label}</dt>
+                  <dd className="text-right break-words text-zinc-800">{f.value}</dd>
+                </div>
+              ))}
+            </dl>
+          ) : null}
+          {!readable.prompt && !readable.fields.length ? <p className="text-sm text-zinc-500">No input.</p> : null}
+          </div>
+          {showJson ? (
+            <pre id="run-input-json" data-testid="run-input-json" className="mt-3 max-h-80 overflow-auto rounded-md bg-zinc-50 p-3 font-mono text-xs leading-5 text-zinc-800">{json}</pre>
+          ) : null}
+          <div className="mt-4 border-t border-zinc-100 pt-4">
+            <RunAgain run={g} canRun={schema !== null} />
+          </div>
         </section>
       </div>
     </div>

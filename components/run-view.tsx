@@ -1,52 +1,106 @@
 "use client";
-// One run, live: status, outputs as they arrive, cost, cancel, keep as file, copy as curl/JSON.
-// Polls a server action (lib/core getGeneration) as the API's Retry-After says, until the run is final.
+// One run, live: status, progress, outputs as they arrive, cost, cancel, keep as file, copy as
+// curl/JSON. The run comes from the page's live stream (use-live-runs.ts): no reads on a timer.
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { useRouter } from "next/navigation";
-import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import type { Generation } from "@/lib/core/generation-view";
-import { isFinal, retryAfterSeconds } from "@/lib/core/run-states";
-import { cancelRunAction, getRunAction, keepOutputAction, type RunRead } from "@/app/(studio)/runs/actions";
+import { isFinal } from "@/lib/core/run-states";
+import { cancelRunAction, keepOutputAction } from "@/app/(studio)/runs/actions";
 import { RunStatusPill, formatDuration } from "./run-status";
+import { storeRun, useLiveRun } from "./use-live-runs";
 
+export { storeRun, useLiveRun };
 
 export function curlFor(origin: string, model: string, input: Record<string, unknown>): string {
   const body = JSON.stringify({ model, input }).replace(/'/g, "'\\''");
   return `curl -X POST ${origin}/v1/generations \\\n  -H "x-api-key: $ATELIER_API_KEY" \\\n  -H "content-type: application/json" \\\n  -d '${body}'`;
 }
 
-/** What the run's query holds: the run and when to read it again. */
-export function runRead(generation: Generation): RunRead {
-  return { generation, retryAfterSeconds: isFinal(generation.status) ? null : retryAfterSeconds(generation.modality) };
-}
-
-/** Puts a run the studio just got (started, canceled) into its query, so every view shows it at once. */
-export function storeRun(client: QueryClient, generation: Generation): void {
-  client.setQueryData(["generation", generation.id], runRead(generation));
-}
-
-export function useGeneration(initial: Generation) {
-  return useQuery({
-    queryKey: ["generation", initial.id],
-    queryFn: async () => {
-      const answer = await getRunAction(initial.id);
-      if (!answer.ok) throw new Error(answer.error.message);
-      return answer.value;
-    },
-    initialData: runRead(initial),
-    select: (read) => read.generation,
-    refetchInterval: (q) => (q.state.data?.retryAfterSeconds ? q.state.data.retryAfterSeconds * 1000 : false),
-  });
+/** The clock of a running run's elapsed time and estimate, ticking while mounted. */
+function useNow(everyMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(t);
+  }, [everyMs]);
+  return now;
 }
 
 function Elapsed({ since }: { since: string }) {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 500);
-    return () => clearInterval(t);
-  }, []);
+  const now = useNow(500);
   return <>{formatDuration(Math.max(0, now - Date.parse(since))).replace(/\.\d s/, " s")}</>;
+}
+
+/** Seconds as "3 s" or "1 min 5 s". */
+function roughSeconds(s: number): string {
+  const whole = Math.max(1, Math.round(s));
+  return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min ${whole % 60} s`;
+}
+
+/** An estimate never goes past this until the run is done: it is a guess, not a promise. */
+const ESTIMATE_CAP = 0.95;
+
+/** Why cancel can no longer stop a run, as the run card says it. */
+const UNCANCELABLE: Record<string, string> = {
+  preview: "Preview shown: this run can no longer be canceled. It is charged only if it succeeds.",
+  provider: "Sent to a provider that bills once a run is submitted: this run can no longer be canceled. It is charged only if it succeeds.",
+};
+
+/**
+ * A running run's progress bar: the model's own report when it gives one, else an estimate from
+ * the model's typical run time (labelled as such, held under 95 %), else a bar without a value.
+ */
+export function RunProgress({ run, typicalSeconds }: { run: Generation; typicalSeconds: number | null }) {
+  const now = useNow(250);
+  const elapsed = run.started_at ? Math.max(0, (now - Date.parse(run.started_at)) / 1000) : 0;
+  let value: number | null = null;
+  let label: string;
+  let source: "model" | "estimate" | "none";
+  if (run.progress !== null) {
+    value = Math.min(1, Math.max(0, run.progress));
+    label = `${Math.floor(value * 100)}%`;
+    source = "model";
+  } else if (typicalSeconds !== null && typicalSeconds > 0) {
+    value = Math.min(ESTIMATE_CAP, elapsed / typicalSeconds);
+    const left = typicalSeconds - elapsed;
+    label = left >= 1 ? `about ${roughSeconds(left)} left` : elapsed < typicalSeconds * 1.5 ? "almost done" : "taking longer than usual";
+    source = "estimate";
+  } else {
+    label = "working…";
+    source = "none";
+  }
+  return (
+    <div data-testid="run-progress" data-source={source} className="flex flex-col gap-1.5">
+      <div
+        role="progressbar"
+        aria-label={source === "estimate" ? "Estimated progress" : "Progress"}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={value === null ? undefined : Math.round(value * 100)}
+        aria-valuetext={source === "estimate" ? `${label} (estimated)` : label}
+        suppressHydrationWarning
+        className="relative h-1.5 w-full overflow-hidden rounded-full bg-zinc-100"
+      >
+        {value === null ? (
+          <div className="h-full w-full animate-pulse rounded-full bg-blue-200" />
+        ) : (
+          <div
+            suppressHydrationWarning
+            className={`h-full rounded-full transition-[width] duration-300 ease-out ${source === "estimate" ? "bg-blue-400/70" : "bg-blue-500"}`}
+            style={{ width: `${(value * 100).toFixed(1)}%` }}
+          />
+        )}
+      </div>
+      <div className="flex items-center justify-between gap-2 text-xs text-zinc-500 tabular-nums">
+        <span>{source === "estimate" ? "Estimated from this model's recent runs" : source === "model" ? "Progress" : "Running"}</span>
+        <span data-testid="run-progress-label" className={source === "model" ? "font-medium text-blue-700" : ""} suppressHydrationWarning>
+          {label}
+        </span>
+      </div>
+    </div>
+  );
 }
 
 export function CopyButton({ label, text }: { label: string; text: () => string }) {
@@ -66,6 +120,16 @@ export function CopyButton({ label, text }: { label: string; text: () => string 
   );
 }
 
+/** Why a video or sound has no "Keep as file" (SPEC.md: files are images; a video or sound comes in by upload). */
+function NoKeep({ kind }: { kind: "video" | "audio" }) {
+  return (
+    <span data-testid="no-keep" className="text-zinc-500">
+      Only images can be kept as files: download this {kind === "video" ? "video" : "sound"}, then upload it on the{" "}
+      <Link href="/files" className="font-medium text-indigo-600 hover:text-indigo-700">Files</Link> page to reuse it.
+    </span>
+  );
+}
+
 export function RunOutputs({ generation, onKeep }: { generation: Generation; onKeep?: (index: number) => void }) {
   const [zoom, setZoom] = useState<string | null>(null);
   const images = generation.output.filter((o) => o.type === "image");
@@ -74,7 +138,7 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
       {generation.output.length === 0 && generation.preview ? (
         <figure className="relative">
           {/* A preset's first image while the run goes on. */}
-          <img src={generation.preview.url} alt="Preview of the run" className="w-full rounded-lg border border-zinc-200 opacity-80" />
+          <img src={generation.preview.url} alt="Preview of the run" data-testid="run-preview" className="w-full rounded-lg border border-zinc-200 opacity-80" />
           <figcaption className="mt-1 text-xs text-zinc-500">Preview: the run goes on.</figcaption>
         </figure>
       ) : null}
@@ -90,7 +154,7 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
                   <span className="text-zinc-500 tabular-nums">
                     {o.width}×{o.height}
                   </span>
-                  <a href={o.url} download className="font-medium text-indigo-600 hover:text-indigo-700">
+                  <a href={o.download_url ?? o.url} download data-testid="output-download" className="font-medium text-indigo-600 hover:text-indigo-700">
                     Download
                   </a>
                   {onKeep ? (
@@ -108,16 +172,22 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
         o.type === "video" ? (
           <div key={i}>
             <video controls poster={o.poster?.url} src={o.url} data-testid="output-video" className="w-full rounded-lg border border-zinc-200 bg-black" />
-            <a href={o.url} download className="mt-1.5 inline-block text-xs font-medium text-indigo-600">
-              Download video{o.duration ? ` (${o.duration} s)` : ""}
-            </a>
+            <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
+              <a href={o.download_url ?? o.url} download data-testid="output-download" className="font-medium text-indigo-600 hover:text-indigo-700">
+                Download video{o.duration ? ` (${o.duration} s)` : ""}
+              </a>
+              {onKeep ? <NoKeep kind="video" /> : null}
+            </div>
           </div>
         ) : o.type === "audio" ? (
           <div key={i}>
             <audio controls src={o.url} data-testid="output-audio" className="w-full" />
-            <a href={o.url} download className="mt-1.5 inline-block text-xs font-medium text-indigo-600">
-              Download audio
-            </a>
+            <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
+              <a href={o.download_url ?? o.url} download data-testid="output-download" className="font-medium text-indigo-600 hover:text-indigo-700">
+                Download audio
+              </a>
+              {onKeep ? <NoKeep kind="audio" /> : null}
+            </div>
           </div>
         ) : null,
       )}
@@ -134,12 +204,11 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
 }
 
 /** The run card of the model page and the body of the run page. */
-export function RunView({ initial, compact = false }: { initial: Generation; compact?: boolean }) {
-  const { data: run } = useGeneration(initial);
+export function RunView({ initial, compact = false, typicalSeconds = null }: { initial: Generation; compact?: boolean; typicalSeconds?: number | null }) {
+  const { generation: g, uncancelable_reason: uncancelable } = useLiveRun(initial);
   const client = useQueryClient();
-  const [message, setMessage] = useState<{ tone: "error" | "info"; text: string } | null>(null);
+  const [message, setMessage] = useState<{ tone: "error" | "info"; text: string; file?: string } | null>(null);
   const [busy, setBusy] = useState(false);
-  const g = run ?? initial;
   const final = isFinal(g.status);
   const router = useRouter();
   const wasFinal = useRef(final);
@@ -158,17 +227,22 @@ export function RunView({ initial, compact = false }: { initial: Generation; com
   }
   async function keep(index: number) {
     const answer = await keepOutputAction(g.id, index);
-    setMessage(answer.ok ? { tone: "info", text: `Kept as ${answer.value.id}.` } : { tone: "error", text: answer.error.message });
+    setMessage(answer.ok ? { tone: "info", text: "Kept as", file: answer.value.id } : { tone: "error", text: answer.error.message });
   }
 
   return (
     <section aria-label="Run" data-testid="run-view" data-run-id={g.id} className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <div className="flex items-center gap-2">
+        <div className="flex flex-wrap items-center gap-2">
           <RunStatusPill status={g.status} />
           {g.status === "running" && g.started_at ? (
-            <span className="text-xs text-blue-700 tabular-nums">
+            <span className="text-xs text-blue-700 tabular-nums" suppressHydrationWarning>
               <Elapsed since={g.started_at} />
+            </span>
+          ) : null}
+          {g.status === "queued" && g.queue_position !== null ? (
+            <span data-testid="queue-position" className="text-xs font-medium text-zinc-600 tabular-nums">
+              In queue: #{g.queue_position}
             </span>
           ) : null}
           {compact ? (
@@ -177,8 +251,8 @@ export function RunView({ initial, compact = false }: { initial: Generation; com
             </Link>
           ) : null}
         </div>
-        <div className="flex items-center gap-2">
-          {!final ? (
+        <div className="flex flex-wrap items-center gap-2">
+          {!final && !uncancelable ? (
             <button
               type="button"
               onClick={cancel}
@@ -197,9 +271,25 @@ export function RunView({ initial, compact = false }: { initial: Generation; com
           ) : null}
         </div>
       </div>
+      {!final && uncancelable ? (
+        <p data-testid="uncancelable-reason" className="text-xs text-zinc-500">
+          {UNCANCELABLE[uncancelable] ?? UNCANCELABLE.provider}
+        </p>
+      ) : null}
+      {g.status === "running" ? <RunProgress run={g} typicalSeconds={typicalSeconds} /> : null}
       {message ? (
         <p role={message.tone === "error" ? "alert" : "status"} data-testid="run-message" className={`rounded-md px-3 py-2 text-sm ${message.tone === "error" ? "bg-amber-50 text-amber-900 ring-1 ring-amber-200" : "bg-emerald-50 text-emerald-800"}`}>
-          {message.text}
+          {message.file ? (
+            <>
+              {message.text}{" "}
+              <Link href="/files" data-testid="kept-file" className="font-mono font-medium underline hover:text-emerald-900">
+                {message.file}
+              </Link>
+              . It is on the Files page, ready to use as an input.
+            </>
+          ) : (
+            message.text
+          )}
         </p>
       ) : null}
       {!final && g.output.length === 0 && !g.preview ? (

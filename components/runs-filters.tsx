@@ -4,20 +4,62 @@ import { GENERATION_STATUSES } from "@/lib/core/run-states";
 
 const SELECT = "rounded-lg border border-zinc-200 bg-white px-3 py-2 text-sm text-zinc-800 focus-visible:outline-2 focus-visible:outline-indigo-500";
 
-/** Model, status and source filters and the page size; a change starts again at page one. */
+const FIELD = "rounded-lg border border-zinc-200 bg-white px-3 py-2 text-sm text-zinc-800 focus-visible:outline-2 focus-visible:outline-indigo-500";
+
+/**
+ * Prompt search, a range of days, model, status and source filters and the page size; a change
+ * starts again at page one. Everything lives in the URL (shareable, the back button works).
+ */
 export function RunsFilters({ models, current }: { models: string[]; current: Record<string, string | undefined> }) {
   const router = useRouter();
-  const go = (key: string, value: string) => {
+  const go = (changes: Record<string, string>) => {
     const q = new URLSearchParams();
-    for (const [k, v] of Object.entries({ ...current, [key]: value })) if (v && !(k === "limit" && v === "20")) q.set(k, v);
+    for (const [k, v] of Object.entries({ ...current, ...changes })) if (v && !(k === "limit" && v === "20")) q.set(k, v);
     const s = q.toString();
     router.push(s ? `/runs?${s}` : "/runs");
   };
   return (
-    <div className="mb-4 flex flex-wrap items-center gap-3" role="group" aria-label="Filters">
+    <div className="mb-4 flex flex-col gap-3">
+    <div className="flex flex-wrap items-end gap-3" role="search" aria-label="Find runs">
+      <form
+        className="flex min-w-0 flex-1 basis-64 items-center gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          go({ q: String(new FormData(e.currentTarget).get("q") ?? "").trim() });
+        }}
+      >
+        <label className="sr-only" htmlFor="runs-search">Search prompts</label>
+        <input
+          id="runs-search"
+          name="q"
+          type="search"
+          key={current.q ?? ""}
+          defaultValue={current.q ?? ""}
+          maxLength={200}
+          placeholder="Search prompts…"
+          data-testid="runs-search"
+          className={`${FIELD} min-w-0 flex-1`}
+        />
+        <button type="submit" className="rounded-lg border border-zinc-200 bg-white px-3 py-2 text-sm font-medium text-zinc-700 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500">
+          Search
+        </button>
+      </form>
+      <fieldset className="flex flex-wrap items-center gap-2 text-sm text-zinc-600">
+        <legend className="sr-only">Created between (UTC days)</legend>
+        <label className="flex items-center gap-2">
+          From
+          <input type="date" aria-label="From" data-testid="runs-from" className={FIELD} value={current.from ?? ""} max={current.to} onChange={(e) => go({ from: e.target.value })} />
+        </label>
+        <label className="flex items-center gap-2">
+          to
+          <input type="date" aria-label="To" data-testid="runs-to" className={FIELD} value={current.to ?? ""} min={current.from} onChange={(e) => go({ to: e.target.value })} />
+        </label>
+      </fieldset>
+    </div>
+    <div className="flex flex-wrap items-center gap-3" role="group" aria-label="Filters">
       <label className="flex items-center gap-2 text-sm text-zinc-600">
         Model
-        <select aria-label="Model" className={SELECT} value={current.model ?? ""} onChange={(e) => go("model", e.target.value)}>
+        <select aria-label="Model" className={SELECT} value={current.model ?? ""} onChange={(e) => go({ model: e.target.value })}>
           <option value="">All models</option>
           {models.map((m) => (
             <option key={m} value={m}>{m}</option>
@@ -26,7 +68,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
       </label>
       <label className="flex items-center gap-2 text-sm text-zinc-600">
         Status
-        <select aria-label="Status" className={SELECT} value={current.status ?? ""} onChange={(e) => go("status", e.target.value)}>
+        <select aria-label="Status" className={SELECT} value={current.status ?? ""} onChange={(e) => go({ status: e.target.value })}>
           <option value="">Any status</option>
           {GENERATION_STATUSES.map((s) => (
             <option key={s} value={s} className="capitalize">{s[0]!.toUpperCase() + s.slice(1)}</option>
@@ -35,7 +77,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
       </label>
       <label className="flex items-center gap-2 text-sm text-zinc-600">
         Source
-        <select aria-label="Source" className={SELECT} value={current.source ?? ""} onChange={(e) => go("source", e.target.value)}>
+        <select aria-label="Source" className={SELECT} value={current.source ?? ""} onChange={(e) => go({ source: e.target.value })}>
           <option value="">Any source</option>
           <option value="api">API</option>
           <option value="mcp">MCP</option>
@@ -44,12 +86,13 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
       </label>
       <label className="ml-auto flex items-center gap-2 text-sm text-zinc-600">
         Per page
-        <select aria-label="Per page" className={SELECT} value={current.limit ?? "20"} onChange={(e) => go("limit", e.target.value)}>
+        <select aria-label="Per page" className={SELECT} value={current.limit ?? "20"} onChange={(e) => go({ limit: e.target.value })}>
           {["10", "20", "50", "100"].map((n) => (
             <option key={n} value={n}>{n}</option>
           ))}
         </select>
       </label>
+    </div>
     </div>
   );
 }

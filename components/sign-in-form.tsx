@@ -6,7 +6,16 @@ import { useState, type FormEvent } from "react";
 const input =
   "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-base text-zinc-900 focus:border-indigo-500 focus:outline-2 focus:outline-indigo-500/30";
 
-export function SignInForm({ oauth = [], initialError = null }: { oauth?: { id: string; name: string }[]; initialError?: string | null }) {
+export function SignInForm({
+  oauth = [],
+  initialError = null,
+  callbackUrl = "/catalog",
+}: {
+  oauth?: { id: string; name: string }[];
+  initialError?: string | null;
+  /** A same-origin path to land on (checked by the sign-in page). */
+  callbackUrl?: string;
+}) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(initialError);
   const [busy, setBusy] = useState(false);
@@ -19,7 +28,7 @@ export function SignInForm({ oauth = [], initialError = null }: { oauth?: { id: 
     const result = await signIn("credentials", { email: form.get("email"), password: form.get("password"), redirect: false });
     setBusy(false);
     if (result?.ok) {
-      router.push("/catalog");
+      router.push(callbackUrl);
       router.refresh();
     } else {
       setError("That email and password do not match a user.");
@@ -54,7 +63,7 @@ export function SignInForm({ oauth = [], initialError = null }: { oauth?: { id: 
             <button
               key={p.id}
               type="button"
-              onClick={() => void signIn(p.id, { callbackUrl: "/catalog" })}
+              onClick={() => void signIn(p.id, { callbackUrl })}
               className="w-full rounded-md border border-zinc-300 bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
             >
               Continue with {p.name}

@@ -133,25 +133,111 @@ export function WebhookEvents({ events, retentionDays, liveEndpoints }: { events
   }
   return (
     <ul className="space-y-3" aria-label="Recent events">
-      {events.map((e) => (
-        <li key={e.id} data-testid="event" className={`${card} px-4 pt-3 pb-1 sm:px-5`}>
-          <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-            <EventType type={e.type} />
-            {e.runId ? (
-              <Link href={`/runs/${e.runId}`} className="text-sm text-zinc-700 hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500">
-                {e.model ? <span className="font-medium">{e.model}</span> : null} <span className="font-mono text-xs text-zinc-500">{e.runId}</span>
-              </Link>
-            ) : null}
-            <When iso={e.timestamp} className="text-xs text-zinc-500" />
-            <span className="ml-auto">
-              <ResendButton eventId={e.id} webhookId={null} label="Resend all" target={`${e.id} to every destination`} />
-            </span>
-          </div>
-          <div className="mt-1 border-t border-zinc-100">
-            <DeliveryList deliveries={e.deliveries} showUrl liveEndpoints={liveEndpoints} empty="No destination: no enabled endpoint took this event and the run named no webhook." />
-          </div>
-        </li>
-      ))}
+      {groupUndelivered(events).map((item) =>
+        Array.isArray(item) ? (
+          <UndeliveredGroup key={item[0]!.id} events={item} />
+        ) : (
+          <EventCard key={item.id} e={item} liveEndpoints={liveEndpoints} />
+        ),
+      )}
     </ul>
+  );
+}
+
+/**
+ * Events in order, with each run of two or more consecutive events that went nowhere (no endpoint
+ * took them and their runs named no webhook) as one group: twenty cards saying "No destination"
+ * become one line with a count per type, the events behind a disclosure.
+ */
+function groupUndelivered(events: EventSummary[]): (EventSummary | EventSummary[])[] {
+  const out: (EventSummary | EventSummary[])[] = [];
+  let group: EventSummary[] = [];
+  const flush = () => {
+    if (group.length === 1) out.push(group[0]!);
+    else if (group.length > 1) out.push(group);
+    group = [];
+  };
+  for (const e of events) {
+    if (e.deliveries.length > 0) {
+      flush();
+      out.push(e);
+      continue;
+    }
+    group.push(e);
+  }
+  flush();
+  return out;
+}
+
+function UndeliveredGroup({ events }: { events: EventSummary[] }) {
+  const newest = events[0]!;
+  const oldest = events[events.length - 1]!;
+  const counts = new Map<string, number>();
+  for (const e of events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+  const types = [...counts].sort((a, b) => b[1] - a[1]);
+  return (
+    <li data-testid="event-group" data-count={events.length} className={`${card} px-4 py-3 sm:px-5`}>
+      <details className="group">
+        <summary className="flex cursor-pointer list-none flex-wrap items-center gap-x-3 gap-y-1 focus-visible:outline-2 focus-visible:outline-indigo-500 [&::-webkit-details-marker]:hidden">
+          <span className="text-sm font-medium text-zinc-800" data-testid="event-group-count">
+            {events.length} events
+          </span>
+          {types.map(([type, n]) => (
+            <span key={type} className="inline-flex items-center gap-1">
+              <EventType type={type} />
+              <span className="text-xs text-zinc-500 tabular-nums">× {n}</span>
+            </span>
+          ))}
+          <span className="basis-full text-xs text-zinc-500 sm:basis-auto">No destination: no enabled endpoint took them and their runs named no webhook.</span>
+          <span className="ml-auto text-xs text-zinc-500">
+            {Date.parse(newest.timestamp) - Date.parse(oldest.timestamp) >= 60_000 ? (
+              <>
+                <When iso={oldest.timestamp} /> – <When iso={newest.timestamp} />
+              </>
+            ) : (
+              <When iso={newest.timestamp} />
+            )}
+          </span>
+          <span aria-hidden className="text-xs text-zinc-400 group-open:rotate-90">
+            ▸
+          </span>
+        </summary>
+        <ul className="mt-2 divide-y divide-zinc-100 border-t border-zinc-100" aria-label={`${events.length} events without a destination`}>
+          {events.map((e) => (
+            <li key={e.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-1.5 text-xs">
+              <span className="font-mono text-zinc-500">{e.id}</span>
+              {e.runId ? (
+                <Link href={`/runs/${e.runId}`} className="text-zinc-700 hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500">
+                  {e.model ? <span className="font-medium">{e.model}</span> : null} <span className="font-mono text-zinc-500">{e.runId}</span>
+                </Link>
+              ) : null}
+              <When iso={e.timestamp} className="text-zinc-500" />
+            </li>
+          ))}
+        </ul>
+      </details>
+    </li>
+  );
+}
+
+function EventCard({ e, liveEndpoints }: { e: EventSummary; liveEndpoints: readonly string[] }) {
+  return (
+    <li data-testid="event" className={`${card} px-4 pt-3 pb-1 sm:px-5`}>
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+        <EventType type={e.type} />
+        {e.runId ? (
+          <Link href={`/runs/${e.runId}`} className="text-sm text-zinc-700 hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500">
+            {e.model ? <span className="font-medium">{e.model}</span> : null} <span className="font-mono text-xs text-zinc-500">{e.runId}</span>
+          </Link>
+        ) : null}
+        <When iso={e.timestamp} className="text-xs text-zinc-500" />
+        <span className="ml-auto">
+          <ResendButton eventId={e.id} webhookId={null} label="Resend all" target={`${e.id} to every destination`} />
+        </span>
+      </div>
+      <div className="mt-1 border-t border-zinc-100">
+        <DeliveryList deliveries={e.deliveries} showUrl liveEndpoints={liveEndpoints} empty="No destination: no enabled endpoint took this event and the run named no webhook." />
+      </div>
+    </li>
   );
 }

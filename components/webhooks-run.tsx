@@ -7,7 +7,7 @@ import { useEffect, useRef } from "react";
 import { useRouter } from "next/navigation";
 import type { Generation } from "@/lib/core/generation-view";
 import type { Delivery } from "@/lib/core/webhook-deliveries";
-import { useGeneration } from "./run-view";
+import { useLiveRun } from "./use-live-runs";
 import { DeliveryList, EventType, ResendButton } from "./webhooks-deliveries";
 import { AutoRefresh, card, When } from "./webhooks-ui";
 
@@ -28,8 +28,7 @@ export function RunWebhookDeliveries({
   retentionDays: number;
 }) {
   const router = useRouter();
-  const { data } = useGeneration(initial);
-  const ended = ENDED.includes((data ?? initial).status);
+  const ended = ENDED.includes(useLiveRun(initial).generation.status);
   const wasEnded = useRef(ENDED.includes(initial.status));
   useEffect(() => {
     if (ended && !wasEnded.current) router.refresh();

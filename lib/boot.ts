@@ -14,7 +14,7 @@ import { createApiKey, type CreatedApiKey } from "./core/api-keys";
 import { parseUsd } from "./core/money";
 import { countWorkspaces, createWorkspace, type Workspace } from "./core/workspaces";
 import { createUser, generatePassword } from "./core/users";
-import { migrateStore, openStore, type Store } from "./store/store";
+import { migrateStore, openStore, sqliteFileIn, type Store } from "./store/store";
 
 let catalogInstalled = false;
 
@@ -92,6 +92,28 @@ export interface Runtime {
 export async function startRuntime(config: Config, logger: Logger): Promise<Runtime> {
   const store = await openConfiguredStore(config, logger);
   const services = createServices(config);
-  const crossProcess = await connectCrossProcessSignals(store, config.databaseUrl, services.signals, logger);
+  const crossProcess = await connectCrossProcessSignals(store, config.databaseUrl, services.signals, logger, {
+    sqliteFile: config.databaseUrl ? undefined : sqliteFileIn(config.dataDir),
+  });
   return { store, services, crossProcess };
+}
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i;
+
+/**
+ * The start warning when PUBLIC_BASE_URL is unset but the server listens beyond this machine
+ * (all interfaces, or a LAN address): the studio works there (its links are same-origin), but
+ * links in API and MCP answers, webhooks and doc URLs point at http://localhost:PORT, which
+ * other machines cannot open. null when there is nothing to say.
+ */
+export function publicBaseUrlWarning(options: { env: Record<string, string | undefined>; boundAddress: string | null; publicBaseUrl: string }): string | null {
+  if (options.env.PUBLIC_BASE_URL) return null;
+  const address = options.boundAddress ?? "";
+  if (LOOPBACK.test(address)) return null;
+  const where = address === "" || address === "::" || address === "0.0.0.0" ? "every network interface" : address;
+  return (
+    `PUBLIC_BASE_URL is unset, and the server listens on ${where}: the studio works from another address, ` +
+    `but links in API and MCP answers and webhooks point at ${options.publicBaseUrl}, which only this machine can open. ` +
+    `Set PUBLIC_BASE_URL to the address clients use (e.g. http://192.168.1.20:${new URL(options.publicBaseUrl).port || "80"}).`
+  );
 }

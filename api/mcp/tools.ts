@@ -40,6 +40,17 @@ function dataResult(data: object, text: string): ToolResult {
 /** How often a waiting call with a progress token reports while the run is not final. */
 const PROGRESS_EVERY_SECONDS = 2;
 
+/** "gen_…: queued, #3 in the queue" / "gen_…: running, 45 %": what a progress notification says. */
+function runStatusLine(generation: Generation): string {
+  const detail =
+    generation.status === "queued" && generation.queue_position !== null
+      ? `, #${generation.queue_position} in the queue`
+      : generation.status === "running" && generation.progress !== null
+        ? `, ${Math.round(generation.progress * 100)} %`
+        : "";
+  return `${generation.id}: ${generation.status}${detail}`;
+}
+
 /**
  * The run once final, or as it is after `waitSeconds`. Without a progress token it is one
  * event-driven wait (as Prefer: wait); with one, the wait is cut into slices that each report.
@@ -51,7 +62,7 @@ async function waitForRun(ctx: Ctx, id: string, waitSeconds: number, call: ToolC
   let generation = (await getGeneration(ctx, { id })).generation;
   for (;;) {
     const waited = (Date.now() - started) / 1000;
-    await call.progress(Math.min(waited, waitSeconds), waitSeconds, `${generation.id}: ${generation.status}`);
+    await call.progress(Math.min(waited, waitSeconds), waitSeconds, runStatusLine(generation));
     const left = waitSeconds - waited;
     if (isFinal(generation.status) || left <= 0 || call.signal.aborted) return generation;
     generation = (await getGeneration(ctx, { id, waitSeconds: Math.min(left, PROGRESS_EVERY_SECONDS) })).generation;

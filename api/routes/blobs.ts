@@ -26,7 +26,7 @@ function parseRange(header: string | undefined, size: number): { start: number; 
 
 export function blobRoutes(router: Router, deps: ApiDeps): void {
   // GET /v1/blobs/:key – the bytes behind a signed output or file link (no key; the link is the permission)
-  router.open("GET", "/v1/blobs/:key", { query: ["type", "expires", "signature"] }, async (c, { params, query }) => {
+  router.open("GET", "/v1/blobs/:key", { query: ["type", "expires", "filename", "signature"] }, async (c, { params, query }) => {
     const key = params.key!;
     const check = checkBlobLink(deps.config.secretKey, key, query);
     if (!check.ok) {
@@ -44,6 +44,8 @@ export function blobRoutes(router: Router, deps: ApiDeps): void {
       "Content-Type": check.contentType,
       "Accept-Ranges": "bytes",
       "Cache-Control": "private, max-age=86400, immutable",
+      // A link signed with a filename is a download under that name (the studio's Download links).
+      ...(check.filename ? { "Content-Disposition": `attachment; filename="${check.filename}"` } : {}),
     };
     if (range === "invalid") {
       throw new ApiError("invalid_request", `The Range header does not fit this file of ${size} bytes.`, {

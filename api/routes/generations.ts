@@ -7,7 +7,9 @@ import {
   parsePreferWait,
   type GenerationAnswer,
 } from "../../lib/core/generations";
-import { jsonResponse } from "../respond";
+import { acceptsEventStream, eventStreamBody, parseLastEventId } from "../../lib/core/event-stream";
+import { followRuns } from "../../lib/core/run-follow";
+import { jsonResponse, loggedError } from "../respond";
 import type { Router } from "../route";
 
 /** The headers SPEC.md asks of an answer that carries one generation. */
@@ -39,8 +41,22 @@ export function generationRoutes(router: Router): void {
     jsonResponse(await listGenerations(ctx, query)),
   );
 
-  // GET /v1/generations/:id – one run with fresh output links (Prefer: wait honoured)
+  // GET /v1/generations/:id – one run with fresh output links (Prefer: wait honoured), or with
+  // Accept: text/event-stream its status stream until it is final (README: "Status stream")
   router.keyed("GET", "/v1/generations/:id", {}, async (c, ctx, { params }) => {
+    if (acceptsEventStream(c.req.header("accept"))) {
+      const follow = await followRuns(ctx, { ids: [params.id!], afterSeq: parseLastEventId(c.req.header("last-event-id")) });
+      const where = { requestId: c.get("requestId"), method: "GET", path: c.req.path };
+      const body = eventStreamBody(
+        async function* (stop) {
+          for await (const event of follow(stop)) yield { id: event.seq, event: "generation", data: event.generation };
+        },
+        { onError: (err) => loggedError(router.deps, err, where) },
+      );
+      return new Response(body, {
+        headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no", Vary: "Accept" },
+      });
+    }
     const wait = parsePreferWait(c.req.header("prefer"));
     return generationResponse(await getGeneration(ctx, { id: params.id!, waitSeconds: wait }), 200, { wait });
   });

@@ -10,6 +10,11 @@ export { studioUser, type StudioUser };
 export async function requireStudioCtx(): Promise<Ctx & { user: StudioUser }> {
   const user = await studioUser();
   if (!user) redirect("/sign-in");
+  return studioCtxFor(user);
+}
+
+/** The Ctx of a signed-in user (route handlers answer 401 themselves when there is none). */
+export async function studioCtxFor(user: StudioUser): Promise<Ctx & { user: StudioUser }> {
   const { store, services } = await getRuntime();
   return {
     db: store.db,
@@ -17,7 +22,8 @@ export async function requireStudioCtx(): Promise<Ctx & { user: StudioUser }> {
     actor: { kind: "user", id: user.id },
     scopes: [...SCOPES],
     source: "studio",
-    services,
+    // Same-origin blob links and named downloads in the studio's pages (Services.studioLinks).
+    services: { ...services, studioLinks: true },
     user,
   };
 }

@@ -1,16 +1,19 @@
 import Link from "next/link";
 import { listCatalog } from "@/lib/core/catalog";
+import { catalogCardImages } from "@/lib/core/example-outputs";
 import { getRuntime } from "@/lib/runtime";
 import { CatalogBrowser } from "@/components/catalog-browser";
 import { studioUser } from "../auth";
+import { SignInFirst } from "./sign-in-first";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Models · Atelier" };
 
 // The public catalog, for visitors who are not signed in (the same entries as GET /v1/public/models).
 export default async function ExplorePage() {
-  const [{ store }, user] = await Promise.all([getRuntime(), studioUser()]);
+  const [{ store, services }, user] = await Promise.all([getRuntime(), studioUser()]);
   const { data } = await listCatalog(store.db);
+  const { images, making } = catalogCardImages(services.blobs, data.map((m) => m.id));
   return (
     <div className="min-h-screen bg-zinc-50">
       <header className="flex items-center justify-between border-b border-zinc-200 bg-white px-6 py-3">
@@ -29,7 +32,10 @@ export default async function ExplorePage() {
         <p className="mt-1 mb-6 text-sm text-zinc-500">
           Every model and preset Atelier runs, with its price. Sign in to run one in the studio, or call it with an API key at <code className="font-mono text-xs">/v1</code>.
         </p>
-        <CatalogBrowser models={data} />
+        {/* Signed out: a model's link goes through sign-in and back to that model. */}
+        <SignInFirst enabled={!user}>
+          <CatalogBrowser models={data} images={images} making={making} />
+        </SignInFirst>
       </main>
     </div>
   );

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/sign-in-form";
-import { oauthSignInOptions, studioUser } from "../auth";
+import { oauthSignInOptions, safeCallbackPath, studioUser } from "../auth";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Sign in · Atelier" };
@@ -12,8 +12,14 @@ const OAUTH_ERRORS: Record<string, string> = {
 };
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  if (await studioUser()) redirect("/catalog");
-  const code = (await searchParams).error;
+  const sp = await searchParams;
+  // Where the visitor was going (a model chosen in /explore): same-origin paths only.
+  const callback = safeCallbackPath(Array.isArray(sp.callbackUrl) ? sp.callbackUrl[0] : sp.callbackUrl) ?? "/catalog";
+  if (await studioUser()) redirect(callback);
+  // A model chosen in /explore: say where signing in leads.
+  const chosen = /^\/catalog\/([^/?#]+)\/([^/?#]+)/.exec(callback);
+  const model = chosen ? `${decodeURIComponent(chosen[1]!)}/${decodeURIComponent(chosen[2]!)}` : null;
+  const code = sp.error;
   const error = typeof code === "string" ? (OAUTH_ERRORS[code] ?? "Signing in did not work. Try again.") : null;
   return (
     <main className="flex min-h-screen items-center justify-center bg-zinc-50 px-4">
@@ -23,8 +29,15 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         </p>
         <div className="rounded-lg border border-zinc-200 bg-white p-8 shadow-sm">
           <h1 className="text-xl font-semibold tracking-tight text-zinc-900">Sign in to Atelier</h1>
-          <p className="mt-1 mb-6 text-sm text-zinc-500">Use the login ops gave you, or the demo login printed on the first start.</p>
-          <SignInForm oauth={oauthSignInOptions()} initialError={error} />
+          <p className="mt-1 mb-6 text-sm text-zinc-500">
+            {model ? (
+              <>
+                Then you go on to <span data-testid="sign-in-next" className="font-medium text-zinc-800">{model}</span>.{" "}
+              </>
+            ) : null}
+            Use the login ops gave you, or the demo login printed on the first start.
+          </p>
+          <SignInForm oauth={oauthSignInOptions()} initialError={error} callbackUrl={callback} />
         </div>
         <p className="mt-4 text-center text-sm text-zinc-600">
           <Link href="/explore" className="font-medium text-indigo-600 hover:text-indigo-700">

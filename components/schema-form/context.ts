@@ -18,6 +18,8 @@ export interface SchemaFormExtras {
   /** A video or sound, as a direct upload: the bytes go straight to the signed URL, with progress 0..1. */
   directUpload: (file: globalThis.File, onProgress: (share: number) => void) => Promise<UploadResult>;
   onUploaded: (file: StudioFile) => void;
+  /** Field → enum value (as a string) → readable label (the model module's `enumLabels`). */
+  enumLabels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 export const SchemaFormContext = createContext<SchemaFormExtras>({

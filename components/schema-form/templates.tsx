@@ -1,6 +1,7 @@
 "use client";
 import type { FieldTemplateProps, ObjectFieldTemplateProps, WidgetProps, BaseInputTemplateProps } from "@rjsf/utils";
 import { fieldName, useSchemaFormExtras } from "./context";
+import { placeholderOf } from "./messages";
 
 const INPUT =
   "w-full rounded-lg border border-zinc-300 bg-white px-3 py-2 text-base text-zinc-900 shadow-xs placeholder:text-zinc-400 focus:border-indigo-500 focus:outline-2 focus:outline-indigo-500/30 disabled:bg-zinc-50";
@@ -15,7 +16,8 @@ export function FieldTemplate(props: FieldTemplateProps) {
   const error = fieldErrors[name];
   const isBool = schema.type === "boolean";
   return (
-    <div className="flex flex-col gap-1.5" data-field={name}>
+    // scroll-mb: a field brought into view (focus, an error) stops above the sticky footer.
+    <div className="flex scroll-mb-28 flex-col gap-1.5" data-field={name}>
       {displayLabel && !isBool ? (
         <div className="flex items-baseline gap-1">
           <label htmlFor={id} id={`${id}-label`} className="text-sm font-medium text-zinc-800">
@@ -58,7 +60,7 @@ export function BaseInputTemplate(props: BaseInputTemplateProps) {
       className={INPUT}
       value={value ?? ""}
       required={required}
-      placeholder={placeholder}
+      placeholder={placeholder || placeholderOf(schema)}
       disabled={disabled || readonly}
       aria-describedby={`${id}-help ${id}-error`}
       onChange={(e) => {

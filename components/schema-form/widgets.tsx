@@ -1,17 +1,20 @@
 "use client";
-import { useRef, useState, type ChangeEvent } from "react";
+import { useEffect, useRef, useState, type ChangeEvent } from "react";
 import type { BaseInputTemplateProps, WidgetProps } from "@rjsf/utils";
 import { HEX_COLOR_PATTERN } from "@/lib/models/shared/fields";
 import { BaseInputTemplate, inputClass } from "./templates";
 import type { File as StudioFile } from "@/lib/core/files";
 import { mediaTypeMatches } from "@/lib/core/media-types";
-import { useSchemaFormExtras, type UploadResult } from "./context";
+import { fieldName, useSchemaFormExtras, type UploadResult } from "./context";
+import { placeholderOf } from "./messages";
 import { useFileDrop } from "../use-file-drop";
 
 /** Enums of up to four options as a segmented control, longer ones as a select. */
 export function SelectWidget(props: WidgetProps) {
   const { id, value, onChange, options, disabled, readonly, label } = props;
-  const enumOptions = options.enumOptions ?? [];
+  const labels = useSchemaFormExtras().enumLabels?.[fieldName(id)];
+  // The module's readable names ("Zoom in", "English (US), female"), else the value itself.
+  const enumOptions = (options.enumOptions ?? []).map((o) => ({ ...o, label: labels?.[String(o.value)] ?? o.label }));
   if (enumOptions.length <= 4) {
     return (
       <div role="radiogroup" aria-labelledby={`${id}-label`} id={id} className="inline-flex w-full rounded-lg border border-zinc-300 bg-zinc-50 p-0.5">
@@ -82,13 +85,41 @@ export function CheckboxWidget(props: WidgetProps) {
   );
 }
 
-/** Bounded numbers with a small range get a slider and a number box; others a number box. */
+/**
+ * Bounded numbers with a small range get a slider and a number box; others a number box. Either
+ * refuses a value out of range: past the maximum it is set to the maximum at once (more digits
+ * only make it larger), under the minimum when the box is left (a number being typed may pass
+ * through small values); a note says so.
+ */
 export function NumberWidget(props: WidgetProps) {
   const { id, value, onChange, schema, disabled, readonly, label } = props;
   const min = typeof schema.minimum === "number" ? schema.minimum : undefined;
   const max = typeof schema.maximum === "number" ? schema.maximum : undefined;
   const step = schema.type === "integer" ? 1 : (max ?? 1) - (min ?? 0) <= 10 ? 0.1 : 0.5;
+  const [note, setNote] = useState<string | null>(null);
+  // The note goes once it has been read.
+  useEffect(() => {
+    if (!note) return;
+    const t = setTimeout(() => setNote(null), 4000);
+    return () => clearTimeout(t);
+  }, [note]);
+  const range = min !== undefined && max !== undefined ? `${min} to ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+  const refuse = (to: number) => {
+    setNote(`${label} is ${range}, so it was set to ${to}.`);
+    onChange(to);
+  };
   const parse = (e: ChangeEvent<HTMLInputElement>) => (e.target.value === "" ? undefined : Number(e.target.value));
+  const typed = (e: ChangeEvent<HTMLInputElement>) => {
+    const v = parse(e);
+    // Typing can only grow a number past the maximum when the range starts at 0 or above.
+    if (v !== undefined && max !== undefined && v > max && (min === undefined || min >= 0)) return refuse(max);
+    onChange(v);
+  };
+  const left = () => {
+    if (typeof value !== "number") return;
+    if (min !== undefined && value < min) refuse(min);
+    else if (max !== undefined && value > max) refuse(max);
+  };
   const slider = min !== undefined && max !== undefined && max - min <= 10_000;
   const box = (
     <input
@@ -101,26 +132,42 @@ export function NumberWidget(props: WidgetProps) {
       value={value ?? ""}
       placeholder={min !== undefined && max !== undefined && !slider ? `${min}–${max}` : undefined}
       disabled={disabled || readonly}
-      aria-describedby={`${id}-help ${id}-error`}
-      onChange={(e) => onChange(parse(e))}
+      aria-describedby={`${id}-help ${id}-error ${id}-note`}
+      onChange={typed}
+      onBlur={left}
       className={slider ? `${inputClass.replace("w-full", "w-24")} shrink-0 tabular-nums` : inputClass}
     />
   );
-  if (!slider) return box;
+  const noteLine = note ? (
+    <p id={`${id}-note`} role="status" data-testid={`field-note-${fieldName(id)}`} className="text-xs text-amber-700">
+      {note}
+    </p>
+  ) : null;
+  if (!slider) {
+    return (
+      <div className="flex flex-col gap-1">
+        {box}
+        {noteLine}
+      </div>
+    );
+  }
   return (
-    <div className="flex items-center gap-3">
-      <input
-        type="range"
-        aria-label={`${label} slider`}
-        min={min}
-        max={max}
-        step={step}
-        value={typeof value === "number" ? Math.min(Math.max(value, min), max) : min}
-        disabled={disabled || readonly}
-        onChange={(e) => onChange(parse(e))}
-        className="h-1.5 flex-1 cursor-pointer accent-indigo-600"
-      />
-      {box}
+    <div className="flex flex-col gap-1">
+      <div className="flex items-center gap-3">
+        <input
+          type="range"
+          aria-label={`${label} slider`}
+          min={min}
+          max={max}
+          step={step}
+          value={typeof value === "number" ? Math.min(Math.max(value, min), max) : min}
+          disabled={disabled || readonly}
+          onChange={(e) => onChange(parse(e))}
+          className="h-1.5 flex-1 cursor-pointer accent-indigo-600"
+        />
+        {box}
+      </div>
+      {noteLine}
     </div>
   );
 }
@@ -133,7 +180,7 @@ function AutoTextarea(props: WidgetProps) {
       rows={3}
       value={value ?? ""}
       maxLength={typeof schema.maxLength === "number" ? schema.maxLength : undefined}
-      placeholder={Array.isArray(schema.examples) && typeof schema.examples[0] === "string" ? schema.examples[0] : undefined}
+      placeholder={placeholderOf(schema)}
       disabled={disabled || readonly}
       aria-describedby={`${id}-help ${id}-error`}
       onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)}

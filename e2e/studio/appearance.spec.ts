@@ -4,8 +4,8 @@
 // the contrast checks catch text that a palette change left unreadable.
 import path from "node:path";
 import Database from "better-sqlite3";
-import { expect, test, type APIRequestContext, type Locator, type Page } from "@playwright/test";
-import { newKey, newUser, screenshot, signIn } from "./helpers";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { newKey, newUser, screenshot, signIn, startRun, waitFinal } from "./helpers";
 import { STUDIO_DATA_DIR } from "./playwright.config";
 
 /**
@@ -50,26 +50,6 @@ async function pageLuminanceIsDark(page: Page): Promise<boolean> {
     const [r, gr, b] = g.getImageData(0, 0, 1, 1).data;
     return r! + gr! + b! < 3 * 48;
   });
-}
-
-async function waitFinal(request: APIRequestContext, key: string, id: string): Promise<string> {
-  let status = "";
-  await expect
-    .poll(
-      async () => {
-        status = ((await (await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } })).json()) as { status: string }).status;
-        return ["succeeded", "failed", "canceled"].includes(status);
-      },
-      { timeout: 45_000 },
-    )
-    .toBe(true);
-  return status;
-}
-
-async function startRun(request: APIRequestContext, key: string, model: string, input: Record<string, unknown>): Promise<string> {
-  const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model, input } });
-  expect(res.status()).toBeLessThan(300);
-  return ((await res.json()) as { id: string }).id;
 }
 
 const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name, exact: true });

@@ -49,13 +49,15 @@ test("filter the catalog, open atelier/artwork, see field errors and the quote f
   await cards.filter({ hasText: "atelier/artwork" }).getByRole("link").click();
   await expect(page).toHaveURL(/\/catalog\/atelier\/artwork$/);
   const quote = page.getByTestId("quote");
-  await expect(quote).toContainText("Cost $0.003 · hold $0.003");
+  await expect(quote).toContainText("Cost $0.003");
+  await expect(page.getByTestId("quote-terms")).toHaveText("Reserved now, charged only if the run succeeds.");
 
   const count = page.getByLabel("Number of images", { exact: true });
   await count.fill("2");
-  await expect(quote).toContainText("Cost $0.006 · hold $0.006");
-  await count.fill("9");
-  await expect(page.getByTestId("field-error-num_images")).toContainText(/4/);
+  await expect(quote).toContainText("Cost $0.006");
+  // A count past 4 is refused as it is typed (set to 4); under 1 it is an error in words.
+  await count.fill("0");
+  await expect(page.getByTestId("field-error-num_images")).toHaveText("Number of images must be 1 to 4.");
   await expect(page.getByRole("button", { name: /^Run/ })).toBeDisabled();
   await count.fill("1");
   await expect(quote).toContainText("Cost $0.003");

@@ -42,8 +42,9 @@ export async function signIn(page: Page, user: Pick<TestUser, "email" | "passwor
   await expect(page).toHaveURL(/\/catalog$/);
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(REPO_ROOT, "test-results", "studio", `${name}.png`), fullPage: true });
+/** The whole page by default; `{ fullPage: false }` for what the viewport shows (a phone after a scroll). */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  await page.screenshot({ path: path.join(REPO_ROOT, "test-results", "studio", `${name}.png`), fullPage: options.fullPage ?? true });
 }
 
 /** A run as the API reports it, read with a key of its workspace. */
@@ -51,4 +52,26 @@ export async function apiRun(request: APIRequestContext, key: string, id: string
   const res = await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()) as { id: string; status: string; source: string; error: { message: string } | null; batch_id: string | null };
+}
+
+/** Starts a run over the API with a key of the workspace; answers its ID. */
+export async function startRun(request: APIRequestContext, key: string, model: string, input: Record<string, unknown>): Promise<string> {
+  const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model, input } });
+  expect(res.status(), await res.text()).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** Waits (at most a minute) until the run is final; answers its status. */
+export async function waitFinal(request: APIRequestContext, key: string, id: string): Promise<string> {
+  let status = "";
+  await expect
+    .poll(
+      async () => {
+        status = ((await (await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } })).json()) as { status: string }).status;
+        return ["succeeded", "failed", "canceled"].includes(status);
+      },
+      { timeout: 60_000 },
+    )
+    .toBe(true);
+  return status;
 }

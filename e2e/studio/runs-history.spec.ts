@@ -122,14 +122,14 @@ test("page through 60 runs of history with a status filter", async ({ page, requ
   await expect(page.locator('[data-testid="run-row"]:not([data-status="succeeded"])')).toHaveCount(0);
   await expect(page.getByTestId("run-source").first()).toHaveText("api");
   await screenshot(page, "history");
-  const seen = new Set(await rows.locator("td:nth-child(2) .font-mono").allTextContents());
+  const seen = new Set(await rows.getByTestId("run-id").allTextContents());
 
   await page.getByRole("link", { name: "Next →" }).click();
   await expect(page.getByTestId("page-number")).toHaveText("Page 2 · 20 runs");
-  for (const t of await rows.locator("td:nth-child(2) .font-mono").allTextContents()) seen.add(t);
+  for (const t of await rows.getByTestId("run-id").allTextContents()) seen.add(t);
   await page.getByRole("link", { name: "Next →" }).click();
   await expect(page.getByTestId("page-number")).toHaveText("Page 3 · 20 runs");
-  for (const t of await rows.locator("td:nth-child(2) .font-mono").allTextContents()) seen.add(t);
+  for (const t of await rows.getByTestId("run-id").allTextContents()) seen.add(t);
   expect(seen.size).toBe(60);
   await expect(page.getByRole("link", { name: "Next →" })).toHaveCount(0);
   await page.getByRole("link", { name: "← Previous" }).click();

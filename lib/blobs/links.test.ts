@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkBlobLink, signBlobLink } from "./links";
+import { checkBlobLink, downloadName, signBlobLink } from "./links";
 
 const SECRET = "links-test-secret-0123456789abcdef";
 const BASE = "https://atelier.example";
@@ -64,5 +64,28 @@ describe("signed blob links", () => {
     for (const expires of ["", "-1", "1e9", "12.5", "1234567890123"]) {
       expect(checkBlobLink(SECRET, KEY, { ...query, expires }, NOW)).toEqual(tampered);
     }
+  });
+
+  it("signs a download name: the link answers it, and a changed, added or dropped name is refused", () => {
+    const link = signBlobLink({ secret: SECRET, baseUrl: BASE, now: NOW, filename: "gradient-gen_abc-1.png" }, KEY, "image/png");
+    const query = queryOf(link.url);
+    expect(query.filename).toBe("gradient-gen_abc-1.png");
+    expect(checkBlobLink(SECRET, KEY, query, NOW)).toEqual({ ok: true, contentType: "image/png", filename: "gradient-gen_abc-1.png" });
+    const tampered = { ok: false, reason: "tampered" };
+    expect(checkBlobLink(SECRET, KEY, { ...query, filename: "evil.html" }, NOW)).toEqual(tampered);
+    expect(checkBlobLink(SECRET, KEY, { ...query, filename: undefined }, NOW)).toEqual(tampered);
+    // A header-breaking name is refused before the signature is even checked.
+    expect(checkBlobLink(SECRET, KEY, { ...query, filename: 'a"; x=1' }, NOW)).toEqual(tampered);
+    const plain = queryOf(signBlobLink({ secret: SECRET, baseUrl: BASE, now: NOW }, KEY, "image/png").url);
+    expect(checkBlobLink(SECRET, KEY, { ...plain, filename: "gradient-gen_abc-1.png" }, NOW)).toEqual(tampered);
+  });
+
+  it("makes download names safe for a header and gives same-origin links with an empty base", () => {
+    expect(downloadName("atelier/gradient@v2_gen_1.png")).toBe("atelier-gradient-v2_gen_1.png");
+    expect(downloadName('../"x"\r\n.png')).toBe("x-.png");
+    expect(downloadName("...")).toBe("download");
+    expect(downloadName("é".repeat(300))).toBe("download");
+    expect(downloadName("a".repeat(300))).toHaveLength(150);
+    expect(signBlobLink({ secret: SECRET, baseUrl: "", now: NOW }, KEY, "image/png").url).toMatch(new RegExp(`^/v1/blobs/${KEY}\\?`));
   });
 });

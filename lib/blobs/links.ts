@@ -9,28 +9,49 @@ export interface SignedLink {
   expires_at: string;
 }
 
-function payloadOf(key: string, contentType: string, expires: number): string {
-  return `${key}\n${contentType}\n${expires}`;
+function payloadOf(key: string, contentType: string, expires: number, filename: string | undefined): string {
+  // A link without a filename signs what links always signed: older links stay valid.
+  return filename === undefined ? `${key}\n${contentType}\n${expires}` : `${key}\n${contentType}\n${expires}\n${filename}`;
 }
 
-/** A link valid for 24 hours from now (SPEC.md "Output link validity"). */
+const FILENAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$/;
+
+/**
+ * A download name made safe for a link and a Content-Disposition header: letters, digits, ".",
+ * "_" and "-" (anything else becomes "-"), at most 150 characters, never starting with a dot.
+ */
+export function downloadName(name: string): string {
+  const safe = name
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, 150);
+  return FILENAME.test(safe) ? safe : "download";
+}
+
+/**
+ * A link valid for 24 hours from now (SPEC.md "Output link validity"). With `filename`, the link
+ * answers `Content-Disposition: attachment` with that name; the signature covers the name.
+ * `baseUrl` "" gives a same-origin link ("/v1/blobs/…"), as the studio's pages use.
+ */
 export function signBlobLink(
-  options: { secret: string; baseUrl: string; now?: number },
+  options: { secret: string; baseUrl: string; now?: number; filename?: string },
   key: string,
   contentType: string,
 ): SignedLink {
   const expires = Math.floor((options.now ?? Date.now()) / 1000) + LIMITS.outputLinkHours * 3600;
-  const signature = sign(options.secret, PURPOSE, payloadOf(key, contentType, expires));
-  const query = new URLSearchParams({ type: contentType, expires: String(expires), signature });
+  const filename = options.filename === undefined ? undefined : downloadName(options.filename);
+  const signature = sign(options.secret, PURPOSE, payloadOf(key, contentType, expires, filename));
+  const query = new URLSearchParams({ type: contentType, expires: String(expires), ...(filename ? { filename } : {}), signature });
   return { url: `${options.baseUrl}/v1/blobs/${key}?${query}`, expires_at: new Date(expires * 1000).toISOString() };
 }
 
-export type LinkCheck = { ok: true; contentType: string } | { ok: false; reason: "tampered" | "expired" };
+export type LinkCheck = { ok: true; contentType: string; filename?: string } | { ok: false; reason: "tampered" | "expired" };
 
 export function checkBlobLink(secret: string, key: string, query: Record<string, string | undefined>, now = Date.now()): LinkCheck {
-  const { type, expires, signature } = query;
+  const { type, expires, signature, filename } = query;
   if (!type || !expires || !signature || !/^\d{1,12}$/.test(expires)) return { ok: false, reason: "tampered" };
-  if (!verifySignature(secret, PURPOSE, payloadOf(key, type, Number(expires)), signature)) return { ok: false, reason: "tampered" };
+  if (filename !== undefined && !FILENAME.test(filename)) return { ok: false, reason: "tampered" };
+  if (!verifySignature(secret, PURPOSE, payloadOf(key, type, Number(expires), filename), signature)) return { ok: false, reason: "tampered" };
   if (Number(expires) * 1000 <= now) return { ok: false, reason: "expired" };
-  return { ok: true, contentType: type };
+  return filename === undefined ? { ok: true, contentType: type } : { ok: true, contentType: type, filename };
 }

@@ -2,7 +2,7 @@
 import { requireScope, type Ctx } from "./context";
 import { formatUsd } from "./money";
 import { ApiError } from "./errors";
-import { presentGeneration, type Generation } from "./generation-view";
+import { presentRuns, type Generation } from "./generation-view";
 import { holdFor, queuedRow, startIdempotently } from "./generations";
 import { validateIdempotencyKey } from "./idempotency";
 import { hasIdPrefix, newId } from "./ids";
@@ -44,7 +44,7 @@ async function readBatch(ctx: Ctx, id: string): Promise<Batch> {
     .where("batch_id", "=", id)
     .orderBy("batch_index")
     .execute();
-  return { id: batch.id, object: "batch", data: rows.map((r) => presentGeneration(ctx.services, r)), created_at: batch.created_at };
+  return { id: batch.id, object: "batch", data: await presentRuns(ctx.db, ctx.services, rows), created_at: batch.created_at };
 }
 
 /** POST /v1/batches */
@@ -85,7 +85,7 @@ export async function createBatch(
   // A new batch is answered as created (every run queued); a replay as it is now.
   const batch: Batch = replayed
     ? await readBatch(ctx, id)
-    : { id, object: "batch", data: inserted.map((r) => presentGeneration(ctx.services, r)), created_at: createdAt };
+    : { id, object: "batch", data: await presentRuns(ctx.db, ctx.services, inserted), created_at: createdAt };
   return { batch, replayed };
 }
 

@@ -5,7 +5,7 @@ import type { FilesTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
 import { nowIso, requireScope, type Ctx, type Services } from "./context";
 import { ApiError } from "./errors";
-import type { StoredOutput } from "./generation-view";
+import { linkBase, type StoredOutput } from "./generation-view";
 import { hasIdPrefix, newId } from "./ids";
 import { pixelLimitMessage } from "./image-pixels";
 import { LIMITS } from "./limits";
@@ -45,7 +45,7 @@ const IMAGE_TYPES: Record<string, string> = {
 };
 
 export function presentFile(services: Services, row: FilesTable): File {
-  const link = signBlobLink({ secret: services.secretKey, baseUrl: services.publicBaseUrl }, row.blob, row.content_type);
+  const link = signBlobLink({ secret: services.secretKey, baseUrl: linkBase(services) }, row.blob, row.content_type);
   return {
     id: row.id,
     object: "file",

@@ -1,8 +1,9 @@
 // A stored run as the API shows it: the Generation object, with fresh signed output links.
 import { signBlobLink } from "../blobs/links";
-import type { GenerationsTable } from "../store/database";
+import type { Db, GenerationsTable } from "../store/database";
 import type { Services } from "./context";
 import { formatUsd } from "./money";
+import { queuePositions } from "./queue-positions";
 
 /** What a finished run keeps of each output; the bytes are in the blob store. */
 export interface StoredOutput {
@@ -41,6 +42,8 @@ export interface OutputItem {
   height?: number;
   duration?: number;
   poster?: { url: string; expires_at: string; width: number; height: number };
+  /** The studio's only (Services.studioLinks): a same-origin link answered as a download named "<model>-<run>-<n>.<ext>". */
+  download_url?: string;
 }
 
 export interface Generation {
@@ -56,6 +59,10 @@ export interface Generation {
   /** A preset's first image while it runs (and after); null when none was shown. */
   preview: PreviewItem | null;
   error: { message: string } | null;
+  /** How far a running run is, 0 to 1, when its model reports it; else null. */
+  progress: number | null;
+  /** While queued: 1 for the next run to start, counting the queued runs ahead of it; else null. */
+  queue_position: number | null;
   usage: { cost_usd: string | null };
   source: string;
   batch_id: string | null;
@@ -66,25 +73,60 @@ export interface Generation {
 
 export { FINAL_STATUSES, isFinal, retryAfterSeconds } from "./run-states";
 
-function presentOutput(services: Services, output: StoredOutput): OutputItem {
-  const link = signBlobLink({ secret: services.secretKey, baseUrl: services.publicBaseUrl }, output.blob, output.content_type);
+const EXTENSIONS: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/gif": "gif",
+  "video/mp4": "mp4",
+  "video/webm": "webm",
+  "audio/mpeg": "mp3",
+  "audio/wav": "wav",
+  "audio/ogg": "ogg",
+  "audio/mp4": "m4a",
+  "audio/flac": "flac",
+};
+
+/** "atelier/gradient@v2", "gen_abc", 0, "image/png" → "gradient-gen_abc-1.png" (the studio's download names). */
+export function outputDownloadName(model: string, runId: string, index: number, contentType: string): string {
+  const name = (model.split("/").pop() ?? model).split("@")[0] || "output";
+  const ext = EXTENSIONS[contentType] ?? contentType.split("/")[1]?.replace(/[^a-z0-9]/g, "") ?? "bin";
+  return `${name}-${runId}-${index + 1}.${ext}`;
+}
+
+/** Where blob links point: the public base for API answers, the page's own origin in the studio. */
+export function linkBase(services: Services): string {
+  return services.studioLinks ? "" : services.publicBaseUrl;
+}
+
+function presentOutput(services: Services, output: StoredOutput, run: { model: string; id: string; index: number }): OutputItem {
+  const signing = { secret: services.secretKey, baseUrl: linkBase(services) };
+  const link = signBlobLink(signing, output.blob, output.content_type);
   const item: OutputItem = { type: output.type, url: link.url, expires_at: link.expires_at, content_type: output.content_type };
   if (output.width !== undefined) item.width = output.width;
   if (output.height !== undefined) item.height = output.height;
   if (output.duration !== undefined) item.duration = output.duration;
   if (output.poster) {
-    const poster = signBlobLink({ secret: services.secretKey, baseUrl: services.publicBaseUrl }, output.poster.blob, output.poster.content_type);
+    const poster = signBlobLink(signing, output.poster.blob, output.poster.content_type);
     item.poster = { ...poster, width: output.poster.width, height: output.poster.height };
+  }
+  if (services.studioLinks) {
+    const filename = outputDownloadName(run.model, run.id, run.index, output.content_type);
+    item.download_url = signBlobLink({ ...signing, filename }, output.blob, output.content_type).url;
   }
   return item;
 }
 
 function presentPreview(services: Services, preview: StoredPreview): PreviewItem {
-  const link = signBlobLink({ secret: services.secretKey, baseUrl: services.publicBaseUrl }, preview.blob, preview.content_type);
+  const link = signBlobLink({ secret: services.secretKey, baseUrl: linkBase(services) }, preview.blob, preview.content_type);
   return { ...link, content_type: preview.content_type, width: preview.width, height: preview.height };
 }
 
-export function presentGeneration(services: Services, row: GenerationsTable): Generation {
+/**
+ * The Generation of a stored run. Progress lives in memory (the run signals: no store write per
+ * update); the queue position comes from the caller (`queuePositions`, one query for many runs).
+ */
+export function presentGeneration(services: Services, row: GenerationsTable, queuePosition: number | null = null): Generation {
   const outputs = row.status === "succeeded" ? (JSON.parse(row.output_json) as StoredOutput[]) : [];
   return {
     id: row.id,
@@ -95,9 +137,11 @@ export function presentGeneration(services: Services, row: GenerationsTable): Ge
     provider: row.provider,
     revision: row.revision,
     input: JSON.parse(row.input_json) as Record<string, unknown>,
-    output: outputs.map((o) => presentOutput(services, o)),
+    output: outputs.map((o, index) => presentOutput(services, o, { model: row.model, id: row.id, index })),
     preview: row.preview_json === null ? null : presentPreview(services, JSON.parse(row.preview_json) as StoredPreview),
     error: row.error_message === null ? null : { message: row.error_message },
+    progress: row.status === "running" ? services.signals.progressOf(row.id) : null,
+    queue_position: row.status === "queued" ? queuePosition : null,
     usage: { cost_usd: row.charged_micros === null ? null : formatUsd(Number(row.charged_micros)) },
     source: row.source,
     batch_id: row.batch_id,
@@ -105,4 +149,15 @@ export function presentGeneration(services: Services, row: GenerationsTable): Ge
     started_at: row.started_at,
     completed_at: row.completed_at,
   };
+}
+
+/** Stored runs as Generations, with the queue positions of the queued ones (one query). */
+export async function presentRuns(db: Db, services: Services, rows: readonly GenerationsTable[]): Promise<Generation[]> {
+  const positions = await queuePositions(db, rows);
+  return rows.map((row) => presentGeneration(services, row, positions.get(row.id) ?? null));
+}
+
+/** One stored run as a Generation, with its queue position when queued. */
+export async function presentRun(db: Db, services: Services, row: GenerationsTable): Promise<Generation> {
+  return (await presentRuns(db, services, [row]))[0]!;
 }

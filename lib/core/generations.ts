@@ -3,7 +3,7 @@ import { settleHold, holdCredit } from "./credits";
 import { deprecationHeaders, findCatalogEntry, MODEL_ID_PATTERN, splitModelId } from "./catalog";
 import { nowIso, requireScope, SOURCES, type Ctx } from "./context";
 import { ApiError } from "./errors";
-import { presentGeneration, type Generation, type StoredOutput } from "./generation-view";
+import { presentRun, presentRuns, type Generation, type StoredOutput } from "./generation-view";
 import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
 import { newId, hasIdPrefix, ID_PREFIXES } from "./ids";
@@ -13,6 +13,7 @@ import { priceRunRequest, type PricedRun } from "./quotes";
 import { appendRunEndedEvent } from "./run-events";
 import type { Db, GenerationsTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
+import { sql } from "kysely";
 import { withTransaction } from "../store/store";
 
 export { GENERATION_STATUSES };
@@ -153,7 +154,7 @@ export async function createGeneration(
   if (!replayed) ctx.services.signals.runQueued();
   // A new run is answered as created (queued) unless the caller asked to wait; a replay as it is now.
   const row: GenerationsTable = inserted && !options.waitSeconds ? inserted : await readWaiting(ctx, id, options.waitSeconds);
-  return { generation: presentGeneration(ctx.services, row), replayed, headers: headersForModel(row.model) };
+  return { generation: await presentRun(ctx.db, ctx.services, row), replayed, headers: headersForModel(row.model) };
 }
 
 /** Prefer: wait=N → N seconds (clipped to 60), or null when absent or malformed (RFC 7240). */
@@ -188,7 +189,7 @@ async function readWaiting(ctx: Ctx, id: string, waitSeconds: number | null | un
 export async function getGeneration(ctx: Ctx, input: { id: string; waitSeconds?: number | null }): Promise<GenerationAnswer> {
   requireScope(ctx, "generations:read");
   const row = await readWaiting(ctx, input.id, input.waitSeconds);
-  return { generation: presentGeneration(ctx.services, row), replayed: false, headers: headersForModel(row.model) };
+  return { generation: await presentRun(ctx.db, ctx.services, row), replayed: false, headers: headersForModel(row.model) };
 }
 
 function parseCommaList<T extends string>(value: string | undefined, allowed: readonly T[], param: string): T[] | null {
@@ -212,14 +213,54 @@ export interface GenerationList {
   next_cursor: string | null;
 }
 
+/** The longest prompt search the studio's history takes. */
+export const PROMPT_SEARCH_MAX = 200;
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** "2026-05-01" → the ISO instant that day starts (UTC); anything else is refused. */
+function dayStart(value: string, param: string): string {
+  const match = DAY.exec(value);
+  const at = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
+  if (!match || !at || Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== value) {
+    throw new ApiError("invalid_parameter", `${param} must be a day such as "2026-05-01"; got "${value.slice(0, 40)}".`, { param });
+  }
+  return at.toISOString();
+}
+
 /**
- * GET /v1/generations: newest first, keyset paged on (created_at, id). `createdBy` (not a query
- * parameter: the studio's own runs of its signed-in user) narrows to one actor's runs.
+ * The LIKE pattern of a prompt search: the words as they are written inside the stored input
+ * JSON (quotes and backslashes JSON-escaped), lower-cased, with LIKE's wildcards and the escape
+ * character itself escaped, so "%" or "_" match only themselves.
+ */
+export function promptSearchPattern(text: string): string {
+  if (text.includes("\u0000")) throw new ApiError("invalid_parameter", "The search text cannot contain a NUL character.", { param: "q" });
+  if (text.length > PROMPT_SEARCH_MAX) {
+    throw new ApiError("invalid_parameter", `The search text is at most ${PROMPT_SEARCH_MAX} characters.`, { param: "q" });
+  }
+  const asJson = JSON.stringify(text.toLowerCase()).slice(1, -1);
+  return `%${asJson.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The studio's own list filters (not query parameters of the API). */
+export interface StudioListFilters {
+  /** The studio's own runs of its signed-in user: one actor's runs. */
+  createdBy?: string;
+  /** Case-insensitive words to find in the run's input (its prompt and other text). */
+  prompt?: string;
+  /** Runs created on or after this day (UTC, "YYYY-MM-DD"). */
+  from?: string;
+  /** Runs created on or before this day (UTC, "YYYY-MM-DD"). */
+  to?: string;
+}
+
+/**
+ * GET /v1/generations: newest first, keyset paged on (created_at, id). The options are the
+ * studio's filters (not query parameters); cursors are bound to them like to the others.
  */
 export async function listGenerations(
   ctx: Ctx,
   query: Record<string, string | undefined>,
-  options: { createdBy?: string } = {},
+  options: StudioListFilters = {},
 ): Promise<GenerationList> {
   requireScope(ctx, "generations:read");
   const model = query.model;
@@ -233,8 +274,17 @@ export async function listGenerations(
   const sources = parseCommaList(query.source, SOURCES, "source");
   const statuses = parseCommaList(query.status, GENERATION_STATUSES, "status");
   const createdBy = options.createdBy ?? null;
-  // Cursors made before the batch and creator filters existed stay valid for the same list.
-  const narrowed = batch !== undefined || createdBy !== null ? [batch ?? null, createdBy] : [];
+  const prompt = options.prompt?.trim() ? options.prompt.trim() : null;
+  const pattern = prompt === null ? null : promptSearchPattern(prompt);
+  const from = options.from ? dayStart(options.from, "from") : null;
+  // "to" is a whole day: runs before the next day starts.
+  const before = options.to ? new Date(Date.parse(dayStart(options.to, "to")) + 86_400_000).toISOString() : null;
+  if (from !== null && before !== null && from >= before) {
+    throw new ApiError("invalid_parameter", "The first day of the range must not be after the last.", { param: "from" });
+  }
+  // Cursors made before the batch, creator and studio filters existed stay valid for the same list.
+  const studio = prompt !== null || from !== null || before !== null ? [prompt, from, before] : [];
+  const narrowed = batch !== undefined || createdBy !== null || studio.length ? [batch ?? null, createdBy, ...studio] : [];
   const filters = JSON.stringify([model ?? null, sources, statuses, ...narrowed]);
   const page = await keysetPage(
     { secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters },
@@ -245,6 +295,9 @@ export async function listGenerations(
       if (statuses) q = q.where("status", "in", statuses);
       if (batch !== undefined) q = q.where("batch_id", "=", batch);
       if (createdBy !== null) q = q.where("created_by", "=", createdBy);
+      if (pattern !== null) q = q.where(sql<boolean>`lower(input_json) like ${pattern} escape '\\'`);
+      if (from !== null) q = q.where("created_at", ">=", from);
+      if (before !== null) q = q.where("created_at", "<", before);
       if (after) q = q.where((eb) => afterPosition(eb, after));
       return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(take).execute();
     },
@@ -252,10 +305,25 @@ export async function listGenerations(
   return {
     object: "list",
     url: "/v1/generations",
-    data: page.rows.map((row) => presentGeneration(ctx.services, row)),
+    data: await presentRuns(ctx.db, ctx.services, page.rows),
     has_more: page.hasMore,
     next_cursor: page.nextCursor,
   };
+}
+
+/** How many runs each of these batches has in this workspace (the history's batch groups); one query. */
+export async function countBatchRuns(ctx: Ctx, batchIds: readonly string[]): Promise<Map<string, number>> {
+  requireScope(ctx, "generations:read");
+  const ids = [...new Set(batchIds)].filter((id) => BATCH_ID.test(id));
+  if (!ids.length) return new Map();
+  const rows = await ctx.db
+    .selectFrom("generations")
+    .select(["batch_id", (eb) => eb.fn.countAll<string | number>().as("n")])
+    .where("workspace_id", "=", ctx.workspaceId)
+    .where("batch_id", "in", ids)
+    .groupBy("batch_id")
+    .execute();
+  return new Map(rows.map((r) => [r.batch_id!, Number(r.n)]));
 }
 
 const UNCANCELABLE_MESSAGES: Record<string, string> = {
@@ -291,13 +359,14 @@ export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise
         return false;
       }
       if (ended.hold_id) await settleHold(trx, { holdId: ended.hold_id, outcome: "release" });
-      await appendRunEndedEvent(trx, ctx.services, ended);
+      // The event (and its webhook) carries the API's absolute links, also for a studio cancel.
+      await appendRunEndedEvent(trx, { ...ctx.services, studioLinks: false }, ended);
       return true;
     });
   }
   if (canceled) ctx.services.signals.runFinished(input.id);
   const row = await requireRow(ctx, input.id);
-  return { generation: presentGeneration(ctx.services, row), replayed: false, headers: headersForModel(row.model) };
+  return { generation: await presentRun(ctx.db, ctx.services, row), replayed: false, headers: headersForModel(row.model) };
 }
 
 export { FINAL_STATUSES };

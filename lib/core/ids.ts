@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   webhook: "wh_",
   delivery: "dlv_",
   user: "usr_",
+  shareLink: "shr_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -11,6 +11,8 @@ export const LIMITS = {
   imagePixels: 16_383 * 16_383,
   batchSize: { min: 1, max: 50 },
   preferWaitSeconds: 60,
+  /** Most runs one live follower (the studio's /api/runs/events) follows at once. */
+  followedRuns: 100,
   pageSize: { min: 1, max: 100, default: 50 },
   cursorLength: { min: 1, max: 512 },
   modelIdLength: 100,

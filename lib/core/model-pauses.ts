@@ -17,7 +17,7 @@ export async function outOfServiceModelIds(db: Db): Promise<string[]> {
 /** Admin: takes an entry out of service until `until` (ISO 8601) or until resumed. */
 export async function pauseModel(
   ctx: SystemCtx,
-  input: { modelId: string; until: string | null; reason?: string },
+  input: { modelId: string; until: string | null; reason?: string; /** Who pauses it, for ops; never shown to API clients. */ by?: string },
 ): Promise<{ model: string; until: string | null; reason: string }> {
   const { definition } = findCatalogEntry(input.modelId, "model");
   if (input.until !== null) {
@@ -29,11 +29,11 @@ export async function pauseModel(
   }
   const until = input.until === null ? null : new Date(input.until).toISOString();
   const reason = input.reason?.trim() || "it was paused by the operators";
-  const row = { model_id: definition.id, paused_until: until, reason, created_at: new Date().toISOString() };
+  const row = { model_id: definition.id, paused_until: until, reason, created_at: new Date().toISOString(), paused_by: input.by ?? null };
   await ctx.db
     .insertInto("model_pauses")
     .values(row)
-    .onConflict((oc) => oc.column("model_id").doUpdateSet({ paused_until: until, reason, created_at: row.created_at }))
+    .onConflict((oc) => oc.column("model_id").doUpdateSet({ paused_until: until, reason, created_at: row.created_at, paused_by: row.paused_by }))
     .execute();
   return { model: definition.id, until, reason };
 }

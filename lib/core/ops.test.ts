@@ -3,7 +3,9 @@ import { openTestStore, testCtx, testDialect, type TestStore } from "../store/te
 import { finishRun } from "../engine/finish";
 import type { Ctx } from "./context";
 import { createGeneration } from "./generations";
-import { opsFailureReasons, opsOverview, type OpsRunFilter } from "./ops";
+import { maskFailureMessage, opsFailureReasons, opsModels, opsOverview, type OpsRunFilter } from "./ops";
+import { pauseModel, resumeModel } from "./model-pauses";
+import { shareProviderHealth } from "./model-availability";
 import { createWorkspace } from "./workspaces";
 
 describe(`ops overview (${testDialect()})`, () => {
@@ -68,6 +70,7 @@ describe(`ops overview (${testDialect()})`, () => {
       [refused, 3, 2],
       [decode, 1, 1],
     ]);
+    expect(reasons[0]!.example_run_ids).toHaveLength(3);
     expect(reasons[0]!.last_failed_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     // Equal counts: the most recent first; the order of those two is not the point here.
     const counted = async (filter: OpsRunFilter) => (await opsFailureReasons({ db }, { filter })).map((r) => [r.message, r.count]).sort();
@@ -85,5 +88,96 @@ describe(`ops overview (${testDialect()})`, () => {
     // Older than a day (seen from tomorrow), or outside a shorter window: gone from the table.
     expect(await opsFailureReasons({ db }, { now: new Date(Date.now() + 25 * 3600_000) })).toEqual([]);
     expect(await opsFailureReasons({ db }, { now: new Date(Date.now() + 120_000), windowMs: 60_000 })).toEqual([]);
+  });
+
+  it("masks IDs, opaque tokens and numbers in failure messages", () => {
+    expect(maskFailureMessage("The input file file_AbC123xyzAbC123xyzAbC1 no longer exists.")).toBe("The input file file_… no longer exists.");
+    expect(maskFailureMessage("The result would be 8400×32; the longest side may be at most 8192 pixels.")).toBe("The result would be #×#; the longest side may be at most # pixels.");
+    expect(maskFailureMessage("job 3fa85f64-5717-4562-b3fc-2c963f66afa6 of gen_x1 failed after 2.5 s")).toBe("job … of gen_… failed after # s");
+    expect(maskFailureMessage('it contains "quokkaroo".')).toBe('it contains "quokkaroo".');
+  });
+
+  it("groups failure messages that differ only by IDs and numbers into one row, with example runs", async () => {
+    const db = t.store.db;
+    const a = await createWorkspace({ db }, { name: "epsilon", creditMicros: 1_000_000 });
+    const b = await createWorkspace({ db }, { name: "zeta", creditMicros: 1_000_000 });
+    const [ca, cb] = [testCtx(t, a.id), testCtx(t, b.id)];
+    const gone = (fileId: string) => `The input file ${fileId} no longer exists.`;
+    const ids = [
+      await failedRun(ca, "atelier/gradient", { prompt: "m1" }, gone("file_AAAAAAAAAAAAAAAAAAAAAAA1")),
+      await failedRun(ca, "atelier/gradient", { prompt: "m2" }, gone("file_BBBBBBBBBBBBBBBBBBBBBBB2")),
+      await failedRun(cb, "atelier/gradient", { prompt: "m3" }, gone("file_CCCCCCCCCCCCCCCCCCCCCCC3")),
+      await failedRun(cb, "atelier/gradient", { prompt: "m4" }, gone("file_CCCCCCCCCCCCCCCCCCCCCCC3")),
+    ];
+    await failedRun(ca, "atelier/gradient", { prompt: "m5" }, "The result would be 8400×32; the longest side may be at most 8192 pixels.");
+    await failedRun(ca, "atelier/gradient", { prompt: "m6" }, "The result would be 8800×40; the longest side may be at most 8192 pixels.");
+    const both = async (filter: OpsRunFilter) => (await opsFailureReasons({ db }, { filter })).filter((r) => r.message?.includes("file_…") || r.message?.includes("#×#"));
+    const inA = await both({ workspaceId: a.id });
+    expect(inA.map((r) => [r.message, r.count, r.workspaces]).sort()).toEqual([
+      ["The input file file_… no longer exists.", 2, 1],
+      ["The result would be #×#; the longest side may be at most # pixels.", 2, 1],
+    ]);
+    const all = await opsFailureReasons({ db });
+    const gones = all.filter((r) => r.message === "The input file file_… no longer exists.");
+    expect(gones).toHaveLength(1);
+    expect(gones[0]).toMatchObject({ count: 4, workspaces: 2 });
+    expect(gones[0]!.example_run_ids.length).toBeGreaterThanOrEqual(2);
+    expect(gones[0]!.example_run_ids.length).toBeLessThanOrEqual(3);
+    for (const id of gones[0]!.example_run_ids) expect(ids).toContain(id);
+  });
+
+  it("lists every catalog entry with its state, pause, provider outage, failure rate and typical run time", async () => {
+    const db = t.store.db;
+    const ws = await createWorkspace({ db }, { name: "eta", creditMicros: 1_000_000 });
+    const ctx = testCtx(t, ws.id);
+    // Two succeeded runs of atelier/artwork taking 2 s and 4 s, and one failed run: typical 3 s, 1 of 3 failed.
+    for (const seconds of [2, 4]) {
+      const { generation } = await createGeneration(ctx, { model: "atelier/artwork", input: { prompt: `took ${seconds}` } });
+      const end = new Date();
+      await db
+        .updateTable("generations")
+        .set({ status: "succeeded", started_at: new Date(end.getTime() - seconds * 1000).toISOString(), completed_at: end.toISOString() })
+        .where("id", "=", generation.id)
+        .execute();
+    }
+    const before = (await opsModels({ db })).find((m) => m.id === "atelier/artwork")!;
+    await failedRun(ctx, "atelier/artwork", { prompt: "fails" }, "nope");
+    const models = await opsModels({ db });
+    expect(models.length).toBeGreaterThan(5);
+    const artwork = models.find((m) => m.id === "atelier/artwork")!;
+    expect(artwork).toMatchObject({ type: "model", provider: null, pause: null, typical_run_seconds: 3, availability: { status: "available" } });
+    expect(artwork.finished - before.finished).toBe(1);
+    expect(artwork.failed - before.failed).toBe(1);
+    expect(artwork.failure_rate).toBeCloseTo(artwork.failed / artwork.finished);
+    // Seen from two days on, nothing finished in the window.
+    expect((await opsModels({ db }, { now: new Date(Date.now() + 48 * 3600_000) })).find((m) => m.id === "atelier/artwork")).toMatchObject({ finished: 0, failed: 0, failure_rate: null });
+
+    const until = new Date(Date.now() + 3600_000).toISOString();
+    await pauseModel({ db }, { modelId: "atelier/artwork", until, reason: "new GPU driver", by: "ops@example.com" });
+    const paused = (await opsModels({ db })).find((m) => m.id === "atelier/artwork")!;
+    expect(paused.availability).toEqual({ status: "out_of_service", message: "new GPU driver", until });
+    expect(paused.pause).toMatchObject({ reason: "new GPU driver", until, by: "ops@example.com" });
+    expect(paused.pause!.since).toMatch(/^\d{4}-/);
+    // A lapsed pause is not in force.
+    expect((await opsModels({ db }, { now: new Date(Date.now() + 2 * 3600_000) })).find((m) => m.id === "atelier/artwork")!.pause).toBeNull();
+    await resumeModel({ db }, { modelId: "atelier/artwork" });
+    expect((await opsModels({ db })).find((m) => m.id === "atelier/artwork")).toMatchObject({ pause: null, availability: { status: "available" } });
+
+    // A provider outage shows on remote entries only (none are registered here: it stays invisible).
+    await shareProviderHealth(db, "someprovider", { until: new Date(Date.now() + 60_000).toISOString(), reason: "HTTP 502" });
+    expect((await opsModels({ db })).every((m) => m.provider_outage === null)).toBe(true);
+    await shareProviderHealth(db, "someprovider", null);
+  });
+
+  it("gives each run of the ops table its times and cost", async () => {
+    const db = t.store.db;
+    const ws = await createWorkspace({ db }, { name: "theta", creditMicros: 1_000_000 });
+    const id = await failedRun(testCtx(t, ws.id), "atelier/gradient", { prompt: "timed" }, "boom");
+    const run = (await opsOverview({ db }, { filter: { workspaceId: ws.id } })).runs[0]!;
+    expect(run.id).toBe(id);
+    expect(run.started_at).not.toBeNull();
+    expect(run.completed_at).not.toBeNull();
+    expect(run.price_micros).toBeGreaterThan(0);
+    expect(run.charged_micros).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { bundledFfmpegPath, defaultFfmpegPath, FfmpegError, probeMedia, runFfmpeg, systemFfmpegPath } from "./ffmpeg";
+import { bundledFfmpegPath, defaultFfmpegPath, FfmpegError, probeMedia, progressReader, runFfmpeg, systemFfmpegPath } from "./ffmpeg";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "atelier-ffmpeg-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,5 +48,43 @@ describe("running ffmpeg", () => {
     const running = runFfmpeg(ffmpeg, ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-f", "null", "-"], { signal: controller.signal });
     setTimeout(() => controller.abort(new Error("canceled by test")), 200);
     await expect(running).rejects.toThrow("canceled by test");
+  });
+});
+
+describe("ffmpeg's progress", () => {
+  it("reads one time per report block, whole lines only, preferring out_time_us and skipping N/A", () => {
+    const seconds: number[] = [];
+    const read = progressReader((s) => seconds.push(s));
+    const report = [
+      "frame=0\nout_time_us=N/A\nout_time_ms=N/A\nout_time=N/A\nprogress=continue\n",
+      "frame=12\nout_time_us=500000\nout_time_ms=500000\nout_time=00:00:00.500000\nprogress=continue\n",
+      // Older builds give out_time_ms only, in microseconds despite its name.
+      "frame=36\nout_time_ms=1500000\nout_time=00:00:01.500000\nprogress=continue\n",
+      "frame=48\nout_time_us=1958333\nout_time_ms=1958333\nprogress=end\n",
+    ].join("");
+    // Fed in small pieces that split lines and keys anywhere.
+    for (let i = 0; i < report.length; i += 7) read(report.slice(i, i + 7));
+    expect(seconds).toEqual([0.5, 1.5, 1.958333]);
+  });
+
+  const builds = [
+    ["bundled", bundledFfmpegPath()],
+    ["system", systemFfmpegPath(process.env.PATH ?? "")],
+  ] as const;
+  it.each(builds.filter(([, found]) => found !== null))("reports the seconds written up to the end while stdout carries the output (%s ffmpeg)", async (_, ffmpeg) => {
+    const seconds: number[] = [];
+    const { stdout, stderr } = await runFfmpeg(
+      ffmpeg!,
+      ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=24:duration=2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "mpegts", "pipe:1"],
+      { onProgress: (s) => seconds.push(s) },
+    );
+    // MPEG-TS packets of 188 bytes, each starting with the sync byte: nothing else got into stdout.
+    expect(stdout.length % 188).toBe(0);
+    expect(stdout[0]).toBe(0x47);
+    expect(stderr).not.toMatch(/progress=|out_time/);
+    expect(seconds.length).toBeGreaterThan(0);
+    expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
+    expect(seconds.at(-1)).toBeGreaterThan(1.7);
+    expect(seconds.at(-1)).toBeLessThanOrEqual(2.1);
   });
 });

@@ -38,19 +38,50 @@ export class FfmpegError extends Error {
 }
 
 /**
+ * Reads ffmpeg's `-progress` report (blocks of key=value lines, each ending with
+ * `progress=continue` or `progress=end`) and calls `onSeconds` once per block with how much
+ * output it has written. `out_time_us` is preferred; `out_time_ms`, which despite its name is in
+ * microseconds too, is all older builds give. "N/A" and negative times (before the first frame)
+ * are skipped. Chunks may split lines anywhere.
+ */
+export function progressReader(onSeconds: (seconds: number) => void): (chunk: Buffer | string) => void {
+  let partial = "";
+  let micros: number | null = null;
+  return (chunk) => {
+    const lines = (partial + chunk.toString()).split("\n");
+    partial = lines.pop()!;
+    for (const line of lines) {
+      const [key, value = ""] = line.trim().split("=", 2);
+      if (key === "out_time_us" || (key === "out_time_ms" && micros === null)) {
+        const n = Number(value);
+        if (value !== "" && Number.isFinite(n) && n >= 0) micros = n;
+      } else if (key === "progress") {
+        if (micros !== null) onSeconds(micros / 1e6);
+        micros = null;
+      }
+    }
+  };
+}
+
+/**
  * Runs ffmpeg with `args`, feeding `stdin` when given, and resolves with what it wrote to stdout.
  * The abort signal kills the process, so a canceled run stops its encoder at once.
+ * `onProgress` hears how many seconds of output are written, as the encode goes (about twice a
+ * second, and once at the end). The report comes on a pipe of its own (fd 3): stdout may carry
+ * the output itself, and stderr's tail is the error message.
  */
 export function runFfmpeg(
   ffmpegPath: string,
   args: string[],
-  options: { signal?: AbortSignal; stdin?: Buffer } = {},
+  options: { signal?: AbortSignal; stdin?: Buffer; onProgress?: (seconds: number) => void } = {},
 ): Promise<{ stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath, ["-hide_banner", "-nostdin", ...args].filter((a) => !(options.stdin && a === "-nostdin")), {
-      stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    const progressArgs = options.onProgress ? ["-nostats", "-progress", "pipe:3"] : [];
+    const child = spawn(ffmpegPath, ["-hide_banner", "-nostdin", ...progressArgs, ...args].filter((a) => !(options.stdin && a === "-nostdin")), {
+      stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe", ...(options.onProgress ? (["pipe"] as const) : [])],
       signal: options.signal,
     });
+    if (options.onProgress) child.stdio[3]!.on("data", progressReader(options.onProgress));
     const out: Buffer[] = [];
     let stderr = "";
     child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));

@@ -9,6 +9,8 @@ export interface TestTools extends RunTools {
   previews: ImageOutput[];
   uncancelableReasons: string[];
   steps: string[];
+  /** Every progress value the run reported, in order (unthrottled). */
+  progress: number[];
   /** What the run told of its remote provider's health, in order. */
   providerReports: Array<{ providerId: string; down: { until: string; reason: string } | null }>;
 }
@@ -28,6 +30,7 @@ export function testRunTools(
     previews: [],
     uncancelableReasons: [],
     steps: [],
+    progress: [],
     providerReports: [],
     async readFile(fileId) {
       const file = options.files?.[fileId];
@@ -38,7 +41,9 @@ export function testRunTools(
       const model = options.models?.find((m) => m.id === modelId);
       if (!model) throw new Error(`test tools: no step model ${modelId}`);
       tools.steps.push(modelId);
-      const stepTools: RunTools = files ? { ...tools, readFile: async (id) => files[id] ?? tools.readFile(id) } : tools;
+      // As the engine does: the step gets the tools runStep was called on (stepProgress scales them).
+      const parent: RunTools = this ?? tools;
+      const stepTools: RunTools = files ? { ...parent, readFile: async (id) => files[id] ?? parent.readFile(id) } : parent;
       return model.run(validateModelInput(model.input_schema, input, { modelId }), stepTools);
     },
     async publishPreview(preview) {
@@ -47,6 +52,9 @@ export function testRunTools(
     },
     async markUncancelable(reason) {
       tools.uncancelableReasons.push(reason);
+    },
+    reportProgress(fraction) {
+      tools.progress.push(fraction);
     },
     async reportProviderHealth(providerId, down) {
       tools.providerReports.push({ providerId, down });

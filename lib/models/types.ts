@@ -80,7 +80,9 @@ export interface RunTools {
   ffmpegPath: string;
   /**
    * Runs another catalog entry as one step of this run (presets): its input is validated with
-   * defaults filled, like a request's, and its outputs come back unstored.
+   * defaults filled, like a request's, and its outputs come back unstored. The step runs with the
+   * tools this is called on, so `stepProgress(tools, from, to).runStep(…)` (lib/models/progress.ts)
+   * maps the step's progress into its share of the run.
    */
   runStep(modelId: string, input: Record<string, unknown>, files?: StepFiles): Promise<ModelOutput[]>;
   /**
@@ -91,12 +93,27 @@ export interface RunTools {
   /** The point past which cancel cannot stop the spending (a remote provider bills once submitted). */
   markUncancelable(reason: string): Promise<void>;
   /**
+   * How far the run is, from 0 to 1 (ffmpeg's progress, rendering, a preset's steps, a provider's
+   * report). Cheap to call often: it never writes to the store, and followers hear at most a few
+   * updates a second; a value below one already reported is ignored.
+   */
+  reportProgress(fraction: number): void;
+  /**
    * Shares what this run learnt of its remote provider with every process on the store: down
    * until `down.until` (ISO 8601) and why, or back up (null). The catalog, quotes and queued runs
    * everywhere then see it (lib/providers/health.ts keeps only this process's view).
    */
   reportProviderHealth(providerId: string, down: { until: string; reason: string } | null): Promise<void>;
 }
+
+export interface ModelExample {
+  title: string;
+  /** A valid input (the schema's defaults fill the rest). */
+  input: Record<string, unknown>;
+}
+
+/** Field → enum value (as a string) → the label the studio shows for it. */
+export type EnumLabels = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
 export interface ModelDefinition {
   /** `<creator>/<name>`, or `<creator>/<name>@<version>` for a preset. */
@@ -113,6 +130,16 @@ export interface ModelDefinition {
   pricing: ModelPricing;
   lifecycle: ModelLifecycle | null;
   input_schema: JsonSchemaObject;
+  /**
+   * Inputs that work and show what the model does, each with a short title ("Neon city at
+   * night"); the first is what the studio's form opens with and what the catalog card shows.
+   */
+  examples?: readonly ModelExample[];
+  /**
+   * Readable names for enum values, for the studio's form only (the API's schema is unchanged):
+   * field → value (as a string) → label, e.g. `{ motion: { "zoom-in": "Zoom in" } }`.
+   */
+  enumLabels?: EnumLabels;
   /** Who runs it, shown as the run's `provider`: "atelier" for built-ins, else the remote provider's id. */
   provider?: string;
   /**

@@ -1,9 +1,11 @@
 "use server";
-// Operator actions: only a signed-in user with the ops role may add credit.
+// Operator actions: only a signed-in user with the ops role may add credit, pause and resume models.
 import { revalidatePath } from "next/cache";
 import { notFound } from "next/navigation";
 import { grantCredit } from "@/lib/core/credits";
+import { pauseModel, resumeModel } from "@/lib/core/model-pauses";
 import { formatUsd, parseUsd } from "@/lib/core/money";
+import { OPS_PAUSE_HOURS } from "@/lib/core/ops";
 import { findWorkspace } from "@/lib/core/workspaces";
 import { actionError } from "../action-error";
 import { requireStudioCtx } from "../studio-ctx";
@@ -25,5 +27,43 @@ export async function grantCreditAction(_previous: GrantResult | null, form: For
     return { ok: true, message: `Added $${formatUsd(micros)} to ${name}, which now has $${formatUsd(balance.availableMicros)} available.` };
   } catch (err) {
     return { ok: false, message: actionError(err).message };
+  }
+}
+
+export type PauseResult = { ok: true; message: string } | { ok: false; message: string; param: string | null };
+
+/**
+ * Takes a catalog entry out of service, as `admin model pause` does (same core verb): its quotes
+ * and new runs answer 503, its catalog entry says why, its queued runs wait.
+ */
+export async function pauseModelAction(modelId: string, input: { reason: string; hours: number | null }): Promise<PauseResult> {
+  const ctx = await requireStudioCtx();
+  if (ctx.user.role !== "ops") notFound();
+  const hours = input.hours === null ? null : OPS_PAUSE_HOURS.find((h) => h === input.hours);
+  if (hours === undefined) return { ok: false, message: "Choose how long: until resumed, or 1, 4 or 24 hours.", param: "until" };
+  // Empty: the admin CLI's default words.
+  const reason = input.reason.trim().slice(0, 200) || "it is paused for maintenance";
+  try {
+    const until = hours === null ? null : new Date(Date.now() + hours * 3_600_000).toISOString();
+    const paused = await pauseModel(ctx, { modelId, until, reason, by: ctx.user.email });
+    revalidatePath("/", "layout");
+    return { ok: true, message: `${paused.model} is out of service${paused.until ? ` until ${paused.until}` : " until resumed"}.` };
+  } catch (err) {
+    const e = actionError(err);
+    return { ok: false, message: e.message, param: e.param };
+  }
+}
+
+/** Puts a paused entry back in service, as `admin model resume` does. */
+export async function resumeModelAction(modelId: string): Promise<PauseResult> {
+  const ctx = await requireStudioCtx();
+  if (ctx.user.role !== "ops") notFound();
+  try {
+    const resumed = await resumeModel(ctx, { modelId });
+    revalidatePath("/", "layout");
+    return { ok: true, message: resumed.resumed ? `${resumed.model} is back in service.` : `${resumed.model} was not paused.` };
+  } catch (err) {
+    const e = actionError(err);
+    return { ok: false, message: e.message, param: e.param };
   }
 }

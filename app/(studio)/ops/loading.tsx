@@ -1,6 +1,6 @@
 import { Bone, CardBone, HeadingBone, PageSkeleton, TableBone } from "@/components/skeleton";
 
-// Ops: queue figures, the filters, failure reasons, the latest runs, then adding credit.
+// Ops: queue figures, the models, the filters, failure reasons, the latest runs, then adding credit.
 export default function Loading() {
   return (
     <PageSkeleton label="Loading ops">
@@ -14,6 +14,12 @@ export default function Loading() {
             </CardBone>
           ))}
         </div>
+        <CardBone className="space-y-3 p-5">
+          <Bone className="h-5 w-24" />
+          {Array.from({ length: 5 }, (_, i) => (
+            <Bone key={i} className="h-8 bg-zinc-100" />
+          ))}
+        </CardBone>
         <CardBone className="grid gap-3 px-5 py-4 sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end">
           {Array.from({ length: 3 }, (_, i) => (
             <div key={i} className="space-y-1.5">

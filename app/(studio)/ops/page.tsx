@@ -2,11 +2,14 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { listCatalog } from "@/lib/core/catalog";
 import { presentCredits, readBalance } from "@/lib/core/credits";
-import { FAILURE_WINDOW_MS, opsFailureReasons, opsOverview, type FailureReason, type OpsRunFilter } from "@/lib/core/ops";
+import { formatUsd } from "@/lib/core/money";
+import { FAILURE_WINDOW_MS, opsFailureReasons, opsModels, opsOverview, runsOfWorkspace, type FailureReason, type OpsRun, type OpsRunFilter } from "@/lib/core/ops";
 import { GENERATION_STATUSES } from "@/lib/core/run-states";
 import { listWorkspaces } from "@/lib/core/workspaces";
 import { OpsCreditForm } from "@/components/ops-credit-form";
-import { RunStatusPill, relativeTime } from "@/components/run-status";
+import { OpsShares } from "@/components/ops-shares";
+import { OpsModels } from "@/components/ops-models";
+import { formatDuration, RunStatusPill, relativeTime } from "@/components/run-status";
 import { requireStudioCtx } from "../studio-ctx";
 
 export const metadata = { title: "Ops · Atelier" };
@@ -42,8 +45,41 @@ function FilterSelect(props: { label: string; name: string; value: string | unde
   );
 }
 
+/**
+ * A run's ID: a link to its page when it is of the operator's own workspace; another workspace's
+ * run page is that workspace's (the studio reads runs only through the signed-in user's
+ * workspace), so ops get the ID to copy and everything the table shows about it.
+ */
+function RunId({ id, own }: { id: string; own: boolean }) {
+  if (own) {
+    return (
+      <Link href={`/runs/${id}`} className="font-mono text-xs text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500">
+        {id}
+      </Link>
+    );
+  }
+  return (
+    <span className="font-mono text-xs text-zinc-600 select-all" title="A run of another workspace: its page is that workspace's">
+      {id}
+    </span>
+  );
+}
+
+function span(from: string | null, to: string | null): string | null {
+  if (!from || !to) return null;
+  const ms = Date.parse(to) - Date.parse(from);
+  return Number.isFinite(ms) && ms >= 0 ? formatDuration(ms) : null;
+}
+
+/** What it cost: charged when it succeeded, else what is held while it is unfinished, else nothing. */
+function Cost({ run }: { run: OpsRun }) {
+  if (run.charged_micros !== null) return <>${formatUsd(run.charged_micros)}</>;
+  if (run.status === "queued" || run.status === "running") return <span className="text-zinc-500" title="Held until it ends">${formatUsd(run.price_micros)} held</span>;
+  return <span className="text-zinc-400" title="Not charged">$0</span>;
+}
+
 /** Failed runs grouped by their error message: what is going wrong, how often, for how many workspaces. */
-function FailureReasons({ reasons, filtered, failedHref, now }: { reasons: FailureReason[]; filtered: boolean; failedHref: string; now: number }) {
+function FailureReasons({ reasons, filtered, failedHref, now, ownWorkspace }: { reasons: FailureReason[]; filtered: boolean; failedHref: string; now: number; ownWorkspace: (runId: string) => boolean }) {
   const hours = FAILURE_WINDOW_MS / 3_600_000;
   return (
     <section aria-labelledby="failure-reasons" className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">
@@ -68,17 +104,25 @@ function FailureReasons({ reasons, filtered, failedHref, now }: { reasons: Failu
                 <th scope="col" className="px-5 py-2">Reason</th>
                 <th scope="col" className="px-5 py-2 text-right">Runs</th>
                 <th scope="col" className="px-5 py-2 text-right">Workspaces</th>
+                <th scope="col" className="px-5 py-2">Example runs</th>
                 <th scope="col" className="px-5 py-2 text-right">Last failed</th>
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100">
               {reasons.map((r) => (
                 <tr key={r.message ?? ""} data-testid="failure-reason">
-                  <td className="max-w-xl px-5 py-2 text-zinc-800">{r.message ?? <span className="text-zinc-400">No message</span>}</td>
+                  <td className="max-w-xl min-w-64 px-5 py-2 text-zinc-800">{r.message ?? <span className="text-zinc-400">No message</span>}</td>
                   <td className="px-5 py-2 text-right font-semibold text-zinc-900 tabular-nums" data-testid="failure-count">
                     {r.count}
                   </td>
                   <td className="px-5 py-2 text-right text-zinc-600 tabular-nums">{r.workspaces}</td>
+                  <td className="px-5 py-2 whitespace-nowrap" data-testid="failure-examples">
+                    <span className="flex flex-col gap-0.5">
+                      {r.example_run_ids.map((id) => (
+                        <RunId key={id} id={id} own={ownWorkspace(id)} />
+                      ))}
+                    </span>
+                  </td>
                   <td className="px-5 py-2 text-right whitespace-nowrap text-zinc-500" title={r.last_failed_at}>
                     {relativeTime(r.last_failed_at, now)}
                   </td>
@@ -103,12 +147,16 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
   const status = GENERATION_STATUSES.find((s) => s === one(sp.status));
   const filter: OpsRunFilter = { workspaceId: one(sp.workspace), status, model: one(sp.model) };
   const filtered = !!(filter.workspaceId || filter.status || filter.model);
-  const [overview, reasons, workspaces, catalog] = await Promise.all([
+  const [overview, reasons, workspaces, catalog, models] = await Promise.all([
     opsOverview(ctx, { filter }),
     opsFailureReasons(ctx, { filter }),
     listWorkspaces(ctx),
     listCatalog(ctx.db),
+    opsModels(ctx),
   ]);
+  // Example runs of the failure reasons that are this operator's own, so they link to their page.
+  const exampleIds = reasons.flatMap((r) => r.example_run_ids);
+  const ownIds = new Set(await runsOfWorkspace(ctx, ctx.workspaceId, exampleIds));
   const failedQuery = new URLSearchParams({ ...(filter.workspaceId ? { workspace: filter.workspaceId } : {}), status: "failed", ...(filter.model ? { model: filter.model } : {}) });
   const balances = await Promise.all(workspaces.map((w) => readBalance(ctx.db, w.id)));
   const now = Date.now();
@@ -116,7 +164,7 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
     <div className="mx-auto max-w-6xl space-y-8">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Ops</h1>
-        <p className="mt-1 text-sm text-zinc-500">Every workspace: the queue, why runs fail, the latest runs, and credit.</p>
+        <p className="mt-1 text-sm text-zinc-500">Every workspace: the queue, the models, why runs fail, the latest runs, and credit.</p>
       </div>
 
       <section aria-label="Queue" className="grid gap-4 sm:grid-cols-3">
@@ -124,6 +172,8 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
         <Stat label="Running" value={overview.running} testId="ops-running" />
         <Stat label="Runs in the last minute" value={overview.created_last_minute} testId="ops-last-minute" />
       </section>
+
+      <OpsModels models={models} now={now} />
 
       {/* A plain GET form: the filters narrow both the failure reasons and the runs, and live in the URL so a view can be shared. */}
       <form method="get" aria-label="Run filters" className="grid gap-3 rounded-lg border border-zinc-200 bg-white px-5 py-4 shadow-sm sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end">
@@ -142,7 +192,7 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
         </div>
       </form>
 
-      <FailureReasons reasons={reasons} filtered={filtered} failedHref={`/ops?${failedQuery.toString()}`} now={now} />
+      <FailureReasons reasons={reasons} filtered={filtered} failedHref={`/ops?${failedQuery.toString()}`} now={now} ownWorkspace={(id) => ownIds.has(id)} />
 
       <section className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">
         <h2 className="border-b border-zinc-200 px-5 py-3 text-base font-semibold text-zinc-900">Latest runs</h2>
@@ -151,12 +201,15 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
         ) : (
           <div className="overflow-x-auto">
             <table className="min-w-full text-left text-sm">
-              <thead className="bg-zinc-50 text-xs font-medium tracking-wide text-zinc-500 uppercase">
+              <thead className="bg-zinc-50 text-xs font-medium tracking-wide whitespace-nowrap text-zinc-500 uppercase">
                 <tr>
                   <th className="px-5 py-2">Run</th>
                   <th className="px-5 py-2">Workspace</th>
                   <th className="px-5 py-2">Model</th>
                   <th className="px-5 py-2">Status</th>
+                  <th className="px-5 py-2 text-right" title="From created to started">Queued</th>
+                  <th className="px-5 py-2 text-right" title="From started to completed">Run time</th>
+                  <th className="px-5 py-2 text-right">Cost</th>
                   <th className="px-5 py-2">Error</th>
                   <th className="px-5 py-2">Created</th>
                 </tr>
@@ -164,11 +217,22 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
               <tbody className="divide-y divide-zinc-100">
                 {overview.runs.map((run) => (
                   <tr key={run.id} data-testid="ops-run">
-                    <td className="px-5 py-2 font-mono text-xs text-zinc-600">{run.id}</td>
+                    <td className="px-5 py-2 whitespace-nowrap">
+                      <RunId id={run.id} own={run.workspace_id === ctx.workspaceId} />
+                    </td>
                     <td className="px-5 py-2 whitespace-nowrap text-zinc-900">{run.workspace_name}</td>
                     <td className="px-5 py-2 font-mono text-xs text-zinc-700">{run.model}</td>
                     <td className="px-5 py-2">
                       <RunStatusPill status={run.status} />
+                    </td>
+                    <td className="px-5 py-2 text-right whitespace-nowrap text-zinc-600 tabular-nums" data-testid="ops-run-queued">
+                      {span(run.created_at, run.started_at) ?? <span className="text-zinc-300">—</span>}
+                    </td>
+                    <td className="px-5 py-2 text-right whitespace-nowrap text-zinc-600 tabular-nums" data-testid="ops-run-time">
+                      {span(run.started_at, run.completed_at) ?? <span className="text-zinc-300">—</span>}
+                    </td>
+                    <td className="px-5 py-2 text-right whitespace-nowrap text-zinc-800 tabular-nums" data-testid="ops-run-cost">
+                      <Cost run={run} />
                     </td>
                     <td className="max-w-[14rem] truncate px-5 py-2 text-red-700" title={run.error_message ?? undefined}>
                       {run.error_message ?? <span className="text-zinc-300">—</span>}
@@ -183,6 +247,8 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
           </div>
         )}
       </section>
+
+      <OpsShares />
 
       <section className="rounded-lg border border-zinc-200 bg-white p-5 shadow-sm">
         <h2 className="text-base font-semibold text-zinc-900">Add credit</h2>

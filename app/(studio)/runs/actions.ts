@@ -5,7 +5,7 @@ import { cancelGeneration, createGeneration, getGeneration } from "@/lib/core/ge
 import { quoteRun, type Quote } from "@/lib/core/quotes";
 import { createImageFile, keepOutputAsFile, type File as StudioFile } from "@/lib/core/files";
 import { completeUpload, openUpload, type Upload } from "@/lib/core/uploads";
-import { isFinal, retryAfterSeconds, type Generation } from "@/lib/core/generation-view";
+import type { Generation } from "@/lib/core/generation-view";
 import { requireStudioCtx } from "../studio-ctx";
 
 export interface PlainError {
@@ -35,18 +35,10 @@ export async function runAction(body: { model: string; input: Record<string, unk
   return attempt(async () => (await createGeneration(ctx, body)).generation);
 }
 
-/** A run as it is now, with the seconds to wait before reading it again (the API's Retry-After). */
-export interface RunRead {
-  generation: Generation;
-  retryAfterSeconds: number | null;
-}
-
-export async function getRunAction(id: string): Promise<ActionResult<RunRead>> {
+/** A run as it is now: the studio's fallback when its live stream (GET /api/runs/events) fails. */
+export async function getRunAction(id: string): Promise<ActionResult<Generation>> {
   const ctx = await requireStudioCtx();
-  return attempt(async () => {
-    const { generation } = await getGeneration(ctx, { id });
-    return { generation, retryAfterSeconds: isFinal(generation.status) ? null : retryAfterSeconds(generation.modality) };
-  });
+  return attempt(async () => (await getGeneration(ctx, { id })).generation);
 }
 
 export async function cancelRunAction(id: string): Promise<ActionResult<Generation>> {

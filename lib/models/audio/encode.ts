@@ -1,7 +1,8 @@
 // The audio models' output formats: WAV as rendered, or MP3 through ffmpeg's libmp3lame.
 import type { JsonSchemaObject } from "../../core/json-schema";
 import { runFfmpeg } from "../../media/ffmpeg";
-import type { AudioOutput } from "../types";
+import { encodeProgress } from "../progress";
+import type { AudioOutput, RunTools } from "../types";
 import { parseWav } from "./wav";
 
 export const AUDIO_FORMATS = { wav: "audio/wav", mp3: "audio/mpeg" } as const;
@@ -19,12 +20,13 @@ export function audioFormatField(defaultFormat: AudioFormat): JsonSchemaObject {
 
 /**
  * The WAV as an output in `format`. Its duration comes from the WAV header, which MP3 encoding
- * keeps (bar the encoder's few milliseconds of padding).
+ * keeps (bar the encoder's few milliseconds of padding). `progress` hears how far the MP3 encode
+ * is, 0 to 1 (a WAV is ready at once).
  */
 export async function audioOutput(
   wav: Buffer,
   format: AudioFormat,
-  options: { ffmpegPath: string; signal: AbortSignal; bitrateKbps: number },
+  options: { ffmpegPath: string; signal: AbortSignal; bitrateKbps: number; progress?: Pick<RunTools, "reportProgress"> },
 ): Promise<AudioOutput> {
   const { duration } = parseWav(wav);
   if (format === "wav") return { type: "audio", content_type: AUDIO_FORMATS.wav, data: wav, duration };
@@ -41,7 +43,7 @@ export async function audioOutput(
       "-c:a", "libmp3lame", "-b:a", `${options.bitrateKbps}k`,
       "-f", "mp3", "pipe:1",
     ],
-    { signal: options.signal, stdin: wav },
+    { signal: options.signal, stdin: wav, onProgress: options.progress && encodeProgress(options.progress, duration) },
   );
   return { type: "audio", content_type: AUDIO_FORMATS.mp3, data: stdout, duration };
 }

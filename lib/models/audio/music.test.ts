@@ -3,6 +3,7 @@ import { validateModelInput } from "../../core/input-validation";
 import { formatUsd } from "../../core/money";
 import { priceInput } from "../../core/pricing";
 import { bundledFfmpegPath, systemFfmpegPath } from "../../media/ffmpeg";
+import { expectSteadyProgress } from "../test-progress";
 import { runModelForTest, testRunTools } from "../test-tools";
 import { music } from "./music";
 import { chooseMusicParams } from "./music-params";
@@ -65,7 +66,10 @@ describe("atelier/music choices", () => {
 
 describe("atelier/music", () => {
   it("makes 15 seconds of stereo MP3 by default", async () => {
-    const audio = await play({ prompt: "happy sunny morning with birds", seed: 5 });
+    const tools = testRunTools();
+    const audio = await play({ prompt: "happy sunny morning with birds", seed: 5 }, tools);
+    // Stage by stage through the rendering, then the MP3 encode.
+    expectSteadyProgress(tools.progress, 8);
     expect(audio.content_type).toBe("audio/mpeg");
     expect(audio.duration).toBe(15);
     const meta = await mp3Meta(audio.data);
@@ -76,7 +80,9 @@ describe("atelier/music", () => {
   });
 
   it("writes a WAV of exactly the duration asked: 44.1 kHz stereo, loud enough, never clipping, faded at both ends", async () => {
-    const audio = await play({ prompt: "lofi hip hop beat", duration: 6, format: "wav", seed: 3 });
+    const tools = testRunTools();
+    const audio = await play({ prompt: "lofi hip hop beat", duration: 6, format: "wav", seed: 3 }, tools);
+    expectSteadyProgress(tools.progress, 8);
     expect(audio.content_type).toBe("audio/wav");
     expect(parseWav(audio.data)).toMatchObject({ sampleRate: 44100, channels: 2, bitsPerSample: 16, duration: 6 });
     expect(audio.duration).toBe(6);

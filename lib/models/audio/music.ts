@@ -2,10 +2,14 @@
 // ambience (music-params.ts), a seeded score is played by small synthesizers (music-render.ts).
 import { objectSchema, SEED_FIELD } from "../shared/fields";
 import { seedOf } from "../shared/random";
+import { stepProgress } from "../progress";
 import type { ModelDefinition } from "../types";
 import { audioFormatField, audioOutput, type AudioFormat } from "./encode";
 import { chooseMusicParams } from "./music-params";
 import { renderMusic } from "./music-render";
+
+/** The rendering's share of a run that ends in an MP3 encode (measured with Debian's ffmpeg: the encode takes about half as long). */
+const MP3_RENDER_SHARE = 0.6;
 
 export const music: ModelDefinition = {
   id: "atelier/music",
@@ -20,6 +24,13 @@ export const music: ModelDefinition = {
   status: "stable",
   pricing: { unit: "second", usd: "0.001", drivers: ["duration"], overrides: [] },
   lifecycle: null,
+  examples: [
+    { title: "Calm rainy night", input: { prompt: "calm rainy night piano" } },
+    { title: "Energetic dance beat", input: { prompt: "energetic dance beat in A minor", duration: 20 } },
+    { title: "Forest morning", input: { prompt: "dreamy forest morning with birds and bells", duration: 30 } },
+    { title: "Lo-fi study loop", input: { prompt: "lofi chill study beat with soft drums", tempo: 80 } },
+  ],
+  enumLabels: { format: { mp3: "MP3", wav: "WAV" } },
   input_schema: objectSchema(
     {
       prompt: {
@@ -54,7 +65,17 @@ export const music: ModelDefinition = {
     const seed = seedOf(input);
     const duration = input.duration as number;
     const params = chooseMusicParams(input.prompt as string, seed, typeof input.tempo === "number" ? input.tempo : undefined);
-    const wav = await renderMusic(params, duration, seed, tools.signal);
-    return [await audioOutput(wav, input.format as AudioFormat, { ffmpegPath: tools.ffmpegPath, signal: tools.signal, bitrateKbps: 192 })];
+    const format = input.format as AudioFormat;
+    // A WAV is ready when rendered; an MP3 still has its encode to go.
+    const rendered = format === "mp3" ? MP3_RENDER_SHARE : 1;
+    const wav = await renderMusic(params, duration, seed, tools.signal, stepProgress(tools, 0, rendered));
+    const output = await audioOutput(wav, format, {
+      ffmpegPath: tools.ffmpegPath,
+      signal: tools.signal,
+      bitrateKbps: 192,
+      progress: stepProgress(tools, rendered, 1),
+    });
+    tools.reportProgress(1);
+    return [output];
   },
 };

@@ -7,6 +7,7 @@ import { priceInput } from "../../core/pricing";
 import { validateModelInput } from "../../core/input-validation";
 import { bundledFfmpegPath } from "../../media/ffmpeg";
 import { programSearchPath, setProgramSearchPath } from "../host";
+import { expectSteadyProgress } from "../test-progress";
 import { runModelForTest, testRunTools } from "../test-tools";
 import { findEspeak } from "./espeak";
 import { fliteThreadsAlive } from "./flite";
@@ -141,7 +142,9 @@ describe("atelier/speech on Flite, with nothing installed", () => {
   afterAll(() => setProgramSearchPath(machinePath));
 
   it("speaks as WAV: 16 kHz 16-bit mono, true sizes, a plausible duration, not silent, not clipped", async () => {
-    const audio = await say({ text: "Hello there. This is Atelier speaking.", format: "wav" });
+    const tools = testRunTools();
+    const audio = await say({ text: "Hello there. This is Atelier speaking.", format: "wav" }, tools);
+    expectSteadyProgress(tools.progress);
     expect(audio.content_type).toBe("audio/wav");
     const info = parseWav(audio.data);
     expect(info).toMatchObject({ sampleRate: 16000, channels: 1, bitsPerSample: 16, dataOffset: 44 });
@@ -158,7 +161,10 @@ describe("atelier/speech on Flite, with nothing installed", () => {
 
   it("speaks as MP3 by default with the ffmpeg npm ships: decodable, as long as the WAV, the same bytes each time", async () => {
     const text = "The quick brown fox jumps over the lazy dog.";
-    const mp3 = await say({ text });
+    const tools = testRunTools({ ffmpegPath: bundledFfmpegPath()! });
+    const mp3 = await say({ text }, tools);
+    // Synthesized, then the encode (whose last report may already be the whole length).
+    expectSteadyProgress(tools.progress, 1);
     expect(mp3.content_type).toBe("audio/mpeg");
     const meta = await mp3Meta(mp3.data);
     expect(meta).toMatchObject({ container: "MPEG", sampleRate: 16000, channels: 1 });

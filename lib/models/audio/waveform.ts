@@ -5,7 +5,7 @@ import { writeFile } from "node:fs/promises";
 import sharp from "sharp";
 import { fileInputField } from "../../core/file-inputs";
 import { runFfmpeg } from "../../media/ffmpeg";
-import { FORMAT_FIELD, IMAGE_FORMATS, colorField, objectSchema, type ImageFormat } from "../shared/fields";
+import { FORMAT_FIELD, FORMAT_LABELS, IMAGE_FORMATS, colorField, objectSchema, type ImageFormat } from "../shared/fields";
 import { withTempDir } from "../video/encode";
 import { ModelError, type ModelDefinition } from "../types";
 
@@ -58,6 +58,13 @@ export const waveform: ModelDefinition = {
   status: "stable",
   pricing: { unit: "image", usd: "0.002", drivers: [], overrides: [] },
   lifecycle: null,
+  // No example can carry a sound: each sets the other fields, and the studio asks for the sound.
+  examples: [
+    { title: "Podcast bars", input: { style: "bars", color: "#4f46e5", background: "#ffffff" } },
+    { title: "Dark outline banner", input: { style: "outline", color: "#22d3ee", background: "#0f172a", width: 1600, height: 400 } },
+    { title: "Square cover art", input: { style: "bars", color: "#e11d48", background: "#fff1f2", width: 1024, height: 1024 } },
+  ],
+  enumLabels: { style: { bars: "Bars", outline: "Outline" }, format: FORMAT_LABELS },
   input_schema: objectSchema(
     {
       audio: fileInputField("audio/*", "Sound", "The sound to draw: a file ID from a direct upload (POST /v1/uploads)."),

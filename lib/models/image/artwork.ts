@@ -2,7 +2,7 @@
 // the composition and the motifs; the seed places everything; sharp rasterises the SVG and
 // adds grain. Same input + seed → the same bytes.
 import sharp from "sharp";
-import { ASPECT_RATIO_FIELD, FORMAT_FIELD, NUM_IMAGES_FIELD, objectSchema, SEED_FIELD, sizeFor, type AspectRatio, type ImageFormat } from "../shared/fields";
+import { ASPECT_RATIO_FIELD, FORMAT_FIELD, FORMAT_LABELS, NUM_IMAGES_FIELD, objectSchema, SEED_FIELD, sizeFor, type AspectRatio, type ImageFormat } from "../shared/fields";
 import { nthSeed, seededRandom, seedOf } from "../shared/random";
 import type { ImageOutput, ModelDefinition } from "../types";
 import { MOTIF_WORDS, MOTIFS, type Motif } from "./artwork-motifs";
@@ -117,6 +117,13 @@ export const artwork: ModelDefinition = {
   status: "stable",
   pricing: { unit: "image", usd: "0.003", drivers: ["num_images"], overrides: [] },
   lifecycle: null,
+  examples: [
+    { title: "Neon grid", input: { prompt: "neon night grid of circles and stars" } },
+    { title: "Pastel sunrise", input: { prompt: "pastel mountains at sunrise", aspect_ratio: "16:9" } },
+    { title: "Ocean spiral", input: { prompt: "ocean spiral of dots and waves", aspect_ratio: "1:1" } },
+    { title: "Golden forest poster", input: { prompt: "gold forest stripes with triangles", aspect_ratio: "3:4", num_images: 2 } },
+  ],
+  enumLabels: { format: FORMAT_LABELS },
   input_schema: objectSchema(
     {
       prompt: {

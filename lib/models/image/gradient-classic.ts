@@ -20,6 +20,10 @@ export const gradientClassic: ModelDefinition = {
     sunset_at: "2030-12-31T00:00:00.000Z",
     replaced_by: "atelier/gradient",
   },
+  examples: [
+    { title: "Harbour at dusk", input: { prompt: "ocean dusk over a quiet harbour" } },
+    { title: "Lavender, wide", input: { prompt: "lavender lilac mist", aspect_ratio: "16:9" } },
+  ],
   input_schema: objectSchema({ prompt: PROMPT_FIELD, aspect_ratio: ASPECT_RATIO_FIELD, seed: SEED_FIELD }, ["prompt"]),
   async run(input) {
     return [

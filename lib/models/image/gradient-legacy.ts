@@ -19,6 +19,10 @@ export const gradientLegacy: ModelDefinition = {
     sunset_at: "2026-01-01T00:00:00.000Z",
     replaced_by: "atelier/gradient",
   },
+  examples: [
+    { title: "Harbour at dusk", input: { prompt: "ocean dusk over a quiet harbour" } },
+    { title: "Mint and lemon", input: { prompt: "mint lemon cream" } },
+  ],
   input_schema: objectSchema({ prompt: PROMPT_FIELD, seed: SEED_FIELD }, ["prompt"]),
   async run(input) {
     return [

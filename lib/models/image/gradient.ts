@@ -1,7 +1,7 @@
 import type { AspectRatio, ImageFormat } from "./gradient-render";
 import { renderGradient, seedOf } from "./gradient-render";
 import { ASPECT_RATIO_FIELD, FORMAT_FIELD, objectSchema, PROMPT_FIELD, SEED_FIELD } from "./gradient-schema";
-import { NUM_IMAGES_FIELD } from "../shared/fields";
+import { FORMAT_LABELS, NUM_IMAGES_FIELD } from "../shared/fields";
 import { nthSeed } from "../shared/random";
 import type { ModelDefinition } from "../types";
 
@@ -24,6 +24,12 @@ export const gradient: ModelDefinition = {
     overrides: [{ when: { resolution: "hd" }, usd: "0.004" }],
   },
   lifecycle: null,
+  examples: [
+    { title: "Harbour at dusk", input: { prompt: "ocean dusk over a quiet harbour" } },
+    { title: "Sunset phone wallpaper", input: { prompt: "sunset coral peach gold", aspect_ratio: "9:16", resolution: "hd" } },
+    { title: "Forest mist, wide", input: { prompt: "forest mist moss fern", aspect_ratio: "16:9" } },
+  ],
+  enumLabels: { resolution: { standard: "Standard", hd: "HD" }, format: FORMAT_LABELS },
   input_schema: objectSchema(
     {
       prompt: PROMPT_FIELD,

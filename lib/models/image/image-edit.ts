@@ -2,7 +2,7 @@
 // (centred, to a side, or to the most interesting part), resize, and a filter.
 import sharp from "sharp";
 import { fileInputField } from "../../core/file-inputs";
-import { ASPECT_RATIOS, FORMAT_FIELD, objectSchema, type AspectRatio, type ImageFormat } from "../shared/fields";
+import { ASPECT_RATIOS, FORMAT_FIELD, FORMAT_LABELS, objectSchema, type AspectRatio, type ImageFormat } from "../shared/fields";
 import { ModelError, type ModelDefinition } from "../types";
 import { encodeImage } from "./raster";
 import { decodingInput, displayedImage, displayedSize } from "./input-image";
@@ -50,6 +50,19 @@ export const imageEdit: ModelDefinition = {
   status: "stable",
   pricing: { unit: "image", usd: "0.001", drivers: [], overrides: [] },
   lifecycle: null,
+  // No example can carry an image: each sets the other fields, and the studio asks for the image.
+  examples: [
+    { title: "Square, sepia", input: { aspect_ratio: "1:1", filter: "sepia" } },
+    { title: "Wide banner, 1280 px", input: { aspect_ratio: "16:9", gravity: "smart", width: 1280 } },
+    { title: "Black and white", input: { filter: "grayscale" } },
+    { title: "Soft background blur", input: { filter: "blur", blur_strength: 8 } },
+  ],
+  enumLabels: {
+    aspect_ratio: { original: "Original" },
+    gravity: { center: "Centre", top: "Top", bottom: "Bottom", left: "Left", right: "Right", smart: "Smart (most eye-catching)" },
+    filter: { none: "None", grayscale: "Black and white", sepia: "Sepia", blur: "Blur", sharpen: "Sharpen" },
+    format: FORMAT_LABELS,
+  },
   input_schema: objectSchema(
     {
       image: fileInputField("image/*", "Image", "The image to edit: a file ID from POST /v1/files."),

@@ -3,7 +3,7 @@
 // ours, while the three finder "eyes" keep the 1:1:3:1:1 proportions scanners look for.
 import QRCode from "qrcode";
 import sharp from "sharp";
-import { FORMAT_FIELD, colorField, objectSchema, type ImageFormat } from "../shared/fields";
+import { FORMAT_FIELD, FORMAT_LABELS, colorField, objectSchema, type ImageFormat } from "../shared/fields";
 import { ModelError, type ModelDefinition } from "../types";
 import { encodeImage } from "./raster";
 
@@ -118,6 +118,16 @@ export const qrCode: ModelDefinition = {
   status: "stable",
   pricing: { unit: "image", usd: "0.001", drivers: [], overrides: [] },
   lifecycle: null,
+  examples: [
+    { title: "Link to a menu", input: { content: "https://example.com/menu" } },
+    { title: "Guest Wi-Fi, rounded", input: { content: "WIFI:T:WPA;S:Atelier Guest;P:welcome-2027;;", module_style: "rounded", foreground: "#1e3a8a" } },
+    { title: "Dotted, on cream", input: { content: "https://atelier.example/launch", module_style: "dots", foreground: "#7c2d12", background: "#fff7ed", error_correction: "H" } },
+  ],
+  enumLabels: {
+    error_correction: { L: "L · 7%", M: "M · 15%", Q: "Q · 25%", H: "H · 30%" },
+    module_style: { square: "Squares", rounded: "Rounded", dots: "Dots" },
+    format: FORMAT_LABELS,
+  },
   input_schema: objectSchema(
     {
       content: {

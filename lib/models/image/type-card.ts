@@ -2,7 +2,7 @@
 // fonts (type-card-text), fitted inside the margins, over a styled background
 // (type-card-styles). The seed only picks decorative variants: same input + seed → same bytes.
 import sharp, { type OverlayOptions } from "sharp";
-import { FORMAT_FIELD, objectSchema, SEED_FIELD, sizeFor, type AspectRatio, type ImageFormat } from "../shared/fields";
+import { FORMAT_FIELD, FORMAT_LABELS, objectSchema, SEED_FIELD, sizeFor, type AspectRatio, type ImageFormat } from "../shared/fields";
 import { seededRandom, seedOf } from "../shared/random";
 import { ModelError, type ImageOutput, type ModelDefinition } from "../types";
 import { encodeImage, grain } from "./raster";
@@ -114,6 +114,18 @@ export const typeCard: ModelDefinition = {
   status: "stable",
   pricing: { unit: "image", usd: "0.002", drivers: [], overrides: [] },
   lifecycle: null,
+  examples: [
+    { title: "Motivation card", input: { text: "Make something wonderful today", subtitle: "Atelier" } },
+    { title: "Event poster", input: { text: "Summer Jazz Night", subtitle: "Friday 8 pm · The Old Mill", layout: "poster", style: "neon-night" } },
+    { title: "Sale banner", input: { text: "Everything 20% off this weekend", layout: "banner", style: "colour-block", align: "left" } },
+    { title: "Story quote", input: { text: "Simplicity is the ultimate sophistication.", subtitle: "Leonardo da Vinci", layout: "story", style: "sunset-gradient" } },
+  ],
+  enumLabels: {
+    layout: { card: "Card 1:1", poster: "Poster 3:4", banner: "Banner 16:9", story: "Story 9:16" },
+    style: { "ink-on-paper": "Ink on paper", "neon-night": "Neon night", "colour-block": "Colour block", minimal: "Minimal", terminal: "Terminal", "sunset-gradient": "Sunset gradient" },
+    align: { left: "Left", center: "Centre", right: "Right" },
+    format: FORMAT_LABELS,
+  },
   input_schema: objectSchema(
     {
       text: {

@@ -1,6 +1,7 @@
 // atelier/upscale: an uploaded image enlarged 2× or 4× (Lanczos), with a light sharpening pass.
 import { fileInputField } from "../../core/file-inputs";
 import { FORMAT_FIELD, objectSchema } from "./gradient-schema";
+import { FORMAT_LABELS } from "../shared/fields";
 import { IMAGE_FORMATS, type ImageFormat } from "./gradient-render";
 import { ModelError, type ModelDefinition } from "../types";
 import { decodingInput, displayedImage, displayedSize } from "./input-image";
@@ -20,6 +21,13 @@ export const upscale: ModelDefinition = {
   status: "stable",
   pricing: { unit: "image", usd: "0.004", drivers: [], overrides: [{ when: { scale: 4 }, usd: "0.008" }] },
   lifecycle: null,
+  // No example can carry an image: each sets the other fields, and the studio asks for the image.
+  examples: [
+    { title: "Twice the size, sharpened", input: { scale: 2, sharpen: true } },
+    { title: "Four times, as JPEG", input: { scale: 4, sharpen: true, format: "jpeg" } },
+    { title: "Twice, soft, as WebP", input: { scale: 2, sharpen: false, format: "webp" } },
+  ],
+  enumLabels: { scale: { "2": "2×", "4": "4×" }, format: FORMAT_LABELS },
   input_schema: objectSchema(
     {
       image: fileInputField("image/*", "Image", "The image to enlarge: a file ID from POST /v1/files."),

@@ -3,7 +3,8 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { renderGradient, TITLE_MARGIN } from "../image/gradient-render";
-import { runModelForTest } from "../test-tools";
+import { expectSteadyProgress } from "../test-progress";
+import { runModelForTest, testRunTools } from "../test-tools";
 import type { ImageOutput } from "../types";
 import { gradientPosterV1, gradientPosterV2 } from "./gradient-poster";
 
@@ -38,7 +39,10 @@ describe.each([
 
   it("wraps a 60-character title inside the margins", async () => {
     expect(LONG_TITLE).toHaveLength(60);
-    const [poster] = (await runModelForTest(preset, input)) as ImageOutput[];
+    const tools = testRunTools();
+    const [poster] = (await runModelForTest(preset, input, tools)) as ImageOutput[];
+    // One render, no steps: done at once.
+    expectSteadyProgress(tools.progress);
     const bare = await renderGradient({ prompt: input.prompt, seed: 11, format: "png", ...shape });
     const { width, height } = poster!;
     expect([width, height]).toEqual([bare.width, bare.height]);

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { probeMedia } from "../../media/ffmpeg";
 import { music } from "../audio/music";
 import { artwork } from "../image/artwork";
+import { expectSteadyProgress } from "../test-progress";
 import { runModelForTest, testRunTools } from "../test-tools";
 import type { VideoOutput } from "../types";
 import { panZoom } from "../video/pan-zoom";
@@ -30,6 +31,8 @@ describe("atelier/promo-video presets", () => {
     const tools = testRunTools({ models: promoVideoV1.steps });
     const [video] = await runModelForTest(promoVideoV1, input, tools);
     expect(tools.steps).toEqual(["atelier/artwork", "atelier/pan-zoom"]);
+    // The poster, then the camera move's own progress within its share: never back, ending at 1.
+    expectSteadyProgress(tools.progress, 3);
     expect(tools.previews).toHaveLength(1);
     expect(tools.uncancelableReasons).toEqual(["preview"]);
     const preview = tools.previews[0]!;
@@ -50,6 +53,8 @@ describe("atelier/promo-video presets", () => {
     const tools = testRunTools({ models: promoVideoV2.steps });
     const [video] = await runModelForTest(promoVideoV2, { ...input, aspect_ratio: "9:16", music: "upbeat bright synth" }, tools);
     expect(tools.steps).toEqual(["atelier/artwork", "atelier/pan-zoom", "atelier/music"]);
+    // The music step's rendering stages fill the share after the camera move's.
+    expectSteadyProgress(tools.progress, 10);
     expect(tools.previews).toHaveLength(1);
     const v = video as VideoOutput;
     expect([v.width, v.height]).toEqual([480, 854]);

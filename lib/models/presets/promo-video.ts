@@ -12,9 +12,10 @@ import { objectSchema, SEED_FIELD } from "../shared/fields";
 import { seedOf } from "../shared/random";
 import { ModelError, type ImageOutput, type ModelDefinition, type ModelOutput, type RunTools, type VideoOutput } from "../types";
 import { durationField, RESOLUTION_FIELD, videoSize, withTempDir, type Resolution } from "../video/encode";
-import { panZoom, PAN_ZOOM_MOTIONS } from "../video/pan-zoom";
+import { panZoom, MOTION_LABELS, PAN_ZOOM_MOTIONS } from "../video/pan-zoom";
 import { artwork } from "../image/artwork";
 import { music as musicModel } from "../audio/music";
+import { encodeProgress, stepProgress } from "../progress";
 
 /** The ID the poster goes by when handed to the pan-and-zoom step (never a workspace file). */
 const POSTER_FILE_ID = "file_PromoVideoPosterStep0000";
@@ -58,6 +59,8 @@ const FIELDS: Record<string, JsonSchemaObject> = {
   seed: SEED_FIELD,
 };
 
+const PROMO_LABELS = { motion: MOTION_LABELS };
+
 function isImage(output: ModelOutput | undefined): output is ImageOutput {
   return output?.type === "image";
 }
@@ -66,7 +69,20 @@ function isVideo(output: ModelOutput | undefined): output is VideoOutput {
   return output?.type === "video";
 }
 
-/** The artwork with the title set over a soft band, at the video's own size. */
+/**
+ * Where each part ends in the run's progress, measured at the defaults (6 s, 720p): the artwork
+ * and title take an eighth, the camera move most of the rest, and in @2 the music bed (rendering
+ * it, then mixing it under the picture) about a tenth.
+ */
+const V1_SHARES = { poster: 0.14, video: 1 };
+const V2_SHARES = { poster: 0.12, video: 0.89, bed: 1 };
+/** Within the music bed: where the music step ends and mixing it under the picture begins. */
+const BED_MUSIC_SHARE = 0.4;
+
+/**
+ * The artwork with the title set over a soft band, at the video's own size. Each part below takes
+ * tools whose progress runs 0..1 over its own share of the run (stepProgress).
+ */
 async function makePoster(input: Record<string, unknown>, seed: number, tools: RunTools): Promise<ImageOutput> {
   const { width, height } = videoSize(input.aspect_ratio as Aspect, input.resolution as Resolution);
   const [art] = await tools.runStep(artwork.id, {
@@ -102,6 +118,7 @@ async function makePoster(input: Record<string, unknown>, seed: number, tools: R
     ])
     .png()
     .toBuffer();
+  tools.reportProgress(1);
   return { type: "image", content_type: "image/png", data, width, height };
 }
 
@@ -124,7 +141,7 @@ async function panZoomOver(poster: ImageOutput, input: Record<string, unknown>, 
 
 /** The video with the music under it (AAC); the picture is copied, not encoded again. */
 async function withMusicBed(video: VideoOutput, input: Record<string, unknown>, seed: number, tools: RunTools): Promise<VideoOutput> {
-  const [music] = await tools.runStep(musicModel.id, {
+  const [music] = await stepProgress(tools, 0, BED_MUSIC_SHARE).runStep(musicModel.id, {
     prompt: (input.music as string | undefined) ?? input.prompt,
     duration: input.duration,
     format: "wav",
@@ -137,7 +154,7 @@ async function withMusicBed(video: VideoOutput, input: Record<string, unknown>, 
     await runFfmpeg(
       tools.ffmpegPath,
       ["-v", "error", "-i", videoFile, "-i", musicFile, "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "aac", "-b:a", "160k", "-shortest", "-movflags", "+faststart", "-y", out],
-      { signal: tools.signal },
+      { signal: tools.signal, onProgress: encodeProgress(stepProgress(tools, BED_MUSIC_SHARE, 1), video.duration) },
     );
     return { ...video, data: await readFile(out) };
   });
@@ -161,12 +178,20 @@ export const promoVideoV1: ModelDefinition = {
   // artwork $0.003 + pan-and-zoom $0.01 a second, rounded to a per-second price.
   pricing: { unit: "second", usd: "0.011", drivers: ["duration"], overrides: [] },
   steps: [artwork, panZoom],
+  examples: [
+    { title: "Spring launch", input: { title: "Spring launch", prompt: "pastel mountains at sunrise" } },
+    { title: "Night market story", input: { title: "Night Market", prompt: "neon night city stars", aspect_ratio: "9:16", motion: "pan-up" } },
+    { title: "Ocean week, square", input: { title: "Ocean Week", prompt: "ocean waves spiral", aspect_ratio: "1:1", motion: "zoom-out" } },
+  ],
+  enumLabels: PROMO_LABELS,
   input_schema: objectSchema(FIELDS, ["title", "prompt"]),
   async run(input, tools) {
     const seed = seedOf(input);
-    const poster = await makePoster(input, seed, tools);
+    const poster = await makePoster(input, seed, stepProgress(tools, 0, V1_SHARES.poster));
     await tools.publishPreview(poster);
-    return [await panZoomOver(poster, input, tools)];
+    const video = await panZoomOver(poster, input, stepProgress(tools, V1_SHARES.poster, V1_SHARES.video));
+    tools.reportProgress(1);
+    return [video];
   },
 };
 
@@ -178,6 +203,12 @@ export const promoVideoV2: ModelDefinition = {
   // @1's steps plus music at $0.001 a second.
   pricing: { unit: "second", usd: "0.012", drivers: ["duration"], overrides: [] },
   steps: [artwork, panZoom, musicModel],
+  examples: [
+    { title: "Spring launch", input: { title: "Spring launch", prompt: "pastel mountains at sunrise" } },
+    { title: "Night market, upbeat", input: { title: "Night Market", prompt: "neon night city stars", aspect_ratio: "9:16", motion: "pan-up", music: "upbeat energetic synth" } },
+    { title: "Ocean week, calm", input: { title: "Ocean Week", prompt: "ocean waves spiral", aspect_ratio: "1:1", motion: "zoom-out", music: "calm ocean waves" } },
+  ],
+  enumLabels: PROMO_LABELS,
   input_schema: objectSchema(
     {
       ...FIELDS,
@@ -194,9 +225,11 @@ export const promoVideoV2: ModelDefinition = {
   ),
   async run(input, tools) {
     const seed = seedOf(input);
-    const poster = await makePoster(input, seed, tools);
+    const poster = await makePoster(input, seed, stepProgress(tools, 0, V2_SHARES.poster));
     await tools.publishPreview(poster);
-    const video = await panZoomOver(poster, input, tools);
-    return [await withMusicBed(video, input, seed, tools)];
+    const video = await panZoomOver(poster, input, stepProgress(tools, V2_SHARES.poster, V2_SHARES.video));
+    const promo = await withMusicBed(video, input, seed, stepProgress(tools, V2_SHARES.video, V2_SHARES.bed));
+    tools.reportProgress(1);
+    return [promo];
   },
 };

@@ -29,6 +29,9 @@ export const FORMAT_FIELD: JsonSchemaObject = {
   default: "png",
 };
 
+/** Readable names of the image formats, for a model's `enumLabels`. */
+export const FORMAT_LABELS = { png: "PNG", jpeg: "JPEG", webp: "WebP" } as const;
+
 /** 1 to 4 images a run, each priced: name the field in the pricing's `drivers`. */
 export const NUM_IMAGES_FIELD: JsonSchemaObject = {
   type: "integer",

@@ -4,7 +4,8 @@ import { validateModelInput } from "../../core/input-validation";
 import { formatUsd } from "../../core/money";
 import { priceInput } from "../../core/pricing";
 import { probeMedia } from "../../media/ffmpeg";
-import { testRunTools } from "../test-tools";
+import { expectSteadyProgress } from "../test-progress";
+import { runModelForTest, testRunTools } from "../test-tools";
 import { ModelError } from "../types";
 import { nearestAspect, panZoom } from "./pan-zoom";
 import {
@@ -81,6 +82,12 @@ describe("atelier/pan-zoom", () => {
     const [r1, , b1] = meanColour(await frameAt(ffmpeg, file, 1.95));
     expect(b0 - r0).toBeGreaterThan(10);
     expect(r1 - b1).toBeGreaterThan(10);
+  });
+
+  it("reports how far it is: the picture ready, then the encode as ffmpeg tells it, then 1", async () => {
+    const tools = testRunTools({ files: { [FILE_ID]: { data: await picture(960, 540), contentType: "image/png" } } });
+    await runModelForTest(panZoom, { image: FILE_ID, duration: 3, resolution: "480p" }, tools);
+    expectSteadyProgress(tools.progress, 2);
   });
 
   it("picks the aspect ratio closest to the picture's when left on auto", async () => {

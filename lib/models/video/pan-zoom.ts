@@ -7,6 +7,7 @@ import sharp from "sharp";
 import { fileInputField } from "../../core/file-inputs";
 import { runFfmpeg } from "../../media/ffmpeg";
 import { ASPECT_RATIOS, objectSchema, type AspectRatio } from "../shared/fields";
+import { encodeProgress, stepProgress } from "../progress";
 import type { ModelDefinition } from "../types";
 import { durationField, FPS_FIELD, h264OutputArgs, RESOLUTION_FIELD, videoOutput, videoSize, withTempDir, type Resolution } from "./encode";
 import { decodingInput, displayedImage, displayedSize } from "../image/input-image";
@@ -14,8 +15,25 @@ import { decodingInput, displayedImage, displayedSize } from "../image/input-ima
 /** How far in the camera goes: the closest view shows 1/1.3 of the picture. */
 const MAX_ZOOM = 1.3;
 
+/**
+ * Where the encode starts and ends in the run's progress (measured: decoding and enlarging the
+ * picture take about 5 % of a run, the poster after the encode 2 %).
+ */
+const ENCODE_FROM = 0.05;
+const ENCODE_TO = 0.98;
+
 export const PAN_ZOOM_MOTIONS = ["zoom-in", "zoom-out", "pan-left", "pan-right", "pan-up", "pan-down"] as const;
 export type PanZoomMotion = (typeof PAN_ZOOM_MOTIONS)[number];
+
+/** The camera moves in words, for the studio's form (`enumLabels`). */
+export const MOTION_LABELS: Readonly<Record<PanZoomMotion, string>> = {
+  "zoom-in": "Zoom in",
+  "zoom-out": "Zoom out",
+  "pan-left": "Pan left",
+  "pan-right": "Pan right",
+  "pan-up": "Pan up",
+  "pan-down": "Pan down",
+};
 
 const ASPECTS = ["16:9", "9:16", "1:1", "4:3", "3:4"] as const satisfies readonly AspectRatio[];
 
@@ -75,6 +93,13 @@ export const panZoom: ModelDefinition = {
   status: "stable",
   pricing: { unit: "second", usd: "0.01", drivers: ["duration"], overrides: [] },
   lifecycle: null,
+  // No example can carry an image: each sets the other fields, and the studio asks for the image.
+  examples: [
+    { title: "Slow zoom in", input: { motion: "zoom-in", duration: 5 } },
+    { title: "Pan across, widescreen", input: { motion: "pan-right", aspect_ratio: "16:9", duration: 6 } },
+    { title: "Story, zoom out", input: { motion: "zoom-out", aspect_ratio: "9:16", duration: 4 } },
+  ],
+  enumLabels: { motion: MOTION_LABELS, aspect_ratio: { auto: "Auto" } },
   input_schema: objectSchema(
     {
       image: fileInputField("image/*", "Image", "The picture to move over: a file ID from POST /v1/files."),
@@ -123,6 +148,7 @@ export const panZoom: ModelDefinition = {
         .toBuffer(),
     );
     signal.throwIfAborted();
+    tools.reportProgress(ENCODE_FROM);
 
     const { x, y, w, h } = viewExpressions(motion, frames);
     const corners = { x0: x, y0: y, x1: `${x}+${w}`, y1: y, x2: x, y2: `${y}+${h}`, x3: `${x}+${w}`, y3: `${y}+${h}` };
@@ -147,12 +173,14 @@ export const panZoom: ModelDefinition = {
           "-r", String(fps),
           ...h264OutputArgs(file, frames),
         ],
-        { signal, stdin: canvas },
+        { signal, stdin: canvas, onProgress: encodeProgress(stepProgress(tools, ENCODE_FROM, ENCODE_TO), duration) },
       );
       const poster = sharp(canvas, { raw: { ...big, channels: 3 } })
         .extract(firstView(motion, big.width, big.height))
         .resize(width, height, { kernel: "lanczos3" });
-      return [await videoOutput(file, poster, { width, height, duration })];
+      const output = await videoOutput(file, poster, { width, height, duration });
+      tools.reportProgress(1);
+      return [output];
     });
   },
 };

@@ -4,6 +4,7 @@ import { validateModelInput } from "../../core/input-validation";
 import { formatUsd } from "../../core/money";
 import { priceInput } from "../../core/pricing";
 import { probeMedia } from "../../media/ffmpeg";
+import { expectSteadyProgress } from "../test-progress";
 import { testRunTools } from "../test-tools";
 import type { VideoOutput } from "../types";
 import { titleMotion } from "./title-motion";
@@ -26,9 +27,15 @@ import {
 
 const SHORT = { duration: 2, resolution: "480p" };
 
-async function run(input: Record<string, unknown>, options: { ffmpegPath?: string; signal?: AbortSignal } = {}): Promise<VideoOutput> {
+async function run(
+  input: Record<string, unknown>,
+  options: { ffmpegPath?: string; signal?: AbortSignal; progress?: number[] } = {},
+): Promise<VideoOutput> {
   const validated = validateModelInput(titleMotion.input_schema, input, { modelId: titleMotion.id });
-  return asVideo((await titleMotion.run(validated, testRunTools(options)))[0]);
+  const tools = testRunTools(options);
+  const video = asVideo((await titleMotion.run(validated, tools))[0]);
+  options.progress?.push(...tools.progress);
+  return video;
 }
 
 /** Share of the poster's pixels that are near white: the title's letters. */
@@ -105,6 +112,13 @@ describe("atelier/title-motion", () => {
     const poster = await posterStats(video);
     expect([poster.format, poster.width, poster.height]).toEqual(["jpeg", width, height]);
     expect(await whiteShare(video)).toBeGreaterThan(0.01);
+  });
+
+  it("reports how far it is: frame by frame as it draws, then the encode as ffmpeg tells it, then 1", async () => {
+    const progress: number[] = [];
+    await run({ prompt: "progress", seed: 3, ...SHORT }, { progress });
+    // Two seconds at 24 fps are drawn two frames at a time: 24 steps before the encode.
+    expectSteadyProgress(progress, 24);
   });
 
   it("cancels mid-render with the signal's reason and leaves no temp files", async () => {

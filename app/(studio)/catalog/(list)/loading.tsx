@@ -12,19 +12,17 @@ export default function Loading() {
       </div>
       <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
         {Array.from({ length: 6 }, (_, i) => (
-          <CardBone key={i} className="p-4">
-            <div className="flex items-start gap-3">
-              <Bone className="h-9 w-9 rounded-md" />
-              <div className="flex-1 space-y-2">
-                <Bone className="h-4 w-32" />
-                <Bone className="h-3 w-24 bg-zinc-100" />
+          <CardBone key={i} className="overflow-hidden">
+            <Bone className="aspect-[16/10] w-full rounded-none bg-zinc-100" />
+            <div className="p-4">
+              <Bone className="h-4 w-32" />
+              <Bone className="mt-2 h-3 w-20 bg-zinc-100" />
+              <Bone className="mt-4 h-3 w-full bg-zinc-100" />
+              <Bone className="mt-2 h-3 w-2/3 bg-zinc-100" />
+              <div className="mt-5 flex justify-between">
+                <Bone className="h-3 w-28 bg-zinc-100" />
+                <Bone className="h-4 w-20" />
               </div>
-            </div>
-            <Bone className="mt-4 h-3 w-full bg-zinc-100" />
-            <Bone className="mt-2 h-3 w-2/3 bg-zinc-100" />
-            <div className="mt-5 flex justify-between">
-              <Bone className="h-3 w-28 bg-zinc-100" />
-              <Bone className="h-4 w-20" />
             </div>
           </CardBone>
         ))}

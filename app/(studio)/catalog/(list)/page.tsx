@@ -1,4 +1,6 @@
 import { listCatalog } from "@/lib/core/catalog";
+import { catalogCardImages } from "@/lib/core/example-outputs";
+import { getRuntime } from "@/lib/runtime";
 import { CatalogBrowser } from "@/components/catalog-browser";
 import { requireStudioCtx } from "../../studio-ctx";
 
@@ -6,12 +8,13 @@ export const metadata = { title: "Catalog · Atelier" };
 
 export default async function CatalogPage() {
   const ctx = await requireStudioCtx();
-  const { data } = await listCatalog(ctx.db);
+  const [{ data }, { services }] = await Promise.all([listCatalog(ctx.db), getRuntime()]);
+  const { images, making } = catalogCardImages(services.blobs, data.map((m) => m.id));
   return (
     <div className="mx-auto max-w-6xl">
       <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Catalog</h1>
       <p className="mt-1 mb-6 text-sm text-zinc-500">Every model and preset this workspace can run, with its price.</p>
-      <CatalogBrowser models={data} />
+      <CatalogBrowser models={data} images={images} making={making} />
     </div>
   );
 }

@@ -1,8 +1,9 @@
 import Link from "next/link";
 import { listCatalog } from "@/lib/core/catalog";
 import { ApiError } from "@/lib/core/errors";
-import { listGenerations, type GenerationList } from "@/lib/core/generations";
+import { countBatchRuns, listGenerations, type GenerationList } from "@/lib/core/generations";
 import { cursorPages, CursorPager } from "@/components/cursor-pager";
+import { QueryProvider } from "@/components/query-provider";
 import { RunsFilters } from "@/components/runs-filters";
 import { RunsTable } from "@/components/runs-table";
 import { requireStudioCtx } from "../../studio-ctx";
@@ -17,14 +18,27 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
   const sp = await searchParams;
   const ctx = await requireStudioCtx();
   // batch comes from a run page's "Batch" link; the selects below keep it until it is cleared.
-  const filters = { model: one(sp.model), status: one(sp.status), source: one(sp.source), batch: one(sp.batch) };
+  // q, from and to are the studio's own filters (prompt words, a range of days in UTC).
+  const filters = {
+    model: one(sp.model),
+    status: one(sp.status),
+    source: one(sp.source),
+    batch: one(sp.batch),
+    q: one(sp.q),
+    from: one(sp.from),
+    to: one(sp.to),
+  };
   const limit = ["10", "20", "50", "100"].includes(one(sp.limit) ?? "") ? one(sp.limit)! : "20";
   const cursor = one(sp.cursor);
   const back = one(sp.back)?.split(",") ?? [];
   let page: GenerationList | null = null;
+  let batchSizes = new Map<string, number>();
   let error: string | null = null;
   try {
-    page = await listGenerations(ctx, { ...filters, limit, cursor });
+    const { q, from, to, ...query } = filters;
+    page = await listGenerations(ctx, { ...query, limit, cursor }, { prompt: q, from, to });
+    // Runs of one batch show as one group (unless the list is that batch), with the batch's size.
+    if (!filters.batch) batchSizes = await countBatchRuns(ctx, page.data.flatMap((r) => (r.batch_id ? [r.batch_id] : [])));
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     error = err.message;
@@ -49,7 +63,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
       <div className="mb-6 flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Runs</h1>
-          <p className="mt-1 text-sm text-zinc-500">Every run of this workspace, newest first, from the API, MCP and the studio.</p>
+          <p className="mt-1 text-sm text-zinc-500">Every run of this workspace, newest first, from the API, MCP and the studio. Runs of one batch show as one group.</p>
         </div>
       </div>
       <RunsFilters models={[...new Set(models.map((m) => m.id))]} current={{ ...filters, limit }} />
@@ -82,7 +96,9 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
         </div>
       ) : page ? (
         <>
-          <RunsTable runs={page.data} />
+          <QueryProvider>
+            <RunsTable runs={page.data} batchSizes={filters.batch ? undefined : Object.fromEntries(batchSizes)} />
+          </QueryProvider>
           <CursorPager pages={pages} count={page.data.length} noun={["run", "runs"]} />
         </>
       ) : null}

@@ -1,10 +1,12 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import type { RJSFSchema } from "@rjsf/utils";
-import { getPublicModel, type ModelWithSchema } from "@/lib/core/catalog";
+import { findCatalogEntry, getPublicModel, splitModelId, type ModelWithSchema } from "@/lib/core/catalog";
 import { ApiError } from "@/lib/core/errors";
 import { listFiles } from "@/lib/core/files";
-import { listGenerations } from "@/lib/core/generations";
+import { getGeneration, listGenerations } from "@/lib/core/generations";
+import { decodeInputParam } from "@/lib/core/run-input";
+import { typicalRunSeconds } from "@/lib/core/run-timings";
 import { ModelPlayground } from "@/components/model-playground";
 import { QueryProvider } from "@/components/query-provider";
 import { formatDate, modelHref, priceLabel } from "@/components/catalog-price";
@@ -14,14 +16,35 @@ import { modelIdOf } from "./model-id";
 export const dynamic = "force-dynamic";
 
 type Params = Promise<{ creator: string; name: string }>;
+type Search = Promise<Record<string, string | string[] | undefined>>;
+
+/** How many of your recent runs of the model the page shows. */
+const RECENT_RUNS = 12;
+
+/**
+ * `?from=gen_…` ("Edit and run" on a run page): that run's input, when it is a run of this model
+ * in the workspace; else null and the page opens as usual.
+ */
+async function inputOfRun(ctx: Awaited<ReturnType<typeof requireStudioCtx>>, id: string | undefined, modelId: string): Promise<Record<string, unknown> | null> {
+  if (!id || !/^gen_[0-9A-Za-z]{1,60}$/.test(id)) return null;
+  try {
+    const { generation } = await getGeneration(ctx, { id });
+    return splitModelId(generation.model).base === splitModelId(modelId).base ? generation.input : null;
+  } catch (err) {
+    if (err instanceof ApiError) return null;
+    throw err;
+  }
+}
 
 export async function generateMetadata({ params }: { params: Params }) {
   const { creator, name } = await params;
   return { title: `${modelIdOf(creator, name)} · Atelier` };
 }
 
-export default async function ModelPage({ params }: { params: Params }) {
+export default async function ModelPage({ params, searchParams }: { params: Params; searchParams: Search }) {
   const { creator, name } = await params;
+  const sp = await searchParams;
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   const ctx = await requireStudioCtx();
   let model: ModelWithSchema;
   try {
@@ -39,11 +62,17 @@ export default async function ModelPage({ params }: { params: Params }) {
     if (err instanceof ApiError) notFound();
     throw err;
   }
-  const [files, runs] = await Promise.all([
+  const { definition } = findCatalogEntry(model.id);
+  const [files, runs, typicalSeconds, startInput] = await Promise.all([
     listFiles(ctx, { limit: "50" }),
-    // The result area shows this user's newest run of this model, not a colleague's.
-    listGenerations(ctx, { model: model.id, limit: "1" }, { createdBy: ctx.user.id }),
+    // The result area shows this user's newest run of this model, not a colleague's; the gallery the rest.
+    listGenerations(ctx, { model: model.id, limit: String(RECENT_RUNS) }, { createdBy: ctx.user.id }),
+    // For the progress estimate of a run whose model reports no progress of its own.
+    typicalRunSeconds(ctx.db, model.id),
+    inputOfRun(ctx, one(sp.from), model.id),
   ]);
+  // "Edit and run" on a run page opens ?input=<base64url JSON> (lib/core/run-input.ts); ?from= as well.
+  const openWith = startInput ?? decodeInputParam(one(sp.input));
   const out = model.availability.status !== "available";
   // Something this server lacks is a fact to fix, not a pause to wait out: say what and how.
   const notInstalled = model.availability.status === "not_installed";
@@ -92,9 +121,16 @@ export default async function ModelPage({ params }: { params: Params }) {
       <QueryProvider>
         <ModelPlayground
           modelId={model.id}
+          modelName={model.name}
           schema={model.input_schema as RJSFSchema}
+          examples={(definition.examples ?? []).map((e) => ({ title: e.title, input: { ...e.input } }))}
+          enumLabels={definition.enumLabels ?? {}}
           files={files.data}
-          latest={runs.data[0] ?? null}
+          recent={runs.data}
+          storageKey={`atelier:last-input:${ctx.user.id}:${model.id}`}
+          startInput={openWith}
+          present={one(sp.present) === "1"}
+          typicalSeconds={typicalSeconds}
           disabledReason={notInstalled ? "Not installed on this server: see the note above for what is missing." : out ? "Out of service: runs are paused." : null}
         />
       </QueryProvider>

@@ -1,0 +1,29 @@
+"use server";
+// Share links from the run page: each calls lib/core/share-links.ts with the signed-in user's Ctx.
+import { createShareLink, listShareLinks, revokeShareLink, type CreatedShareLink, type ShareLink } from "@/lib/core/share-links";
+import { actionError } from "../action-error";
+import { requireStudioCtx } from "../studio-ctx";
+import type { ActionResult } from "./actions";
+
+async function attempt<T>(work: () => Promise<T>): Promise<ActionResult<T>> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (err) {
+    return { ok: false, error: actionError(err) };
+  }
+}
+
+export async function createShareLinkAction(runId: string, choice: { expires: string; showInput: boolean }): Promise<ActionResult<CreatedShareLink>> {
+  const ctx = await requireStudioCtx();
+  return attempt(() => createShareLink(ctx, { runId, expires: choice.expires, showInput: choice.showInput }));
+}
+
+export async function listShareLinksAction(runId: string): Promise<ActionResult<ShareLink[]>> {
+  const ctx = await requireStudioCtx();
+  return attempt(() => listShareLinks(ctx, { runId }));
+}
+
+export async function revokeShareLinkAction(id: string): Promise<ActionResult<ShareLink>> {
+  const ctx = await requireStudioCtx();
+  return attempt(() => revokeShareLink(ctx, { id }));
+}

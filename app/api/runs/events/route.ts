@@ -1,0 +1,40 @@
+// The studio's live runs: one event stream (Server-Sent Events) for the runs a page shows, for
+// the signed-in user's workspace. The same core as the API's status stream (lib/core/run-follow);
+// each event also says whether cancel can still stop the run, which the studio shows.
+import { actionError } from "@/app/(studio)/action-error";
+import { studioCtxFor, studioUser } from "@/app/(studio)/studio-ctx";
+import { ERROR_CODES, type ErrorCode } from "@/lib/core/error-codes";
+import { ApiError } from "@/lib/core/errors";
+import { eventStreamBody, parseLastEventId } from "@/lib/core/event-stream";
+import { followRuns } from "@/lib/core/run-follow";
+
+export const dynamic = "force-dynamic";
+
+/** What each `run` event carries. */
+export interface StudioRunEvent {
+  generation: import("@/lib/core/generation-view").Generation;
+  uncancelable_reason: string | null;
+}
+
+export async function GET(request: Request): Promise<Response> {
+  const ids = (new URL(request.url).searchParams.get("ids") ?? "").split(",").filter(Boolean);
+  let follow;
+  try {
+    const user = await studioUser();
+    if (!user) throw new ApiError("authentication_required", "Sign in to follow runs.");
+    follow = await followRuns(await studioCtxFor(user), { ids, afterSeq: parseLastEventId(request.headers.get("last-event-id")) });
+  } catch (err) {
+    const error = actionError(err);
+    return Response.json({ error }, { status: ERROR_CODES[error.code as ErrorCode]?.status ?? 500 });
+  }
+  const body = eventStreamBody(
+    async function* (stop) {
+      for await (const event of follow(stop)) {
+        const data: StudioRunEvent = { generation: event.generation, uncancelable_reason: event.uncancelableReason };
+        yield { id: event.seq, event: "run", data };
+      }
+    },
+    { onError: (err) => actionError(err) },
+  );
+  return new Response(body, { headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no" } });
+}
