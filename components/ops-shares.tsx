@@ -1,9 +1,9 @@
 // Ops: who shared what. The latest share links of every workspace (lib/core/share-links.ts) with
 // the workspace, the run, who made the link, when, its expiry and whether it still works. A server
 // component for the /ops page; it checks the role itself, so it shows nothing to anyone else.
-import Link from "next/link";
 import { listShareLinksForOps, type OpsShareLink } from "@/lib/core/share-links";
 import { requireStudioCtx } from "@/app/(studio)/studio-ctx";
+import { OpsRunLink } from "./ops-run-link";
 import { relativeTime } from "./run-status";
 
 const TONE: Record<OpsShareLink["state"], string> = {
@@ -63,15 +63,7 @@ export async function OpsShares({ limit = 50 }: { limit?: number }) {
                 <tr key={link.id} data-testid="ops-share" data-share-id={link.id}>
                   <td className="py-2 pr-4 pl-5 whitespace-nowrap text-zinc-900">{link.workspace_name}</td>
                   <td className="px-4 py-2 whitespace-nowrap">
-                    {link.workspace_id === ctx.workspaceId ? (
-                      <Link href={`/runs/${link.run_id}`} className="font-mono text-xs text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500">
-                        {link.run_id}
-                      </Link>
-                    ) : (
-                      <span className="font-mono text-xs text-zinc-600 select-all" title="A run of another workspace: its page is that workspace's">
-                        {link.run_id}
-                      </span>
-                    )}
+                    <OpsRunLink id={link.run_id} />
                     <span className="block font-mono text-xs text-zinc-500">{link.model}</span>
                   </td>
                   <td className="max-w-[16rem] truncate px-4 py-2 text-zinc-700" title={link.created_by} data-testid="ops-share-by">

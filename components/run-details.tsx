@@ -3,12 +3,13 @@
 // "Run again" (the same input, at once) and "Edit and run" (the model page, prefilled).
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { runAction } from "@/app/(studio)/runs/actions";
 import { editAndRunHref, readableInput } from "@/lib/core/run-input";
-import { RunView } from "./run-view";
+import { RunOutputs, RunView } from "./run-view";
 import { useLiveRun } from "./use-live-runs";
-import { formatDuration } from "./run-status";
+import { formatDuration, RunStatusPill } from "./run-status";
+import { isFinal } from "@/lib/core/run-states";
 import type { Generation } from "@/lib/core/generation-view";
 
 function Stamp({ label, at, after }: { label: string; at: string | null; after?: string | null }) {
@@ -79,15 +80,65 @@ function RunAgain({ run, canRun }: { run: Generation; canRun: boolean }) {
 
 export function RunDetails({ initial, typicalSeconds, schema = null }: { initial: Generation; typicalSeconds: number | null; schema?: InputSchemaHints | null }) {
   const g = useLiveRun(initial).generation;
+  return (
+    <RunPanels g={g} schema={schema} main={<RunView initial={initial} typicalSeconds={typicalSeconds} />}>
+      <div className="mt-4 border-t border-zinc-100 pt-4">
+        <RunAgain run={g} canRun={schema !== null} />
+      </div>
+    </RunPanels>
+  );
+}
+
+/**
+ * An operator's read-only look at a run of another workspace (/ops/runs/[id]): the run as read,
+ * its outputs, timeline and input, with nothing that acts on it (no cancel, keep, share or run
+ * again: those belong to its workspace). Not live: the page is read again to see a change.
+ */
+export function RunRecord({ run: g, schema = null }: { run: Generation; schema?: InputSchemaHints | null }) {
+  const final = isFinal(g.status);
+  return (
+    <RunPanels
+      g={g}
+      schema={schema}
+      readOnly
+      main={
+        <section aria-label="Run" data-testid="run-record" data-run-id={g.id} className="flex flex-col gap-4">
+          <div className="flex flex-wrap items-center gap-2">
+            <RunStatusPill status={g.status} />
+            {g.status === "queued" && g.queue_position !== null ? (
+              <span data-testid="queue-position" className="text-xs font-medium text-zinc-600 tabular-nums">
+                In queue: #{g.queue_position}
+              </span>
+            ) : null}
+          </div>
+          {!final && g.output.length === 0 && !g.preview ? <p className="text-sm text-zinc-500">{g.status === "queued" ? "Waiting in the queue." : "Running."} Reload the page to see it later.</p> : null}
+          <RunOutputs generation={g} />
+          {g.error ? (
+            <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
+              {g.error.message}
+            </p>
+          ) : null}
+          <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
+            <dt className="text-zinc-500">Cost</dt>
+            <dd data-testid="run-cost" className="text-right font-medium text-zinc-900 tabular-nums">
+              {g.usage.cost_usd !== null ? `$${g.usage.cost_usd}` : final ? "Not charged" : "—"}
+            </dd>
+          </dl>
+        </section>
+      }
+    />
+  );
+}
+
+/** The run page's layout: `main` (the run) beside the timeline and the readable input, `children` under the input. */
+function RunPanels({ g, schema, main, readOnly = false, children }: { g: Generation; schema: InputSchemaHints | null; main: ReactNode; readOnly?: boolean; children?: ReactNode }) {
   const [copied, setCopied] = useState(false);
   const [showJson, setShowJson] = useState(false);
   const json = JSON.stringify(g.input, null, 2);
   const readable = readableInput(g.input, schema ?? {});
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-      <div className="min-w-0 rounded-lg border border-zinc-200 bg-white p-5">
-        <RunView initial={initial} typicalSeconds={typicalSeconds} />
-      </div>
+      <div className="min-w-0 rounded-lg border border-zinc-200 bg-white p-5">{main}</div>
       <div className="flex min-w-0 flex-col gap-6">
         <section className="rounded-lg border border-zinc-200 bg-white p-5">
           <h2 className="mb-3 text-sm font-semibold text-zinc-900">Timeline</h2>
@@ -105,6 +156,11 @@ export function RunDetails({ initial, typicalSeconds, schema = null }: { initial
               <>
                 <dt className="text-zinc-500">Batch</dt>
                 <dd className="text-right">
+                  {readOnly ? (
+                    <span className="font-mono text-xs text-zinc-700 select-all" data-testid="run-batch">
+                      {g.batch_id}
+                    </span>
+                  ) : (
                   <Link
                     href={`/runs?batch=${g.batch_id}`}
                     title="Every run of this batch"
@@ -113,6 +169,7 @@ export function RunDetails({ initial, typicalSeconds, schema = null }: { initial
                   >
                     {g.batch_id}
                   </Link>
+                  )}
                 </dd>
               </>
             ) : null}
@@ -167,9 +224,7 @@ export function RunDetails({ initial, typicalSeconds, schema = null }: { initial
           {showJson ? (
             <pre id="run-input-json" data-testid="run-input-json" className="mt-3 max-h-80 overflow-auto rounded-md bg-zinc-50 p-3 font-mono text-xs leading-5 text-zinc-800">{json}</pre>
           ) : null}
-          <div className="mt-4 border-t border-zinc-100 pt-4">
-            <RunAgain run={g} canRun={schema !== null} />
-          </div>
+          {children}
         </section>
       </div>
     </div>

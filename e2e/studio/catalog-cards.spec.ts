@@ -144,7 +144,11 @@ test("filters and search live in the address: shareable, kept on reload, restore
   await expect(page.getByRole("button", { name: "All", exact: true })).toHaveAttribute("aria-pressed", "true");
   await expect(cards).toHaveCount(all);
   await page.goForward();
+  await expect(page).toHaveURL(/\/catalog\?modality=video$/);
   await expect(video).toHaveAttribute("aria-pressed", "true");
+  await expect(page.locator('[data-testid="model-card"]:not([data-modality="video"])')).toHaveCount(0);
+  // Let the history step settle before the next navigation starts (else Chromium aborts one of them).
+  await page.waitForLoadState("load");
 
   // A shared link opens with its filters.
   await page.goto("/catalog?modality=audio&q=speech");

@@ -7,6 +7,7 @@ test("a creator gets a 404 on /ops and sees no Ops link", async ({ page }) => {
   await expect(page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name: "Ops" })).toHaveCount(0);
   const response = await page.goto("/ops");
   expect(response?.status()).toBe(404);
+  expect((await page.goto("/ops/runs/gen_anything"))?.status()).toBe(404);
 });
 
 test("an operator sees runs of other workspaces and adds credit to one", async ({ page, request }) => {
@@ -35,6 +36,27 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   const row = page.getByTestId("ops-run").filter({ hasText: run.id });
   await expect(row).toContainText(creator.workspaceName);
   await expect(row).toContainText("atelier/gradient");
+
+  // Its ID opens a read-only page of that workspace's run: outputs, input, no action on it.
+  await expect.poll(async () => (await apiRun(request, key, run.id)).status, { timeout: 30_000 }).toBe("succeeded");
+  await row.getByRole("link", { name: run.id }).click();
+  await expect(page).toHaveURL(new RegExp(`/ops/runs/${run.id}$`));
+  await expect(page.getByRole("heading", { name: "Run of atelier/gradient" })).toBeVisible();
+  await expect(page.getByTestId("ops-run-workspace")).toContainText(creator.workspaceName);
+  await expect(page.getByTestId("ops-run-workspace")).toContainText("Read-only");
+  await expect(page.getByTestId("status-pill")).toHaveAttribute("data-status", "succeeded");
+  await expect(page.getByTestId("run-prompt")).toContainText("ops page check");
+  const image = page.getByTestId("output-image");
+  await expect(image).toBeVisible();
+  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  await expect(page.getByTestId("run-cost")).toHaveText(/^\$0\.\d+$/);
+  for (const action of ["Run again", "Edit and run", "Cancel run", "Keep as file", "Share", "Create link"]) {
+    await expect(page.getByRole("button", { name: action })).toHaveCount(0);
+  }
+  await screenshot(page, "ops-run");
+  expect((await page.goto("/ops/runs/gen_doesnotexist"))?.status()).toBe(404);
+  expect((await page.goto("/ops/runs/gen_%00x"))?.status()).toBe(404);
+  await page.goto("/ops");
   await expect(page.getByTestId("ops-last-minute")).not.toHaveText("0");
   const reasons = page.getByRole("region", { name: "Failure reasons" });
   await expect(reasons.getByTestId("failure-reason").filter({ hasText: 'it contains "quokkaroo"' })).toBeVisible();

@@ -133,6 +133,18 @@ export async function listCatalog(db: Db): Promise<ModelList> {
  * naming the replacement. Unknown → 404 resource_not_found when the ID came in the path, or 400
  * invalid_parameter on `param` when it came in a request body.
  */
+/** The model's input field order and titles, for a run's readable input; null when it can no longer run. */
+export function inputFieldHints(model: string): { order: string[]; titles: Record<string, string> } | null {
+  try {
+    const properties = findCatalogEntry(model).model.input_schema.properties ?? {};
+    const titles: Record<string, string> = {};
+    for (const [key, p] of Object.entries(properties)) if (typeof p.title === "string") titles[key] = p.title;
+    return { order: Object.keys(properties), titles };
+  } catch {
+    return null;
+  }
+}
+
 export function findCatalogEntry(id: string, param: string | null = null): CatalogEntry {
   let entry = CATALOG.get(id);
   if (!entry && !id.includes("@")) {

@@ -3,7 +3,7 @@ import { openTestStore, testCtx, testDialect, type TestStore } from "../store/te
 import { finishRun } from "../engine/finish";
 import type { Ctx } from "./context";
 import { createGeneration } from "./generations";
-import { maskFailureMessage, opsFailureReasons, opsModels, opsOverview, type OpsRunFilter } from "./ops";
+import { maskFailureMessage, opsFailureReasons, opsModels, opsOverview, opsRun, type OpsRunFilter } from "./ops";
 import { pauseModel, resumeModel } from "./model-pauses";
 import { shareProviderHealth } from "./model-availability";
 import { createWorkspace } from "./workspaces";
@@ -38,6 +38,20 @@ describe(`ops overview (${testDialect()})`, () => {
     expect((await opsOverview({ db }, { filter: { status: "queued", model: "atelier/gradient" } })).runs).toHaveLength(2);
     expect((await opsOverview({ db }, { filter: { model: "atelier/artwork" } })).runs).toEqual([]);
     expect((await opsOverview({ db }, { now: new Date(Date.now() + 120_000) })).created_last_minute).toBe(0);
+  });
+
+  it("reads one run of any workspace with its workspace; an ID that names no run is null, without a query for a malformed one", async () => {
+    const db = t.store.db;
+    const a = await createWorkspace({ db }, { name: "epsilon", creditMicros: 1_000_000 });
+    const ctx = testCtx(t, a.id);
+    const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "read by ops" } });
+    const read = await opsRun({ db }, ctx.services, generation.id);
+    expect(read?.workspace).toEqual({ id: a.id, name: "epsilon" });
+    expect(read?.generation).toMatchObject({ id: generation.id, model: "atelier/gradient", input: { prompt: "read by ops" }, status: "queued" });
+    expect(read?.generation.queue_position).toBeGreaterThanOrEqual(1);
+    for (const id of ["gen_doesnotexist", "gen_\u0000x", "file_abc", "", "gen_" + "x".repeat(5000), "gen_a b"]) {
+      expect(await opsRun({ db }, ctx.services, id)).toBeNull();
+    }
   });
 
   /** Starts a run and ends it failed the way a worker does (leased, then finishRun). */

@@ -3,8 +3,9 @@
 // page calls it, after checking the user's role.
 import type { Db, GenerationStatus } from "../store/database";
 import { allCatalogEntries, isRetired } from "./catalog";
-import type { SystemCtx } from "./context";
-import { ID_PREFIXES } from "./ids";
+import type { Services, SystemCtx } from "./context";
+import { presentRun, type Generation } from "./generation-view";
+import { hasIdPrefix, ID_PREFIXES, isPossibleId } from "./ids";
 import { activePauses, availabilityOf, type Availability } from "./model-availability";
 import { median, recentSucceededRuns, runSeconds } from "./run-timings";
 
@@ -175,11 +176,13 @@ export async function opsFailureReasons(
     .slice(0, limit);
 }
 
-/** Which of `ids` are runs of `workspaceId` (the operator's own runs link to their page). */
-export async function runsOfWorkspace(ctx: SystemCtx, workspaceId: string, ids: readonly string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const rows = await ctx.db.selectFrom("generations").select("id").where("workspace_id", "=", workspaceId).where("id", "in", [...ids]).execute();
-  return rows.map((r) => r.id);
+/** A run of any workspace, for the operator's read-only run page; null when no run has that ID. */
+export async function opsRun(ctx: SystemCtx, services: Services, id: string): Promise<{ generation: Generation; workspace: { id: string; name: string } } | null> {
+  if (!isPossibleId(id) || !hasIdPrefix("generation", id)) return null;
+  const row = await ctx.db.selectFrom("generations").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!row) return null;
+  const workspace = await ctx.db.selectFrom("workspaces").select(["id", "name"]).where("id", "=", row.workspace_id).executeTakeFirstOrThrow();
+  return { generation: await presentRun(ctx.db, services, row), workspace };
 }
 
 /** How long a pause from the studio lasts, besides "until resumed". */

@@ -3,13 +3,13 @@ import { notFound } from "next/navigation";
 import { ApiError } from "@/lib/core/errors";
 import { EVENT_RETENTION_DAYS, findRunEvent } from "@/lib/core/events";
 import { getGeneration } from "@/lib/core/generations";
-import { findCatalogEntry } from "@/lib/core/catalog";
+import { inputFieldHints } from "@/lib/core/catalog";
 import { typicalRunSeconds } from "@/lib/core/run-timings";
 import { listEventDeliveries } from "@/lib/core/webhook-deliveries";
 import { listWebhookEndpoints } from "@/lib/core/webhook-endpoints";
 import { isFinal, type Generation } from "@/lib/core/generation-view";
 import { QueryProvider } from "@/components/query-provider";
-import { RunDetails, type InputSchemaHints } from "@/components/run-details";
+import { RunDetails } from "@/components/run-details";
 import { RunWebhookDeliveries } from "@/components/webhooks-run";
 import { SharePanel } from "@/components/share-panel";
 import { modelHref } from "@/components/catalog-price";
@@ -19,18 +19,6 @@ export const dynamic = "force-dynamic";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
   return { title: `${(await params).id} · Atelier` };
-}
-
-/** The model's field order and titles for the readable input; null when the model can no longer run. */
-function schemaHints(model: string): InputSchemaHints | null {
-  try {
-    const properties = findCatalogEntry(model).model.input_schema.properties ?? {};
-    const titles: Record<string, string> = {};
-    for (const [key, p] of Object.entries(properties)) if (typeof p.title === "string") titles[key] = p.title;
-    return { order: Object.keys(properties), titles };
-  } catch {
-    return null;
-  }
 }
 
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
@@ -61,7 +49,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         </Link>
       </h1>
       <QueryProvider>
-        <RunDetails initial={run} typicalSeconds={typicalSeconds} schema={schemaHints(run.model)} />
+        <RunDetails initial={run} typicalSeconds={typicalSeconds} schema={inputFieldHints(run.model)} />
         <SharePanel run={run} />
         <RunWebhookDeliveries
           initial={run}

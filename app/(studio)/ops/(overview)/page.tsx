@@ -1,16 +1,17 @@
 import Link from "next/link";
+import { OpsRunLink } from "@/components/ops-run-link";
 import { notFound } from "next/navigation";
 import { listCatalog } from "@/lib/core/catalog";
 import { presentCredits, readBalance } from "@/lib/core/credits";
 import { formatUsd } from "@/lib/core/money";
-import { FAILURE_WINDOW_MS, opsFailureReasons, opsModels, opsOverview, runsOfWorkspace, type FailureReason, type OpsRun, type OpsRunFilter } from "@/lib/core/ops";
+import { FAILURE_WINDOW_MS, opsFailureReasons, opsModels, opsOverview, type FailureReason, type OpsRun, type OpsRunFilter } from "@/lib/core/ops";
 import { GENERATION_STATUSES } from "@/lib/core/run-states";
 import { listWorkspaces } from "@/lib/core/workspaces";
 import { OpsCreditForm } from "@/components/ops-credit-form";
 import { OpsShares } from "@/components/ops-shares";
 import { OpsModels } from "@/components/ops-models";
 import { formatDuration, RunStatusPill, relativeTime } from "@/components/run-status";
-import { requireStudioCtx } from "../studio-ctx";
+import { requireStudioCtx } from "../../studio-ctx";
 
 export const metadata = { title: "Ops · Atelier" };
 export const dynamic = "force-dynamic";
@@ -50,21 +51,6 @@ function FilterSelect(props: { label: string; name: string; value: string | unde
  * run page is that workspace's (the studio reads runs only through the signed-in user's
  * workspace), so ops get the ID to copy and everything the table shows about it.
  */
-function RunId({ id, own }: { id: string; own: boolean }) {
-  if (own) {
-    return (
-      <Link href={`/runs/${id}`} className="font-mono text-xs text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500">
-        {id}
-      </Link>
-    );
-  }
-  return (
-    <span className="font-mono text-xs text-zinc-600 select-all" title="A run of another workspace: its page is that workspace's">
-      {id}
-    </span>
-  );
-}
-
 function span(from: string | null, to: string | null): string | null {
   if (!from || !to) return null;
   const ms = Date.parse(to) - Date.parse(from);
@@ -79,7 +65,7 @@ function Cost({ run }: { run: OpsRun }) {
 }
 
 /** Failed runs grouped by their error message: what is going wrong, how often, for how many workspaces. */
-function FailureReasons({ reasons, filtered, failedHref, now, ownWorkspace }: { reasons: FailureReason[]; filtered: boolean; failedHref: string; now: number; ownWorkspace: (runId: string) => boolean }) {
+function FailureReasons({ reasons, filtered, failedHref, now }: { reasons: FailureReason[]; filtered: boolean; failedHref: string; now: number }) {
   const hours = FAILURE_WINDOW_MS / 3_600_000;
   return (
     <section aria-labelledby="failure-reasons" className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">
@@ -119,7 +105,7 @@ function FailureReasons({ reasons, filtered, failedHref, now, ownWorkspace }: { 
                   <td className="px-5 py-2 whitespace-nowrap" data-testid="failure-examples">
                     <span className="flex flex-col gap-0.5">
                       {r.example_run_ids.map((id) => (
-                        <RunId key={id} id={id} own={ownWorkspace(id)} />
+                        <OpsRunLink key={id} id={id} />
                       ))}
                     </span>
                   </td>
@@ -155,8 +141,6 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
     opsModels(ctx),
   ]);
   // Example runs of the failure reasons that are this operator's own, so they link to their page.
-  const exampleIds = reasons.flatMap((r) => r.example_run_ids);
-  const ownIds = new Set(await runsOfWorkspace(ctx, ctx.workspaceId, exampleIds));
   const failedQuery = new URLSearchParams({ ...(filter.workspaceId ? { workspace: filter.workspaceId } : {}), status: "failed", ...(filter.model ? { model: filter.model } : {}) });
   const balances = await Promise.all(workspaces.map((w) => readBalance(ctx.db, w.id)));
   const now = Date.now();
@@ -192,7 +176,7 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
         </div>
       </form>
 
-      <FailureReasons reasons={reasons} filtered={filtered} failedHref={`/ops?${failedQuery.toString()}`} now={now} ownWorkspace={(id) => ownIds.has(id)} />
+      <FailureReasons reasons={reasons} filtered={filtered} failedHref={`/ops?${failedQuery.toString()}`} now={now} />
 
       <section className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">
         <h2 className="border-b border-zinc-200 px-5 py-3 text-base font-semibold text-zinc-900">Latest runs</h2>
@@ -218,7 +202,7 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
                 {overview.runs.map((run) => (
                   <tr key={run.id} data-testid="ops-run">
                     <td className="px-5 py-2 whitespace-nowrap">
-                      <RunId id={run.id} own={run.workspace_id === ctx.workspaceId} />
+                      <OpsRunLink id={run.id} />
                     </td>
                     <td className="px-5 py-2 whitespace-nowrap text-zinc-900">{run.workspace_name}</td>
                     <td className="px-5 py-2 font-mono text-xs text-zinc-700">{run.model}</td>

@@ -1,0 +1,54 @@
+// An operator's read-only look at any workspace's run: what the ops lists link to. The ops
+// layout has already refused anyone but operators with a 404.
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { inputFieldHints } from "@/lib/core/catalog";
+import { opsRun } from "@/lib/core/ops";
+import { RunRecord } from "@/components/run-details";
+import { modelHref } from "@/components/catalog-price";
+import { requireStudioCtx } from "../../../studio-ctx";
+
+export const dynamic = "force-dynamic";
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
+  return { title: `${(await params).id} · Ops · Atelier` };
+}
+
+export default async function OpsRunPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const ctx = await requireStudioCtx();
+  const found = await opsRun(ctx, ctx.services, id);
+  if (!found) notFound();
+  const { generation: run, workspace } = found;
+  const own = workspace.id === ctx.workspaceId;
+  return (
+    <div className="mx-auto max-w-6xl">
+      <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
+        <Link href="/ops" className="hover:text-zinc-800">Ops</Link>
+        <span className="mx-1.5 text-zinc-300">/</span>
+        <span className="font-mono text-xs">{run.id}</span>
+      </nav>
+      <h1 className="mb-2 text-2xl font-semibold tracking-tight text-zinc-900">
+        Run of{" "}
+        <Link href={modelHref(run.model)} className="hover:text-indigo-600">
+          {run.model}
+        </Link>
+      </h1>
+      <p className="mb-6 text-sm text-zinc-600" data-testid="ops-run-workspace">
+        In workspace{" "}
+        <Link href={`/ops?workspace=${encodeURIComponent(workspace.id)}`} className="font-medium text-indigo-600 hover:text-indigo-700">
+          {workspace.name}
+        </Link>
+        {own ? (
+          <>
+            {" "}
+            (yours: <Link href={`/runs/${run.id}`} className="font-medium text-indigo-600 hover:text-indigo-700">open its run page</Link> to act on it)
+          </>
+        ) : (
+          ". Read-only: only that workspace can cancel, keep, share or run it again."
+        )}
+      </p>
+      <RunRecord run={run} schema={inputFieldHints(run.model)} />
+    </div>
+  );
+}
