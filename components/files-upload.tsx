@@ -5,12 +5,13 @@ import { useRef, useState } from "react";
 import { useRouter } from "next/navigation";
 import { uploadImageAction } from "@/app/(studio)/runs/actions";
 import { directUpload } from "./direct-upload";
-import { useFileDrop } from "./use-file-drop";
+import { useEarlyFile, useFileDrop } from "./use-file-drop";
 import type { UploadResult } from "./schema-form/context";
 
 export function FilesUpload({ accept }: { accept: string }) {
   const router = useRouter();
   const input = useRef<HTMLInputElement>(null);
+  useEarlyFile(input, (file) => void send(file));
   const [progress, setProgress] = useState<number | null>(null);
   const { over, dropProps } = useFileDrop((file) => void send(file));
   const [message, setMessage] = useState<{ tone: "error" | "info"; text: string } | null>(null);

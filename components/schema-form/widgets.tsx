@@ -7,7 +7,7 @@ import type { File as StudioFile } from "@/lib/core/files";
 import { mediaTypeMatches } from "@/lib/core/media-types";
 import { fieldName, useSchemaFormExtras, type UploadResult } from "./context";
 import { placeholderOf } from "./messages";
-import { useFileDrop } from "../use-file-drop";
+import { useEarlyFile, useFileDrop } from "../use-file-drop";
 
 /** Enums of up to four options as a segmented control, longer ones as a select. */
 export function SelectWidget(props: WidgetProps) {
@@ -223,6 +223,7 @@ export function FileWidget(props: WidgetProps) {
   const [error, setError] = useState<string | null>(null);
   const { over, dropProps } = useFileDrop((file) => void send(file));
   const input = useRef<HTMLInputElement>(null);
+  useEarlyFile(input, (file) => void send(file));
   const chosen = files.find((f) => f.id === value);
   const busy = progress !== null;
 

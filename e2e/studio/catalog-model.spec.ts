@@ -136,6 +136,25 @@ test("a preset opens by its versioned ID; upload an image and upscale it", async
   await screenshot(page, "model-upload");
 });
 
+test("an image chosen before the page has come alive is uploaded once it does", async ({ page }) => {
+  await signIn(page, newUser("creator", "5"));
+  // Hold the page's scripts: the form is there (server-rendered) but nothing listens to it yet.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/_next\/static\/chunks\/.+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto("/catalog/atelier/upscale", { waitUntil: "commit" });
+  const picker = page.getByLabel("Upload Image");
+  await picker.waitFor({ state: "attached" });
+  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 20, g: 160, b: 90 } } }).png().toBuffer();
+  await picker.setInputFiles({ name: "early.png", mimeType: "image/png", buffer: png });
+  release();
+  await expect(page.getByTestId("file-thumbnail")).toBeVisible();
+  await expect(page.getByTestId("quote")).toContainText("Cost $0.004");
+});
+
 test("a sound goes up as a direct upload and its waveform is drawn", async ({ page, request }) => {
   const user = newUser("creator", "5");
   await signIn(page, user);
