@@ -9,6 +9,7 @@ const nextConfig: NextConfig = {
   // Node-only packages the core uses: loaded from node_modules at run time, never bundled.
   serverExternalPackages: [
     "better-sqlite3",
+    "prom-client",
     "pg",
     "sharp",
     "pino",

@@ -6,6 +6,7 @@ import next from "next";
 import { createApiApp } from "./api/app";
 import { createClientErrorHandler, createRequestRefusals } from "./api/client-error";
 import { apiResources, createDoorChooser, studioRoutes } from "./api/door";
+import { createOperate } from "./api/operate";
 import { createRateLimits } from "./api/rate-limit";
 import { runWatchFor } from "./lib/core/run-watch";
 import { loadConfigOrExit, publicBaseUrlWarning, seedDemoWorkspace, startRuntime } from "./lib/boot";
@@ -40,11 +41,15 @@ async function main(): Promise<void> {
     apiResources: apiResources(api.routes.map((r) => r.path)),
   });
   const refusals = createRequestRefusals({ config, logger, rateLimits });
+  // /healthz, /readyz and /metrics: answered first, outside /v1's limits and keys, never by the studio.
+  const operate = createOperate({ store, config, logger });
   // requireHostHeader: false lets a request without Host reach us, to be refused in JSON.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
+    if (operate.handle(req, res)) return;
     const refusal = refusals.check(req);
     if (refusal) return refusals.refuse(req, res, refusal);
     if (isApiRequest(req.url ?? "/", req.headers)) return void handleApi(req, res);
+    operate.countStudioRequest(req, res);
     void handleStudio(req, res);
   });
   // What the HTTP parser refuses, and an Expect other than 100-continue, get the error envelope

@@ -5,6 +5,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimite
 import type { Config } from "../lib/config";
 import { ApiError } from "../lib/core/errors";
 import { LIMITS } from "../lib/core/limits";
+import { METRICS } from "../lib/metrics";
 
 export interface RateLimitState {
   limit: number;
@@ -51,6 +52,7 @@ export function createRateLimits(config: Config): RateLimits {
         return state(config.rateLimitIpPerMin, await byIp.consume(ip));
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        METRICS.rateLimitRefusals.inc({ kind: "ip" });
         const s = state(config.rateLimitIpPerMin, rejection);
         throw Object.assign(
           new ApiError(
@@ -67,6 +69,7 @@ export function createRateLimits(config: Config): RateLimits {
         await byKey.consume(keyId);
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        METRICS.rateLimitRefusals.inc({ kind: "key" });
         const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
         throw new ApiError(
           "rate_limit_exceeded",

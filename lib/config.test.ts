@@ -153,6 +153,18 @@ describe("loadConfig", () => {
     expect(configError({ FFMPEG_PATH: path.join(dir, "no-ffmpeg") }).message).toMatch(/^FFMPEG_PATH names no file/);
   });
 
+  it("reads METRICS_TOKEN (unset: null), refusing a short or header-unsafe one without echoing it", () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).metricsToken).toBeNull();
+    expect(loadConfig({ DATA_DIR: tempDataDir(), METRICS_TOKEN: "" }).metricsToken).toBeNull();
+    const token = "mt_0123456789abcdefXYZ-._~+/=";
+    expect(loadConfig({ DATA_DIR: tempDataDir(), METRICS_TOKEN: token }).metricsToken).toBe(token);
+    for (const METRICS_TOKEN of ["short-secret", "has a space in it okay", "quote\"inside-the-token", "x".repeat(257), "tab\tinside-the-token!"]) {
+      const { message } = configError({ METRICS_TOKEN });
+      expect(message).toMatch(/^METRICS_TOKEN must be 16 to 256 characters/);
+      expect(message).not.toContain(METRICS_TOKEN);
+    }
+  });
+
   it("generates SECRET_KEY once into DATA_DIR and keeps it", () => {
     const dataDir = path.join(tempDataDir(), "nested", "data");
     const first = loadConfig({ DATA_DIR: dataDir });

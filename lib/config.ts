@@ -36,6 +36,8 @@ export interface Config {
   providers: ProviderConfig[];
   /** Studio sign-in with GitHub or Google, on when both the ID and the secret are set. */
   oauth: OAuthClient[];
+  /** METRICS_TOKEN: /metrics wants it as a Bearer token; null: /metrics answers only loopback requests. */
+  metricsToken: string | null;
 }
 
 export const OAUTH_PROVIDERS = ["github", "google"] as const;
@@ -171,6 +173,19 @@ function readBlocklist(env: Env): string[] {
   return terms;
 }
 
+/** METRICS_TOKEN: sent as `Authorization: Bearer <token>`, so header-safe characters only; never echoed. */
+function readMetricsToken(env: Env): string | null {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === "") return null;
+  if (raw.length < 16 || raw.length > 256 || !/^[A-Za-z0-9._~+/=-]+$/.test(raw)) {
+    // The value is a secret: say what is wrong with it, never what it is.
+    throw new ConfigError(
+      `METRICS_TOKEN must be 16 to 256 characters, each a letter, a digit or one of . _ ~ + / = - (it is sent as Authorization: Bearer <token>); the one set (${raw.length} characters) is not.`,
+    );
+  }
+  return raw;
+}
+
 /** AUTH_GITHUB_ID + AUTH_GITHUB_SECRET, AUTH_GOOGLE_ID + AUTH_GOOGLE_SECRET: both or neither. */
 function readOAuth(env: Env): OAuthClient[] {
   const clients: OAuthClient[] = [];
@@ -219,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventsPurgeIntervalSeconds: readInteger(env, "EVENTS_PURGE_INTERVAL_SECONDS", 3600, 1, 86_400),
     ...readProviders(env),
     oauth: readOAuth(env),
+    metricsToken: readMetricsToken(env),
   };
 }
 

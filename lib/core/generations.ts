@@ -2,6 +2,7 @@
 import { settleHold, holdCredit } from "./credits";
 import { deprecationHeaders, findCatalogEntry, MODEL_ID_PATTERN, splitModelId } from "./catalog";
 import { nowIso, requireScope, SOURCES, type Ctx } from "./context";
+import { observeRunEnded } from "../metrics";
 import { ApiError } from "./errors";
 import { presentRun, presentRuns, type Generation, type StoredOutput } from "./generation-view";
 import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
@@ -335,11 +336,11 @@ const UNCANCELABLE_MESSAGES: Record<string, string> = {
 export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise<GenerationAnswer> {
   requireScope(ctx, "generations:write");
   const current = await requireRow(ctx, input.id);
-  let canceled = false;
+  let canceled: GenerationsTable | null = null;
   if (!isFinal(current.status)) {
     canceled = await withTransaction(ctx.db, async (trx) => {
       const row = await findRow(trx, ctx.workspaceId, input.id);
-      if (!row || isFinal(row.status)) return false;
+      if (!row || isFinal(row.status)) return null;
       if (row.uncancelable_reason !== null) throw new ApiError("conflict", UNCANCELABLE_MESSAGES[row.uncancelable_reason] ?? UNCANCELABLE_MESSAGES.provider!);
       const now = nowIso();
       const ended = await trx
@@ -356,15 +357,18 @@ export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise
         if (now && !isFinal(now.status) && now.uncancelable_reason !== null) {
           throw new ApiError("conflict", UNCANCELABLE_MESSAGES[now.uncancelable_reason] ?? UNCANCELABLE_MESSAGES.provider!);
         }
-        return false;
+        return null;
       }
       if (ended.hold_id) await settleHold(trx, { holdId: ended.hold_id, outcome: "release" });
       // The event (and its webhook) carries the API's absolute links, also for a studio cancel.
       await appendRunEndedEvent(trx, { ...ctx.services, studioLinks: false }, ended);
-      return true;
+      return ended;
     });
   }
-  if (canceled) ctx.services.signals.runFinished(input.id);
+  if (canceled) {
+    observeRunEnded(canceled);
+    ctx.services.signals.runFinished(input.id);
+  }
   const row = await requireRow(ctx, input.id);
   return { generation: await presentRun(ctx.db, ctx.services, row), replayed: false, headers: headersForModel(row.model) };
 }

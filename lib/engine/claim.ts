@@ -1,5 +1,6 @@
 // Claiming work from the runs table (the queue) with a lease, renewing it, and giving it back.
 import { sql } from "kysely";
+import { observeRunStarted } from "../metrics";
 import type { Db, GenerationsTable } from "../store/database";
 import type { DialectName } from "../store/dialects";
 
@@ -48,6 +49,8 @@ export async function claimNextRun(
     )
     .returningAll()
     .executeTakeFirst();
+  // Its wait in the queue, once: a run recovered from a lapsed lease keeps its first start.
+  if (row?.started_at === nowIso) observeRunStarted(row);
   return row ?? null;
 }
 

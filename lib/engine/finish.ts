@@ -3,6 +3,7 @@ import type { Services } from "../core/context";
 import { settleHold } from "../core/credits";
 import type { StoredOutput } from "../core/generation-view";
 import { appendRunEndedEvent } from "../core/run-events";
+import { observeRunEnded } from "../metrics";
 import type { Db, GenerationsTable } from "../store/database";
 import { withTransaction } from "../store/store";
 
@@ -17,7 +18,7 @@ export async function finishRun(
   services: Services,
   input: { id: string; owner: string; outcome: RunOutcome },
 ): Promise<boolean> {
-  return withTransaction(db, async (trx) => {
+  const ended = await withTransaction(db, async (trx) => {
     const now = new Date().toISOString();
     const { outcome } = input;
     const row = await trx
@@ -36,9 +37,12 @@ export async function finishRun(
       .where("status", "=", "running")
       .returningAll()
       .executeTakeFirst();
-    if (!row) return false;
+    if (!row) return null;
     if (row.hold_id) await settleHold(trx, { holdId: row.hold_id, outcome: outcome.status === "succeeded" ? "charge" : "release" });
     await appendRunEndedEvent(trx, services, row as GenerationsTable);
-    return true;
+    return row as GenerationsTable;
   });
+  // Counted once the transaction committed (in memory, lib/metrics.ts).
+  if (ended) observeRunEnded(ended);
+  return ended !== null;
 }

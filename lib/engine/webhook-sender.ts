@@ -10,6 +10,7 @@ import { randomBase62 } from "../core/ids";
 import { signingSecrets } from "../core/webhook-secrets";
 import type { Db, WebhookDeliveriesTable } from "../store/database";
 import type { DialectName } from "../store/dialects";
+import { METRICS, type WebhookOutcome } from "../metrics";
 import { logStoreUnreachable, storeUnreachable } from "../store/unreachable";
 import { withTransaction } from "../store/store";
 import { sendAttempt, type AttemptResult } from "../webhooks/send-attempt";
@@ -83,12 +84,13 @@ export async function recordAttempt(
   db: Db,
   input: { delivery: WebhookDeliveriesTable; owner: string; result: AttemptResult; at: Date; schedule: readonly number[] },
 ): Promise<void> {
+  let outcome: WebhookOutcome | null;
   try {
-    await storeAttempt(db, input);
+    outcome = await storeAttempt(db, input);
   } catch (err) {
     const { result } = input;
     const why = storable(err instanceof Error ? err.message : String(err)).slice(0, 300);
-    await storeAttempt(db, {
+    outcome = await storeAttempt(db, {
       ...input,
       result: {
         ...result,
@@ -99,16 +101,18 @@ export async function recordAttempt(
       },
     });
   }
+  if (outcome) METRICS.webhookDeliveries.inc({ outcome });
 }
 
+/** What became of the delivery (null: it was no longer ours, nothing recorded). */
 async function storeAttempt(
   db: Db,
   input: { delivery: WebhookDeliveriesTable; owner: string; result: AttemptResult; at: Date; schedule: readonly number[] },
-): Promise<void> {
+): Promise<WebhookOutcome | null> {
   const { delivery, result, at } = input;
   const attempt = delivery.attempt_count + 1;
   const atIso = at.toISOString();
-  await withTransaction(db, async (trx) => {
+  return withTransaction(db, async (trx): Promise<WebhookOutcome | null> => {
     const ours = await trx
       .updateTable("webhook_deliveries")
       .set({ attempt_count: attempt, lease_owner: null, lease_expires_at: null })
@@ -116,7 +120,7 @@ async function storeAttempt(
       .where("lease_owner", "=", input.owner)
       .where("status", "=", "pending")
       .executeTakeFirst();
-    if (ours.numUpdatedRows === 0n) return;
+    if (ours.numUpdatedRows === 0n) return null;
     await trx
       .insertInto("webhook_attempts")
       .values({
@@ -134,16 +138,17 @@ async function storeAttempt(
       if (delivery.webhook_id) {
         await trx.updateTable("webhook_endpoints").set({ failing_since: null, last_failure_at: null }).where("id", "=", delivery.webhook_id).execute();
       }
-      return;
+      return "succeeded";
     }
     // 410 Gone: the receiver wants no more, whether it is an endpoint or a run's own URL.
     const next = result.gone ? null : nextAttemptAt(input.schedule, attempt, result.retryAfterSeconds, at.getTime());
+    const outcome = next === null ? "failed" : "retrying";
     await trx
       .updateTable("webhook_deliveries")
       .set(next === null ? { status: "failed", next_attempt_at: null } : { next_attempt_at: next })
       .where("id", "=", delivery.id)
       .execute();
-    if (!delivery.webhook_id) return;
+    if (!delivery.webhook_id) return outcome;
     // The clock restarts unless the previous failure was recent (failureGapMs); both columns are
     // computed from the row as it was, so concurrent attempts of one endpoint agree.
     const gapStart = new Date(at.getTime() - failureGapMs(input.schedule)).toISOString();
@@ -156,13 +161,13 @@ async function storeAttempt(
       .where("id", "=", delivery.webhook_id)
       .returningAll()
       .executeTakeFirst();
-    if (!endpoint || endpoint.enabled !== 1) return;
+    if (!endpoint || endpoint.enabled !== 1) return outcome;
     const reason = result.gone
       ? `The receiver answered 410 Gone at ${atIso}.`
       : at.getTime() - Date.parse(endpoint.failing_since!) >= DISABLE_AFTER_MS
         ? `Every delivery failed from ${endpoint.failing_since} to ${atIso} (5 days).`
         : null;
-    if (reason === null) return;
+    if (reason === null) return outcome;
     await trx.updateTable("webhook_endpoints").set({ enabled: 0, disabled_reason: reason, updated_at: atIso }).where("id", "=", endpoint.id).execute();
     await trx
       .updateTable("webhook_deliveries")
@@ -170,6 +175,8 @@ async function storeAttempt(
       .where("webhook_id", "=", endpoint.id)
       .where("status", "=", "pending")
       .execute();
+    // The endpoint is disabled: this delivery is given up with the rest of its pending ones.
+    return "failed";
   });
 }
 

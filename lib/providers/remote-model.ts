@@ -5,6 +5,7 @@
 // it with backoff; then it shares the provider's health (down until …, or up again) with every
 // process on the store.
 import { setTimeout as sleep } from "node:timers/promises";
+import { METRICS } from "../metrics";
 import type { ModelDefinition, ModelOutput, RunTools } from "../models/types";
 import { providerUnavailableReason } from "./health";
 import { measureOutput } from "./measure-output";
@@ -110,6 +111,7 @@ export function remoteModelDefinition(
         const submitted = await adapter.submit(prepared, tools.signal);
         fetched = submitted.kind === "done" ? submitted.outputs : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
       } catch (err) {
+        if (err instanceof ProviderError && !tools.signal.aborted) METRICS.providerErrors.inc({ provider: provider.id });
         // The adapter marked the provider down (5xx, unreachable, timeout): tell the other processes.
         // The run's own error matters more than the report, which this process's health still holds.
         const down = providerUnavailableReason(provider.id, adapter.health);

@@ -1,0 +1,151 @@
+// The process's Prometheus metrics (prom-client): one registry and the named instruments the
+// code that knows each fact bumps in memory with one line (never a store write). GET /metrics
+// (api/operate.ts) renders them; the queue depth alone is read from the store, once per scrape.
+// Every label value comes from a bounded set (route patterns, catalog model IDs, provider IDs
+// from PROVIDERS_FILE, statuses), never from a raw path or a request's own text.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Db, GenerationsTable } from "./store/database";
+
+export type WebhookOutcome = "succeeded" | "failed" | "retrying";
+export type RateLimitKind = "ip" | "key";
+
+function createInstruments() {
+  const registry = new Registry();
+  const registers = [registry];
+  const state = { queueDepth: null as null | (() => Promise<number>), processMetrics: false };
+  return {
+    registry,
+    state,
+    httpRequests: new Counter({
+      name: "atelier_http_requests_total",
+      help: "HTTP requests answered, by route pattern (studio for every page of the studio), method and status.",
+      labelNames: ["route", "method", "status"] as const,
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: "atelier_http_request_duration_seconds",
+      help: "Time from a request's arrival to its answer's headers (API) or its end (studio), by route pattern, method and status.",
+      labelNames: ["route", "method", "status"] as const,
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    runs: new Counter({
+      name: "atelier_runs_total",
+      help: "Runs this process ended, by model and final status.",
+      labelNames: ["model", "status"] as const,
+      registers,
+    }),
+    runDuration: new Histogram({
+      name: "atelier_run_duration_seconds",
+      help: "Runs this process ended: completed_at - started_at, by model and final status.",
+      labelNames: ["model", "status"] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800],
+      registers,
+    }),
+    queueWait: new Histogram({
+      name: "atelier_queue_wait_seconds",
+      help: "Runs this process started from the queue: started_at - created_at.",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600],
+      registers,
+    }),
+    queueDepth: new Gauge({
+      name: "atelier_queue_depth",
+      help: "Queued runs in the store (all workspaces and processes), read when scraped; NaN when the store did not answer.",
+      registers,
+      async collect() {
+        const read = state.queueDepth;
+        if (read) this.set(await read().catch(() => Number.NaN));
+      },
+    }),
+    webhookDeliveries: new Counter({
+      name: "atelier_webhook_deliveries_total",
+      help: "Webhook delivery attempts this process made, by outcome: succeeded, failed (given up) or retrying.",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    providerErrors: new Counter({
+      name: "atelier_provider_errors_total",
+      help: "Runs a remote provider failed (an outage, a refusal, a timeout), by provider id.",
+      labelNames: ["provider"] as const,
+      registers,
+    }),
+    rateLimitRefusals: new Counter({
+      name: "atelier_rate_limit_refusals_total",
+      help: "Requests refused with 429, by the budget they exceeded: ip or key.",
+      labelNames: ["kind"] as const,
+      registers,
+    }),
+  };
+}
+
+// One set per process, even when a module is loaded twice (the server's copy and the Next
+// bundle's copy of lib/ in the same process): kept on globalThis.
+const GLOBAL_KEY = Symbol.for("atelier.metrics");
+type Instruments = ReturnType<typeof createInstruments>;
+const holder = globalThis as { [GLOBAL_KEY]?: Instruments };
+
+/** The registry and every instrument; code bumps them directly (`METRICS.runs.inc(...)`). */
+export const METRICS: Instruments = (holder[GLOBAL_KEY] ??= createInstruments());
+
+/** Adds prom-client's process metrics (CPU, memory, event loop, GC, handles); once per process. */
+export function startProcessMetrics(): void {
+  if (METRICS.state.processMetrics) return;
+  METRICS.state.processMetrics = true;
+  collectDefaultMetrics({ register: METRICS.registry });
+}
+
+/** How long a scrape waits for the queue depth before reporting NaN. */
+const QUEUE_DEPTH_TIMEOUT_MS = 2_000;
+
+/** The queue depth gauge reads `db` (one count on the status index) when scraped. */
+export function measureQueueDepthFrom(db: Db, timeoutMs = QUEUE_DEPTH_TIMEOUT_MS): void {
+  METRICS.state.queueDepth = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the queue depth query took too long")), timeoutMs);
+    });
+    try {
+      const row = await Promise.race([
+        db.selectFrom("generations").select((eb) => eb.fn.countAll<string | number>().as("n")).where("status", "=", "queued").executeTakeFirst(),
+        timeout,
+      ]);
+      return Number(row?.n ?? 0);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** The exposition text and its content type. */
+export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
+  return { contentType: METRICS.registry.contentType, body: await METRICS.registry.metrics() };
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/** One answered request: `route` is a route pattern or a fixed word, never a raw path. */
+export function observeRequest(route: string, method: string, status: number, seconds: number): void {
+  const labels = { route, method: METHODS.has(method) ? method : "other", status: String(status) };
+  METRICS.httpRequests.inc(labels);
+  METRICS.httpDuration.observe(labels, seconds);
+}
+
+function secondsBetween(from: string | null, to: string | null): number | null {
+  if (!from || !to) return null;
+  const ms = Date.parse(to) - Date.parse(from);
+  return Number.isFinite(ms) ? Math.max(0, ms / 1000) : null;
+}
+
+/** A run left the queue (claimed fresh, not recovered): its wait. */
+export function observeRunStarted(run: Pick<GenerationsTable, "created_at" | "started_at">): void {
+  const seconds = secondsBetween(run.created_at, run.started_at);
+  if (seconds !== null) METRICS.queueWait.observe(seconds);
+}
+
+/** A run reached its final status (after the transaction that ended it committed). */
+export function observeRunEnded(run: Pick<GenerationsTable, "model" | "status" | "started_at" | "completed_at">): void {
+  const labels = { model: run.model, status: run.status };
+  METRICS.runs.inc(labels);
+  const seconds = secondsBetween(run.started_at, run.completed_at);
+  if (seconds !== null) METRICS.runDuration.observe(labels, seconds);
+}
