@@ -8,7 +8,8 @@ import type { RateLimitState } from "./rate-limit";
 import { rateLimitHeaders } from "./rate-limit-headers";
 import { errorResponse } from "./respond";
 import { mcpRoutes } from "./mcp/endpoint";
-import { createRouter } from "./route";
+import { countApiRequests } from "./operate";
+import { createRouter, type Router } from "./route";
 import { batchRoutes } from "./routes/batches";
 import { blobRoutes } from "./routes/blobs";
 import { creditRoutes } from "./routes/credits";
@@ -16,6 +17,7 @@ import { webhookRoutes } from "./routes/webhooks";
 import { fileRoutes } from "./routes/files";
 import { generationRoutes } from "./routes/generations";
 import { modelRoutes } from "./routes/models";
+import { openApiRoutes } from "./routes/openapi";
 import { quoteRoutes } from "./routes/quotes";
 import { uploadRoutes } from "./routes/uploads";
 import { workspaceRoutes } from "./routes/workspace";
@@ -29,10 +31,26 @@ function clientIp(c: Parameters<typeof getConnInfo>[0]): string {
   }
 }
 
+/** Every /v1 route (the OpenAPI document's test lists them through a router of its own). */
+export function addApiRoutes(router: Router, deps: ApiDeps): void {
+  openApiRoutes(router);
+  modelRoutes(router);
+  quoteRoutes(router);
+  creditRoutes(router);
+  workspaceRoutes(router);
+  generationRoutes(router);
+  batchRoutes(router);
+  fileRoutes(router);
+  webhookRoutes(router);
+  uploadRoutes(router, deps);
+  blobRoutes(router, deps);
+}
+
 export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   // strict: false so /v1/models/ is /v1/models.
   const app = new Hono<ApiEnv>({ strict: false });
 
+  app.use(countApiRequests);
   app.use(async (c, next) => {
     const requestId = newId("request");
     c.set("requestId", requestId);
@@ -50,16 +68,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   });
 
   const router = createRouter(app, deps);
-  modelRoutes(router);
-  quoteRoutes(router);
-  creditRoutes(router);
-  workspaceRoutes(router);
-  generationRoutes(router);
-  batchRoutes(router);
-  fileRoutes(router);
-  webhookRoutes(router);
-  uploadRoutes(router, deps);
-  blobRoutes(router, deps);
+  addApiRoutes(router, deps);
   mcpRoutes(app, deps);
 
   app.notFound((c) => errorResponse(c, deps, unmatchedRequestError(c.req.method, c.req.path, router.routes)));

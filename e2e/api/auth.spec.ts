@@ -1,7 +1,7 @@
 // Authentication (SPEC.md "Authentication"): the two key headers, the 400/401 slips, scopes.
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import Database from "better-sqlite3";
 import { createKey, createWorkspace, revokeKey, type CreatedKey, type Workspace } from "./admin";
 import { bearer, expectError, expectOk, keyHeader } from "./helpers";

@@ -1,6 +1,6 @@
 // The catalog (SPEC.md "Models"): list, retrieve, lifecycle headers, 410 and 404, and the
 // public twins without a key.
-import { expect, test, type APIResponse } from "@playwright/test";
+import { expect, test, type APIResponse } from "./fixtures";
 import { createKey, createWorkspace } from "./admin";
 import {
   DECIMAL_USD,

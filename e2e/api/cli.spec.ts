@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { startReplicateFake } from "../../lib/providers/replicate-fake";
 import { admin, adminFailure, createKey, createWorkspace, revokeKey, uniqueName, type CreatedKey, type Workspace } from "./admin";
 import { expectError, expectOk, ISO_MS, keyHeader } from "./helpers";

@@ -1,5 +1,5 @@
 // GET /v1/credits and GET /v1/workspace against workspaces made by the admin CLI.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { addCredit, createKey, createWorkspace } from "./admin";
 import { DECIMAL_USD, expectOk, ISO_MS, keyHeader } from "./helpers";
 

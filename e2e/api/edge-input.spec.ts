@@ -3,7 +3,7 @@
 // without an Idempotency-Key; U+0000 in a body or query field is 400 invalid_parameter naming
 // the field; an ID in the path that no ID can be is 404 resource_not_found. Never a 500 (the
 // stack overflow, or PostgreSQL's "invalid byte sequence for encoding UTF8: 0x00").
-import { expect, test, type APIResponse } from "@playwright/test";
+import { expect, test, type APIResponse } from "./fixtures";
 import { expectError } from "./helpers";
 import { newTenant, STORES, type Api, type Generation } from "./runs-helpers";
 

@@ -2,7 +2,7 @@
 // and RateLimit-* like every answer, then the connection closes. Raw sockets: no HTTP client
 // would send these bytes.
 import net from "node:net";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { createKey, createWorkspace } from "./admin";
 import { ERROR_TABLE, REQUEST_ID } from "./helpers";
 import { SERVERS } from "./servers";

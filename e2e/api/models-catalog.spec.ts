@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "./fixtures";
 import bundledFfmpeg from "@ffmpeg-installer/ffmpeg";
 import jsQR from "jsqr";
 import { parseBuffer } from "music-metadata";

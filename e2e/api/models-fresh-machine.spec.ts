@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "./fixtures";
 import bundledFfmpeg from "@ffmpeg-installer/ffmpeg";
 import { parseBuffer } from "music-metadata";
 import { parseFfmpegInfo } from "../../lib/media/probe-output";

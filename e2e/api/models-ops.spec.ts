@@ -4,7 +4,7 @@
 // admin CLI (503 + Retry-After, catalog availability, presets using it as a step, resume).
 import { createServer, type Server } from "node:http";
 import sharp from "sharp";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { admin } from "./admin";
 import { expectError, expectOk } from "./helpers";
 import { newTenant } from "./runs-helpers";

@@ -6,7 +6,7 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { startComfyFake, type FakeComfy } from "../../lib/providers/comfyui-fake";
 import { expectOk } from "./helpers";
 import { openEventStream, type SseEvent } from "./sse";

@@ -10,7 +10,7 @@
 import path from "node:path";
 import { rmSync } from "node:fs";
 import sharp from "sharp";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "./fixtures";
 import { startFalFake, type FalFake } from "../../lib/providers/fal-fake";
 import { startReplicateFake, type ReplicateFake } from "../../lib/providers/replicate-fake";
 import { parseWav } from "../../lib/models/audio/wav";

@@ -1,6 +1,6 @@
 // Quotes (SPEC.md "Quotes"): exact prices, defaults filled, input checked against the
 // model's schema, lifecycle headers and 410, and no change to the balance.
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "./fixtures";
 import { createKey, createWorkspace, type CreatedKey } from "./admin";
 import {
   type ApiErrorBody,

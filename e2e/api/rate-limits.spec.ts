@@ -2,7 +2,7 @@
 // minute per IP) and 429 rate_limit_exceeded on the key-limit server (4 a minute per key),
 // each with Retry-After, and RateLimit-* headers that count down. Only this file calls those
 // two servers; its tests run one after another in one worker.
-import { expect, request as playwrightRequest, test, type APIResponse } from "@playwright/test";
+import { expect, request as playwrightRequest, test, type APIResponse } from "./fixtures";
 import { createKey, createWorkspace } from "./admin";
 import { bearer, expectError, expectOk, expectStandardHeaders, keyHeader } from "./helpers";
 import { SERVERS } from "./servers";

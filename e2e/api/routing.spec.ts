@@ -1,7 +1,7 @@
 // Routing and request shape: paths without /v1, unknown paths, wrong methods, placeholders,
 // bodies that are not JSON, wrong media types, oversized bodies, unknown fields and params.
 import http from "node:http";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { createKey, createWorkspace, type CreatedKey } from "./admin";
 import { expectError, expectOk, expectStandardHeaders, keyHeader } from "./helpers";
 import { SERVERS } from "./servers";

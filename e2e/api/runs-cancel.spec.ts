@@ -1,7 +1,7 @@
 // POST /v1/generations/{id}/cancel (SPEC.md "States and transitions", "Retry rules"): a queued
 // run → canceled with its hold released, provider null and completed_at set; cancel again → 200
 // as it is; a final run → 200 unchanged; another workspace's or an unknown ID → 404.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectError, expectOk, ISO_MS } from "./helpers";
 import { expectLedgerIdentity, expectNotFound, micros, newTenant, PRICE, settle, STORES, type Batch, type Generation } from "./runs-helpers";
 

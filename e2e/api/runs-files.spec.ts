@@ -3,7 +3,7 @@
 // measured not trusted; 413 above 4 MB, 415 for what is not an image; reading and listing files;
 // uploads of sound opened, PUT to a signed URL without a key, completed into a File with a
 // measured duration; size mismatch 400, not media 415, 10 in flight 429, no credit 402.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectError, expectOk, ISO_MS } from "./helpers";
 import {
   CURSOR,

@@ -1,7 +1,7 @@
 // Idempotency-Key on POST /v1/generations (SPEC.md rule 4, "Retry rules", "Limits"): one key
 // starts one run however many requests race with it; a replay answers the same run as it is now;
 // another body with the key is a 409; a refused request does not use the key up.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectError, expectOk } from "./helpers";
 import { concurrently, expectLedgerIdentity, newTenant, PRICE, settle, STORES, type Generation } from "./runs-helpers";
 

@@ -2,7 +2,7 @@
 // held on create, charged exactly the quote on success, released on cancel or failure, and a
 // run the balance does not cover answers 402 with nothing written. After each test the ledger
 // identity is checked through the API: available + held + Σ usage.cost_usd == everything granted.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectError, expectOk } from "./helpers";
 import {
   expectLedgerIdentity,

@@ -4,7 +4,7 @@
 // → 403 permission_denied; keeping an output as a file (again → the same file) and index errors.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signBlobLink } from "../../lib/blobs/links";
 import { expectError, expectOk, ISO_MS } from "./helpers";
 import {

@@ -3,7 +3,7 @@
 // version; status and source lists), signed cursors bound to their filters, limit bounds, and
 // pages that stay right while new runs are created between reads. On a server without workers,
 // so every run stays queued until a test cancels it.
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { checkedContext, expect, test, type APIRequestContext } from "./fixtures";
 import { expectError, expectOk } from "./helpers";
 import {
   Api,
@@ -71,7 +71,7 @@ for (const store of STORES) {
 
     test.beforeAll(async ({ playwright }) => {
       test.setTimeout(120_000);
-      context = await playwright.request.newContext();
+      context = checkedContext(await playwright.request.newContext());
       tenant = newTenant(context, store.idle, "10", "paging");
       api = tenant.api;
       for (let b = 0; b < 5; b++) {

@@ -2,7 +2,7 @@
 // "Limits"): answered when final or after N seconds, N clipped to 60, a malformed preference
 // ignored; Preference-Applied echoes the wait used; Retry-After only while not final.
 // (Waking by a run another process finishes is in runs-workers.spec.ts.)
-import { expect, test, type APIResponse } from "@playwright/test";
+import { expect, test, type APIResponse } from "./fixtures";
 import { expectDeprecationHeaders, expectNoDeprecationHeaders, expectOk } from "./helpers";
 import { expectLedgerIdentity, GENERATION_ID, newTenant, settle, STORES, type Generation } from "./runs-helpers";
 

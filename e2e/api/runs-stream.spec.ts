@@ -10,7 +10,7 @@
 // starts itself with no worker slots (ports 3316/3326): queue positions count every queued run of
 // the store, and a worker takes any run of it, so these need a store no other file uses.
 import { execFileSync } from "node:child_process";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { createKey } from "./admin";
 import { expectError, expectOk, REQUEST_ID } from "./helpers";
 import {

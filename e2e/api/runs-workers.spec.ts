@@ -3,7 +3,7 @@
 // lease lapses (15 s) and another worker re-runs it, charged once; two workers share one queue;
 // a Prefer: wait read is woken by a run another process finished. Only this file uses the
 // "workers" servers, and its tests run one after another, so no other worker takes these runs.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectOk } from "./helpers";
 import {
   expectLedgerIdentity,

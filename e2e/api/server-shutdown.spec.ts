@@ -3,7 +3,7 @@
 // restarted server finishes every run, each charged once. This file starts and stops servers of
 // its own (not from playwright.config.ts), one store at a time.
 import { execFileSync } from "node:child_process";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectLedgerIdentity, newTenant, settle, startOwnServer, type WorkerProcess } from "./runs-helpers";
 import { PG_SERVER_URL, serverSpec, type ServerSpec } from "./servers";
 

@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { expect, test, type APIResponse } from "@playwright/test";
+import { expect, test, type APIResponse } from "./fixtures";
 import { startTcpProxy, viaProxy, type TcpProxy } from "../../lib/store/test-proxy";
 import { expectError } from "./helpers";
 import { expectLedgerIdentity, newTenant, settle, startOwnServer, type Tenant, type WorkerProcess } from "./runs-helpers";

@@ -6,7 +6,7 @@
 // and never followed; 410 disables the endpoint at once and ends a run's own delivery; disabling
 // or moving an endpoint takes its pending deliveries along; answers are stored as safe text;
 // Retry-After is capped at 10 h.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectOk, ISO_MS } from "./helpers";
 import { newTenant, type Generation } from "./runs-helpers";
 import { SERVERS } from "./servers";

@@ -2,7 +2,7 @@
 // change, delete; every field validated; at most 20 per workspace; another workspace's and
 // unknown ids → 404; scopes (generations:write manages endpoints and the secret). Nothing is
 // delivered here: no run is started, so the URLs need no listener.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { createKey } from "./admin";
 import { expectError, expectOk } from "./helpers";
 import { Api, CURSOR, newTenant } from "./runs-helpers";

@@ -3,7 +3,7 @@
 // filtered by type; one event read by id; another workspace's → 404. Deliveries are listed by
 // event and by endpoint (newest first, paged); resend makes new deliveries that arrive with the
 // same webhook-id, to every destination or to one endpoint (a disabled one too).
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectError, expectOk } from "./helpers";
 import { Api, CURSOR, newTenant, type Generation } from "./runs-helpers";
 import { createKey } from "./admin";

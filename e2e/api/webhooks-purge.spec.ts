@@ -4,7 +4,7 @@
 // webhooks-* test is running, and none starts while it purges. It checks only its own events.
 // And the engine's own scheduled purge (every second on this server, EVENTS_PURGE_INTERVAL_SECONDS)
 // removes an event made 31 days old and keeps one made 29 days old.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { admin } from "./admin";
 import { expectError, expectOk } from "./helpers";
 import { newTenant } from "./runs-helpers";

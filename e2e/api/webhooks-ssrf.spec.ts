@@ -7,7 +7,7 @@
 // every attempt checks again at connect time: an endpoint whose name now resolves to loopback
 // gets a "refused address" attempt, and nothing connects.
 import { createServer, type Server } from "node:net";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { expectError, expectOk } from "./helpers";
 import { newTenant } from "./runs-helpers";
 import { SERVERS } from "./servers";
