@@ -2,6 +2,7 @@
 // API keys: the table, "Create key" in a dialog (react-hook-form) that shows the new key once, and
 // revoke behind a confirmation.
 import { useId, useState, type ReactNode } from "react";
+import Link from "next/link";
 import { useForm } from "react-hook-form";
 import type { ApiKey, KeyExpiry } from "@/lib/core/api-keys";
 import { createKeyAction, revokeKeyAction } from "@/app/(studio)/keys/actions";
@@ -130,6 +131,13 @@ function NewKey({ created, onDone }: { created: { key: string; name: string }; o
           {copied ? "Copied" : "Copy"}
         </button>
       </div>
+      <p className="text-sm text-zinc-600">
+        Send it in the <code className="font-mono text-xs text-zinc-800">x-api-key</code> header. Every endpoint, with curl and SDK examples:{" "}
+        {/* A new tab: leaving this dialog would lose the key before it is copied. */}
+        <a href="/docs/api" target="_blank" rel="noopener" className="font-medium text-indigo-600 hover:text-indigo-700 hover:underline">
+          API reference
+        </a>
+      </p>
       <div className="flex justify-end border-t border-zinc-100 pt-4">
         <button type="button" onClick={onDone} className={secondary}>
           Done
@@ -167,9 +175,14 @@ export function KeysManager({ keys, intro }: { keys: ApiKey[]; intro?: ReactNode
     <div className="space-y-6">
       <div className="flex flex-wrap items-end justify-between gap-4">
         {intro}
-        <button type="button" onClick={() => setDialog("form")} className={primary}>
-          Create key
-        </button>
+        <div className="flex items-center gap-2">
+          <Link href="/docs/api" className={secondary}>
+            API reference
+          </Link>
+          <button type="button" onClick={() => setDialog("form")} className={primary}>
+            Create key
+          </button>
+        </div>
       </div>
 
       <Modal open={dialog !== "closed"} title={dialog === "created" ? "Your new API key" : "Create key"} onClose={close}>
