@@ -7,15 +7,41 @@
 // reference shown here is the string ops search the log for.
 export function ErrorState({ error, reset, title = "Something went wrong on our side" }: { error: Error & { digest?: string }; reset: () => void; title?: string }) {
   return (
-    <div role="alert" className="mx-auto mt-12 max-w-lg rounded-lg border border-red-200 bg-white p-6 shadow-sm">
-      <h1 className="text-lg font-semibold text-zinc-900">{title}</h1>
-      <p className="mt-2 text-sm text-zinc-600">
-        The page could not be shown. Nothing you entered was lost; try again, and if it keeps failing, give ops the reference below.
-      </p>
-      <ErrorReference reference={error.digest} />
+    <ErrorPanel
+      title={title}
+      message="The page could not be shown. Nothing you entered was lost; try again, and if it keeps failing, give ops the reference below."
+      reference={error.digest}
+      onRetry={reset}
+      className="mx-auto mt-12 max-w-lg"
+    />
+  );
+}
+
+/** A failure in plain words, its reference and "Try again": a whole page's (h1) or a part's (h2). */
+export function ErrorPanel({
+  title,
+  message,
+  reference,
+  onRetry,
+  heading = "h1",
+  className = "",
+}: {
+  title: string;
+  message: string;
+  reference: string | null | undefined;
+  onRetry: () => void;
+  heading?: "h1" | "h2";
+  className?: string;
+}) {
+  const Heading = heading;
+  return (
+    <div role="alert" className={`rounded-lg border border-red-200 bg-white p-6 shadow-sm ${className}`}>
+      <Heading className="text-lg font-semibold text-zinc-900">{title}</Heading>
+      <p className="mt-2 text-sm text-zinc-600">{message}</p>
+      <ErrorReference reference={reference} />
       <button
         type="button"
-        onClick={reset}
+        onClick={onRetry}
         className="mt-5 rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
       >
         Try again

@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
 import { runAction } from "@/app/(studio)/runs/actions";
 import { editAndRunHref, readableInput } from "@/lib/core/run-input";
-import { RunOutputs, RunView } from "./run-view";
+import { RunEnding, RunOutputs, RunView } from "./run-view";
 import { useLiveRun } from "./use-live-runs";
 import { formatDuration, RunStatusPill } from "./run-status";
 import { isFinal } from "@/lib/core/run-states";
@@ -113,17 +113,7 @@ export function RunRecord({ run: g, schema = null }: { run: Generation; schema?:
           </div>
           {!final && g.output.length === 0 && !g.preview ? <p className="text-sm text-zinc-500">{g.status === "queued" ? "Waiting in the queue." : "Running."} Reload the page to see it later.</p> : null}
           <RunOutputs generation={g} />
-          {g.error ? (
-            <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
-              {g.error.message}
-            </p>
-          ) : null}
-          <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
-            <dt className="text-zinc-500">Cost</dt>
-            <dd data-testid="run-cost" className="text-right font-medium text-zinc-900 tabular-nums">
-              {g.usage.cost_usd !== null ? `$${g.usage.cost_usd}` : final ? "Not charged" : "—"}
-            </dd>
-          </dl>
+          <RunEnding run={g} />
         </section>
       }
     />

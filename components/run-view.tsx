@@ -203,6 +203,32 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
   );
 }
 
+/** How a run ended, under its outputs: the error, what it cost and how long it took. */
+export function RunEnding({ run: g }: { run: Generation }) {
+  const final = isFinal(g.status);
+  return (
+    <>
+      {g.error ? (
+        <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
+          {g.error.message}
+        </p>
+      ) : null}
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
+        <dt className="text-zinc-500">Cost</dt>
+        <dd data-testid="run-cost" className="text-right font-medium text-zinc-900 tabular-nums">
+          {g.usage.cost_usd !== null ? `$${g.usage.cost_usd}` : final ? "Not charged" : "—"}
+        </dd>
+        {g.completed_at && g.started_at ? (
+          <>
+            <dt className="text-zinc-500">Took</dt>
+            <dd className="text-right text-zinc-700 tabular-nums">{formatDuration(Date.parse(g.completed_at) - Date.parse(g.started_at))}</dd>
+          </>
+        ) : null}
+      </dl>
+    </>
+  );
+}
+
 /** The run card of the model page and the body of the run page. */
 export function RunView({ initial, compact = false, typicalSeconds = null }: { initial: Generation; compact?: boolean; typicalSeconds?: number | null }) {
   const { generation: g, uncancelable_reason: uncancelable } = useLiveRun(initial);
@@ -298,23 +324,7 @@ export function RunView({ initial, compact = false, typicalSeconds = null }: { i
         </div>
       ) : null}
       <RunOutputs generation={g} onKeep={g.status === "succeeded" ? keep : undefined} />
-      {g.error ? (
-        <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
-          {g.error.message}
-        </p>
-      ) : null}
-      <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
-        <dt className="text-zinc-500">Cost</dt>
-        <dd data-testid="run-cost" className="text-right font-medium text-zinc-900 tabular-nums">
-          {g.usage.cost_usd !== null ? `$${g.usage.cost_usd}` : final ? "Not charged" : "—"}
-        </dd>
-        {g.completed_at && g.started_at ? (
-          <>
-            <dt className="text-zinc-500">Took</dt>
-            <dd className="text-right text-zinc-700 tabular-nums">{formatDuration(Date.parse(g.completed_at) - Date.parse(g.started_at))}</dd>
-          </>
-        ) : null}
-      </dl>
+      <RunEnding run={g} />
     </section>
   );
 }

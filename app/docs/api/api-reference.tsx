@@ -3,7 +3,7 @@
 // touches window and document as it loads, so it is loaded in the browser only (ssr: false).
 import dynamic from "next/dynamic";
 import { useCallback, useEffect, useState } from "react";
-import { ErrorReference } from "@/components/error-state";
+import { ErrorPanel } from "@/components/error-state";
 import { Bone, PageSkeleton } from "@/components/skeleton";
 
 type Loaded = { state: "loading" } | { state: "ready"; spec: Record<string, unknown> } | { state: "failed"; message: string; requestId: string | null };
@@ -67,18 +67,7 @@ export function ApiReference() {
   if (loaded.state === "failed") {
     return (
       <div className="mx-auto max-w-4xl px-4 sm:px-6">
-        <div role="alert" className="rounded-lg border border-red-200 bg-white p-6 shadow-sm">
-          <h2 className="text-lg font-semibold text-zinc-900">The API reference could not be loaded</h2>
-          <p className="mt-2 text-sm text-zinc-600">{loaded.message}</p>
-          <ErrorReference reference={loaded.requestId} />
-          <button
-            type="button"
-            onClick={load}
-            className="mt-5 rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-          >
-            Try again
-          </button>
-        </div>
+        <ErrorPanel heading="h2" title="The API reference could not be loaded" message={loaded.message} reference={loaded.requestId} onRetry={load} />
       </div>
     );
   }
