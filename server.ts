@@ -21,6 +21,8 @@ async function main(): Promise<void> {
   const { store, services, crossProcess } = await startRuntime(config, logger);
   const demo = await seedDemoWorkspace(store, config);
   const rateLimits = createRateLimits(config);
+  // With REDIS_URL, count in Redis from the first request (memory meanwhile, at most 5 s).
+  await rateLimits.ready();
   const engine = startEngine({ db: store.db, dialect: store.dialect, services, logger, concurrency: config.workerConcurrency, name: "server" });
   const webhookSender = startWebhookSender({ db: store.db, dialect: store.dialect, services, logger, name: "server", purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000 });
   // The studio (Next, same process) uses this very store and these services, so its runs wake

@@ -14,6 +14,7 @@ const rateLimits: RateLimits = {
     return { limit: 300, remaining: 300 - ipRequests, resetSeconds: 42 };
   },
   async consumeKey() {},
+  async ready() {},
   async close() {},
 };
 

@@ -1,7 +1,9 @@
 // Requests per IP and per API key per minute (rate-limiter-flexible): in memory on the embedded
-// store, in the shared PostgreSQL table when several processes serve one database.
+// store, in the shared PostgreSQL table when several processes serve one database, and in Redis
+// (REDIS_URL) when it is set, so every process shares one budget without a database write.
+import { Redis } from "ioredis";
 import pg from "pg";
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../lib/config";
 import { ApiError } from "../lib/core/errors";
 import { LIMITS } from "../lib/core/limits";
@@ -16,36 +18,52 @@ export interface RateLimitState {
 export interface RateLimits {
   consumeIp(ip: string): Promise<RateLimitState>;
   consumeKey(keyId: string): Promise<void>;
+  /** Resolves once the shared store answers (Redis connected), or after `timeoutMs` anyway: until then counts are kept in memory. */
+  ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
-function limiter(points: number, keyPrefix: string, pool: pg.Pool | null): RateLimiterAbstract {
+/** Where the shared counts live: nowhere (memory), PostgreSQL or Redis. */
+type SharedStore = { kind: "memory" } | { kind: "postgres"; pool: pg.Pool } | { kind: "redis"; client: Redis };
+
+function limiter(points: number, keyPrefix: string, shared: SharedStore): RateLimiterAbstract {
   const duration = LIMITS.rateLimitWindowSeconds;
   const memory = new RateLimiterMemory({ points, duration, keyPrefix });
-  if (!pool) return memory;
-  return new RateLimiterPostgres({
-    storeClient: pool,
-    tableName: "rate_limits",
-    tableCreated: true,
-    points,
-    duration,
-    keyPrefix,
-    // If the database hiccups, keep limiting in memory rather than failing requests.
-    insuranceLimiter: memory,
-  });
+  // If the shared store hiccups, keep limiting in memory rather than failing requests.
+  if (shared.kind === "redis") {
+    return new RateLimiterRedis({ storeClient: shared.client, points, duration, keyPrefix: `atelier:rl:${keyPrefix}`, insuranceLimiter: memory, rejectIfRedisNotReady: true });
+  }
+  if (shared.kind === "postgres") {
+    return new RateLimiterPostgres({ storeClient: shared.pool, tableName: "rate_limits", tableCreated: true, points, duration, keyPrefix, insuranceLimiter: memory });
+  }
+  return memory;
+}
+
+function sharedStore(config: Pick<Config, "databaseUrl" | "redisUrl">): SharedStore {
+  if (config.redisUrl) {
+    // No offline queue: while Redis is away a request is limited in memory at once, not held.
+    const client = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectionName: "atelier-rate-limits" });
+    client.on("error", () => undefined);
+    return { kind: "redis", client };
+  }
+  if (config.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4, application_name: "atelier-rate-limits" });
+    // An idle connection cut by a database restart: the pool drops it, and the insurance limiter
+    // covers until the database is back. Without a listener it would be an uncaught exception.
+    pool.on("error", () => undefined);
+    return { kind: "postgres", pool };
+  }
+  return { kind: "memory" };
 }
 
 function state(limit: number, res: RateLimiterRes): RateLimitState {
   return { limit, remaining: Math.max(0, res.remainingPoints), resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
 }
 
-export function createRateLimits(config: Config): RateLimits {
-  const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl, max: 4, application_name: "atelier-rate-limits" }) : null;
-  // An idle connection cut by a database restart: the pool drops it, and the insurance limiter
-  // covers until the database is back. Without a listener it would be an uncaught exception.
-  pool?.on("error", () => undefined);
-  const byIp = limiter(config.rateLimitIpPerMin, "ip", pool);
-  const byKey = limiter(config.rateLimitKeyPerMin, "key", pool);
+export function createRateLimits(config: Pick<Config, "databaseUrl" | "redisUrl" | "rateLimitIpPerMin" | "rateLimitKeyPerMin">): RateLimits {
+  const shared = sharedStore(config);
+  const byIp = limiter(config.rateLimitIpPerMin, "ip", shared);
+  const byKey = limiter(config.rateLimitKeyPerMin, "key", shared);
   return {
     async consumeIp(ip) {
       try {
@@ -78,8 +96,22 @@ export function createRateLimits(config: Config): RateLimits {
         );
       }
     },
+    async ready(timeoutMs = 5000) {
+      if (shared.kind !== "redis" || shared.client.status === "ready") return;
+      const client = shared.client;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          client.off("ready", done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        client.once("ready", done);
+      });
+    },
     async close() {
-      await pool?.end();
+      if (shared.kind === "postgres") await shared.pool.end();
+      if (shared.kind === "redis") await shared.client.quit().catch(() => shared.client.disconnect());
     },
   };
 }

@@ -80,6 +80,15 @@ describe("loadConfig", () => {
     }
   });
 
+  it("takes a Redis URL with an optional database number, and refuses anything else, naming it", () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).redisUrl).toBeNull();
+    expect(loadConfig({ DATA_DIR: tempDataDir(), REDIS_URL: "redis://127.0.0.1:6379/3" }).redisUrl).toBe("redis://127.0.0.1:6379/3");
+    expect(loadConfig({ DATA_DIR: tempDataDir(), REDIS_URL: "rediss://user:pw@cache:6380" }).redisUrl).toBe("rediss://user:pw@cache:6380");
+    for (const REDIS_URL of ["127.0.0.1:6379", "http://cache:6379", "redis://cache:6379/x", "redis://cache:6379/1/2"]) {
+      expect(configError({ REDIS_URL }).message).toMatch(/^REDIS_URL must be a Redis URL/);
+    }
+  });
+
   it("refuses a DATABASE_URL that is not PostgreSQL, naming it", () => {
     for (const DATABASE_URL of ["mysql://u@h/db", "sqlite:./x.db", "127.0.0.1:5432"]) {
       expect(configError({ DATABASE_URL }).message).toMatch(/^DATABASE_URL must be a PostgreSQL URL/);

@@ -38,6 +38,8 @@ export interface Config {
   oauth: OAuthClient[];
   /** METRICS_TOKEN: /metrics wants it as a Bearer token; null: /metrics answers only loopback requests. */
   metricsToken: string | null;
+  /** REDIS_URL: rate limits shared through Redis (in the database the URL names) instead of PostgreSQL or memory. */
+  redisUrl: string | null;
 }
 
 export const OAUTH_PROVIDERS = ["github", "google"] as const;
@@ -72,6 +74,21 @@ function readDatabaseUrl(env: Env): string | null {
     throw new ConfigError(
       `DATABASE_URL must be a PostgreSQL URL such as postgres://user@127.0.0.1:5432/atelier; unset it to use the embedded SQLite store. Got "${raw}".`,
     );
+  }
+  return raw;
+}
+
+function readRedisUrl(env: Env): string | null {
+  const raw = env.REDIS_URL;
+  if (raw === undefined || raw === "") return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Refused below.
+  }
+  if (!url || (url.protocol !== "redis:" && url.protocol !== "rediss:") || !/^(\/\d{0,2})?$/.test(url.pathname)) {
+    throw new ConfigError(`REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379/0 (the path, if any, a database number); unset it to keep rate limits in the store. Got "${raw}".`);
   }
   return raw;
 }
@@ -235,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...readProviders(env),
     oauth: readOAuth(env),
     metricsToken: readMetricsToken(env),
+    redisUrl: readRedisUrl(env),
   };
 }
 
