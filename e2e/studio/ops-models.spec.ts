@@ -109,8 +109,8 @@ test("failure reasons differing only by numbers are one row; runs show times, co
   await expect(reason).toContainText("The result would be #×#; the longest side may be at most # pixels.");
   await expect(reason.getByTestId("failure-count")).toHaveText("2");
   for (const id of failing) await expect(reason.getByTestId("failure-examples")).toContainText(id);
-  // Another workspace's runs: the ID, not a link to a page that is not the operator's.
-  await expect(reason.getByRole("link", { name: failing[0]! })).toHaveCount(0);
+  // Another workspace's runs link to the operator's read-only run page.
+  await expect(reason.getByRole("link", { name: failing[0]! })).toHaveAttribute("href", `/ops/runs/${failing[0]}`);
   const failedRow = page.getByTestId("ops-run").filter({ hasText: failing[0]! });
   await expect(failedRow.getByTestId("ops-run-cost")).toHaveText("$0");
   await expect(failedRow.getByTestId("ops-run-time")).toHaveText(/\d.*s$/);
@@ -121,7 +121,10 @@ test("failure reasons differing only by numbers are one row; runs show times, co
   const ownRow = page.getByTestId("ops-run").filter({ hasText: ownId });
   await expect(ownRow.getByTestId("ops-run-cost")).toHaveText(/^\$0\.\d+/);
   await ownRow.getByRole("link", { name: ownId }).click();
-  await expect(page).toHaveURL(new RegExp(`/runs/${ownId}$`));
+  await expect(page).toHaveURL(new RegExp(`/ops/runs/${ownId}$`));
+  // The operator's own run: its run page, where it can be acted on, is one link away.
+  await page.getByTestId("ops-run-workspace").getByRole("link", { name: "open its run page" }).click();
+  await expect(page).toHaveURL(new RegExp(`(?<!ops)/runs/${ownId}$`));
 });
 
 test("events without a destination collapse into one line with a count", async ({ page, request }) => {
