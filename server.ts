@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   });
   const refusals = createRequestRefusals({ config, logger, rateLimits });
   // /healthz, /readyz and /metrics: answered first, outside /v1's limits and keys, never by the studio.
-  const operate = createOperate({ store, config, logger });
+  const operate = createOperate({ store, config, logger, readiness: services.blobs.kind === "s3" ? { bucket: () => services.blobs.check() } : {} });
   // requireHostHeader: false lets a request without Host reach us, to be refused in JSON.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     if (operate.handle(req, res)) return;
@@ -68,9 +68,9 @@ async function main(): Promise<void> {
   let examples: ReturnType<typeof startExampleOutputs> | null = null;
   server.listen(config.port, () => {
     // The catalog cards' pictures, made one at a time in the background once the server answers.
-    examples = startExampleOutputs({ blobs: services.blobs, ffmpegPath: services.ffmpegPath, logger, delayMs: 2000 });
+    examples = startExampleOutputs({ pictures: services.examplePictures, ffmpegPath: services.ffmpegPath, logger, delayMs: 2000 });
     const base = config.publicBaseUrl;
-    logger.info({ port: config.port, store: store.dialect }, "Atelier is listening");
+    logger.info({ port: config.port, store: store.dialect, blobs: services.blobs.kind }, "Atelier is listening");
     console.log(`\nAtelier is running: studio ${base}/  ·  API ${base}/v1  ·  store ${store.dialect}`);
     const bound = server.address();
     const warning = publicBaseUrlWarning({ env: process.env, boundAddress: typeof bound === "object" && bound ? bound.address : null, publicBaseUrl: base });

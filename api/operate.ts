@@ -55,7 +55,7 @@ export function createOperate(deps: {
   store: Store;
   config: Pick<Config, "metricsToken" | "publicBaseUrl">;
   logger: Pick<Logger, "info" | "warn" | "error">;
-  /** Extra readiness (tests shorten the timeout; a future bucket check goes here). */
+  /** Extra readiness: the bucket check when S3_BUCKET is set; tests shorten the timeout. */
   readiness?: Partial<Omit<ReadinessOptions, "db">> & { cacheMs?: number };
 }): Operate {
   startProcessMetrics();

@@ -17,16 +17,26 @@ function putWithProgress(url: string, file: globalThis.File, onProgress: (share:
   });
 }
 
+/** The API's JSON error message, or a bucket's XML <Message>. */
+function errorMessageOf(body: string): string | null {
+  try {
+    return (JSON.parse(body) as { error?: { message?: string } }).error?.message ?? null;
+  } catch {
+    return /<Message>([^<]{1,300})<\/Message>/.exec(body)?.[1] ?? null;
+  }
+}
+
 export async function directUpload(file: globalThis.File, onProgress: (share: number) => void): Promise<UploadResult> {
   const opened = await openUploadAction({ filename: file.name, content_type: file.type || "application/octet-stream", bytes: file.size });
   if (!opened.ok) return { ok: false, error: opened.error };
-  // The signed URL carries PUBLIC_BASE_URL's host; send to this page's origin so it is never cross-origin.
+  // The API's own signed URL carries PUBLIC_BASE_URL's host: send it to this page's origin so it
+  // is never cross-origin. A bucket's presigned URL (S3_BUCKET) goes to the bucket as it is.
   const signed = new URL(opened.value.upload_url!);
+  const target = signed.pathname.startsWith("/v1/uploads/") ? signed.pathname + signed.search : signed.href;
   try {
-    const put = await putWithProgress(signed.pathname + signed.search, file, onProgress);
+    const put = await putWithProgress(target, file, onProgress);
     if (put.status >= 400) {
-      const message = (JSON.parse(put.body) as { error?: { message?: string } }).error?.message;
-      return { ok: false, error: { code: "upload_failed", message: message ?? `The upload failed (HTTP ${put.status}).`, param: null } };
+      return { ok: false, error: { code: "upload_failed", message: errorMessageOf(put.body) ?? `The upload failed (HTTP ${put.status}).`, param: null } };
     }
   } catch (err) {
     return { ok: false, error: { code: "upload_failed", message: (err as Error).message, param: null } };

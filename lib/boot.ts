@@ -2,6 +2,8 @@
 // and on the very first start of an empty embedded store, create the demo workspace.
 import type { Logger } from "pino";
 import { localBlobStore } from "./blobs/blob-store";
+import { examplePictureDirectory } from "./blobs/picture-directory";
+import { s3BlobStore } from "./blobs/s3-blob-store";
 import { ConfigError, loadConfig, type Config } from "./config";
 import type { Services } from "./core/context";
 import { compileBlocklist } from "./core/moderation";
@@ -61,7 +63,8 @@ export function createServices(config: Config): Services {
   return {
     secretKey: config.secretKey,
     publicBaseUrl: config.publicBaseUrl,
-    blobs: localBlobStore(config.dataDir),
+    blobs: config.s3 ? s3BlobStore(config.s3) : localBlobStore(config.dataDir),
+    examplePictures: examplePictureDirectory(config.dataDir),
     signals: createRunSignals(),
     ffmpegPath: config.ffmpegPath,
     webhooks: { allowInsecure: config.webhookAllowInsecure, retryScheduleSeconds: config.webhookRetrySchedule },

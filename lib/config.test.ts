@@ -89,6 +89,37 @@ describe("loadConfig", () => {
     }
   });
 
+  it("keeps files on disk without S3_BUCKET, reads the bucket's settings with it, and refuses stray or bad ones", () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).s3).toBeNull();
+    expect(loadConfig({ DATA_DIR: tempDataDir(), S3_BUCKET: "atelier-media" }).s3).toEqual({
+      bucket: "atelier-media",
+      prefix: "",
+      endpoint: null,
+      region: "us-east-1",
+      forcePathStyle: false,
+      publicEndpoint: null,
+    });
+    const minio = loadConfig({
+      DATA_DIR: tempDataDir(),
+      S3_BUCKET: "media",
+      S3_PREFIX: "atelier/prod/",
+      S3_ENDPOINT: "http://minio:9000/",
+      S3_REGION: "eu-west-3",
+      S3_FORCE_PATH_STYLE: "1",
+      S3_PUBLIC_ENDPOINT: "https://files.example.com",
+    }).s3;
+    expect(minio).toEqual({ bucket: "media", prefix: "atelier/prod/", endpoint: "http://minio:9000", region: "eu-west-3", forcePathStyle: true, publicEndpoint: "https://files.example.com" });
+    expect(loadConfig({ DATA_DIR: tempDataDir(), S3_BUCKET: "media", AWS_REGION: "ap-south-1" }).s3?.region).toBe("ap-south-1");
+    expect(configError({ S3_ENDPOINT: "http://minio:9000" }).message).toBe(
+      "S3_ENDPOINT is set but S3_BUCKET is not: set S3_BUCKET to keep files and outputs in a bucket, or unset S3_ENDPOINT.",
+    );
+    for (const S3_BUCKET of ["A", "Upper", "has space", "-dash", "x".repeat(64)]) expect(configError({ S3_BUCKET }).message).toMatch(/^S3_BUCKET must be a bucket name/);
+    for (const S3_ENDPOINT of ["minio:9000", "ftp://minio", "http://minio:9000/?x=1"]) expect(configError({ S3_BUCKET: "media", S3_ENDPOINT }).message).toMatch(/^S3_ENDPOINT must be an http\(s\) URL/);
+    for (const S3_PREFIX of ["/abs/", "a\u0000b", "x".repeat(201)]) expect(configError({ S3_BUCKET: "media", S3_PREFIX }).message).toMatch(/^S3_PREFIX must be/);
+    expect(configError({ S3_BUCKET: "media", S3_FORCE_PATH_STYLE: "yes" }).message).toMatch(/^S3_FORCE_PATH_STYLE must be 1 or 0/);
+    expect(configError({ S3_BUCKET: "media", S3_REGION: "EU West" }).message).toMatch(/^S3_REGION must be a region name/);
+  });
+
   it("refuses a DATABASE_URL that is not PostgreSQL, naming it", () => {
     for (const DATABASE_URL of ["mysql://u@h/db", "sqlite:./x.db", "127.0.0.1:5432"]) {
       expect(configError({ DATABASE_URL }).message).toMatch(/^DATABASE_URL must be a PostgreSQL URL/);

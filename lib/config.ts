@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { defaultFfmpegPath } from "./media/ffmpeg";
+import type { S3Settings } from "./blobs/s3-blob-store";
 import { parseProvidersFile, ProvidersFileError, type ProviderConfig } from "./providers";
 
 export interface Config {
@@ -40,6 +41,8 @@ export interface Config {
   metricsToken: string | null;
   /** REDIS_URL: rate limits shared through Redis (in the database the URL names) instead of PostgreSQL or memory. */
   redisUrl: string | null;
+  /** S3_BUCKET and its settings: files and outputs live in the bucket; null keeps them in DATA_DIR/blobs. */
+  s3: S3Settings | null;
 }
 
 export const OAUTH_PROVIDERS = ["github", "google"] as const;
@@ -91,6 +94,49 @@ function readRedisUrl(env: Env): string | null {
     throw new ConfigError(`REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379/0 (the path, if any, a database number); unset it to keep rate limits in the store. Got "${raw}".`);
   }
   return raw;
+}
+
+function readHttpUrl(env: Env, name: string, example: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Refused below.
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash) {
+    throw new ConfigError(`${name} must be an http(s) URL such as ${example}; got "${raw}".`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+/** S3_BUCKET turns the bucket on; the other S3_* settings mean nothing without it. Credentials: the AWS SDK's own chain. */
+function readS3(env: Env): S3Settings | null {
+  const bucket = env.S3_BUCKET ?? "";
+  if (bucket === "") {
+    const stray = ["S3_PREFIX", "S3_ENDPOINT", "S3_REGION", "S3_FORCE_PATH_STYLE", "S3_PUBLIC_ENDPOINT"].find((name) => env[name]);
+    if (stray) throw new ConfigError(`${stray} is set but S3_BUCKET is not: set S3_BUCKET to keep files and outputs in a bucket, or unset ${stray}.`);
+    return null;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new ConfigError(`S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens; got "${bucket}".`);
+  }
+  const prefix = env.S3_PREFIX ?? "";
+  // Printable ASCII, no backslash: an object key part every S3-compatible service takes as it is.
+  if (prefix.length > 200 || !/^[\x20-\x5b\x5d-\x7e]*$/.test(prefix) || prefix.startsWith("/")) {
+    throw new ConfigError(`S3_PREFIX must be at most 200 printable characters, not starting with "/" (such as "atelier/"); got "${prefix}".`);
+  }
+  const region = env.S3_REGION || env.AWS_REGION || "us-east-1";
+  if (!/^[a-z0-9-]{1,40}$/.test(region)) throw new ConfigError(`S3_REGION must be a region name such as us-east-1; got "${region}".`);
+  return {
+    bucket,
+    prefix,
+    endpoint: readHttpUrl(env, "S3_ENDPOINT", "http://127.0.0.1:9000"),
+    region,
+    forcePathStyle: readFlag(env, "S3_FORCE_PATH_STYLE"),
+    publicEndpoint: readHttpUrl(env, "S3_PUBLIC_ENDPOINT", "https://files.example.com"),
+  };
 }
 
 function readBaseUrl(env: Env, port: number): string {
@@ -253,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     oauth: readOAuth(env),
     metricsToken: readMetricsToken(env),
     redisUrl: readRedisUrl(env),
+    s3: readS3(env),
   };
 }
 

@@ -1,7 +1,6 @@
 // Whether this process can serve now (GET /readyz): the store answers a cheap query within a
 // short timeout, its schema is current (the store's migration table names exactly the
-// migrations this code ships), and, once outputs may live in a bucket, the bucket answers (a
-// hook, unused today). A result is kept about a second, and checks in flight are shared, so a
+// migrations this code ships), and, when files and outputs live in a bucket, the bucket answers. A result is kept about a second, and checks in flight are shared, so a
 // load balancer asking many times a second costs the store at most two small queries a second.
 import { DEFAULT_MIGRATION_TABLE, sql, type Kysely } from "kysely";
 import type { Database } from "./store/database";
@@ -23,7 +22,7 @@ export interface ReadinessOptions {
   timeoutMs?: number;
   /** The migrations this code ships; the store's table must name exactly these. */
   migrations?: readonly string[];
-  /** A future bucket check (S3-compatible outputs): resolves when the bucket answers. */
+  /** The bucket check (S3_BUCKET): resolves when the bucket answers. */
   bucket?: () => Promise<void>;
 }
 

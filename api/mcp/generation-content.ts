@@ -1,20 +1,12 @@
 // A run as an MCP tool result: what an agent can look at (images scaled down to a size clients
 // accept, a small sound as audio, a video as its poster) plus a link to each full output, a
 // sentence saying where the run stands, and the Generation itself as structured content.
-import type { Readable } from "node:stream";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import sharp from "sharp";
 import type { Ctx } from "../../lib/core/context";
 import { isFinal, type Generation, type StoredOutput } from "../../lib/core/generation-view";
 import { readRunOutputs } from "../../lib/core/generations";
 import { LIMITS } from "../../lib/core/limits";
-
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 /** The image no larger than LIMITS.mcpInlineImageSide on its longer side, as PNG (alpha kept) or JPEG. */
 async function inlineImage(data: Buffer): Promise<{ data: string; mimeType: string }> {
@@ -51,11 +43,11 @@ export async function generationResult(ctx: Ctx, generation: Generation): Promis
     for (const [index, output] of generation.output.entries()) {
       const kept = stored[index];
       if (kept?.type === "image") {
-        content.push({ type: "image", ...(await inlineImage(await readAll(ctx.services.blobs.read(kept.blob)))) });
+        content.push({ type: "image", ...(await inlineImage(await ctx.services.blobs.readAll(kept.blob))) });
       } else if (kept?.type === "video" && kept.poster) {
-        content.push({ type: "image", ...(await inlineImage(await readAll(ctx.services.blobs.read(kept.poster.blob)))) });
+        content.push({ type: "image", ...(await inlineImage(await ctx.services.blobs.readAll(kept.poster.blob))) });
       } else if (kept?.type === "audio" && kept.bytes <= LIMITS.mcpInlineAudioBytes) {
-        content.push({ type: "audio", data: (await readAll(ctx.services.blobs.read(kept.blob))).toString("base64"), mimeType: kept.content_type });
+        content.push({ type: "audio", data: (await ctx.services.blobs.readAll(kept.blob)).toString("base64"), mimeType: kept.content_type });
       }
       content.push({
         type: "resource_link",

@@ -53,7 +53,7 @@ export function blobRoutes(router: Router, deps: ApiDeps): void {
         headers: { "Content-Range": `bytes */${size}` },
       });
     }
-    const body = c.req.method === "HEAD" ? null : (Readable.toWeb(deps.services.blobs.read(key, range ?? undefined)) as ReadableStream);
+    const body = c.req.method === "HEAD" ? null : (Readable.toWeb(await deps.services.blobs.read(key, range ?? undefined)) as ReadableStream);
     if (range) {
       return new Response(body, {
         status: 206,

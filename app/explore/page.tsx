@@ -13,7 +13,7 @@ export const metadata = { title: "Models · Atelier" };
 export default async function ExplorePage() {
   const [{ store, services }, user] = await Promise.all([getRuntime(), studioUser()]);
   const { data } = await listCatalog(store.db);
-  const { images, making } = catalogCardImages(services.blobs, data.map((m) => m.id));
+  const { images, making } = catalogCardImages(services.examplePictures, data.map((m) => m.id));
   return (
     <div className="min-h-screen bg-zinc-50">
       <header className="flex items-center justify-between border-b border-zinc-200 bg-white px-6 py-3">

@@ -1,5 +1,6 @@
 // Signed links to blobs: anyone holding the link may read the bytes until it expires.
 import { LIMITS } from "../core/limits";
+import type { BlobStore } from "./blob-store";
 import { sign, verifySignature } from "../core/signing";
 
 const PURPOSE = "blob-link";
@@ -28,17 +29,37 @@ export function downloadName(name: string): string {
   return FILENAME.test(safe) ? safe : "download";
 }
 
+export interface LinkOptions {
+  secret: string;
+  baseUrl: string;
+  now?: number;
+  filename?: string;
+}
+
+/** Seconds since the epoch when a link minted at `now` stops working: 24 hours on (SPEC.md). */
+function linkExpiry(now = Date.now()): number {
+  return Math.floor(now / 1000) + LIMITS.outputLinkHours * 3600;
+}
+
+/**
+ * The link an answer carries for a blob, valid 24 hours from now: the bucket's presigned URL when
+ * files live in a bucket, else a signed /v1/blobs link the API answers itself.
+ */
+export async function blobLink(blobs: BlobStore, options: LinkOptions, key: string, contentType: string): Promise<SignedLink> {
+  const expires = linkExpiry(options.now);
+  const filename = options.filename === undefined ? undefined : downloadName(options.filename);
+  const expiresAt = new Date(expires * 1000);
+  const url = await blobs.signedReadUrl(key, { contentType, expiresAt, ...(filename ? { filename } : {}) });
+  return url === null ? signBlobLink(options, key, contentType) : { url, expires_at: expiresAt.toISOString() };
+}
+
 /**
  * A link valid for 24 hours from now (SPEC.md "Output link validity"). With `filename`, the link
  * answers `Content-Disposition: attachment` with that name; the signature covers the name.
  * `baseUrl` "" gives a same-origin link ("/v1/blobs/…"), as the studio's pages use.
  */
-export function signBlobLink(
-  options: { secret: string; baseUrl: string; now?: number; filename?: string },
-  key: string,
-  contentType: string,
-): SignedLink {
-  const expires = Math.floor((options.now ?? Date.now()) / 1000) + LIMITS.outputLinkHours * 3600;
+export function signBlobLink(options: LinkOptions, key: string, contentType: string): SignedLink {
+  const expires = linkExpiry(options.now);
   const filename = options.filename === undefined ? undefined : downloadName(options.filename);
   const signature = sign(options.secret, PURPOSE, payloadOf(key, contentType, expires, filename));
   const query = new URLSearchParams({ type: contentType, expires: String(expires), ...(filename ? { filename } : {}), signature });

@@ -1,4 +1,5 @@
 import type { BlobStore } from "../blobs/blob-store";
+import type { PictureDirectory } from "../blobs/picture-directory";
 import type { RunSignals } from "../engine/run-signals";
 import type { Db } from "../store/database";
 import { ApiError } from "./errors";
@@ -27,7 +28,10 @@ export interface Services {
    * links built on `publicBaseUrl`.
    */
   studioLinks?: boolean;
+  /** Files and outputs: DATA_DIR/blobs, or the bucket when S3_BUCKET is set. */
   blobs: BlobStore;
+  /** The catalog cards' pictures: a cache on this process's disk, bucket or not. */
+  examplePictures: PictureDirectory;
   signals: RunSignals;
   /** The ffmpeg binary media models run. */
   ffmpegPath: string;

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localBlobStore, type BlobStore } from "../blobs/blob-store";
+import { examplePictureDirectory, type PictureDirectory } from "../blobs/picture-directory";
 import { defaultFfmpegPath } from "../media/ffmpeg";
 import { BUILT_IN_MODELS } from "../models";
 import type { ModelDefinition } from "../models/types";
@@ -15,10 +15,10 @@ const byId = (id: string) => BUILT_IN_MODELS.find((m) => m.id === id)!;
 const ffmpegPath = defaultFfmpegPath(process.env.PATH ?? "");
 
 let dir: string;
-let blobs: BlobStore;
+let pictures: PictureDirectory;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "atelier-examples-"));
-  blobs = localBlobStore(dir);
+  pictures = examplePictureDirectory(dir);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 async function stored(definition: ModelDefinition) {
   const plan = examplePlanOf(definition)!;
-  return sharp(blobs.pathOf(plan.key)).metadata();
+  return sharp(pictures.pathOf(plan.key)).metadata();
 }
 
 describe("example inputs", () => {
@@ -63,7 +63,7 @@ describe("example inputs", () => {
 
 describe("making card pictures", () => {
   it("an image model: its own output as a 16:10 WebP of the thumbnail size", async () => {
-    const maker = createExampleMaker({ blobs, ffmpegPath });
+    const maker = createExampleMaker({ pictures, ffmpegPath });
     const gradient = byId("atelier/gradient");
     expect(maker.has(gradient)).toBe(false);
     expect(await maker.make(gradient)).toBe(true);
@@ -74,7 +74,7 @@ describe("making card pictures", () => {
   });
 
   it("a model that takes a picture gets a stand-in; a sound is drawn as a waveform; a preset runs its steps; a video shows its poster; every shape fills the card", async () => {
-    const maker = createExampleMaker({ blobs, ffmpegPath });
+    const maker = createExampleMaker({ pictures, ffmpegPath });
     for (const id of ["atelier/image-edit", "atelier/qr-code", "atelier/music", "atelier/gradient-poster@2", "atelier/title-motion"]) {
       expect(await maker.make(byId(id)), id).toBe(true);
       const meta = await stored(byId(id));
@@ -83,21 +83,21 @@ describe("making card pictures", () => {
   }, 60_000);
 
   it("the queue makes what pages ask for and reports it as pending meanwhile", async () => {
-    const queue = startExampleOutputs({ blobs, ffmpegPath, warm: false });
+    const queue = startExampleOutputs({ pictures, ffmpegPath, warm: false });
     try {
-      const first = catalogCardImages(blobs, ["atelier/gradient-classic", "atelier/gradient", "acme/unknown"]);
+      const first = catalogCardImages(pictures, ["atelier/gradient-classic", "atelier/gradient", "acme/unknown"]);
       expect(first.images["atelier/gradient"]).toMatch(/^\/api\/examples\/[0-9a-f]{32}\.webp$/);
       expect(first.images["atelier/gradient-classic"]).toBeUndefined();
       expect(first.making).toBe(true);
       await queue.idle();
-      const second = catalogCardImages(blobs, ["atelier/gradient-classic"]);
+      const second = catalogCardImages(pictures, ["atelier/gradient-classic"]);
       expect(second.making).toBe(false);
-      expect(existsSync(blobs.pathOf(second.images["atelier/gradient-classic"]!.slice(-37, -5)))).toBe(true);
+      expect(existsSync(pictures.pathOf(second.images["atelier/gradient-classic"]!.slice(-37, -5)))).toBe(true);
     } finally {
       await queue.stop();
     }
     // Without a running queue, a missing picture is simply absent.
-    expect(catalogCardImages(blobs, ["atelier/type-card"])).toEqual({ images: {}, making: false });
+    expect(catalogCardImages(pictures, ["atelier/type-card"])).toEqual({ images: {}, making: false });
   }, 30_000);
 
   it("every catalog entry's key is unique", () => {

@@ -15,7 +15,7 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
 import sharp from "sharp";
-import type { BlobStore } from "../blobs/blob-store";
+import type { PictureDirectory } from "../blobs/picture-directory";
 import { BUILT_IN_MODELS } from "../models";
 import { ModelError, type ModelDefinition, type ModelOutput, type RunTools, type StepFiles } from "../models/types";
 import { allCatalogEntries, findCatalogEntry, isRetired } from "./catalog";
@@ -199,7 +199,7 @@ async function thumbnail(data: Buffer): Promise<Buffer> {
 }
 
 export interface ExampleMakerOptions {
-  blobs: Pick<BlobStore, "pathOf">;
+  pictures: PictureDirectory;
   ffmpegPath: string;
   signal?: AbortSignal;
 }
@@ -254,7 +254,7 @@ export function createExampleMaker(options: ExampleMakerOptions) {
     /** Whether the entry's card picture is stored. */
     has(definition: ModelDefinition): boolean {
       const plan = examplePlanOf(definition);
-      return plan !== null && existsSync(options.blobs.pathOf(plan.key));
+      return plan !== null && existsSync(options.pictures.pathOf(plan.key));
     },
     /** Makes and stores the entry's card picture (again, if it exists); false when it gets none. */
     async make(definition: ModelDefinition): Promise<boolean> {
@@ -263,7 +263,7 @@ export function createExampleMaker(options: ExampleMakerOptions) {
       const [first] = await runPlan(plan);
       if (!first) throw new ModelError(`${definition.id} made no output for its example.`);
       const data = await thumbnail(await stillOf(first));
-      const file = options.blobs.pathOf(plan.key);
+      const file = options.pictures.pathOf(plan.key);
       await mkdir(path.dirname(file), { recursive: true });
       // Write then rename, so a reader never sees half a picture.
       const temporary = `${file}.${process.pid}.tmp`;
@@ -289,7 +289,7 @@ const holder = globalThis as { atelierExampleQueue?: ExampleQueue };
  * once it listens, so nothing waits for it). Stop it before the process exits.
  */
 export function startExampleOutputs(input: {
-  blobs: Pick<BlobStore, "pathOf">;
+  pictures: PictureDirectory;
   ffmpegPath: string;
   logger?: Pick<Logger, "warn" | "info">;
   delayMs?: number;
@@ -297,7 +297,7 @@ export function startExampleOutputs(input: {
   warm?: boolean;
 }): { stop(): Promise<void>; idle(): Promise<void> } {
   const abort = new AbortController();
-  const maker = createExampleMaker({ blobs: input.blobs, ffmpegPath: input.ffmpegPath, signal: abort.signal });
+  const maker = createExampleMaker({ pictures: input.pictures, ffmpegPath: input.ffmpegPath, signal: abort.signal });
   const queue: string[] = [];
   const failed = new Set<string>();
   let current: string | null = null;
@@ -386,7 +386,7 @@ export function startExampleOutputs(input: {
  * being made (the page looks again later). A missing one is asked for first in line.
  */
 export function catalogCardImages(
-  blobs: Pick<BlobStore, "pathOf">,
+  pictures: PictureDirectory,
   modelIds: readonly string[],
 ): { images: Record<string, string>; making: boolean } {
   const images: Record<string, string> = {};
@@ -396,7 +396,7 @@ export function catalogCardImages(
   for (const id of modelIds) {
     const plan = planFor(id);
     if (!plan) continue;
-    if (existsSync(blobs.pathOf(plan.key))) images[id] = `${EXAMPLE_PATH_PREFIX}${plan.key}.webp`;
+    if (existsSync(pictures.pathOf(plan.key))) images[id] = `${EXAMPLE_PATH_PREFIX}${plan.key}.webp`;
     else missing.push(id);
   }
   if (queue) {

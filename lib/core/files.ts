@@ -1,6 +1,6 @@
 // Workspace files: uploaded images (measured with sharp), and image outputs kept as files.
 import sharp, { type Metadata } from "sharp";
-import { signBlobLink } from "../blobs/links";
+import { blobLink } from "../blobs/links";
 import type { FilesTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
 import { nowIso, requireScope, type Ctx, type Services } from "./context";
@@ -44,8 +44,8 @@ const IMAGE_TYPES: Record<string, string> = {
   tiff: "image/tiff",
 };
 
-export function presentFile(services: Services, row: FilesTable): File {
-  const link = signBlobLink({ secret: services.secretKey, baseUrl: linkBase(services) }, row.blob, row.content_type);
+export async function presentFile(services: Services, row: FilesTable): Promise<File> {
+  const link = await blobLink(services.blobs, { secret: services.secretKey, baseUrl: linkBase(services) }, row.blob, row.content_type);
   return {
     id: row.id,
     object: "file",
@@ -93,7 +93,7 @@ export async function createImageFile(ctx: Ctx, input: { data: Buffer; filename?
   const row: FilesTable = {
     id: newId("file"),
     workspace_id: ctx.workspaceId,
-    blob: await ctx.services.blobs.put(input.data),
+    blob: await ctx.services.blobs.put(input.data, contentType),
     content_type: contentType,
     bytes: input.data.byteLength,
     width: metadata.width,
@@ -132,7 +132,7 @@ export async function listFiles(ctx: Ctx, query: Record<string, string | undefin
       return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(take).execute();
     },
   );
-  return { object: "list", url: "/v1/files", data: page.rows.map((r) => presentFile(ctx.services, r)), has_more: page.hasMore, next_cursor: page.nextCursor };
+  return { object: "list", url: "/v1/files", data: await Promise.all(page.rows.map((r) => presentFile(ctx.services, r))), has_more: page.hasMore, next_cursor: page.nextCursor };
 }
 
 /** POST /v1/generations/{id}/outputs/{index}/file: keeps an image output; again → the same file. */

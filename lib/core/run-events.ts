@@ -17,7 +17,7 @@ export async function appendRunEndedEvent(db: Db, services: Services, row: Gener
       workspace_id: row.workspace_id,
       type,
       generation_id: row.id,
-      payload_json: JSON.stringify({ type, timestamp, data: presentGeneration(services, row) }),
+      payload_json: JSON.stringify({ type, timestamp, data: await presentGeneration(services, row) }),
       created_at: timestamp,
     })
     .execute();

@@ -104,12 +104,13 @@ async function* events(ctx: Ctx, first: Array<{ id: string; status: string }>, a
   };
   for (const row of first) if (!isFinal(row.status)) follows.set(row.id, watch.follow(row.id, hear(row.id), { queued: row.status === "queued" }));
 
-  const eventFor = (row: GenerationsTable): RunEvent | null => {
+  const eventFor = async (row: GenerationsTable): Promise<RunEvent | null> => {
     const position = row.status === "queued" ? (positions.get(row.id) ?? null) : null;
-    const generation = presentGeneration(ctx.services, row, position);
-    const print = fingerprint(row, generation.progress, position);
+    const progress = row.status === "running" ? ctx.services.signals.progressOf(row.id) : null;
+    const print = fingerprint(row, progress, position);
     if (shown.get(row.id) === print) return null;
     shown.set(row.id, print);
+    const generation = await presentGeneration(ctx.services, row, position);
     return { seq: ++seq, generation, uncancelableReason: isFinal(row.status) ? null : row.uncancelable_reason };
   };
 
@@ -119,7 +120,7 @@ async function* events(ctx: Ctx, first: Array<{ id: string; status: string }>, a
     for (const row of now.rows) rows.set(row.id, row);
     for (const [id, position] of now.positions) positions.set(id, Math.min(position, positions.get(id) ?? position));
     for (const row of rows.values()) {
-      const event = eventFor(row);
+      const event = await eventFor(row);
       if (event) yield event;
     }
     while (!closed && [...rows.values()].some((row) => !isFinal(row.status))) {
@@ -135,7 +136,7 @@ async function* events(ctx: Ctx, first: Array<{ id: string; status: string }>, a
         if (!row) continue;
         const follow = follows.get(id);
         follow?.setQueued(row.status === "queued");
-        const event = eventFor(row);
+        const event = await eventFor(row);
         if (event) yield event;
         if (isFinal(row.status) && follow) {
           follow.stop();

@@ -186,7 +186,7 @@ describe(`share links (${testDialect()})`, () => {
     // A token signed with another installation's key is refused too.
     expect(isSignedShareToken("another-secret-key-another-secret-key", token)).toBe(false);
     expect(isSignedShareToken(ctx.services.secretKey, token)).toBe(true);
-    await expectNotFound(readSharedRun({ db: s.db, services: { secretKey: "another-secret-key-another-secret-key" } }, { token }));
+    await expectNotFound(readSharedRun({ db: s.db, services: { secretKey: "another-secret-key-another-secret-key", blobs: ctx.services.blobs } }, { token }));
     // The real one still works.
     expect((await read(ctx, token)).prompt?.value).toBe("ocean dusk");
   });

@@ -4,7 +4,7 @@
 // any query; the store keeps only its SHA-256, so a copy of the store opens no link. A revoked or
 // expired link, an unknown token and a malformed one all read the same: not found.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { signBlobLink } from "../blobs/links";
+import { blobLink } from "../blobs/links";
 import { allCatalogEntries } from "./catalog";
 import { nowIso, requireScope, type Ctx, type Services, type SystemCtx } from "./context";
 import { ApiError } from "./errors";
@@ -286,20 +286,21 @@ function sharedDownloadName(model: string, index: number, contentType: string): 
   return `${name}-${index + 1}.${EXTENSIONS[subtype] ?? (subtype || "bin")}`;
 }
 
-function sharedOutput(secret: string, model: string, output: StoredOutput, index: number): SharedOutput {
-  // Same-origin links: the page works on whatever address it was opened at.
-  const signing = { secret, baseUrl: "" };
+async function sharedOutput(services: Pick<Services, "secretKey" | "blobs">, model: string, output: StoredOutput, index: number): Promise<SharedOutput> {
+  // Same-origin links (or the bucket's): the page works on whatever address it was opened at.
+  const signing = { secret: services.secretKey, baseUrl: "" };
+  const link = (blob: string, contentType: string, filename?: string) => blobLink(services.blobs, filename ? { ...signing, filename } : signing, blob, contentType);
   const item: SharedOutput = {
     type: output.type,
-    url: signBlobLink(signing, output.blob, output.content_type).url,
-    download_url: signBlobLink({ ...signing, filename: sharedDownloadName(model, index, output.content_type) }, output.blob, output.content_type).url,
+    url: (await link(output.blob, output.content_type)).url,
+    download_url: (await link(output.blob, output.content_type, sharedDownloadName(model, index, output.content_type))).url,
     content_type: output.content_type,
   };
   if (output.width !== undefined) item.width = output.width;
   if (output.height !== undefined) item.height = output.height;
   if (output.duration !== undefined) item.duration = output.duration;
   if (output.poster) {
-    item.poster = { url: signBlobLink(signing, output.poster.blob, output.poster.content_type).url, width: output.poster.width, height: output.poster.height };
+    item.poster = { url: (await link(output.poster.blob, output.poster.content_type)).url, width: output.poster.width, height: output.poster.height };
   }
   return item;
 }
@@ -309,7 +310,7 @@ function sharedOutput(secret: string, model: string, output: StoredOutput, index
  * but a live link (forged, garbage, unknown, revoked, expired) is one and the same not found.
  */
 export async function readSharedRun(
-  deps: { db: Db; services: Pick<Services, "secretKey"> },
+  deps: { db: Db; services: Pick<Services, "secretKey" | "blobs"> },
   input: { token: unknown; now?: Date },
 ): Promise<SharedRun> {
   if (!isSignedShareToken(deps.services.secretKey, input.token)) throw notFound();
@@ -339,7 +340,7 @@ export async function readSharedRun(
     modality: run.modality,
     prompt: shown?.prompt ?? null,
     details: shown?.details ?? null,
-    outputs: (JSON.parse(run.output_json) as StoredOutput[]).map((o, i) => sharedOutput(deps.services.secretKey, run.model, o, i)),
+    outputs: await Promise.all((JSON.parse(run.output_json) as StoredOutput[]).map((o, i) => sharedOutput(deps.services, run.model, o, i))),
     completed_at: run.completed_at,
   };
 }

@@ -1,5 +1,7 @@
 // Direct uploads of video and sound: open (limits checked, a signed PUT URL returned), PUT the
-// bytes, then complete (size and type checked, duration measured) into a workspace File.
+// bytes, then complete (size and type checked, duration measured) into a workspace File. With a
+// bucket (S3_BUCKET) the blob's key is chosen at open and the URL is the bucket's presigned PUT,
+// so the bytes never pass through Atelier; complete reads the size from the bucket.
 import { sql } from "kysely";
 import { BlobTooLargeError } from "../blobs/blob-store";
 import type { UploadsTable } from "../store/database";
@@ -39,7 +41,7 @@ export interface Upload {
   filename: string;
   content_type: string;
   bytes: number;
-  /** PUT the bytes here (no API key needed) until expires_at; null once completed. */
+  /** PUT the bytes here (no API key needed) until expires_at: the API, or the bucket's presigned URL; null once completed. */
   upload_url: string | null;
   expires_at: string;
   file: File | null;
@@ -52,6 +54,11 @@ function uploadUrl(services: Services, row: UploadsTable): string {
   return `${services.publicBaseUrl}/v1/uploads/${row.id}/content?${new URLSearchParams({ expires, signature })}`;
 }
 
+async function uploadUrlOf(services: Services, row: UploadsTable): Promise<string> {
+  const presigned = row.blob === null ? null : await services.blobs.signedPutUrl(row.blob, { bytes: Number(row.declared_bytes), expiresAt: new Date(row.expires_at) });
+  return presigned ?? uploadUrl(services, row);
+}
+
 async function present(ctx: Ctx, row: UploadsTable): Promise<Upload> {
   const file = row.file_id ? await ctx.db.selectFrom("files").selectAll().where("id", "=", row.file_id).executeTakeFirst() : undefined;
   return {
@@ -61,9 +68,9 @@ async function present(ctx: Ctx, row: UploadsTable): Promise<Upload> {
     filename: row.filename,
     content_type: row.content_type,
     bytes: Number(row.declared_bytes),
-    upload_url: row.status === "pending" ? uploadUrl(ctx.services, row) : null,
+    upload_url: row.status === "pending" ? await uploadUrlOf(ctx.services, row) : null,
     expires_at: row.expires_at,
-    file: file ? presentFile(ctx.services, file) : null,
+    file: file ? await presentFile(ctx.services, file) : null,
     created_at: row.created_at,
   };
 }
@@ -147,7 +154,8 @@ export async function openUpload(ctx: Ctx, body: unknown): Promise<Upload> {
       content_type: request.contentType,
       declared_bytes: request.bytes,
       received_bytes: null,
-      blob: null,
+      // A bucket receives the bytes itself: the key is chosen now. On disk, the API's PUT chooses it.
+      blob: ctx.services.blobs.kind === "s3" ? ctx.services.blobs.newKey() : null,
       status: "pending",
       file_id: null,
       created_at: now.toISOString(),
@@ -180,7 +188,7 @@ export async function receiveUploadContent(
   }
   let stored: { key: string; bytes: number };
   try {
-    stored = await ctx.services.blobs.putStream(input.body, Number(row.declared_bytes));
+    stored = await ctx.services.blobs.putStream(input.body, Number(row.declared_bytes), row.content_type, row.blob ?? undefined);
   } catch (err) {
     if (err instanceof BlobTooLargeError) {
       throw new ApiError("payload_too_large", `This upload was opened for ${row.declared_bytes} bytes; the body is larger.`);
@@ -209,17 +217,22 @@ export async function completeUpload(ctx: Ctx, input: { id: string }): Promise<F
   requireScope(ctx, "generations:write");
   const row = await requireUpload(ctx, input.id);
   if (row.status === "completed") return fileOf(ctx, row);
-  if (!row.blob || row.received_bytes === null) {
+  // Bytes PUT to the bucket were never counted by us: the bucket says how many arrived.
+  const received = row.received_bytes !== null ? Number(row.received_bytes) : row.blob ? await ctx.services.blobs.size(row.blob) : null;
+  if (!row.blob || received === null) {
     throw new ApiError("invalid_parameter", "No bytes were received yet: PUT the file to upload_url first.", { param: "id" });
   }
-  if (Number(row.received_bytes) !== Number(row.declared_bytes)) {
+  if (received !== Number(row.declared_bytes)) {
+    // Nothing of a wrong-sized body is kept; upload_url takes the whole file again until it expires.
+    if (row.received_bytes === null) await ctx.services.blobs.delete(row.blob);
     throw new ApiError(
       "invalid_parameter",
-      `The upload was opened for ${row.declared_bytes} bytes but ${row.received_bytes} arrived. PUT the whole file again.`,
+      `The upload was opened for ${row.declared_bytes} bytes but ${received} arrived. PUT the whole file again.`,
       { param: "bytes" },
     );
   }
-  const media = await probeUploadedMedia(ctx.services.ffmpegPath, ctx.services.blobs.pathOf(row.blob));
+  const blob = row.blob;
+  const media = await ctx.services.blobs.withLocalFile(blob, (file) => probeUploadedMedia(ctx.services.ffmpegPath, file));
   if (media === null) {
     throw new ApiError("unsupported_media_type", `The bytes are not a ${row.content_type} file Atelier can read.`);
   }
@@ -235,7 +248,7 @@ export async function completeUpload(ctx: Ctx, input: { id: string }): Promise<F
     const now = nowIso();
     const claimed = await trx
       .updateTable("uploads")
-      .set({ status: "completed", completed_at: now })
+      .set({ status: "completed", completed_at: now, received_bytes: received })
       .where("id", "=", row.id)
       .where("status", "=", "pending")
       .executeTakeFirst();
@@ -245,9 +258,9 @@ export async function completeUpload(ctx: Ctx, input: { id: string }): Promise<F
         .values({
           id: fileId,
           workspace_id: ctx.workspaceId,
-          blob: row.blob!,
+          blob,
           content_type: row.content_type,
-          bytes: Number(row.received_bytes),
+          bytes: received,
           width: media.width,
           height: media.height,
           duration: media.duration,

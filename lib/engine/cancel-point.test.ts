@@ -115,7 +115,7 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
     const { generation: running } = await getGeneration(ctx, { id: created.id });
     expect(running).toMatchObject({ status: "running", preview: { content_type: "image/png", width: 16, height: 8 } });
     const key = new URL(running.preview!.url).pathname.split("/").pop()!;
-    const [r, g, b] = (await sharp(ctx.services.blobs.pathOf(key)).raw().toBuffer()).subarray(0, 3);
+    const [r, g, b] = (await sharp(await ctx.services.blobs.readAll(key)).raw().toBuffer()).subarray(0, 3);
     expect([r, g, b]).toEqual([255, 0, 0]);
 
     const err = await conflictOf(cancelGeneration(ctx, { id: created.id }));

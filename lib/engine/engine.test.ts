@@ -92,7 +92,7 @@ describe(`run engine (${testDialect()})`, () => {
       expect(checkBlobLink(ctx.services.secretKey, key, Object.fromEntries(url.searchParams))).toEqual({ ok: true, contentType: "image/png" });
       // The bytes are in the blob store and are the image the answer describes.
       expect(await ctx.services.blobs.size(key)).toBe(stored[i]!.bytes);
-      const meta = await sharp(ctx.services.blobs.pathOf(key)).metadata();
+      const meta = await sharp(await ctx.services.blobs.readAll(key)).metadata();
       expect([meta.format, meta.width, meta.height]).toEqual(["png", 512, 512]);
     }
     expect(stored[0]!.blob).not.toBe(stored[1]!.blob);

@@ -1,7 +1,6 @@
 // The tools a model gets for one claimed run: its workspace's files, ffmpeg, steps of other
 // catalog entries (presets), the two ways a run passes its cancel point, and sharing a remote
 // provider's health through the store.
-import { readFile } from "node:fs/promises";
 import { findCatalogEntry } from "../core/catalog";
 import type { Services } from "../core/context";
 import { ApiError } from "../core/errors";
@@ -95,7 +94,7 @@ export function createRunTools(input: {
         .where("id", "=", fileId)
         .executeTakeFirst();
       if (!file) throw new ModelError(`The input file ${fileId} no longer exists.`);
-      return { data: await readFile(services.blobs.pathOf(file.blob)), contentType: file.content_type };
+      return { data: await services.blobs.readAll(file.blob), contentType: file.content_type };
     },
     async runStep(modelId, stepInput, files) {
       signal.throwIfAborted();

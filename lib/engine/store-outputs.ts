@@ -6,7 +6,7 @@ import type { ImageOutput, ModelOutput } from "../models/types";
 export async function storeOutput(services: Services, output: ModelOutput): Promise<StoredOutput> {
   const stored: StoredOutput = {
     type: output.type,
-    blob: await services.blobs.put(output.data),
+    blob: await services.blobs.put(output.data, output.content_type),
     content_type: output.content_type,
     bytes: output.data.byteLength,
   };
@@ -17,7 +17,7 @@ export async function storeOutput(services: Services, output: ModelOutput): Prom
   if (output.type !== "image") stored.duration = output.duration;
   if (output.type === "video") {
     const { poster } = output;
-    stored.poster = { blob: await services.blobs.put(poster.data), content_type: poster.content_type, width: poster.width, height: poster.height };
+    stored.poster = { blob: await services.blobs.put(poster.data, poster.content_type), content_type: poster.content_type, width: poster.width, height: poster.height };
   }
   return stored;
 }
@@ -27,5 +27,5 @@ export function storeOutputs(services: Services, outputs: ModelOutput[]): Promis
 }
 
 export async function storePreview(services: Services, preview: ImageOutput): Promise<StoredPreview> {
-  return { blob: await services.blobs.put(preview.data), content_type: preview.content_type, width: preview.width, height: preview.height };
+  return { blob: await services.blobs.put(preview.data, preview.content_type), content_type: preview.content_type, width: preview.width, height: preview.height };
 }

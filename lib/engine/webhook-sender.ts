@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Services } from "../core/context";
 import { purgeEvents } from "../core/events";
+import { claimScheduledTurn } from "./scheduled-tasks";
 import { randomBase62 } from "../core/ids";
 import { signingSecrets } from "../core/webhook-secrets";
 import type { Db, WebhookDeliveriesTable } from "../store/database";
@@ -263,8 +264,11 @@ export function startWebhookSender(options: {
     try {
       if (Date.now() - lastPurge >= purgeEveryMs) {
         lastPurge = Date.now();
-        const purged = await purgeEvents({ db: options.db });
-        if (purged > 0) options.logger.info({ purged }, "purged events older than 30 days");
+        // Every process asks; one per interval across them all does it (scheduled-tasks.ts).
+        if (await claimScheduledTurn(options.db, { name: "events_purge", everyMs: purgeEveryMs, owner })) {
+          const purged = await purgeEvents({ db: options.db });
+          if (purged > 0) options.logger.info({ purged }, "purged events older than 30 days");
+        }
       }
       const free = concurrency - inFlight.size;
       const claimed = free > 0 ? await claimDueDeliveries(options.db, options.dialect, { owner, limit: free }) : [];

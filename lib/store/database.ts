@@ -171,6 +171,14 @@ export interface ProviderOutagesTable {
   updated_at: string;
 }
 
+export interface ScheduledTasksTable {
+  name: string;
+  due_at: string;
+  runs: Generated<number>;
+  last_run_at: string | null;
+  last_run_by: string | null;
+}
+
 export interface BatchesTable {
   id: string;
   workspace_id: string;
@@ -268,6 +276,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   users: UsersTable;
   share_links: ShareLinksTable;
+  scheduled_tasks: ScheduledTasksTable;
 }
 
 /** A database handle or an open transaction on it; core functions accept either. */

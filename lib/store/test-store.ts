@@ -8,6 +8,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { localBlobStore } from "../blobs/blob-store";
+import { examplePictureDirectory } from "../blobs/picture-directory";
 import { SCOPES, type Ctx, type Scope } from "../core/context";
 import { createRunSignals } from "../engine/run-signals";
 import { defaultFfmpegPath } from "../media/ffmpeg";
@@ -107,6 +108,7 @@ export function testCtx(
       secretKey: "test-secret-key-test-secret-key-0123456789",
       publicBaseUrl: "http://localhost:3000",
       blobs: localBlobStore(testStore.dataDir),
+      examplePictures: examplePictureDirectory(testStore.dataDir),
       signals: createRunSignals(),
       ffmpegPath: defaultFfmpegPath(process.env.PATH ?? ""),
       webhooks: { allowInsecure: true, retryScheduleSeconds: options.webhookSchedule ?? [0, 0.05, 0.05] },

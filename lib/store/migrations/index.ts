@@ -13,6 +13,7 @@ import * as queueOrder from "./011-queue-order";
 import * as runTimings from "./012-run-timings";
 import * as shareLinks from "./013-share-links";
 import * as pauseBy from "./014-pause-by";
+import * as scheduledTasks from "./015-scheduled-tasks";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "012-run-timings": runTimings,
   "013-share-links": shareLinks,
   "014-pause-by": pauseBy,
+  "015-scheduled-tasks": scheduledTasks,
 };

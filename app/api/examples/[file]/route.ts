@@ -16,7 +16,7 @@ export async function GET(_request: Request, { params }: { params: Promise<{ fil
   if (!key || !isExampleKey(key)) return notFound();
   let data: Buffer;
   try {
-    data = await readFile(services.blobs.pathOf(key));
+    data = await readFile(services.examplePictures.pathOf(key));
   } catch {
     return notFound();
   }
