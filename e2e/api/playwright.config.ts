@@ -2,7 +2,7 @@
 // Run: npx playwright test --config e2e/api/playwright.config.ts
 // Needs the Next build (NEXT_TELEMETRY_DISABLED=1 npx next build) to exist.
 import { defineConfig } from "@playwright/test";
-import { PG_SERVER_URL, REPO_ROOT, SERVERS, serverEnv, type ServerSpec } from "./servers";
+import { PG_SERVER_URL, REPO_ROOT, SERVERS, serverEnv, TEST_S3, type ServerSpec } from "./servers";
 
 /** A fresh store for each run: a new data dir, and for PostgreSQL a new database. */
 function startCommand(spec: ServerSpec): string {
@@ -29,14 +29,26 @@ export default defineConfig({
   use: {
     baseURL: SERVERS.main.baseURL,
   },
-  webServer: Object.values(SERVERS).map((spec) => ({
-    command: startCommand(spec),
-    cwd: REPO_ROOT,
-    url: `${spec.baseURL}/v1/public/models`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: "ignore" as const,
-    stderr: "pipe" as const,
-    env: serverEnv(spec),
-  })),
+  webServer: [
+    // The bucket first: the PostgreSQL runs servers keep their files and outputs in it.
+    {
+      command: `npx tsx lib/blobs/test-s3-server.ts --port ${TEST_S3.port} --dir ${TEST_S3.dataDir} --bucket ${TEST_S3.bucket}`,
+      cwd: REPO_ROOT,
+      url: `${TEST_S3.endpoint}/`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "ignore" as const,
+      stderr: "pipe" as const,
+    },
+    ...Object.values(SERVERS).map((spec) => ({
+      command: startCommand(spec),
+      cwd: REPO_ROOT,
+      url: `${spec.baseURL}/v1/public/models`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: "ignore" as const,
+      stderr: "pipe" as const,
+      env: serverEnv(spec),
+    })),
+  ],
 });

@@ -13,6 +13,7 @@ import {
   PRICE,
   settle,
   STORES,
+  storeTitle,
   type Batch,
 } from "./runs-helpers";
 
@@ -25,7 +26,7 @@ const REQUESTS = [
 const TOTAL = 2 * PRICE.gradientHd + PRICE.posterV2 + PRICE.posterV1 + PRICE.gradientStandard;
 
 for (const store of STORES) {
-  test.describe(`[${store.name}] batches`, () => {
+  test.describe(`[${storeTitle(store)}] batches`, () => {
     test("201 batch: each run queued with the batch_id, in request order; all held together", async ({ request }) => {
       const tenant = newTenant(request, store.idle, "1");
       const { api } = tenant;

@@ -3,7 +3,7 @@
 // as it is; a final run → 200 unchanged; another workspace's or an unknown ID → 404.
 import { expect, test } from "./fixtures";
 import { expectError, expectOk, ISO_MS } from "./helpers";
-import { expectLedgerIdentity, expectNotFound, micros, newTenant, PRICE, settle, STORES, type Batch, type Generation } from "./runs-helpers";
+import { expectLedgerIdentity, expectNotFound, micros, newTenant, PRICE, settle, STORES, storeTitle, type Batch, type Generation } from "./runs-helpers";
 
 const BODY = { model: "atelier/gradient", input: { prompt: "to be canceled", resolution: "hd" } };
 
@@ -13,7 +13,7 @@ function withoutLinks(gen: Generation): Omit<Generation, "output"> & { output: u
 }
 
 for (const store of STORES) {
-  test.describe(`[${store.name}] cancel`, () => {
+  test.describe(`[${storeTitle(store)}] cancel`, () => {
     test("a queued run → 200 canceled, provider null, completed_at set, hold released; again → 200 the same", async ({ request }) => {
       const tenant = newTenant(request, store.idle, "1");
       const { api } = tenant;

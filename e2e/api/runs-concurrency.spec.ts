@@ -12,6 +12,7 @@ import {
   PRICE,
   settle,
   STORES,
+  storeTitle,
   type Api,
   type Batch,
   type Generation,
@@ -36,7 +37,7 @@ async function race(api: Api): Promise<{ created: Generation[]; refused: number;
 }
 
 for (const store of STORES) {
-  test.describe(`[${store.name}] concurrent holds`, () => {
+  test.describe(`[${storeTitle(store)}] concurrent holds`, () => {
     test("100 concurrent creates against a balance for 10 (runs stay queued) → 10 × 201, 90 × 402", async ({ request }) => {
       const tenant = newTenant(request, store.idle, "0.02");
       const { api } = tenant;

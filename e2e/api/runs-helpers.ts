@@ -1,20 +1,32 @@
 // Shared by the runs suites (runs-*.spec.ts): the two stores they run on, a small client bound
 // to one server and one key, money in micro-dollars, the ledger identity, worker processes, and
 // tiny PNG/WAV writers and readers. Everything goes over HTTP except creating workspaces, keys
-// and top-ups (the admin CLI) and starting worker processes (bin/worker.ts).
+// and top-ups (the admin CLI) and starting worker processes (bin/worker.ts). The links answers
+// carry are checked for the blob store behind them: the API's own /v1/blobs links on disk, the
+// test bucket's presigned URLs (TEST_S3) on the bucket.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
+import { HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { expect, type APIRequestContext, type APIResponse } from "@playwright/test";
+import { localBlobStore } from "../../lib/blobs/blob-store";
+import { blobLink, signBlobLink } from "../../lib/blobs/links";
+import { s3BlobStore } from "../../lib/blobs/s3-blob-store";
 import { addCredit, createKey, createWorkspace, uniqueName } from "./admin";
-import { expectOk } from "./helpers";
-import { REPO_ROOT, SERVERS, serverEnv, storeEnv, type ServerSpec } from "./servers";
+import { expectError, expectOk, ISO_MS } from "./helpers";
+import { REPO_ROOT, SERVERS, serverEnv, storeEnv, TEST_S3, type ServerSpec } from "./servers";
 
 // ---------------------------------------------------------------------------------------------
 // Stores
 
+/** Where a server keeps file and output bytes: DATA_DIR/blobs, or the test bucket (S3_BUCKET). */
+export type BlobsKind = "disk" | "bucket";
+
 export interface StoreServers {
   name: "sqlite" | "postgres";
+  /** All three servers of the store keep their blobs there (servers.ts: the PostgreSQL ones in the bucket). */
+  blobs: BlobsKind;
   /** Runs its queue in the server process (WORKER_CONCURRENCY=2). */
   busy: ServerSpec;
   /** No worker anywhere: runs stay queued. */
@@ -24,9 +36,26 @@ export interface StoreServers {
 }
 
 export const STORES: readonly StoreServers[] = [
-  { name: "sqlite", busy: SERVERS.runsSqlite, idle: SERVERS.runsSqliteIdle, workers: SERVERS.runsSqliteWorkers },
-  { name: "postgres", busy: SERVERS.runsPostgres, idle: SERVERS.runsPostgresIdle, workers: SERVERS.runsPostgresWorkers },
+  { name: "sqlite", blobs: "disk", busy: SERVERS.runsSqlite, idle: SERVERS.runsSqliteIdle, workers: SERVERS.runsSqliteWorkers },
+  { name: "postgres", blobs: "bucket", busy: SERVERS.runsPostgres, idle: SERVERS.runsPostgresIdle, workers: SERVERS.runsPostgresWorkers },
 ];
+
+/** Where `spec` keeps its blobs, from its environment (S3_BUCKET). */
+export function blobsOf(spec: ServerSpec): BlobsKind {
+  return spec.env.S3_BUCKET ? "bucket" : "disk";
+}
+
+// A STORES entry that says "bucket" for a server on disk (or the other way) would test the wrong thing quietly.
+for (const store of STORES) {
+  for (const spec of [store.busy, store.idle, store.workers]) {
+    if (blobsOf(spec) !== store.blobs) throw new Error(`runs-helpers: ${spec.name} keeps its blobs on the ${blobsOf(spec)}, STORES says ${store.blobs}`);
+  }
+}
+
+/** "postgres · bucket": what describe titles show of a store. */
+export function storeTitle(store: { name: string; blobs: BlobsKind }): string {
+  return `${store.name} · ${store.blobs}`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Resources as the API shows them
@@ -373,6 +402,244 @@ export async function stopWorker(worker: WorkerProcess | null | undefined, signa
   const timer = setTimeout(() => worker.child.kill("SIGKILL"), 15_000);
   await worker.exited;
   clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blob links: what answers hand out for file and output bytes, on the disk and on the bucket
+
+export const DAY_MS = 24 * 3600 * 1000;
+/** How far a link's signing second may be from the moment the test got the answer. */
+const LINK_SLACK_MS = 120_000;
+const BLOB_KEY = /^[0-9A-Za-z]{32}$/;
+const BUCKET_ORIGIN = new URL(TEST_S3.endpoint).origin;
+
+/** A link in an answer: an output item, a poster, a preview, a File. */
+export interface Link {
+  url: string;
+  expires_at: string;
+}
+
+/** What a link names: the blob key; on the bucket also the object key (the server's prefix + key). */
+export interface LinkTarget {
+  key: string;
+  objectKey: string | null;
+  /** The type the link answers with (`type` on disk, `response-content-type` on the bucket). */
+  contentType: string;
+}
+
+/** S3_PREFIX of a bucket server ("runs-postgres/"). */
+export function bucketPrefixOf(spec: ServerSpec): string {
+  const prefix = spec.env.S3_PREFIX;
+  expect(prefix, `${spec.name} has an S3_PREFIX`).toEqual(expect.any(String));
+  return prefix!;
+}
+
+/** "20261124T162431Z" (X-Amz-Date) → ms since the epoch. */
+export function amzDateMs(value: string | null): number {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value ?? "");
+  expect(m, `X-Amz-Date in ISO 8601 basic format: ${value}`).not.toBeNull();
+  const [, y, mo, d, h, mi, se] = m!.map(Number) as [number, number, number, number, number, number, number];
+  return Date.UTC(y, mo - 1, d, h, mi, se);
+}
+
+/** ms since the epoch → "20261124T162431Z". */
+export function amzDate(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
+}
+
+/** The blob (and on the bucket the object) a link names; on the bucket the object key must start with the server's prefix. */
+export function linkTarget(spec: ServerSpec, url: string): LinkTarget {
+  const u = new URL(url);
+  if (blobsOf(spec) === "disk") {
+    const m = /^\/v1\/blobs\/([^/]+)$/.exec(u.pathname);
+    expect(m, `a /v1/blobs link of ${spec.name}: ${url}`).not.toBeNull();
+    return { key: m![1]!, objectKey: null, contentType: u.searchParams.get("type") ?? "" };
+  }
+  const bucketPath = `/${TEST_S3.bucket}/`;
+  expect(u.origin, `a link into the test bucket: ${url}`).toBe(BUCKET_ORIGIN);
+  expect(u.pathname.startsWith(bucketPath), `a path-style URL in bucket ${TEST_S3.bucket}: ${url}`).toBe(true);
+  const objectKey = decodeURIComponent(u.pathname.slice(bucketPath.length));
+  const prefix = bucketPrefixOf(spec);
+  expect(objectKey.startsWith(prefix), `the object key ${objectKey} starts with ${spec.name}'s prefix ${prefix}`).toBe(true);
+  return { key: objectKey.slice(prefix.length), objectKey, contentType: u.searchParams.get("response-content-type") ?? "" };
+}
+
+/**
+ * A link as `spec`'s blob store makes it, valid 24 hours from the read that returned it
+ * (`readAt`: when the answer came back). On disk: the API's own /v1/blobs/<key> on the server,
+ * with type, expires (== expires_at) and signature (and filename when named). On the bucket: a
+ * presigned GET of <bucket>/<prefix><key> on the test S3 server, X-Amz-Expires=86400, X-Amz-Date
+ * the second of the read, expires_at == X-Amz-Date + 86400 s to the second, the type (and the
+ * download name) as response-* overrides. `contentType` left out: any (a poster carries none).
+ */
+export function expectBlobLink(spec: ServerSpec, link: Link, expected: { contentType?: string; readAt: number; filename?: string }): LinkTarget {
+  const { readAt, filename } = expected;
+  const u = new URL(link.url);
+  expect(link.expires_at).toMatch(ISO_MS);
+  const expiresAt = Date.parse(link.expires_at);
+  expect(expiresAt, "expires_at is 24 hours after the read").toBeGreaterThan(readAt + DAY_MS - LINK_SLACK_MS);
+  expect(expiresAt, "expires_at is 24 hours after the read").toBeLessThan(readAt + DAY_MS + LINK_SLACK_MS);
+  const target = linkTarget(spec, link.url);
+  expect(target.key, "a blob key").toMatch(BLOB_KEY);
+  if (expected.contentType !== undefined) expect(target.contentType, "the link answers with the item's content_type").toBe(expected.contentType);
+  else expect(target.contentType).toMatch(/^[a-z]+\/[\w.+-]+$/);
+  if (blobsOf(spec) === "disk") {
+    expect(u.port, `a link to ${spec.name} itself`).toBe(String(spec.port));
+    expect(["127.0.0.1", "localhost"]).toContain(u.hostname);
+    expect([...u.searchParams.keys()].sort()).toEqual(["expires", "signature", "type", ...(filename === undefined ? [] : ["filename"])].sort());
+    // Whole seconds in the link.
+    expect(Number(u.searchParams.get("expires")) * 1000, "expires is expires_at").toBe(expiresAt);
+    if (filename !== undefined) expect(u.searchParams.get("filename")).toBe(filename);
+    return target;
+  }
+  const q = (name: string) => u.searchParams.get(name);
+  expect(q("X-Amz-Algorithm")).toBe("AWS4-HMAC-SHA256");
+  const signedAt = amzDateMs(q("X-Amz-Date"));
+  expect(q("X-Amz-Credential"), "credential scope: the signing day, region, s3").toBe(
+    `${spec.env.AWS_ACCESS_KEY_ID}/${q("X-Amz-Date")!.slice(0, 8)}/${spec.env.S3_REGION}/s3/aws4_request`,
+  );
+  expect(q("X-Amz-SignedHeaders")).toBe("host");
+  expect(q("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
+  expect(q("X-Amz-Expires"), "valid for 24 hours").toBe("86400");
+  expect(Math.abs(signedAt - readAt), `signed at the read (X-Amz-Date ${q("X-Amz-Date")})`).toBeLessThan(LINK_SLACK_MS);
+  expect(expiresAt, "expires_at == X-Amz-Date + X-Amz-Expires, to the second").toBe(signedAt + 86_400_000);
+  expect(q("response-content-disposition"), "a download name only when asked for").toBe(filename === undefined ? null : `attachment; filename="${filename}"`);
+  // None of the API's own link parameters.
+  for (const name of ["type", "expires", "signature", "filename"]) expect(u.searchParams.has(name), `no "${name}" in a bucket link`).toBe(false);
+  return target;
+}
+
+/** A direct upload's upload_url: the API's signed PUT on disk; on the bucket a presigned PUT of the object, content-length signed, until expires_at. */
+export function expectUploadUrl(spec: ServerSpec, upload: { id: string; upload_url: string | null; expires_at: string }, openedAt: number): LinkTarget | null {
+  expect(upload.upload_url).toEqual(expect.any(String));
+  const u = new URL(upload.upload_url!);
+  const expiresAt = Date.parse(upload.expires_at);
+  if (blobsOf(spec) === "disk") {
+    expect(u.port).toBe(String(spec.port));
+    expect(u.pathname).toBe(`/v1/uploads/${upload.id}/content`);
+    expect([...u.searchParams.keys()].sort()).toEqual(["expires", "signature"]);
+    expect(Number(u.searchParams.get("expires"))).toBe(Math.floor(expiresAt / 1000));
+    return null;
+  }
+  const target = linkTarget(spec, upload.upload_url!);
+  expect(target.key).toMatch(BLOB_KEY);
+  const q = (name: string) => u.searchParams.get(name);
+  expect(q("X-Amz-Algorithm")).toBe("AWS4-HMAC-SHA256");
+  // S3 takes exactly the declared size: content-length is signed (s3rver does not check it; see runs-files.spec.ts).
+  expect(q("X-Amz-SignedHeaders")).toBe("content-length;host");
+  expect(q("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
+  const signedAt = amzDateMs(q("X-Amz-Date"));
+  expect(Math.abs(signedAt - openedAt)).toBeLessThan(LINK_SLACK_MS);
+  // Until the upload's expires_at (the URL's whole seconds round it up).
+  const until = signedAt + Number(q("X-Amz-Expires")) * 1000;
+  expect(until).toBeGreaterThanOrEqual(expiresAt);
+  expect(until).toBeLessThan(expiresAt + 1000);
+  for (const name of ["expires", "signature"]) expect(u.searchParams.has(name)).toBe(false);
+  return target;
+}
+
+/** The server's signing key (DATA_DIR/secret-key), as the studio signs links with it. */
+export function secretKeyOf(spec: ServerSpec): string {
+  return readFileSync(path.join(spec.dataDir, "secret-key"), "utf8").trim();
+}
+
+/**
+ * The link as a read `ageMs` ago would have handed it out. On disk: signed afresh with the
+ * server's key as of then. On the bucket: X-Amz-Date moved back by `ageMs`. s3rver refuses a
+ * presigned URL once X-Amz-Date + X-Amz-Expires has passed but verifies no SigV4 signature, so
+ * this stands for a link read back then (a real S3 would refuse this very URL in any case: its
+ * signature no longer fits).
+ */
+export function linkReadAgo(spec: ServerSpec, url: string, ageMs: number): string {
+  const u = new URL(url);
+  if (blobsOf(spec) === "disk") {
+    const { key, contentType } = linkTarget(spec, url);
+    const filename = u.searchParams.get("filename") ?? undefined;
+    return signBlobLink({ secret: secretKeyOf(spec), baseUrl: u.origin, now: Date.now() - ageMs, ...(filename ? { filename } : {}) }, key, contentType).url;
+  }
+  u.searchParams.set("X-Amz-Date", amzDate(amzDateMs(u.searchParams.get("X-Amz-Date")) - ageMs));
+  return u.toString();
+}
+
+/** An answer of the test bucket refusing a request: status, and the S3 error XML's Code (and Message). */
+export async function expectBucketError(res: APIResponse, status: number, code: string, message?: RegExp): Promise<void> {
+  const text = await res.text();
+  expect(res.status(), `the bucket answered ${res.status()}: ${text}`).toBe(status);
+  expect(res.headers()["content-type"]).toMatch(/^application\/xml/);
+  expect(text).toContain(`<Code>${code}</Code>`);
+  if (message) expect(text).toMatch(message);
+}
+
+/** An expired link refused: 403 permission_denied from the API on disk, 403 AccessDenied "Request has expired" from the bucket. */
+export async function expectExpiredRefused(spec: ServerSpec, res: APIResponse): Promise<void> {
+  if (blobsOf(spec) === "disk") await expectError(res, 403, "permission_denied", { message: /expired/ });
+  else await expectBucketError(res, 403, "AccessDenied", /Request has expired/);
+}
+
+/**
+ * The AWS SDK in this process takes its credentials from the environment (as the server does):
+ * the test bucket's, for the time of `use`.
+ */
+async function withBucketCredentials<T>(spec: ServerSpec, use: () => Promise<T>): Promise<T> {
+  const names = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_EC2_METADATA_DISABLED"] as const;
+  const saved = names.map((name) => process.env[name]);
+  for (const name of names) process.env[name] = spec.env[name];
+  try {
+    return await use();
+  } finally {
+    names.forEach((name, i) => {
+      if (saved[i] === undefined) delete process.env[name];
+      else process.env[name] = saved[i];
+    });
+  }
+}
+
+/**
+ * A download link named `filename` for the blob behind `link`, made in this process by the
+ * product's own blobLink the way the studio makes its Download links (API answers carry none):
+ * signed with the server's key on disk, presigned for the server's bucket and prefix on the bucket.
+ */
+export async function namedDownloadLink(spec: ServerSpec, link: Link, contentType: string, filename: string): Promise<Link> {
+  const { key } = linkTarget(spec, link.url);
+  if (blobsOf(spec) === "disk") {
+    return blobLink(localBlobStore(spec.dataDir), { secret: secretKeyOf(spec), baseUrl: new URL(link.url).origin, filename }, key, contentType);
+  }
+  return withBucketCredentials(spec, async () => {
+    const store = s3BlobStore({
+      bucket: spec.env.S3_BUCKET!,
+      prefix: bucketPrefixOf(spec),
+      endpoint: spec.env.S3_ENDPOINT!,
+      region: spec.env.S3_REGION!,
+      forcePathStyle: true,
+      publicEndpoint: null,
+    });
+    try {
+      return await blobLink(store, { secret: "", baseUrl: "", filename }, key, contentType);
+    } finally {
+      store.close();
+    }
+  });
+}
+
+/** Whether the test bucket holds `objectKey`, asked of the bucket itself (HeadObject), not through Atelier. */
+export async function bucketHolds(spec: ServerSpec, objectKey: string): Promise<boolean> {
+  const client = new S3Client({
+    region: spec.env.S3_REGION!,
+    endpoint: spec.env.S3_ENDPOINT!,
+    forcePathStyle: true,
+    credentials: { accessKeyId: spec.env.AWS_ACCESS_KEY_ID!, secretAccessKey: spec.env.AWS_SECRET_ACCESS_KEY! },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
+  try {
+    await client.send(new HeadObjectCommand({ Bucket: spec.env.S3_BUCKET!, Key: objectKey }));
+    return true;
+  } catch (err) {
+    if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
+    throw err;
+  } finally {
+    client.destroy();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

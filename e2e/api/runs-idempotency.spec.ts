@@ -3,12 +3,12 @@
 // another body with the key is a 409; a refused request does not use the key up.
 import { expect, test } from "./fixtures";
 import { expectError, expectOk } from "./helpers";
-import { concurrently, expectLedgerIdentity, newTenant, PRICE, settle, STORES, type Generation } from "./runs-helpers";
+import { concurrently, expectLedgerIdentity, newTenant, PRICE, settle, STORES, storeTitle, type Generation } from "./runs-helpers";
 
 const BODY = { model: "atelier/gradient", input: { prompt: "ocean dusk", num_images: 1 } };
 
 for (const store of STORES) {
-  test.describe(`[${store.name}] Idempotency-Key`, () => {
+  test.describe(`[${storeTitle(store)}] Idempotency-Key`, () => {
     test("20 concurrent creates with one key start exactly one run", async ({ request }) => {
       const tenant = newTenant(request, store.idle, "1");
       const { api } = tenant;

@@ -12,12 +12,13 @@ import {
   PRICE,
   settle,
   STORES,
+  storeTitle,
   type FileObject,
   type Generation,
 } from "./runs-helpers";
 
 for (const store of STORES) {
-  test.describe(`[${store.name}] money around runs`, () => {
+  test.describe(`[${storeTitle(store)}] money around runs`, () => {
     test("held on create, released on cancel; a top-up counts as granted", async ({ request }) => {
       const tenant = newTenant(request, store.idle, "1");
       tenant.topUp("0.5");

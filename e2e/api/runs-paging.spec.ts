@@ -11,6 +11,7 @@ import {
   expectLedgerIdentity,
   newTenant,
   STORES,
+  storeTitle,
   type Batch,
   type Generation,
   type GenerationList,
@@ -61,7 +62,7 @@ function tamper(cursor: string, where: "signature" | "payload"): string {
 }
 
 for (const store of STORES) {
-  test.describe(`[${store.name}] listing and paging 250 runs`, () => {
+  test.describe(`[${storeTitle(store)}] listing and paging 250 runs`, () => {
     let context: APIRequestContext;
     let tenant: Tenant;
     let api: Api;

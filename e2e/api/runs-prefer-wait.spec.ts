@@ -4,7 +4,7 @@
 // (Waking by a run another process finishes is in runs-workers.spec.ts.)
 import { expect, test, type APIResponse } from "./fixtures";
 import { expectDeprecationHeaders, expectNoDeprecationHeaders, expectOk } from "./helpers";
-import { expectLedgerIdentity, GENERATION_ID, newTenant, settle, STORES, type Generation } from "./runs-helpers";
+import { expectLedgerIdentity, GENERATION_ID, newTenant, settle, STORES, storeTitle, type Generation } from "./runs-helpers";
 
 const BODY = { model: "atelier/gradient", input: { prompt: "a fast one" } };
 
@@ -19,7 +19,7 @@ function expectRunHeaders(res: APIResponse, gen: Generation, opts: { applied: st
 }
 
 for (const store of STORES) {
-  test.describe(`[${store.name}] Prefer: wait`, () => {
+  test.describe(`[${storeTitle(store)}] Prefer: wait`, () => {
     test("Retry-After while not final follows the modality: 2 for image and audio, 5 for video", async ({ request }) => {
       const tenant = newTenant(request, store.idle, "1");
       const cases = [

@@ -8,29 +8,35 @@
 // errors before a stream starts, on the shared "busy" and "idle" servers. Queue positions counting
 // down and runs executed by a worker process (`npm run worker`) are watched on servers this file
 // starts itself with no worker slots (ports 3316/3326): queue positions count every queued run of
-// the store, and a worker takes any run of it, so these need a store no other file uses.
+// the store, and a worker takes any run of it, so these need a store no other file uses. As with
+// the shared servers, the PostgreSQL one keeps its blobs in the test bucket (its own prefix), so
+// a worker process's outputs are written to the bucket and handed out as its links.
 import { execFileSync } from "node:child_process";
-import { expect, test } from "./fixtures";
+import { expect, test, type APIRequestContext } from "./fixtures";
 import { createKey } from "./admin";
 import { expectError, expectOk, REQUEST_ID } from "./helpers";
 import {
+  blobsOf,
+  expectBlobLink,
   expectLedgerIdentity,
   GENERATION_ID,
   isFinal,
   makePng,
   newTenant,
+  pngSize,
   settle,
   startOwnServer,
   startWorker,
   stopWorker,
   STORES,
+  storeTitle,
   type Api,
   type Batch,
   type FileObject,
   type Generation,
   type WorkerProcess,
 } from "./runs-helpers";
-import { PG_SERVER_URL, serverSpec, type ServerSpec } from "./servers";
+import { bucketEnv, PG_SERVER_URL, serverSpec, type ServerSpec } from "./servers";
 import { openEventStream, type EventStream } from "./sse";
 
 /** A Generation as it is now: with progress and queue position. */
@@ -169,6 +175,22 @@ function expectFinishedStream(stream: EventStream, id: string, after = 0): Gen[]
   return gens;
 }
 
+/**
+ * The video output of a succeeded run as `spec` hands it out (`readAt`: about when the answer
+ * came): links to its video and poster of the server's blob store, and the MP4 bytes behind them.
+ */
+async function expectVideoOutput(request: APIRequestContext, spec: ServerSpec, gen: Gen, readAt: number): Promise<void> {
+  const item = gen.output[0]! as Gen["output"][number] & { poster: { url: string; expires_at: string } };
+  expect(item).toMatchObject({ type: "video", content_type: "video/mp4" });
+  expectBlobLink(spec, item, { contentType: "video/mp4", readAt });
+  expectBlobLink(spec, item.poster, { readAt });
+  const res = await request.get(item.url);
+  expect(res.status()).toBe(200);
+  expect(res.headers()["content-type"]).toBe("video/mp4");
+  expect((await res.body()).subarray(4, 8).toString("ascii"), "an MP4").toBe("ftyp");
+  expect((await request.get(item.poster.url)).status()).toBe(200);
+}
+
 /** Progress values of the running events: each within [0, 1] and never going down. */
 function progressOf(gens: Gen[], seen: string): number[] {
   const values = gens.filter((g) => g.status === "running" && g.progress !== null).map((g) => g.progress!);
@@ -181,7 +203,7 @@ function progressOf(gens: Gen[], seen: string): number[] {
 }
 
 for (const store of STORES) {
-  test.describe(`[${store.name}] status stream`, () => {
+  test.describe(`[${storeTitle(store)}] status stream`, () => {
     test("a run that succeeds: queued/running first, then on to one final succeeded event with outputs; ids 1..n; the server closes the stream", async ({ request }) => {
       test.setTimeout(90_000);
       const tenant = newTenant(request, store.busy, "1");
@@ -197,6 +219,8 @@ for (const store of STORES) {
       expect(last.output[0]).toMatchObject({ type: "video", content_type: "video/mp4" });
       const progress = progressOf(gens, seen);
       expect(progress.length, `a ${gens.length}-event stream of a video run reported progress\n${seen}`).toBeGreaterThan(0);
+      // The final event's links are the store's own, fresh, and lead to the video.
+      await expectVideoOutput(request, store.busy, last, Date.now());
       // The final event is the run as a plain read answers it (but for fresh links).
       const read = await api.read(gen.id);
       expectGeneration(read as Gen, "read");
@@ -291,9 +315,13 @@ for (const store of STORES) {
       expect(preview).toMatchObject({ content_type: "image/png", width: 854, height: 480 });
       // Once shown it stays, to the end.
       for (const g of gens.slice(shown)) expect(g.preview, seen).not.toBeNull();
+      const previewLink = expectBlobLink(store.busy, preview, { contentType: "image/png", readAt: Date.now() });
       const image = await request.get(preview.url);
       expect(image.status()).toBe(200);
       expect(image.headers()["content-type"]).toMatch(/^image\/png/);
+      expect(pngSize(await image.body())).toEqual({ width: 854, height: 480 });
+      // The preview stays the same picture (a fresh link to the same blob) to the end.
+      expect(expectBlobLink(store.busy, last.preview!, { contentType: "image/png", readAt: Date.now() }).key).toBe(previewLink.key);
       expect(last.output[0]).toMatchObject({ type: "video" });
       progressOf(gens, seen);
       await expectLedgerIdentity(tenant);
@@ -339,13 +367,13 @@ for (const store of STORES) {
 // ---------------------------------------------------------------------------------------------
 // Servers of this file's own, with no worker slots: runs wait until a worker process takes them.
 
-function ownSpec(name: string, port: number, pgDatabase: string | null): ServerSpec {
-  return serverSpec(name, port, 100_000, 100_000, { pgDatabase, workers: 0 });
+function ownSpec(name: string, port: number, pgDatabase: string | null, env: Record<string, string> = {}): ServerSpec {
+  return serverSpec(name, port, 100_000, 100_000, { pgDatabase, workers: 0, env });
 }
 
 const OWN = [
   { name: "sqlite", spec: ownSpec("stream-sqlite", 3316, null) },
-  { name: "postgres", spec: ownSpec("stream-postgres", 3326, "atelier_e2e_stream") },
+  { name: "postgres", spec: ownSpec("stream-postgres", 3326, "atelier_e2e_stream", bucketEnv("stream-postgres/")) },
 ];
 
 function psql(...commands: string[]): void {
@@ -371,7 +399,7 @@ async function readWhileListing(stream: EventStream, api: Api): Promise<Gen[]> {
 }
 
 for (const { name, spec: s } of OWN) {
-  test.describe(`[${name}] status stream across processes`, () => {
+  test.describe(`[${storeTitle({ name, blobs: blobsOf(s) })}] status stream across processes`, () => {
     let server: WorkerProcess | null = null;
     const workers: WorkerProcess[] = [];
 
@@ -483,6 +511,8 @@ for (const { name, spec: s } of OWN) {
       const last = gens.at(-1)!;
       expect(last.status, seen).toBe("succeeded");
       expect(last.output[0]).toMatchObject({ type: "video", content_type: "video/mp4" });
+      // Written by the worker process into the store's blobs (the bucket on PostgreSQL), handed out by the server.
+      await expectVideoOutput(request, s, last, Date.now());
       const progress = progressOf(gens, seen);
       expect(progress.length, `progress reported across processes for a multi-second video\n${seen}`).toBeGreaterThan(0);
 

@@ -6,13 +6,16 @@
 import { expect, test } from "./fixtures";
 import { expectOk } from "./helpers";
 import {
+  expectBlobLink,
   expectLedgerIdentity,
   micros,
   newTenant,
+  pngSize,
   settle,
   startWorker,
   stopWorker,
   STORES,
+  storeTitle,
   type Batch,
   type Generation,
   type WorkerProcess,
@@ -21,7 +24,7 @@ import {
 const HEAVY = { model: "atelier/gradient", input: { prompt: "storm over the bay at night", num_images: 4, resolution: "hd" } };
 
 for (const store of STORES) {
-  test.describe(`[${store.name}] worker processes`, () => {
+  test.describe(`[${storeTitle(store)}] worker processes`, () => {
     const started: WorkerProcess[] = [];
     test.afterEach(async () => {
       // Never leave a worker of ours running into the next test.
@@ -171,6 +174,17 @@ for (const store of STORES) {
         expect(run.batch_id).toBe(batch.id);
       }
       expect(await api.credits()).toEqual({ available: 2_000_000 - 30 * 4_000, held: 0 });
+      // The workers wrote the outputs into the store's blobs (the bucket on PostgreSQL): the links
+      // the server hands out lead to them.
+      const sample = await api.read(runs[0]!.id);
+      const readAt = Date.now();
+      expect(sample.output).toHaveLength(2);
+      for (const item of sample.output) {
+        expectBlobLink(store.workers, item, { contentType: "image/png", readAt });
+        const res = await request.get(item.url);
+        expect(res.status()).toBe(200);
+        expect(pngSize(await res.body())).toEqual({ width: item.width, height: item.height });
+      }
       await expectLedgerIdentity(tenant);
     });
 

@@ -23,6 +23,8 @@ export interface BlobLinkRequest {
   filename?: string;
   /** When the link stops working. */
   expiresAt: Date;
+  /** When it counts as made (default: now): `expiresAt` minus the validity, from the caller's one clock read. */
+  signedAt?: Date;
 }
 
 export interface BlobStore {

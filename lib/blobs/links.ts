@@ -49,7 +49,8 @@ export async function blobLink(blobs: BlobStore, options: LinkOptions, key: stri
   const expires = linkExpiry(options.now);
   const filename = options.filename === undefined ? undefined : downloadName(options.filename);
   const expiresAt = new Date(expires * 1000);
-  const url = await blobs.signedReadUrl(key, { contentType, expiresAt, ...(filename ? { filename } : {}) });
+  const signedAt = new Date((expires - LIMITS.outputLinkHours * 3600) * 1000);
+  const url = await blobs.signedReadUrl(key, { contentType, expiresAt, signedAt, ...(filename ? { filename } : {}) });
   return url === null ? signBlobLink(options, key, contentType) : { url, expires_at: expiresAt.toISOString() };
 }
 

@@ -96,10 +96,11 @@ function sliceOf(body: Readable, skip: number, take: number): Readable {
 }
 
 /** Seconds from the signing second until `expiresAt` (rounded up), within SigV4's limits. */
-function presignTiming(expiresAt: Date): { signingDate: Date; expiresIn: number } {
-  // X-Amz-Date has whole seconds: sign at the current whole second so that
-  // X-Amz-Date + X-Amz-Expires lands on expiresAt (for a whole-second expiresAt).
-  const signingDate = new Date(Math.floor(Date.now() / 1000) * 1000);
+function presignTiming(expiresAt: Date, signedAt?: Date): { signingDate: Date; expiresIn: number } {
+  // X-Amz-Date has whole seconds: sign at the caller's second (or the current one) so that
+  // X-Amz-Date + X-Amz-Expires lands on expiresAt (for a whole-second expiresAt), even when a
+  // second ticks over between the caller's clock read and this one.
+  const signingDate = new Date(Math.floor((signedAt ?? new Date()).getTime() / 1000) * 1000);
   const seconds = Math.ceil((expiresAt.getTime() - signingDate.getTime()) / 1000);
   return { signingDate, expiresIn: Math.min(MAX_PRESIGN_SECONDS, Math.max(1, seconds)) };
 }
@@ -272,7 +273,7 @@ export function s3BlobStore(settings: S3Settings): BlobStore & { close(): void; 
         ResponseContentType: link.contentType,
         ...(link.filename ? { ResponseContentDisposition: `attachment; filename="${link.filename}"` } : {}),
       });
-      return getSignedUrl(presignClient, command, presignTiming(link.expiresAt));
+      return getSignedUrl(presignClient, command, presignTiming(link.expiresAt, link.signedAt));
     },
 
     async signedPutUrl(key, upload) {
