@@ -12,7 +12,7 @@ import { formatTable, writeResults, type Row } from "./lib/results";
 import { dropStore, freshStore, postgresReachable, ROOT, startServer, startWorker, workspaceWithKey, type ServerHandle, type StoreSpec } from "./lib/server";
 import { generationsScenario, modelsScenario, quotesScenario } from "./scenarios/api";
 import { mcpGenerateScenario } from "./scenarios/mcp";
-import { fastestImageModel, preferWaitScenario, queueLatency, queueRows, type FastestModel } from "./scenarios/runs";
+import { fastestImageModel, preferWaitScenario, queueLatency, queueRows, runThroughputScenario, type FastestModel } from "./scenarios/runs";
 import { openStreamsScenario, streamLatency, streamLatencyRows, studioPaintScenario } from "./scenarios/streams";
 import { catalogScenario, firstLoadJsScenario, signIn, studioUser } from "./scenarios/studio";
 import { waitersScenario } from "./scenarios/waiters";
@@ -26,7 +26,7 @@ const settings: BenchSettings = settingsFor({
   pg: argv.includes("--pg"),
   cpuProfDir: argv.includes("--cpu-prof") ? path.join(ROOT, "bench", "profiles") : null,
 });
-const SCENARIOS = ["models", "quotes", "studio", "generations", "waiters", "queue", "wait", "mcp", "webhooks", "xproc", "streams"] as const;
+const SCENARIOS = ["models", "quotes", "studio", "generations", "waiters", "queue", "wait", "mcp", "runs", "webhooks", "xproc", "streams"] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 const wanted = (name: ScenarioName) => only === null || only.has(name);
 for (const name of only ?? []) {
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   const pgReachable = await postgresReachable();
   if (settings.pg && !pgReachable) throw new Error("--pg: PostgreSQL is not reachable (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432)");
   let fastest: FastestModel | null = null;
-  if (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("webhooks") || wanted("xproc") || wanted("streams")) {
+  if (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("runs") || wanted("webhooks") || wanted("xproc") || wanted("streams")) {
     progress("timing the image models in-process");
     fastest = await fastestImageModel(settings);
     progress(`fastest image model: ${fastest.id}, ${fastest.modelMs.toFixed(1)} ms`);
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     });
   }
 
-  if (fastest && (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("streams") || wanted("webhooks"))) {
+  if (fastest && (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("runs") || wanted("streams") || wanted("webhooks"))) {
     const model = fastest;
     await withServer("engine", settings.pg ? "atelier_bench_engine" : null, 2, async (server, store) => {
       const ws = workspaceWithKey(store, "bench", "1000000");
@@ -133,6 +133,7 @@ async function main(): Promise<void> {
       }
       if (wanted("wait")) await scenario("Prefer: wait end to end", () => preferWaitScenario(settings, server, ws.key, model));
       if (wanted("mcp")) await scenario("MCP generate", () => mcpGenerateScenario(settings, server, ws.key, model));
+      if (wanted("runs")) await scenario("runs finished per second", () => runThroughputScenario(settings, server, workspaceWithKey(store, "bench-runs", "1000000"), model, 2));
       // Before the webhooks scenario, whose 20 endpoints every later run would fan out to.
       if (wanted("streams")) {
         await scenario("status stream, in-process", async () =>

@@ -44,6 +44,27 @@ export function serverSpec(
 /** The fake remote provider the models server's PROVIDERS_FILE points at (models-*.spec.ts start it). */
 export const FAKE_PROVIDER_PORT = 3398;
 
+/**
+ * The S3-compatible server (s3rver, lib/blobs/test-s3-server.ts) the config starts before the
+ * Atelier servers: the PostgreSQL runs servers keep files and outputs in its bucket, each under its
+ * own prefix, so every blob path of the runs suites runs on the disk (SQLite) and on the bucket.
+ */
+export const TEST_S3 = { port: 3390, bucket: "atelier-e2e", endpoint: "http://127.0.0.1:3390", dataDir: path.join(REPO_ROOT, ".data-e2e", "s3") } as const;
+
+/** The environment that puts a server's (or worker's) files and outputs in the test bucket under `prefix`. */
+export function bucketEnv(prefix: string): Record<string, string> {
+  return {
+    S3_BUCKET: TEST_S3.bucket,
+    S3_PREFIX: prefix,
+    S3_ENDPOINT: TEST_S3.endpoint,
+    S3_REGION: "us-east-1",
+    S3_FORCE_PATH_STYLE: "1",
+    AWS_ACCESS_KEY_ID: "S3RVER",
+    AWS_SECRET_ACCESS_KEY: "S3RVER",
+    AWS_EC2_METADATA_DISABLED: "true",
+  };
+}
+
 /** The PostgreSQL server the PostgreSQL-backed test servers use (trust auth, user postgres). */
 export const PG_SERVER_URL = (process.env.ATELIER_E2E_PG_URL || "postgres://postgres@127.0.0.1:5432").replace(/\/+$/, "");
 
@@ -66,9 +87,10 @@ export const SERVERS = {
   runsSqlite: serverSpec("runs-sqlite", 3311, 100_000, 100_000, { workers: 2 }),
   runsSqliteIdle: serverSpec("runs-sqlite-idle", 3312, 100_000, 100_000, { workers: 0 }),
   runsSqliteWorkers: serverSpec("runs-sqlite-workers", 3313, 100_000, 100_000, { workers: 0 }),
-  runsPostgres: serverSpec("runs-postgres", 3321, 100_000, 100_000, { workers: 2, pgDatabase: "atelier_e2e_runs" }),
-  runsPostgresIdle: serverSpec("runs-postgres-idle", 3322, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_idle" }),
-  runsPostgresWorkers: serverSpec("runs-postgres-workers", 3323, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_workers" }),
+  // The PostgreSQL ones keep files and outputs in the test bucket (TEST_S3), the SQLite ones on disk.
+  runsPostgres: serverSpec("runs-postgres", 3321, 100_000, 100_000, { workers: 2, pgDatabase: "atelier_e2e_runs", env: bucketEnv("runs-postgres/") }),
+  runsPostgresIdle: serverSpec("runs-postgres-idle", 3322, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_idle", env: bucketEnv("runs-postgres-idle/") }),
+  runsPostgresWorkers: serverSpec("runs-postgres-workers", 3323, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_workers", env: bucketEnv("runs-postgres-workers/") }),
 
   // Issue 4's suites (models-*.spec.ts): every built-in model, moderation, a remote provider.
   models: serverSpec("models", 3331, 100_000, 100_000, {
@@ -91,7 +113,8 @@ export const SERVERS = {
 /** Environment both the server and the admin CLI need to share one store. */
 export function storeEnv(spec: ServerSpec): Record<string, string> {
   return {
-    // Also on PostgreSQL: the secret key and the blobs (outputs, files) live in the data dir.
+    // Also on PostgreSQL: the secret key lives in the data dir, and so do the blobs (outputs,
+    // files) unless spec.env names a bucket.
     DATA_DIR: spec.dataDir,
     // Never let an inherited DATABASE_URL move a SQLite server's store to PostgreSQL.
     DATABASE_URL: spec.pgDatabase ? pgUrl(spec.pgDatabase) : "",
@@ -115,3 +138,14 @@ export function serverEnv(spec: ServerSpec): Record<string, string> {
     ...(spec.workers === null ? {} : { WORKER_CONCURRENCY: String(spec.workers) }),
   };
 }
+
+/**
+ * replicas.spec.ts (issue 17, "many replicas"): two servers with no worker slots and two
+ * `npm run worker` processes of its own, on one PostgreSQL database and one bucket prefix, plus a
+ * local webhook receiver. Started and stopped by that file, not by playwright.config.ts.
+ */
+export const REPLICAS = {
+  database: "atelier_e2e_replicas",
+  bucketPrefix: "replicas/",
+  ports: { a: 3346, b: 3347, receiver: 3348 },
+} as const;
