@@ -5,7 +5,7 @@
 // `request` fixture, contexts made with `checkedContext`, and global fetch are all checked.
 import { test as base, expect, request as playwrightRequest, type APIRequestContext, type APIResponse } from "@playwright/test";
 import { answerChecker, type AnswerChecker } from "../../api/openapi/answer-check";
-import { SERVERS, TEST_S3 } from "./servers";
+import { REPLICAS, SERVERS, TEST_S3 } from "./servers";
 
 export { expect };
 export type { APIRequestContext, APIResponse };
@@ -18,7 +18,9 @@ export const request = {
 };
 
 // Links in answers (upload URLs, blob links) name the servers as localhost (PUBLIC_BASE_URL unset).
-const SERVER_ORIGINS = new Set(Object.values(SERVERS).flatMap((s) => [new URL(s.baseURL).origin, new URL(s.baseURL.replace("127.0.0.1", "localhost")).origin]));
+// The config's servers and the replicas replicas.spec.ts starts (its webhook receiver's port is not Atelier's).
+const ATELIER_BASES = [...Object.values(SERVERS).map((s) => s.baseURL), `http://127.0.0.1:${REPLICAS.ports.a}`, `http://127.0.0.1:${REPLICAS.ports.b}`];
+const SERVER_ORIGINS = new Set(ATELIER_BASES.flatMap((base) => [new URL(base).origin, new URL(base.replace("127.0.0.1", "localhost")).origin]));
 // The test bucket is not Atelier: its answers to presigned links and uploads (bytes, S3 XML
 // errors) are the S3 API's, never checked against Atelier's document.
 const BUCKET_ORIGIN = new URL(TEST_S3.endpoint).origin;

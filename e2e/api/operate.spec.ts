@@ -2,13 +2,14 @@
 // the studio) and GET /metrics (Prometheus text; loopback only without METRICS_TOKEN, the Bearer
 // token with it). /readyz turns 503 while PostgreSQL cannot be reached (a TCP proxy this test
 // stops, as store-outage.spec.ts does) and 200 once it is back. Besides the main server, this
-// file starts servers of its own (ports 3376–3377), not from playwright.config.ts.
+// file starts servers of its own (ports 3376–3378), not from playwright.config.ts; the last keeps
+// its files in the test bucket behind a TCP proxy, and /readyz names the bucket while it is away.
 import { execFileSync } from "node:child_process";
 import { expect, test, type APIResponse } from "./fixtures";
 import { startTcpProxy, type TcpProxy, viaProxy } from "../../lib/store/test-proxy";
 import { expectStandardHeaders } from "./helpers";
 import { newTenant, startOwnServer, type WorkerProcess } from "./runs-helpers";
-import { PG_SERVER_URL, pgUrl, SERVERS, serverSpec, type ServerSpec } from "./servers";
+import { bucketEnv, PG_SERVER_URL, pgUrl, SERVERS, serverSpec, TEST_S3, type ServerSpec } from "./servers";
 
 const METRICS_TOKEN = "e2e-metrics-token-0123456789";
 
@@ -189,6 +190,42 @@ test.describe("[postgres] /readyz while the database stops and comes back", () =
     await proxy.start();
     const up = await untilStatus(readyz, 200, "after the database came back");
     expect(await up.json()).toEqual({ status: "ready", checks: { store: "ok", schema: "ok" } });
+    expect(server.child.exitCode).toBeNull();
+  });
+});
+
+test.describe("[sqlite · bucket] /readyz while the bucket stops and comes back", () => {
+  const s: ServerSpec = serverSpec("operate-bucket", 3378, 100_000, 100_000, { workers: 0 });
+  let server: WorkerProcess | null = null;
+  let proxy: TcpProxy | null = null;
+  test.beforeAll(() => {
+    execFileSync("rm", ["-rf", s.dataDir]);
+  });
+  test.afterAll(async () => {
+    await stopServer(server);
+    await proxy?.close();
+  });
+
+  test("503 naming the bucket while it is unreachable, and 200 again once it is back", async () => {
+    test.setTimeout(120_000);
+    // The test bucket behind a TCP proxy this test stops and starts.
+    proxy = await startTcpProxy({ host: "127.0.0.1", port: TEST_S3.port });
+    server = await startOwnServer(s, { ...bucketEnv("operate-bucket/"), S3_ENDPOINT: `http://127.0.0.1:${proxy.port}` });
+    const readyz = `${s.baseURL}/readyz`;
+    const ready = await untilStatus(readyz, 200, "with the bucket reachable");
+    expect(await ready.json()).toEqual({ status: "ready", checks: { store: "ok", schema: "ok", bucket: "ok" } });
+
+    await proxy.stop();
+    const down = await untilStatus(readyz, 503, "after the bucket went away");
+    expect(down.headers.get("retry-after")).toBe("2");
+    const body = (await down.json()) as { status: string; checks: Record<string, string>; errors: Record<string, string> };
+    expect(body.checks).toEqual({ store: "ok", schema: "ok", bucket: "failed" });
+    expect(body.errors.bucket).toMatch(/^the bucket cannot be reached: /);
+    expect((await fetch(`${s.baseURL}/healthz`)).status).toBe(200);
+
+    await proxy.start();
+    const up = await untilStatus(readyz, 200, "after the bucket came back");
+    expect(await up.json()).toEqual({ status: "ready", checks: { store: "ok", schema: "ok", bucket: "ok" } });
     expect(server.child.exitCode).toBeNull();
   });
 });

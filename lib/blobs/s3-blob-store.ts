@@ -105,6 +105,11 @@ function presignTiming(expiresAt: Date, signedAt?: Date): { signingDate: Date; e
   return { signingDate, expiresIn: Math.min(MAX_PRESIGN_SECONDS, Math.max(1, seconds)) };
 }
 
+// The SDK warns on Node 20 that versions published after January 2027 will need Node 22; the
+// versions package.json pins are not those, so every process would print a warning about
+// nothing it runs. An operator's own setting wins.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
 export function s3BlobStore(settings: S3Settings): BlobStore & { close(): void; keyOf(key: string): string } {
   const { bucket, prefix } = settings;
   const baseConfig: S3ClientConfig = {

@@ -5,19 +5,29 @@
 import { sql } from "kysely";
 import type { Db } from "../store/database";
 
+/** Tasks whose row this process has seen exist: no INSERT is tried for them again. */
+const knownRows = new WeakMap<Db, Set<string>>();
+
 export async function claimScheduledTurn(db: Db, input: { name: string; everyMs: number; owner: string; now?: number }): Promise<boolean> {
   const now = input.now ?? Date.now();
   const nowIso = new Date(now).toISOString();
-  await db
-    .insertInto("scheduled_tasks")
-    .values({ name: input.name, due_at: nowIso, last_run_at: null, last_run_by: null })
-    .onConflict((oc) => oc.column("name").doNothing())
-    .execute();
+  const turn = { due_at: new Date(now + input.everyMs).toISOString(), last_run_at: nowIso, last_run_by: input.owner };
   const taken = await db
     .updateTable("scheduled_tasks")
-    .set({ due_at: new Date(now + input.everyMs).toISOString(), runs: sql`runs + 1`, last_run_at: nowIso, last_run_by: input.owner })
+    .set({ ...turn, runs: sql`runs + 1` })
     .where("name", "=", input.name)
     .where("due_at", "<=", nowIso)
     .executeTakeFirst();
-  return taken.numUpdatedRows > 0n;
+  if (taken.numUpdatedRows > 0n) return true;
+  const known = knownRows.get(db) ?? new Set<string>();
+  knownRows.set(db, known);
+  if (known.has(input.name)) return false;
+  // The task's first turn ever, or its row is there and not due: whoever inserts it has the turn.
+  const inserted = await db
+    .insertInto("scheduled_tasks")
+    .values({ name: input.name, ...turn, runs: 1 })
+    .onConflict((oc) => oc.column("name").doNothing())
+    .executeTakeFirst();
+  known.add(input.name);
+  return (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
