@@ -68,7 +68,7 @@ async function main(): Promise<void> {
   let examples: ReturnType<typeof startExampleOutputs> | null = null;
   server.listen(config.port, () => {
     // The catalog cards' pictures, made one at a time in the background once the server answers.
-    examples = startExampleOutputs({ pictures: services.examplePictures, ffmpegPath: services.ffmpegPath, logger, delayMs: 2000 });
+    examples = startExampleOutputs({ pictures: services.examplePictures, ffmpegPath: services.ffmpegPath, logger, delayMs: 2000, warm: config.examplePictures === "all" });
     const base = config.publicBaseUrl;
     logger.info({ port: config.port, store: store.dialect, blobs: services.blobs.kind }, "Atelier is listening");
     console.log(`\nAtelier is running: studio ${base}/  ·  API ${base}/v1  ·  store ${store.dialect}`);

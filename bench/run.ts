@@ -102,7 +102,7 @@ async function main(): Promise<void> {
           return [...(await catalogScenario(settings, server, cookie)), ...(await firstLoadJsScenario(server, cookie))];
         });
       }
-      if (wanted("generations")) await scenario("POST /v1/generations", () => generationsScenario(settings, server, ws));
+      if (wanted("generations")) await scenario("POST /v1/generations", () => generationsScenario(settings, server, ws, workspaceWithKey(store, "bench-store-floor", "1000000").workspaceId));
     });
   }
 

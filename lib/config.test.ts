@@ -120,6 +120,12 @@ describe("loadConfig", () => {
     expect(configError({ S3_BUCKET: "media", S3_REGION: "EU West" }).message).toMatch(/^S3_REGION must be a region name/);
   });
 
+  it("makes every catalog picture after start unless EXAMPLE_PICTURES says on-demand", () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).examplePictures).toBe("all");
+    expect(loadConfig({ DATA_DIR: tempDataDir(), EXAMPLE_PICTURES: "on-demand" }).examplePictures).toBe("on-demand");
+    expect(configError({ EXAMPLE_PICTURES: "none" }).message).toBe('EXAMPLE_PICTURES must be one of all, on-demand; got "none".');
+  });
+
   it("refuses a DATABASE_URL that is not PostgreSQL, naming it", () => {
     for (const DATABASE_URL of ["mysql://u@h/db", "sqlite:./x.db", "127.0.0.1:5432"]) {
       expect(configError({ DATABASE_URL }).message).toMatch(/^DATABASE_URL must be a PostgreSQL URL/);

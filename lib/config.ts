@@ -43,6 +43,8 @@ export interface Config {
   redisUrl: string | null;
   /** S3_BUCKET and its settings: files and outputs live in the bucket; null keeps them in DATA_DIR/blobs. */
   s3: S3Settings | null;
+  /** EXAMPLE_PICTURES: "all" makes every catalog card's picture in the background after start; "on-demand" only those a page asks for. */
+  examplePictures: "all" | "on-demand";
 }
 
 export const OAUTH_PROVIDERS = ["github", "google"] as const;
@@ -218,6 +220,13 @@ function readSchedule(env: Env): number[] {
   return parts.map(Number);
 }
 
+function readChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(", ")}; got "${raw}".`);
+  return raw as T;
+}
+
 function readFlag(env: Env, name: string): boolean {
   const raw = env[name];
   if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
@@ -300,6 +309,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: readMetricsToken(env),
     redisUrl: readRedisUrl(env),
     s3: readS3(env),
+    examplePictures: readChoice(env, "EXAMPLE_PICTURES", ["all", "on-demand"] as const, "all"),
   };
 }
 

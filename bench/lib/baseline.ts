@@ -1,5 +1,6 @@
-// Starts the baseline server (baseline-server.mjs, its own process like Atelier's) answering
-// a captured response, and measures it with the same load settings.
+// Starts a floor server (its own process like Atelier's) answering a captured response, and
+// measures it with the same load settings: the bare node:http server (baseline-server.mjs, the
+// physical reference) or the framework floor (framework-floor-server.mjs: node:http → Hono).
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -25,12 +26,15 @@ export async function capture(url: string, init: RequestInit): Promise<CapturedR
   return { status: res.status, headers, body };
 }
 
-/** Runs `options` (its URL's path and query kept) against a bare server answering `response`. */
-export async function measureBaseline(response: CapturedResponse, options: LoadOptions): Promise<LoadResult> {
+const FLOOR_SERVERS = { bare: "baseline-server.mjs", framework: "framework-floor-server.mjs" } as const;
+export type Floor = keyof typeof FLOOR_SERVERS;
+
+/** Runs `options` (its URL's path and query kept) against a floor server answering `response`. */
+export async function measureBaseline(response: CapturedResponse, options: LoadOptions, floor: Floor = "bare"): Promise<LoadResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "atelier-bench-baseline-"));
   const specFile = path.join(dir, "response.json");
   writeFileSync(specFile, JSON.stringify({ status: response.status, headers: response.headers, body: response.body.toString("base64") }));
-  const child = spawn(process.execPath, [path.join(__dirname, "..", "baseline-server.mjs"), specFile], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [path.join(__dirname, "..", FLOOR_SERVERS[floor]), specFile], { stdio: ["ignore", "pipe", "inherit"] });
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let out = "";

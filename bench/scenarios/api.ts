@@ -1,5 +1,7 @@
-// GET /v1/models with a key, POST /v1/quotes, POST /v1/generations with the workers paused
-// (and the ledger identity checked afterwards, straight from the store).
+// GET /v1/models with a key and POST /v1/quotes against the framework floor (node:http → Hono
+// answering the same bytes), POST /v1/generations with the workers paused against the store
+// floor (the create transaction alone, in a loop), each also beside the bare node:http server;
+// the ledger identity checked afterwards, straight from the store.
 import { sql } from "kysely";
 import { sumLedger } from "../../lib/core/credits";
 import { openStore } from "../../lib/store/store";
@@ -7,14 +9,15 @@ import type { BenchSettings } from "../lib/context";
 import type { Row } from "../lib/results";
 import type { ServerHandle } from "../lib/server";
 import { sleep } from "../lib/stats";
+import { measureStoreFloor } from "./store-floor";
 import { latencyRow, measureThroughput, rpsRow } from "./throughput";
 
 export const QUOTE_BODY = JSON.stringify({ model: "atelier/gradient", input: { prompt: "ocean dusk" } });
 
 export async function modelsScenario(settings: BenchSettings, server: ServerHandle, key: string): Promise<Row[]> {
   const scenario = "GET /v1/models with a key";
-  const r = await measureThroughput(settings, { scenario, url: `${server.api}/v1/models`, method: "GET", headers: { "x-api-key": key }, expectStatus: 200 });
-  return [rpsRow(scenario, "req/s", r, 0.5), latencyRow(scenario, "p99", r, 20)];
+  const r = await measureThroughput(settings, { scenario, url: `${server.api}/v1/models`, method: "GET", headers: { "x-api-key": key }, expectStatus: 200, frameworkFloor: true });
+  return [rpsRow(scenario, "req/s", r, 0.7, "framework"), rpsRow(scenario, "req/s (baseline: bare node:http)", r, null), latencyRow(scenario, "p99", r, 20)];
 }
 
 export async function quotesScenario(settings: BenchSettings, server: ServerHandle, key: string): Promise<Row[]> {
@@ -26,13 +29,16 @@ export async function quotesScenario(settings: BenchSettings, server: ServerHand
     headers: { "x-api-key": key, "content-type": "application/json" },
     body: QUOTE_BODY,
     expectStatus: 200,
+    frameworkFloor: true,
   });
-  return [rpsRow(scenario, "req/s", r, 0.4), latencyRow(scenario, "p99", r, null)];
+  return [rpsRow(scenario, "req/s", r, 0.5, "framework"), rpsRow(scenario, "req/s (baseline: bare node:http)", r, null), latencyRow(scenario, "p99", r, 20)];
 }
 
 /** Runs are created and stay queued (WORKER_CONCURRENCY=0); then the ledger must still add up. */
-export async function generationsScenario(settings: BenchSettings, server: ServerHandle, ws: { workspaceId: string; key: string }): Promise<Row[]> {
+export async function generationsScenario(settings: BenchSettings, server: ServerHandle, ws: { workspaceId: string; key: string }, floorWorkspaceId: string): Promise<Row[]> {
   const scenario = "POST /v1/generations (workers paused)";
+  // The floor first, in a workspace of its own (its runs stay queued and held there too).
+  const floor = await measureStoreFloor(settings, server, floorWorkspaceId, JSON.parse(QUOTE_BODY), { idempotencyKeys: false });
   const r = await measureThroughput(settings, {
     scenario,
     url: `${server.api}/v1/generations`,
@@ -44,8 +50,9 @@ export async function generationsScenario(settings: BenchSettings, server: Serve
   await sleep(1000); // let requests still in flight when the load stopped commit
   const ledger = await checkLedger(server, ws.workspaceId);
   return [
-    rpsRow(scenario, "creates/s", r, 0.15),
-    latencyRow(scenario, "p99", r, null),
+    rpsRow(scenario, "creates/s", r, 0.5, { name: "the store floor", rps: floor.rps }),
+    rpsRow(scenario, "creates/s (baseline: bare node:http)", r, null),
+    latencyRow(scenario, "p99", r, 50),
     {
       scenario,
       figure: "ledger identity after",

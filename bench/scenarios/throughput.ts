@@ -6,6 +6,8 @@ import { load, type LoadOptions, type LoadResult } from "../lib/load";
 import { ratioOf, type Row } from "../lib/results";
 
 export interface ThroughputCase {
+  /** The framework floor too (node:http → Hono answering the same bytes), besides the bare server. */
+  frameworkFloor?: boolean;
   scenario: string;
   url: string;
   method: "GET" | "POST";
@@ -19,7 +21,10 @@ export interface ThroughputCase {
 
 export interface ThroughputResult {
   atelier: LoadResult;
+  /** The bare node:http server answering the same bytes: the physical reference. */
   baseline: LoadResult;
+  /** The framework floor, when the case asked for it. */
+  framework: LoadResult | null;
 }
 
 export async function measureThroughput(settings: BenchSettings, c: ThroughputCase): Promise<ThroughputResult> {
@@ -37,27 +42,33 @@ export async function measureThroughput(settings: BenchSettings, c: ThroughputCa
     seconds: settings.seconds,
     warmupSeconds: settings.warmup,
   };
-  const baseline = await measureBaseline(captured, options);
+  const baseline = await measureBaseline(captured, options, "bare");
+  const framework = c.frameworkFloor ? await measureBaseline(captured, options, "framework") : null;
   const atelier = await load(options);
   if (atelier.ok === 0) throw new Error(`${c.scenario}: no request succeeded under load`);
-  return { atelier, baseline };
+  return { atelier, baseline, framework };
 }
 
 export function badNote(r: LoadResult): string | undefined {
   return r.bad > 0 ? `${r.bad} non-2xx or failed` : undefined;
 }
 
-/** The req/s row with a minimum share of the baseline's req/s. */
-export function rpsRow(scenario: string, figure: string, r: ThroughputResult, minShare: number | null): Row {
-  const ratio = ratioOf(r.atelier.rps, r.baseline.rps);
+/**
+ * The req/s row with a minimum share of a floor's req/s: the bare server's (`baseline`), the
+ * framework floor's (`framework`), or another measured in the same run (the store floor).
+ */
+export function rpsRow(scenario: string, figure: string, r: ThroughputResult, minShare: number | null, against: "baseline" | "framework" | { name: string; rps: number } = "baseline"): Row {
+  const floor = against === "baseline" ? r.baseline.rps : against === "framework" ? r.framework?.rps ?? null : against.rps;
+  const name = against === "baseline" ? "baseline" : against === "framework" ? "the framework floor" : against.name;
+  const ratio = ratioOf(r.atelier.rps, floor);
   return {
     scenario,
     figure,
     unit: "/s",
     value: r.atelier.rps,
-    baseline: r.baseline.rps,
+    baseline: floor,
     ratio,
-    target: minShare === null ? "–" : `≥ ${Math.round(minShare * 100)} % of baseline`,
+    target: minShare === null ? "–" : `≥ ${Math.round(minShare * 100)} % of ${name}`,
     pass: minShare === null || ratio === null ? null : ratio >= minShare,
     note: badNote(r.atelier),
   };

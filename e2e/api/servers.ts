@@ -130,6 +130,9 @@ export function serverEnv(spec: ServerSpec): Record<string, string> {
     ...storeEnv(spec),
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
+    // Fifteen servers making every catalog card's picture at once would slow the whole suite;
+    // a page that shows the catalog still gets its pictures made when it asks.
+    EXAMPLE_PICTURES: "on-demand",
     PORT: String(spec.port),
     PUBLIC_BASE_URL: "",
     LOG_LEVEL: "warn",

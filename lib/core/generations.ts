@@ -94,6 +94,14 @@ export async function holdFor(db: Db, workspaceId: string, micros: number): Prom
   return micros > 0 ? holdCredit(db, { workspaceId, amountMicros: micros }) : null;
 }
 
+/** The create transaction's own writes: the hold with its ledger entry, then the queued run row. */
+export async function writeQueuedRun(trx: Db, ctx: Ctx, priced: PricedRun, runId: string, now: string): Promise<GenerationsTable> {
+  const holdId = await holdFor(trx, ctx.workspaceId, priced.holdMicros);
+  const row = queuedRow(ctx, priced, { id: runId, holdId, batch: null, now });
+  await trx.insertInto("generations").values(row).execute();
+  return row;
+}
+
 /**
  * Starts something once per idempotency key: a replay returns what the key already started;
  * otherwise `prepare` validates and prices (outside the transaction), and `start` writes in one
@@ -147,9 +155,7 @@ export async function createGeneration(
     { key, endpoint: "generations", body, newResourceId: () => newId("generation") },
     () => priceRunRequest(ctx, body),
     async (trx, priced, runId, now) => {
-      const holdId = await holdFor(trx, ctx.workspaceId, priced.holdMicros);
-      inserted = queuedRow(ctx, priced, { id: runId, holdId, batch: null, now });
-      await trx.insertInto("generations").values(inserted).execute();
+      inserted = await writeQueuedRun(trx, ctx, priced, runId, now);
     },
   );
   if (!replayed) ctx.services.signals.runQueued();
