@@ -117,6 +117,7 @@ export async function keyCtx(c: Context<ApiEnv>, deps: ApiDeps, source: Source):
     { db: deps.store.db },
     { xApiKey: c.req.header("x-api-key"), authorization: c.req.header("authorization") },
     deps.config.apiKeyPrefix,
+    deps.services.apiKeys,
   );
   await deps.rateLimits.consumeKey(key.keyId);
   return {

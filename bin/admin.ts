@@ -11,8 +11,9 @@ import { purgeEvents } from "../lib/core/events";
 import { createUser, generatePassword, listUsers, setUserPassword } from "../lib/core/users";
 import { pauseModel, resumeModel } from "../lib/core/model-pauses";
 import { openConfiguredStore } from "../lib/boot";
+import { announceKeyRevoked } from "../lib/engine/cross-process";
 import { ConfigError, loadConfig, type Config } from "../lib/config";
-import type { Store } from "../lib/store/store";
+import { sqliteFileIn, type Store } from "../lib/store/store";
 import { storeUnreachable } from "../lib/store/unreachable";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -144,8 +145,10 @@ key
   .command("revoke")
   .argument("<key-id>", "the key's ID (key_…)")
   .action((keyId: string) =>
-    withStore(async (store) => {
+    withStore(async (store, config) => {
       const revoked = await revokeApiKey({ db: store.db }, { keyId });
+      // Running servers and workers keep live keys in memory: tell them before answering.
+      await announceKeyRevoked(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), revoked.id);
       print(revoked, [{ id: revoked.id, name: revoked.name, revoked_at: revoked.revoked_at }]);
     }),
   );

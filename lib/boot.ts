@@ -12,6 +12,7 @@ import { remoteModels } from "./providers";
 import { setProgramSearchPath } from "./models/host";
 import { connectCrossProcessSignals, type CrossProcessSignals } from "./engine/cross-process";
 import { createRunSignals } from "./engine/run-signals";
+import { createApiKeyCache } from "./core/api-key-cache";
 import { createApiKey, type CreatedApiKey } from "./core/api-keys";
 import { parseUsd } from "./core/money";
 import { countWorkspaces, createWorkspace, type Workspace } from "./core/workspaces";
@@ -60,12 +61,16 @@ export async function seedDemoWorkspace(
 
 /** The process-wide helpers every door hands to the core. */
 export function createServices(config: Config): Services {
+  const signals = createRunSignals();
+  const apiKeys = createApiKeyCache();
+  signals.onKeyRevoked((keyId) => apiKeys.forget(keyId));
   return {
     secretKey: config.secretKey,
     publicBaseUrl: config.publicBaseUrl,
     blobs: config.s3 ? s3BlobStore(config.s3) : localBlobStore(config.dataDir),
     examplePictures: examplePictureDirectory(config.dataDir),
-    signals: createRunSignals(),
+    signals,
+    apiKeys,
     ffmpegPath: config.ffmpegPath,
     webhooks: { allowInsecure: config.webhookAllowInsecure, retryScheduleSeconds: config.webhookRetrySchedule },
     moderationBlocklist: compileBlocklist(config.moderationBlocklist),

@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import pg from "pg";
 import { expect, test, type APIResponse } from "./fixtures";
-import { admin, createKey, createWorkspace, uniqueName } from "./admin";
+import { admin, createKey, createWorkspace, revokeKey, uniqueName } from "./admin";
 import { expectError, expectOk } from "./helpers";
 import {
   Api,
@@ -366,6 +366,25 @@ test(`a key's ${KEY_PER_MIN} a minute is one budget across both servers, not one
   // Another key of the same workspace has its own budget, on both.
   const sibling = createKey(workspace.id, {}, A).key;
   for (const spec of [A, B]) expect(await expectOk(await new Api(request, spec, sibling).get("/v1/credits"))).toMatchObject({ object: "credits" });
+});
+
+test("a key both replicas answered from memory stops at once on both when the admin CLI revokes it", async ({ request }) => {
+  test.setTimeout(60_000);
+  const workspace = createWorkspace({ name: uniqueName("replicas-revoke"), credit: "1" }, A);
+  const doomed = createKey(workspace.id, {}, A);
+  const kept = createKey(workspace.id, {}, A);
+  const apis = [new Api(request, A, doomed.key), new Api(request, B, doomed.key)];
+  // Each replica has looked the key up, and keeps it live in memory (lib/core/api-key-cache.ts).
+  for (const api of apis) for (let i = 0; i < 3; i++) expect(await expectOk(await api.get("/v1/credits"))).toMatchObject({ object: "credits" });
+  revokeKey(doomed.id, A);
+  // The CLI announced it (NOTIFY) before it exited: the very next request is refused on both.
+  for (const api of apis) {
+    const res = await api.get("/v1/credits");
+    await expectError(res, 401, "invalid_api_key");
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^This API key was revoked on /);
+  }
+  // Another key of the workspace is untouched on both.
+  for (const spec of [A, B]) expect(await expectOk(await new Api(request, spec, kept.key).get("/v1/credits"))).toMatchObject({ object: "credits" });
 });
 
 test("a studio session signed in on A works on B (one SECRET_KEY); without it B sends the visitor to sign-in", async ({ request }) => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "../store/database";
 import { openTestStore, testDialect, type TestStore } from "../store/test-store";
 import {
@@ -10,6 +10,7 @@ import {
   revokeApiKey,
   type PresentedCredentials,
 } from "./api-keys";
+import { createApiKeyCache } from "./api-key-cache";
 import { SCOPES } from "./context";
 import { ApiError } from "./errors";
 import { createWorkspace } from "./workspaces";
@@ -224,6 +225,23 @@ describe(`api keys (${testDialect()})`, () => {
         .where("id", "=", old.id)
         .execute();
       await expectInvalid(db, { xApiKey: old.key }, /expired/);
+    });
+
+    it("a key kept in a process's memory is refused there once its expiry passes, without waiting for the cache to lapse", async () => {
+      const cache = createApiKeyCache();
+      const soon = await createApiKey({ db }, { workspaceId, prefix: PREFIX, expires: "30d" });
+      const expiresAt = Date.now() + 2_000;
+      await db.updateTable("api_keys").set({ expires_at: new Date(expiresAt).toISOString() }).where("id", "=", soon.id).execute();
+      const credentials = { xApiKey: soon.key, authorization: undefined };
+      expect((await authenticateApiKey({ db }, credentials, PREFIX, cache)).keyId).toBe(soon.id);
+      expect(cache.size).toBe(1);
+      vi.useFakeTimers({ now: expiresAt + 1_000, toFake: ["Date"] });
+      try {
+        const err = await authenticateApiKey({ db }, credentials, PREFIX, cache).catch((e: unknown) => e);
+        expect(err).toMatchObject({ code: "invalid_api_key", message: expect.stringMatching(/expired/) });
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     it("a key of another installation's prefix is refused", async () => {

@@ -1,6 +1,7 @@
 // API keys: created by the admin CLI or the studio, shown once, stored only as a SHA-256 hash.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { ApiKeysTable } from "../store/database";
+import type { ApiKeyCache } from "./api-key-cache";
 import { nowIso, SCOPES, type Scope, type SystemCtx } from "./context";
 import { ApiError } from "./errors";
 import { newId, randomBase62 } from "./ids";
@@ -170,11 +171,15 @@ function pickKey(credentials: PresentedCredentials): string {
   return key;
 }
 
-/** Resolves the two key headers to a live key, or throws the error that says what is wrong. */
+/**
+ * Resolves the two key headers to a live key, or throws the error that says what is wrong. With
+ * `cache`, a key found live before is answered from it (no store query); see api-key-cache.ts.
+ */
 export async function authenticateApiKey(
   ctx: SystemCtx,
   credentials: PresentedCredentials,
   prefix: string,
+  cache?: ApiKeyCache,
 ): Promise<AuthenticatedKey> {
   const key = pickKey(credentials);
   if (!key.startsWith(`${prefix}_`)) {
@@ -188,18 +193,29 @@ export async function authenticateApiKey(
     throw invalid(`This API key looks cut short: it has ${secret.length} characters after "${prefix}_", a key has ${KEY_SECRET_LENGTH}.`);
   }
   const hash = hashApiKey(key);
+  const now = Date.now();
+  const cached = cache?.get(hash, now);
+  if (cached && (cached.expiresAt === null || cached.expiresAt > now)) {
+    await noteLastUsed(ctx, cached.keyId, now);
+    return { keyId: cached.keyId, workspaceId: cached.workspaceId, scopes: cached.scopes };
+  }
   const row = await ctx.db.selectFrom("api_keys").selectAll().where("key_hash", "=", hash).executeTakeFirst();
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, "hex"), Buffer.from(hash, "hex"))) {
     throw invalid("This API key is not known. It may be mistyped or from another Atelier installation.");
   }
   if (row.revoked_at) throw invalid(`This API key was revoked on ${row.revoked_at}. Create a new key.`);
-  const now = Date.now();
   if (row.expires_at && Date.parse(row.expires_at) <= now) {
     throw invalid(`This API key expired on ${row.expires_at}. Create a new key.`);
   }
-  if ((lastUsedWrites.get(row.id) ?? 0) + LAST_USED_EVERY_MS < now) {
-    lastUsedWrites.set(row.id, now);
-    await ctx.db.updateTable("api_keys").set({ last_used_at: new Date(now).toISOString() }).where("id", "=", row.id).execute();
-  }
-  return { keyId: row.id, workspaceId: row.workspace_id, scopes: row.scopes.split(",") as Scope[] };
+  const scopes = row.scopes.split(",") as Scope[];
+  cache?.set(hash, { keyId: row.id, workspaceId: row.workspace_id, scopes, expiresAt: row.expires_at ? Date.parse(row.expires_at) : null }, now);
+  await noteLastUsed(ctx, row.id, now);
+  return { keyId: row.id, workspaceId: row.workspace_id, scopes };
+}
+
+/** last_used_at moves at most every LAST_USED_EVERY_MS per key and process: not a write per request. */
+async function noteLastUsed(ctx: SystemCtx, keyId: string, now: number): Promise<void> {
+  if ((lastUsedWrites.get(keyId) ?? 0) + LAST_USED_EVERY_MS >= now) return;
+  lastUsedWrites.set(keyId, now);
+  await ctx.db.updateTable("api_keys").set({ last_used_at: new Date(now).toISOString() }).where("id", "=", keyId).execute();
 }

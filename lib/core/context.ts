@@ -1,4 +1,5 @@
 import type { BlobStore } from "../blobs/blob-store";
+import type { ApiKeyCache } from "./api-key-cache";
 import type { PictureDirectory } from "../blobs/picture-directory";
 import type { RunSignals } from "../engine/run-signals";
 import type { Db } from "../store/database";
@@ -33,6 +34,8 @@ export interface Services {
   /** The catalog cards' pictures: a cache on this process's disk, bucket or not. */
   examplePictures: PictureDirectory;
   signals: RunSignals;
+  /** Live API keys looked up before (api-key-cache.ts); absent: every request asks the store. */
+  apiKeys?: ApiKeyCache;
   /** The ffmpeg binary media models run. */
   ffmpegPath: string;
   /** Webhook delivery settings. */

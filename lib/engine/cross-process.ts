@@ -16,7 +16,7 @@ import pg from "pg";
 import type { Logger } from "pino";
 import type { Store } from "../store/store";
 import { outageSummary, storeUnreachable } from "../store/unreachable";
-import { joinProcessMesh, meshFolder } from "./process-mesh";
+import { joinProcessMesh, meshFolder, sendToMesh } from "./process-mesh";
 import type { RunSignals, SignalMessage } from "./run-signals";
 
 const CHANNEL = "atelier_runs";
@@ -57,9 +57,11 @@ export async function connectCrossProcessSignals(
       ? await listenForSignals(store, databaseUrl, signals, logger, options.applicationName ?? LISTEN_APPLICATION_NAME)
       : null;
 
-  const mesh =
-    store.dialect === "sqlite" && options.sqliteFile ? await joinProcessMesh(meshFolder(options.sqliteFile), (m) => signals.receive(m), logger) : null;
-  if (mesh) signals.setPublisher(mesh.publish);
+  const folder = store.dialect === "sqlite" && options.sqliteFile ? meshFolder(options.sqliteFile) : null;
+  const mesh = folder ? await joinProcessMesh(folder, (m) => signals.receive(m), logger) : null;
+  // A revocation must reach every process, even one that joined a moment ago and is not among
+  // this one's peers yet: it goes to each socket in the folder now.
+  if (mesh && folder) signals.setPublisher((m) => (m.kind === "key_revoked" ? void sendToMesh(folder, m) : mesh.publish(m)));
 
   const pollMs = options.pollMs ?? (listener ? 2_000 : 25);
   let since = new Date(Date.now() - LOOKBACK_MS).toISOString();
@@ -206,12 +208,15 @@ async function listenForSignals(
   const pendingFinishes = new Set<string>();
   /** Changes (progress) not yet sent: only the latest per run matters; dropped while disconnected. */
   const pendingChanges = new Map<string, SignalMessage>();
+  /** Revoked API keys not yet announced: kept through an outage (a revoked key must stop everywhere). */
+  const pendingRevocations = new Set<string>();
   let sending = false;
   /** A NOTIFY failed since the connection was last up: logged once per outage. */
   let notifyFailureLogged = false;
 
   const enqueue = (message: SignalMessage) => {
     if (message.kind === "queued") pendingQueued = true;
+    else if (message.kind === "key_revoked") pendingRevocations.add(message.id);
     else if (message.kind === "changed") {
       // While disconnected they are dropped: the state is in the store, progress soon stale.
       if (live && pendingChanges.size < PENDING_FINISHES_MAX) pendingChanges.set(message.id, message);
@@ -224,14 +229,16 @@ async function listenForSignals(
     if (sending) return;
     sending = true;
     try {
-      while (live && (pendingQueued || pendingFinishes.size > 0 || pendingChanges.size > 0)) {
+      while (live && (pendingQueued || pendingFinishes.size > 0 || pendingChanges.size > 0 || pendingRevocations.size > 0)) {
         const client = live;
         const batch: SignalMessage[] = [
+          ...[...pendingRevocations].map((id) => ({ kind: "key_revoked", id }) as const),
           ...(pendingQueued ? [{ kind: "queued" } as const] : []),
           ...[...pendingChanges.values()].filter((m) => m.kind !== "changed" || !pendingFinishes.has(m.id)),
           ...[...pendingFinishes].map((id) => ({ kind: "finished", id }) as const),
         ];
         pendingQueued = false;
+        pendingRevocations.clear();
         pendingFinishes.clear();
         pendingChanges.clear();
         try {
@@ -344,6 +351,8 @@ async function listenForSignals(
     void flush();
     // Runs may have been queued elsewhere meanwhile: idle slots look at the queue.
     signals.receive({ kind: "queued" });
+    // Keys may have been revoked elsewhere meanwhile, unheard: the key cache forgets every key.
+    signals.receive({ kind: "key_revoked", id: "*" });
     try {
       await wakeFinishedWaiters(store, signals);
     } catch (err) {
@@ -367,4 +376,15 @@ async function listenForSignals(
       if (client) await endQuietly(client);
     },
   };
+}
+
+/**
+ * Tells every process on the store that an API key was revoked, from a process without a signal
+ * bridge of its own (the admin CLI): a NOTIFY on PostgreSQL, a line to each process of the mesh
+ * on SQLite. Processes with a bridge call `signals.keyRevoked` instead.
+ */
+export async function announceKeyRevoked(store: Store, sqliteFile: string | null, keyId: string): Promise<void> {
+  const message: SignalMessage = { kind: "key_revoked", id: keyId };
+  if (store.dialect === "postgres") await sql`select pg_notify(${CHANNEL}, ${JSON.stringify(message)})`.execute(store.db);
+  else if (sqliteFile) await sendToMesh(meshFolder(sqliteFile), message);
 }

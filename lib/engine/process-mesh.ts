@@ -40,7 +40,7 @@ function isSignal(value: unknown): value is SignalMessage {
   const m = value as Record<string, unknown>;
   if (m.kind === "queued") return true;
   if (typeof m.id !== "string" || m.id.length > 100) return false;
-  if (m.kind === "finished") return true;
+  if (m.kind === "finished" || m.kind === "key_revoked") return true;
   return m.kind === "changed" && (m.progress === undefined || typeof m.progress === "number");
 }
 
@@ -148,4 +148,30 @@ export async function joinProcessMesh(folder: string, receive: (message: SignalM
       }
     },
   };
+}
+
+/**
+ * Sends one signal to every process of the mesh from a process that does not join it (the admin
+ * CLI): a line to each socket in the folder, written before this resolves (a second at most each).
+ */
+export async function sendToMesh(folder: string, message: SignalMessage): Promise<number> {
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((name) => name.endsWith(".sock"));
+  } catch {
+    return 0; // No process has joined: nobody to tell.
+  }
+  const line = `${JSON.stringify(message)}\n`;
+  const sent = await Promise.all(
+    names.map(
+      (name) =>
+        new Promise<boolean>((resolve) => {
+          const socket = net.connect(path.join(folder, name));
+          const timer = setTimeout(() => (socket.destroy(), resolve(false)), 1_000);
+          socket.once("error", () => (clearTimeout(timer), resolve(false)));
+          socket.once("connect", () => socket.end(line, () => (clearTimeout(timer), resolve(true))));
+        }),
+    ),
+  );
+  return sent.filter(Boolean).length;
 }

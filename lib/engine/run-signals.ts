@@ -13,7 +13,9 @@ export interface RunChange {
 export type SignalMessage =
   | { kind: "queued" }
   | { kind: "finished"; id: string }
-  | ({ kind: "changed"; id: string } & RunChange);
+  | ({ kind: "changed"; id: string } & RunChange)
+  /** An API key was revoked ("*": any may have been; caches forget everything). */
+  | { kind: "key_revoked"; id: string };
 
 /** Progress entries of runs whose end this process never heard of are dropped after this long. */
 const PROGRESS_TTL_MS = 10 * 60_000;
@@ -39,6 +41,9 @@ export interface RunSignals {
   follow(id: string): () => void;
   /** IDs someone is waiting on or following now (for the cross-process fallback). */
   waitedIds(): string[];
+  /** An API key was revoked here: every process's key cache forgets it. */
+  keyRevoked(keyId: string): void;
+  onKeyRevoked(listener: (keyId: string) => void): () => void;
   /** Hook for the cross-process bridge: called on every local signal. */
   setPublisher(publish: ((message: SignalMessage) => void) | null): void;
   /** Deliver a signal that came from another process. */
@@ -53,6 +58,10 @@ export function createRunSignals(): RunSignals {
   let publish: ((message: SignalMessage) => void) | null = null;
 
   const deliver = (message: SignalMessage) => {
+    if (message.kind === "key_revoked") {
+      emitter.emit("key_revoked", message.id);
+      return;
+    }
     if (message.kind === "queued") {
       emitter.emit("queued");
       return;
@@ -91,6 +100,14 @@ export function createRunSignals(): RunSignals {
     runFinished(id) {
       deliver({ kind: "finished", id });
       publish?.({ kind: "finished", id });
+    },
+    keyRevoked(keyId) {
+      deliver({ kind: "key_revoked", id: keyId });
+      publish?.({ kind: "key_revoked", id: keyId });
+    },
+    onKeyRevoked(listener) {
+      emitter.on("key_revoked", listener);
+      return () => emitter.off("key_revoked", listener);
     },
     onQueued(listener) {
       emitter.on("queued", listener);

@@ -31,6 +31,8 @@ export async function revokeKeyAction(keyId: string): Promise<ActionResult<null>
   const ctx = await requireStudioCtx();
   try {
     await revokeApiKey(ctx, { keyId, workspaceId: ctx.workspaceId });
+    // Every process's key cache forgets it now (this one, and the others through the bridge).
+    ctx.services.signals.keyRevoked(keyId);
     revalidatePath("/keys");
     return { ok: true, value: null };
   } catch (err) {

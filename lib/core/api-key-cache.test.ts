@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { createApiKeyCache } from "./api-key-cache";
+
+const entry = (keyId: string) => ({ keyId, workspaceId: "ws_1", scopes: [], expiresAt: null });
+
+describe("the API key cache", () => {
+  it("answers within its time to live, forgets one key by ID or every key, and keeps at most maxEntries", () => {
+    const cache = createApiKeyCache({ maxEntries: 2, ttlMs: 1_000 });
+    cache.set("h1", entry("key_1"), 0);
+    cache.set("h1b", entry("key_1"), 0);
+    expect(cache.get("h1", 1_000)?.keyId).toBe("key_1");
+    expect(cache.get("h1", 1_001)).toBeUndefined();
+    cache.set("h1", entry("key_1"), 2_000);
+    cache.set("h2", entry("key_2"), 2_000);
+    // Past the cap the oldest went (h1b).
+    expect(cache.size).toBe(2);
+    expect(cache.get("h1b", 2_000)).toBeUndefined();
+    cache.forget("key_1");
+    expect(cache.get("h1", 2_000)).toBeUndefined();
+    expect(cache.get("h2", 2_000)?.keyId).toBe("key_2");
+    cache.forget("*");
+    expect(cache.size).toBe(0);
+  });
+});

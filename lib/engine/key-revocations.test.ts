@@ -1,0 +1,115 @@
+// A revoked API key stops working at once in every process that keeps live keys in memory
+// (api-key-cache.ts): two "processes" (their own store connections, signal bridges and caches)
+// on one store, on both dialects; the revocation announced by a process without a bridge (the
+// admin CLI: NOTIFY, or a line to each process of the SQLite mesh) and by one with a bridge.
+import pino from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createApiKeyCache, type ApiKeyCache } from "../core/api-key-cache";
+import { authenticateApiKey, createApiKey, revokeApiKey } from "../core/api-keys";
+import { ApiError } from "../core/errors";
+import { createWorkspace } from "../core/workspaces";
+import { openStore, sqliteFileIn, type Store } from "../store/store";
+import { openTestStore, testDialect, type TestStore } from "../store/test-store";
+import { announceKeyRevoked, connectCrossProcessSignals } from "./cross-process";
+import { createRunSignals, type RunSignals } from "./run-signals";
+
+const silent = pino({ level: "silent" });
+/** Longer than any test: only a signal can forget a key in time. */
+const FOREVER_MS = 600_000;
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+interface Process {
+  store: Store;
+  signals: RunSignals;
+  cache: ApiKeyCache;
+}
+
+describe(`API key revocations across processes (${testDialect()})`, () => {
+  let t: TestStore;
+  let elsewhere: Store;
+  let sqliteFile: string | null;
+  const closers: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    t = await openTestStore();
+    elsewhere = t.postgres ? openStore({ databaseUrl: t.postgres.databaseUrl, dataDir: t.dataDir, searchPath: t.postgres.schema }) : openStore({ databaseUrl: null, dataDir: t.dataDir });
+    sqliteFile = t.postgres ? null : sqliteFileIn(t.dataDir);
+  });
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+  afterAll(async () => {
+    await elsewhere?.close();
+    await t?.cleanup();
+  });
+
+  async function process(store: Store): Promise<Process> {
+    const signals = createRunSignals();
+    const cache = createApiKeyCache();
+    signals.onKeyRevoked((keyId) => cache.forget(keyId));
+    // The fallback polls sleep: only the bridge can carry the revocation.
+    const bridge = await connectCrossProcessSignals(store, t.postgres?.databaseUrl ?? null, signals, silent, { pollMs: FOREVER_MS, ...(sqliteFile ? { sqliteFile } : {}) });
+    closers.push(() => bridge.close());
+    return { store, signals, cache };
+  }
+
+  const authenticate = (p: Process, key: string) => authenticateApiKey({ db: p.store.db }, { xApiKey: key, authorization: undefined }, "atl", p.cache);
+
+  async function refused(p: Process, key: string): Promise<string> {
+    const err = await authenticate(p, key).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApiError);
+    return (err as ApiError).message;
+  }
+
+  async function liveKey(): Promise<{ id: string; key: string }> {
+    const workspace = await createWorkspace({ db: t.store.db }, { name: "revocations" });
+    return createApiKey({ db: t.store.db }, { workspaceId: workspace.id, prefix: "atl" });
+  }
+
+  it("a cached key is answered without the store; the admin CLI's announcement makes every process refuse it", async () => {
+    const here = await process(t.store);
+    const there = await process(elsewhere);
+    const { id, key } = await liveKey();
+    expect((await authenticate(here, key)).keyId).toBe(id);
+    expect((await authenticate(there, key)).keyId).toBe(id);
+
+    // Revoked in the store behind the caches' backs: both still answer from memory, so neither asked the store.
+    await t.store.db.updateTable("api_keys").set({ revoked_at: new Date().toISOString() }).where("id", "=", id).execute();
+    expect((await authenticate(here, key)).keyId).toBe(id);
+    expect((await authenticate(there, key)).keyId).toBe(id);
+
+    // What `admin key revoke` does after revoking: one announcement, heard by both.
+    await announceKeyRevoked(t.store, sqliteFile, id);
+    await until(() => here.cache.size === 0 && there.cache.size === 0, "both caches to forget the key");
+    expect(await refused(here, key)).toMatch(/^This API key was revoked on /);
+    expect(await refused(there, key)).toMatch(/^This API key was revoked on /);
+  });
+
+  it("a revocation in a process with a bridge (the studio's) reaches the other at once", async () => {
+    const here = await process(t.store);
+    const there = await process(elsewhere);
+    const { id, key } = await liveKey();
+    const other = await liveKey();
+    for (const p of [here, there]) {
+      await authenticate(p, key);
+      await authenticate(p, other.key);
+    }
+    await revokeApiKey({ db: here.store.db }, { keyId: id });
+    here.signals.keyRevoked(id);
+    expect(await refused(here, key)).toMatch(/revoked/);
+    await until(() => there.cache.size === 1, "the other process to forget the revoked key");
+    expect(await refused(there, key)).toMatch(/revoked/);
+    // The other key stays cached and live.
+    expect((await authenticate(there, other.key)).keyId).toBe(other.id);
+  });
+});
