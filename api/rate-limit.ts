@@ -1,13 +1,15 @@
 // Requests per IP and per API key per minute (rate-limiter-flexible): in memory on the embedded
-// store, in the shared PostgreSQL table when several processes serve one database, and in Redis
-// (REDIS_URL) when it is set, so every process shares one budget without a database write.
+// store; in the shared PostgreSQL table when several processes serve one database, leased in
+// slices so that a request writes nothing there (leased-rate-limiter.ts); and in Redis (REDIS_URL)
+// when it is set. Every process shares one budget either way.
 import { Redis } from "ioredis";
 import pg from "pg";
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../lib/config";
 import { ApiError } from "../lib/core/errors";
 import { LIMITS } from "../lib/core/limits";
 import { METRICS } from "../lib/metrics";
+import { leasedRateLimiter, type ConsumingLimiter } from "./leased-rate-limiter";
 
 export interface RateLimitState {
   limit: number;
@@ -26,7 +28,7 @@ export interface RateLimits {
 /** Where the shared counts live: nowhere (memory), PostgreSQL or Redis. */
 type SharedStore = { kind: "memory" } | { kind: "postgres"; pool: pg.Pool } | { kind: "redis"; client: Redis };
 
-function limiter(points: number, keyPrefix: string, shared: SharedStore): RateLimiterAbstract {
+function limiter(points: number, keyPrefix: string, shared: SharedStore): ConsumingLimiter {
   const duration = LIMITS.rateLimitWindowSeconds;
   const memory = new RateLimiterMemory({ points, duration, keyPrefix });
   // If the shared store hiccups, keep limiting in memory rather than failing requests.
@@ -34,7 +36,11 @@ function limiter(points: number, keyPrefix: string, shared: SharedStore): RateLi
     return new RateLimiterRedis({ storeClient: shared.client, points, duration, keyPrefix: `atelier:rl:${keyPrefix}`, insuranceLimiter: memory, rejectIfRedisNotReady: true });
   }
   if (shared.kind === "postgres") {
-    return new RateLimiterPostgres({ storeClient: shared.pool, tableName: "rate_limits", tableCreated: true, points, duration, keyPrefix, insuranceLimiter: memory });
+    const leased = leasedRateLimiter({ pool: shared.pool, points, durationSeconds: duration, keyPrefix });
+    return {
+      // The database hiccups: this process limits in memory meanwhile, as with Redis.
+      consume: (key) => leased.consume(key).catch((err: unknown) => (err instanceof RateLimiterRes ? Promise.reject(err) : memory.consume(key))),
+    };
   }
   return memory;
 }
