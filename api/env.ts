@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { Logger } from "pino";
 import type { Config } from "../lib/config";
 import type { Services } from "../lib/core/context";
@@ -14,6 +15,10 @@ export interface ApiDeps {
 }
 
 export interface ApiEnv {
+  /** From @hono/node-server when node:http serves the app (absent when a test calls app.fetch). */
+  Bindings: {
+    incoming?: IncomingMessage;
+  };
   Variables: {
     requestId: string;
   };

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from "node:http";
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../lib/core/errors";
 import { readLimitedBytes } from "./route";
@@ -38,6 +40,32 @@ describe("readLimitedBytes", () => {
     });
     const err = await readLimitedBytes(streamingRequest(body), 10).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: "invalid_request" });
+  });
+});
+
+describe("readLimitedBytes from node:http's stream", () => {
+  const request = (headers: Record<string, string> = {}) => new Request("http://localhost/v1/generations", { method: "POST", headers });
+  /** A stand-in for the IncomingMessage: a Node stream of the chunks, then `end` or an error. */
+  function incoming(chunks: string[], fail?: Error): IncomingMessage {
+    const stream = new PassThrough();
+    for (const chunk of chunks) stream.write(chunk);
+    if (fail) setImmediate(() => stream.destroy(fail));
+    else stream.end();
+    return stream as unknown as IncomingMessage;
+  }
+
+  it("reads the whole body straight from the stream", async () => {
+    expect((await readLimitedBytes(request(), 10, undefined, incoming(["abc", "def"]))).toString()).toBe("abcdef");
+  });
+
+  it("answers 413 past the limit, streamed or declared", async () => {
+    await expect(readLimitedBytes(request(), 10, undefined, incoming(["abcdef", "ghijkl"]))).rejects.toMatchObject({ code: "payload_too_large" });
+    await expect(readLimitedBytes(request({ "content-length": "20" }), 10, "too big", incoming(["x"]))).rejects.toMatchObject({ code: "payload_too_large", message: "too big" });
+  });
+
+  it("a sender gone mid-body is 400 invalid_request", async () => {
+    const err = await readLimitedBytes(request(), 10, undefined, incoming(["ab"], Object.assign(new Error("aborted"), { code: "ECONNRESET" }))).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "invalid_request" });
   });
 });

@@ -1,5 +1,6 @@
 // The wrapper every route goes through: authentication, the per-key limit, query and body
 // parsing. A route file is then a few lines that call the core.
+import type { IncomingMessage } from "node:http";
 import type { Context, Hono } from "hono";
 import { authenticateApiKey } from "../lib/core/api-keys";
 import type { Ctx, Source, SystemCtx } from "../lib/core/context";
@@ -7,7 +8,7 @@ import { ApiError } from "../lib/core/errors";
 import { hasNul, refuseDeepOrNulJson } from "../lib/core/json-body-check";
 import { isPossibleId } from "../lib/core/ids";
 import { LIMITS } from "../lib/core/limits";
-import { BodyReadError, readCappedStream } from "../lib/core/read-capped";
+import { BodyReadError, readCappedNodeStream, readCappedStream } from "../lib/core/read-capped";
 import type { ApiDeps, ApiEnv } from "./env";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -55,10 +56,13 @@ function readQuery(c: Context<ApiEnv>, allowed: readonly string[]): Record<strin
 }
 
 /** The body's bytes, or 413 as soon as it passes `limit` (declared or streamed). */
-export async function readLimitedBytes(request: Request, limit: number, tooLargeMessage?: string): Promise<Buffer> {
+export async function readLimitedBytes(request: Request, limit: number, tooLargeMessage?: string, incoming?: IncomingMessage): Promise<Buffer> {
   const tooLarge = () => new ApiError("payload_too_large", tooLargeMessage ?? `The request body is over ${limit.toLocaleString("en")} bytes.`);
+  const declared = request.headers.get("content-length");
   try {
-    return await readCappedStream(request.body, request.headers.get("content-length"), limit, tooLarge);
+    // Served by node:http (server.ts): straight from its stream, unless something read the Request's body already.
+    if (incoming && !request.bodyUsed && !incoming.readableEnded) return await readCappedNodeStream(incoming, declared, limit, tooLarge);
+    return await readCappedStream(request.body, declared, limit, tooLarge);
   } catch (err) {
     // Only the client's side: the connection closed mid-body, or the HTTP parser refused the body
     // (a bad chunk size; api/client-error.ts answers those). Not a failure of ours to log;
@@ -76,7 +80,7 @@ export async function readJsonBody(c: Context<ApiEnv>): Promise<unknown> {
   if (contentType && !JSON_CONTENT_TYPE.test(contentType)) {
     throw new ApiError("unsupported_media_type", `This endpoint takes application/json; got "${contentType}".`);
   }
-  const text = (await readLimitedBytes(c.req.raw, LIMITS.jsonBodyBytes)).toString("utf8");
+  const text = (await readLimitedBytes(c.req.raw, LIMITS.jsonBodyBytes, undefined, c.env?.incoming)).toString("utf8");
   if (text.trim() === "") return {};
   let body: unknown;
   try {

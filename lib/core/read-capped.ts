@@ -42,3 +42,47 @@ export async function readCappedStream(
   }
   return Buffer.concat(chunks, size);
 }
+
+/**
+ * The same from a Node stream (the API's request as node:http gave it): no web-stream adapter
+ * between the socket and the bytes, which was a tenth of a JSON POST's time (bench profile).
+ */
+export function readCappedNodeStream(
+  stream: NodeJS.ReadableStream & { readableEnded?: boolean },
+  declaredLength: string | null,
+  limit: number,
+  tooLarge: () => Error,
+): Promise<Buffer> {
+  if (declaredLength !== null && declaredLength !== "" && Number(declaredLength) > limit) return Promise.reject(tooLarge());
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (err: Error | null, body?: Buffer) => {
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      stream.off("error", onError);
+      stream.off("close", onClose);
+      if (err) reject(err);
+      else resolve(body!);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        // The rest is left unread: node:http discards it once the answer is sent.
+        stream.pause();
+        finish(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(null, Buffer.concat(chunks, size));
+    const onError = (err: unknown) => finish(new BodyReadError(err));
+    // Closed before its end: the sender went away mid-body.
+    const onClose = () => finish(new BodyReadError(new Error("the connection closed before the body ended")));
+    stream.on("data", onData);
+    stream.once("end", onEnd);
+    stream.once("error", onError);
+    stream.once("close", onClose);
+    stream.resume();
+  });
+}
