@@ -1,4 +1,4 @@
-import { getModel, getPublicModel, listCatalog, listModels, deprecationHeaders, type ModelList } from "../../lib/core/catalog";
+import { getModel, getPublicModel, listCatalogJson, listModelsJson, deprecationHeaders } from "../../lib/core/catalog";
 import { jsonResponse, serializedJsonResponse } from "../respond";
 import type { Router } from "../route";
 
@@ -6,18 +6,9 @@ import type { Router } from "../route";
 // keyed /v1/models, quotes and runs always answer the live state.
 const PUBLIC_CACHE = { "Cache-Control": "public, max-age=3600, s-maxage=3600" };
 
-// Serialising the whole catalog was a fifth of GET /v1/models (bench profile). Entries change only
-// in which are listed and their availability, so the text is kept until one of those changes.
-let lastList: { key: string; json: string } | null = null;
-function catalogJson(list: ModelList): string {
-  const key = JSON.stringify(list.data.map((m) => [m.id, m.availability]));
-  if (lastList?.key !== key) lastList = { key, json: JSON.stringify(list) };
-  return lastList.json;
-}
-
 export function modelRoutes(router: Router): void {
   // GET /v1/models – every model and preset the key can run
-  router.keyed("GET", "/v1/models", {}, async (_c, ctx) => serializedJsonResponse(catalogJson(await listModels(ctx))));
+  router.keyed("GET", "/v1/models", {}, async (_c, ctx) => serializedJsonResponse(await listModelsJson(ctx)));
 
   // GET /v1/models/:creator/:name – one entry with its input schema
   router.keyed("GET", "/v1/models/:creator/:name", {}, async (_c, ctx, { params }) => {
@@ -26,7 +17,7 @@ export function modelRoutes(router: Router): void {
   });
 
   // GET /v1/public/models – the catalog without a key
-  router.open("GET", "/v1/public/models", {}, async (_c, _parts, sys) => serializedJsonResponse(catalogJson(await listCatalog(sys.db)), 200, PUBLIC_CACHE));
+  router.open("GET", "/v1/public/models", {}, async (_c, _parts, sys) => serializedJsonResponse(await listCatalogJson(sys.db), 200, PUBLIC_CACHE));
 
   // GET /v1/public/models/:creator/:name – one entry without a key
   router.open("GET", "/v1/public/models/:creator/:name", {}, async (_c, { params }, sys) => {

@@ -9,11 +9,13 @@ import {
   getPublicModel,
   isRetired,
   listCatalog,
+  listCatalogJson,
   listModels,
   MODEL_ID_PATTERN,
   splitModelId,
 } from "./catalog";
 import { ApiError } from "./errors";
+import { pauseModel, resumeModel } from "./model-pauses";
 import { quoteRun } from "./quotes";
 import { programSearchPath, setProgramSearchPath } from "../models/host";
 
@@ -54,6 +56,19 @@ describe(`catalog (${testDialect()})`, () => {
     idList = (await listCatalog(db)).data.map((m) => m.id);
   });
   const ids = () => idList;
+
+  it("the listing's JSON text is the listing, made again when an entry's availability changes", async () => {
+    expect(JSON.parse(await listCatalogJson(db))).toEqual(await listCatalog(db));
+    await pauseModel({ db }, { modelId: "atelier/gradient", until: null, reason: "maintenance" });
+    try {
+      const paused = JSON.parse(await listCatalogJson(db)) as Awaited<ReturnType<typeof listCatalog>>;
+      expect(paused).toEqual(await listCatalog(db));
+      expect(paused.data.find((m) => m.id === "atelier/gradient")?.availability).toMatchObject({ status: "out_of_service", message: "maintenance" });
+    } finally {
+      await resumeModel({ db }, { modelId: "atelier/gradient" });
+    }
+    expect(JSON.parse(await listCatalogJson(db))).toEqual(await listCatalog(db));
+  });
 
   it("lists what can run now: retired entries are left out, deprecated ones kept", async () => {
     const list = await listCatalog(db);
