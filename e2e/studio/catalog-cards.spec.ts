@@ -147,11 +147,16 @@ test("filters and search live in the address: shareable, kept on reload, restore
   await expect(page).toHaveURL(/\/catalog\?modality=video$/);
   await expect(video).toHaveAttribute("aria-pressed", "true");
   await expect(page.locator('[data-testid="model-card"]:not([data-modality="video"])')).toHaveCount(0);
-  // Let the history step settle before the next navigation starts (else Chromium aborts one of them).
-  await page.waitForLoadState("load");
+  // Let the history step's fetch settle before the next navigation starts: a navigation that
+  // cuts the page's own fetch short (the Forward step's, or the catalog looking again for
+  // pictures still being made) can end with the page navigating itself, which aborts ours.
+  await page.waitForLoadState("networkidle");
 
-  // A shared link opens with its filters.
-  await page.goto("/catalog?modality=audio&q=speech");
+  // A shared link opens with its filters (opened again if the page's own navigation aborted it).
+  await page.goto("/catalog?modality=audio&q=speech").catch(async (err: Error) => {
+    if (!/ERR_ABORTED/.test(err.message)) throw err;
+    await page.goto("/catalog?modality=audio&q=speech");
+  });
   await expect(page.getByRole("button", { name: "Audio", exact: true })).toHaveAttribute("aria-pressed", "true");
   await expect(search).toHaveValue("speech");
   await expect(cards).toHaveCount(1);
