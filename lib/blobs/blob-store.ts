@@ -60,6 +60,16 @@ export function isBlobKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }
 
+/** Where each key lives under `root`, sharded by its first two characters (blobs on disk, the catalog pictures). */
+export function shardedDirectory(root: string): { pathOf(key: string): string } {
+  return {
+    pathOf(key) {
+      if (!isBlobKey(key)) throw new Error(`not a blob key: ${key}`);
+      return path.join(root, key.slice(0, 2), key);
+    },
+  };
+}
+
 export function newBlobKey(): string {
   return randomBase62(32);
 }
@@ -72,10 +82,7 @@ export async function readAllOf(stream: Readable): Promise<Buffer> {
 
 export function localBlobStore(dataDir: string): BlobStore {
   const root = path.join(dataDir, "blobs");
-  const pathOf = (key: string) => {
-    if (!isBlobKey(key)) throw new Error(`not a blob key: ${key}`);
-    return path.join(root, key.slice(0, 2), key);
-  };
+  const { pathOf } = shardedDirectory(root);
   const sizeOf = async (key: string): Promise<number | null> => {
     if (!isBlobKey(key)) return null;
     try {

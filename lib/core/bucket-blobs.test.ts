@@ -3,6 +3,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { s3BlobStore } from "../blobs/s3-blob-store";
+import { encodeWav } from "../models/audio/wav";
 import { startTestS3Server, type TestS3Server } from "../blobs/test-s3-server";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
 import type { Ctx } from "./context";
@@ -13,23 +14,9 @@ import { createWorkspace } from "./workspaces";
 
 const PREFIX = "core-test/";
 
-/** A 16-bit PCM WAV of `seconds` of silence. */
+/** `seconds` of silence as a WAV, written by the project's own encoder. */
 function wav(seconds: number, sampleRate = 8_000): Buffer {
-  const dataBytes = Math.round(seconds * sampleRate) * 2;
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0, "ascii");
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write("WAVEfmt ", 8, "ascii");
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36, "ascii");
-  header.writeUInt32LE(dataBytes, 40);
-  return Buffer.concat([header, Buffer.alloc(dataBytes)]);
+  return encodeWav([new Float32Array(Math.round(seconds * sampleRate))], sampleRate);
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {

@@ -119,13 +119,19 @@ function withAvailability(entry: CatalogEntry, pauses: PauseMap): ModelWithSchem
   return { ...entry.model, availability: availabilityOf(entry.definition, pauses) };
 }
 
+/** The entries a listing shows (retired ones left out), each with whether it is in service now. */
+async function listedEntries(db: Db): Promise<Array<{ entry: CatalogEntry; availability: Availability }>> {
+  const pauses = await activePauses(db);
+  return [...CATALOG.values()].filter((e) => !isRetired(e.definition.lifecycle)).map((entry) => ({ entry, availability: availabilityOf(entry.definition, pauses) }));
+}
+
+function listOf(listed: Array<{ entry: CatalogEntry; availability: Availability }>): ModelList {
+  return { object: "list", data: listed.map(({ entry, availability }) => withoutSchema({ ...entry.model, availability })) };
+}
+
 /** Every model and preset that can run, retired ones left out, each saying whether it is in service now. */
 export async function listCatalog(db: Db): Promise<ModelList> {
-  const pauses = await activePauses(db);
-  const data = [...CATALOG.values()]
-    .filter((e) => !isRetired(e.definition.lifecycle))
-    .map((e) => withoutSchema(withAvailability(e, pauses)));
-  return { object: "list", data };
+  return listOf(await listedEntries(db));
 }
 
 let lastListing: { key: string; json: string } | null = null;
@@ -136,14 +142,9 @@ let lastListing: { key: string; json: string } | null = null;
  * availability: the text is kept until one of those changes.
  */
 export async function listCatalogJson(db: Db): Promise<string> {
-  const pauses = await activePauses(db);
-  const entries = [...CATALOG.values()].filter((e) => !isRetired(e.definition.lifecycle));
-  const availability = entries.map((e) => availabilityOf(e.definition, pauses));
-  const key = entries.map((e, i) => `${e.model.id}\u0000${availability[i]!.status === "available" ? "" : JSON.stringify(availability[i])}`).join("\u0001");
-  if (lastListing?.key !== key) {
-    const list: ModelList = { object: "list", data: entries.map((e, i) => withoutSchema({ ...e.model, availability: availability[i]! })) };
-    lastListing = { key, json: JSON.stringify(list) };
-  }
+  const listed = await listedEntries(db);
+  const key = listed.map(({ entry, availability }) => `${entry.model.id}\u0000${availability.status === "available" ? "" : JSON.stringify(availability)}`).join("\u0001");
+  if (lastListing?.key !== key) lastListing = { key, json: JSON.stringify(listOf(listed)) };
   return lastListing.json;
 }
 
