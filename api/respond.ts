@@ -8,8 +8,8 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
   return serializedJsonResponse(JSON.stringify(body), status, headers);
 }
 
-/** The same for a body already serialised (a cached one). */
-export function serializedJsonResponse(json: string, status = 200, headers: Record<string, string> = {}): Response {
+/** The same for a body already serialised (a cached one: as bytes, it is not encoded again). */
+export function serializedJsonResponse(json: string | Uint8Array<ArrayBuffer>, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(json, {
     status,
     headers: { "Content-Type": "application/json; charset=utf-8", ...headers },

@@ -11,10 +11,12 @@ const PLACEHOLDER = /^(\{[^}]*\}|<[^>]*>|:[A-Za-z_]\w*|undefined|null)$/;
 export function refusePlaceholders(path: string): void {
   for (const raw of path.split("/")) {
     let segment = raw;
-    try {
-      segment = decodeURIComponent(raw);
-    } catch {
-      // a malformed escape is not a placeholder; routing will answer 404
+    if (raw.includes("%")) {
+      try {
+        segment = decodeURIComponent(raw);
+      } catch {
+        // a malformed escape is not a placeholder; routing will answer 404
+      }
     }
     if (PLACEHOLDER.test(segment)) {
       throw new ApiError(

@@ -11,7 +11,7 @@ import { purgeEvents } from "../lib/core/events";
 import { createUser, generatePassword, listUsers, setUserPassword } from "../lib/core/users";
 import { pauseModel, resumeModel } from "../lib/core/model-pauses";
 import { openConfiguredStore } from "../lib/boot";
-import { announceKeyRevoked } from "../lib/engine/cross-process";
+import { announceToEveryProcess } from "../lib/engine/cross-process";
 import { ConfigError, loadConfig, type Config } from "../lib/config";
 import { sqliteFileIn, type Store } from "../lib/store/store";
 import { storeUnreachable } from "../lib/store/unreachable";
@@ -148,7 +148,7 @@ key
     withStore(async (store, config) => {
       const revoked = await revokeApiKey({ db: store.db }, { keyId });
       // Running servers and workers keep live keys in memory: tell them before answering.
-      await announceKeyRevoked(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), revoked.id);
+      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), { kind: "key_revoked", id: revoked.id });
       print(revoked, [{ id: revoked.id, name: revoked.name, revoked_at: revoked.revoked_at }]);
     }),
   );
@@ -232,8 +232,10 @@ model
   .option("--until <iso>", "when it comes back by itself (ISO 8601); without it, until `model resume`")
   .option("--reason <text>", "what people are told", "it is paused for maintenance")
   .action((id: string, options: { until?: string; reason: string }) =>
-    withStore(async (store) => {
+    withStore(async (store, config) => {
       const paused = await pauseModel({ db: store.db }, { modelId: id, until: options.until ?? null, reason: options.reason, by: "admin CLI" });
+      // Running servers and workers keep the pauses in memory: tell them before answering.
+      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), { kind: "availability_changed" });
       print({ object: "model_pause", ...paused }, [paused]);
     }),
   );
@@ -241,8 +243,9 @@ model
   .command("resume")
   .argument("<id>", "catalog ID")
   .action((id: string) =>
-    withStore(async (store) => {
+    withStore(async (store, config) => {
       const resumed = await resumeModel({ db: store.db }, { modelId: id });
+      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), { kind: "availability_changed" });
       print({ object: "model_resume", ...resumed }, [resumed]);
     }),
   );

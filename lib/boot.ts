@@ -11,6 +11,7 @@ import { registerRemoteModels } from "./core/catalog";
 import { remoteModels } from "./providers";
 import { setProgramSearchPath } from "./models/host";
 import { connectCrossProcessSignals, type CrossProcessSignals } from "./engine/cross-process";
+import { cachePausesOf } from "./core/pause-cache";
 import { createRunSignals } from "./engine/run-signals";
 import { createApiKeyCache } from "./core/api-key-cache";
 import { createApiKey, type CreatedApiKey } from "./core/api-keys";
@@ -103,6 +104,8 @@ export async function startRuntime(config: Config, logger: Logger): Promise<Runt
   const crossProcess = await connectCrossProcessSignals(store, config.databaseUrl, services.signals, logger, {
     sqliteFile: config.databaseUrl ? undefined : sqliteFileIn(config.dataDir),
   });
+  // Only with the bridge up: a pause made by another process must be heard to be forgotten.
+  cachePausesOf(store.db, services.signals);
   return { store, services, crossProcess };
 }
 

@@ -1,5 +1,5 @@
 // API keys: created by the admin CLI or the studio, shown once, stored only as a SHA-256 hash.
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash as oneShotHash, timingSafeEqual } from "node:crypto";
 import type { ApiKeysTable } from "../store/database";
 import type { ApiKeyCache } from "./api-key-cache";
 import { nowIso, SCOPES, type Scope, type SystemCtx } from "./context";
@@ -42,7 +42,8 @@ function present(row: ApiKeysTable): ApiKey {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  // The one-shot hash: a third of createHash's cost, on every keyed request.
+  return oneShotHash("sha256", key, "hex");
 }
 
 export function parseScopes(text: string): Scope[] {

@@ -58,16 +58,16 @@ describe(`catalog (${testDialect()})`, () => {
   const ids = () => idList;
 
   it("the listing's JSON text is the listing, made again when an entry's availability changes", async () => {
-    expect(JSON.parse(await listCatalogJson(db))).toEqual(await listCatalog(db));
+    expect(JSON.parse((await listCatalogJson(db)).toString("utf8"))).toEqual(await listCatalog(db));
     await pauseModel({ db }, { modelId: "atelier/gradient", until: null, reason: "maintenance" });
     try {
-      const paused = JSON.parse(await listCatalogJson(db)) as Awaited<ReturnType<typeof listCatalog>>;
+      const paused = JSON.parse((await listCatalogJson(db)).toString("utf8")) as Awaited<ReturnType<typeof listCatalog>>;
       expect(paused).toEqual(await listCatalog(db));
       expect(paused.data.find((m) => m.id === "atelier/gradient")?.availability).toMatchObject({ status: "out_of_service", message: "maintenance" });
     } finally {
       await resumeModel({ db }, { modelId: "atelier/gradient" });
     }
-    expect(JSON.parse(await listCatalogJson(db))).toEqual(await listCatalog(db));
+    expect(JSON.parse((await listCatalogJson(db)).toString("utf8"))).toEqual(await listCatalog(db));
   });
 
   it("lists what can run now: retired entries are left out, deprecated ones kept", async () => {

@@ -119,33 +119,65 @@ function withAvailability(entry: CatalogEntry, pauses: PauseMap): ModelWithSchem
   return { ...entry.model, availability: availabilityOf(entry.definition, pauses) };
 }
 
-/** The entries a listing shows (retired ones left out), each with whether it is in service now. */
-async function listedEntries(db: Db): Promise<Array<{ entry: CatalogEntry; availability: Availability }>> {
-  const pauses = await activePauses(db);
-  return [...CATALOG.values()].filter((e) => !isRetired(e.definition.lifecycle)).map((entry) => ({ entry, availability: availabilityOf(entry.definition, pauses) }));
+type Listed = Array<{ entry: CatalogEntry; availability: Availability }>;
+
+/** Whether an entry's availability can change with no pause changing: a remote provider's health as this process sees it. */
+function changesByItself(definition: ModelDefinition): boolean {
+  return definition.unavailableReason !== undefined || (definition.steps ?? []).some(changesByItself);
 }
 
-function listOf(listed: Array<{ entry: CatalogEntry; availability: Availability }>): ModelList {
+/** What one listing was made from, and the listing; its JSON bytes once asked for. */
+interface Listing {
+  catalog: typeof CATALOG;
+  pauses: PauseMap;
+  /** When the next listed entry retires (ms): the listing is made again then. */
+  before: number;
+  /** The availability of the entries that change by themselves, as it was. */
+  changing: string;
+  listed: Listed;
+  json: Buffer<ArrayBuffer> | null;
+}
+
+let lastListing: Listing | null = null;
+
+function changingAvailability(listed: Listed, pauses: PauseMap): string {
+  let key = "";
+  for (const { entry } of listed) if (changesByItself(entry.definition)) key += `${entry.model.id}\u0000${JSON.stringify(availabilityOf(entry.definition, pauses))}\u0001`;
+  return key;
+}
+
+/**
+ * The entries a listing shows (retired ones left out), each with whether it is in service now.
+ * Building them and their JSON was a third of GET /v1/models (bench profile), yet they change
+ * only when the pauses do (activePauses gives the same map until then), an entry retires, or a
+ * remote provider's health changes: the last listing is kept until one of those happens.
+ */
+async function currentListing(db: Db): Promise<Listing> {
+  const pauses = await activePauses(db);
+  const now = Date.now();
+  const last = lastListing;
+  if (last && last.catalog === CATALOG && last.pauses === pauses && now < last.before && last.changing === changingAvailability(last.listed, pauses)) return last;
+  const listed = [...CATALOG.values()].filter((e) => !isRetired(e.definition.lifecycle, now)).map((entry) => ({ entry, availability: availabilityOf(entry.definition, pauses) }));
+  const sunsets = listed.map(({ entry }) => (entry.definition.lifecycle ? Date.parse(entry.definition.lifecycle.sunset_at) : Infinity));
+  const listing: Listing = { catalog: CATALOG, pauses, before: Math.min(Infinity, ...sunsets), changing: changingAvailability(listed, pauses), listed, json: null };
+  lastListing = listing;
+  return listing;
+}
+
+function listOf(listed: Listed): ModelList {
   return { object: "list", data: listed.map(({ entry, availability }) => withoutSchema({ ...entry.model, availability })) };
 }
 
 /** Every model and preset that can run, retired ones left out, each saying whether it is in service now. */
 export async function listCatalog(db: Db): Promise<ModelList> {
-  return listOf(await listedEntries(db));
+  return listOf((await currentListing(db)).listed);
 }
 
-let lastListing: { key: string; json: string } | null = null;
-
-/**
- * listCatalog as JSON text, for the API's listings. Building the entries and serialising them was
- * a third of GET /v1/models (bench profile), yet they change only in which are listed and their
- * availability: the text is kept until one of those changes.
- */
-export async function listCatalogJson(db: Db): Promise<string> {
-  const listed = await listedEntries(db);
-  const key = listed.map(({ entry, availability }) => `${entry.model.id}\u0000${availability.status === "available" ? "" : JSON.stringify(availability)}`).join("\u0001");
-  if (lastListing?.key !== key) lastListing = { key, json: JSON.stringify(listOf(listed)) };
-  return lastListing.json;
+/** listCatalog as UTF-8 JSON, for the API's listings: made once per listing (currentListing), not encoded again per answer. */
+export async function listCatalogJson(db: Db): Promise<Buffer<ArrayBuffer>> {
+  const listing = await currentListing(db);
+  listing.json ??= Buffer.from(JSON.stringify(listOf(listing.listed)), "utf8");
+  return listing.json;
 }
 
 /**
@@ -191,8 +223,8 @@ export function listModels(ctx: Ctx): Promise<ModelList> {
   return listCatalog(ctx.db);
 }
 
-/** GET /v1/models's text (listCatalogJson). */
-export function listModelsJson(ctx: Ctx): Promise<string> {
+/** GET /v1/models's bytes (listCatalogJson). */
+export function listModelsJson(ctx: Ctx): Promise<Buffer<ArrayBuffer>> {
   requireScope(ctx, "generations:read");
   return listCatalogJson(ctx.db);
 }

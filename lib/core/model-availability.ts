@@ -12,6 +12,7 @@
 import { sql } from "kysely";
 import type { Db } from "../store/database";
 import { ApiError } from "./errors";
+import { pauseRowsOf, pausesChanged, type PauseRow } from "./pause-cache";
 import type { ModelDefinition } from "../models/types";
 
 export interface Availability {
@@ -38,24 +39,39 @@ export interface PauseMap {
   providers: Map<string, Pause>;
 }
 
-/**
- * Pauses and provider outages in force now (lapsed ones are ignored, not deleted). One query for
- * both, so reading availability costs a request no more than it did before outages were shared.
- */
-export async function activePauses(db: Db, now = new Date()): Promise<PauseMap> {
-  const rows = await db
+/** Every stored pause and provider outage, lapsed ones included: one query for both. */
+function readPauseRows(db: Db): Promise<PauseRow[]> {
+  return db
     .selectFrom("model_pauses")
     .select(["model_id as key", "paused_until as until", "reason", sql<string>`'model'`.as("kind")])
     .unionAll(
       db.selectFrom("provider_outages").select(["provider_id as key", "down_until as until", "reason", sql<string>`'provider'`.as("kind")]),
     )
     .execute();
+}
+
+/** The map made from a set of kept rows, valid from one time to just before the next pause ends (ms). */
+const pauseMaps = new WeakMap<PauseRow[], { pauses: PauseMap; from: number; before: number }>();
+
+/**
+ * Pauses and provider outages in force now (lapsed ones are ignored, not deleted), from memory
+ * in the server and worker processes (pause-cache.ts).
+ */
+export async function activePauses(db: Db, now = new Date()): Promise<PauseMap> {
+  const nowMs = now.getTime();
+  const rows = await pauseRowsOf(db, () => readPauseRows(db), nowMs);
+  // The same kept rows give the same map until the next pause among them ends.
+  const known = pauseMaps.get(rows);
+  if (known && known.from <= nowMs && nowMs < known.before) return known.pauses;
   const nowIso = now.toISOString();
   const pauses: PauseMap = { models: new Map(), providers: new Map() };
+  let before = Infinity;
   for (const row of rows) {
     if (row.until !== null && row.until <= nowIso) continue;
+    if (row.until !== null) before = Math.min(before, Date.parse(row.until));
     (row.kind === "provider" ? pauses.providers : pauses.models).set(row.key, { until: row.until, reason: row.reason });
   }
+  pauseMaps.set(rows, { pauses, from: nowMs, before });
   return pauses;
 }
 
@@ -126,7 +142,9 @@ export async function requireInService(db: Db, definition: ModelDefinition, now 
  */
 export async function shareProviderHealth(db: Db, providerId: string, down: { until: string; reason: string } | null): Promise<void> {
   if (down === null) {
-    await db.deleteFrom("provider_outages").where("provider_id", "=", providerId).execute();
+    // Every good remote answer says "up": only one that ended a stored outage is news.
+    const deleted = await db.deleteFrom("provider_outages").where("provider_id", "=", providerId).executeTakeFirst();
+    if (deleted.numDeletedRows > 0n) pausesChanged(db);
     return;
   }
   const row = { provider_id: providerId, down_until: down.until, reason: down.reason, updated_at: new Date().toISOString() };
@@ -141,4 +159,5 @@ export async function shareProviderHealth(db: Db, providerId: string, down: { un
       }),
     )
     .execute();
+  pausesChanged(db);
 }

@@ -4,6 +4,7 @@ import { allCatalogEntries, findCatalogEntry } from "./catalog";
 import type { SystemCtx } from "./context";
 import { ApiError } from "./errors";
 import { activePauses, availabilityOf } from "./model-availability";
+import { pausesChanged } from "./pause-cache";
 import type { Db } from "../store/database";
 
 /** Catalog ids whose queued runs must wait: paused or unable to run here now. */
@@ -35,6 +36,7 @@ export async function pauseModel(
     .values(row)
     .onConflict((oc) => oc.column("model_id").doUpdateSet({ paused_until: until, reason, created_at: row.created_at, paused_by: row.paused_by }))
     .execute();
+  pausesChanged(ctx.db);
   return { model: definition.id, until, reason };
 }
 
@@ -42,6 +44,7 @@ export async function pauseModel(
 export async function resumeModel(ctx: SystemCtx, input: { modelId: string }): Promise<{ model: string; resumed: boolean }> {
   const { definition } = findCatalogEntry(input.modelId, "model");
   const result = await ctx.db.deleteFrom("model_pauses").where("model_id", "=", definition.id).executeTakeFirst();
+  pausesChanged(ctx.db);
   return { model: definition.id, resumed: result.numDeletedRows > 0n };
 }
 

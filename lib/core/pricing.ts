@@ -14,6 +14,7 @@ function matches(override: PriceOverride, input: Record<string, unknown>): boole
 function quantityOf(value: unknown): { numerator: bigint; denominator: bigint } {
   if (typeof value === "string") return { numerator: BigInt([...value].length), denominator: 1n };
   if (Array.isArray(value)) return { numerator: BigInt(value.length), denominator: 1n };
+  if (Number.isSafeInteger(value) && (value as number) >= 0) return { numerator: BigInt(value as number), denominator: 1n };
   if (typeof value === "number" && Number.isFinite(value) && value >= 0) {
     const [whole, fraction = ""] = value.toFixed(6).split(".");
     const denominator = 10n ** BigInt(fraction.length);
@@ -23,10 +24,16 @@ function quantityOf(value: unknown): { numerator: bigint; denominator: bigint } 
   return { numerator: 1n, denominator: 1n };
 }
 
+/** Prices as written in the catalog, parsed once: every quote and create reads one. */
+const parsedPrices = new Map<string, Micros>();
+
 export function unitPrice(pricing: ModelPricing, input: Record<string, unknown>): Micros {
   const usd = pricing.overrides.find((o) => matches(o, input))?.usd ?? pricing.usd;
+  const known = parsedPrices.get(usd);
+  if (known !== undefined) return known;
   const micros = parseUsd(usd);
   if (micros === null) throw new Error(`pricing: not a price: ${usd}`);
+  if (parsedPrices.size < 10_000) parsedPrices.set(usd, micros);
   return micros;
 }
 

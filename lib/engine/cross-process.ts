@@ -59,9 +59,9 @@ export async function connectCrossProcessSignals(
 
   const folder = store.dialect === "sqlite" && options.sqliteFile ? meshFolder(options.sqliteFile) : null;
   const mesh = folder ? await joinProcessMesh(folder, (m) => signals.receive(m), logger) : null;
-  // A revocation must reach every process, even one that joined a moment ago and is not among
-  // this one's peers yet: it goes to each socket in the folder now.
-  if (mesh && folder) signals.setPublisher((m) => (m.kind === "key_revoked" ? void sendToMesh(folder, m) : mesh.publish(m)));
+  // A revocation or an availability change must reach every process, even one that joined a
+  // moment ago and is not among this one's peers yet: it goes to each socket in the folder now.
+  if (mesh && folder) signals.setPublisher((m) => (reachesEveryProcess(m) ? void sendToMesh(folder, m) : mesh.publish(m)));
 
   const pollMs = options.pollMs ?? (listener ? 2_000 : 25);
   let since = new Date(Date.now() - LOOKBACK_MS).toISOString();
@@ -210,6 +210,8 @@ async function listenForSignals(
   const pendingChanges = new Map<string, SignalMessage>();
   /** Revoked API keys not yet announced: kept through an outage (a revoked key must stop everywhere). */
   const pendingRevocations = new Set<string>();
+  /** A pause or outage changed here and is not announced yet: kept through an outage too. */
+  let pendingAvailability = false;
   let sending = false;
   /** A NOTIFY failed since the connection was last up: logged once per outage. */
   let notifyFailureLogged = false;
@@ -217,6 +219,7 @@ async function listenForSignals(
   const enqueue = (message: SignalMessage) => {
     if (message.kind === "queued") pendingQueued = true;
     else if (message.kind === "key_revoked") pendingRevocations.add(message.id);
+    else if (message.kind === "availability_changed") pendingAvailability = true;
     else if (message.kind === "changed") {
       // While disconnected they are dropped: the state is in the store, progress soon stale.
       if (live && pendingChanges.size < PENDING_FINISHES_MAX) pendingChanges.set(message.id, message);
@@ -229,15 +232,17 @@ async function listenForSignals(
     if (sending) return;
     sending = true;
     try {
-      while (live && (pendingQueued || pendingFinishes.size > 0 || pendingChanges.size > 0 || pendingRevocations.size > 0)) {
+      while (live && (pendingQueued || pendingAvailability || pendingFinishes.size > 0 || pendingChanges.size > 0 || pendingRevocations.size > 0)) {
         const client = live;
         const batch: SignalMessage[] = [
           ...[...pendingRevocations].map((id) => ({ kind: "key_revoked", id }) as const),
+          ...(pendingAvailability ? [{ kind: "availability_changed" } as const] : []),
           ...(pendingQueued ? [{ kind: "queued" } as const] : []),
           ...[...pendingChanges.values()].filter((m) => m.kind !== "changed" || !pendingFinishes.has(m.id)),
           ...[...pendingFinishes].map((id) => ({ kind: "finished", id }) as const),
         ];
         pendingQueued = false;
+        pendingAvailability = false;
         pendingRevocations.clear();
         pendingFinishes.clear();
         pendingChanges.clear();
@@ -353,6 +358,8 @@ async function listenForSignals(
     signals.receive({ kind: "queued" });
     // Keys may have been revoked elsewhere meanwhile, unheard: the key cache forgets every key.
     signals.receive({ kind: "key_revoked", id: "*" });
+    // And models paused or providers found down: the availability cache reads the store again.
+    signals.receive({ kind: "availability_changed" });
     try {
       await wakeFinishedWaiters(store, signals);
     } catch (err) {
@@ -378,13 +385,22 @@ async function listenForSignals(
   };
 }
 
+/** Signals every process must hear at once, not only the peers this one knows of yet. */
+function reachesEveryProcess(message: SignalMessage): boolean {
+  return message.kind === "key_revoked" || message.kind === "availability_changed";
+}
+
 /**
- * Tells every process on the store that an API key was revoked, from a process without a signal
- * bridge of its own (the admin CLI): a NOTIFY on PostgreSQL, a line to each process of the mesh
- * on SQLite. Processes with a bridge call `signals.keyRevoked` instead.
+ * Tells every process on the store that an API key was revoked or that a pause changed, from a
+ * process without a signal bridge of its own (the admin CLI): a NOTIFY on PostgreSQL, a line to
+ * each process of the mesh on SQLite. Processes with a bridge call `signals.keyRevoked` or
+ * `signals.availabilityChanged` instead.
  */
-export async function announceKeyRevoked(store: Store, sqliteFile: string | null, keyId: string): Promise<void> {
-  const message: SignalMessage = { kind: "key_revoked", id: keyId };
+export async function announceToEveryProcess(
+  store: Store,
+  sqliteFile: string | null,
+  message: Extract<SignalMessage, { kind: "key_revoked" | "availability_changed" }>,
+): Promise<void> {
   if (store.dialect === "postgres") await sql`select pg_notify(${CHANNEL}, ${JSON.stringify(message)})`.execute(store.db);
   else if (sqliteFile) await sendToMesh(meshFolder(sqliteFile), message);
 }

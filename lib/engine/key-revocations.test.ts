@@ -10,7 +10,7 @@ import { ApiError } from "../core/errors";
 import { createWorkspace } from "../core/workspaces";
 import { openStore, sqliteFileIn, type Store } from "../store/store";
 import { openTestStore, testDialect, type TestStore } from "../store/test-store";
-import { announceKeyRevoked, connectCrossProcessSignals } from "./cross-process";
+import { announceToEveryProcess, connectCrossProcessSignals } from "./cross-process";
 import { createRunSignals, type RunSignals } from "./run-signals";
 
 const silent = pino({ level: "silent" });
@@ -89,7 +89,7 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
     expect((await authenticate(there, key)).keyId).toBe(id);
 
     // What `admin key revoke` does after revoking: one announcement, heard by both.
-    await announceKeyRevoked(t.store, sqliteFile, id);
+    await announceToEveryProcess(t.store, sqliteFile, { kind: "key_revoked", id });
     await until(() => here.cache.size === 0 && there.cache.size === 0, "both caches to forget the key");
     expect(await refused(here, key)).toMatch(/^This API key was revoked on /);
     expect(await refused(there, key)).toMatch(/^This API key was revoked on /);

@@ -15,7 +15,9 @@ export type SignalMessage =
   | { kind: "finished"; id: string }
   | ({ kind: "changed"; id: string } & RunChange)
   /** An API key was revoked ("*": any may have been; caches forget everything). */
-  | { kind: "key_revoked"; id: string };
+  | { kind: "key_revoked"; id: string }
+  /** A model was paused or resumed, or a provider found down or back: availability caches forget. */
+  | { kind: "availability_changed" };
 
 /** Progress entries of runs whose end this process never heard of are dropped after this long. */
 const PROGRESS_TTL_MS = 10 * 60_000;
@@ -44,6 +46,9 @@ export interface RunSignals {
   /** An API key was revoked here: every process's key cache forgets it. */
   keyRevoked(keyId: string): void;
   onKeyRevoked(listener: (keyId: string) => void): () => void;
+  /** A pause or a provider outage changed here: every process's availability cache forgets. */
+  availabilityChanged(): void;
+  onAvailabilityChanged(listener: () => void): () => void;
   /** Hook for the cross-process bridge: called on every local signal. */
   setPublisher(publish: ((message: SignalMessage) => void) | null): void;
   /** Deliver a signal that came from another process. */
@@ -62,8 +67,8 @@ export function createRunSignals(): RunSignals {
       emitter.emit("key_revoked", message.id);
       return;
     }
-    if (message.kind === "queued") {
-      emitter.emit("queued");
+    if (message.kind === "queued" || message.kind === "availability_changed") {
+      emitter.emit(message.kind);
       return;
     }
     if (message.kind === "finished") {
@@ -108,6 +113,14 @@ export function createRunSignals(): RunSignals {
     onKeyRevoked(listener) {
       emitter.on("key_revoked", listener);
       return () => emitter.off("key_revoked", listener);
+    },
+    availabilityChanged() {
+      deliver({ kind: "availability_changed" });
+      publish?.({ kind: "availability_changed" });
+    },
+    onAvailabilityChanged(listener) {
+      emitter.on("availability_changed", listener);
+      return () => emitter.off("availability_changed", listener);
     },
     onQueued(listener) {
       emitter.on("queued", listener);
