@@ -1,5 +1,5 @@
 // A run as an MCP tool result: what an agent can look at (images scaled down to a size clients
-// accept, a small sound as audio, a video as its poster) plus a link to each full output, a
+// accept, a small sound as audio, a video or 3D model as its poster) plus a link to each full output, a
 // sentence saying where the run stands, and the Generation itself as structured content.
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import sharp from "sharp";
@@ -21,7 +21,8 @@ async function inlineImage(data: Buffer): Promise<{ data: string; mimeType: stri
 function describeOutput(output: Generation["output"][number]): string {
   const size = output.width && output.height ? ` ${output.width}×${output.height}` : "";
   const length = output.duration !== undefined ? ` ${output.duration.toFixed(1)} s` : "";
-  return `${output.type}${size}${length}`;
+  const mesh = output.triangles !== undefined ? ` model, ${output.triangles.toLocaleString("en")} triangles` : "";
+  return `${output.type}${size}${length}${mesh}`;
 }
 
 function summary(generation: Generation): string {
@@ -44,7 +45,7 @@ export async function generationResult(ctx: Ctx, generation: Generation): Promis
       const kept = stored[index];
       if (kept?.type === "image") {
         content.push({ type: "image", ...(await inlineImage(await ctx.services.blobs.readAll(kept.blob))) });
-      } else if (kept?.type === "video" && kept.poster) {
+      } else if ((kept?.type === "video" || kept?.type === "3d") && kept.poster) {
         content.push({ type: "image", ...(await inlineImage(await ctx.services.blobs.readAll(kept.poster.blob))) });
       } else if (kept?.type === "audio" && kept.bytes <= LIMITS.mcpInlineAudioBytes) {
         content.push({ type: "audio", data: (await ctx.services.blobs.readAll(kept.blob)).toString("base64"), mimeType: kept.content_type });

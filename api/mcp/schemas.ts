@@ -6,8 +6,8 @@ import type { JsonSchemaObject } from "../../lib/core/json-schema";
 import { LIMITS } from "../../lib/core/limits";
 import { GENERATION_STATUSES } from "../../lib/core/run-states";
 import { SOURCES } from "../../lib/core/context";
+import { MODALITIES } from "../../lib/models/types";
 
-const MODALITIES = ["image", "video", "audio"];
 
 function args(properties: Record<string, JsonSchemaObject>, required: string[] = []): JsonSchemaObject {
   return { type: "object", additionalProperties: false, properties, required };
@@ -33,7 +33,7 @@ const generationId: JsonSchemaObject = { type: "string", minLength: 1, maxLength
 
 export const ARGUMENTS = {
   list_models: args({
-    modality: { type: "string", enum: MODALITIES, description: "Only models that make this kind of output." },
+    modality: { type: "string", enum: [...MODALITIES], description: "Only models that make this kind of output." },
     task: { type: "string", minLength: 1, maxLength: 100, description: "Only models that do this task, e.g. text-to-image, text-to-speech." },
     search: { type: "string", minLength: 1, maxLength: 200, description: "Words to find in a model's ID, name, creator or description." },
   }),

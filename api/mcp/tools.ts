@@ -96,7 +96,7 @@ export const TOOLS: Record<ToolName, Tool> = {
   list_models: {
     title: "List models",
     description:
-      "Lists the image, video and audio models and presets this workspace can run, with what each does and costs. Filter by modality, task or words. Then call get_model for a model's inputs, quote for an exact price, generate to run it.",
+      "Lists the image, video, audio and 3D models and presets this workspace can run, with what each does and costs. Filter by modality, task or words. Then call get_model for a model's inputs, quote for an exact price, generate to run it.",
     annotations: READ,
     async run(ctx, args) {
       const search = typeof args.search === "string" ? args.search.toLowerCase() : null;
@@ -134,7 +134,7 @@ export const TOOLS: Record<ToolName, Tool> = {
   generate: {
     title: "Run a model",
     description:
-      `Runs a model (or preset) with an input, spending the workspace's credit (the price is held, then charged only if it succeeds). Waits up to wait_seconds (default ${LIMITS.mcpDefaultWaitSeconds}) for the result: images come back as images, a short sound as audio, a video as its poster, each with a link to the full output. A run still going is returned with its id: call get_generation to wait for it. Send idempotency_key to retry safely.`,
+      `Runs a model (or preset) with an input, spending the workspace's credit (the price is held, then charged only if it succeeds). Waits up to wait_seconds (default ${LIMITS.mcpDefaultWaitSeconds}) for the result: images come back as images, a short sound as audio, a video or a 3D model as its poster, each with a link to the full output. A run still going is returned with its id: call get_generation to wait for it. Send idempotency_key to retry safely.`,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run(ctx, args, call) {
       const key = args.idempotency_key as string | undefined;

@@ -7,6 +7,7 @@ import { ERROR_CODES } from "../../lib/core/error-codes";
 import { ID_PREFIXES } from "../../lib/core/ids";
 import { LIMITS } from "../../lib/core/limits";
 import { SOURCES } from "../../lib/core/context";
+import { MODALITIES } from "../../lib/models/types";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -29,7 +30,6 @@ const usd: JsonSchema = { type: "string", pattern: "^-?[0-9]+\\.[0-9]{2,6}$", de
 const signedLink = (what: string): JsonSchema => ({ type: "string", description: `${what}: a signed link, valid ${LIMITS.outputLinkHours} hours from the read that returned it; it needs no API key.` });
 
 const GENERATION_STATUSES = ["queued", "running", "succeeded", "failed", "canceled"];
-const MODALITIES = ["image", "video", "audio", "3d"];
 
 /** A cursor-paged list of `item`. */
 const pagedList = (item: string): JsonSchema =>
@@ -85,7 +85,7 @@ export const SCHEMAS: Record<string, JsonSchema> = {
     type: { type: "string", enum: ["model", "preset"] },
     name: { type: "string" },
     creator: { type: "string" },
-    modality: { type: "string", enum: MODALITIES },
+    modality: { type: "string", enum: [...MODALITIES] },
     tasks: { type: "array", items: { type: "string" } },
     description: { type: "string" },
     revision: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$" },
@@ -109,14 +109,23 @@ export const SCHEMAS: Record<string, JsonSchema> = {
   Workspace: closed({ id: id("workspace"), object: { const: "workspace" }, name: { type: "string" }, created_at: timestamp }),
   OutputItem: closed(
     {
-      type: { type: "string", enum: ["image", "video", "audio"] },
+      type: { type: "string", enum: [...MODALITIES] },
       url: signedLink("The output"),
       expires_at: timestamp,
-      content_type: { type: "string" },
+      content_type: { type: "string", description: "image/…, video/mp4, audio/…, or model/gltf-binary (a .glb) for 3D." },
       width: { type: "integer", minimum: 1 },
       height: { type: "integer", minimum: 1 },
       duration: { type: "number", minimum: 0, description: "Seconds (video and audio)." },
-      poster: closed({ url: signedLink("A still of the video"), expires_at: timestamp, width: { type: "integer" }, height: { type: "integer" } }),
+      vertices: { type: "integer", minimum: 0, description: "3D: vertices over all of the model's primitives." },
+      triangles: { type: "integer", minimum: 0, description: "3D: triangles over all of the model's primitives." },
+      bounding_box: closed(
+        {
+          min: { type: "array", items: { type: "number" }, minItems: 3, maxItems: 3, description: "Least x, y, z in metres (glTF: y up)." },
+          max: { type: "array", items: { type: "number" }, minItems: 3, maxItems: 3, description: "Greatest x, y, z in metres." },
+        },
+        ["min", "max"],
+      ),
+      poster: closed({ url: signedLink("A still of the video or the 3D model"), expires_at: timestamp, width: { type: "integer" }, height: { type: "integer" } }),
     },
     ["type", "url", "expires_at", "content_type"],
   ),
@@ -125,7 +134,7 @@ export const SCHEMAS: Record<string, JsonSchema> = {
     id: id("generation"),
     object: { const: "generation" },
     model: { type: "string" },
-    modality: { type: "string", enum: MODALITIES },
+    modality: { type: "string", enum: [...MODALITIES] },
     status: { type: "string", enum: GENERATION_STATUSES },
     provider: { ...nullable({ type: "string" }), description: "`atelier` for built-in models, the provider's id for remote ones; null until it starts." },
     revision: { type: "string" },

@@ -3,14 +3,13 @@
 // with source "mcp", money moves exactly as over REST (ledger identity after each test), another
 // workspace's ids are not found, failures are tool results with the SPEC.md error code, and the
 // door answers 401 with WWW-Authenticate and the API's envelope without a key.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "./fixtures";
+import { call, connect } from "./mcp-client";
 import sharp from "sharp";
 import { createKey } from "./admin";
 import { expectLedgerIdentity, makePng, micros, newTenant, PRICE, STORES, type Generation } from "./runs-helpers";
-import { SERVERS, type ServerSpec } from "./servers";
+import { SERVERS } from "./servers";
 
 const TOOL_NAMES = [
   "cancel_generation",
@@ -24,16 +23,6 @@ const TOOL_NAMES = [
   "quote",
   "upload_image",
 ];
-
-async function connect(spec: ServerSpec, key: string): Promise<Client> {
-  const client = new Client({ name: "atelier-e2e", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${spec.baseURL}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}, onprogress?: (p: { progress: number; message?: string }) => void): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 90_000, ...(onprogress ? { onprogress } : {}) })) as CallToolResult;
-}
 
 /** The SPEC.md error carried in a failed tool result's text. */
 function toolError(result: CallToolResult): { code: string; message: string; param: string | null } {

@@ -1,7 +1,7 @@
 // Catalog card pictures: a real output of each built-in entry, made once by the model itself from
 // its first example (else its schema's defaults), shrunk to a WebP thumbnail and kept in the blob
 // store under a key derived from the entry's id, revision and example input, so a new revision or
-// a new example makes a new one. Images show themselves, videos their poster, sounds a waveform
+// a new example makes a new one. Images show themselves, videos and 3D models their poster, sounds a waveform
 // drawn by atelier/waveform. Making them writes no run and charges nothing: the model's run() is
 // called directly with tools of its own. Remote entries never get one (a card must not call a
 // paid provider); they keep their icon.
@@ -238,10 +238,10 @@ export function createExampleMaker(options: ExampleMakerOptions) {
     return made;
   }
 
-  /** The still a card shows for an output: the image, the video's poster, the sound's waveform. */
+  /** The still a card shows for an output: the image, the video's or 3D model's poster, the sound's waveform. */
   async function stillOf(output: ModelOutput): Promise<Buffer> {
     if (output.type === "image") return output.data;
-    if (output.type === "video") return output.poster.data;
+    if (output.type === "video" || output.type === "3d") return output.poster.data;
     const waveform = planFor(WAVEFORM_MODEL);
     if (!waveform) throw new ModelError("No waveform model to draw a sound with.");
     const drawn = { ...waveform, input: tryValidate(waveform.definition, { ...waveform.input, audio: SAMPLE_SOUND_ID, width: 1024, height: 640, color: "#818cf8", background: "#18181b" }) ?? waveform.input };

@@ -7,14 +7,24 @@ import { queuePositions } from "./queue-positions";
 
 /** What a finished run keeps of each output; the bytes are in the blob store. */
 export interface StoredOutput {
-  type: "image" | "video" | "audio";
+  type: "image" | "video" | "audio" | "3d";
   blob: string;
   content_type: string;
   bytes: number;
   width?: number;
   height?: number;
   duration?: number;
+  /** 3D: the model's size in vertices and triangles, and its extent in metres. */
+  vertices?: number;
+  triangles?: number;
+  bounding_box?: BoundingBox;
   poster?: { blob: string; content_type: string; width: number; height: number };
+}
+
+/** A 3D model's extent: the least and greatest x, y and z over its vertices, in metres. */
+export interface BoundingBox {
+  min: [number, number, number];
+  max: [number, number, number];
 }
 
 /** A preset's first image, kept while the run goes on (SPEC.md States: then cancel answers 409). */
@@ -41,6 +51,9 @@ export interface OutputItem {
   width?: number;
   height?: number;
   duration?: number;
+  vertices?: number;
+  triangles?: number;
+  bounding_box?: BoundingBox;
   poster?: { url: string; expires_at: string; width: number; height: number };
   /** The studio's only (Services.studioLinks): a same-origin link answered as a download named "<model>-<run>-<n>.<ext>". */
   download_url?: string;
@@ -85,6 +98,7 @@ const EXTENSIONS: Record<string, string> = {
   "audio/ogg": "ogg",
   "audio/mp4": "m4a",
   "audio/flac": "flac",
+  "model/gltf-binary": "glb",
 };
 
 /** "atelier/gradient@v2", "gen_abc", 0, "image/png" → "gradient-gen_abc-1.png" (the studio's download names). */
@@ -106,6 +120,9 @@ async function presentOutput(services: Services, output: StoredOutput, run: { mo
   if (output.width !== undefined) item.width = output.width;
   if (output.height !== undefined) item.height = output.height;
   if (output.duration !== undefined) item.duration = output.duration;
+  if (output.vertices !== undefined) item.vertices = output.vertices;
+  if (output.triangles !== undefined) item.triangles = output.triangles;
+  if (output.bounding_box !== undefined) item.bounding_box = output.bounding_box;
   if (output.poster) {
     const poster = await blobLink(services.blobs, signing, output.poster.blob, output.poster.content_type);
     item.poster = { ...poster, width: output.poster.width, height: output.poster.height };

@@ -10,12 +10,17 @@ export async function storeOutput(services: Services, output: ModelOutput): Prom
     content_type: output.content_type,
     bytes: output.data.byteLength,
   };
-  if (output.type !== "audio") {
+  if (output.type === "image" || output.type === "video") {
     stored.width = output.width;
     stored.height = output.height;
   }
-  if (output.type !== "image") stored.duration = output.duration;
-  if (output.type === "video") {
+  if (output.type === "video" || output.type === "audio") stored.duration = output.duration;
+  if (output.type === "3d") {
+    stored.vertices = output.vertices;
+    stored.triangles = output.triangles;
+    stored.bounding_box = output.bounding_box;
+  }
+  if (output.type === "video" || output.type === "3d") {
     const { poster } = output;
     stored.poster = { blob: await services.blobs.put(poster.data, poster.content_type), content_type: poster.content_type, width: poster.width, height: poster.height };
   }

@@ -13,6 +13,8 @@ import { upscale } from "./image/upscale";
 import { gradientPosterV1, gradientPosterV2 } from "./presets/gradient-poster";
 import { promoVideoV1, promoVideoV2 } from "./presets/promo-video";
 import { panZoom } from "./video/pan-zoom";
+import { relief3d } from "./three-d/relief";
+import { shapes3d } from "./three-d/shapes";
 import { titleMotion } from "./video/title-motion";
 import type { ModelDefinition } from "./types";
 
@@ -30,6 +32,8 @@ export const BUILT_IN_MODELS: readonly ModelDefinition[] = [
   speech,
   music,
   waveform,
+  shapes3d,
+  relief3d,
   gradientPosterV1,
   gradientPosterV2,
   promoVideoV1,

@@ -1,7 +1,9 @@
 // What a model module exports (ARCHITECTURE.md rule 8). The catalog is the list of these.
 import type { JsonSchemaObject } from "../core/json-schema";
 
-export type Modality = "image" | "video" | "audio" | "3d";
+/** The kinds of output a catalog entry makes: its `modality`, and an output item's `type`. */
+export const MODALITIES = ["image", "video", "audio", "3d"] as const;
+export type Modality = (typeof MODALITIES)[number];
 
 /** Catalog maturity. Lifecycle (deprecated, retired) is told by `lifecycle`, not here. */
 export type ModelStatus = "stable" | "beta";
@@ -63,7 +65,22 @@ export interface AudioOutput {
   duration: number;
 }
 
-export type ModelOutput = ImageOutput | VideoOutput | AudioOutput;
+export interface ThreeDOutput {
+  type: "3d";
+  /** Always "model/gltf-binary": one glTF 2.0 binary (.glb). */
+  content_type: "model/gltf-binary";
+  data: Buffer;
+  /** Vertices over all primitives: what a glTF loader reports (the sum of POSITION accessor counts). */
+  vertices: number;
+  /** Triangles over all primitives. */
+  triangles: number;
+  /** Metres, world space: the POSITION accessors' min/max after node transforms. */
+  bounding_box: { min: [number, number, number]; max: [number, number, number] };
+  /** A rendered still of the model, shown in lists and cards as a video's poster is. */
+  poster: { content_type: string; data: Buffer; width: number; height: number };
+}
+
+export type ModelOutput = ImageOutput | VideoOutput | AudioOutput | ThreeDOutput;
 
 /**
  * Bytes a step's file inputs may name besides the workspace's files: how a preset hands one

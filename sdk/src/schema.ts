@@ -927,7 +927,7 @@ export interface components {
         };
         OutputItem: {
             /** @enum {string} */
-            type: "image" | "video" | "audio";
+            type: "image" | "video" | "audio" | "3d";
             /** @description The output: a signed link, valid 24 hours from the read that returned it; it needs no API key. */
             url: string;
             /**
@@ -935,13 +935,24 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds.
              */
             expires_at: string;
+            /** @description image/…, video/mp4, audio/…, or model/gltf-binary (a .glb) for 3D. */
             content_type: string;
             width?: number;
             height?: number;
             /** @description Seconds (video and audio). */
             duration?: number;
+            /** @description 3D: vertices over all of the model's primitives. */
+            vertices?: number;
+            /** @description 3D: triangles over all of the model's primitives. */
+            triangles?: number;
+            bounding_box?: {
+                /** @description Least x, y, z in metres (glTF: y up). */
+                min: number[];
+                /** @description Greatest x, y, z in metres. */
+                max: number[];
+            };
             poster?: {
-                /** @description A still of the video: a signed link, valid 24 hours from the read that returned it; it needs no API key. */
+                /** @description A still of the video or the 3D model: a signed link, valid 24 hours from the read that returned it; it needs no API key. */
                 url: string;
                 /**
                  * Format: date-time
