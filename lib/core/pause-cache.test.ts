@@ -6,8 +6,8 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { announceToEveryProcess, connectCrossProcessSignals } from "../engine/cross-process";
 import { createRunSignals, type RunSignals } from "../engine/run-signals";
-import { openStore, sqliteFileIn, type Store } from "../store/store";
-import { openTestStore, testDialect, type TestStore } from "../store/test-store";
+import { sqliteFileIn, type Store } from "../store/store";
+import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/test-store";
 import { activePauses, shareProviderHealth } from "./model-availability";
 import { pauseModel, resumeModel } from "./model-pauses";
 import { cachePausesOf, pauseRowsOf, type PauseRow } from "./pause-cache";
@@ -37,7 +37,7 @@ describe(`pauses kept in memory, changed everywhere at once (${testDialect()})`,
 
   beforeAll(async () => {
     t = await openTestStore();
-    elsewhere = t.postgres ? openStore({ databaseUrl: t.postgres.databaseUrl, dataDir: t.dataDir, searchPath: t.postgres.schema }) : openStore({ databaseUrl: null, dataDir: t.dataDir });
+    elsewhere = openSameStore(t);
     sqliteFile = t.postgres ? null : sqliteFileIn(t.dataDir);
   });
   afterEach(async () => {

@@ -8,8 +8,8 @@ import { createApiKeyCache, type ApiKeyCache } from "../core/api-key-cache";
 import { authenticateApiKey, createApiKey, revokeApiKey } from "../core/api-keys";
 import { ApiError } from "../core/errors";
 import { createWorkspace } from "../core/workspaces";
-import { openStore, sqliteFileIn, type Store } from "../store/store";
-import { openTestStore, testDialect, type TestStore } from "../store/test-store";
+import { sqliteFileIn, type Store } from "../store/store";
+import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/test-store";
 import { announceToEveryProcess, connectCrossProcessSignals } from "./cross-process";
 import { createRunSignals, type RunSignals } from "./run-signals";
 
@@ -39,7 +39,7 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
 
   beforeAll(async () => {
     t = await openTestStore();
-    elsewhere = t.postgres ? openStore({ databaseUrl: t.postgres.databaseUrl, dataDir: t.dataDir, searchPath: t.postgres.schema }) : openStore({ databaseUrl: null, dataDir: t.dataDir });
+    elsewhere = openSameStore(t);
     sqliteFile = t.postgres ? null : sqliteFileIn(t.dataDir);
   });
   afterEach(async () => {

@@ -2,8 +2,8 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createGeneration } from "../core/generations";
 import { createWorkspace } from "../core/workspaces";
-import { openStore, type Store } from "../store/store";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import type { Store } from "../store/store";
+import { openSameStore, openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
 import { connectCrossProcessSignals } from "./cross-process";
 import { createRunSignals } from "./run-signals";
 
@@ -151,7 +151,7 @@ describe(`run signals across processes (${testDialect()})`, () => {
   let elsewhere: Store;
   beforeAll(async () => {
     t = await openTestStore();
-    elsewhere = openStore({ databaseUrl: t.postgres?.databaseUrl ?? null, dataDir: t.dataDir, searchPath: t.postgres?.schema });
+    elsewhere = openSameStore(t);
   });
   afterAll(async () => {
     await elsewhere?.close();
