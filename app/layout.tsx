@@ -4,7 +4,7 @@ import "./globals.css";
 
 export const metadata: Metadata = {
   title: "Atelier",
-  description: "Run image, video and audio models through one API and studio.",
+  description: "Run image, video, audio and 3D models through one API and studio.",
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

@@ -4,12 +4,11 @@ import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import type { Model } from "@/lib/core/catalog";
 import { modelHref, priceLabel } from "./catalog-price";
+import { modalityLabel } from "./output-labels";
 
 const MODALITIES = [
   { value: "all", label: "All" },
-  { value: "image", label: "Image" },
-  { value: "video", label: "Video" },
-  { value: "audio", label: "Audio" },
+  ...["image", "video", "audio", "3d"].map((value) => ({ value, label: modalityLabel(value) })),
 ];
 
 function Badge({ tone, children }: { tone: "indigo" | "amber" | "zinc"; children: string }) {
@@ -21,6 +20,8 @@ const ICON_PATHS: Record<string, string> = {
   image: "M4 5h16v14H4zM4 15l4-4 4 4 3-3 5 5M15 9.5a1 1 0 1 0 0-.01",
   video: "M4 6h11v12H4zM15 10l5-3v10l-5-3",
   audio: "M9 18V6l10-2v12M9 18a2 2 0 1 1-4 0 2 2 0 0 1 4 0zM19 16a2 2 0 1 1-4 0 2 2 0 0 1 4 0z",
+  // A cube seen from a corner.
+  "3d": "M12 3l8 4.5v9L12 21l-8-4.5v-9zM4 7.5l8 4.5 8-4.5M12 12v9",
 };
 
 function ModalityIcon({ modality, className }: { modality: string; className: string }) {
@@ -220,9 +221,9 @@ function ModelCard({ group, model: m, image, making, versions, onPick }: { group
             <ModalityIcon modality={m.modality} className="h-10 w-10" />
           </div>
         )}
-        <span className="absolute top-2 left-2 flex items-center gap-1 rounded-full bg-white/90 px-2 py-0.5 text-xs font-medium text-zinc-700 capitalize ring-1 ring-zinc-200 ring-inset">
+        <span className="absolute top-2 left-2 flex items-center gap-1 rounded-full bg-white/90 px-2 py-0.5 text-xs font-medium text-zinc-700 ring-1 ring-zinc-200 ring-inset">
           <ModalityIcon modality={m.modality} className="h-3.5 w-3.5" />
-          {m.modality}
+          {modalityLabel(m.modality)}
         </span>
       </div>
       <div className="flex flex-1 flex-col p-4">

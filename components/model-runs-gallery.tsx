@@ -1,7 +1,7 @@
 "use client";
 // The model page's gallery: the signed-in user's recent runs of this model as small tiles (the
-// image, a video's poster, a sound's length), live while unfinished; a tile shows its run in the
-// result area.
+// image, a video's or 3D model's poster, a sound's length), live while unfinished; a tile shows
+// its run in the result area.
 import Link from "next/link";
 import type { Generation } from "@/lib/core/generation-view";
 import { relativeTime } from "./run-status";
@@ -28,14 +28,19 @@ function Tile({ run }: { run: Generation }) {
   const image = run.output.find((o) => o.type === "image");
   const video = run.output.find((o) => o.type === "video");
   const audio = run.output.find((o) => o.type === "audio");
-  const picture = image?.url ?? video?.poster?.url ?? run.preview?.url;
+  const model = run.output.find((o) => o.type === "3d");
+  const picture = image?.url ?? video?.poster?.url ?? model?.poster?.url ?? run.preview?.url;
   if (picture) {
     return (
       <>
-        <img src={picture} alt="" className="h-full w-full object-cover" loading="lazy" />
+        <img src={picture} alt="" data-testid={model && !image ? "recent-run-poster" : undefined} className="h-full w-full object-cover" loading="lazy" />
         {video ? (
           <span aria-hidden className="absolute right-1 bottom-1 rounded bg-black/60 px-1 text-[10px] font-medium text-white [--color-white:#fff]">
             ▶ {video.duration ? `${Math.round(video.duration)} s` : ""}
+          </span>
+        ) : model && !image ? (
+          <span aria-hidden className="absolute right-1 bottom-1 rounded bg-black/60 px-1 text-[10px] font-medium text-white [--color-white:#fff]">
+            3D
           </span>
         ) : null}
       </>

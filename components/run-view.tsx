@@ -8,7 +8,9 @@ import { useQueryClient } from "@tanstack/react-query";
 import type { Generation } from "@/lib/core/generation-view";
 import { isFinal } from "@/lib/core/run-states";
 import { cancelRunAction, keepOutputAction } from "@/app/(studio)/runs/actions";
+import { blobOf, loadModelViewer, ModelViewer3D } from "./model-viewer-3d";
 import { RunStatusPill, formatDuration } from "./run-status";
+import { threeDFacts } from "./output-labels";
 import { storeRun, useLiveRun } from "./use-live-runs";
 
 export { storeRun, useLiveRun };
@@ -120,8 +122,18 @@ export function CopyButton({ label, text }: { label: string; text: () => string 
   );
 }
 
-/** Why a video or sound has no "Keep as file" (SPEC.md: files are images; a video or sound comes in by upload). */
-function NoKeep({ kind }: { kind: "video" | "audio" }) {
+/**
+ * Why a video, sound or 3D model has no "Keep as file" (SPEC.md: files are images; a video or
+ * sound comes in by upload; files hold no 3D models).
+ */
+function NoKeep({ kind }: { kind: "video" | "audio" | "3d" }) {
+  if (kind === "3d") {
+    return (
+      <span data-testid="no-keep" className="text-zinc-500">
+        Only images can be kept as files: download the .glb to use this model elsewhere.
+      </span>
+    );
+  }
   return (
     <span data-testid="no-keep" className="text-zinc-500">
       Only images can be kept as files: download this {kind === "video" ? "video" : "sound"}, then upload it on the{" "}
@@ -189,6 +201,19 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
               {onKeep ? <NoKeep kind="audio" /> : null}
             </div>
           </div>
+        ) : o.type === "3d" ? (
+          <div key={i} data-testid="output-3d">
+            <ModelViewer3D key={blobOf(o.url)} src={o.url} poster={o.poster?.url} alt={`3D model, output ${i + 1}`} />
+            <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
+              <span data-testid="output-3d-facts" className="text-zinc-500 tabular-nums">
+                {threeDFacts(o).join(" · ")}
+              </span>
+              <a href={o.download_url ?? o.url} download data-testid="output-download" className="font-medium text-indigo-600 hover:text-indigo-700">
+                Download .glb
+              </a>
+              {onKeep ? <NoKeep kind="3d" /> : null}
+            </div>
+          </div>
         ) : null,
       )}
       {zoom ? (
@@ -243,6 +268,11 @@ export function RunView({ initial, compact = false, typicalSeconds = null }: { i
     if (final && !wasFinal.current) router.refresh();
     wasFinal.current = final;
   }, [final, router]);
+  // A 3D run on its way: fetch the viewer meanwhile, so the model shows as soon as it exists.
+  const awaits3d = g.modality === "3d" && !final;
+  useEffect(() => {
+    if (awaits3d) loadModelViewer().catch(() => {});
+  }, [awaits3d]);
 
   async function cancel() {
     setBusy(true);

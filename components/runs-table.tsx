@@ -27,6 +27,7 @@ const cost = (r: Generation) => (r.usage.cost_usd !== null ? `$${r.usage.cost_us
 
 const THUMB = "h-10 w-10 shrink-0 rounded-md border border-zinc-200";
 
+/** The image, else a video's or 3D model's poster, else the preset's preview; a sound's waveform. */
 function Thumbnail({ run: r }: { run: Generation }) {
   const image = r.output.find((o) => o.type === "image")?.url ?? r.output.find((o) => o.poster)?.poster?.url ?? r.preview?.url;
   if (image) return <img src={image} alt="" data-testid="run-thumbnail" className={`${THUMB} object-cover`} loading="lazy" />;

@@ -99,13 +99,19 @@ const EXTENSIONS: Record<string, string> = {
   "audio/mp4": "m4a",
   "audio/flac": "flac",
   "model/gltf-binary": "glb",
+  "video/quicktime": "mov",
+  "audio/x-wav": "wav",
 };
+
+/** The file name extension of an output's type: "image/jpeg" → "jpg", "model/gltf-binary" → "glb"; else its subtype's letters. */
+export function fileExtensionOf(contentType: string): string {
+  return EXTENSIONS[contentType] ?? (contentType.split("/")[1]?.replace(/[^a-z0-9]/g, "") || "bin");
+}
 
 /** "atelier/gradient@v2", "gen_abc", 0, "image/png" → "gradient-gen_abc-1.png" (the studio's download names). */
 export function outputDownloadName(model: string, runId: string, index: number, contentType: string): string {
   const name = (model.split("/").pop() ?? model).split("@")[0] || "output";
-  const ext = EXTENSIONS[contentType] ?? contentType.split("/")[1]?.replace(/[^a-z0-9]/g, "") ?? "bin";
-  return `${name}-${runId}-${index + 1}.${ext}`;
+  return `${name}-${runId}-${index + 1}.${fileExtensionOf(contentType)}`;
 }
 
 /** Where blob links point: the public base for API answers, the page's own origin in the studio. */

@@ -8,7 +8,7 @@ import { blobLink } from "../blobs/links";
 import { allCatalogEntries } from "./catalog";
 import { nowIso, requireScope, type Ctx, type Services, type SystemCtx } from "./context";
 import { ApiError } from "./errors";
-import type { StoredOutput } from "./generation-view";
+import { fileExtensionOf, type BoundingBox, type StoredOutput } from "./generation-view";
 import { hasIdPrefix, isPossibleId, newId, randomBase62 } from "./ids";
 import type { JsonSchemaObject } from "./json-schema";
 import { sign } from "./signing";
@@ -67,6 +67,10 @@ export interface SharedOutput {
   width?: number;
   height?: number;
   duration?: number;
+  /** 3D: as in the API's output item. */
+  vertices?: number;
+  triangles?: number;
+  bounding_box?: BoundingBox;
   poster?: { url: string; width: number; height: number };
 }
 
@@ -277,13 +281,10 @@ function sharedInput(model: string, input: Record<string, unknown>): { prompt: S
   return { prompt, details };
 }
 
-const EXTENSIONS: Record<string, string> = { jpeg: "jpg", mpeg: "mp3", "x-wav": "wav", quicktime: "mov" };
-
 /** "atelier/gradient@2", 0, "image/png" → "gradient-1.png": the model and the output, nothing of the run. */
 function sharedDownloadName(model: string, index: number, contentType: string): string {
   const name = (model.split("/").pop() ?? model).split("@")[0] || "output";
-  const subtype = (contentType.split("/")[1] ?? "bin").replace(/[^a-z0-9-]/g, "");
-  return `${name}-${index + 1}.${EXTENSIONS[subtype] ?? (subtype || "bin")}`;
+  return `${name}-${index + 1}.${fileExtensionOf(contentType)}`;
 }
 
 async function sharedOutput(services: Pick<Services, "secretKey" | "blobs">, model: string, output: StoredOutput, index: number): Promise<SharedOutput> {
@@ -299,6 +300,9 @@ async function sharedOutput(services: Pick<Services, "secretKey" | "blobs">, mod
   if (output.width !== undefined) item.width = output.width;
   if (output.height !== undefined) item.height = output.height;
   if (output.duration !== undefined) item.duration = output.duration;
+  if (output.vertices !== undefined) item.vertices = output.vertices;
+  if (output.triangles !== undefined) item.triangles = output.triangles;
+  if (output.bounding_box !== undefined) item.bounding_box = output.bounding_box;
   if (output.poster) {
     item.poster = { url: (await link(output.poster.blob, output.poster.content_type)).url, width: output.poster.width, height: output.poster.height };
   }

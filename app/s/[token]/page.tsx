@@ -1,13 +1,16 @@
 // A shared run (lib/core/share-links.ts): public, no sign-in, no studio chrome. The model's name,
-// the prompt and settings when the sharer chose to show them, and the outputs with players and
-// downloads; nothing else of the workspace. Any link that does not work (revoked, expired,
-// unknown, forged) is the same plain 404 (not-found.tsx beside this page).
+// the prompt and settings when the sharer chose to show them, and the outputs with players (a 3D
+// model in an interactive viewer) and downloads; nothing else of the workspace. Any link that
+// does not work (revoked, expired, unknown, forged) is the same plain 404 (not-found.tsx beside
+// this page).
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { ApiError } from "@/lib/core/errors";
 import { readSharedRun, type SharedOutput, type SharedRun } from "@/lib/core/share-links";
 import { getRuntime } from "@/lib/runtime";
+import { ModelViewer3D } from "@/components/model-viewer-3d";
+import { threeDFacts } from "@/components/output-labels";
 
 export const dynamic = "force-dynamic";
 
@@ -30,7 +33,7 @@ export async function generateMetadata({ params }: { params: Promise<{ token: st
   return { ...PRIVATE, title: run ? `${run.model_name} · Shared from Atelier` : "Not found · Atelier" };
 }
 
-const KIND: Record<string, string> = { image: "Image", video: "Video", audio: "Sound" };
+const KIND: Record<string, string> = { image: "Image", video: "Video", audio: "Sound", "3d": "3D model" };
 
 function Download({ output, index }: { output: SharedOutput; index: number }) {
   return (
@@ -44,7 +47,8 @@ function Download({ output, index }: { output: SharedOutput; index: number }) {
         <path d="M10.75 2.75a.75.75 0 0 0-1.5 0v8.69L6.78 8.97a.75.75 0 1 0-1.06 1.06l3.75 3.75a.75.75 0 0 0 1.06 0l3.75-3.75a.75.75 0 1 0-1.06-1.06l-2.47 2.47V2.75Z" />
         <path d="M3.5 12.75a.75.75 0 0 0-1.5 0v2.5A2.75 2.75 0 0 0 4.75 18h10.5A2.75 2.75 0 0 0 18 15.25v-2.5a.75.75 0 0 0-1.5 0v2.5c0 .69-.56 1.25-1.25 1.25H4.75c-.69 0-1.25-.56-1.25-1.25v-2.5Z" />
       </svg>
-      Download<span className="sr-only"> {(KIND[output.type] ?? "output").toLowerCase()} {index + 1}</span>
+      {output.type === "3d" ? "Download .glb" : "Download"}
+      <span className="sr-only"> {(KIND[output.type] ?? "output").toLowerCase()} {index + 1}</span>
     </a>
   );
 }
@@ -54,6 +58,7 @@ function Output({ output, index, count }: { output: SharedOutput; index: number;
   const facts = [
     output.width && output.height ? `${output.width}×${output.height}` : null,
     output.duration ? `${output.duration} s` : null,
+    ...(output.type === "3d" ? threeDFacts(output) : []),
   ].filter(Boolean);
   return (
     <figure data-testid="shared-output" data-type={output.type} className="overflow-hidden rounded-lg border border-zinc-200 bg-white">
@@ -77,6 +82,10 @@ function Output({ output, index, count }: { output: SharedOutput; index: number;
       ) : output.type === "audio" ? (
         <div className="px-4 pt-5 pb-2">
           <audio controls preload="metadata" src={output.url} aria-label={label} data-testid="shared-audio" className="w-full" />
+        </div>
+      ) : output.type === "3d" ? (
+        <div className="p-3 pb-1">
+          <ModelViewer3D src={output.url} poster={output.poster?.url} alt={label} />
         </div>
       ) : null}
       <figcaption className="flex flex-wrap items-center justify-between gap-2 border-t border-zinc-100 px-4 py-2.5">

@@ -10,6 +10,7 @@ import { typicalRunSeconds } from "@/lib/core/run-timings";
 import { ModelPlayground } from "@/components/model-playground";
 import { QueryProvider } from "@/components/query-provider";
 import { formatDate, modelHref, priceLabel } from "@/components/catalog-price";
+import { modalityLabel } from "@/components/output-labels";
 import { requireStudioCtx } from "../../../studio-ctx";
 import { modelIdOf } from "./model-id";
 
@@ -90,7 +91,7 @@ export default async function ModelPage({ params, searchParams }: { params: Para
           {model.status === "beta" ? <span className="rounded-full bg-zinc-100 px-2 py-0.5 text-xs font-medium text-zinc-600 ring-1 ring-zinc-200 ring-inset">Beta</span> : null}
         </div>
         <p className="mt-1 text-sm text-zinc-500">
-          <code className="font-mono text-xs">{model.id}</code> · by {model.creator} · <span className="capitalize">{model.modality}</span> · revision {model.revision} ·{" "}
+          <code className="font-mono text-xs">{model.id}</code> · by {model.creator} · <span>{modalityLabel(model.modality)}</span> · revision {model.revision} ·{" "}
           <span className="font-medium text-zinc-800">{priceLabel(model.pricing)}</span>
         </p>
         <p className="mt-3 max-w-3xl text-[15px] leading-6 text-zinc-700">{model.description}</p>
