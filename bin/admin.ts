@@ -20,7 +20,7 @@ import path from "node:path";
 import { addEntryToProvidersFile, importEntry, SchemaImportError, type EntryFacts, type ImportedEntry } from "../lib/providers/import-entry";
 import { importComfyEntry } from "../lib/providers/import-comfyui";
 import { ProvidersFileError } from "../lib/providers";
-import type { Modality } from "../lib/models/types";
+import { MODALITIES, type Modality } from "../lib/models/types";
 
 let asJson = !process.stdout.isTTY;
 
@@ -288,7 +288,7 @@ program
   .requiredOption("--usd <amount>", "the price per unit in US dollars")
   .requiredOption("--unit <unit>", "what is priced: image, second, run…")
   .option("--drivers <fields>", "comma-separated input fields that multiply the price (default: the count of outputs for a per-image price)")
-  .addOption(new Option("--modality <modality>", "what it makes (default: read or guessed from the provider)").choices(["image", "video", "audio"]))
+  .addOption(new Option("--modality <modality>", "what it makes (default: read or guessed from the provider)").choices([...MODALITIES]))
   .option("--tasks <list>", "comma-separated tasks, such as text-to-image")
   .option("--name <name>")
   .option("--creator <creator>")

@@ -4,8 +4,9 @@
 // does not have, an image it was never sent: 400 with `error` and `node_errors`), keeps one queue
 // (one prompt runs at a time), and "executes" a prompt by making real media for its output nodes:
 // PNGs (SaveImage; PreviewImage as "temp"), an H.264 MP4 (VHS_VideoCombine under `gifs`, core
-// SaveVideo under `images` + `animated`), FLAC (SaveAudio), at the size, count and length its
-// upstream nodes ask for. GET /history/{id} is `{}` until a prompt ends. Execution is instant,
+// SaveVideo under `images` + `animated`), FLAC (SaveAudio), a glTF binary laid out as core SaveGLB
+// writes one (positions and 32-bit indices, under `3d`; a Hunyuan3D v2 graph's nodes), at the
+// size, count and length its upstream nodes ask for. GET /history/{id} is `{}` until a prompt ends. Execution is instant,
 // held until `release()` (cancel while running), or stalled in the queue (cancel while queued).
 // (Its media comes from fake-media.ts, which runs ffmpeg itself: Playwright loads it as CommonJS,
 // which lib/media/ffmpeg.ts, using import.meta, cannot be.)
@@ -17,6 +18,7 @@ import path from "node:path";
 import sharp from "sharp";
 import type { ComfyGraph } from "./comfyui-workflow";
 import { fakeMp4, fakePng, ffmpegFile, findFfmpeg, textHash } from "./fake-media";
+import { roundedBox } from "../models/three-d/primitives";
 
 export interface FakeRequest {
   method: string;
@@ -72,7 +74,7 @@ interface NodeClass {
   required: string[];
   outputs: number;
   /** Makes files: which kind. */
-  saves?: "image" | "preview" | "vhs" | "video" | "audio";
+  saves?: "image" | "preview" | "vhs" | "video" | "audio" | "glb";
 }
 
 const NODE_CLASSES: Record<string, NodeClass> = {
@@ -91,6 +93,14 @@ const NODE_CLASSES: Record<string, NodeClass> = {
   VHS_VideoCombine: { required: ["images", "frame_rate", "format", "filename_prefix"], outputs: 1, saves: "vhs" },
   SaveVideo: { required: ["video", "filename_prefix"], outputs: 0, saves: "video" },
   SaveAudio: { required: ["audio", "filename_prefix"], outputs: 0, saves: "audio" },
+  // Hunyuan3D v2 (comfy_extras/nodes_hunyuan3d.py; the loader and vision encoder from nodes.py).
+  ImageOnlyCheckpointLoader: { required: ["ckpt_name"], outputs: 3 },
+  CLIPVisionEncode: { required: ["clip_vision", "image", "crop"], outputs: 1 },
+  Hunyuan3Dv2Conditioning: { required: ["clip_vision_output"], outputs: 2 },
+  EmptyLatentHunyuan3Dv2: { required: ["resolution", "batch_size"], outputs: 1 },
+  VAEDecodeHunyuan3D: { required: ["samples", "vae", "num_chunks", "octree_resolution"], outputs: 1 },
+  VoxelToMeshBasic: { required: ["voxel", "threshold"], outputs: 1 },
+  SaveGLB: { required: ["mesh", "filename_prefix"], outputs: 0, saves: "glb" },
 };
 
 /** GET /object_info for the classes whose inputs take values (ComfyUI's shapes: [type, options] or [[choices], options]). */
@@ -115,8 +125,44 @@ const OBJECT_INFO: Record<string, { input: { required: Record<string, unknown[]>
 };
 
 export const FAKE_CHECKPOINTS = ["sd_xl_base_1.0.safetensors", "v1-5-pruned-emaonly.safetensors", "stable-audio-open-1.0.safetensors"];
+/** What ImageOnlyCheckpointLoader finds besides (ComfyUI lists one folder for both; kept apart so the other list's messages stay as they were). */
+const FAKE_3D_CHECKPOINTS = ["hunyuan3d-dit-v2.safetensors"];
 
-const TYPES: Record<string, string> = { png: "image/png", gif: "image/gif", webp: "image/webp", mp4: "video/mp4", flac: "audio/flac", wav: "audio/wav" };
+const TYPES: Record<string, string> = { png: "image/png", gif: "image/gif", webp: "image/webp", mp4: "video/mp4", flac: "audio/flac", wav: "audio/wav", glb: "model/gltf-binary" };
+
+/**
+ * A mesh as ComfyUI's SaveGLB writes it (save_glb in comfy_extras/nodes_hunyuan3d.py): one buffer
+ * of float positions then uint32 face indices, two buffer views, two accessors, one mesh, one node,
+ * no normals and no material; the prompt in asset.extras. Here a rounded box `size` metres across.
+ */
+export function comfySavedGlb(size: number, prompt: unknown): Buffer {
+  const box = roundedBox([size, size * 0.6, size * 0.8], size * 0.08, { radial: 8, arc: 2 });
+  const pad = (b: Buffer, fill: number) => Buffer.concat([b, Buffer.alloc((4 - (b.length % 4)) % 4, fill)]);
+  const vertices = Buffer.from(box.positions.buffer, box.positions.byteOffset, box.positions.byteLength);
+  const faces = Buffer.from(box.indices.buffer, box.indices.byteOffset, box.indices.byteLength);
+  const bin = Buffer.concat([pad(vertices, 0), pad(faces, 0)]);
+  const min = [0, 1, 2].map((k) => Math.min(...box.positions.filter((_, i) => i % 3 === k)));
+  const max = [0, 1, 2].map((k) => Math.max(...box.positions.filter((_, i) => i % 3 === k)));
+  const gltf = {
+    asset: { version: "2.0", generator: "ComfyUI", extras: { prompt: JSON.stringify(prompt) } },
+    buffers: [{ byteLength: bin.length }],
+    bufferViews: [
+      { buffer: 0, byteOffset: 0, byteLength: vertices.length, target: 34962 },
+      { buffer: 0, byteOffset: pad(vertices, 0).length, byteLength: faces.length, target: 34963 },
+    ],
+    accessors: [
+      { bufferView: 0, byteOffset: 0, componentType: 5126, count: box.positions.length / 3, type: "VEC3", max, min },
+      { bufferView: 1, byteOffset: 0, componentType: 5125, count: box.indices.length, type: "SCALAR" },
+    ],
+    meshes: [{ primitives: [{ attributes: { POSITION: 0 }, indices: 1, mode: 4 }] }],
+    nodes: [{ mesh: 0 }],
+    scenes: [{ nodes: [0] }],
+    scene: 0,
+  };
+  const json = pad(Buffer.from(JSON.stringify(gltf)), 0x20);
+  const u32 = (...values: number[]) => Buffer.from(Uint32Array.from(values).buffer);
+  return Buffer.concat([Buffer.from("glTF", "latin1"), u32(2, 12 + 8 + json.length + 8 + bin.length), u32(json.length, 0x4e4f534a), json, u32(bin.length, 0x004e4942), bin]);
+}
 
 type QueueItem = [number, string, ComfyGraph, Record<string, unknown>, string[]];
 type Reason = { type: string; message: string; details: string; extra_info: Record<string, unknown> };
@@ -174,6 +220,8 @@ export async function startComfyFake(options: { port?: number; token?: string; f
     return { filename, subfolder, type };
   }
 
+  const checkpointsOf = (classType: string) => (classType === "ImageOnlyCheckpointLoader" ? [...FAKE_CHECKPOINTS, ...FAKE_3D_CHECKPOINTS] : FAKE_CHECKPOINTS);
+
   function validate(prompt: ComfyGraph): { error: Reason; nodeErrors: Record<string, unknown>; outputs: string[] } | { outputs: string[] } {
     const invalid = (message: string, details: string) => ({ error: { type: "invalid_prompt", message, details, extra_info: {} }, nodeErrors: {}, outputs: [] });
     const outputs: string[] = [];
@@ -204,8 +252,8 @@ export async function startComfyFake(options: { port?: number; token?: string; f
             else if (value[1] >= NODE_CLASSES[source.class_type]!.outputs) {
               reasons.push({ type: "return_type_mismatch", message: "Return type mismatch between linked nodes", details: `${name}, output ${value[1]} of node ${value[0]} does not exist`, extra_info: { input_name: name } });
             } else check(String(value[0]));
-          } else if (name === "ckpt_name" && !FAKE_CHECKPOINTS.includes(String(value))) {
-            const list = `[${FAKE_CHECKPOINTS.map((c) => `'${c}'`).join(", ")}]`;
+          } else if (name === "ckpt_name" && !checkpointsOf(node.class_type).includes(String(value))) {
+            const list = `[${checkpointsOf(node.class_type).map((c) => `'${c}'`).join(", ")}]`;
             reasons.push({ type: "value_not_in_list", message: "Value not in list", details: `ckpt_name: '${String(value)}' not in ${list}`, extra_info: { input_name: name } });
           } else if (node.class_type === "LoadImage" && name === "image" && !files.has(key("input", path.posix.dirname(String(value)).replace(/^\.$/, ""), path.posix.basename(String(value))))) {
             reasons.push({ type: "custom_validation_failed", message: "Custom validation failed for node", details: `image - Invalid image file: ${String(value)}`, extra_info: { input_name: name } });
@@ -244,6 +292,11 @@ export async function startComfyFake(options: { port?: number; token?: string; f
     const words = `${String(up.text ?? "")}#${String(up.seed ?? up.noise_seed ?? "")}#${promptId}`;
     const prefix = typeof node.inputs.filename_prefix === "string" ? node.inputs.filename_prefix : "ComfyUI";
     const saves = NODE_CLASSES[node.class_type]!.saves!;
+    if (saves === "glb") {
+      const meshes = [];
+      for (let i = 0; i < count; i++) meshes.push(saveFile(prefix, "glb", "output", comfySavedGlb(1, prompt)));
+      return { "3d": meshes };
+    }
     if (saves === "image" || saves === "preview") {
       const images = [];
       for (let i = 0; i < count; i++) {

@@ -1,5 +1,5 @@
 // What ComfyUI's GET /history/{prompt_id} says of a finished prompt (execution.py, main.py):
-// {outputs: {<node>: {images|gifs|videos|audio: [{filename, subfolder, type}], animated?}},
+// {outputs: {<node>: {images|gifs|videos|audio|3d: [{filename, subfolder, type}], animated?}},
 //  status: {status_str: "success"|"error", completed, messages: [[event, data], …]}}.
 import path from "node:path";
 import { EXTENSIONS } from "./file-extensions";
@@ -10,13 +10,15 @@ export interface SavedFile {
   filename: string;
   subfolder: string;
   /** What the output is for this entry: an animation (VHS `gifs`, `animated`) counts as video. */
-  family: "image" | "video" | "audio" | null;
+  family: "image" | "video" | "audio" | "3d" | null;
 }
 
 /**
  * The files the run saved (type "output"; "temp" previews are left out), of the nodes asked for.
  * Nodes report them under `images` (SaveImage; core SaveVideo with `animated`), `gifs` (the
- * VideoHelperSuite's VHS_VideoCombine, videos included), `videos` or `audio` (SaveAudio).
+ * VideoHelperSuite's VHS_VideoCombine, videos included), `videos`, `audio` (SaveAudio) or `3d`
+ * (core SaveGLB, comfy_extras/nodes_hunyuan3d.py: `{"ui": {"3d": [{filename, subfolder, type}]}}`,
+ * a .glb in the output folder). Preview3D's `result` holds bare names, not files: left out.
  */
 export function savedFiles(outputs: unknown, nodes: string[] | null): SavedFile[] {
   const files: SavedFile[] = [];

@@ -129,7 +129,7 @@ describe("the comfyui kind in the providers file", () => {
       `${at}.bindings has no binding for the input field "height"; bind it to a node input ({"node": "<id>", "input": "<name>"}) or remove it from input_schema.`,
     );
     expect(parseError([sdxlEntry((e) => (e.outputs = ["9", "99"]))])).toBe(`${at}.outputs[1] must be a node id of the workflow (its nodes: 3, 4, 5, 6, 7, 8, 9); got "99".`);
-    expect(parseError([sdxlEntry((e) => (e.modality = "text"))])).toBe(`${at}.modality must be one of "image", "video", "audio"; got "text".`);
+    expect(parseError([sdxlEntry((e) => (e.modality = "text"))])).toBe(`${at}.modality must be one of "image", "video", "audio", "3d"; got "text".`);
   });
 
   it("puts the person's values in the bound inputs of a copy, keeps the workflow's where a field is left out, and varies a seed without default", () => {

@@ -259,7 +259,8 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
  */
 export const comfyUiKind: ProviderKind = {
   name: "comfyui",
-  modalities: ["image", "video", "audio"],
+  // 3D: core SaveGLB writes a .glb and reports it under its node's `3d` files (comfyui-history.ts).
+  modalities: ["image", "video", "audio", "3d"],
   baseUrlRequired: true,
   upstreamModelRequired: false,
   providerFields: [],

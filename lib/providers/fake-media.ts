@@ -1,8 +1,9 @@
 // For tests: the real media every provider fake answers with (the ComfyUI, AI SDK, Replicate and
-// fal fakes, and the tests that check their bytes): PNGs drawn by sharp, WAV written by hand, and
+// fal fakes, and the tests that check their bytes): PNGs drawn by sharp, WAV written by hand,
 // H.264 MP4, MP3 and other sounds encoded by ffmpeg, the system's when on PATH, else the one npm
-// ships. (It runs ffmpeg itself and must stay free of import.meta: the API tests load the fakes
-// in the Playwright process as CommonJS, which cannot load lib/media/ffmpeg.ts.)
+// ships, and glTF binaries written by the built-in 3D models' own writer. (It runs ffmpeg itself
+// and must stay free of import.meta: the API tests load the fakes in the Playwright process as
+// CommonJS, which cannot load lib/media/ffmpeg.ts; @gltf-transform/core ships a CommonJS build.)
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -11,6 +12,9 @@ import path from "node:path";
 import bundledFfmpeg from "@ffmpeg-installer/ffmpeg";
 import sharp from "sharp";
 import { encodeWav } from "../models/audio/wav";
+import { writeGlb } from "../models/three-d/glb";
+import { roundedBox, sphere } from "../models/three-d/primitives";
+import type { Part } from "../models/three-d/scene";
 
 /** The system's ffmpeg (with libx264) when on PATH, else the one npm ships. */
 export function findFfmpeg(): string {
@@ -118,11 +122,29 @@ export function fakeMp3(ffmpegPath = findFfmpeg()): Promise<Buffer> {
   );
 }
 
-export type FakeModality = "image" | "video" | "audio";
+/** Vertices and triangles of every fakeGlb, and its world-space box (metres): a 0.8×0.5×0.6 box, a 0.2 m ball on it. */
+export const FAKE_GLB = { vertices: 369, triangles: 524, bounding_box: { min: [-0.4, 0, -0.3], max: [0.4, 0.9, 0.3] } };
 
-/** One output of `modality` as bytes, its type and file extension: a 64×48 PNG, a 64×48 1 s MP4, a 1 s WAV. */
+/** A glTF binary of a rounded box with a ball on it (two nodes), coloured from `seed`. */
+export function fakeGlb(seed: string): Promise<Buffer> {
+  const hash = textHash(seed);
+  const channel = (shift: number) => (((hash >>> shift) & 255) / 255) * 0.7 + 0.1;
+  const box = { name: "box", color: [channel(0), channel(8), channel(16), 1] as [number, number, number, number], metallic: 0, roughness: 0.5, blend: false };
+  const ball = { name: "ball", color: [0.8, 0.78, 0.74, 1] as [number, number, number, number], metallic: 1, roughness: 0.3, blend: false };
+  const detail = { radial: 16, arc: 3 };
+  const parts: Part[] = [
+    { name: "box", translation: [0, 0, 0], primitives: [{ geometry: roundedBox([0.8, 0.5, 0.6], 0.06, detail), material: box }] },
+    { name: "ball", translation: [0, 0.5, 0], primitives: [{ geometry: sphere(0.2, detail), material: ball }] },
+  ];
+  return once(`glb:${hash}`, () => writeGlb(parts));
+}
+
+export type FakeModality = "image" | "video" | "audio" | "3d";
+
+/** One output of `modality` as bytes, its type and file extension: a 64×48 PNG, a 64×48 1 s MP4, a 1 s WAV, a glb (fakeGlb). */
 export async function fakeMedia(modality: FakeModality, seed: string, size = { width: 64, height: 48 }): Promise<{ data: Buffer; type: string; ext: string }> {
   if (modality === "image") return { data: await fakePng(size.width, size.height, seed), type: "image/png", ext: "png" };
   if (modality === "video") return { data: await fakeMp4({ width: 64, height: 48, fps: 10, seconds: 1 }), type: "video/mp4", ext: "mp4" };
+  if (modality === "3d") return { data: await fakeGlb(seed), type: "model/gltf-binary", ext: "glb" };
   return { data: fakeWav(1), type: "audio/wav", ext: "wav" };
 }

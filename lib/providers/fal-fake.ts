@@ -5,7 +5,8 @@
 // and the per-endpoint OpenAPI document fal publishes (GET /api/openapi/queue/openapi.json?
 // endpoint_id=…). Requests move only when the test says (mode "manual": IN_QUEUE → IN_PROGRESS →
 // COMPLETED) or at once ("auto"); a prompt holding "refuse" ends in fal's 422
-// content_policy_violation. Outputs are fal File objects linking to a media host on another origin.
+// content_policy_violation. Outputs are fal File objects linking to a media host on another origin
+// (a 3D endpoint's `model_mesh`: a glb, content_type model/gltf-binary, as fal-ai/trellis answers).
 // fal storage, as the client uses it, under /rest (a provider's rest_base_url): POST
 // /rest/storage/upload/initiate → {upload_url, file_url}, the bytes then PUT to upload_url on the
 // media host (signed, no key) and served at file_url; /rest/storage/upload/initiate-multipart for
@@ -176,10 +177,43 @@ function falSpeechOpenApi(endpoint: string): Record<string, unknown> {
   };
 }
 
+/** An image-to-3D endpoint in fal-ai/trellis's shape (an `image_url` input, a `model_mesh` File output), trimmed. */
+function fal3dOpenApi(endpoint: string): Record<string, unknown> {
+  return {
+    openapi: "3.0.4",
+    info: { title: `Queue OpenAPI for ${endpoint}`, version: "1.0.0", description: "Generate 3D models from your images using Trellis.", "x-fal-metadata": { endpointId: endpoint, category: "image-to-3d" } },
+    components: {
+      schemas: {
+        InputModel: {
+          title: "InputModel",
+          type: "object",
+          "x-fal-order-properties": ["image_url", "seed", "texture_size", "mesh_simplify"],
+          required: ["image_url"],
+          properties: {
+            image_url: { title: "Image Url", type: "string", description: "URL of the input image to convert to 3D" },
+            seed: { anyOf: [{ type: "integer" }, { type: "null" }], title: "Seed", description: "Random seed for reproducibility" },
+            texture_size: { title: "Texture Size", type: "integer", enum: [512, 1024, 2048], default: 1024, description: "Texture resolution" },
+            mesh_simplify: { title: "Mesh Simplify", type: "number", minimum: 0.9, maximum: 0.98, default: 0.95, description: "Mesh simplification factor" },
+          },
+        },
+        ObjectOutput: {
+          title: "ObjectOutput",
+          type: "object",
+          required: ["model_mesh", "timings"],
+          properties: { model_mesh: { $ref: "#/components/schemas/File" }, timings: { type: "object", title: "Timings" } },
+        },
+        File: { title: "File", type: "object", properties: { url: { type: "string" }, content_type: { type: "string" }, file_name: { type: "string" }, file_size: { type: "integer" } }, required: ["url"] },
+      },
+    },
+    paths: { [`/${endpoint}`]: { post: { requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/InputModel" } } } } } } },
+  };
+}
+
 export const FAKE_FAL_ENDPOINTS: FakeFalEndpoint[] = [
   { id: "fal-ai/flux/dev", modality: "image", openapi: falFluxDevOpenApi() },
   { id: "fal-ai/kling-video/v2/image-to-video", modality: "video", openapi: falVideoOpenApi("fal-ai/kling-video/v2/image-to-video") },
   { id: "fal-ai/speech/tts", modality: "audio", openapi: falSpeechOpenApi("fal-ai/speech/tts") },
+  { id: "fal-ai/trellis", modality: "3d", openapi: fal3dOpenApi("fal-ai/trellis") },
 ];
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -220,8 +254,9 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
       }
       return { status: 200, body: { images, timings: { inference: 0.4 }, seed: 42, has_nsfw_concepts: images.map(() => false), prompt: input.prompt } };
     }
-    const file = await fakeMedia(endpoint.modality, String(input.prompt ?? input.text));
+    const file = await fakeMedia(endpoint.modality, String(input.prompt ?? input.text ?? input.image_url));
     const fileObject = { url: media.put(`fal/${id}/output.${file.ext}`, file.data, file.type), content_type: file.type, file_name: `output.${file.ext}`, file_size: file.data.length };
+    if (endpoint.modality === "3d") return { status: 200, body: { model_mesh: fileObject, timings: { prepare: 0.1, generation: 0.6, export: 0.2 } } };
     // A thumbnail beside the video, as some endpoints give: not an output of a video entry.
     if (endpoint.modality === "video") {
       const thumb = await fakeMedia("image", "thumbnail");

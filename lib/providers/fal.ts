@@ -226,7 +226,9 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
  */
 export const falKind: ProviderKind = {
   name: "fal",
-  modalities: ["image", "video", "audio"],
+  // 3D: endpoints such as fal-ai/trellis or fal-ai/hunyuan3d/v2 answer a File with content_type
+  // model/gltf-binary (`model_mesh`), picked out by that type (replicate-fal-shared.ts).
+  modalities: ["image", "video", "audio", "3d"],
   baseUrlRequired: false,
   upstreamModelRequired: true,
   providerFields: ["mode", "run_base_url", "rest_base_url"],

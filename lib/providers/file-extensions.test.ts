@@ -10,13 +10,15 @@ describe("file extensions of provider media", () => {
     expect(extensionFor("Audio/MP3")).toBe("mp3");
     expect(extensionFor("image/heic")).toBe("heic");
     expect(extensionFor("image/svg+xml")).toBe("bin");
+    expect(extensionFor("model/gltf-binary")).toBe("glb");
     expect(extensionFor("")).toBe("bin");
   });
 
   it("tells the family of every extension, and every family's extension names its own family's type", () => {
     for (const [ext, { type, family }] of Object.entries(EXTENSIONS)) {
-      expect(type.startsWith(`${family}/`), ext).toBe(true);
+      expect(type.startsWith(family === "3d" ? "model/" : `${family}/`), ext).toBe(true);
     }
     expect(EXTENSIONS.aac?.family).toBe("audio");
+    expect(EXTENSIONS.glb).toEqual({ type: "model/gltf-binary", family: "3d" });
   });
 });

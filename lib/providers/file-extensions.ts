@@ -1,7 +1,7 @@
 // File name extensions of media that providers produce or take, with their type and family: how
 // a provider's output is told apart when it says nothing else (ComfyUI's /view, a result URL),
-// and how an uploaded input is named.
-export const EXTENSIONS: Record<string, { type: string; family: "image" | "video" | "audio" }> = {
+// and how an uploaded input is named. The one 3D format served is the glTF binary (.glb).
+export const EXTENSIONS: Record<string, { type: string; family: "image" | "video" | "audio" | "3d" }> = {
   png: { type: "image/png", family: "image" },
   jpg: { type: "image/jpeg", family: "image" },
   jpeg: { type: "image/jpeg", family: "image" },
@@ -20,6 +20,7 @@ export const EXTENSIONS: Record<string, { type: string; family: "image" | "video
   opus: { type: "audio/ogg", family: "audio" },
   m4a: { type: "audio/mp4", family: "audio" },
   aac: { type: "audio/aac", family: "audio" },
+  glb: { type: "model/gltf-binary", family: "3d" },
 };
 
 /** Other names of the same types. */

@@ -98,6 +98,21 @@ describe("importing a ComfyUI workflow", () => {
     expect((provider!.entries[0]!.options as { fileFields: string[] }).fileFields).toEqual(["image"]);
   });
 
+  it("reads a workflow whose SaveGLB writes a mesh as a 3D entry, image to 3D from its LoadImage", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "atelier-comfy-import-"));
+    dirs.push(dir);
+    const workflow = {
+      "1": { class_type: "ImageOnlyCheckpointLoader", inputs: { ckpt_name: "hunyuan3d-dit-v2.safetensors" } },
+      "2": { class_type: "LoadImage", inputs: { image: "example.png" } },
+      "3": { class_type: "CLIPVisionEncode", inputs: { clip_vision: ["1", 1], image: ["2", 0], crop: "center" } },
+      "9": { class_type: "SaveGLB", inputs: { mesh: ["3", 0], filename_prefix: "mesh/ComfyUI" } },
+    };
+    writeFileSync(path.join(dir, "hunyuan3d.json"), JSON.stringify(workflow));
+    const { entry, notes } = await importComfyEntry({ ...BASE, unit: "model", workflow: "hunyuan3d.json", baseDir: dir, cwd: dir, bindings: ["image=2.image"] });
+    expect(entry).toMatchObject({ modality: "3d", tasks: ["image-to-3d"] });
+    expect(notes.join(" ")).toContain('modality "3d" read from the workflow\'s nodes');
+  });
+
   it("refines types, choices and bounds from ComfyUI's GET /object_info", async () => {
     comfy = await startComfyFake();
     const { entry } = await importComfyEntry({ ...BASE, baseUrl: comfy.url, bindings: [...BINDS, "cfg=3.cfg", "sampler_name=3.sampler_name", "denoise=3.denoise"] });

@@ -161,6 +161,8 @@ function fieldSchema(field: string, target: NodeInput, graph: ComfyGraph, spec: 
 
 function modalityOf(graph: ComfyGraph): Modality {
   const classes = Object.values(graph).map((node) => node.class_type);
+  // Core SaveGLB (comfy_extras/nodes_hunyuan3d.py) saves the .glb a 3D workflow makes.
+  if (classes.includes("SaveGLB")) return "3d";
   if (classes.some((c) => /Video|VHS_/.test(c))) return "video";
   if (classes.some((c) => /SaveAudio|PreviewAudio/.test(c))) return "audio";
   return "image";

@@ -3,8 +3,8 @@
 // the server loads and runs as it is.
 import { afterEach, describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
-import type { ImageOutput, VideoOutput } from "../models/types";
-import { fakePng } from "./fake-media";
+import type { ImageOutput, ThreeDOutput, VideoOutput } from "../models/types";
+import { FAKE_GLB, fakePng } from "./fake-media";
 import { startFalFake, type FalFake } from "./fal-fake";
 import { addEntryToProvidersFile, importEntry, SchemaImportError } from "./import-entry";
 import { remoteModels } from "./index";
@@ -93,6 +93,14 @@ describe("importing a Replicate model", () => {
     expect(replicate.requests.at(-1)!.path).toBe(`/v1/models/acme-video/clipmaker/versions/${clip.versionId}`);
   });
 
+  it("guesses a 3D model from its words, and takes its list of images as a one-item file list", async () => {
+    replicate = await startReplicateFake();
+    const trellis = FAKE_REPLICATE_MODELS.find((m) => m.name === "trellis")!;
+    const { entry, notes } = await importEntry({ source: { kind: "replicate", model: "firtoz/trellis" }, id: "firtoz/trellis", usd: "0.04", unit: "model", apiKey: replicate.token, baseUrl: replicate.url });
+    expect(entry).toMatchObject({ upstream_model: `firtoz/trellis:${trellis.versionId}`, modality: "3d", tasks: ["image-to-3d"], file_list_inputs: ["images"] });
+    expect(notes.join(" ")).toContain('modality "3d" guessed');
+  });
+
   it("says what Replicate said when the model is unknown or the token refused", async () => {
     replicate = await startReplicateFake();
     const base = { id: "x/y", usd: "0.01", unit: "image", baseUrl: replicate.url };
@@ -132,6 +140,16 @@ describe("importing a fal endpoint", () => {
     const [video] = (await runModelForTest(model!, { prompt: "waves", image_url: "file_aaaaaaaaaaaaaaaaaaaaaaaa" }, tools)) as VideoOutput[];
     expect(video).toMatchObject({ type: "video", width: 64, height: 48 });
   }, 20_000);
+
+  it("makes a 3D entry of an image-to-3d endpoint (its category), taking the image as a file, that runs", async () => {
+    fal = await startFalFake();
+    const imported = await importEntry({ source: { kind: "fal", endpoint: "fal-ai/trellis" }, id: "microsoft/trellis", usd: "0.02", unit: "model", baseUrl: fal.url });
+    expect(imported.entry).toMatchObject({ modality: "3d", tasks: ["image-to-3d"], input_schema: { required: ["image_url"], properties: { image_url: { contentMediaType: "image/*" } } } });
+    const [model] = remoteModels(parseProvidersFile(addEntryToProvidersFile(null, { id: "fal", kind: "fal", apiKeyEnv: "FAL_KEY", baseUrl: fal.url }, imported.entry), { FAL_KEY: fal.key }));
+    const tools = testRunTools({ files: { file_aaaaaaaaaaaaaaaaaaaaaaaa: { data: await fakePng(32, 24, "still"), contentType: "image/png" } } });
+    const [mesh] = (await runModelForTest(model!, { image_url: "file_aaaaaaaaaaaaaaaaaaaaaaaa" }, tools)) as ThreeDOutput[];
+    expect(mesh).toMatchObject({ type: "3d", content_type: "model/gltf-binary", vertices: FAKE_GLB.vertices, triangles: FAKE_GLB.triangles });
+  });
 
   it("refuses to add an entry twice unless asked to replace it", async () => {
     fal = await startFalFake();

@@ -64,6 +64,7 @@ function isObject(value: unknown): value is Json {
 
 function modalityFromWords(text: string): Modality | null {
   if (/\bvideo|clip|animat/i.test(text)) return "video";
+  if (/3d\b|\bglb\b|\bgltf\b/i.test(text)) return "3d";
   if (/\b(speech|tts|voice|audio|music|song|sound)/i.test(text)) return "audio";
   if (/\b(image|photo|picture|flux|diffusion|upscal)/i.test(text)) return "image";
   return null;
@@ -79,6 +80,7 @@ export function defaultTasks(modality: Modality, schema: JsonSchemaObject, words
   const hasText = Object.values(props).some((p) => p.type === "string" && !isFileField(p));
   if (modality === "image") return requiredImage ? ["image-to-image"] : images.length > 0 ? ["text-to-image", "image-to-image"] : ["text-to-image"];
   if (modality === "video") return requiredImage ? ["image-to-video"] : images.length > 0 ? ["text-to-video", "image-to-video"] : ["text-to-video"];
+  if (modality === "3d") return requiredImage ? ["image-to-3d"] : images.length > 0 ? ["text-to-3d", "image-to-3d"] : ["text-to-3d"];
   if (fileOf("audio/").length > 0 && !hasText) return ["audio-to-audio"];
   return /speech|tts|voice|speak/i.test(words) ? ["text-to-speech"] : ["text-to-audio"];
 }
@@ -175,8 +177,8 @@ export async function importEntry(options: ImportOptions): Promise<ImportedEntry
     const info = isObject(document.info) ? document.info : {};
     const meta = isObject(info["x-fal-metadata"]) ? info["x-fal-metadata"] : {};
     const category = typeof meta.category === "string" ? meta.category : "";
-    const family = /-to-(image|video|audio|speech|music)$/.exec(category)?.[1];
-    modality ??= family === "image" || family === "video" ? family : family ? "audio" : null;
+    const family = /-to-(image|video|audio|speech|music|3d)$/.exec(category)?.[1];
+    modality ??= family === "image" || family === "video" || family === "3d" ? family : family ? "audio" : null;
     if (!tasks && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(category)) tasks = [category];
     const parts = endpoint.split("/");
     name = humanize(parts.slice(1).join(" "));

@@ -4,6 +4,8 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultFfmpegPath, runFfmpeg } from "../media/ffmpeg";
+import { withGlbJson } from "../models/three-d/glb-test-json";
+import { FAKE_GLB, fakeGlb } from "./fake-media";
 import { measureOutput } from "./measure-output";
 import type { FetchedOutput } from "./types";
 
@@ -68,6 +70,32 @@ describe("measuring a provider's output bytes", () => {
     await expect(measureOutput(fetched(wav), "video", options)).rejects.toThrow(/not a video Atelier serves/);
     await expect(measureOutput(fetched(png), "audio", options)).rejects.toThrow(/not a sound Atelier serves/);
     await expect(measureOutput(fetched(Buffer.alloc(0)), "audio", options)).rejects.toThrow(/it is empty/);
+  });
+
+  it("a 3D model: a glb's counts, world-space box and a rendered poster, whatever type the provider said", async () => {
+    const glb = await fakeGlb("a teapot");
+    const model = await measureOutput(fetched(glb, "application/octet-stream"), "3d", options);
+    expect(model).toMatchObject({ type: "3d", content_type: "model/gltf-binary", vertices: FAKE_GLB.vertices, triangles: FAKE_GLB.triangles, bounding_box: FAKE_GLB.bounding_box });
+    if (model.type !== "3d") throw new Error("not a 3D model");
+    expect(model.data.equals(glb)).toBe(true);
+    expect(model.poster).toMatchObject({ content_type: "image/webp", width: 768, height: 576 });
+    expect((await sharp(model.poster.data).metadata()).format).toBe("webp");
+  });
+
+  it("fails a 3D entry's run on what is not a glb it serves, saying why", async () => {
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#000" } }).png().toBuffer();
+    await expect(measureOutput(fetched(png, "model/gltf-binary"), "3d", options)).rejects.toMatchObject({
+      name: "ProviderError",
+      transient: false,
+      message: "The provider gpu-box returned a result that is not a 3D model Atelier serves (glTF binary .glb).",
+    });
+    const gltf = Buffer.from(JSON.stringify({ asset: { version: "2.0" }, buffers: [{ uri: "model.bin", byteLength: 8 }] }));
+    await expect(measureOutput(fetched(gltf, "model/gltf+json"), "3d", options)).rejects.toThrow(/not a 3D model Atelier serves \(glTF binary \.glb\)/);
+    // A glb naming another file for its data: refused with the reason.
+    const external = withGlbJson(await fakeGlb("external"), (json) => (json.buffers[0].uri = "x.bin"));
+    await expect(measureOutput(fetched(external), "3d", options)).rejects.toThrow(
+      'The provider gpu-box returned a result that is not a 3D model Atelier serves (it refers to another file ("x.bin"); only self-contained .glb files are served).',
+    );
   });
 
   it("passes an output an adapter already measured through unchanged", async () => {

@@ -1,13 +1,15 @@
 // A provider's output bytes measured into what the engine stores: an image's size, a video's size,
-// duration and poster (its first frame), a sound's duration, and a content type read from the
-// bytes, not from what the provider's header claimed. One home for every provider kind, so an
-// adapter only fetches.
+// duration and poster (its first frame), a sound's duration, a 3D model's counts, bounds and
+// rendered poster (a glTF binary, lib/models/three-d/measure-glb.ts), and a content type read
+// from the bytes, not from what the provider's header claimed. One home for every provider kind,
+// so an adapter only fetches.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
 import { probeUploadedMedia } from "../core/media-probe";
 import { runFfmpeg } from "../media/ffmpeg";
 import { withTempDir } from "../models/video/encode";
+import { GlbRefusal, readGlbOutput } from "../models/three-d/measure-glb";
 import type { AudioOutput, Modality, ModelOutput, VideoOutput } from "../models/types";
 import { imageOutputOf } from "./response-bytes";
 import { ProviderError, type FetchedOutput } from "./types";
@@ -35,7 +37,7 @@ interface MeasureOptions {
 }
 
 function notMedia(providerId: string, modality: Modality, detail: string): ProviderError {
-  const what = { image: "an image", video: "a video", audio: "a sound" }[modality as string] ?? `a ${modality} output`;
+  const what = { image: "an image", video: "a video", audio: "a sound", "3d": "a 3D model" }[modality as string] ?? `a ${modality} output`;
   return new ProviderError(`The provider ${providerId} returned a result that is not ${what} Atelier serves (${detail}).`, false);
 }
 
@@ -85,5 +87,12 @@ export async function measureOutput(output: ModelOutput | FetchedOutput, modalit
     return image;
   }
   if (modality === "video" || modality === "audio") return measureTimed(output, modality, options);
+  if (modality === "3d") {
+    const model = await readGlbOutput(output.data, { signal: options.signal }).catch((err: unknown) => {
+      throw err instanceof GlbRefusal ? notMedia(options.providerId, modality, err.message) : err;
+    });
+    if (!model) throw notMedia(options.providerId, modality, "glTF binary .glb");
+    return model;
+  }
   throw notMedia(options.providerId, modality, `no ${modality} outputs are served`);
 }

@@ -4,7 +4,8 @@
 // with their OpenAPI schemas, RFC 7807 errors, Bearer auth. Jobs move only when the test says
 // (mode "manual": starting → processing → succeeded/failed) or at once (mode "auto"); a prompt
 // holding "refuse" fails its prediction as Replicate's safety checker does. Outputs link to a
-// media host on another origin (replicate.delivery), as real media. The Files API takes uploads
+// media host on another origin (replicate.delivery), as real media; a 3D model answers an object
+// of them, as firtoz/trellis does (`model_file`: the .glb; `no_background_images`: PNGs). The Files API takes uploads
 // (POST /v1/files, multipart `content` + `metadata`, up to `maxFileBytes`, else 413; GET, list,
 // DELETE); a prediction's model reads its input files (data URIs, or the `urls.get` of an
 // uploaded file: one it does not hold fails the prediction) into `inputFiles`.
@@ -137,6 +138,26 @@ export const TEXT_TO_SPEECH_SCHEMA = cogSchema(
   },
 );
 
+/** An image-to-3D model in the shape firtoz/trellis publishes (a list of image URLs in; an object of file URLs out), trimmed. */
+export const IMAGE_TO_3D_SCHEMA = cogSchema(
+  ["images"],
+  {
+    images: { type: "array", items: { type: "string", format: "uri" }, title: "Images", "x-order": 0, description: "List of input images to generate 3D asset from" },
+    seed: { type: "integer", title: "Seed", default: 0, "x-order": 1, description: "Random seed for generation" },
+    generate_model: { type: "boolean", title: "Generate Model", default: false, "x-order": 2, description: "Generate a GLB model" },
+    texture_size: { type: "integer", title: "Texture Size", default: 1024, maximum: 2048, minimum: 512, "x-order": 3, description: "GLB extraction - Texture size (only used if generate_model=True)" },
+  },
+  {
+    type: "object",
+    title: "Output",
+    properties: {
+      model_file: { type: "string", title: "Model File", format: "uri" },
+      no_background_images: { type: "array", items: { type: "string", format: "uri" }, title: "No Background Images" },
+    },
+  },
+  {},
+);
+
 export const FAKE_REPLICATE_MODELS: FakeReplicateModel[] = [
   {
     owner: "black-forest-labs",
@@ -164,6 +185,15 @@ export const FAKE_REPLICATE_MODELS: FakeReplicateModel[] = [
     versionId: "f0e1d2c3b4a5968778695a4b3c2d1e0ff0e1d2c3b4a5968778695a4b3c2d1e0f",
     modality: "audio",
     openapiSchema: TEXT_TO_SPEECH_SCHEMA,
+  },
+  {
+    owner: "firtoz",
+    name: "trellis",
+    description: "A powerful 3D asset generation model",
+    isOfficial: false,
+    versionId: "e8f6c45206993f297372f5436b90350817bd9b4a0d52d2a76df50c1c8afa2b3c",
+    modality: "3d",
+    openapiSchema: IMAGE_TO_3D_SCHEMA,
   },
 ];
 
@@ -207,6 +237,15 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
         urls.push(media.put(`replicate/${p.id}/out-${i}.${file.ext}`, file.data, file.type));
       }
       p.output = urls;
+    } else if (model.modality === "3d") {
+      const images = Array.isArray(p.input.images) ? p.input.images.map(String) : [];
+      const glb = await fakeMedia("3d", `${images[0] ?? ""}#${String(p.input.seed ?? 0)}`);
+      const cutout = await fakeMedia("image", "no background");
+      // Like the real one, it writes the .glb only when asked to (generate_model, false by default).
+      p.output = {
+        ...(p.input.generate_model === true ? { model_file: media.put(`replicate/${p.id}/output.glb`, glb.data, glb.type) } : {}),
+        no_background_images: [media.put(`replicate/${p.id}/no_background_0.png`, cutout.data, cutout.type)],
+      };
     } else {
       const file = await fakeMedia(model.modality, String(p.input.prompt ?? p.input.text));
       p.output = media.put(`replicate/${p.id}/output.${file.ext}`, file.data, file.type);

@@ -188,11 +188,19 @@ interface OutputFile {
   contentType: string | null;
 }
 
+/** The modality a media type is of: image/*, video/*, audio/*, and model/gltf-binary (the one 3D format served); else null. */
+function familyOfType(type: string | null | undefined): Modality | null {
+  const base = type?.split(";")[0]?.trim().toLowerCase() ?? "";
+  if (base === "model/gltf-binary") return "3d";
+  const top = base.split("/")[0];
+  return top === "image" || top === "video" || top === "audio" ? top : null;
+}
+
 function familyOf(file: OutputFile): Modality | null {
-  const declared = file.contentType?.split("/")[0];
-  if (declared === "image" || declared === "video" || declared === "audio") return declared;
-  const data = /^data:([a-z]+)\//i.exec(file.url);
-  if (data) return (["image", "video", "audio"].includes(data[1]!.toLowerCase()) ? data[1]!.toLowerCase() : null) as Modality | null;
+  const declared = familyOfType(file.contentType);
+  if (declared) return declared;
+  const data = /^data:([^;,]*)/i.exec(file.url);
+  if (data) return familyOfType(data[1]);
   const ext = /\.([a-z0-9]{2,5})(?:$|[?#])/i.exec(file.url)?.[1]?.toLowerCase();
   return ext ? (EXTENSIONS[ext]?.family ?? null) : null;
 }

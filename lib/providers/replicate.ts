@@ -191,7 +191,9 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
  */
 export const replicateKind: ProviderKind = {
   name: "replicate",
-  modalities: ["image", "video", "audio"],
+  // 3D: models such as firtoz/trellis answer an object of file URLs, the .glb among videos and
+  // images; the entry's modality picks it out by its extension (replicate-fal-shared.ts).
+  modalities: ["image", "video", "audio", "3d"],
   baseUrlRequired: false,
   upstreamModelRequired: true,
   providerFields: ["wait_seconds"],
