@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["lib/**/*.test.ts", "api/**/*.test.ts", "sdk/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "api/**/*.test.ts", "sdk/**/*.test.ts", "components/**/*.test.ts"],
     exclude: ["e2e/**", "**/node_modules/**", ".next/**"],
     // better-sqlite3 and sharp are native modules: child processes, not worker threads.
     pool: "forks",

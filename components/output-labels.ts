@@ -19,8 +19,10 @@ export function countLabel(n: number, one: string, many: string): string {
   return `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 }
 
+/** 30 → "30", 1.50 → "1.5", 0.30 → "0.3": zeros go only after a decimal point. */
 function trim(value: number, digits: number): string {
-  return value.toFixed(digits).replace(/\.?0+$/, "") || "0";
+  const fixed = value.toFixed(digits);
+  return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
 }
 
 /**
