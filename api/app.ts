@@ -6,7 +6,7 @@ import { newId } from "../lib/core/ids";
 import type { ApiDeps, ApiEnv } from "./env";
 import type { RateLimitState } from "./rate-limit";
 import { rateLimitHeaders } from "./rate-limit-headers";
-import { errorResponse } from "./respond";
+import { errorResponse, withAnswerHeaders } from "./respond";
 import { mcpRoutes } from "./mcp/endpoint";
 import { countApiRequests } from "./operate";
 import { createRouter, type Router } from "./route";
@@ -22,6 +22,11 @@ import { quoteRoutes } from "./routes/quotes";
 import { uploadRoutes } from "./routes/uploads";
 import { workspaceRoutes } from "./routes/workspace";
 import { refusePlaceholders, unmatchedRequestError } from "./unmatched";
+
+/** The headers every answer carries (SPEC.md): its request ID and the caller's IP budget. */
+function answerHeaders(requestId: string, rate: RateLimitState | undefined): Record<string, string> {
+  return rate ? { "X-Request-Id": requestId, ...rateLimitHeaders(rate) } : { "X-Request-Id": requestId };
+}
 
 function clientIp(c: Parameters<typeof getConnInfo>[0]): string {
   try {
@@ -54,17 +59,19 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.use(async (c, next) => {
     const requestId = newId("request");
     c.set("requestId", requestId);
-    let rate: RateLimitState | undefined;
     try {
-      rate = await deps.rateLimits.consumeIp(clientIp(c));
+      const rate = await deps.rateLimits.consumeIp(clientIp(c));
+      c.set("answerHeaders", answerHeaders(requestId, rate));
       refusePlaceholders(c.req.path);
       await next();
     } catch (err) {
-      rate ??= (err as { rateLimit?: RateLimitState }).rateLimit;
+      if (!c.get("answerHeaders")) c.set("answerHeaders", answerHeaders(requestId, (err as { rateLimit?: RateLimitState }).rateLimit));
       c.res = errorResponse(c, deps, err);
     }
-    c.res.headers.set("X-Request-Id", requestId);
-    if (rate) for (const [name, value] of Object.entries(rateLimitHeaders(rate))) c.res.headers.set(name, value);
+    // The routes and errorResponse build their answers with these headers already; a stream or
+    // the MCP door's answer gets them here.
+    const finished = withAnswerHeaders(c.res, c.get("answerHeaders"));
+    if (finished !== c.res) c.res = finished;
   });
 
   const router = createRouter(app, deps);

@@ -21,5 +21,7 @@ export interface ApiEnv {
   };
   Variables: {
     requestId: string;
+    /** X-Request-Id and RateLimit-*: set before any route runs, added to every answer (api/respond.ts). */
+    answerHeaders?: Record<string, string>;
   };
 }

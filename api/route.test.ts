@@ -46,9 +46,9 @@ describe("readLimitedBytes", () => {
 
 describe("readLimitedBytes from node:http's stream", () => {
   const request = (headers: Record<string, string> = {}) => new Request("http://localhost/v1/generations", { method: "POST", headers });
-  /** A stand-in for the IncomingMessage: a Node stream of the chunks, then `end` or an error. */
-  function incoming(chunks: string[], fail?: Error): IncomingMessage {
-    const stream = new PassThrough();
+  /** A stand-in for the IncomingMessage: a Node stream of the chunks, then `end` or an error, with its parsed headers. */
+  function incoming(chunks: string[], fail?: Error, headers: Record<string, string> = {}): IncomingMessage {
+    const stream = Object.assign(new PassThrough(), { headers });
     for (const chunk of chunks) stream.write(chunk);
     if (fail) setImmediate(() => stream.destroy(fail));
     else stream.end();
@@ -61,7 +61,7 @@ describe("readLimitedBytes from node:http's stream", () => {
 
   it("answers 413 past the limit, streamed or declared", async () => {
     await expect(readLimitedBytes(request(), 10, undefined, incoming(["abcdef", "ghijkl"]))).rejects.toMatchObject({ code: "payload_too_large" });
-    await expect(readLimitedBytes(request({ "content-length": "20" }), 10, "too big", incoming(["x"]))).rejects.toMatchObject({ code: "payload_too_large", message: "too big" });
+    await expect(readLimitedBytes(request({ "content-length": "20" }), 10, "too big", incoming(["x"], undefined, { "content-length": "20" }))).rejects.toMatchObject({ code: "payload_too_large", message: "too big" });
   });
 
   it("a sender gone mid-body is 400 invalid_request", async () => {

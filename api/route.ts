@@ -10,6 +10,7 @@ import { isPossibleId } from "../lib/core/ids";
 import { LIMITS } from "../lib/core/limits";
 import { BodyReadError, readCappedNodeStream, readCappedStream } from "../lib/core/read-capped";
 import type { ApiDeps, ApiEnv } from "./env";
+import { withAnswerHeaders } from "./respond";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -58,7 +59,7 @@ function readQuery(c: Context<ApiEnv>, allowed: readonly string[]): Record<strin
 /** The body's bytes, or 413 as soon as it passes `limit` (declared or streamed). */
 export async function readLimitedBytes(request: Request, limit: number, tooLargeMessage?: string, incoming?: IncomingMessage): Promise<Buffer> {
   const tooLarge = () => new ApiError("payload_too_large", tooLargeMessage ?? `The request body is over ${limit.toLocaleString("en")} bytes.`);
-  const declared = request.headers.get("content-length");
+  const declared = incoming ? (incoming.headers["content-length"] ?? null) : request.headers.get("content-length");
   try {
     // Served by node:http (server.ts): straight from its stream, unless something read the Request's body already.
     if (incoming && !request.bodyUsed && !incoming.readableEnded) return await readCappedNodeStream(incoming, declared, limit, tooLarge);
@@ -72,11 +73,36 @@ export async function readLimitedBytes(request: Request, limit: number, tooLarge
   }
 }
 
+/** Names node:http keeps only the first of when sent twice; Fetch's Headers joins them, as this does. */
+const FIRST_ONLY_IN_NODE = new Set([
+  "age", "authorization", "content-length", "content-type", "etag", "expires", "from", "host", "if-modified-since",
+  "if-unmodified-since", "last-modified", "location", "max-forwards", "proxy-authorization", "referer", "retry-after", "server", "user-agent",
+]);
+
+/**
+ * A request header (lower-case name) as Fetch's Headers would give it, read from node:http's parsed
+ * headers when node:http serves the app: building Headers for every request was a measurable part
+ * of a short one (bench profile). Tests that call app.fetch have no node request: Hono's own then.
+ */
+export function requestHeader(c: Context<ApiEnv>, name: string): string | undefined {
+  const incoming = c.env?.incoming;
+  if (!incoming) return c.req.header(name);
+  const value = incoming.headers[name];
+  if (value === undefined || typeof value !== "string") return value === undefined ? undefined : value.join(", ");
+  if (!FIRST_ONLY_IN_NODE.has(name)) return value;
+  let joined: string | undefined;
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) joined = joined === undefined ? raw[i + 1]! : `${joined}, ${raw[i + 1]!}`;
+  }
+  return joined;
+}
+
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** The parsed JSON body; an empty body reads as {}. */
 export async function readJsonBody(c: Context<ApiEnv>): Promise<unknown> {
-  const contentType = c.req.header("content-type");
+  const contentType = requestHeader(c, "content-type");
   if (contentType && !JSON_CONTENT_TYPE.test(contentType)) {
     throw new ApiError("unsupported_media_type", `This endpoint takes application/json; got "${contentType}".`);
   }
@@ -119,7 +145,7 @@ async function readParts(c: Context<ApiEnv>, options: Options): Promise<RequestP
 export async function keyCtx(c: Context<ApiEnv>, deps: ApiDeps, source: Source): Promise<Ctx> {
   const key = await authenticateApiKey(
     { db: deps.store.db },
-    { xApiKey: c.req.header("x-api-key"), authorization: c.req.header("authorization") },
+    { xApiKey: requestHeader(c, "x-api-key"), authorization: requestHeader(c, "authorization") },
     deps.config.apiKeyPrefix,
     deps.services.apiKeys,
   );
@@ -155,10 +181,10 @@ export function createRouter(app: Hono<ApiEnv>, deps: ApiDeps): Router {
     routes,
     deps,
     keyed(method, path, options, handler) {
-      add(method, path, async (c) => handler(c, await keyCtx(c, deps, "api"), await readParts(c, options)));
+      add(method, path, async (c) => withAnswerHeaders(await handler(c, await keyCtx(c, deps, "api"), await readParts(c, options)), c.get("answerHeaders")));
     },
     open(method, path, options, handler) {
-      add(method, path, async (c) => handler(c, await readParts(c, options), { db: deps.store.db }));
+      add(method, path, async (c) => withAnswerHeaders(await handler(c, await readParts(c, options), { db: deps.store.db }), c.get("answerHeaders")));
     },
   };
 }

@@ -1,11 +1,11 @@
 import { createBatch, getBatch } from "../../lib/core/batches";
 import { jsonResponse } from "../respond";
-import type { Router } from "../route";
+import { requestHeader, type Router } from "../route";
 
 export function batchRoutes(router: Router): void {
   // POST /v1/batches – start 1 to 50 runs together: all or none
   router.keyed("POST", "/v1/batches", { body: true }, async (c, ctx, { body }) => {
-    const idempotencyKey = c.req.header("idempotency-key");
+    const idempotencyKey = requestHeader(c, "idempotency-key");
     const { batch, replayed } = await createBatch(ctx, body, { idempotencyKey });
     const headers: Record<string, string> = { Location: `/v1/batches/${batch.id}` };
     if (idempotencyKey !== undefined) headers["Idempotent-Replayed"] = String(replayed);

@@ -3,7 +3,7 @@ import { checkBlobLink } from "../../lib/blobs/links";
 import { isBlobKey } from "../../lib/blobs/blob-store";
 import { ApiError } from "../../lib/core/errors";
 import type { ApiDeps } from "../env";
-import type { Router } from "../route";
+import { requestHeader, type Router } from "../route";
 
 /** "bytes=0-99" → {start, end} within size; null when absent; "invalid" when unsatisfiable. */
 function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | "invalid" {
@@ -39,7 +39,7 @@ export function blobRoutes(router: Router, deps: ApiDeps): void {
     }
     const size = isBlobKey(key) ? await deps.services.blobs.size(key) : null;
     if (size === null) throw new ApiError("resource_not_found", "The bytes behind this link no longer exist.");
-    const range = parseRange(c.req.header("range"), size);
+    const range = parseRange(requestHeader(c, "range"), size);
     const common = {
       "Content-Type": check.contentType,
       "Accept-Ranges": "bytes",

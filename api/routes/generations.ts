@@ -10,7 +10,7 @@ import {
 import { acceptsEventStream, eventStreamBody, parseLastEventId } from "../../lib/core/event-stream";
 import { followRuns } from "../../lib/core/run-follow";
 import { jsonResponse, loggedError } from "../respond";
-import type { Router } from "../route";
+import { requestHeader, type Router } from "../route";
 
 /** The headers SPEC.md asks of an answer that carries one generation. */
 function generationResponse(
@@ -30,8 +30,8 @@ function generationResponse(
 export function generationRoutes(router: Router): void {
   // POST /v1/generations – start a run (price held; Idempotency-Key and Prefer: wait honoured)
   router.keyed("POST", "/v1/generations", { body: true }, async (c, ctx, { body }) => {
-    const wait = parsePreferWait(c.req.header("prefer"));
-    const idempotencyKey = c.req.header("idempotency-key");
+    const wait = parsePreferWait(requestHeader(c, "prefer"));
+    const idempotencyKey = requestHeader(c, "idempotency-key");
     const answer = await createGeneration(ctx, body, { idempotencyKey, waitSeconds: wait });
     return generationResponse(answer, 201, { wait, created: true, idempotencyKeySent: idempotencyKey !== undefined });
   });
@@ -44,8 +44,8 @@ export function generationRoutes(router: Router): void {
   // GET /v1/generations/:id – one run with fresh output links (Prefer: wait honoured), or with
   // Accept: text/event-stream its status stream until it is final (README: "Status stream")
   router.keyed("GET", "/v1/generations/:id", {}, async (c, ctx, { params }) => {
-    if (acceptsEventStream(c.req.header("accept"))) {
-      const follow = await followRuns(ctx, { ids: [params.id!], afterSeq: parseLastEventId(c.req.header("last-event-id")) });
+    if (acceptsEventStream(requestHeader(c, "accept"))) {
+      const follow = await followRuns(ctx, { ids: [params.id!], afterSeq: parseLastEventId(requestHeader(c, "last-event-id")) });
       const where = { requestId: c.get("requestId"), method: "GET", path: c.req.path };
       const body = eventStreamBody(
         async function* (stop) {
@@ -57,7 +57,7 @@ export function generationRoutes(router: Router): void {
         headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no", Vary: "Accept" },
       });
     }
-    const wait = parsePreferWait(c.req.header("prefer"));
+    const wait = parsePreferWait(requestHeader(c, "prefer"));
     return generationResponse(await getGeneration(ctx, { id: params.id!, waitSeconds: wait }), 200, { wait });
   });
 

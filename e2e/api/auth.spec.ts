@@ -1,5 +1,6 @@
 // Authentication (SPEC.md "Authentication"): the two key headers, the 400/401 slips, scopes.
 import { randomBytes } from "node:crypto";
+import http from "node:http";
 import path from "node:path";
 import { expect, test } from "./fixtures";
 import Database from "better-sqlite3";
@@ -54,6 +55,29 @@ test.describe("sending the key", () => {
     for (const path of ["/v1/models", "/v1/workspace", "/v1/models/atelier/gradient"]) {
       const res = await request.get(path, { headers: { ...keyHeader(otherKey.key), ...bearer(key.key) } });
       await expectError(res, 400, "conflicting_credentials");
+    }
+  });
+
+  test("a key header sent twice is read whole, as Fetch joins it, never as its first line alone", async () => {
+    // node:http keeps only the first Authorization line; Fetch (and so every other door) joins
+    // both with ", ". The API reads them the Fetch way: the joined value is no key.
+    const twice = (name: string, first: string, second: string) =>
+      new Promise<{ status: number; body: { error: { code: string } } }>((resolve, reject) => {
+        const req = http.get(`${SERVERS.main.baseURL}/v1/credits`, { headers: { [name]: [first, second] } }, (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { error: { code: string } } }));
+        });
+        req.on("error", reject);
+      });
+    for (const [name, first, second] of [
+      ["authorization", `Bearer ${key.key}`, `Bearer ${otherKey.key}`],
+      ["authorization", `Bearer ${key.key}`, `Bearer ${key.key}`],
+      ["x-api-key", key.key, otherKey.key],
+    ] as const) {
+      const answer = await twice(name, first, second);
+      expect(answer.status, `${name} twice`).toBe(401);
+      expect(answer.body.error.code).toBe("invalid_api_key");
     }
   });
 
