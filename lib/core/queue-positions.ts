@@ -4,18 +4,30 @@
 // before it in that order; runs queued later never count, so a position only goes down.
 import { sql, type ExpressionBuilder } from "kysely";
 import type { Database, Db, GenerationsTable } from "../store/database";
+import { QUEUE_BUCKET_SIZE } from "../store/migrations/016-queue-counts";
 
 /** IDs per query: keeps the IN list well under both stores' parameter limits. */
 const CHUNK = 500;
 
-/** A column "ahead" of a query on `generations as g`: how many queued runs come before g in the queue. */
+/**
+ * A column "ahead" of a query on `generations as g`: how many queued runs come before g in the
+ * queue. The queued runs of the stretches of queue orders before g's come from their counts
+ * (`queue_counts`, kept by triggers: migration 016); only g's own stretch is counted, so the cost
+ * does not grow with the queue.
+ */
 export function queuedAhead(eb: ExpressionBuilder<Database & { g: GenerationsTable }, "g">) {
-  return eb
+  const bucket = sql<number>`(g.queue_order / ${sql.lit(QUEUE_BUCKET_SIZE)})`;
+  const earlierStretches = eb
+    .selectFrom("queue_counts as c")
+    .select(sql<number>`coalesce(sum(c.queued), 0)`.as("n"))
+    .where("c.bucket", "<", bucket);
+  const ownStretch = eb
     .selectFrom("generations as q")
-    .select(sql<number>`count(*)`.as("ahead"))
+    .select(sql<number>`count(*)`.as("n"))
     .where("q.status", "=", "queued")
-    .whereRef("q.queue_order", "<", "g.queue_order")
-    .as("ahead");
+    .where("q.queue_order", ">=", sql<number>`${bucket} * ${sql.lit(QUEUE_BUCKET_SIZE)}`)
+    .whereRef("q.queue_order", "<", "g.queue_order");
+  return sql<number>`(${earlierStretches}) + (${ownStretch})`.as("ahead");
 }
 
 /** Positions of those of `runs` that are queued; one query per 500 of them. */

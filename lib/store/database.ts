@@ -179,6 +179,12 @@ export interface ScheduledTasksTable {
   last_run_by: string | null;
 }
 
+/** Queued runs per stretch of queue orders (migration 016), kept by triggers. */
+export interface QueueCountsTable {
+  bucket: number | string;
+  queued: number | string;
+}
+
 export interface BatchesTable {
   id: string;
   workspace_id: string;
@@ -277,6 +283,7 @@ export interface Database {
   users: UsersTable;
   share_links: ShareLinksTable;
   scheduled_tasks: ScheduledTasksTable;
+  queue_counts: QueueCountsTable;
 }
 
 /** A database handle or an open transaction on it; core functions accept either. */

@@ -14,6 +14,7 @@ import * as runTimings from "./012-run-timings";
 import * as shareLinks from "./013-share-links";
 import * as pauseBy from "./014-pause-by";
 import * as scheduledTasks from "./015-scheduled-tasks";
+import * as queueCounts from "./016-queue-counts";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "013-share-links": shareLinks,
   "014-pause-by": pauseBy,
   "015-scheduled-tasks": scheduledTasks,
+  "016-queue-counts": queueCounts,
 };
