@@ -5,7 +5,7 @@
 // appears in a message: messages are built from status codes and the provider's own words, never
 // from the SDK's (which may carry a URL, and Google's result links carry `?key=`), and scrubbed.
 // The rules every kind shares (401, 429, 4xx, 5xx, no connection, no answer) are provider-failures.ts's.
-import { APICallError, DownloadError, InvalidResponseDataError, NoImageGeneratedError, NoSpeechGeneratedError, NoVideoGeneratedError, RetryError } from "ai";
+import { aiPackage } from "./ai-sdk-packages";
 import { JobEndedError, type AiSdkProviderInfo, type JobEnd } from "./ai-sdk-providers";
 import { ProviderFailures, scrub } from "./provider-failures";
 import { BodyTooLargeError } from "./response-bytes";
@@ -110,6 +110,7 @@ export function failureOf(err: unknown, ctx: FailureContext): ProviderError {
   if (err instanceof ProviderError) return err;
   if (err instanceof BodyTooLargeError) return failuresFor(ctx).tooLarge(err);
   if (err instanceof JobEndedError) return jobFailure(ctx, err.end);
+  const { APICallError, DownloadError, InvalidResponseDataError, NoImageGeneratedError, NoSpeechGeneratedError, NoVideoGeneratedError, RetryError } = aiPackage();
   const error = RetryError.isInstance(err) ? err.lastError : err;
   if (APICallError.isInstance(error)) {
     if (error.statusCode === undefined) return failuresFor(ctx).unreachable(sdkCauseCode(error));

@@ -4,20 +4,8 @@
 // factory's `baseURL` where it has one, else a `fetch` that sends its fixed host's requests there.
 // Every package gets providerFetch (below): the packages fetch result links and polling URLs their
 // provider names with `getFromApi`, which checks no address, so our fetch does.
-import { createBlackForestLabs } from "@ai-sdk/black-forest-labs";
-import { createDeepInfra } from "@ai-sdk/deepinfra";
-import { createElevenLabs } from "@ai-sdk/elevenlabs";
-import { createFal } from "@ai-sdk/fal";
-import { createFireworks } from "@ai-sdk/fireworks";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { createLMNT } from "@ai-sdk/lmnt";
-import { createLuma } from "@ai-sdk/luma";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { createReplicate } from "@ai-sdk/replicate";
-import { createTogetherAI } from "@ai-sdk/togetherai";
-import { createXai } from "@ai-sdk/xai";
-import { DownloadError, type experimental_generateSpeech, type experimental_generateVideo, type generateImage } from "ai";
+import type { experimental_generateSpeech, experimental_generateVideo, generateImage } from "ai";
+import { aiPackage, PROVIDER_PACKAGES } from "./ai-sdk-packages";
 import type { Modality } from "../models/types";
 import { guardedFetch, type FetchFunction } from "./guarded-fetch";
 import { readCapped } from "./response-bytes";
@@ -138,7 +126,7 @@ export const AI_SDK_PROVIDERS = {
     baseUrlRequired: false,
     fixedHosts: [],
     create: (s) => {
-      const p = createOpenAI(common(s, true));
+      const p = PROVIDER_PACKAGES.openai().createOpenAI(common(s, true));
       return { image: (id) => p.image(id), audio: (id) => p.speech(id) };
     },
   },
@@ -150,7 +138,7 @@ export const AI_SDK_PROVIDERS = {
     baseUrlRequired: true,
     fixedHosts: [],
     create: (s) => {
-      const p = createOpenAICompatible({ name: "openaiCompatible", baseURL: s.baseURL ?? "", ...(s.apiKey ? { apiKey: s.apiKey } : {}), ...(s.fetch ? { fetch: s.fetch } : {}) });
+      const p = PROVIDER_PACKAGES.openaiCompatible().createOpenAICompatible({ name: "openaiCompatible", baseURL: s.baseURL ?? "", ...(s.apiKey ? { apiKey: s.apiKey } : {}), ...(s.fetch ? { fetch: s.fetch } : {}) });
       return { image: (id) => p.imageModel(id) };
     },
   },
@@ -162,7 +150,7 @@ export const AI_SDK_PROVIDERS = {
     baseUrlRequired: false,
     fixedHosts: [],
     create: (s) => {
-      const p = createGoogleGenerativeAI(common(s, true));
+      const p = PROVIDER_PACKAGES.google().createGoogleGenerativeAI(common(s, true));
       return { image: (id) => p.image(id), video: (id) => p.video(id) };
     },
   },
@@ -179,7 +167,7 @@ export const AI_SDK_PROVIDERS = {
     ],
     keyDomains: ["fal.run"],
     create: (s) => {
-      const p = createFal(common(s, true));
+      const p = PROVIDER_PACKAGES.fal().createFal(common(s, true));
       return { image: (id) => p.image(id), audio: (id) => p.speech(id), video: (id) => p.video(id) };
     },
   },
@@ -201,7 +189,7 @@ export const AI_SDK_PROVIDERS = {
       return null;
     },
     create: (s) => {
-      const p = createReplicate({ apiToken: s.apiKey, ...(s.baseURL !== undefined ? { baseURL: s.baseURL } : {}), ...(s.fetch ? { fetch: s.fetch } : {}) });
+      const p = PROVIDER_PACKAGES.replicate().createReplicate({ apiToken: s.apiKey, ...(s.baseURL !== undefined ? { baseURL: s.baseURL } : {}), ...(s.fetch ? { fetch: s.fetch } : {}) });
       return { image: (id) => p.image(id), video: (id) => p.video(id) };
     },
   },
@@ -213,7 +201,7 @@ export const AI_SDK_PROVIDERS = {
     baseUrlRequired: false,
     fixedHosts: [],
     create: (s) => {
-      const p = createLuma(common(s, true));
+      const p = PROVIDER_PACKAGES.luma().createLuma(common(s, true));
       return { image: (id) => p.image(id) };
     },
   },
@@ -227,7 +215,7 @@ export const AI_SDK_PROVIDERS = {
     keyDomains: ["bfl.ai"],
     pollAnswer: bflPollAnswer,
     create: (s) => {
-      const p = createBlackForestLabs(common(s, true));
+      const p = PROVIDER_PACKAGES.blackForestLabs().createBlackForestLabs(common(s, true));
       return { image: (id) => p.image(id) };
     },
   },
@@ -244,7 +232,7 @@ export const AI_SDK_PROVIDERS = {
       return words ? { refused: false, words } : null;
     },
     create: (s) => {
-      const p = createXai(common(s, true));
+      const p = PROVIDER_PACKAGES.xai().createXai(common(s, true));
       return { image: (id) => p.image(id), video: (id) => p.video(id) };
     },
   },
@@ -256,7 +244,7 @@ export const AI_SDK_PROVIDERS = {
     baseUrlRequired: false,
     fixedHosts: [],
     create: (s) => {
-      const p = createTogetherAI(common(s, true));
+      const p = PROVIDER_PACKAGES.togetherAi().createTogetherAI(common(s, true));
       return { image: (id) => p.image(id) };
     },
   },
@@ -269,7 +257,7 @@ export const AI_SDK_PROVIDERS = {
     fixedHosts: [],
     pollAnswer: bflPollAnswer,
     create: (s) => {
-      const p = createFireworks(common(s, true));
+      const p = PROVIDER_PACKAGES.fireworks().createFireworks(common(s, true));
       return { image: (id) => p.image(id) };
     },
   },
@@ -282,7 +270,7 @@ export const AI_SDK_PROVIDERS = {
     baseUrlRequired: false,
     fixedHosts: [],
     create: (s) => {
-      const p = createDeepInfra(common(s, true));
+      const p = PROVIDER_PACKAGES.deepInfra().createDeepInfra(common(s, true));
       return { image: (id) => p.image(id) };
     },
   },
@@ -294,7 +282,7 @@ export const AI_SDK_PROVIDERS = {
     baseUrlRequired: false,
     fixedHosts: [{ origin: "https://api.elevenlabs.io", path: "" }],
     create: (s) => {
-      const p = createElevenLabs(common(s, false));
+      const p = PROVIDER_PACKAGES.elevenLabs().createElevenLabs(common(s, false));
       return { audio: (id) => p.speech(id) };
     },
   },
@@ -306,7 +294,7 @@ export const AI_SDK_PROVIDERS = {
     baseUrlRequired: false,
     fixedHosts: [{ origin: "https://api.lmnt.com", path: "" }],
     create: (s) => {
-      const p = createLMNT(common(s, false));
+      const p = PROVIDER_PACKAGES.lmnt().createLMNT(common(s, false));
       return { audio: (id) => p.speech(id) };
     },
   },
@@ -356,7 +344,7 @@ export interface ProviderFetchOptions {
 const POLL_ANSWER_MAX_BYTES = 64 * 1024;
 
 export function providerFetch(options: ProviderFetchOptions, inner: FetchFunction = globalThis.fetch): FetchFunction {
-  const guarded = guardedFetch({ ...options, refused: (reason) => new DownloadError({ url: "(result link)", message: reason }) }, inner);
+  const guarded = guardedFetch({ ...options, refused: (reason) => new (aiPackage().DownloadError)({ url: "(result link)", message: reason }) }, inner);
   if (!options.pollAnswer) return guarded;
   const pollAnswer = options.pollAnswer;
   return async (input, init) => {

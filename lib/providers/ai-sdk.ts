@@ -5,8 +5,9 @@
 // to poll. Outputs come back as bytes (FetchedOutput): the remote entry measures and stores them,
 // so a provider's URL is never handed out. No retries inside the SDK (`maxRetries: 0`): a failed
 // call fails the run, and an outage takes the provider out of service at once.
-import { experimental_generateSpeech, experimental_generateVideo, generateImage, DownloadError } from "ai";
+import type { generateImage } from "ai";
 import type { Modality } from "../models/types";
+import { aiPackage } from "./ai-sdk-packages";
 import { callArguments, parseCallOptions, type CallModality, type CallOptions } from "./ai-sdk-call";
 import { failureOf, failuresFor, type FailureContext } from "./ai-sdk-errors";
 import { AI_SDK_PROVIDERS, aiSdkProvider, providerFetch, redirectingFetch, type AiSdkModels, type AiSdkProviderInfo, type FetchFunction } from "./ai-sdk-providers";
@@ -73,7 +74,7 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
     const response = await fetch(url.href, { signal: abortSignal });
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
-      throw new DownloadError({ url: "(result link)", statusCode: response.status, statusText: response.statusText });
+      throw new (aiPackage().DownloadError)({ url: "(result link)", statusCode: response.status, statusText: response.statusText });
     }
     const data = await readCapped(response, MAX_VIDEO_BYTES);
     return { data: new Uint8Array(data), mediaType: response.headers.get("content-type") ?? undefined };
@@ -97,7 +98,7 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
       const text = args.prompt as string;
       const prompt = images.length > 0 ? { images, text, ...(mask ? { mask } : {}) } : text;
       return async (abortSignal) => {
-        const result = await generateImage({
+        const result = await aiPackage().generateImage({
           ...common,
           model: models.image!(model),
           prompt,
@@ -112,7 +113,7 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
     }
     if (modality === "audio" && models.audio) {
       return async (abortSignal) => {
-        const result = await experimental_generateSpeech({
+        const result = await aiPackage().experimental_generateSpeech({
           ...common,
           model: models.audio!(model),
           text: args.text as string,
@@ -130,7 +131,7 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
       const [image] = await fileBytes(request, args.image);
       const text = args.prompt as string;
       return async (abortSignal) => {
-        const result = await experimental_generateVideo({
+        const result = await aiPackage().experimental_generateVideo({
           ...common,
           model: models.video!(model),
           prompt: image ? { image, text } : text,
