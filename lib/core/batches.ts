@@ -3,13 +3,13 @@ import { requireScope, type Ctx } from "./context";
 import { formatUsd } from "./money";
 import { ApiError } from "./errors";
 import { presentRuns, type Generation } from "./generation-view";
-import { holdFor, queuedRow, startIdempotently } from "./generations";
+import { queuedRow, recordHoldFor, startIdempotently } from "./generations";
 import { validateIdempotencyKey } from "./idempotency";
 import { hasIdPrefix, newId } from "./ids";
 import { LIMITS } from "./limits";
 import { priceRunRequest, type PricedRun } from "./quotes";
 import { refuseUnknownFields, requireObject } from "./run-request";
-import { readBalance } from "./credits";
+import { moveHeldFromAvailable, readBalance } from "./credits";
 import type { GenerationsTable } from "../store/database";
 
 export interface Batch {
@@ -73,11 +73,13 @@ export async function createBatch(
       await trx.insertInto("batches").values({ id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now }).execute();
       // Each run holds its own price, so each settles on its own; one transaction makes it all or none.
       for (const [index, run] of priced.entries()) {
-        const holdId = await holdFor(trx, ctx.workspaceId, run.holdMicros);
+        const holdId = await recordHoldFor(trx, ctx.workspaceId, run.holdMicros);
         const row = queuedRow(ctx, run, { id: newId("generation"), holdId, batch: { id: batchId, index }, now });
         await trx.insertInto("generations").values(row).execute();
         inserted.push(row);
       }
+      // The balance last, for every run at once (lib/core/credits.ts: moveHeldFromAvailable says why).
+      if (total > 0) await moveHeldFromAvailable(trx, { workspaceId: ctx.workspaceId, amountMicros: total });
       createdAt = now;
     },
   );

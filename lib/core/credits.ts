@@ -103,39 +103,58 @@ export async function grantCredit(
  * The conditional UPDATE is the check, so two concurrent holds can never both pass.
  */
 export async function holdCredit(db: Db, input: { workspaceId: string; amountMicros: Micros }): Promise<string> {
-  assertPositiveAmount(input.amountMicros, "amount");
   return withTransaction(db, async (trx) => {
-    const result = await trx
-      .updateTable("credit_balances")
-      .set({
-        available_micros: sql`available_micros - ${input.amountMicros}`,
-        held_micros: sql`held_micros + ${input.amountMicros}`,
-      })
-      .where("workspace_id", "=", input.workspaceId)
-      .where("available_micros", ">=", input.amountMicros)
-      .executeTakeFirst();
-    if (result.numUpdatedRows === 0n) {
-      const balance = await readBalance(trx, input.workspaceId);
-      throw new ApiError(
-        "insufficient_credit",
-        `This needs $${formatUsd(input.amountMicros)} but the workspace has $${formatUsd(balance.availableMicros)} available. Add credit and try again.`,
-      );
-    }
-    const holdId = newId("hold");
-    await trx
-      .insertInto("credit_holds")
-      .values({
-        id: holdId,
-        workspace_id: input.workspaceId,
-        amount_micros: input.amountMicros,
-        status: "held",
-        created_at: nowIso(),
-        settled_at: null,
-      })
-      .execute();
-    await appendLedger(trx, { workspaceId: input.workspaceId, kind: "hold", amountMicros: input.amountMicros, holdId });
+    const holdId = await recordHold(trx, input);
+    await moveHeldFromAvailable(trx, input);
     return holdId;
   });
+}
+
+/**
+ * A hold's own rows (the hold and its ledger entry), for a transaction that then moves the
+ * balance with moveHeldFromAvailable before it commits.
+ */
+export async function recordHold(trx: Db, input: { workspaceId: string; amountMicros: Micros }): Promise<string> {
+  assertPositiveAmount(input.amountMicros, "amount");
+  const holdId = newId("hold");
+  await trx
+    .insertInto("credit_holds")
+    .values({
+      id: holdId,
+      workspace_id: input.workspaceId,
+      amount_micros: input.amountMicros,
+      status: "held",
+      created_at: nowIso(),
+      settled_at: null,
+    })
+    .execute();
+  await appendLedger(trx, { workspaceId: input.workspaceId, kind: "hold", amountMicros: input.amountMicros, holdId });
+  return holdId;
+}
+
+/**
+ * The balance side of holds recorded in this transaction: available down, held up, or
+ * insufficient_credit (and the caller's transaction rolls back). Callers do it last: every writer
+ * of the workspace waits for this row until the commit (PostgreSQL), and lock order stays the
+ * same everywhere — a run's queue count (migration 016) before the balance, as a cancel takes them.
+ */
+export async function moveHeldFromAvailable(trx: Db, input: { workspaceId: string; amountMicros: Micros }): Promise<void> {
+  const result = await trx
+    .updateTable("credit_balances")
+    .set({
+      available_micros: sql`available_micros - ${input.amountMicros}`,
+      held_micros: sql`held_micros + ${input.amountMicros}`,
+    })
+    .where("workspace_id", "=", input.workspaceId)
+    .where("available_micros", ">=", input.amountMicros)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) {
+    const balance = await readBalance(trx, input.workspaceId);
+    throw new ApiError(
+      "insufficient_credit",
+      `This needs $${formatUsd(input.amountMicros)} but the workspace has $${formatUsd(balance.availableMicros)} available. Add credit and try again.`,
+    );
+  }
 }
 
 /**

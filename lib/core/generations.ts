@@ -1,5 +1,5 @@
 // Runs: start (price held, idempotent), read (optionally waiting), list (cursor paged), cancel.
-import { settleHold, holdCredit } from "./credits";
+import { moveHeldFromAvailable, recordHold, settleHold } from "./credits";
 import { deprecationHeaders, findCatalogEntry, MODEL_ID_PATTERN, splitModelId } from "./catalog";
 import { nowIso, requireScope, SOURCES, type Ctx } from "./context";
 import { observeRunEnded } from "../metrics";
@@ -89,16 +89,17 @@ export function queuedRow(
   };
 }
 
-/** Holds the price (none for a free run) inside the caller's transaction. */
-export async function holdFor(db: Db, workspaceId: string, micros: number): Promise<string | null> {
-  return micros > 0 ? holdCredit(db, { workspaceId, amountMicros: micros }) : null;
+/** The hold's rows for a price (none for a free run), inside the caller's transaction; the balance moves later (moveHeldFromAvailable). */
+export async function recordHoldFor(trx: Db, workspaceId: string, micros: number): Promise<string | null> {
+  return micros > 0 ? recordHold(trx, { workspaceId, amountMicros: micros }) : null;
 }
 
-/** The create transaction's own writes: the hold with its ledger entry, then the queued run row. */
+/** The create transaction's own writes: the hold with its ledger entry, the queued run row, then the balance. */
 export async function writeQueuedRun(trx: Db, ctx: Ctx, priced: PricedRun, runId: string, now: string): Promise<GenerationsTable> {
-  const holdId = await holdFor(trx, ctx.workspaceId, priced.holdMicros);
+  const holdId = await recordHoldFor(trx, ctx.workspaceId, priced.holdMicros);
   const row = queuedRow(ctx, priced, { id: runId, holdId, batch: null, now });
   await trx.insertInto("generations").values(row).execute();
+  if (holdId) await moveHeldFromAvailable(trx, { workspaceId: ctx.workspaceId, amountMicros: priced.holdMicros });
   return row;
 }
 
