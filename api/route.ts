@@ -59,6 +59,7 @@ function readQuery(c: Context<ApiEnv>, allowed: readonly string[]): Record<strin
 /** The body's bytes, or 413 as soon as it passes `limit` (declared or streamed). */
 export async function readLimitedBytes(request: Request, limit: number, tooLargeMessage?: string, incoming?: IncomingMessage): Promise<Buffer> {
   const tooLarge = () => new ApiError("payload_too_large", tooLargeMessage ?? `The request body is over ${limit.toLocaleString("en")} bytes.`);
+  // node:http refuses a request whose Content-Length lines disagree, so its first is the one.
   const declared = incoming ? (incoming.headers["content-length"] ?? null) : request.headers.get("content-length");
   try {
     // Served by node:http (server.ts): straight from its stream, unless something read the Request's body already.
@@ -73,29 +74,17 @@ export async function readLimitedBytes(request: Request, limit: number, tooLarge
   }
 }
 
-/** Names node:http keeps only the first of when sent twice; Fetch's Headers joins them, as this does. */
-const FIRST_ONLY_IN_NODE = new Set([
-  "age", "authorization", "content-length", "content-type", "etag", "expires", "from", "host", "if-modified-since",
-  "if-unmodified-since", "last-modified", "location", "max-forwards", "proxy-authorization", "referer", "retry-after", "server", "user-agent",
-]);
-
 /**
- * A request header (lower-case name) as Fetch's Headers would give it, read from node:http's parsed
- * headers when node:http serves the app: building Headers for every request was a measurable part
- * of a short one (bench profile). Tests that call app.fetch have no node request: Hono's own then.
+ * A request header (lower-case name) as Fetch's Headers gives it (every line of it, joined with
+ * ", "), read from node:http's own parse when node:http serves the app: building Headers for
+ * every request was a measurable part of a short one (bench profile). node:http's `headers` keeps
+ * only the first Authorization or Content-Type line; `headersDistinct` keeps them all. Tests that
+ * call app.fetch have no node request: Hono's own then.
  */
 export function requestHeader(c: Context<ApiEnv>, name: string): string | undefined {
   const incoming = c.env?.incoming;
   if (!incoming) return c.req.header(name);
-  const value = incoming.headers[name];
-  if (value === undefined || typeof value !== "string") return value === undefined ? undefined : value.join(", ");
-  if (!FIRST_ONLY_IN_NODE.has(name)) return value;
-  let joined: string | undefined;
-  const raw = incoming.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) joined = joined === undefined ? raw[i + 1]! : `${joined}, ${raw[i + 1]!}`;
-  }
-  return joined;
+  return incoming.headersDistinct[name]?.join(", ");
 }
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
