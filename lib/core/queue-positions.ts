@@ -38,7 +38,7 @@ type AheadRow = { id: string; ahead: number | string | null };
  */
 const oneRunQueries = new Map<unknown, CompiledQuery<AheadRow>>();
 
-function aheadOfOneRun(db: Db, id: string): Promise<{ rows: AheadRow[] }> {
+async function aheadOfOneRun(db: Db, id: string): Promise<AheadRow[]> {
   const kind = db.getExecutor().adapter.constructor;
   let compiled = oneRunQueries.get(kind);
   if (!compiled) {
@@ -47,7 +47,20 @@ function aheadOfOneRun(db: Db, id: string): Promise<{ rows: AheadRow[] }> {
     if (compiled.parameters.length !== 1) throw new Error("the queue position query takes parameters other than the run's ID");
     oneRunQueries.set(kind, compiled);
   }
-  return db.executeQuery<AheadRow>({ ...compiled, parameters: [id] });
+  return (await db.executeQuery<AheadRow>({ ...compiled, parameters: [id] })).rows;
+}
+
+/** How many queued runs are ahead of each of these runs (500 at most). */
+function aheadOf(db: Db, ids: readonly string[]): Promise<AheadRow[]> {
+  if (ids.length === 1) return aheadOfOneRun(db, ids[0]!);
+  return (
+    db
+      .selectFrom("generations as g")
+      .select((eb) => ["g.id", queuedAhead(eb)])
+      // Not narrowed to runs still queued: a run answered as queued just as a worker took it reads as next (1).
+      .where("g.id", "in", ids)
+      .execute()
+  );
 }
 
 /** Positions of those of `runs` that are queued; one query per 500 of them. */
@@ -55,18 +68,7 @@ export async function queuePositions(db: Db, runs: readonly { id: string; status
   const queued = runs.filter((r) => r.status === "queued").map((r) => r.id);
   const positions = new Map<string, number>();
   for (let i = 0; i < queued.length; i += CHUNK) {
-    const { rows } =
-      queued.length === 1
-        ? await aheadOfOneRun(db, queued[0]!)
-        : {
-            rows: await db
-              .selectFrom("generations as g")
-              .select((eb) => ["g.id", queuedAhead(eb)])
-              // Not narrowed to runs still queued: a run answered as queued just as a worker took it reads as next (1).
-              .where("g.id", "in", queued.slice(i, i + CHUNK))
-              .execute(),
-          };
-    for (const row of rows) positions.set(row.id, Number(row.ahead ?? 0) + 1);
+    for (const row of await aheadOf(db, queued.slice(i, i + CHUNK))) positions.set(row.id, Number(row.ahead ?? 0) + 1);
   }
   return positions;
 }

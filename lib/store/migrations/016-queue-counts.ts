@@ -15,8 +15,14 @@ export const QUEUE_BUCKET_SIZE = 256;
 // other writer's, which cannot deadlock; stripes would be taken out of order. The price is that
 // on PostgreSQL two creates in the same stretch wait for each other's commit on that row, as two
 // creates of one workspace already do on its balance.
+/** SQL that counts a run whose queue order is `order` in (entering the queue) or out (leaving it). */
+const countIn = (order: string) =>
+  `insert into queue_counts (bucket, queued) values (${order} / ${QUEUE_BUCKET_SIZE}, 1) on conflict (bucket) do update set queued = queue_counts.queued + 1;`;
+const countOut = (order: string) =>
+  `update queue_counts set queued = queued - 1 where bucket = ${order} / ${QUEUE_BUCKET_SIZE};
+   delete from queue_counts where bucket = ${order} / ${QUEUE_BUCKET_SIZE} and queued <= 0;`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const size = QUEUE_BUCKET_SIZE;
   await db.schema
     .createTable("queue_counts")
     .addColumn("bucket", "bigint", (c) => c.primaryKey())
@@ -28,12 +34,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         `create function atelier_queue_counts() returns trigger language plpgsql as $$
         begin
           if tg_op = 'UPDATE' and old.status = 'queued' and new.status <> 'queued' then
-            update queue_counts set queued = queued - 1 where bucket = old.queue_order / ${size};
-            delete from queue_counts where bucket = old.queue_order / ${size} and queued <= 0;
+            ${countOut("old.queue_order")}
           end if;
           if new.status = 'queued' and (tg_op = 'INSERT' or old.status <> 'queued') then
-            insert into queue_counts (bucket, queued) values (new.queue_order / ${size}, 1)
-              on conflict (bucket) do update set queued = queue_counts.queued + 1;
+            ${countIn("new.queue_order")}
           end if;
           return null;
         end $$`,
@@ -41,36 +45,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .execute(db);
     await sql`create trigger generations_queue_counts after insert or update of status on generations for each row execute function atelier_queue_counts()`.execute(db);
   } else {
-    // queue_order is still null when these run on an insert (the trigger of migration 011 sets it to the rowid next).
-    await sql
-      .raw(
-        `create trigger generations_queue_counts_insert after insert on generations when new.status = 'queued'
-        begin
-          insert into queue_counts (bucket, queued) values (coalesce(new.queue_order, new.rowid) / ${size}, 1)
-            on conflict (bucket) do update set queued = queued + 1;
-        end`,
-      )
-      .execute(db);
-    await sql
-      .raw(
-        `create trigger generations_queue_counts_enter after update of status on generations when new.status = 'queued' and old.status <> 'queued'
-        begin
-          insert into queue_counts (bucket, queued) values (new.queue_order / ${size}, 1)
-            on conflict (bucket) do update set queued = queued + 1;
-        end`,
-      )
-      .execute(db);
-    await sql
-      .raw(
-        `create trigger generations_queue_counts_leave after update of status on generations when old.status = 'queued' and new.status <> 'queued'
-        begin
-          update queue_counts set queued = queued - 1 where bucket = old.queue_order / ${size};
-          delete from queue_counts where bucket = old.queue_order / ${size} and queued <= 0;
-        end`,
-      )
-      .execute(db);
+    const trigger = (name: string, when: string, body: string) =>
+      sql.raw(`create trigger generations_queue_counts_${name} after ${when} begin ${body} end`).execute(db);
+    // queue_order is still null when the insert trigger runs (the trigger of migration 011 sets it to the rowid next).
+    await trigger("insert", "insert on generations when new.status = 'queued'", countIn("coalesce(new.queue_order, new.rowid)"));
+    await trigger("enter", "update of status on generations when new.status = 'queued' and old.status <> 'queued'", countIn("new.queue_order"));
+    await trigger("leave", "update of status on generations when old.status = 'queued' and new.status <> 'queued'", countOut("old.queue_order"));
   }
   await sql
-    .raw(`insert into queue_counts (bucket, queued) select queue_order / ${size}, count(*) from generations where status = 'queued' group by queue_order / ${size}`)
+    .raw(`insert into queue_counts (bucket, queued) select queue_order / ${QUEUE_BUCKET_SIZE}, count(*) from generations where status = 'queued' group by queue_order / ${QUEUE_BUCKET_SIZE}`)
     .execute(db);
 }
