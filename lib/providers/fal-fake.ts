@@ -130,84 +130,83 @@ export function falFluxDevOpenApi(endpoint = "fal-ai/flux/dev"): Record<string, 
   };
 }
 
-/** An image-to-video endpoint in fal's shape (an `image_url` input, a `video` File output). */
-function falVideoOpenApi(endpoint: string): Record<string, unknown> {
+/** An endpoint's queue OpenAPI document in fal's shape: its input schema (the first of `schemas`) and any it refers to. */
+function falQueueOpenApi(endpoint: string, meta: { description: string; category: string }, schemas: Record<string, unknown>): Record<string, unknown> {
+  const input = Object.keys(schemas)[0]!;
   return {
     openapi: "3.0.4",
-    info: { title: `Queue OpenAPI for ${endpoint}`, version: "1.0.0", description: "Animates an image into a short clip.", "x-fal-metadata": { endpointId: endpoint, category: "image-to-video" } },
-    components: {
-      schemas: {
-        VideoInput: {
-          title: "ImageToVideoInput",
-          type: "object",
-          "x-fal-order-properties": ["prompt", "image_url", "duration", "image_urls"],
-          required: ["prompt", "image_url"],
-          properties: {
-            prompt: { title: "Prompt", type: "string", description: "What happens in the clip.", maxLength: 2500 },
-            image_url: { title: "Image Url", type: "string", description: "URL of the image to use as the first frame." },
-            image_urls: { title: "Reference Image Urls", type: "array", items: { type: "string" }, description: "Reference images for the subject's look." },
-            duration: { title: "Duration", type: "string", enum: ["5", "10"], description: "The duration of the generated video in seconds.", default: "5" },
-          },
-        },
-      },
-    },
-    paths: { [`/${endpoint}`]: { post: { requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/VideoInput" } } } } } } },
+    info: { title: `Queue OpenAPI for ${endpoint}`, version: "1.0.0", description: meta.description, "x-fal-metadata": { endpointId: endpoint, category: meta.category } },
+    components: { schemas },
+    paths: { [`/${endpoint}`]: { post: { requestBody: { content: { "application/json": { schema: { $ref: `#/components/schemas/${input}` } } } } } } },
   };
 }
 
-/** A text-to-speech endpoint in fal's shape (an `audio` File output). */
-function falSpeechOpenApi(endpoint: string): Record<string, unknown> {
-  return {
-    openapi: "3.0.4",
-    info: { title: `Queue OpenAPI for ${endpoint}`, version: "1.0.0", description: "Speaks text.", "x-fal-metadata": { endpointId: endpoint, category: "text-to-speech" } },
-    components: {
-      schemas: {
-        SpeechInput: {
-          type: "object",
-          "x-fal-order-properties": ["text", "voice"],
-          required: ["text"],
-          properties: {
-            text: { title: "Text", type: "string", minLength: 1, description: "The text to speak." },
-            voice: { title: "Voice", type: "string", enum: ["Rachel", "Aria"], default: "Rachel", description: "The voice." },
-          },
+/** An image-to-video endpoint (an `image_url` input, a `video` File output). */
+const falVideoOpenApi = (endpoint: string) =>
+  falQueueOpenApi(
+    endpoint,
+    { description: "Animates an image into a short clip.", category: "image-to-video" },
+    {
+      VideoInput: {
+        title: "ImageToVideoInput",
+        type: "object",
+        "x-fal-order-properties": ["prompt", "image_url", "duration", "image_urls"],
+        required: ["prompt", "image_url"],
+        properties: {
+          prompt: { title: "Prompt", type: "string", description: "What happens in the clip.", maxLength: 2500 },
+          image_url: { title: "Image Url", type: "string", description: "URL of the image to use as the first frame." },
+          image_urls: { title: "Reference Image Urls", type: "array", items: { type: "string" }, description: "Reference images for the subject's look." },
+          duration: { title: "Duration", type: "string", enum: ["5", "10"], description: "The duration of the generated video in seconds.", default: "5" },
         },
       },
     },
-    paths: { [`/${endpoint}`]: { post: { requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/SpeechInput" } } } } } } },
-  };
-}
+  );
+
+/** A text-to-speech endpoint (an `audio` File output). */
+const falSpeechOpenApi = (endpoint: string) =>
+  falQueueOpenApi(
+    endpoint,
+    { description: "Speaks text.", category: "text-to-speech" },
+    {
+      SpeechInput: {
+        type: "object",
+        "x-fal-order-properties": ["text", "voice"],
+        required: ["text"],
+        properties: {
+          text: { title: "Text", type: "string", minLength: 1, description: "The text to speak." },
+          voice: { title: "Voice", type: "string", enum: ["Rachel", "Aria"], default: "Rachel", description: "The voice." },
+        },
+      },
+    },
+  );
 
 /** An image-to-3D endpoint in fal-ai/trellis's shape (an `image_url` input, a `model_mesh` File output), trimmed. */
-function fal3dOpenApi(endpoint: string): Record<string, unknown> {
-  return {
-    openapi: "3.0.4",
-    info: { title: `Queue OpenAPI for ${endpoint}`, version: "1.0.0", description: "Generate 3D models from your images using Trellis.", "x-fal-metadata": { endpointId: endpoint, category: "image-to-3d" } },
-    components: {
-      schemas: {
-        InputModel: {
-          title: "InputModel",
-          type: "object",
-          "x-fal-order-properties": ["image_url", "seed", "texture_size", "mesh_simplify"],
-          required: ["image_url"],
-          properties: {
-            image_url: { title: "Image Url", type: "string", description: "URL of the input image to convert to 3D" },
-            seed: { anyOf: [{ type: "integer" }, { type: "null" }], title: "Seed", description: "Random seed for reproducibility" },
-            texture_size: { title: "Texture Size", type: "integer", enum: [512, 1024, 2048], default: 1024, description: "Texture resolution" },
-            mesh_simplify: { title: "Mesh Simplify", type: "number", minimum: 0.9, maximum: 0.98, default: 0.95, description: "Mesh simplification factor" },
-          },
+const fal3dOpenApi = (endpoint: string) =>
+  falQueueOpenApi(
+    endpoint,
+    { description: "Generate 3D models from your images using Trellis.", category: "image-to-3d" },
+    {
+      InputModel: {
+        title: "InputModel",
+        type: "object",
+        "x-fal-order-properties": ["image_url", "seed", "texture_size", "mesh_simplify"],
+        required: ["image_url"],
+        properties: {
+          image_url: { title: "Image Url", type: "string", description: "URL of the input image to convert to 3D" },
+          seed: { anyOf: [{ type: "integer" }, { type: "null" }], title: "Seed", description: "Random seed for reproducibility" },
+          texture_size: { title: "Texture Size", type: "integer", enum: [512, 1024, 2048], default: 1024, description: "Texture resolution" },
+          mesh_simplify: { title: "Mesh Simplify", type: "number", minimum: 0.9, maximum: 0.98, default: 0.95, description: "Mesh simplification factor" },
         },
-        ObjectOutput: {
-          title: "ObjectOutput",
-          type: "object",
-          required: ["model_mesh", "timings"],
-          properties: { model_mesh: { $ref: "#/components/schemas/File" }, timings: { type: "object", title: "Timings" } },
-        },
-        File: { title: "File", type: "object", properties: { url: { type: "string" }, content_type: { type: "string" }, file_name: { type: "string" }, file_size: { type: "integer" } }, required: ["url"] },
       },
+      ObjectOutput: {
+        title: "ObjectOutput",
+        type: "object",
+        required: ["model_mesh", "timings"],
+        properties: { model_mesh: { $ref: "#/components/schemas/File" }, timings: { type: "object", title: "Timings" } },
+      },
+      File: { title: "File", type: "object", properties: { url: { type: "string" }, content_type: { type: "string" }, file_name: { type: "string" }, file_size: { type: "integer" } }, required: ["url"] },
     },
-    paths: { [`/${endpoint}`]: { post: { requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/InputModel" } } } } } } },
-  };
-}
+  );
 
 export const FAKE_FAL_ENDPOINTS: FakeFalEndpoint[] = [
   { id: "fal-ai/flux/dev", modality: "image", openapi: falFluxDevOpenApi() },
