@@ -2,12 +2,22 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
-import { grantCredit, holdCredit, readBalance, settleHold, sumLedger, type Balance } from "./credits";
+import { withTransaction } from "../store/store";
+import { grantCredit, moveHeldFromAvailable, readBalance, recordHold, settleHold, sumLedger, type Balance } from "./credits";
 import { ApiError } from "./errors";
 import { quoteRun } from "./quotes";
 import { createWorkspace } from "./workspaces";
 
 const USD = 1_000_000;
+
+/** A hold on its own: the two steps a create takes, in its order, in one transaction. */
+function holdCredit(db: Db, input: { workspaceId: string; amountMicros: number }): Promise<string> {
+  return withTransaction(db, async (trx) => {
+    const holdId = await recordHold(trx, input);
+    await moveHeldFromAvailable(trx, input);
+    return holdId;
+  });
+}
 
 async function ledgerRows(db: Db, workspaceId: string) {
   return db.selectFrom("ledger_entries").selectAll().where("workspace_id", "=", workspaceId).orderBy("id").execute();
@@ -85,7 +95,7 @@ describe(`credits (${testDialect()})`, () => {
     });
   });
 
-  describe("holdCredit", () => {
+  describe("holding credit (recordHold, then moveHeldFromAvailable)", () => {
     it("moves the amount from available to held and records the hold", async () => {
       const ws = await workspace(10 * USD);
       const holdId = await holdCredit(db, { workspaceId: ws, amountMicros: 3 * USD });

@@ -99,20 +99,9 @@ export async function grantCredit(
 }
 
 /**
- * Moves an amount from available to held, or throws insufficient_credit and changes nothing.
- * The conditional UPDATE is the check, so two concurrent holds can never both pass.
- */
-export async function holdCredit(db: Db, input: { workspaceId: string; amountMicros: Micros }): Promise<string> {
-  return withTransaction(db, async (trx) => {
-    const holdId = await recordHold(trx, input);
-    await moveHeldFromAvailable(trx, input);
-    return holdId;
-  });
-}
-
-/**
- * A hold's own rows (the hold and its ledger entry), for a transaction that then moves the
- * balance with moveHeldFromAvailable before it commits.
+ * Holding credit is two steps in one transaction: a hold's own rows (the hold and its ledger
+ * entry), here, then the balance, with moveHeldFromAvailable before it commits. A create writes
+ * its run between the two (writeQueuedRun).
  */
 export async function recordHold(trx: Db, input: { workspaceId: string; amountMicros: Micros }): Promise<string> {
   assertPositiveAmount(input.amountMicros, "amount");
@@ -134,7 +123,8 @@ export async function recordHold(trx: Db, input: { workspaceId: string; amountMi
 
 /**
  * The balance side of holds recorded in this transaction: available down, held up, or
- * insufficient_credit (and the caller's transaction rolls back). Callers do it last: every writer
+ * insufficient_credit (and the caller's transaction rolls back). The conditional UPDATE is the
+ * check, so two concurrent holds can never both pass. Callers do it last: every writer
  * of the workspace waits for this row until the commit (PostgreSQL), and lock order stays the
  * same everywhere — a run's queue count (migration 016) before the balance, as a cancel takes them.
  */
