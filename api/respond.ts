@@ -6,39 +6,54 @@ import type { ApiDeps, ApiEnv } from "./env";
 type Body = string | Uint8Array<ArrayBuffer> | null;
 
 /**
- * What the answers built here were made of. The headers every answer carries (X-Request-Id,
- * RateLimit-*) are then added by making the answer again from these plain parts, which
- * @hono/node-server writes straight out; setting them on a finished Response would first build
- * Fetch's Headers for it, a measurable part of a short request (bench profile).
+ * What an answer built here was made of, kept on it. The headers every answer carries
+ * (X-Request-Id, RateLimit-*) are then added by making the answer again from these plain parts,
+ * which @hono/node-server writes straight out; setting them on a finished Response would first
+ * build Fetch's Headers for it, a measurable part of a short request (bench profile). A property
+ * rather than a WeakMap: a WeakMap entry per answer cost more than the rest of this file.
  */
-const PARTS = new WeakMap<Response, { body: Body; status: number; headers: Record<string, string> }>();
-/** Answers that carry those headers already. */
-const FINISHED = new WeakSet<Response>();
+const PARTS = Symbol("answer parts");
+/** Set on an answer that carries those headers already. */
+const FINISHED = Symbol("answer finished");
+
+interface Parts {
+  body: Body;
+  status: number;
+  headers: Record<string, string>;
+}
+
+type OwnResponse = Response & { [PARTS]?: Parts; [FINISHED]?: true };
 
 function plainResponse(body: Body, status: number, headers: Record<string, string>): Response {
-  const res = new Response(body, { status, headers });
-  PARTS.set(res, { body, status, headers });
+  const res = new Response(body, { status, headers }) as OwnResponse;
+  res[PARTS] = { body, status, headers };
   return res;
 }
 
 /** A JSON answer with extra headers; every route answers through this or errorResponse. */
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+export function jsonResponse(body: unknown, status = 200, headers?: Record<string, string>): Response {
   return serializedJsonResponse(JSON.stringify(body), status, headers);
 }
 
 /** The same for a body already serialised (a cached one: as bytes, it is not encoded again). */
-export function serializedJsonResponse(json: string | Uint8Array<ArrayBuffer>, status = 200, headers: Record<string, string> = {}): Response {
-  return plainResponse(json, status, { "Content-Type": "application/json; charset=utf-8", ...headers });
+export function serializedJsonResponse(json: string | Uint8Array<ArrayBuffer>, status = 200, headers?: Record<string, string>): Response {
+  const all: Record<string, string> = { "Content-Type": "application/json; charset=utf-8" };
+  if (headers) for (const name in headers) all[name] = headers[name]!;
+  return plainResponse(json, status, all);
 }
 
 /** `res` with `answerHeaders` added: made again from its parts when built here, else set on it. */
 export function withAnswerHeaders(res: Response, answerHeaders: Record<string, string> | undefined): Response {
-  if (!answerHeaders || FINISHED.has(res)) return res;
-  const parts = PARTS.get(res);
-  let finished = res;
-  if (parts) finished = new Response(parts.body, { status: parts.status, headers: { ...parts.headers, ...answerHeaders } });
-  else for (const [name, value] of Object.entries(answerHeaders)) res.headers.set(name, value);
-  FINISHED.add(finished);
+  const own = res as OwnResponse;
+  if (!answerHeaders || own[FINISHED]) return res;
+  const parts = own[PARTS];
+  let finished: OwnResponse = own;
+  if (parts) {
+    // The parts' headers object is this file's own, made for this answer alone.
+    for (const name in answerHeaders) parts.headers[name] = answerHeaders[name]!;
+    finished = new Response(parts.body, { status: parts.status, headers: parts.headers });
+  } else for (const name in answerHeaders) res.headers.set(name, answerHeaders[name]!);
+  finished[FINISHED] = true;
   return finished;
 }
 

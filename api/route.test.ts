@@ -1,4 +1,5 @@
-import type { IncomingMessage } from "node:http";
+import { createServer, request as httpRequest, Agent, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../lib/core/errors";
@@ -67,5 +68,55 @@ describe("readLimitedBytes from node:http's stream", () => {
   it("a sender gone mid-body is 400 invalid_request", async () => {
     const err = await readLimitedBytes(request(), 10, undefined, incoming(["ab"], Object.assign(new Error("aborted"), { code: "ECONNRESET" }))).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "invalid_request" });
+  });
+});
+
+describe("readLimitedBytes from a real node:http request", () => {
+  /**
+   * A server whose handler waits until node:http has the whole message (as an API request has
+   * once the rate limit and key are checked), then reads it: the buffered path. One keep-alive
+   * connection carries every request, so a body left unread would break the next one.
+   */
+  async function withServer(fn: (send: (body: string, headers?: Record<string, string>) => Promise<{ status: number; text: string }>) => Promise<void>) {
+    const seen: boolean[] = [];
+    const server = createServer((req, res) => {
+      const read = () =>
+        readLimitedBytes(new Request("http://localhost/", { method: "POST" }), 10, "too big", req).then(
+          (bytes) => res.end(`ok:${bytes.toString()}`),
+          (err: ApiError) => res.writeHead(err.status).end(err.code),
+        );
+      const whenComplete = () => (req.complete ? (seen.push(true), void read()) : setImmediate(whenComplete));
+      whenComplete();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const port = (server.address() as AddressInfo).port;
+    const send = (body: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/", agent, headers }, (res) => {
+          let text = "";
+          res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk)).on("end", () => resolve({ status: res.statusCode!, text }));
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+    try {
+      await fn(send);
+      expect(seen.length).toBeGreaterThan(0);
+    } finally {
+      agent.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  it("reads a body node:http holds whole, and the connection serves the next request", async () => {
+    await withServer(async (send) => {
+      expect(await send("abcdef")).toEqual({ status: 200, text: "ok:abcdef" });
+      expect(await send("")).toEqual({ status: 200, text: "ok:" });
+      // Chunked, no declared length: the cap is still applied to what arrived.
+      expect(await send("abcdefghijkl", { "transfer-encoding": "chunked" })).toEqual({ status: 413, text: "payload_too_large" });
+      expect(await send("0123456789", { "transfer-encoding": "chunked" })).toEqual({ status: 200, text: "ok:0123456789" });
+      expect(await send("xyz")).toEqual({ status: 200, text: "ok:xyz" });
+    });
   });
 });

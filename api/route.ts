@@ -56,15 +56,21 @@ function readQuery(c: Context<ApiEnv>, allowed: readonly string[]): Record<strin
   return query;
 }
 
+function payloadTooLarge(limit: number, message: string | undefined): ApiError {
+  return new ApiError("payload_too_large", message ?? `The request body is over ${limit.toLocaleString("en")} bytes.`);
+}
+
 /** The body's bytes, or 413 as soon as it passes `limit` (declared or streamed). */
 export async function readLimitedBytes(request: Request, limit: number, tooLargeMessage?: string, incoming?: IncomingMessage): Promise<Buffer> {
-  const tooLarge = () => new ApiError("payload_too_large", tooLargeMessage ?? `The request body is over ${limit.toLocaleString("en")} bytes.`);
   // node:http refuses a request whose Content-Length lines disagree, so its first is the one.
   const declared = incoming ? (incoming.headers["content-length"] ?? null) : request.headers.get("content-length");
   try {
     // Served by node:http (server.ts): straight from its stream, unless something read the Request's body already.
-    if (incoming && !request.bodyUsed && !incoming.readableEnded) return await readCappedNodeStream(incoming, declared, limit, tooLarge);
-    return await readCappedStream(request.body, declared, limit, tooLarge);
+    // (The error is made by an unnamed arrow: tsx would give a named one its name anew on every request.)
+    if (incoming && !request.bodyUsed && !incoming.readableEnded) {
+      return await readCappedNodeStream(incoming, declared, limit, () => payloadTooLarge(limit, tooLargeMessage));
+    }
+    return await readCappedStream(request.body, declared, limit, () => payloadTooLarge(limit, tooLargeMessage));
   } catch (err) {
     // Only the client's side: the connection closed mid-body, or the HTTP parser refused the body
     // (a bad chunk size; api/client-error.ts answers those). Not a failure of ours to log;

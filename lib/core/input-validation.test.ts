@@ -52,6 +52,27 @@ describe("validateModelInput", () => {
     expect(bad).toEqual({ prompt: "x", num_images: 9 });
   });
 
+  it("copies nested objects and arrays too, so defaults filled below never reach the caller's", () => {
+    const schema: JsonSchemaObject = {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        style: { type: "object", additionalProperties: false, properties: { tone: { type: "string" }, warmth: { type: "integer", default: 3 } } },
+        sizes: { type: "array", items: { type: "object", properties: { w: { type: "integer" }, h: { type: "integer", default: 1 } } } },
+      },
+    };
+    const input = { style: { tone: "dusk" }, sizes: [{ w: 2 }, { w: 4, h: 5 }] };
+    const result = validateModelInput(schema, input, { modelId: "x/y" });
+    expect(result).toEqual({ style: { tone: "dusk", warmth: 3 }, sizes: [{ w: 2, h: 1 }, { w: 4, h: 5 }] });
+    expect(input).toEqual({ style: { tone: "dusk" }, sizes: [{ w: 2 }, { w: 4, h: 5 }] });
+  });
+
+  it('a "__proto__" field from a JSON body is an unknown field, not a prototype', () => {
+    const err = refusal(() => validate(JSON.parse('{"prompt":"x","__proto__":{"num_images":9}}')));
+    expect(err.param).toBe("input.__proto__");
+    expect(err.message).toContain("input.__proto__ is not an input of atelier/gradient");
+  });
+
   it("refuses an unknown field with param input.<field>, naming the known inputs", () => {
     const err = refusal(() => validate({ prompt: "x", colour: "red" }));
     expect(err.param).toBe("input.colour");

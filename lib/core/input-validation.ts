@@ -117,6 +117,23 @@ function explain(error: ErrorObject, data: unknown, schema: JsonSchemaObject, pr
 }
 
 /**
+ * A copy of a JSON value (what a parsed body holds), for Ajv to fill defaults into. structuredClone
+ * did the same through the serializer, a tenth of a quote's time (bench profile).
+ */
+function copyJson(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyJson((value as Record<string, unknown>)[key]);
+    // An own "__proto__" (JSON.parse makes one) stays a field; assigning it would set the prototype.
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return copy;
+}
+
+/**
  * Returns a validated copy of `input` with defaults filled, or throws invalid_parameter for
  * the first problem, in the order the schema lists its fields.
  */
@@ -129,7 +146,7 @@ export function validateModelInput(
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
     throw new ApiError("invalid_parameter", `${prefix} must be a JSON object; got ${typeName(input)}.`, { param: prefix });
   }
-  const copy = structuredClone(input) as Record<string, unknown>;
+  const copy = copyJson(input) as Record<string, unknown>;
   const validate = validatorFor(schema);
   if (validate(copy)) return copy;
   const errors = validate.errors ?? [];
