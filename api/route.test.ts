@@ -73,11 +73,11 @@ describe("readLimitedBytes from node:http's stream", () => {
 
 describe("readLimitedBytes from a real node:http request", () => {
   /**
-   * A server whose handler waits until node:http has the whole message (as an API request has
-   * once the rate limit and key are checked), then reads it: the buffered path. One keep-alive
-   * connection carries every request, so a body left unread would break the next one.
+   * A server whose handler reads the body at once, or (`later`) once node:http has the whole
+   * message. One keep-alive connection carries every request, so a body left unread or read
+   * twice would break the next one.
    */
-  async function withServer(fn: (send: (body: string, headers?: Record<string, string>) => Promise<{ status: number; text: string }>) => Promise<void>) {
+  async function withServer(later: boolean, fn: (send: (body: string, headers?: Record<string, string>) => Promise<{ status: number; text: string }>) => Promise<void>) {
     const seen: boolean[] = [];
     const server = createServer((req, res) => {
       const read = () =>
@@ -86,7 +86,11 @@ describe("readLimitedBytes from a real node:http request", () => {
           (err: ApiError) => res.writeHead(err.status).end(err.code),
         );
       const whenComplete = () => (req.complete ? (seen.push(true), void read()) : setImmediate(whenComplete));
-      whenComplete();
+      if (later) whenComplete();
+      else {
+        seen.push(req.complete);
+        void read();
+      }
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -109,8 +113,11 @@ describe("readLimitedBytes from a real node:http request", () => {
     }
   }
 
-  it("reads a body node:http holds whole, and the connection serves the next request", async () => {
-    await withServer(async (send) => {
+  it.each([
+    ["as it arrives", false],
+    ["once node:http holds it whole", true],
+  ])("reads a body %s, and the connection serves the next request", async (_when, later) => {
+    await withServer(later, async (send) => {
       expect(await send("abcdef")).toEqual({ status: 200, text: "ok:abcdef" });
       expect(await send("")).toEqual({ status: 200, text: "ok:" });
       // Chunked, no declared length: the cap is still applied to what arrived.
