@@ -57,13 +57,14 @@ const pauseMaps = new WeakMap<PauseRow[], { pauses: PauseMap; from: number; befo
  * Pauses and provider outages in force now (lapsed ones are ignored, not deleted), from memory
  * in the server and worker processes (pause-cache.ts).
  */
-export async function activePauses(db: Db, now = new Date()): Promise<PauseMap> {
-  const nowMs = now.getTime();
+export async function activePauses(db: Db, now: Date | number = Date.now()): Promise<PauseMap> {
+  // A number by default: a Date made for every quote and create showed in the profile.
+  const nowMs = typeof now === "number" ? now : now.getTime();
   const rows = await pauseRowsOf(db, () => readPauseRows(db), nowMs);
   // The same kept rows give the same map until the next pause among them ends.
   const known = pauseMaps.get(rows);
   if (known && known.from <= nowMs && nowMs < known.before) return known.pauses;
-  const nowIso = now.toISOString();
+  const nowIso = new Date(nowMs).toISOString();
   const pauses: PauseMap = { models: new Map(), providers: new Map() };
   let before = Infinity;
   for (const row of rows) {
@@ -121,12 +122,12 @@ export function availabilityOf(definition: ModelDefinition, pauses: PauseMap): A
  * Throws 503 service_unavailable when the entry cannot run now: with Retry-After when it is out of
  * service for a while, without it when something is not installed (the message says what and the fix).
  */
-export async function requireInService(db: Db, definition: ModelDefinition, now = new Date()): Promise<void> {
+export async function requireInService(db: Db, definition: ModelDefinition, now = Date.now()): Promise<void> {
   const availability = availabilityOf(definition, await activePauses(db, now));
   if (availability.status === "available") return;
   if (availability.status === "not_installed") throw new ApiError("service_unavailable", availability.message ?? `${definition.id} cannot run on this server.`);
   const retryAfter = availability.until
-    ? Math.max(1, Math.ceil((Date.parse(availability.until) - now.getTime()) / 1000))
+    ? Math.max(1, Math.ceil((Date.parse(availability.until) - now) / 1000))
     : OPEN_ENDED_RETRY_SECONDS;
   const back = availability.until ? ` It is expected back at ${availability.until}.` : "";
   const why = (availability.message ?? "").replace(/\.?$/, ".");
