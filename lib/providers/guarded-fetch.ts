@@ -7,7 +7,7 @@
 // which resolves the name once more and connects only to the addresses it checked (undici's
 // connect lookup), so a name whose answer changes in between (DNS rebinding) gets nowhere.
 import { isIP } from "node:net";
-import { Agent } from "undici";
+import type { Agent } from "undici";
 import { classifyAddress } from "../webhooks/ssrf";
 import { resultLinkRefusal, systemResolve, type Resolve } from "./result-links";
 
@@ -65,7 +65,11 @@ function checkedConnections(providerBaseUrl: string, resolve: Resolve): Agent {
       (err: Error) => callback(err),
     );
   };
-  return new Agent({ connect: { lookup: lookup as never } });
+  // undici loads with the first provider entry, not with every process (a twentieth of the admin
+  // CLI's start when no providers file is set; timed per require).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Agent: UndiciAgent } = require("undici") as typeof import("undici");
+  return new UndiciAgent({ connect: { lookup: lookup as never } });
 }
 
 function refusedByConnection(err: unknown): boolean {

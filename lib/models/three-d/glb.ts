@@ -2,7 +2,8 @@
 // primitive per geometry, metallic-roughness materials (shared where the scene shares them),
 // indices as 16-bit when they fit. glTF-Transform writes POSITION's min/max itself, and nothing
 // in the file depends on the time or the machine, so the same scene gives the same bytes.
-import { Document, NodeIO, type Buffer as GltfBuffer, type Material as GltfMaterial } from "@gltf-transform/core";
+import type { Document, Buffer as GltfBuffer, Material as GltfMaterial } from "@gltf-transform/core";
+import { gltfTransform } from "./gltf-package";
 import type { Geometry, Material, Part } from "./scene";
 
 function vertexAccessor(doc: Document, buffer: GltfBuffer, type: "VEC2" | "VEC3", array: Float32Array) {
@@ -29,6 +30,7 @@ function gltfMaterial(doc: Document, material: Material): GltfMaterial {
 }
 
 export async function writeGlb(parts: readonly Part[]): Promise<Buffer> {
+  const { Document, NodeIO } = gltfTransform();
   const doc = new Document();
   doc.getRoot().getAsset().generator = "Atelier";
   const buffer = doc.createBuffer();

@@ -6,7 +6,8 @@
 // accessor are checked against the bytes first (glb-json.ts), the node hierarchy is walked without
 // recursion (glb-scene.ts), and the poster draws at most POSTER_TRIANGLES (a denser scene is
 // clustered for it, glb-decimate.ts).
-import { Logger, NodeIO, type Document } from "@gltf-transform/core";
+import type { Document } from "@gltf-transform/core";
+import { gltfTransform } from "./gltf-package";
 import type { ThreeDOutput } from "../types";
 import { checkGlbJson, GlbRefusal, readGlbContainer } from "./glb-json";
 import { glbScene } from "./glb-parts";
@@ -37,6 +38,7 @@ export async function readGlbOutput(bytes: Buffer, options: ReadGlbOptions = {})
   const counts = sceneCounts(container.json);
   if (counts.instances.length === 0 || counts.vertices === 0) throw new GlbRefusal("its scene shows no mesh");
   options.signal?.throwIfAborted();
+  const { Logger, NodeIO } = gltfTransform();
   let doc: Document;
   try {
     doc = await new NodeIO().setLogger(new Logger(Logger.Verbosity.SILENT)).readBinary(container.glb);
