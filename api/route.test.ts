@@ -78,19 +78,15 @@ describe("readLimitedBytes from a real node:http request", () => {
    * twice would break the next one.
    */
   async function withServer(later: boolean, fn: (send: (body: string, headers?: Record<string, string>) => Promise<{ status: number; text: string }>) => Promise<void>) {
-    const seen: boolean[] = [];
     const server = createServer((req, res) => {
       const read = () =>
         readLimitedBytes(new Request("http://localhost/", { method: "POST" }), 10, "too big", req).then(
           (bytes) => res.end(`ok:${bytes.toString()}`),
           (err: ApiError) => res.writeHead(err.status).end(err.code),
         );
-      const whenComplete = () => (req.complete ? (seen.push(true), void read()) : setImmediate(whenComplete));
+      const whenComplete = () => (req.complete ? void read() : setImmediate(whenComplete));
       if (later) whenComplete();
-      else {
-        seen.push(req.complete);
-        void read();
-      }
+      else void read();
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -106,7 +102,6 @@ describe("readLimitedBytes from a real node:http request", () => {
       });
     try {
       await fn(send);
-      expect(seen.length).toBeGreaterThan(0);
     } finally {
       agent.destroy();
       await new Promise((resolve) => server.close(resolve));
