@@ -30,7 +30,7 @@ export async function measureStoreFloor(settings: BenchSettings, server: ServerH
         ctx,
         { key: options.idempotencyKeys ? `store-floor-${n}-${Date.now()}` : null, endpoint: "generations", body, newResourceId: () => newId("generation") },
         async () => priced,
-        async (trx, p, runId, now) => void (await writeQueuedRun(trx, ctx, p, runId, now)),
+        (db, p, runId, now) => writeQueuedRun(db, ctx, p, runId, now),
       );
     const run = async (seconds: number): Promise<number> => {
       const until = performance.now() + seconds * 1000;

@@ -1,6 +1,5 @@
 // Batches: up to 50 runs priced and held together in one transaction; all start or none do.
 import { requireScope, type Ctx } from "./context";
-import { formatUsd } from "./money";
 import { ApiError } from "./errors";
 import { presentRuns, type Generation } from "./generation-view";
 import { queuedRow, recordHoldFor, startIdempotently } from "./generations";
@@ -9,7 +8,8 @@ import { hasIdPrefix, newId } from "./ids";
 import { LIMITS } from "./limits";
 import { priceRunRequest, type PricedRun } from "./quotes";
 import { refuseUnknownFields, requireObject } from "./run-request";
-import { moveHeldFromAvailable, readBalance } from "./credits";
+import { moveHeldFromAvailable } from "./credits";
+import type { Compilable } from "kysely";
 import type { GenerationsTable } from "../store/database";
 
 export interface Batch {
@@ -61,26 +61,21 @@ export async function createBatch(
     ctx,
     { key, endpoint: "batches", body, newResourceId: () => newId("batch") },
     () => priceBatch(ctx, body),
-    async (trx, priced, batchId, now) => {
-      const total = priced.reduce((sum, run) => sum + run.holdMicros, 0);
-      const balance = await readBalance(trx, ctx.workspaceId);
-      if (balance.availableMicros < total) {
-        throw new ApiError(
-          "insufficient_credit",
-          `These ${priced.length} runs need $${formatUsd(total)} but the workspace has $${formatUsd(balance.availableMicros)} available. Nothing was started; add credit and try again.`,
-        );
-      }
-      await trx.insertInto("batches").values({ id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now }).execute();
+    (db, priced, batchId, now) => {
+      const writes: Compilable[] = [db.insertInto("batches").values({ id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now })];
       // Each run holds its own price, so each settles on its own; one transaction makes it all or none.
       for (const [index, run] of priced.entries()) {
-        const holdId = await recordHoldFor(trx, ctx.workspaceId, run.holdMicros);
-        const row = queuedRow(ctx, run, { id: newId("generation"), holdId, batch: { id: batchId, index }, now });
-        await trx.insertInto("generations").values(row).execute();
+        const hold = recordHoldFor(db, ctx.workspaceId, run.holdMicros);
+        const row = queuedRow(ctx, run, { id: newId("generation"), holdId: hold.holdId, batch: { id: batchId, index }, now });
+        writes.push(...hold.writes, db.insertInto("generations").values(row));
         inserted.push(row);
       }
-      // The balance last, for every run at once (lib/core/credits.ts: moveHeldFromAvailable says why).
-      if (total > 0) await moveHeldFromAvailable(trx, { workspaceId: ctx.workspaceId, amountMicros: total });
       createdAt = now;
+      const total = priced.reduce((sum, run) => sum + run.holdMicros, 0);
+      if (total === 0) return { writes, hold: null };
+      // The balance last, for every run at once (lib/core/credits.ts: moveHeldFromAvailable says why).
+      writes.push(moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: total }));
+      return { writes, hold: { workspaceId: ctx.workspaceId, neededMicros: total, needs: `These ${priced.length} runs need`, advice: "Nothing was started; add credit and try again." } };
     },
   );
   if (!replayed) ctx.services.signals.runQueued();

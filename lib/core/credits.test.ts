@@ -2,21 +2,19 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
-import { withTransaction } from "../store/store";
-import { grantCredit, moveHeldFromAvailable, readBalance, recordHold, settleHold, sumLedger, type Balance } from "./credits";
+import { applyHoldingWrites, grantCredit, moveHeldFromAvailable, readBalance, recordHold, settleHold, sumLedger, type Balance } from "./credits";
 import { ApiError } from "./errors";
 import { quoteRun } from "./quotes";
 import { createWorkspace } from "./workspaces";
 
 const USD = 1_000_000;
 
-/** A hold on its own: the two steps a create takes, in its order, in one transaction. */
-function holdCredit(db: Db, input: { workspaceId: string; amountMicros: number }): Promise<string> {
-  return withTransaction(db, async (trx) => {
-    const holdId = await recordHold(trx, input);
-    await moveHeldFromAvailable(trx, input);
-    return holdId;
-  });
+/** A hold on its own: the writes a create makes, in its order, applied together, refused as a create is. */
+async function holdCredit(db: Db, input: { workspaceId: string; amountMicros: number }): Promise<string> {
+  const hold = recordHold(db, input);
+  const need = { workspaceId: input.workspaceId, neededMicros: input.amountMicros, needs: "This needs", advice: "" };
+  await applyHoldingWrites(db, [...hold.writes, moveHeldFromAvailable(db, input)], need);
+  return hold.holdId;
 }
 
 async function ledgerRows(db: Db, workspaceId: string) {

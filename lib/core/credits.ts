@@ -1,9 +1,9 @@
 // The credit ledger: an append-only list of grants, holds, releases and charges, plus one
 // balance row per workspace changed in the same transaction. The balance row's CHECKs keep
 // available ≥ 0 and granted = available + held + charged at all times.
-import { sql } from "kysely";
+import { sql, type Compilable } from "kysely";
 import type { Db } from "../store/database";
-import { withTransaction } from "../store/store";
+import { applyWrites, withTransaction } from "../store/store";
 import { nowIso, requireScope, type Ctx, type SystemCtx } from "./context";
 import { ApiError } from "./errors";
 import { newId } from "./ids";
@@ -51,22 +51,22 @@ export async function getCredits(ctx: Ctx): Promise<Credits> {
   return presentCredits(await readBalance(ctx.db, ctx.workspaceId));
 }
 
-async function appendLedger(
-  db: Db,
-  entry: { workspaceId: string; kind: "grant" | "hold" | "release" | "charge"; amountMicros: Micros; holdId?: string; note?: string },
-): Promise<void> {
-  await db
-    .insertInto("ledger_entries")
-    .values({
-      id: newId("ledgerEntry"),
-      workspace_id: entry.workspaceId,
-      kind: entry.kind,
-      amount_micros: entry.amountMicros,
-      hold_id: entry.holdId ?? null,
-      note: entry.note ?? null,
-      created_at: nowIso(),
-    })
-    .execute();
+type LedgerEntry = { workspaceId: string; kind: "grant" | "hold" | "release" | "charge"; amountMicros: Micros; holdId?: string; note?: string };
+
+function ledgerEntryInsert(db: Db, entry: LedgerEntry) {
+  return db.insertInto("ledger_entries").values({
+    id: newId("ledgerEntry"),
+    workspace_id: entry.workspaceId,
+    kind: entry.kind,
+    amount_micros: entry.amountMicros,
+    hold_id: entry.holdId ?? null,
+    note: entry.note ?? null,
+    created_at: nowIso(),
+  });
+}
+
+async function appendLedger(db: Db, entry: LedgerEntry): Promise<void> {
+  await ledgerEntryInsert(db, entry).execute();
 }
 
 function assertPositiveAmount(amountMicros: Micros, param: string): void {
@@ -99,50 +99,73 @@ export async function grantCredit(
 }
 
 /**
- * Holding credit is two steps in one transaction: a hold's own rows (the hold and its ledger
- * entry), here, then the balance, with moveHeldFromAvailable before it commits. A create writes
- * its run between the two (writeQueuedRun).
+ * Holding credit is two writes applied together (lib/store/store.ts, applyWrites): the hold's own
+ * rows (the hold and its ledger entry), here, then the balance, moveHeldFromAvailable, last. A
+ * create writes its run between the two (writeQueuedRun).
  */
-export async function recordHold(trx: Db, input: { workspaceId: string; amountMicros: Micros }): Promise<string> {
+export function recordHold(db: Db, input: { workspaceId: string; amountMicros: Micros }): { holdId: string; writes: Compilable[] } {
   assertPositiveAmount(input.amountMicros, "amount");
   const holdId = newId("hold");
-  await trx
-    .insertInto("credit_holds")
-    .values({
-      id: holdId,
-      workspace_id: input.workspaceId,
-      amount_micros: input.amountMicros,
-      status: "held",
-      created_at: nowIso(),
-      settled_at: null,
-    })
-    .execute();
-  await appendLedger(trx, { workspaceId: input.workspaceId, kind: "hold", amountMicros: input.amountMicros, holdId });
-  return holdId;
+  const hold = db.insertInto("credit_holds").values({
+    id: holdId,
+    workspace_id: input.workspaceId,
+    amount_micros: input.amountMicros,
+    status: "held",
+    created_at: nowIso(),
+    settled_at: null,
+  });
+  return { holdId, writes: [hold, ledgerEntryInsert(db, { workspaceId: input.workspaceId, kind: "hold", amountMicros: input.amountMicros, holdId })] };
 }
 
 /**
- * The balance side of holds recorded in this transaction: available down, held up, or
- * insufficient_credit (and the caller's transaction rolls back). The conditional UPDATE is the
- * check, so two concurrent holds can never both pass. Callers do it last: every writer
- * of the workspace waits for this row until the commit (PostgreSQL), and lock order stays the
- * same everywhere — a run's queue count (migration 016) before the balance, as a cancel takes them.
+ * The balance side of holds recorded alongside: available down, held up. The balance row's
+ * CHECK (available ≥ 0) is the test, so two concurrent holds can never both pass, and a hold
+ * the balance cannot cover fails the whole write (isShortOfCredit tells). Callers put it last:
+ * every writer of the workspace waits for this row until the commit (PostgreSQL), and lock
+ * order stays the same everywhere — a run's queue count (migration 016) before the balance, as
+ * a cancel takes them.
  */
-export async function moveHeldFromAvailable(trx: Db, input: { workspaceId: string; amountMicros: Micros }): Promise<void> {
-  const result = await trx
+export function moveHeldFromAvailable(db: Db, input: { workspaceId: string; amountMicros: Micros }): Compilable {
+  return db
     .updateTable("credit_balances")
     .set({
       available_micros: sql`available_micros - ${input.amountMicros}`,
       held_micros: sql`held_micros + ${input.amountMicros}`,
     })
-    .where("workspace_id", "=", input.workspaceId)
-    .where("available_micros", ">=", input.amountMicros)
-    .executeTakeFirst();
-  if (result.numUpdatedRows === 0n) {
-    const balance = await readBalance(trx, input.workspaceId);
+    .where("workspace_id", "=", input.workspaceId);
+}
+
+const AVAILABLE_CHECK = "credit_balances_available_nonnegative";
+
+/** True when err is the balance refusing to go below zero: a hold it could not cover. */
+function isShortOfCredit(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | null;
+  if (e?.code === "23514") return e.constraint === AVAILABLE_CHECK;
+  return e?.code === "SQLITE_CONSTRAINT_CHECK" && typeof e.message === "string" && e.message.includes(AVAILABLE_CHECK);
+}
+
+/** What a list of writes holds, to word insufficient_credit when the balance refuses it. */
+export interface HoldNeed {
+  workspaceId: string;
+  neededMicros: Micros;
+  /** Starts the sentence: "This needs", "These 3 runs need". */
+  needs: string;
+  advice: string;
+}
+
+/**
+ * Applies writes that end with a balance move (applyWrites: all or none), turning the balance's
+ * refusal into insufficient_credit with what the workspace has available now.
+ */
+export async function applyHoldingWrites(db: Db, writes: readonly Compilable[], hold: HoldNeed | null): Promise<void> {
+  try {
+    await applyWrites(db, writes);
+  } catch (err) {
+    if (!hold || !isShortOfCredit(err)) throw err;
+    const balance = await readBalance(db, hold.workspaceId);
     throw new ApiError(
       "insufficient_credit",
-      `This needs $${formatUsd(input.amountMicros)} but the workspace has $${formatUsd(balance.availableMicros)} available. Add credit and try again.`,
+      `${hold.needs} $${formatUsd(hold.neededMicros)} but the workspace has $${formatUsd(balance.availableMicros)} available. ${hold.advice}`,
     );
   }
 }

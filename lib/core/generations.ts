@@ -1,5 +1,5 @@
 // Runs: start (price held, idempotent), read (optionally waiting), list (cursor paged), cancel.
-import { moveHeldFromAvailable, recordHold, settleHold } from "./credits";
+import { applyHoldingWrites, moveHeldFromAvailable, recordHold, settleHold, type HoldNeed } from "./credits";
 import { deprecationHeaders, findCatalogEntry, MODEL_ID_PATTERN, splitModelId } from "./catalog";
 import { nowIso, requireScope, SOURCES, type Ctx } from "./context";
 import { observeRunEnded } from "../metrics";
@@ -14,7 +14,7 @@ import { priceRunRequest, type PricedRun } from "./quotes";
 import { appendRunEndedEvent } from "./run-events";
 import type { Db, GenerationsTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
-import { sql } from "kysely";
+import { sql, type Compilable } from "kysely";
 import { withTransaction } from "../store/store";
 
 export { GENERATION_STATUSES };
@@ -89,31 +89,32 @@ export function queuedRow(
   };
 }
 
-/** The hold's rows for a price (none for a free run), inside the caller's transaction; the balance moves later (moveHeldFromAvailable). */
-export async function recordHoldFor(trx: Db, workspaceId: string, micros: number): Promise<string | null> {
-  return micros > 0 ? recordHold(trx, { workspaceId, amountMicros: micros }) : null;
+/** The hold's writes for a price (none for a free run); the balance moves last (moveHeldFromAvailable). */
+export function recordHoldFor(db: Db, workspaceId: string, micros: number): { holdId: string | null; writes: Compilable[] } {
+  return micros > 0 ? recordHold(db, { workspaceId, amountMicros: micros }) : { holdId: null, writes: [] };
 }
 
-/** The create transaction's own writes: the hold with its ledger entry, the queued run row, then the balance. */
-export async function writeQueuedRun(trx: Db, ctx: Ctx, priced: PricedRun, runId: string, now: string): Promise<GenerationsTable> {
-  const holdId = await recordHoldFor(trx, ctx.workspaceId, priced.holdMicros);
-  const row = queuedRow(ctx, priced, { id: runId, holdId, batch: null, now });
-  await trx.insertInto("generations").values(row).execute();
-  if (holdId) await moveHeldFromAvailable(trx, { workspaceId: ctx.workspaceId, amountMicros: priced.holdMicros });
-  return row;
+/** A create's own writes: the hold with its ledger entry, the queued run row, then the balance. */
+export function writeQueuedRun(db: Db, ctx: Ctx, priced: PricedRun, runId: string, now: string): { row: GenerationsTable; writes: Compilable[]; hold: HoldNeed | null } {
+  const hold = recordHoldFor(db, ctx.workspaceId, priced.holdMicros);
+  const row = queuedRow(ctx, priced, { id: runId, holdId: hold.holdId, batch: null, now });
+  const writes = [...hold.writes, db.insertInto("generations").values(row)];
+  if (!hold.holdId) return { row, writes, hold: null };
+  writes.push(moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: priced.holdMicros }));
+  return { row, writes, hold: { workspaceId: ctx.workspaceId, neededMicros: priced.holdMicros, needs: "This needs", advice: "Add credit and try again." } };
 }
 
 /**
  * Starts something once per idempotency key: a replay returns what the key already started;
- * otherwise `prepare` validates and prices (outside the transaction), and `start` writes in one
- * transaction that records the key first, so two concurrent requests with one key start exactly
- * one thing and the loser replays the winner's result.
+ * otherwise `prepare` validates and prices (outside the transaction), and `start` gives the
+ * writes, applied all or none after the key's record (applyWrites), so two concurrent requests
+ * with one key start exactly one thing and the loser replays the winner's result.
  */
 export async function startIdempotently<P>(
   ctx: Ctx,
   options: { key: string | null; endpoint: string; body: unknown; newResourceId: () => string },
   prepare: () => Promise<P>,
-  start: (trx: Db, prepared: P, id: string, now: string) => Promise<void>,
+  start: (db: Db, prepared: P, id: string, now: string) => { writes: Compilable[]; hold: HoldNeed | null },
 ): Promise<{ id: string; replayed: boolean }> {
   const hash = options.key ? requestHash(options.endpoint, options.body) : "";
   const lookup = () =>
@@ -124,14 +125,13 @@ export async function startIdempotently<P>(
   }
   const prepared = await prepare();
   const id = options.newResourceId();
+  const now = nowIso();
+  const started = start(ctx.db, prepared, id, now);
+  const writes = options.key
+    ? [recordIdempotencyKey(ctx.db, { workspaceId: ctx.workspaceId, key: options.key, endpoint: options.endpoint, hash, resourceId: id, now }), ...started.writes]
+    : started.writes;
   try {
-    await withTransaction(ctx.db, async (trx) => {
-      const now = nowIso();
-      if (options.key) {
-        await recordIdempotencyKey(trx, { workspaceId: ctx.workspaceId, key: options.key, endpoint: options.endpoint, hash, resourceId: id, now });
-      }
-      await start(trx, prepared, id, now);
-    });
+    await applyHoldingWrites(ctx.db, writes, started.hold);
   } catch (err) {
     if (options.key && isUniqueViolation(err)) {
       const existing = await lookup();
@@ -155,13 +155,15 @@ export async function createGeneration(
     ctx,
     { key, endpoint: "generations", body, newResourceId: () => newId("generation") },
     () => priceRunRequest(ctx, body),
-    async (trx, priced, runId, now) => {
-      inserted = await writeQueuedRun(trx, ctx, priced, runId, now);
+    (db, priced, runId, now) => {
+      const run = writeQueuedRun(db, ctx, priced, runId, now);
+      inserted = run.row;
+      return run;
     },
   );
   if (!replayed) ctx.services.signals.runQueued();
   // A new run is answered as created (queued) unless the caller asked to wait; a replay as it is now.
-  const row: GenerationsTable = inserted && !options.waitSeconds ? inserted : await readWaiting(ctx, id, options.waitSeconds);
+  const row: GenerationsTable = !replayed && inserted && !options.waitSeconds ? inserted : await readWaiting(ctx, id, options.waitSeconds);
   return { generation: await presentRun(ctx.db, ctx.services, row), replayed, headers: headersForModel(row.model) };
 }
 

@@ -1,6 +1,7 @@
 // Idempotency-Key (SPEC.md): scoped to the workspace, never expires; the same key with the same
 // body replays what the first request started, with another body it is a 409 conflict.
 import { createHash } from "node:crypto";
+import type { Compilable } from "kysely";
 import type { Db } from "../store/database";
 import { ApiError } from "./errors";
 import { LIMITS } from "./limits";
@@ -57,19 +58,17 @@ export async function findIdempotentReplay(
   return row.resource_id;
 }
 
-export async function recordIdempotencyKey(
+/** The key's record, written with what it starts (applyWrites), so both land or neither does. */
+export function recordIdempotencyKey(
   db: Db,
   input: { workspaceId: string; key: string; endpoint: string; hash: string; resourceId: string; now: string },
-): Promise<void> {
-  await db
-    .insertInto("idempotency_keys")
-    .values({
-      workspace_id: input.workspaceId,
-      key: input.key,
-      endpoint: input.endpoint,
-      request_hash: input.hash,
-      resource_id: input.resourceId,
-      created_at: input.now,
-    })
-    .execute();
+): Compilable {
+  return db.insertInto("idempotency_keys").values({
+    workspace_id: input.workspaceId,
+    key: input.key,
+    endpoint: input.endpoint,
+    request_hash: input.hash,
+    resource_id: input.resourceId,
+    created_at: input.now,
+  });
 }

@@ -4,6 +4,7 @@ import SqliteDatabase from "better-sqlite3";
 import {
   CompiledQuery,
   PostgresDialect,
+  PostgresDriver,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
@@ -175,10 +176,74 @@ export interface PostgresOptions {
   onIdleConnectionError?: (err: Error) => void;
 }
 
+/**
+ * A pooled PostgreSQL connection that can also send several statements without waiting for each
+ * answer (node-postgres' pipeline mode): a write transaction then costs one round trip instead of
+ * one per statement, and the rows it locks are held only while the server runs the rest of it,
+ * not while this busy process gets round to sending the next statement (lib/store/store.ts,
+ * applyWrites). One statement at a time, as Kysely sends them, it behaves as without pipelining.
+ */
+export class PipeliningPostgresConnection implements DatabaseConnection {
+  constructor(readonly client: pg.PoolClient) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const { command, rowCount, rows } = await this.send(query);
+    const changed = command === "INSERT" || command === "UPDATE" || command === "DELETE" || command === "MERGE";
+    return { numAffectedRows: changed ? BigInt(rowCount ?? 0) : undefined, rows: (rows ?? []) as R[] };
+  }
+
+  private send(query: CompiledQuery): Promise<pg.QueryResult> {
+    return this.client.query(query.sql, query.parameters as unknown[]);
+  }
+
+  // eslint-disable-next-line require-yield -- nothing here streams; Kysely's own driver refuses the same way without a cursor
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error("Streaming query results is not set up for PostgreSQL.");
+  }
+
+  /**
+   * Sends every query at once and waits for every answer; throws the first failure. The server
+   * runs them in order, so in a begin … commit list a failure leaves the rest refused and the
+   * commit a rollback: all or nothing, as in a transaction run statement by statement.
+   */
+  async executeAll(queries: readonly CompiledQuery[]): Promise<void> {
+    const answers = await Promise.allSettled(queries.map((query) => this.send(query)));
+    for (const answer of answers) if (answer.status === "rejected") throw answer.reason;
+  }
+}
+
+class PipeliningPostgresDriver extends PostgresDriver {
+  readonly #connections = new WeakMap<pg.PoolClient, PipeliningPostgresConnection>();
+  constructor(private readonly pool: pg.Pool) {
+    super({ pool });
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const client = await this.pool.connect();
+    let connection = this.#connections.get(client);
+    if (!connection) this.#connections.set(client, (connection = new PipeliningPostgresConnection(client)));
+    return connection;
+  }
+
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as PipeliningPostgresConnection).client.release();
+  }
+}
+
+class PipeliningPostgresDialect extends PostgresDialect {
+  constructor(private readonly pool: pg.Pool) {
+    super({ pool });
+  }
+  override createDriver(): Driver {
+    return new PipeliningPostgresDriver(this.pool);
+  }
+}
+
 export function postgresDialect(connectionString: string, options: PostgresOptions = {}): Dialect {
   const pool = new pg.Pool({
     connectionString,
     max: 10,
+    pipeline: true,
     application_name: options.applicationName,
     options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
     types: {
@@ -193,7 +258,7 @@ export function postgresDialect(connectionString: string, options: PostgresOptio
       // A listener that throws must not turn a dropped connection into a crash.
     }
   });
-  return new PostgresDialect({ pool });
+  return new PipeliningPostgresDialect(pool);
 }
 
 /** A duplicate primary or unique key, in either dialect's words. */

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace, findWorkspace } from "../core/workspaces";
 import { readBalance } from "../core/credits";
 import { MIGRATIONS } from "./migrations";
-import { migrateStore, openStore, withTransaction, type Store } from "./store";
+import type { Db } from "./database";
+import { isUniqueViolation } from "./dialects";
+import { applyWrites, migrateStore, openStore, withTransaction, type Store } from "./store";
 import { openTestStore, testDatabaseUrl, testDialect, type TestStore } from "./test-store";
 
 const MIGRATION_NAMES = Object.keys(MIGRATIONS);
@@ -91,6 +93,54 @@ describe(`store (${testDialect()})`, () => {
     ).rejects.toThrow("outer fails");
     expect(innerId).not.toBeNull();
     expect(await findWorkspace({ db: t.store.db }, innerId!)).toBeNull();
+  });
+
+  /** A workspace row and its balance row, as two writes: the second needs the first (foreign key). */
+  const workspaceWrites = (db: Db, id: string) => [
+    db.insertInto("workspaces").values({ id, name: id, created_at: new Date().toISOString() }),
+    db.insertInto("credit_balances").values({ workspace_id: id, available_micros: 0, held_micros: 0, granted_micros: 0, charged_micros: 0 }),
+  ];
+  const keyWrite = (db: Db, workspaceId: string, key: string) =>
+    db.insertInto("idempotency_keys").values({ workspace_id: workspaceId, key, endpoint: "test", request_hash: "h", resource_id: "r", created_at: new Date().toISOString() });
+
+  it("applyWrites applies writes in their order, all or none, and throws the write that failed", async () => {
+    const db = t.store.db;
+    const first = `ws_${randomBytes(6).toString("hex")}`;
+    await applyWrites(db, [...workspaceWrites(db, first), keyWrite(db, first, "k1")]);
+    expect(await findWorkspace({ db }, first)).not.toBeNull();
+    expect((await readBalance(db, first)).availableMicros).toBe(0);
+
+    // The third write repeats a key: the two before it and the one after it are not kept.
+    const doomed = Array.from({ length: 30 }, (_, i) => `ws_${randomBytes(6).toString("hex")}${i}`);
+    const failures = await Promise.allSettled(
+      doomed.map((id) => applyWrites(db, [...workspaceWrites(db, id), keyWrite(db, first, "k1"), keyWrite(db, id, "k2")])),
+    );
+    for (const failure of failures) {
+      expect(failure.status).toBe("rejected");
+      // The cause itself, not a later statement refused because the transaction had failed.
+      expect(isUniqueViolation((failure as PromiseRejectedResult).reason)).toBe(true);
+    }
+    const left = await db.selectFrom("workspaces").select("id").where("id", "in", doomed).execute();
+    expect(left).toEqual([]);
+    // Every pooled connection is usable again: none was left inside a failed transaction.
+    const reads = await Promise.all(Array.from({ length: 30 }, () => findWorkspace({ db }, first)));
+    expect(reads.every((w) => w?.id === first)).toBe(true);
+    // Out of order, the balance row would come before its workspace: refused, nothing kept.
+    const reversed = `ws_${randomBytes(6).toString("hex")}`;
+    await expect(applyWrites(db, workspaceWrites(db, reversed).reverse())).rejects.toThrow();
+    expect(await findWorkspace({ db }, reversed)).toBeNull();
+  });
+
+  it("applyWrites inside a transaction joins it and rolls back with it", async () => {
+    const id = `ws_${randomBytes(6).toString("hex")}`;
+    await expect(
+      withTransaction(t.store.db, async (trx) => {
+        await applyWrites(trx, workspaceWrites(trx, id));
+        expect(await findWorkspace({ db: trx }, id)).not.toBeNull();
+        throw new Error("the caller fails after the writes");
+      }),
+    ).rejects.toThrow("the caller fails");
+    expect(await findWorkspace({ db: t.store.db }, id)).toBeNull();
   });
 });
 

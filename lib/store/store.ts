@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { Kysely, Migrator, sql, type MigrationResultSet } from "kysely";
+import { CompiledQuery, Kysely, Migrator, PostgresAdapter, sql, type Compilable, type MigrationResultSet } from "kysely";
 import type { Logger } from "pino";
 import type { Database, Db } from "./database";
-import { postgresDialect, sqliteDialect, type DialectName } from "./dialects";
+import { PipeliningPostgresConnection, postgresDialect, sqliteDialect, type DialectName } from "./dialects";
 import { MIGRATIONS } from "./migrations";
 import { outageSummary } from "./unreachable";
 
@@ -97,4 +97,26 @@ export async function migrateStore(store: Store): Promise<MigrationResultSet> {
 export async function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
   return (db as Kysely<Database>).transaction().execute(fn);
+}
+
+/**
+ * Writes that read nothing back, applied all or none, in the order given: inside the caller's
+ * transaction when db is one, else in a transaction of their own. On PostgreSQL that
+ * transaction is one round trip (begin, the writes and commit sent together), so the rows a
+ * write locks (a workspace's balance, a queue count) are held only while the server runs the
+ * rest of the list: statement by statement, every writer of a workspace waited for this busy
+ * process to send each next statement and the commit (README, Performance).
+ */
+export async function applyWrites(db: Db, writes: readonly Compilable[]): Promise<void> {
+  const queries = writes.map((write) => write.compile());
+  if (db.isTransaction || !(db.getExecutor().adapter instanceof PostgresAdapter)) {
+    await withTransaction(db, async (trx) => {
+      for (const query of queries) await trx.executeQuery(query);
+    });
+    return;
+  }
+  await db.getExecutor().provideConnection(async (connection) => {
+    if (!(connection instanceof PipeliningPostgresConnection)) throw new Error("applyWrites needs the store's own PostgreSQL connections (lib/store/dialects.ts).");
+    await connection.executeAll([CompiledQuery.raw("begin"), ...queries, CompiledQuery.raw("commit")]);
+  });
 }
