@@ -1,7 +1,7 @@
 // The credit ledger: an append-only list of grants, holds, releases and charges, plus one
 // balance row per workspace changed in the same transaction. The balance row's CHECKs keep
 // available ≥ 0 and granted = available + held + charged at all times.
-import { sql, type Compilable } from "kysely";
+import { sql, type Compilable, type CompiledQuery } from "kysely";
 import type { Db } from "../store/database";
 import { applyWrites, withTransaction } from "../store/store";
 import { nowIso, requireScope, type Ctx, type SystemCtx } from "./context";
@@ -154,12 +154,12 @@ export interface HoldNeed {
 }
 
 /**
- * Applies writes that end with a balance move (applyWrites: all or none), turning the balance's
+ * Applies writes that end with a balance move (applyWrites: all or none, then readAfter), turning the balance's
  * refusal into insufficient_credit with what the workspace has available now.
  */
-export async function applyHoldingWrites(db: Db, writes: readonly Compilable[], hold: HoldNeed | null): Promise<void> {
+export async function applyHoldingWrites<R = never>(db: Db, writes: readonly Compilable[], hold: HoldNeed | null, readAfter?: CompiledQuery<R>): Promise<R[]> {
   try {
-    await applyWrites(db, writes);
+    return await applyWrites(db, writes, readAfter);
   } catch (err) {
     if (!hold || !isShortOfCredit(err)) throw err;
     const balance = await readBalance(db, hold.workspaceId);

@@ -4,7 +4,8 @@ import { deprecationHeaders, findCatalogEntry, MODEL_ID_PATTERN, splitModelId } 
 import { nowIso, requireScope, SOURCES, type Ctx } from "./context";
 import { observeRunEnded } from "../metrics";
 import { ApiError } from "./errors";
-import { presentRun, presentRuns, type Generation, type StoredOutput } from "./generation-view";
+import { presentGeneration, presentRun, presentRuns, type Generation, type StoredOutput } from "./generation-view";
+import { oneRunPositionQuery, positionFromRows } from "./queue-positions";
 import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
 import { newId, hasIdPrefix, ID_PREFIXES } from "./ids";
@@ -14,7 +15,7 @@ import { priceRunRequest, type PricedRun } from "./quotes";
 import { appendRunEndedEvent } from "./run-events";
 import type { Db, GenerationsTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
-import { sql, type Compilable } from "kysely";
+import { sql, type Compilable, type CompiledQuery } from "kysely";
 import { withTransaction } from "../store/store";
 
 export { GENERATION_STATUSES };
@@ -114,14 +115,14 @@ export async function startIdempotently<P>(
   ctx: Ctx,
   options: { key: string | null; endpoint: string; body: unknown; newResourceId: () => string },
   prepare: () => Promise<P>,
-  start: (db: Db, prepared: P, id: string, now: string) => { writes: Compilable[]; hold: HoldNeed | null },
-): Promise<{ id: string; replayed: boolean }> {
+  start: (db: Db, prepared: P, id: string, now: string) => { writes: Compilable[]; hold: HoldNeed | null; readAfter?: CompiledQuery<unknown> },
+): Promise<{ id: string; replayed: boolean; read: unknown[] }> {
   const hash = options.key ? requestHash(options.endpoint, options.body) : "";
   const lookup = () =>
     findIdempotentReplay(ctx.db, { workspaceId: ctx.workspaceId, key: options.key!, endpoint: options.endpoint, hash });
   if (options.key) {
     const existing = await lookup();
-    if (existing) return { id: existing, replayed: true };
+    if (existing) return { id: existing, replayed: true, read: [] };
   }
   const prepared = await prepare();
   const id = options.newResourceId();
@@ -131,15 +132,14 @@ export async function startIdempotently<P>(
     ? [recordIdempotencyKey(ctx.db, { workspaceId: ctx.workspaceId, key: options.key, endpoint: options.endpoint, hash, resourceId: id, now }), ...started.writes]
     : started.writes;
   try {
-    await applyHoldingWrites(ctx.db, writes, started.hold);
+    return { id, replayed: false, read: await applyHoldingWrites(ctx.db, writes, started.hold, started.readAfter) };
   } catch (err) {
     if (options.key && isUniqueViolation(err)) {
       const existing = await lookup();
-      if (existing) return { id: existing, replayed: true };
+      if (existing) return { id: existing, replayed: true, read: [] };
     }
     throw err;
   }
-  return { id, replayed: false };
 }
 
 /** POST /v1/generations */
@@ -151,19 +151,24 @@ export async function createGeneration(
   requireScope(ctx, "generations:write");
   const key = validateIdempotencyKey(options.idempotencyKey);
   let inserted: GenerationsTable | null = null;
-  const { id, replayed } = await startIdempotently(
+  const { id, replayed, read } = await startIdempotently(
     ctx,
     { key, endpoint: "generations", body, newResourceId: () => newId("generation") },
     () => priceRunRequest(ctx, body),
     (db, priced, runId, now) => {
       const run = writeQueuedRun(db, ctx, priced, runId, now);
       inserted = run.row;
-      return run;
+      // Its queue position is read right after the writes, in the same round trip on PostgreSQL.
+      return options.waitSeconds ? run : { ...run, readAfter: oneRunPositionQuery(db, runId) };
     },
   );
   if (!replayed) ctx.services.signals.runQueued();
   // A new run is answered as created (queued) unless the caller asked to wait; a replay as it is now.
-  const row: GenerationsTable = !replayed && inserted && !options.waitSeconds ? inserted : await readWaiting(ctx, id, options.waitSeconds);
+  if (!replayed && inserted && !options.waitSeconds) {
+    const row: GenerationsTable = inserted;
+    return { generation: await presentGeneration(ctx.services, row, positionFromRows(read)), replayed, headers: headersForModel(row.model) };
+  }
+  const row = await readWaiting(ctx, id, options.waitSeconds);
   return { generation: await presentRun(ctx.db, ctx.services, row), replayed, headers: headersForModel(row.model) };
 }
 

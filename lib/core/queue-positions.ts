@@ -38,7 +38,8 @@ type AheadRow = { id: string; ahead: number | string | null };
  */
 const oneRunQueries = new Map<unknown, CompiledQuery<AheadRow>>();
 
-async function aheadOfOneRun(db: Db, id: string): Promise<AheadRow[]> {
+/** The query of one run's position, to run where the caller likes (a create sends it with its writes). */
+export function oneRunPositionQuery(db: Db, id: string): CompiledQuery<AheadRow> {
   const kind = db.getExecutor().adapter.constructor;
   let compiled = oneRunQueries.get(kind);
   if (!compiled) {
@@ -47,7 +48,17 @@ async function aheadOfOneRun(db: Db, id: string): Promise<AheadRow[]> {
     if (compiled.parameters.length !== 1) throw new Error("the queue position query takes parameters other than the run's ID");
     oneRunQueries.set(kind, compiled);
   }
-  return (await db.executeQuery<AheadRow>({ ...compiled, parameters: [id] })).rows;
+  return { ...compiled, parameters: [id] };
+}
+
+/** The position (1 for next) a oneRunPositionQuery answered, or null for a run it did not find. */
+export function positionFromRows(rows: readonly unknown[]): number | null {
+  const row = rows[0] as AheadRow | undefined;
+  return row ? Number(row.ahead ?? 0) + 1 : null;
+}
+
+async function aheadOfOneRun(db: Db, id: string): Promise<AheadRow[]> {
+  return (await db.executeQuery(oneRunPositionQuery(db, id))).rows;
 }
 
 /** How many queued runs are ahead of each of these runs (500 at most). */
@@ -68,7 +79,7 @@ export async function queuePositions(db: Db, runs: readonly { id: string; status
   const queued = runs.filter((r) => r.status === "queued").map((r) => r.id);
   const positions = new Map<string, number>();
   for (let i = 0; i < queued.length; i += CHUNK) {
-    for (const row of await aheadOf(db, queued.slice(i, i + CHUNK))) positions.set(row.id, Number(row.ahead ?? 0) + 1);
+    for (const row of await aheadOf(db, queued.slice(i, i + CHUNK))) positions.set(row.id, positionFromRows([row])!);
   }
   return positions;
 }

@@ -177,6 +177,25 @@ export interface PostgresOptions {
 }
 
 /**
+ * Names for plain inserts (`insert into … values …`, nothing read back), so that each is parsed
+ * and planned once per connection and afterwards only bound and run. Their plan never depends
+ * on the data, so the generic plan PostgreSQL keeps for a named statement is the one it would
+ * make each time; a query that reads (or an update choosing an index) keeps being planned anew.
+ * Bounded: an insert of many rows is a text per row count.
+ */
+const insertNames = new Map<string, string>();
+const MAX_NAMED_INSERTS = 200;
+
+function preparedInsertName(text: string): string | undefined {
+  let name = insertNames.get(text);
+  if (name === undefined && insertNames.size < MAX_NAMED_INSERTS && text.startsWith("insert into ") && !/\b(select|returning)\b/.test(text)) {
+    name = `atelier_insert_${insertNames.size + 1}`;
+    insertNames.set(text, name);
+  }
+  return name;
+}
+
+/**
  * A pooled PostgreSQL connection that can also send several statements without waiting for each
  * answer (node-postgres' pipeline mode): a write transaction then costs one round trip instead of
  * one per statement, and the rows it locks are held only while the server runs the rest of it,
@@ -193,7 +212,7 @@ export class PipeliningPostgresConnection implements DatabaseConnection {
   }
 
   private send(query: CompiledQuery): Promise<pg.QueryResult> {
-    return this.client.query(query.sql, query.parameters as unknown[]);
+    return this.client.query({ text: query.sql, values: query.parameters as unknown[], name: preparedInsertName(query.sql) });
   }
 
   // eslint-disable-next-line require-yield -- nothing here streams; Kysely's own driver refuses the same way without a cursor
@@ -202,13 +221,16 @@ export class PipeliningPostgresConnection implements DatabaseConnection {
   }
 
   /**
-   * Sends every query at once and waits for every answer; throws the first failure. The server
+   * Sends every query at once and waits for every answer; throws the first failure, else gives the answers. The server
    * runs them in order, so in a begin … commit list a failure leaves the rest refused and the
    * commit a rollback: all or nothing, as in a transaction run statement by statement.
    */
-  async executeAll(queries: readonly CompiledQuery[]): Promise<void> {
+  async executeAll(queries: readonly CompiledQuery[]): Promise<pg.QueryResult[]> {
     const answers = await Promise.allSettled(queries.map((query) => this.send(query)));
-    for (const answer of answers) if (answer.status === "rejected") throw answer.reason;
+    return answers.map((answer) => {
+      if (answer.status === "rejected") throw answer.reason;
+      return answer.value;
+    });
   }
 }
 

@@ -105,18 +105,21 @@ export async function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): P
  * transaction is one round trip (begin, the writes and commit sent together), so the rows a
  * write locks (a workspace's balance, a queue count) are held only while the server runs the
  * rest of the list: statement by statement, every writer of a workspace waited for this busy
- * process to send each next statement and the commit (README, Performance).
+ * process to send each next statement and the commit (README, Performance). `readAfter`, run
+ * once the writes are in (after the commit; on PostgreSQL in the same round trip), gives the
+ * rows returned.
  */
-export async function applyWrites(db: Db, writes: readonly Compilable[]): Promise<void> {
+export async function applyWrites<R = never>(db: Db, writes: readonly Compilable[], readAfter?: CompiledQuery<R>): Promise<R[]> {
   const queries = writes.map((write) => write.compile());
   if (db.isTransaction || !(db.getExecutor().adapter instanceof PostgresAdapter)) {
     await withTransaction(db, async (trx) => {
       for (const query of queries) await trx.executeQuery(query);
     });
-    return;
+    return readAfter ? (await db.executeQuery(readAfter)).rows : [];
   }
-  await db.getExecutor().provideConnection(async (connection) => {
+  return db.getExecutor().provideConnection(async (connection) => {
     if (!(connection instanceof PipeliningPostgresConnection)) throw new Error("applyWrites needs the store's own PostgreSQL connections (lib/store/dialects.ts).");
-    await connection.executeAll([CompiledQuery.raw("begin"), ...queries, CompiledQuery.raw("commit")]);
+    const answers = await connection.executeAll([CompiledQuery.raw("begin"), ...queries, CompiledQuery.raw("commit"), ...(readAfter ? [readAfter] : [])]);
+    return readAfter ? (answers.at(-1)!.rows as R[]) : [];
   });
 }
