@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace, findWorkspace } from "../core/workspaces";
@@ -129,6 +130,28 @@ describe(`store (${testDialect()})`, () => {
     const reversed = `ws_${randomBytes(6).toString("hex")}`;
     await expect(applyWrites(db, workspaceWrites(db, reversed).reverse())).rejects.toThrow();
     expect(await findWorkspace({ db }, reversed)).toBeNull();
+  });
+
+  it("an insert keeps working where its first use failed, on every connection, and after its table gains a column", async () => {
+    const db = t.store.db;
+    const owner = `ws_${randomBytes(6).toString("hex")}`;
+    await applyWrites(db, workspaceWrites(db, owner));
+    // Keys in an order no other insert uses: a statement text this process has not sent yet.
+    const novelKeyWrite = (key: string) =>
+      db.insertInto("idempotency_keys").values({ key, request_hash: "h", workspace_id: owner, resource_id: "r", endpoint: "novel", created_at: new Date().toISOString() });
+    // Its first use comes after a write that fails: refused with the transaction, not left half-known.
+    await applyWrites(db, [keyWrite(db, owner, "taken")]);
+    await expect(applyWrites(db, [keyWrite(db, owner, "taken"), novelKeyWrite("first")])).rejects.toThrow();
+    await applyWrites(db, [novelKeyWrite("second")]);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => applyWrites(db, [novelKeyWrite(`many-${i}`)])));
+    await sql`alter table idempotency_keys add column note_for_test text`.execute(db);
+    try {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => applyWrites(db, [novelKeyWrite(`after-${i}`)])));
+    } finally {
+      await sql`alter table idempotency_keys drop column note_for_test`.execute(db);
+    }
+    const keys = await db.selectFrom("idempotency_keys").select("key").where("workspace_id", "=", owner).where("endpoint", "=", "novel").execute();
+    expect(keys.map((k) => k.key).sort()).toEqual(["second", ...Array.from({ length: 20 }, (_, i) => [`many-${i}`, `after-${i}`]).flat()].sort());
   });
 
   it("applyWrites inside a transaction joins it and rolls back with it", async () => {
