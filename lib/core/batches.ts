@@ -55,35 +55,33 @@ export async function createBatch(
 ): Promise<{ batch: Batch; replayed: boolean }> {
   requireScope(ctx, "generations:write");
   const key = validateIdempotencyKey(options.idempotencyKey);
-  const inserted: GenerationsTable[] = [];
-  let createdAt = "";
-  const { id, replayed } = await startIdempotently(
+  const outcome = await startIdempotently(
     ctx,
     { key, endpoint: "batches", body, newResourceId: () => newId("batch") },
     () => priceBatch(ctx, body),
     (db, priced, batchId, now) => {
       const writes: Compilable[] = [db.insertInto("batches").values({ id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now })];
+      const rows: GenerationsTable[] = [];
       // Each run holds its own price, so each settles on its own; one transaction makes it all or none.
       for (const [index, run] of priced.entries()) {
         const hold = recordHoldFor(db, ctx.workspaceId, run.holdMicros);
         const row = queuedRow(ctx, run, { id: newId("generation"), holdId: hold.holdId, batch: { id: batchId, index }, now });
         writes.push(...hold.writes, db.insertInto("generations").values(row));
-        inserted.push(row);
+        rows.push(row);
       }
-      createdAt = now;
       const total = priced.reduce((sum, run) => sum + run.holdMicros, 0);
-      if (total === 0) return { writes, hold: null };
+      if (total === 0) return { writes, hold: null, rows, createdAt: now };
       // The balance last, for every run at once (lib/core/credits.ts: moveHeldFromAvailable says why).
       writes.push(moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: total }));
-      return { writes, hold: { workspaceId: ctx.workspaceId, neededMicros: total, needs: `These ${priced.length} runs need`, advice: "Nothing was started; add credit and try again." } };
+      const hold = { workspaceId: ctx.workspaceId, neededMicros: total, needs: `These ${priced.length} runs need`, advice: "Nothing was started; add credit and try again." };
+      return { writes, hold, rows, createdAt: now };
     },
   );
-  if (!replayed) ctx.services.signals.runQueued();
-  // A new batch is answered as created (every run queued); a replay as it is now.
-  const batch: Batch = replayed
-    ? await readBatch(ctx, id)
-    : { id, object: "batch", data: await presentRuns(ctx.db, ctx.services, inserted), created_at: createdAt };
-  return { batch, replayed };
+  if (outcome.replayed) return { batch: await readBatch(ctx, outcome.id), replayed: true };
+  ctx.services.signals.runQueued();
+  // A new batch is answered as created (every run queued); a replay (above) as it is now.
+  const { rows, createdAt } = outcome.started;
+  return { batch: { id: outcome.id, object: "batch", data: await presentRuns(ctx.db, ctx.services, rows), created_at: createdAt }, replayed: false };
 }
 
 /** GET /v1/batches/{id}: the batch with its runs as they are now. */

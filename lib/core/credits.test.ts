@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
-import { applyHoldingWrites, grantCredit, moveHeldFromAvailable, readBalance, recordHold, settleHold, sumLedger, type Balance } from "./credits";
+import { applyHoldingWrites, grantCredit, moveHeldFromAvailable, readBalance, holdWrites, settleHold, sumLedger, type Balance } from "./credits";
 import { ApiError } from "./errors";
 import { quoteRun } from "./quotes";
 import { createWorkspace } from "./workspaces";
@@ -11,7 +11,7 @@ const USD = 1_000_000;
 
 /** A hold on its own: the writes a create makes, in its order, applied together, refused as a create is. */
 async function holdCredit(db: Db, input: { workspaceId: string; amountMicros: number }): Promise<string> {
-  const hold = recordHold(db, input);
+  const hold = holdWrites(db, input);
   const need = { workspaceId: input.workspaceId, neededMicros: input.amountMicros, needs: "This needs", advice: "" };
   await applyHoldingWrites(db, [...hold.writes, moveHeldFromAvailable(db, input)], need);
   return hold.holdId;
@@ -93,7 +93,7 @@ describe(`credits (${testDialect()})`, () => {
     });
   });
 
-  describe("holding credit (recordHold, then moveHeldFromAvailable)", () => {
+  describe("holding credit (holdWrites, then moveHeldFromAvailable)", () => {
     it("moves the amount from available to held and records the hold", async () => {
       const ws = await workspace(10 * USD);
       const holdId = await holdCredit(db, { workspaceId: ws, amountMicros: 3 * USD });

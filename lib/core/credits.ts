@@ -103,7 +103,7 @@ export async function grantCredit(
  * rows (the hold and its ledger entry), here, then the balance, moveHeldFromAvailable, last. A
  * create writes its run between the two (writeQueuedRun).
  */
-export function recordHold(db: Db, input: { workspaceId: string; amountMicros: Micros }): { holdId: string; writes: Compilable[] } {
+export function holdWrites(db: Db, input: { workspaceId: string; amountMicros: Micros }): { holdId: string; writes: Compilable[] } {
   assertPositiveAmount(input.amountMicros, "amount");
   const holdId = newId("hold");
   const hold = db.insertInto("credit_holds").values({

@@ -1,11 +1,11 @@
 // Runs: start (price held, idempotent), read (optionally waiting), list (cursor paged), cancel.
-import { applyHoldingWrites, moveHeldFromAvailable, recordHold, settleHold, type HoldNeed } from "./credits";
+import { applyHoldingWrites, moveHeldFromAvailable, holdWrites, settleHold, type HoldNeed } from "./credits";
 import { deprecationHeaders, findCatalogEntry, MODEL_ID_PATTERN, splitModelId } from "./catalog";
 import { nowIso, requireScope, SOURCES, type Ctx } from "./context";
 import { observeRunEnded } from "../metrics";
 import { ApiError } from "./errors";
 import { presentGeneration, presentRun, presentRuns, type Generation, type StoredOutput } from "./generation-view";
-import { oneRunPositionQuery, positionFromRows } from "./queue-positions";
+import { oneRunPositionQuery, positionOf } from "./queue-positions";
 import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
 import { newId, hasIdPrefix, ID_PREFIXES } from "./ids";
@@ -92,8 +92,11 @@ export function queuedRow(
 
 /** The hold's writes for a price (none for a free run); the balance moves last (moveHeldFromAvailable). */
 export function recordHoldFor(db: Db, workspaceId: string, micros: number): { holdId: string | null; writes: Compilable[] } {
-  return micros > 0 ? recordHold(db, { workspaceId, amountMicros: micros }) : { holdId: null, writes: [] };
+  return micros > 0 ? holdWrites(db, { workspaceId, amountMicros: micros }) : { holdId: null, writes: [] };
 }
+
+/** What `start` gives startIdempotently: the writes, the credit they hold, and a read to run right after. */
+type StartWrites = { writes: Compilable[]; hold: HoldNeed | null; readAfter?: CompiledQuery<unknown> };
 
 /** A create's own writes: the hold with its ledger entry, the queued run row, then the balance. */
 export function writeQueuedRun(db: Db, ctx: Ctx, priced: PricedRun, runId: string, now: string): { row: GenerationsTable; writes: Compilable[]; hold: HoldNeed | null } {
@@ -111,18 +114,18 @@ export function writeQueuedRun(db: Db, ctx: Ctx, priced: PricedRun, runId: strin
  * writes, applied all or none after the key's record (applyWrites), so two concurrent requests
  * with one key start exactly one thing and the loser replays the winner's result.
  */
-export async function startIdempotently<P>(
+export async function startIdempotently<P, S extends StartWrites>(
   ctx: Ctx,
   options: { key: string | null; endpoint: string; body: unknown; newResourceId: () => string },
   prepare: () => Promise<P>,
-  start: (db: Db, prepared: P, id: string, now: string) => { writes: Compilable[]; hold: HoldNeed | null; readAfter?: CompiledQuery<unknown> },
-): Promise<{ id: string; replayed: boolean; read: unknown[] }> {
+  start: (db: Db, prepared: P, id: string, now: string) => S,
+): Promise<{ id: string; replayed: true } | { id: string; replayed: false; started: S; read: unknown[] }> {
   const hash = options.key ? requestHash(options.endpoint, options.body) : "";
   const lookup = () =>
     findIdempotentReplay(ctx.db, { workspaceId: ctx.workspaceId, key: options.key!, endpoint: options.endpoint, hash });
   if (options.key) {
     const existing = await lookup();
-    if (existing) return { id: existing, replayed: true, read: [] };
+    if (existing) return { id: existing, replayed: true };
   }
   const prepared = await prepare();
   const id = options.newResourceId();
@@ -132,11 +135,12 @@ export async function startIdempotently<P>(
     ? [recordIdempotencyKey(ctx.db, { workspaceId: ctx.workspaceId, key: options.key, endpoint: options.endpoint, hash, resourceId: id, now }), ...started.writes]
     : started.writes;
   try {
-    return { id, replayed: false, read: await applyHoldingWrites(ctx.db, writes, started.hold, started.readAfter) };
+    const read = await applyHoldingWrites(ctx.db, writes, started.hold, started.readAfter);
+    return { id, replayed: false, started, read };
   } catch (err) {
     if (options.key && isUniqueViolation(err)) {
       const existing = await lookup();
-      if (existing) return { id: existing, replayed: true, read: [] };
+      if (existing) return { id: existing, replayed: true };
     }
     throw err;
   }
@@ -150,25 +154,24 @@ export async function createGeneration(
 ): Promise<GenerationAnswer> {
   requireScope(ctx, "generations:write");
   const key = validateIdempotencyKey(options.idempotencyKey);
-  let inserted: GenerationsTable | null = null;
-  const { id, replayed, read } = await startIdempotently(
+  const outcome = await startIdempotently(
     ctx,
     { key, endpoint: "generations", body, newResourceId: () => newId("generation") },
     () => priceRunRequest(ctx, body),
     (db, priced, runId, now) => {
       const run = writeQueuedRun(db, ctx, priced, runId, now);
-      inserted = run.row;
       // Its queue position is read right after the writes, in the same round trip on PostgreSQL.
       return options.waitSeconds ? run : { ...run, readAfter: oneRunPositionQuery(db, runId) };
     },
   );
-  if (!replayed) ctx.services.signals.runQueued();
+  const { replayed } = outcome;
+  if (!outcome.replayed) ctx.services.signals.runQueued();
   // A new run is answered as created (queued) unless the caller asked to wait; a replay as it is now.
-  if (!replayed && inserted && !options.waitSeconds) {
-    const row: GenerationsTable = inserted;
-    return { generation: await presentGeneration(ctx.services, row, positionFromRows(read)), replayed, headers: headersForModel(row.model) };
+  if (!outcome.replayed && !options.waitSeconds) {
+    const { row } = outcome.started;
+    return { generation: await presentGeneration(ctx.services, row, positionOf(outcome.read[0])), replayed, headers: headersForModel(row.model) };
   }
-  const row = await readWaiting(ctx, id, options.waitSeconds);
+  const row = await readWaiting(ctx, outcome.id, options.waitSeconds);
   return { generation: await presentRun(ctx.db, ctx.services, row), replayed, headers: headersForModel(row.model) };
 }
 

@@ -51,10 +51,9 @@ export function oneRunPositionQuery(db: Db, id: string): CompiledQuery<AheadRow>
   return { ...compiled, parameters: [id] };
 }
 
-/** The position (1 for next) a oneRunPositionQuery answered, or null for a run it did not find. */
-export function positionFromRows(rows: readonly unknown[]): number | null {
-  const row = rows[0] as AheadRow | undefined;
-  return row ? Number(row.ahead ?? 0) + 1 : null;
+/** The position (1 for next) in a row a position query answered, or null for a run it did not find. */
+export function positionOf(row: unknown): number | null {
+  return row ? Number((row as AheadRow).ahead ?? 0) + 1 : null;
 }
 
 async function aheadOfOneRun(db: Db, id: string): Promise<AheadRow[]> {
@@ -79,7 +78,7 @@ export async function queuePositions(db: Db, runs: readonly { id: string; status
   const queued = runs.filter((r) => r.status === "queued").map((r) => r.id);
   const positions = new Map<string, number>();
   for (let i = 0; i < queued.length; i += CHUNK) {
-    for (const row of await aheadOf(db, queued.slice(i, i + CHUNK))) positions.set(row.id, positionFromRows([row])!);
+    for (const row of await aheadOf(db, queued.slice(i, i + CHUNK))) positions.set(row.id, positionOf(row)!);
   }
   return positions;
 }

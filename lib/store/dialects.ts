@@ -224,9 +224,10 @@ export class PipeliningPostgresConnection implements DatabaseConnection {
   }
 
   /**
-   * Sends every query at once and waits for every answer; throws the first failure, else gives the answers. The server
-   * runs them in order, so in a begin … commit list a failure leaves the rest refused and the
-   * commit a rollback: all or nothing, as in a transaction run statement by statement.
+   * Sends every query at once and waits for every answer; throws the first failure, else gives
+   * the answers. The server runs them in order, so in a begin … commit list a failure leaves the
+   * rest refused and the commit a rollback: all or nothing, as in a transaction run statement by
+   * statement.
    */
   async executeAll(queries: readonly CompiledQuery[]): Promise<pg.QueryResult[]> {
     // node-postgres writes each query to the socket on its own (a system call and a wake-up of
