@@ -21,6 +21,7 @@ import { openApiRoutes } from "./routes/openapi";
 import { quoteRoutes } from "./routes/quotes";
 import { uploadRoutes } from "./routes/uploads";
 import { workspaceRoutes } from "./routes/workspace";
+import { StaticRouteRouter } from "./static-route-router";
 import { refusePlaceholders, unmatchedRequestError } from "./unmatched";
 
 /** The headers every answer carries (SPEC.md): its request ID and the caller's IP budget. */
@@ -53,7 +54,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
 
 export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   // strict: false so /v1/models/ is /v1/models.
-  const app = new Hono<ApiEnv>({ strict: false });
+  const app = new Hono<ApiEnv>({ strict: false, router: new StaticRouteRouter() });
 
   app.use(countApiRequests);
   app.use(async (c, next) => {

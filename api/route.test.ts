@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../lib/core/errors";
-import { readLimitedBytes } from "./route";
+import { readLimitedBytes, requestHeader } from "./route";
 
 function streamingRequest(body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Request {
   return new Request("http://localhost/v1/files", { method: "POST", body, headers, duplex: "half" } as RequestInit);
@@ -120,5 +120,43 @@ describe("readLimitedBytes from a real node:http request", () => {
       expect(await send("0123456789", { "transfer-encoding": "chunked" })).toEqual({ status: 200, text: "ok:0123456789" });
       expect(await send("xyz")).toEqual({ status: 200, text: "ok:xyz" });
     });
+  });
+});
+
+describe("requestHeader", () => {
+  // Served by node:http: read from the request's raw lines, as Fetch's Headers would give them.
+  const served = (rawHeaders: string[]) => ({ env: { incoming: { rawHeaders } } }) as unknown as Parameters<typeof requestHeader>[0];
+
+  it("finds a header whatever its case, and joins every line of it with a comma", () => {
+    const c = served(["Host", "x", "AUTHORIZATION", "Bearer a", "X-Api-Key", "k", "authorization", "Bearer b"]);
+    expect(requestHeader(c, "authorization")).toBe("Bearer a, Bearer b");
+    expect(requestHeader(c, "x-api-key")).toBe("k");
+    expect(requestHeader(c, "prefer")).toBeUndefined();
+  });
+
+  it("keeps an empty header as empty, not absent", () => {
+    expect(requestHeader(served(["Idempotency-Key", ""]), "idempotency-key")).toBe("");
+  });
+
+  it("agrees with node:http's own headersDistinct on a real request", async () => {
+    const seen = new Promise<IncomingMessage>((resolve) => {
+      const server = createServer((req, res) => {
+        resolve(req);
+        res.end();
+        server.close();
+      });
+      server.listen(0, "127.0.0.1", () => {
+        const req = httpRequest({ port: (server.address() as AddressInfo).port, method: "POST", agent: new Agent() });
+        req.setHeader("Content-Type", "application/json");
+        req.setHeader("Prefer", ["wait=5", "respond-async"]);
+        req.end("{}");
+        req.on("response", (res) => res.resume());
+      });
+    });
+    const incoming = await seen;
+    const c = { env: { incoming } } as unknown as Parameters<typeof requestHeader>[0];
+    for (const name of ["content-type", "prefer", "host", "x-missing"]) {
+      expect(requestHeader(c, name), name).toBe(incoming.headersDistinct[name]?.join(", "));
+    }
   });
 });

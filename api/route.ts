@@ -38,6 +38,7 @@ interface Options {
 
 function readQuery(c: Context<ApiEnv>, allowed: readonly string[]): Record<string, string> {
   const query: Record<string, string> = {};
+  if (!c.req.url.includes("?")) return query;
   for (const [name, values] of Object.entries(c.req.queries())) {
     // U+0000 fits no parameter, and PostgreSQL text cannot hold it: refused here, for every store alike.
     if (hasNul(name) || values.some(hasNul)) {
@@ -84,13 +85,20 @@ export async function readLimitedBytes(request: Request, limit: number, tooLarge
  * A request header (lower-case name) as Fetch's Headers gives it (every line of it, joined with
  * ", "), read from node:http's own parse when node:http serves the app: building Headers for
  * every request was a measurable part of a short one (bench profile). node:http's `headers` keeps
- * only the first Authorization or Content-Type line; `headersDistinct` keeps them all. Tests that
- * call app.fetch have no node request: Hono's own then.
+ * only the first Authorization or Content-Type line, and its `headersDistinct` object is built
+ * whole on first use (also in the profile): the raw lines are scanned instead. Tests that call
+ * app.fetch have no node request: Hono's own then.
  */
 export function requestHeader(c: Context<ApiEnv>, name: string): string | undefined {
   const incoming = c.env?.incoming;
   if (!incoming) return c.req.header(name);
-  return incoming.headersDistinct[name]?.join(", ");
+  const raw = incoming.rawHeaders;
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const line = raw[i]!;
+    if (line.length === name.length && line.toLowerCase() === name) value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+  }
+  return value;
 }
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

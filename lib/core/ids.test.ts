@@ -17,6 +17,10 @@ describe("ids", () => {
     for (const n of counts.values()) expect(Math.abs(n - 120_000 / 62)).toBeLessThan(387);
   });
 
+  it("makes text longer than one refill of the pool", () => {
+    expect(randomBase62(10_000)).toMatch(/^[0-9A-Za-z]{10000}$/);
+  });
+
   it("prefixes IDs by kind", () => {
     expect(newId("generation")).toMatch(/^gen_[0-9A-Za-z]{24}$/);
   });
