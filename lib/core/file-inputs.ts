@@ -22,14 +22,26 @@ export function fileExpectedMessage(param: string, schema: JsonSchemaObject): st
   return `${param} expects a file ID (file_…) of type ${String(schema.contentMediaType)}: upload it with POST /v1/files (images) or POST /v1/uploads (video, sound) and pass its id. URLs are not accepted.`;
 }
 
+/** A model's file inputs, found once per schema (most models have none, and every quote asks). */
+const fileFieldsBySchema = new WeakMap<JsonSchemaObject, [string, JsonSchemaObject][]>();
+
+function fileFieldsOf(schema: JsonSchemaObject): [string, JsonSchemaObject][] {
+  let fields = fileFieldsBySchema.get(schema);
+  if (!fields) {
+    fields = Object.entries(schema.properties ?? {}).filter(([, fieldSchema]) => isFileField(fieldSchema));
+    fileFieldsBySchema.set(schema, fields);
+  }
+  return fields;
+}
+
 /** Checks every file input names a file of the workspace with a matching type. */
 export async function checkFileInputs(
   db: Db,
   input: { workspaceId: string; schema: JsonSchemaObject; values: Record<string, unknown>; paramPrefix: string },
 ): Promise<void> {
-  for (const [field, fieldSchema] of Object.entries(input.schema.properties ?? {})) {
+  for (const [field, fieldSchema] of fileFieldsOf(input.schema)) {
     const value = input.values[field];
-    if (!isFileField(fieldSchema) || typeof value !== "string") continue;
+    if (typeof value !== "string") continue;
     const param = `${input.paramPrefix}.${field}`;
     const file = await db
       .selectFrom("files")

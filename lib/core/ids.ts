@@ -27,14 +27,19 @@ const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 // request (bench profile). Each character is used once; rejection sampling (bytes ≥ 248 dropped)
 // keeps every character equally likely.
 const bytes = Buffer.alloc(4096);
+const made = Buffer.alloc(bytes.length);
+const ALPHABET_CODES = Buffer.from(ALPHABET, "latin1");
 let chars = "";
 let charsOffset = 0;
 
 function refill(): void {
   randomFillSync(bytes);
-  let made = chars.slice(charsOffset);
-  for (const byte of bytes) if (byte < 248) made += ALPHABET[byte % 62];
-  chars = made;
+  let length = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte < 248) made[length++] = ALPHABET_CODES[byte % 62]!;
+  }
+  chars = chars.slice(charsOffset) + made.toString("latin1", 0, length);
   charsOffset = 0;
 }
 
