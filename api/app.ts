@@ -26,7 +26,7 @@ import { refusePlaceholders, unmatchedRequestError } from "./unmatched";
 
 /** The headers every answer carries (SPEC.md): its request ID and the caller's IP budget. */
 function answerHeaders(requestId: string, rate: RateLimitState | undefined): Record<string, string> {
-  return rate ? { "X-Request-Id": requestId, ...rateLimitHeaders(rate) } : { "X-Request-Id": requestId };
+  return rate ? rateLimitHeaders(rate, { "X-Request-Id": requestId }) : { "X-Request-Id": requestId };
 }
 
 function clientIp(c: Parameters<typeof getConnInfo>[0]): string {

@@ -197,7 +197,8 @@ export async function authenticateApiKey(
   const now = Date.now();
   const cached = cache?.get(hash, now);
   if (cached && (cached.expiresAt === null || cached.expiresAt > now)) {
-    await noteLastUsed(ctx, cached.keyId, now);
+    const noting = noteLastUsed(ctx, cached.keyId, now);
+    if (noting) await noting;
     return { keyId: cached.keyId, workspaceId: cached.workspaceId, scopes: cached.scopes };
   }
   const row = await ctx.db.selectFrom("api_keys").selectAll().where("key_hash", "=", hash).executeTakeFirst();
@@ -210,13 +211,15 @@ export async function authenticateApiKey(
   }
   const scopes = row.scopes.split(",") as Scope[];
   cache?.set(hash, { keyId: row.id, workspaceId: row.workspace_id, scopes, expiresAt: row.expires_at ? Date.parse(row.expires_at) : null }, now);
-  await noteLastUsed(ctx, row.id, now);
+  const noting = noteLastUsed(ctx, row.id, now);
+  if (noting) await noting;
   return { keyId: row.id, workspaceId: row.workspace_id, scopes };
 }
 
 /** last_used_at moves at most every LAST_USED_EVERY_MS per key and process: not a write per request. */
-async function noteLastUsed(ctx: SystemCtx, keyId: string, now: number): Promise<void> {
-  if ((lastUsedWrites.get(keyId) ?? 0) + LAST_USED_EVERY_MS >= now) return;
+function noteLastUsed(ctx: SystemCtx, keyId: string, now: number): Promise<unknown> | undefined {
+  // Nothing to wait for on almost every request: no promise then.
+  if ((lastUsedWrites.get(keyId) ?? 0) + LAST_USED_EVERY_MS >= now) return undefined;
   lastUsedWrites.set(keyId, now);
-  await ctx.db.updateTable("api_keys").set({ last_used_at: new Date(now).toISOString() }).where("id", "=", keyId).execute();
+  return ctx.db.updateTable("api_keys").set({ last_used_at: new Date(now).toISOString() }).where("id", "=", keyId).execute();
 }
