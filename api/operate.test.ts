@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Config } from "../lib/config";
 import { METRICS } from "../lib/metrics";
 import { openTestStore, testDialect, type TestStore } from "../lib/store/test-store";
-import { countApiRequests, createOperate, type Operate } from "./operate";
+import { countApiRequest, createOperate, type Operate } from "./operate";
 import { createRateLimits } from "./rate-limit";
 
 const TOKEN = "metrics-token-0123456789";
@@ -144,7 +144,11 @@ describe(`operating endpoints (${testDialect()})`, () => {
 describe("API request counting and rate-limit refusals", () => {
   it("labels an API request with the route pattern that answered, `unmatched` when none did", async () => {
     const app = new Hono();
-    app.use(countApiRequests);
+    app.use(async (c, next) => {
+      const started = performance.now();
+      await next();
+      countApiRequest(c, started);
+    });
     // As the API's chain does: a refusal (429) answered by the middleware, before the route runs.
     app.use(async (c, next) => (c.req.header("x-limited") ? c.json({}, 429) : next()));
     app.get("/v1/things/:id", (c) => c.json({ id: c.req.param("id") }));
