@@ -11,6 +11,7 @@ import { refuseUnknownFields, requireObject } from "./run-request";
 import { moveHeldFromAvailable } from "./credits";
 import type { Compilable } from "kysely";
 import type { GenerationsTable } from "../store/database";
+import { insertRow } from "../store/reused-sql";
 
 export interface Batch {
   id: string;
@@ -60,13 +61,13 @@ export async function createBatch(
     { key, endpoint: "batches", body, newResourceId: () => newId("batch") },
     () => priceBatch(ctx, body),
     (db, priced, batchId, now) => {
-      const writes: Compilable[] = [db.insertInto("batches").values({ id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now })];
+      const writes: Compilable[] = [insertRow(db, "batches", { id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now })];
       const rows: GenerationsTable[] = [];
       // Each run holds its own price, so each settles on its own; one transaction makes it all or none.
       for (const [index, run] of priced.entries()) {
         const hold = recordHoldFor(db, ctx.workspaceId, run.holdMicros);
         const row = queuedRow(ctx, run, { id: newId("generation"), holdId: hold.holdId, batch: { id: batchId, index }, now });
-        writes.push(...hold.writes, db.insertInto("generations").values(row));
+        writes.push(...hold.writes, insertRow(db, "generations", row));
         rows.push(row);
       }
       const total = priced.reduce((sum, run) => sum + run.holdMicros, 0);

@@ -8,6 +8,7 @@ import { nowIso, requireScope, type Ctx, type SystemCtx } from "./context";
 import { ApiError } from "./errors";
 import { newId } from "./ids";
 import { formatUsd, type Micros } from "./money";
+import { insertRow, reusedQuery } from "../store/reused-sql";
 
 export interface Credits {
   object: "credits";
@@ -53,8 +54,8 @@ export async function getCredits(ctx: Ctx): Promise<Credits> {
 
 type LedgerEntry = { workspaceId: string; kind: "grant" | "hold" | "release" | "charge"; amountMicros: Micros; holdId?: string; note?: string };
 
-function ledgerEntryInsert(db: Db, entry: LedgerEntry) {
-  return db.insertInto("ledger_entries").values({
+function ledgerEntryInsert(db: Db, entry: LedgerEntry): Compilable {
+  return insertRow(db, "ledger_entries", {
     id: newId("ledgerEntry"),
     workspace_id: entry.workspaceId,
     kind: entry.kind,
@@ -66,7 +67,7 @@ function ledgerEntryInsert(db: Db, entry: LedgerEntry) {
 }
 
 async function appendLedger(db: Db, entry: LedgerEntry): Promise<void> {
-  await ledgerEntryInsert(db, entry).execute();
+  await db.executeQuery(ledgerEntryInsert(db, entry).compile());
 }
 
 function assertPositiveAmount(amountMicros: Micros, param: string): void {
@@ -106,7 +107,7 @@ export async function grantCredit(
 export function holdWrites(db: Db, input: { workspaceId: string; amountMicros: Micros }): { holdId: string; writes: Compilable[] } {
   assertPositiveAmount(input.amountMicros, "amount");
   const holdId = newId("hold");
-  const hold = db.insertInto("credit_holds").values({
+  const hold = insertRow(db, "credit_holds", {
     id: holdId,
     workspace_id: input.workspaceId,
     amount_micros: input.amountMicros,
@@ -126,13 +127,15 @@ export function holdWrites(db: Db, input: { workspaceId: string; amountMicros: M
  * a cancel takes them.
  */
 export function moveHeldFromAvailable(db: Db, input: { workspaceId: string; amountMicros: Micros }): Compilable {
-  return db
-    .updateTable("credit_balances")
-    .set({
-      available_micros: sql`available_micros - ${input.amountMicros}`,
-      held_micros: sql`held_micros + ${input.amountMicros}`,
-    })
-    .where("workspace_id", "=", input.workspaceId);
+  return reusedQuery(db, "move held from available", [input.amountMicros, input.amountMicros, input.workspaceId], () =>
+    db
+      .updateTable("credit_balances")
+      .set({
+        available_micros: sql`available_micros - ${input.amountMicros}`,
+        held_micros: sql`held_micros + ${input.amountMicros}`,
+      })
+      .where("workspace_id", "=", input.workspaceId),
+  );
 }
 
 const AVAILABLE_CHECK = "credit_balances_available_nonnegative";

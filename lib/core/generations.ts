@@ -17,6 +17,7 @@ import type { Db, GenerationsTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
 import { sql, type Compilable, type CompiledQuery } from "kysely";
 import { withTransaction } from "../store/store";
+import { insertRow } from "../store/reused-sql";
 
 export { GENERATION_STATUSES };
 
@@ -102,7 +103,7 @@ type StartWrites = { writes: Compilable[]; hold: HoldNeed | null; readAfter?: Co
 export function writeQueuedRun(db: Db, ctx: Ctx, priced: PricedRun, runId: string, now: string): { row: GenerationsTable; writes: Compilable[]; hold: HoldNeed | null } {
   const hold = recordHoldFor(db, ctx.workspaceId, priced.holdMicros);
   const row = queuedRow(ctx, priced, { id: runId, holdId: hold.holdId, batch: null, now });
-  const writes = [...hold.writes, db.insertInto("generations").values(row)];
+  const writes = [...hold.writes, insertRow(db, "generations", row)];
   if (!hold.holdId) return { row, writes, hold: null };
   writes.push(moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: priced.holdMicros }));
   return { row, writes, hold: { workspaceId: ctx.workspaceId, neededMicros: priced.holdMicros, needs: "This needs", advice: "Add credit and try again." } };

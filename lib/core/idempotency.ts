@@ -5,6 +5,7 @@ import type { Compilable } from "kysely";
 import type { Db } from "../store/database";
 import { ApiError } from "./errors";
 import { LIMITS } from "./limits";
+import { insertRow } from "../store/reused-sql";
 
 const KEY_PATTERN = /^[\x21-\x7e]+$/;
 
@@ -63,7 +64,7 @@ export function recordIdempotencyKey(
   db: Db,
   input: { workspaceId: string; key: string; endpoint: string; hash: string; resourceId: string; now: string },
 ): Compilable {
-  return db.insertInto("idempotency_keys").values({
+  return insertRow(db, "idempotency_keys", {
     workspace_id: input.workspaceId,
     key: input.key,
     endpoint: input.endpoint,
