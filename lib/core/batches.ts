@@ -65,7 +65,7 @@ export async function createBatch(
       const rows: GenerationsTable[] = [];
       // Each run holds its own price, so each settles on its own; one transaction makes it all or none.
       for (const [index, run] of priced.entries()) {
-        const hold = recordHoldFor(db, ctx.workspaceId, run.holdMicros);
+        const hold = recordHoldFor(db, ctx.workspaceId, run.holdMicros, now);
         const row = queuedRow(ctx, run, { id: newId("generation"), holdId: hold.holdId, batch: { id: batchId, index }, now });
         writes.push(...hold.writes, insertRow(db, "generations", row));
         rows.push(row);

@@ -52,7 +52,7 @@ export async function getCredits(ctx: Ctx): Promise<Credits> {
   return presentCredits(await readBalance(ctx.db, ctx.workspaceId));
 }
 
-type LedgerEntry = { workspaceId: string; kind: "grant" | "hold" | "release" | "charge"; amountMicros: Micros; holdId?: string; note?: string };
+type LedgerEntry = { workspaceId: string; kind: "grant" | "hold" | "release" | "charge"; amountMicros: Micros; holdId?: string; note?: string; at?: string };
 
 function ledgerEntryInsert(db: Db, entry: LedgerEntry): Compilable {
   return insertRow(db, "ledger_entries", {
@@ -62,7 +62,7 @@ function ledgerEntryInsert(db: Db, entry: LedgerEntry): Compilable {
     amount_micros: entry.amountMicros,
     hold_id: entry.holdId ?? null,
     note: entry.note ?? null,
-    created_at: nowIso(),
+    created_at: entry.at ?? nowIso(),
   });
 }
 
@@ -104,18 +104,19 @@ export async function grantCredit(
  * rows (the hold and its ledger entry), here, then the balance, moveHeldFromAvailable, last. A
  * create writes its run between the two (writeQueuedRun).
  */
-export function holdWrites(db: Db, input: { workspaceId: string; amountMicros: Micros }): { holdId: string; writes: Compilable[] } {
+export function holdWrites(db: Db, input: { workspaceId: string; amountMicros: Micros; now?: string }): { holdId: string; writes: Compilable[] } {
   assertPositiveAmount(input.amountMicros, "amount");
   const holdId = newId("hold");
+  const now = input.now ?? nowIso();
   const hold = insertRow(db, "credit_holds", {
     id: holdId,
     workspace_id: input.workspaceId,
     amount_micros: input.amountMicros,
     status: "held",
-    created_at: nowIso(),
+    created_at: now,
     settled_at: null,
   });
-  return { holdId, writes: [hold, ledgerEntryInsert(db, { workspaceId: input.workspaceId, kind: "hold", amountMicros: input.amountMicros, holdId })] };
+  return { holdId, writes: [hold, ledgerEntryInsert(db, { workspaceId: input.workspaceId, kind: "hold", amountMicros: input.amountMicros, holdId, at: now })] };
 }
 
 /**
