@@ -21,7 +21,10 @@ export function formatUsd(micros: Micros): string {
   const sign = micros < 0 ? "-" : "";
   const abs = Math.abs(micros);
   const whole = Math.floor(abs / MICROS_PER_USD);
-  let fraction = String(abs % MICROS_PER_USD).padStart(6, "0").replace(/0+$/, "");
-  if (fraction.length < 2) fraction = fraction.padEnd(2, "0");
+  const digits = String(abs % MICROS_PER_USD).padStart(6, "0");
+  // Trailing zeros dropped, two decimals kept ("0.04", "0.0125"): a loop, not a regex, on every quote.
+  let end = digits.length;
+  while (end > 2 && digits.charCodeAt(end - 1) === 48) end--;
+  const fraction = digits.slice(0, end);
   return `${sign}${whole}.${fraction}`;
 }
