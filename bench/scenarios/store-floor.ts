@@ -6,7 +6,6 @@ import { createServices } from "../../lib/boot";
 import { loadConfig } from "../../lib/config";
 import { SCOPES, type Ctx } from "../../lib/core/context";
 import { startIdempotently, writeQueuedRun } from "../../lib/core/generations";
-import { newId } from "../../lib/core/ids";
 import { priceRunRequest } from "../../lib/core/quotes";
 import { openStore } from "../../lib/store/store";
 import type { BenchSettings } from "../lib/context";
@@ -28,7 +27,7 @@ export async function measureStoreFloor(settings: BenchSettings, server: ServerH
     const once = () =>
       startIdempotently(
         ctx,
-        { key: options.idempotencyKeys ? `store-floor-${n}-${Date.now()}` : null, endpoint: "generations", body, newResourceId: () => newId("generation") },
+        { key: options.idempotencyKeys ? `store-floor-${n}-${Date.now()}` : null, endpoint: "generations", body, resource: "generation" },
         async () => priced,
         (db, p, runId, now) => writeQueuedRun(db, ctx, p, runId, now),
       );

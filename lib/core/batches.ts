@@ -58,7 +58,7 @@ export async function createBatch(
   const key = validateIdempotencyKey(options.idempotencyKey);
   const outcome = await startIdempotently(
     ctx,
-    { key, endpoint: "batches", body, newResourceId: () => newId("batch") },
+    { key, endpoint: "batches", body, resource: "batch" },
     () => priceBatch(ctx, body),
     (db, priced, batchId, now) => {
       const writes: Compilable[] = [insertRow(db, "batches", { id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now })];

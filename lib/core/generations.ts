@@ -8,7 +8,7 @@ import { presentGeneration, presentRun, presentRuns, type Generation, type Store
 import { oneRunPositionQuery, positionOf } from "./queue-positions";
 import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
-import { newId, hasIdPrefix, ID_PREFIXES } from "./ids";
+import { newId, hasIdPrefix, ID_PREFIXES, type IdKind } from "./ids";
 import { LIMITS } from "./limits";
 import { afterPosition, keysetPage } from "./paging";
 import { priceRunRequest, type PricedRun } from "./quotes";
@@ -117,7 +117,8 @@ export function writeQueuedRun(db: Db, ctx: Ctx, priced: PricedRun, runId: strin
  */
 export async function startIdempotently<P, S extends StartWrites>(
   ctx: Ctx,
-  options: { key: string | null; endpoint: string; body: unknown; newResourceId: () => string },
+  // The kind of ID to make, not a function making one: tsx names such a function anew on every call.
+  options: { key: string | null; endpoint: string; body: unknown; resource: IdKind },
   prepare: () => Promise<P>,
   start: (db: Db, prepared: P, id: string, now: string) => S,
 ): Promise<{ id: string; replayed: true } | { id: string; replayed: false; started: S; read: unknown[] }> {
@@ -129,7 +130,7 @@ export async function startIdempotently<P, S extends StartWrites>(
     if (existing) return { id: existing, replayed: true };
   }
   const prepared = await prepare();
-  const id = options.newResourceId();
+  const id = newId(options.resource);
   const now = nowIso();
   const started = start(ctx.db, prepared, id, now);
   const writes = options.key
@@ -157,7 +158,7 @@ export async function createGeneration(
   const key = validateIdempotencyKey(options.idempotencyKey);
   const outcome = await startIdempotently(
     ctx,
-    { key, endpoint: "generations", body, newResourceId: () => newId("generation") },
+    { key, endpoint: "generations", body, resource: "generation" },
     () => priceRunRequest(ctx, body),
     (db, priced, runId, now) => {
       const run = writeQueuedRun(db, ctx, priced, runId, now);
