@@ -34,6 +34,11 @@ function fileFieldsOf(schema: JsonSchemaObject): [string, JsonSchemaObject][] {
   return fields;
 }
 
+/** Whether a model takes any file input (most take none: then there is nothing to check or wait for). */
+export function hasFileInputs(schema: JsonSchemaObject): boolean {
+  return fileFieldsOf(schema).length > 0;
+}
+
 /** Checks every file input names a file of the workspace with a matching type. */
 export async function checkFileInputs(
   db: Db,

@@ -12,7 +12,7 @@
 import { sql } from "kysely";
 import type { Db } from "../store/database";
 import { ApiError } from "./errors";
-import { pauseRowsOf, pausesChanged, type PauseRow } from "./pause-cache";
+import { freshPauseRowsOf, pauseRowsOf, pausesChanged, type PauseRow } from "./pause-cache";
 import type { ModelDefinition } from "../models/types";
 
 export interface Availability {
@@ -60,7 +60,10 @@ const pauseMaps = new WeakMap<PauseRow[], { pauses: PauseMap; from: number; befo
 export async function activePauses(db: Db, now: Date | number = Date.now()): Promise<PauseMap> {
   // A number by default: a Date made for every quote and create showed in the profile.
   const nowMs = typeof now === "number" ? now : now.getTime();
-  const rows = await pauseRowsOf(db, () => readPauseRows(db), nowMs);
+  return pausesFrom(await pauseRowsOf(db, () => readPauseRows(db), nowMs), nowMs);
+}
+
+function pausesFrom(rows: PauseRow[], nowMs: number): PauseMap {
   // The same kept rows give the same map until the next pause among them ends.
   const known = pauseMaps.get(rows);
   if (known && known.from <= nowMs && nowMs < known.before) return known.pauses;
@@ -121,10 +124,18 @@ export function availabilityOf(definition: ModelDefinition, pauses: PauseMap): A
 /**
  * Throws 503 service_unavailable when the entry cannot run now: with Retry-After when it is out of
  * service for a while, without it when something is not installed (the message says what and the fix).
+ * Synchronous (no promise, undefined) when this process keeps the pauses fresh in memory, as on
+ * almost every quote and create; else a promise of the same.
  */
-export async function requireInService(db: Db, definition: ModelDefinition, now = Date.now()): Promise<void> {
-  const availability = availabilityOf(definition, await activePauses(db, now));
-  if (availability.status === "available") return;
+export function requireInService(db: Db, definition: ModelDefinition, now = Date.now()): Promise<void> | undefined {
+  const fresh = freshPauseRowsOf(db, now);
+  if (fresh) return refuseUnlessAvailable(definition, pausesFrom(fresh, now), now);
+  return activePauses(db, now).then((pauses) => refuseUnlessAvailable(definition, pauses, now));
+}
+
+function refuseUnlessAvailable(definition: ModelDefinition, pauses: PauseMap, now: number): undefined {
+  const availability = availabilityOf(definition, pauses);
+  if (availability.status === "available") return undefined;
   if (availability.status === "not_installed") throw new ApiError("service_unavailable", availability.message ?? `${definition.id} cannot run on this server.`);
   const retryAfter = availability.until
     ? Math.max(1, Math.ceil((Date.parse(availability.until) - now) / 1000))

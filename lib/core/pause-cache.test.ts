@@ -8,7 +8,8 @@ import { announceToEveryProcess, connectCrossProcessSignals } from "../engine/cr
 import { createRunSignals, type RunSignals } from "../engine/run-signals";
 import { sqliteFileIn, type Store } from "../store/store";
 import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/test-store";
-import { activePauses, shareProviderHealth } from "./model-availability";
+import { findCatalogEntry } from "./catalog";
+import { activePauses, requireInService, shareProviderHealth } from "./model-availability";
 import { pauseModel, resumeModel } from "./model-pauses";
 import { cachePausesOf, pauseRowsOf, type PauseRow } from "./pause-cache";
 
@@ -106,6 +107,33 @@ describe(`pauses kept in memory, changed everywhere at once (${testDialect()})`,
 
     await shareProviderHealth(worker.store.db, "replicate", null);
     await until(async () => !(await downIn(api, "replicate")), "the API process to see the provider back");
+  });
+
+  it("requireInService answers at once from fresh kept rows, with no promise, and waits on a read otherwise", async () => {
+    // A store handle of its own, with no bridge: no signal echoed back from another process
+    // (PostgreSQL's NOTIFY of the pause below) forgets the kept rows at a moment of its choosing.
+    const own = openSameStore(t);
+    closers.push(() => own.close());
+    closers.push(cachePausesOf(own.db, createRunSignals(), { ttlMs: FOREVER_MS }));
+    const here = { store: own };
+    const { definition } = findCatalogEntry("atelier/gradient");
+    // Nothing kept yet: a read of the store, as a promise.
+    const first = requireInService(here.store.db, definition);
+    expect(first).toBeInstanceOf(Promise);
+    await first;
+    // Kept and fresh: answered on the spot.
+    expect(requireInService(here.store.db, definition)).toBeUndefined();
+
+    // A pause forgets the kept rows: the next answer reads again, then refuses at once while fresh.
+    await pauseModel({ db: here.store.db }, { modelId: "atelier/gradient", until: null, reason: "maintenance" });
+    const reading = requireInService(here.store.db, definition);
+    expect(reading).toBeInstanceOf(Promise);
+    await expect(reading).rejects.toMatchObject({ code: "service_unavailable" });
+    expect(() => requireInService(here.store.db, definition)).toThrow(expect.objectContaining({ code: "service_unavailable" }));
+
+    await resumeModel({ db: here.store.db }, { modelId: "atelier/gradient" });
+    await requireInService(here.store.db, definition);
+    expect(requireInService(here.store.db, definition)).toBeUndefined();
   });
 
   it("a read that began before a change does not keep what it read", async () => {

@@ -22,6 +22,8 @@ export interface PauseRow {
 
 interface PauseCacheEntry {
   rows(load: () => Promise<PauseRow[]>, now: number): Promise<PauseRow[]>;
+  /** The kept rows while they are fresh, else undefined. */
+  fresh(now: number): PauseRow[] | undefined;
   forget(): void;
   signals: RunSignals;
 }
@@ -42,8 +44,12 @@ export function cachePausesOf(db: Db, signals: RunSignals, options: { ttlMs?: nu
   let generation = 0;
   const entry: PauseCacheEntry = {
     signals,
+    fresh(now) {
+      return cached && now - cached.at < ttlMs ? cached.rows : undefined;
+    },
     rows(load, now) {
-      if (cached && now - cached.at < ttlMs) return Promise.resolve(cached.rows);
+      const fresh = entry.fresh(now);
+      if (fresh) return Promise.resolve(fresh);
       if (loading) return loading;
       const started = generation;
       const at = now;
@@ -78,6 +84,11 @@ export function cachePausesOf(db: Db, signals: RunSignals, options: { ttlMs?: nu
 export function pauseRowsOf(db: Db, load: () => Promise<PauseRow[]>, now = Date.now()): Promise<PauseRow[]> {
   const entry = registry.get(db);
   return entry ? entry.rows(load, now) : load();
+}
+
+/** `db`'s pause rows when this process keeps them and they are fresh, else undefined: no promise to wait for. */
+export function freshPauseRowsOf(db: Db, now = Date.now()): PauseRow[] | undefined {
+  return registry.get(db)?.fresh(now);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Validating and pricing a run request: the one function quotes, generations and batches share.
 import { deprecationHeaders, findCatalogEntry } from "./catalog";
 import { requireScope, type Ctx } from "./context";
-import { checkFileInputs } from "./file-inputs";
+import { checkFileInputs, hasFileInputs } from "./file-inputs";
 import { validateModelInput } from "./input-validation";
 import { formatUsd, type Micros } from "./money";
 import { requireInService } from "./model-availability";
@@ -39,9 +39,12 @@ export async function priceRunRequest(ctx: Ctx, body: unknown, prefix = ""): Pro
   const request = parseRunRequest(body, prefix, { allowInsecureWebhooks: ctx.services.webhooks.allowInsecure });
   if (request.webhook) await requireSafeWebhookUrl(ctx.services, request.webhook, `${prefix}webhook`);
   const { definition, model } = findCatalogEntry(request.model, `${prefix}model`);
-  await requireInService(ctx.db, definition);
+  const inService = requireInService(ctx.db, definition);
+  if (inService) await inService;
   const input = validateModelInput(definition.input_schema, request.input, { modelId: model.id, paramPrefix: `${prefix}input` });
-  await checkFileInputs(ctx.db, { workspaceId: ctx.workspaceId, schema: definition.input_schema, values: input, paramPrefix: `${prefix}input` });
+  if (hasFileInputs(definition.input_schema)) {
+    await checkFileInputs(ctx.db, { workspaceId: ctx.workspaceId, schema: definition.input_schema, values: input, paramPrefix: `${prefix}input` });
+  }
   const costMicros = priceInput(definition.pricing, input);
   return { request, definition, modelId: model.id, input, costMicros, holdMicros: costMicros, headers: deprecationHeaders(model) };
 }

@@ -100,9 +100,11 @@ export function createRunTools(input: {
       signal.throwIfAborted();
       const { definition } = findCatalogEntry(modelId);
       // Paused (or its provider found down) after this run was claimed: stop here, charge nothing.
-      await requireInService(db, definition).catch((err: unknown) => {
+      try {
+        await requireInService(db, definition);
+      } catch (err) {
         throw err instanceof ApiError && err.code === "service_unavailable" ? new ModelError(`${err.message} This run was stopped at that step; nothing was charged.`) : err;
-      });
+      }
       // The step gets the tools runStep was called on: a preset's stepProgress (lib/models/progress.ts)
       // hands it a reportProgress scaled into the step's share of the run.
       const parent: RunTools = this ?? tools;
