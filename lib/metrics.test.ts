@@ -45,6 +45,7 @@ describe("metrics", () => {
       "atelier_webhook_deliveries_total",
       "atelier_provider_errors_total",
       "atelier_rate_limit_refusals_total",
+      "atelier_store_write_group_size",
       "process_cpu_user_seconds_total",
       "nodejs_eventloop_lag_seconds",
     ]) {

@@ -80,6 +80,12 @@ function createInstruments() {
       labelNames: ["provider"] as const,
       registers,
     }),
+    writeGroupSize: new Histogram({
+      name: "atelier_store_write_group_size",
+      help: "Credit holds of one workspace committed together in one store transaction (group commit), per transaction.",
+      buckets: [1, 2, 4, 8, 16, 32, 64],
+      registers,
+    }),
     rateLimitRefusals: new Counter({
       name: "atelier_rate_limit_refusals_total",
       help: "Requests refused with 429, by the budget they exceeded: ip or key.",

@@ -9,6 +9,7 @@ import { ApiError } from "./errors";
 import { newId } from "./ids";
 import { formatUsd, type Micros } from "./money";
 import { insertRow, reusedQuery } from "../store/reused-sql";
+import { applyWritesGrouped } from "../store/write-groups";
 
 export interface Credits {
   object: "credits";
@@ -159,11 +160,12 @@ export interface HoldNeed {
 
 /**
  * Applies writes that end with a balance move (applyWrites: all or none, then readAfter), turning the balance's
- * refusal into insufficient_credit with what the workspace has available now.
+ * refusal into insufficient_credit with what the workspace has available now. Concurrent holds of
+ * one workspace are committed together (lib/store/write-groups.ts), each still all or none.
  */
 export async function applyHoldingWrites<R = never>(db: Db, writes: readonly Compilable[], hold: HoldNeed | null, readAfter?: CompiledQuery<R>): Promise<R[]> {
   try {
-    return await applyWrites(db, writes, readAfter);
+    return await (hold ? applyWritesGrouped(db, hold.workspaceId, writes, readAfter) : applyWrites(db, writes, readAfter));
   } catch (err) {
     if (!hold || !isShortOfCredit(err)) throw err;
     const balance = await readBalance(db, hold.workspaceId);
