@@ -34,9 +34,9 @@ export function installCatalog(config: Config): void {
  * The configured store, migrated. `logger` hears pooled connections dropped while idle (a
  * database restart); without one (the admin CLI, whose stdout is its answer) they are dropped quietly.
  */
-export async function openConfiguredStore(config: Config, logger?: Logger): Promise<Store> {
+export async function openConfiguredStore(config: Config, logger?: Logger, options: { backgroundCheckpoints?: boolean } = {}): Promise<Store> {
   installCatalog(config);
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, backgroundCheckpoints: options.backgroundCheckpoints });
   await migrateStore(store);
   return store;
 }
@@ -109,7 +109,8 @@ export interface Runtime {
 
 /** What the server and worker processes share: the migrated store, the services, the signal bridge. */
 export async function startRuntime(config: Config, logger: Logger): Promise<Runtime> {
-  const store = await openConfiguredStore(config, logger);
+  // Long-running: an embedded store's checkpoints move off the event loop (lib/store/sqlite-checkpoints.ts).
+  const store = await openConfiguredStore(config, logger, { backgroundCheckpoints: true });
   const services = createServices(config);
   const crossProcess = await connectCrossProcessSignals(store, config.databaseUrl, services.signals, logger, {
     sqliteFile: config.databaseUrl ? undefined : sqliteFileIn(config.dataDir),

@@ -14,6 +14,7 @@ import {
   type SqliteDialectConfig,
 } from "kysely";
 import pg from "pg";
+import { checkpointInBackground, type BackgroundCheckpoints } from "./sqlite-checkpoints";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -75,8 +76,14 @@ class ImmediateSqliteDriver extends SqliteDriver {
   constructor(
     config: SqliteDialectConfig,
     private readonly inTransaction: () => boolean,
+    private readonly checkpoints: BackgroundCheckpoints | null,
   ) {
     super(config);
+  }
+
+  override async destroy(): Promise<void> {
+    await this.checkpoints?.stop();
+    await super.destroy();
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -94,11 +101,12 @@ class ImmediateSqliteDialect extends SqliteDialect {
   constructor(
     private readonly config: SqliteDialectConfig,
     private readonly inTransaction: () => boolean,
+    private readonly checkpoints: BackgroundCheckpoints | null,
   ) {
     super(config);
   }
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.config, this.inTransaction);
+    return new ImmediateSqliteDriver(this.config, this.inTransaction, this.checkpoints);
   }
 }
 
@@ -141,7 +149,16 @@ function retryWhileBusy<T>(fn: () => T): T {
   }
 }
 
-export function sqliteDialect(file: string): Dialect {
+export interface SqliteOptions {
+  /**
+   * Copy the write-ahead log into the database file from a worker thread instead of on this
+   * connection (lib/store/sqlite-checkpoints.ts): for the long-running server and worker
+   * processes. `onFailure` hears why the thread stopped; the connection then checkpoints itself.
+   */
+  backgroundCheckpoints?: { onFailure(err: Error): void };
+}
+
+export function sqliteDialect(file: string, options: SqliteOptions = {}): Dialect {
   const database = new SqliteDatabase(file);
   // Opening may wait for another process that is switching the file to WAL or migrating it:
   // blocking is fine here. SQLite answers SQLITE_BUSY at once, without its busy handler, when
@@ -152,7 +169,8 @@ export function sqliteDialect(file: string): Dialect {
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  return new ImmediateSqliteDialect({ database: withStatementCache(database) }, () => database.inTransaction);
+  const checkpoints = options.backgroundCheckpoints ? checkpointInBackground(database, file, { onFailure: options.backgroundCheckpoints.onFailure }) : null;
+  return new ImmediateSqliteDialect({ database: withStatementCache(database) }, () => database.inTransaction, checkpoints);
 }
 
 const INT8_OID = 20;

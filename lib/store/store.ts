@@ -28,6 +28,11 @@ export interface StoreOptions {
   applicationName?: string;
   /** Where a pooled connection dropped while idle (PostgreSQL restarted) is reported; at warn. */
   logger?: Pick<Logger, "warn">;
+  /**
+   * SQLite: checkpoint the write-ahead log from a worker thread, off the event loop (the
+   * long-running server and worker processes; lib/store/sqlite-checkpoints.ts).
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 /** The application_name of Atelier's PostgreSQL connections, so ops can tell them apart. */
@@ -46,7 +51,12 @@ export function openStore(options: StoreOptions): Store {
     name = "postgres";
   } else {
     mkdirSync(options.dataDir, { recursive: true });
-    dialect = sqliteDialect(sqliteFileIn(options.dataDir));
+    const logger = options.logger;
+    dialect = sqliteDialect(sqliteFileIn(options.dataDir), {
+      backgroundCheckpoints: options.backgroundCheckpoints
+        ? { onFailure: (err) => logger?.warn({ err: err.message }, "the store's checkpoint thread stopped; its connection checkpoints on its own again") }
+        : undefined,
+    });
     name = "sqlite";
   }
   const db = new Kysely<Database>({ dialect });
