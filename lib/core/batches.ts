@@ -12,6 +12,7 @@ import { moveHeldFromAvailable } from "./credits";
 import type { Compilable } from "kysely";
 import type { GenerationsTable } from "../store/database";
 import { insertRow } from "../store/reused-sql";
+import { queueOrderLock } from "./queue-positions";
 
 export interface Batch {
   id: string;
@@ -61,7 +62,7 @@ export async function createBatch(
     { key, endpoint: "batches", body, resource: "batch" },
     () => priceBatch(ctx, body),
     (db, priced, batchId, now) => {
-      const writes: Compilable[] = [insertRow(db, "batches", { id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now })];
+      const writes: Compilable[] = [...queueOrderLock(db), insertRow(db, "batches", { id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now })];
       const rows: GenerationsTable[] = [];
       // Each run holds its own price, so each settles on its own; one transaction makes it all or none.
       for (const [index, run] of priced.entries()) {

@@ -1,7 +1,7 @@
 // The credit ledger: an append-only list of grants, holds, releases and charges, plus one
 // balance row per workspace changed in the same transaction. The balance row's CHECKs keep
 // available ≥ 0 and granted = available + held + charged at all times.
-import { sql, type Compilable, type CompiledQuery } from "kysely";
+import { sql, type Compilable } from "kysely";
 import type { Db } from "../store/database";
 import { applyWrites, withTransaction } from "../store/store";
 import { nowIso, requireScope, type Ctx, type SystemCtx } from "./context";
@@ -9,7 +9,7 @@ import { ApiError } from "./errors";
 import { newId } from "./ids";
 import { formatUsd, type Micros } from "./money";
 import { insertRow, reusedQuery } from "../store/reused-sql";
-import { applyWritesGrouped } from "../store/write-groups";
+import { applyWritesGrouped, type SharedRead } from "../store/write-groups";
 
 export interface Credits {
   object: "credits";
@@ -159,13 +159,13 @@ export interface HoldNeed {
 }
 
 /**
- * Applies writes that end with a balance move (applyWrites: all or none, then readAfter), turning the balance's
+ * Applies writes that end with a balance move (applyWrites: all or none, then `read`), turning the balance's
  * refusal into insufficient_credit with what the workspace has available now. Concurrent holds of
  * one workspace are committed together (lib/store/write-groups.ts), each still all or none.
  */
-export async function applyHoldingWrites<R = never>(db: Db, writes: readonly Compilable[], hold: HoldNeed | null, readAfter?: CompiledQuery<R>): Promise<R[]> {
+export async function applyHoldingWrites<R extends { id: string } = never>(db: Db, writes: readonly Compilable[], hold: HoldNeed | null, read?: SharedRead<R>): Promise<R[]> {
   try {
-    return await (hold ? applyWritesGrouped(db, hold.workspaceId, writes, readAfter) : applyWrites(db, writes, readAfter));
+    return await (hold ? applyWritesGrouped(db, hold.workspaceId, writes, read) : applyWrites(db, writes, read?.query(db, read.ids)));
   } catch (err) {
     if (!hold || !isShortOfCredit(err)) throw err;
     const balance = await readBalance(db, hold.workspaceId);

@@ -5,7 +5,7 @@ import { nowIso, requireScope, SOURCES, type Ctx } from "./context";
 import { observeRunEnded } from "../metrics";
 import { ApiError } from "./errors";
 import { presentGeneration, presentRun, presentRuns, type Generation, type StoredOutput } from "./generation-view";
-import { oneRunPositionQuery, positionOf } from "./queue-positions";
+import { positionOf, positionsQuery, queueOrderLock } from "./queue-positions";
 import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
 import { newId, hasIdPrefix, ID_PREFIXES, type IdKind } from "./ids";
@@ -15,9 +15,10 @@ import { priceRunRequest, type PricedRun } from "./quotes";
 import { appendRunEndedEvent } from "./run-events";
 import type { Db, GenerationsTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
-import { sql, type Compilable, type CompiledQuery } from "kysely";
+import { sql, type Compilable } from "kysely";
 import { withTransaction } from "../store/store";
 import { insertRow } from "../store/reused-sql";
+import type { SharedRead } from "../store/write-groups";
 
 export { GENERATION_STATUSES };
 
@@ -97,13 +98,13 @@ export function recordHoldFor(db: Db, workspaceId: string, micros: number, now: 
 }
 
 /** What `start` gives startIdempotently: the writes, the credit they hold, and a read to run right after. */
-type StartWrites = { writes: Compilable[]; hold: HoldNeed | null; readAfter?: CompiledQuery<unknown> };
+type StartWrites = { writes: Compilable[]; hold: HoldNeed | null; read?: SharedRead<{ id: string }> };
 
-/** A create's own writes: the hold with its ledger entry, the queued run row, then the balance. */
+/** A create's own writes: the queue's order lock, the hold with its ledger entry, the queued run row, then the balance. */
 export function writeQueuedRun(db: Db, ctx: Ctx, priced: PricedRun, runId: string, now: string): { row: GenerationsTable; writes: Compilable[]; hold: HoldNeed | null } {
   const hold = recordHoldFor(db, ctx.workspaceId, priced.holdMicros, now);
   const row = queuedRow(ctx, priced, { id: runId, holdId: hold.holdId, batch: null, now });
-  const writes = [...hold.writes, insertRow(db, "generations", row)];
+  const writes = [...queueOrderLock(db), ...hold.writes, insertRow(db, "generations", row)];
   if (!hold.holdId) return { row, writes, hold: null };
   writes.push(moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: priced.holdMicros }));
   return { row, writes, hold: { workspaceId: ctx.workspaceId, neededMicros: priced.holdMicros, needs: "This needs", advice: "Add credit and try again." } };
@@ -137,7 +138,7 @@ export async function startIdempotently<P, S extends StartWrites>(
     ? [recordIdempotencyKey(ctx.db, { workspaceId: ctx.workspaceId, key: options.key, endpoint: options.endpoint, hash, resourceId: id, now }), ...started.writes]
     : started.writes;
   try {
-    const read = await applyHoldingWrites(ctx.db, writes, started.hold, started.readAfter);
+    const read = await applyHoldingWrites(ctx.db, writes, started.hold, started.read);
     return { id, replayed: false, started, read };
   } catch (err) {
     if (options.key && isUniqueViolation(err)) {
@@ -163,7 +164,7 @@ export async function createGeneration(
     (db, priced, runId, now) => {
       const run = writeQueuedRun(db, ctx, priced, runId, now);
       // Its queue position is read right after the writes, in the same round trip on PostgreSQL.
-      return options.waitSeconds ? run : { ...run, readAfter: oneRunPositionQuery(db, runId) };
+      return options.waitSeconds ? run : { ...run, read: { ids: [runId], query: positionsQuery } };
     },
   );
   const { replayed } = outcome;

@@ -131,4 +131,14 @@ describe(`queue positions (${testDialect()})`, () => {
       expect(Number(balance.available_micros) + Number(balance.held_micros)).toBe(50_000_000);
     }
   });
+  it("answer concurrent creates of several workspaces, committed together, each with its own run's position", async () => {
+    const workspaces = await Promise.all([0, 1, 2].map((i) => createWorkspace({ db: store.db }, { name: `together ${i}`, creditMicros: 5_000_000 })));
+    const answers = await Promise.all(
+      Array.from({ length: 45 }, (_, i) => createGeneration(testCtx(store.t, workspaces[i % 3]!.id), { model: "atelier/gradient", input: { prompt: `together ${i}` } })),
+    );
+    // Nothing left the queue and later runs never count, so each answer is its run's position now.
+    const plain = await plainPositions();
+    for (const { generation } of answers) expect(generation.queue_position, generation.id).toBe(plain.get(generation.id));
+    expect(new Set(answers.map((a) => a.generation.queue_position)).size).toBe(45);
+  });
 });

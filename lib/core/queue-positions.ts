@@ -2,9 +2,25 @@
 // Workers take queued runs in the order they were inserted (`queue_order`, migration 011;
 // lib/engine/claim.ts), a batch's in request order. A run's position counts the queued runs
 // before it in that order; runs queued later never count, so a position only goes down.
-import { sql, type CompiledQuery, type ExpressionBuilder } from "kysely";
+import { CompiledQuery, PostgresAdapter, sql, type Compilable, type ExpressionBuilder } from "kysely";
 import type { Database, Db, GenerationsTable } from "../store/database";
 import { QUEUE_BUCKET_SIZE } from "../store/migrations/016-queue-counts";
+
+/**
+ * PostgreSQL numbers a run (`queue_order`) when it is inserted, not when its transaction commits,
+ * so a transaction still writing could hold a run numbered before one whose creator already
+ * committed and was answered its position: that position would then go up by one when the first
+ * commits. Every transaction that queues runs takes this lock first and holds it to its commit,
+ * so runs are numbered in commit order. It waits for little that it did not already: every new
+ * run also takes the newest stretch's `queue_counts` row to its commit. SQLite's write lock
+ * already orders everything: nothing to take there.
+ */
+const QUEUE_ORDER_LOCK: Compilable = { compile: () => CompiledQuery.raw("select pg_advisory_xact_lock(7193522016400210001)") };
+
+/** The writes that start a transaction queuing runs ([] on SQLite). */
+export function queueOrderLock(db: Db): Compilable[] {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? [QUEUE_ORDER_LOCK] : [];
+}
 
 /** IDs per query: keeps the IN list well under both stores' parameter limits. */
 const CHUNK = 500;
@@ -56,21 +72,19 @@ export function positionOf(row: unknown): number | null {
   return row ? Number((row as AheadRow).ahead ?? 0) + 1 : null;
 }
 
-async function aheadOfOneRun(db: Db, id: string): Promise<AheadRow[]> {
-  return (await db.executeQuery(oneRunPositionQuery(db, id))).rows;
-}
-
-/** How many queued runs are ahead of each of these runs (500 at most). */
-function aheadOf(db: Db, ids: readonly string[]): Promise<AheadRow[]> {
-  if (ids.length === 1) return aheadOfOneRun(db, ids[0]!);
-  return (
-    db
-      .selectFrom("generations as g")
-      .select((eb) => ["g.id", queuedAhead(eb)])
-      // Not narrowed to runs still queued: a run answered as queued just as a worker took it reads as next (1).
-      .where("g.id", "in", ids)
-      .execute()
-  );
+/**
+ * The query of these runs' positions (at most CHUNK of them), to run where the caller likes: a
+ * create sends it with its writes, and the creates committed together share one
+ * (lib/store/write-groups.ts).
+ */
+export function positionsQuery(db: Db, ids: readonly string[]): CompiledQuery<AheadRow> {
+  if (ids.length === 1) return oneRunPositionQuery(db, ids[0]!);
+  return db
+    .selectFrom("generations as g")
+    .select((eb) => ["g.id", queuedAhead(eb)])
+    // Not narrowed to runs still queued: a run answered as queued just as a worker took it reads as next (1).
+    .where("g.id", "in", ids)
+    .compile() as CompiledQuery<AheadRow>;
 }
 
 /** Positions of those of `runs` that are queued; one query per 500 of them. */
@@ -78,7 +92,8 @@ export async function queuePositions(db: Db, runs: readonly { id: string; status
   const queued = runs.filter((r) => r.status === "queued").map((r) => r.id);
   const positions = new Map<string, number>();
   for (let i = 0; i < queued.length; i += CHUNK) {
-    for (const row of await aheadOf(db, queued.slice(i, i + CHUNK))) positions.set(row.id, positionOf(row)!);
+    const { rows } = await db.executeQuery(positionsQuery(db, queued.slice(i, i + CHUNK)));
+    for (const row of rows) positions.set(row.id, positionOf(row)!);
   }
   return positions;
 }

@@ -125,33 +125,26 @@ export async function applyWrites<R = never>(db: Db, writes: readonly Compilable
     for (const query of queries) await db.executeQuery(query);
     return readAfter ? (await db.executeQuery(readAfter)).rows : [];
   }
-  const [rows] = await applyWriteLists(db as Kysely<Database>, [{ queries, readAfter }]);
-  return rows as R[];
-}
-
-/** Compiled writes applied all or none, and what to read once they are in (applyWrites). */
-export interface WriteList {
-  queries: readonly CompiledQuery[];
-  readAfter?: CompiledQuery<unknown>;
+  const [rows] = await applyWriteLists(db as Kysely<Database>, [queries], readAfter ? [readAfter] : []);
+  return (rows ?? []) as R[];
 }
 
 /**
- * Several lists of writes in one transaction of their own, all or none together (group commit:
- * lib/store/write-groups.ts). Each list's writes keep their order, and every list's last write
- * comes after all the lists' other writes: a hold's balance move is its list's last write and
- * must stay the last lock a transaction takes (lib/core/credits.ts, moveHeldFromAvailable).
- * Gives each list's readAfter rows ([] without one), in the lists' order.
+ * Several lists of compiled writes in one transaction of their own, all or none together (group
+ * commit: lib/store/write-groups.ts), then `reads` once they are in (after the commit; on
+ * PostgreSQL in the same round trip). Each list's writes keep their order, and every list's last
+ * write comes after all the lists' other writes: a hold's balance move is its list's last write
+ * and must stay the last lock a transaction takes (lib/core/credits.ts, moveHeldFromAvailable).
+ * Gives each read's rows, in order.
  */
-export async function applyWriteLists(db: Kysely<Database>, lists: readonly WriteList[]): Promise<unknown[][]> {
-  const queries = lists.length === 1 ? lists[0]!.queries : lastWritesLast(lists);
+export async function applyWriteLists(db: Kysely<Database>, lists: readonly (readonly CompiledQuery[])[], reads: readonly CompiledQuery[]): Promise<unknown[][]> {
+  const queries = lists.length === 1 ? lists[0]! : lastWritesLast(lists);
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return db.getExecutor().provideConnection(async (connection) => {
     if (postgres) {
       if (!(connection instanceof PipeliningPostgresConnection)) throw new Error("applyWrites needs the store's own PostgreSQL connections (lib/store/dialects.ts).");
-      const reads = lists.flatMap((list) => (list.readAfter ? [list.readAfter] : []));
       const answers = await connection.executeAll([BEGIN, ...queries, COMMIT, ...reads]);
-      let next = answers.length - reads.length;
-      return lists.map((list) => (list.readAfter ? answers[next++]!.rows : []));
+      return answers.slice(answers.length - reads.length).map((answer) => answer.rows);
     }
     // SQLite: the statements straight on the one connection (Kysely's transaction around them was
     // a measurable part of a create: bench profile); holding the connection keeps others out.
@@ -164,15 +157,15 @@ export async function applyWriteLists(db: Kysely<Database>, lists: readonly Writ
       throw err;
     }
     const rows: unknown[][] = [];
-    for (const list of lists) rows.push(list.readAfter ? (await connection.executeQuery(list.readAfter)).rows : []);
+    for (const read of reads) rows.push((await connection.executeQuery(read)).rows);
     return rows;
   });
 }
 
-function lastWritesLast(lists: readonly WriteList[]): CompiledQuery[] {
+function lastWritesLast(lists: readonly (readonly CompiledQuery[])[]): CompiledQuery[] {
   const heads: CompiledQuery[] = [];
   const lasts: CompiledQuery[] = [];
-  for (const { queries } of lists) {
+  for (const queries of lists) {
     if (queries.length === 0) continue;
     for (let i = 0; i < queries.length - 1; i++) heads.push(queries[i]!);
     lasts.push(queries[queries.length - 1]!);

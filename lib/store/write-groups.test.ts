@@ -43,21 +43,24 @@ describe(`write groups (${testDialect()})`, () => {
   const holdsOf = async (workspaceId: string) =>
     (await t.store.db.selectFrom("credit_holds").select("id").where("workspace_id", "=", workspaceId).execute()).map((h) => h.id).sort();
 
-  it("lists of one workspace that arrive together share a transaction, and each gets its own rows", async () => {
+  it("lists of one workspace that arrive together share a transaction and a read, and each gets its own rows", async () => {
     const db = t.store.db;
     const workspaceId = await newWorkspace(1_000_000);
     const before = await groupSizes();
+    const reads: number[] = [];
+    const readHolds = (db: Db, ids: readonly string[]) => {
+      reads.push(ids.length);
+      return db.selectFrom("credit_holds").select(["id", "amount_micros"]).where("id", "in", ids).compile();
+    };
     const lists = Array.from({ length: 40 }, () => holdList(db, workspaceId, 10_000));
-    const answers = await Promise.all(
-      lists.map(({ holdId, writes }) =>
-        applyWritesGrouped(db, workspaceId, writes, db.selectFrom("credit_holds").select(["id", "amount_micros"]).where("id", "=", holdId).compile()),
-      ),
-    );
+    const answers = await Promise.all(lists.map(({ holdId, writes }) => applyWritesGrouped(db, workspaceId, writes, { ids: [holdId], query: readHolds })));
     answers.forEach((rows, i) => expect(rows).toEqual([{ id: lists[i]!.holdId, amount_micros: 10_000 }]));
     const after = await groupSizes();
     expect(after.lists - before.lists).toBe(40);
-    // Fewer transactions than lists: they were committed together.
+    // Fewer transactions than lists: they were committed together; and one read per transaction.
     expect(after.transactions - before.transactions).toBeLessThan(40);
+    expect(reads.length).toBe(after.transactions - before.transactions);
+    expect(reads.reduce((a, b) => a + b, 0)).toBe(40);
     expect(await holdsOf(workspaceId)).toEqual(lists.map((l) => l.holdId).sort());
     const balance = await readBalance(db, workspaceId);
     expect(balance).toMatchObject({ availableMicros: 600_000, heldMicros: 400_000 });
@@ -139,10 +142,10 @@ describe(`write groups (${testDialect()})`, () => {
         })
         .compile();
     await applyWriteLists(db, [
-      { queries: [keyed("a1"), keyed("b1"), keyed("last1")] },
-      { queries: [keyed("a2"), keyed("last2")] },
-      { queries: [keyed("last3")] },
-    ]);
+      [keyed("a1"), keyed("b1"), keyed("last1")],
+      [keyed("a2"), keyed("last2")],
+      [keyed("last3")],
+    ], []);
     const rows = await db.selectFrom("idempotency_keys").select(["key", "request_hash"]).where("workspace_id", "=", workspaceId).execute();
     const order = rows.sort((x, y) => Number(x.request_hash) - Number(y.request_hash)).map((r) => r.key);
     expect(order).toEqual(["a1", "b1", "a2", "last1", "last2", "last3"]);
