@@ -206,7 +206,8 @@ const MAX_NAMED_INSERTS = 200;
 
 function preparedInsertName(text: string): string | undefined {
   let name = insertNames.get(text);
-  if (name === undefined && insertNames.size < MAX_NAMED_INSERTS && text.startsWith("insert into ") && !/\b(select|returning)\b/.test(text)) {
+  // Not an insert of several rows (merged-inserts.ts): a text per row count would use up the names.
+  if (name === undefined && insertNames.size < MAX_NAMED_INSERTS && text.startsWith("insert into ") && !text.includes("), (") && !/\b(select|returning)\b/.test(text)) {
     name = `atelier_insert_${insertNames.size + 1}`;
     insertNames.set(text, name);
   }

@@ -4,6 +4,7 @@ import { CompiledQuery, Kysely, Migrator, PostgresAdapter, sql, type Compilable,
 import type { Logger } from "pino";
 import type { Database, Db } from "./database";
 import { PipeliningPostgresConnection, postgresDialect, sqliteDialect, type DialectName } from "./dialects";
+import { mergeSameShapeLists } from "./merged-inserts";
 import { MIGRATIONS } from "./migrations";
 import { outageSummary } from "./unreachable";
 
@@ -138,8 +139,8 @@ export async function applyWrites<R = never>(db: Db, writes: readonly Compilable
  * Gives each read's rows, in order.
  */
 export async function applyWriteLists(db: Kysely<Database>, lists: readonly (readonly CompiledQuery[])[], reads: readonly CompiledQuery[]): Promise<unknown[][]> {
-  const queries = lists.length === 1 ? lists[0]! : lastWritesLast(lists);
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const queries = lists.length === 1 ? lists[0]! : lastWritesLast(lists, postgres);
   return db.getExecutor().provideConnection(async (connection) => {
     if (postgres) {
       if (!(connection instanceof PipeliningPostgresConnection)) throw new Error("applyWrites needs the store's own PostgreSQL connections (lib/store/dialects.ts).");
@@ -162,15 +163,16 @@ export async function applyWriteLists(db: Kysely<Database>, lists: readonly (rea
   });
 }
 
-function lastWritesLast(lists: readonly (readonly CompiledQuery[])[]): CompiledQuery[] {
-  const heads: CompiledQuery[] = [];
+/** The lists' writes but their last ones (those of one shape merged: merged-inserts.ts), then every list's last write. */
+function lastWritesLast(lists: readonly (readonly CompiledQuery[])[], postgres: boolean): CompiledQuery[] {
+  const heads: (readonly CompiledQuery[])[] = [];
   const lasts: CompiledQuery[] = [];
   for (const queries of lists) {
     if (queries.length === 0) continue;
-    for (let i = 0; i < queries.length - 1; i++) heads.push(queries[i]!);
+    heads.push(queries.slice(0, -1));
     lasts.push(queries[queries.length - 1]!);
   }
-  return heads.concat(lasts);
+  return mergeSameShapeLists(heads, postgres).concat(lasts);
 }
 
 const BEGIN = CompiledQuery.raw("begin");
