@@ -74,13 +74,19 @@ describe.runIf(onSqlite)("background checkpoints (sqlite)", () => {
     expect(rounds[3]!).toBeLessThan(6 * 1024 * 1024);
   });
 
-  it("a thread that cannot start gives checkpoints back to the connection and says why", async () => {
+  /** A bare connection to a new file in WAL mode, closed after the test. */
+  function walDatabase(): { database: SqliteDatabase.Database; file: string; dataDir: string } {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "atelier-checkpoints-"));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const file = path.join(dataDir, "x.sqlite");
+    const file = path.join(dataDir, "bare.sqlite");
     const database = new SqliteDatabase(file);
     cleanups.push(() => void database.close());
     database.pragma("journal_mode = WAL");
+    return { database, file, dataDir };
+  }
+
+  it("a thread that cannot start gives checkpoints back to the connection and says why", async () => {
+    const { database, file, dataDir } = walDatabase();
     const failures: Error[] = [];
     const checkpoints = checkpointInBackground(database, file, { sqliteModule: path.join(dataDir, "no-such-module.js"), onFailure: (err) => failures.push(err) });
     cleanups.push(() => checkpoints.stop());
@@ -91,12 +97,7 @@ describe.runIf(onSqlite)("background checkpoints (sqlite)", () => {
   });
 
   it("stopping gives checkpoints back to the connection", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "atelier-checkpoints-"));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const file = path.join(dataDir, "y.sqlite");
-    const database = new SqliteDatabase(file);
-    cleanups.push(() => void database.close());
-    database.pragma("journal_mode = WAL");
+    const { database, file } = walDatabase();
     const failures: Error[] = [];
     const checkpoints = checkpointInBackground(database, file, { onFailure: (err) => failures.push(err) });
     expect(database.pragma("wal_autocheckpoint", { simple: true })).toBe(0);

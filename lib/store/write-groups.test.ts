@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { sql, type Compilable } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { holdWrites, moveHeldFromAvailable, readBalance, sumLedger } from "../core/credits";
 import { createWorkspace } from "../core/workspaces";
 import { METRICS } from "../metrics";
 import type { Db } from "./database";
 import { isUniqueViolation } from "./dialects";
 import { applyWriteLists, withTransaction } from "./store";
-import { openTestStore, testDialect, type TestStore } from "./test-store";
+import { testDialect, useTestStore } from "./test-store";
 import { applyWritesGrouped, MAX_WRITE_GROUP } from "./write-groups";
 
 /** The group sizes observed so far: how many transactions, how many lists, the largest bucket used. */
@@ -24,15 +24,9 @@ async function groupSizes(): Promise<{ transactions: number; lists: number; atMo
 }
 
 describe(`write groups (${testDialect()})`, () => {
-  let t: TestStore;
-  beforeAll(async () => {
-    t = await openTestStore();
-  });
-  afterAll(async () => {
-    await t?.cleanup();
-  });
+  const store = useTestStore();
 
-  const newWorkspace = async (creditMicros: number) => (await createWorkspace({ db: t.store.db }, { name: `wg-${randomBytes(4).toString("hex")}`, creditMicros })).id;
+  const newWorkspace = async (creditMicros: number) => (await createWorkspace({ db: store.db }, { name: `wg-${randomBytes(4).toString("hex")}`, creditMicros })).id;
 
   /** A hold's writes as a create makes them: the hold, its ledger entry, then the balance move. */
   const holdList = (db: Db, workspaceId: string, amountMicros: number) => {
@@ -41,10 +35,10 @@ describe(`write groups (${testDialect()})`, () => {
   };
 
   const holdsOf = async (workspaceId: string) =>
-    (await t.store.db.selectFrom("credit_holds").select("id").where("workspace_id", "=", workspaceId).execute()).map((h) => h.id).sort();
+    (await store.db.selectFrom("credit_holds").select("id").where("workspace_id", "=", workspaceId).execute()).map((h) => h.id).sort();
 
   it("lists of one workspace that arrive together share a transaction and a read, and each gets its own rows", async () => {
-    const db = t.store.db;
+    const db = store.db;
     const workspaceId = await newWorkspace(1_000_000);
     const before = await groupSizes();
     const reads: number[] = [];
@@ -68,7 +62,7 @@ describe(`write groups (${testDialect()})`, () => {
   });
 
   it("a list that fails fails alone, with its own error; the rest of its group lands", async () => {
-    const db = t.store.db;
+    const db = store.db;
     const workspaceId = await newWorkspace(100_000);
     const keyed = (key: string): Compilable =>
       db.insertInto("idempotency_keys").values({ workspace_id: workspaceId, key, endpoint: "test", request_hash: "h", resource_id: "r", created_at: new Date().toISOString() });
@@ -94,7 +88,7 @@ describe(`write groups (${testDialect()})`, () => {
   });
 
   it(`takes at most ${MAX_WRITE_GROUP} lists in one transaction`, async () => {
-    const db = t.store.db;
+    const db = store.db;
     const workspaceId = await newWorkspace(1_000_000);
     const before = await groupSizes();
     const n = MAX_WRITE_GROUP * 2 + 10;
@@ -112,7 +106,7 @@ describe(`write groups (${testDialect()})`, () => {
     const workspaceId = await newWorkspace(100_000);
     let holdId = "";
     await expect(
-      withTransaction(t.store.db, async (trx) => {
+      withTransaction(store.db, async (trx) => {
         const list = holdList(trx, workspaceId, 10_000);
         holdId = list.holdId;
         await applyWritesGrouped(trx, workspaceId, list.writes);
@@ -122,11 +116,11 @@ describe(`write groups (${testDialect()})`, () => {
     ).rejects.toThrow("the caller fails");
     expect(holdId).not.toBe("");
     expect(await holdsOf(workspaceId)).toEqual([]);
-    expect((await readBalance(t.store.db, workspaceId)).heldMicros).toBe(0);
+    expect((await readBalance(store.db, workspaceId)).heldMicros).toBe(0);
   });
 
   it("a group runs each list's writes in order, and every list's last write after all the others", async () => {
-    const db = t.store.db;
+    const db = store.db;
     const workspaceId = await newWorkspace(0);
     // Each key records how many keys of the workspace were there before it: the order they ran in.
     const keyed = (key: string) =>
