@@ -48,6 +48,18 @@ class KeyQueue {
 
 const queuesByStore = new WeakMap<Kysely<Database>, Map<string, KeyQueue>>();
 
+const NEXT_ORIGINALS = Symbol.for("next.fast-set-immediate.originals");
+
+/**
+ * The event loop's own setImmediate. Next.js, in the same process, replaces the global one with
+ * one that, while it tracks a render's immediates, keeps the callback on a queue of its own in
+ * that request's async context, run when Next decides; a group serves many requests, of the API
+ * and the studio alike. Next keeps the original under this symbol.
+ */
+function nodeSetImmediate(): typeof setImmediate {
+  return (globalThis as { [NEXT_ORIGINALS]?: { setImmediate?: typeof setImmediate } })[NEXT_ORIGINALS]?.setImmediate ?? setImmediate;
+}
+
 /**
  * applyWrites, committed together with the other lists of the same key that are waiting:
  * each list all or none, its writes in order, its last write (the balance move) after the
@@ -68,7 +80,7 @@ export function applyWritesGrouped<R extends RowWithId = never>(db: Db, key: str
   queue.waiting.push(waiting);
   // The first list waits for the rest of this turn of the event loop: the requests read in the
   // same turn reach here before it ends (better-sqlite3 answers without a turn in between).
-  if (queue.waiting.length === 1 && !queue.busy) setImmediate(applyNextGroup, queue);
+  if (queue.waiting.length === 1 && !queue.busy) nodeSetImmediate()(applyNextGroup, queue);
   return answer as Promise<R[]>;
 }
 
@@ -80,7 +92,7 @@ async function applyNextGroup(queue: KeyQueue): Promise<void> {
     await applyGroup(queue.db, group);
   } finally {
     queue.busy = false;
-    if (queue.waiting.length > 0) setImmediate(applyNextGroup, queue);
+    if (queue.waiting.length > 0) nodeSetImmediate()(applyNextGroup, queue);
     else queue.queues.delete(queue.key);
   }
 }
