@@ -54,6 +54,8 @@ export interface FakeComfy {
   interrupted: string[];
   /** When set, the next prompt to run fails at this node (or its first sampler) with this message. */
   failExecution: { node?: string; message: string } | null;
+  /** Milliseconds POST /prompt holds its answer after the prompt has started (a slow network). */
+  promptAnswerDelayMs: number;
   readonly mode: FakeMode;
   setMode(mode: FakeMode): void;
   /** Lets the held prompt finish. */
@@ -412,6 +414,11 @@ export async function startComfyFake(options: { port?: number; token?: string; f
       fake.prompts.push({ id, prompt, client_id: data.client_id });
       const item: QueueItem = [number++, id, prompt, { client_id: data.client_id }, valid.outputs];
       queue.push(item);
+      if (fake.promptAnswerDelayMs > 0) {
+        pump();
+        await new Promise((resolve) => setTimeout(resolve, fake.promptAnswerDelayMs));
+        return json(res, 200, { prompt_id: id, number: item[0], node_errors: {} });
+      }
       json(res, 200, { prompt_id: id, number: item[0], node_errors: {} });
       pump();
       return;
@@ -509,6 +516,7 @@ export async function startComfyFake(options: { port?: number; token?: string; f
     deleted: [],
     interrupted: [],
     failExecution: null,
+    promptAnswerDelayMs: 0,
     get mode() {
       return mode;
     },

@@ -472,6 +472,21 @@ describe("canceling a comfyui run", () => {
     expect(viewed(fake)).toEqual([]);
   });
 
+  it("while the prompt is being submitted and already runs: interrupts it once its id arrives", async () => {
+    fake = await startComfyFake();
+    fake.setMode("hold");
+    fake.promptAnswerDelayMs = 300;
+    const controller = new AbortController();
+    const run = runModelForTest(models(fake, [sdxlEntry()])[0]!, { prompt: "a fox" }, testRunTools({ signal: controller.signal }));
+    await eventually(() => fake!.running() !== null);
+    const id = fake.running()!;
+    // The answer to POST /prompt is still on its way: aborting it would leave the prompt running.
+    controller.abort(new Error("run canceled"));
+    expect((await failureOf(run)).message).toBe("run canceled");
+    await eventually(() => fake!.interrupted.length === 1);
+    expect(fake.interrupted).toEqual([id]);
+  });
+
   it("when the workflow takes longer than allowed: gives up, and interrupts it", async () => {
     fake = await startComfyFake();
     fake.setMode("hold");

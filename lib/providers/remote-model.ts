@@ -22,6 +22,9 @@ export interface PollOptions {
   maxPollFailures: number;
 }
 
+/** A signal no cancel reaches (a submit that must get its answer). */
+const NOT_ABORTED = new AbortController().signal;
+
 const DEFAULT_POLL: PollOptions = { maxWaitMs: 15 * 60_000, firstPollMs: 500, maxPollMs: 5_000, maxPollFailures: 3 };
 
 /** A remote entry: `provider` is set to the provider's id (the run's `provider`). */
@@ -108,7 +111,12 @@ export function remoteModelDefinition(
         // request. It throws when the run was canceled meanwhile, so nothing is sent.
         if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
         tools.signal.throwIfAborted();
-        const submitted = await adapter.submit(prepared, tools.signal);
+        // A provider that bills nothing on submit may start the job before its answer (the job's
+        // id) is back: aborting the request on a cancel would leave that job running with nobody
+        // to stop it. Its submit runs to the answer (bounded by the provider's timeout); a cancel
+        // meanwhile is honoured right after, and waitForJob stops the job at the provider.
+        const submitted = await adapter.submit(prepared, adapter.billsOnSubmit ? tools.signal : NOT_ABORTED);
+        if (submitted.kind === "done") tools.signal.throwIfAborted();
         fetched = submitted.kind === "done" ? submitted.outputs : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
       } catch (err) {
         if (err instanceof ProviderError && !tools.signal.aborted) METRICS.providerErrors.inc({ provider: provider.id });
