@@ -13,7 +13,8 @@ function spec(name: string, port: number, pgDatabase: string | null): ServerSpec
   return serverSpec(name, port, 100_000, 100_000, { pgDatabase, workers: 2 });
 }
 
-const STORES = [spec("shutdown-sqlite", 3351, null), spec("shutdown-postgres", 3352, "atelier_e2e_shutdown")];
+// Ports of their own: 3352 is the webhook delivery suite's receiver (webhooks-helpers.ts), and spec files run in parallel.
+const STORES = [spec("shutdown-sqlite", 3362, null), spec("shutdown-postgres", 3363, "atelier_e2e_shutdown")];
 
 for (const s of STORES) {
   test.describe(`[${s.pgDatabase ? "postgres" : "sqlite"}] server shutdown`, () => {

@@ -4,7 +4,7 @@
 // a customer makes them (the `standardwebhooks` package) and by hand (HMAC over the raw bytes),
 // and a cross-process guard so the purge suite never deletes events another suite still reads.
 //
-// Ports: 3352–3359 are the receivers of these suites (3351 was an earlier suite's). Each
+// Ports: 3352–3359 are the receivers of these suites (server-shutdown.spec.ts takes 3362–3363). Each
 // spec file listens on its own port, as spec files run in parallel worker processes.
 import Database from "better-sqlite3";
 import { createHmac } from "node:crypto";
