@@ -119,6 +119,10 @@ class FaultProxy {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Each attempt on a connection of its own: a kept-alive socket the proxy closes as idle just
+    // as the SDK sends on it loses that attempt before the proxy sees it (a loaded CI machine
+    // did), and the SDK's attempts would no longer line up with the scripted faults.
+    res.setHeader("connection", "close");
     const body = await readBody(req);
     const fault = this.plan.shift() ?? "pass";
     const key = req.headers["idempotency-key"];
