@@ -1,8 +1,8 @@
 // Preloaded into the benchmarked server process only (node --import tsx --import ./bench/probe.ts
 // server.ts): counts the SQL statements the process sends to its store (every Kysely query
-// runs one better-sqlite3 statement or sends one pg query) and answers the count on
-// BENCH_PROBE_PORT. Nothing of it runs outside the benchmark.
-import { createServer } from "node:http";
+// runs one better-sqlite3 statement or sends one pg query) and the HTTP requests its servers
+// have received, and answers both on BENCH_PROBE_PORT. Nothing of it runs outside the benchmark.
+import http, { createServer } from "node:http";
 import Database from "better-sqlite3";
 import pg from "pg";
 
@@ -27,12 +27,25 @@ pgProto.query = function (this: unknown, ...args: unknown[]) {
   return query.apply(this, args);
 };
 
+// A request counts once node:http has parsed its head and hands it to the server's handler: a
+// reader the bench opened has reached the process (not still in the kernel's backlog or
+// retrying its handshake).
+let requests = 0;
+let probeServer: http.Server | null = null;
+const serverProto = http.Server.prototype as unknown as { emit: (event: string | symbol, ...args: unknown[]) => boolean };
+const emit = serverProto.emit;
+serverProto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
+  if (event === "request" && this !== probeServer) requests += 1;
+  return emit.call(this, event, ...args);
+};
+
 const port = Number(process.env.BENCH_PROBE_PORT ?? 0);
 if (port > 0) {
   const server = createServer((_req, res) => {
     res.setHeader("content-type", "application/json");
-    res.end(JSON.stringify({ queries, rss: process.memoryUsage.rss() }));
+    res.end(JSON.stringify({ queries, requests, rss: process.memoryUsage.rss() }));
   });
+  probeServer = server;
   server.listen(port, "127.0.0.1");
   server.unref();
 }

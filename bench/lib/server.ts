@@ -97,6 +97,8 @@ export interface ServerHandle extends Started {
   store: StoreSpec;
   /** Store statements sent by the server process so far. */
   queries(): Promise<number>;
+  /** HTTP requests the server process has received so far (their heads parsed). */
+  requests(): Promise<number>;
   /** The server process's resident set, in bytes (/proc). */
   rss(): number;
 }
@@ -166,6 +168,10 @@ export async function startServer(options: ProcessOptions): Promise<ServerHandle
   });
   const log = watch(child, options.label);
   const api = `http://127.0.0.1:${port}`;
+  const readProbe = async () => {
+    const res = await fetch(`http://127.0.0.1:${probePort}/`);
+    return (await res.json()) as { queries: number; requests: number };
+  };
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${options.label}: the server exited during start:\n${log.stderr()}`);
@@ -188,8 +194,10 @@ export async function startServer(options: ProcessOptions): Promise<ServerHandle
     studio: `http://localhost:${port}`,
     store: options.store,
     async queries() {
-      const res = await fetch(`http://127.0.0.1:${probePort}/`);
-      return ((await res.json()) as { queries: number }).queries;
+      return (await readProbe()).queries;
+    },
+    async requests() {
+      return (await readProbe()).requests;
     },
     rss() {
       const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
