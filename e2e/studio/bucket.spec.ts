@@ -1,6 +1,9 @@
-// The studio with its files and outputs in a bucket (S3_BUCKET): an s3rver of this file's own and
-// an Atelier server of its own on port 3402 (not the config's 3401 server), both started and
-// stopped here. A direct upload of a sound PUTs from the browser straight to the bucket (cross
+// The studio as several replicas would run it: its store on PostgreSQL (a fresh database) and its
+// files and outputs in a bucket (S3_BUCKET): an s3rver of this file's own and an Atelier server of
+// its own on port 3402 (not the config's 3401 server, which is on SQLite), both started and
+// stopped here. The studio's code runs from the Next.js bundle, a copy of lib/ beside the
+// server's (which opened the store): a run from the model page is the studio's write path on
+// PostgreSQL (it once took SQLite's path there and every studio run failed). A direct upload of a sound PUTs from the browser straight to the bucket (cross
 // origin) and nothing lands on the server's disk; a picture's thumbnail on the Files page, a run's
 // output image and its Download link all come from presigned bucket URLs.
 // Run: flock /tmp/atelier-e2e.lock flock -s /tmp/atelier-build.lock npx playwright test --config e2e/studio/playwright.config.ts e2e/studio/bucket.spec.ts
@@ -10,13 +13,16 @@ import path from "node:path";
 import sharp from "sharp";
 import { ListObjectsCommand, S3Client } from "@aws-sdk/client-s3";
 import { expect, test } from "@playwright/test";
+import pg from "pg";
 import { makeWav } from "../api/runs-helpers";
+import { PG_SERVER_URL, pgUrl } from "../api/servers";
 import { signIn, type TestUser } from "./helpers";
 import { REPO_ROOT } from "./playwright.config";
 
 const PORT = 3402;
 const BASE_URL = `http://localhost:${PORT}`;
 const DATA_DIR = path.join(REPO_ROOT, ".data-e2e", "studio-bucket");
+const DATABASE = "atelier_e2e_studio_bucket";
 const PREFIX = "studio/";
 const RESULT_SCREENSHOT = path.join(REPO_ROOT, "test-results", "e2e-studio", "bucket-result.png");
 
@@ -47,7 +53,7 @@ let user: TestUser;
 let runId = "";
 
 function storeEnv(): Record<string, string> {
-  return { DATA_DIR, DATABASE_URL: "", ...BUCKET_ENV };
+  return { DATA_DIR, DATABASE_URL: pgUrl(DATABASE), ...BUCKET_ENV };
 }
 
 /** The admin CLI on this file's server's store. */
@@ -139,6 +145,14 @@ test.beforeAll(async () => {
   });
 
   fs.rmSync(DATA_DIR, { recursive: true, force: true });
+  const maintenance = new pg.Client({ connectionString: `${PG_SERVER_URL}/postgres` });
+  await maintenance.connect();
+  try {
+    await maintenance.query(`drop database if exists ${DATABASE} with (force)`);
+    await maintenance.query(`create database ${DATABASE}`);
+  } finally {
+    await maintenance.end();
+  }
   // Tracked before it answers, so afterAll stops it whatever happens.
   server = spawnRepo([path.join(REPO_ROOT, "server.ts")], {
     ...storeEnv(),

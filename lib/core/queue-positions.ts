@@ -2,8 +2,9 @@
 // Workers take queued runs in the order they were inserted (`queue_order`, migration 011;
 // lib/engine/claim.ts), a batch's in request order. A run's position counts the queued runs
 // before it in that order; runs queued later never count, so a position only goes down.
-import { CompiledQuery, PostgresAdapter, sql, type Compilable, type ExpressionBuilder } from "kysely";
+import { CompiledQuery, sql, type Compilable, type ExpressionBuilder } from "kysely";
 import type { Database, Db, GenerationsTable } from "../store/database";
+import { onPostgres } from "../store/dialects";
 import { QUEUE_BUCKET_SIZE } from "../store/migrations/016-queue-counts";
 
 /**
@@ -19,7 +20,7 @@ const QUEUE_ORDER_LOCK: Compilable = { compile: () => CompiledQuery.raw("select 
 
 /** The writes that start a transaction queuing runs ([] on SQLite). */
 export function queueOrderLock(db: Db): Compilable[] {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? [QUEUE_ORDER_LOCK] : [];
+  return onPostgres(db) ? [QUEUE_ORDER_LOCK] : [];
 }
 
 /** IDs per query: keeps the IN list well under both stores' parameter limits. */

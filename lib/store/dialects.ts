@@ -3,11 +3,13 @@
 import SqliteDatabase from "better-sqlite3";
 import {
   CompiledQuery,
+  PostgresAdapter,
   PostgresDialect,
   PostgresDriver,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
+  type DialectAdapter,
   type Dialect,
   type Driver,
   type QueryResult,
@@ -17,6 +19,27 @@ import pg from "pg";
 import { checkpointInBackground, type BackgroundCheckpoints } from "./sqlite-checkpoints";
 
 export type DialectName = "sqlite" | "postgres";
+
+/**
+ * Brands telling a store's PostgreSQL adapter and connections apart without `instanceof`: the
+ * studio's Next.js bundle holds copies of Kysely's classes and of this file's, while the store it
+ * is handed was opened by the server's own (lib/runtime.ts), and `instanceof` across two copies
+ * is false (every studio write on PostgreSQL went down SQLite's path: `begin immediate`).
+ * `Symbol.for` keys are one registry per process, shared by every copy.
+ */
+const ON_POSTGRES: unique symbol = Symbol.for("atelier.store.postgres-adapter");
+const PIPELINING: unique symbol = Symbol.for("atelier.store.pipelining-connection");
+
+/** Whether `db` (a store, or a transaction of one) is on PostgreSQL, whichever copy of Kysely made it. */
+export function onPostgres(db: { getExecutor(): { readonly adapter: object } }): boolean {
+  const adapter = db.getExecutor().adapter as { [ON_POSTGRES]?: boolean };
+  return adapter[ON_POSTGRES] === true || adapter instanceof PostgresAdapter;
+}
+
+/** Whether `connection` is one of the store's own PostgreSQL connections, whichever copy of this file made it. */
+export function isPipeliningConnection(connection: DatabaseConnection): connection is PipeliningPostgresConnection {
+  return (connection as { [PIPELINING]?: boolean })[PIPELINING] === true;
+}
 
 /**
  * How long a write waits for another connection's write lock before the store counts as
@@ -222,6 +245,7 @@ function preparedInsertName(text: string): string | undefined {
  * applyWrites). One statement at a time, as Kysely sends them, it behaves as without pipelining.
  */
 export class PipeliningPostgresConnection implements DatabaseConnection {
+  readonly [PIPELINING] = true;
   constructor(readonly client: pg.PoolClient) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -291,6 +315,9 @@ class PipeliningPostgresDialect extends PostgresDialect {
   }
   override createDriver(): Driver {
     return new PipeliningPostgresDriver(this.pool);
+  }
+  override createAdapter(): DialectAdapter {
+    return Object.assign(super.createAdapter(), { [ON_POSTGRES]: true });
   }
 }
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { sql } from "kysely";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createWorkspace, findWorkspace } from "../core/workspaces";
 import { readBalance } from "../core/credits";
 import { MIGRATIONS } from "./migrations";
@@ -130,6 +130,29 @@ describe(`store (${testDialect()})`, () => {
     const reversed = `ws_${randomBytes(6).toString("hex")}`;
     await expect(applyWrites(db, workspaceWrites(db, reversed).reverse())).rejects.toThrow();
     expect(await findWorkspace({ db }, reversed)).toBeNull();
+  });
+
+  it("a second copy of the store's code (the studio's Next.js bundle holds one) writes through a store the first opened, on that store's own path", async () => {
+    // The server opens the store (lib/runtime.ts) with its copy of lib/; the studio's bundle calls
+    // the same functions from a copy of its own, whose classes are not the first copy's.
+    vi.resetModules();
+    const copy = {
+      store: await import("./store"),
+      dialects: await import("./dialects"),
+      queue: await import("../core/queue-positions"),
+    };
+    vi.resetModules();
+    expect(copy.store.applyWrites).not.toBe(applyWrites);
+    const db = t.store.db;
+    expect(copy.dialects.onPostgres(db)).toBe(testDialect() === "postgres");
+    expect(copy.queue.queueOrderLock(db).map((write) => write.compile().sql)).toEqual(testDialect() === "postgres" ? ["select pg_advisory_xact_lock(7193522016400210001)"] : []);
+    const id = `ws_${randomBytes(6).toString("hex")}`;
+    await copy.store.applyWrites(db, [...copy.queue.queueOrderLock(db), ...workspaceWrites(db, id)]);
+    expect(await findWorkspace({ db }, id)).not.toBeNull();
+    // All or none there too.
+    const doomed = `ws_${randomBytes(6).toString("hex")}`;
+    await expect(copy.store.applyWrites(db, [...workspaceWrites(db, doomed), keyWrite(db, "ws_missing", "k")])).rejects.toThrow();
+    expect(await findWorkspace({ db }, doomed)).toBeNull();
   });
 
   it("an insert keeps working where its first use failed, on every connection, and after its table gains a column", async () => {

@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { CompiledQuery, Kysely, Migrator, PostgresAdapter, sql, type Compilable, type MigrationResultSet } from "kysely";
+import { CompiledQuery, Kysely, Migrator, sql, type Compilable, type MigrationResultSet } from "kysely";
 import type { Logger } from "pino";
 import type { Database, Db } from "./database";
-import { PipeliningPostgresConnection, postgresDialect, sqliteDialect, type DialectName } from "./dialects";
+import { isPipeliningConnection, onPostgres, postgresDialect, sqliteDialect, type DialectName } from "./dialects";
 import { mergeSameShapeLists } from "./merged-inserts";
 import { MIGRATIONS } from "./migrations";
 import { outageSummary } from "./unreachable";
@@ -139,11 +139,11 @@ export async function applyWrites<R = never>(db: Db, writes: readonly Compilable
  * Gives each read's rows, in order.
  */
 export async function applyWriteLists(db: Kysely<Database>, lists: readonly (readonly CompiledQuery[])[], reads: readonly CompiledQuery[]): Promise<unknown[][]> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = onPostgres(db);
   const queries = lists.length === 1 ? lists[0]! : lastWritesLast(lists, postgres);
   return db.getExecutor().provideConnection(async (connection) => {
     if (postgres) {
-      if (!(connection instanceof PipeliningPostgresConnection)) throw new Error("applyWrites needs the store's own PostgreSQL connections (lib/store/dialects.ts).");
+      if (!isPipeliningConnection(connection)) throw new Error("applyWrites needs the store's own PostgreSQL connections (lib/store/dialects.ts).");
       const answers = await connection.executeAll([BEGIN, ...queries, COMMIT, ...reads]);
       return answers.slice(answers.length - reads.length).map((answer) => answer.rows);
     }

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
+import { onPostgres } from "../dialects";
 
 /** Queue orders per row of `queue_counts` (lib/core/queue-positions.ts reads with the same size). */
 export const QUEUE_BUCKET_SIZE = 256;
@@ -28,7 +29,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("bucket", "bigint", (c) => c.primaryKey())
     .addColumn("queued", "bigint", (c) => c.notNull())
     .execute();
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (onPostgres(db)) {
     await sql
       .raw(
         `create function atelier_queue_counts() returns trigger language plpgsql as $$
