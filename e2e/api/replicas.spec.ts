@@ -33,7 +33,7 @@ import {
   type Generation,
   type WorkerProcess,
 } from "./runs-helpers";
-import { bucketEnv, pgUrl, PG_SERVER_URL, REPLICAS, serverEnv, serverSpec, storeEnv, TEST_S3, type ServerSpec } from "./servers";
+import { bucketEnv, pgUrl, REPLICAS, resetPgDatabase, serverEnv, serverSpec, storeEnv, TEST_S3, type ServerSpec } from "./servers";
 import { createEndpoint, endedRun, eventOfRun, expectSignedDelivery, finalDeliveries, readSecret, Receiver, sleep, writeServerStore, type EventObject } from "./webhooks-helpers";
 
 test.describe.configure({ mode: "serial" });
@@ -123,17 +123,6 @@ function ensureWorkers(): Proc[] {
   return workers.filter(alive);
 }
 
-async function resetDatabase(): Promise<void> {
-  const client = new pg.Client({ connectionString: `${PG_SERVER_URL}/postgres` });
-  await client.connect();
-  try {
-    await client.query(`drop database if exists ${REPLICAS.database} with (force)`);
-    await client.query(`create database ${REPLICAS.database}`);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A query on the shared database (evidence the API does not show). */
 async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
   const client = new pg.Client({ connectionString: pgUrl(REPLICAS.database) });
@@ -148,7 +137,7 @@ async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   for (const name of ["a", "b"]) fs.rmSync(replica(name, 0).dataDir, { recursive: true, force: true });
-  await resetDatabase();
+  await resetPgDatabase(REPLICAS.database);
   await receiver.start();
   // Both at once on the empty database: each migrates it (one waits for the other's lock).
   await Promise.all([startServer(A), startServer(B)]);

@@ -2,6 +2,7 @@
 // .data-e2e/. Shared by playwright.config.ts (which starts them) and the tests (which call
 // them over HTTP and run the admin CLI against the same data dir).
 import path from "node:path";
+import pg from "pg";
 
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 
@@ -71,6 +72,18 @@ export const PG_SERVER_URL = (process.env.ATELIER_E2E_PG_URL || "postgres://post
 /** The database URL of a PostgreSQL-backed server spec. */
 export function pgUrl(database: string): string {
   return `${PG_SERVER_URL}/${database}`;
+}
+
+/** Drops `database` (closing its connections) and creates it empty: a fresh store for a server of a test's own. */
+export async function resetPgDatabase(database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: `${PG_SERVER_URL}/postgres` });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists ${database} with (force)`);
+    await client.query(`create database ${database}`);
+  } finally {
+    await client.end();
+  }
 }
 
 export const SERVERS = {

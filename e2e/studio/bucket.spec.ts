@@ -3,9 +3,10 @@
 // its own on port 3402 (not the config's 3401 server, which is on SQLite), both started and
 // stopped here. The studio's code runs from the Next.js bundle, a copy of lib/ beside the
 // server's (which opened the store): a run from the model page is the studio's write path on
-// PostgreSQL (it once took SQLite's path there and every studio run failed). A direct upload of a sound PUTs from the browser straight to the bucket (cross
-// origin) and nothing lands on the server's disk; a picture's thumbnail on the Files page, a run's
-// output image and its Download link all come from presigned bucket URLs.
+// PostgreSQL (it once took SQLite's path there and every studio run failed). A direct upload of
+// a sound PUTs from the browser straight to the bucket (cross origin) and nothing lands on the
+// server's disk; a picture's thumbnail on the Files page, a run's output image and its Download
+// link all come from presigned bucket URLs.
 // Run: flock /tmp/atelier-e2e.lock flock -s /tmp/atelier-build.lock npx playwright test --config e2e/studio/playwright.config.ts e2e/studio/bucket.spec.ts
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -13,9 +14,8 @@ import path from "node:path";
 import sharp from "sharp";
 import { ListObjectsCommand, S3Client } from "@aws-sdk/client-s3";
 import { expect, test } from "@playwright/test";
-import pg from "pg";
 import { makeWav } from "../api/runs-helpers";
-import { PG_SERVER_URL, pgUrl } from "../api/servers";
+import { pgUrl, resetPgDatabase } from "../api/servers";
 import { signIn, type TestUser } from "./helpers";
 import { REPO_ROOT } from "./playwright.config";
 
@@ -145,14 +145,7 @@ test.beforeAll(async () => {
   });
 
   fs.rmSync(DATA_DIR, { recursive: true, force: true });
-  const maintenance = new pg.Client({ connectionString: `${PG_SERVER_URL}/postgres` });
-  await maintenance.connect();
-  try {
-    await maintenance.query(`drop database if exists ${DATABASE} with (force)`);
-    await maintenance.query(`create database ${DATABASE}`);
-  } finally {
-    await maintenance.end();
-  }
+  await resetPgDatabase(DATABASE);
   // Tracked before it answers, so afterAll stops it whatever happens.
   server = spawnRepo([path.join(REPO_ROOT, "server.ts")], {
     ...storeEnv(),
