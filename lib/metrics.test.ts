@@ -5,7 +5,7 @@ import type { Ctx } from "./core/context";
 import { createWorkspace } from "./core/workspaces";
 import { claimNextRun } from "./engine/claim";
 import { finishRun } from "./engine/finish";
-import { recordAttempt } from "./engine/webhook-sender";
+import { recordAttempt } from "./engine/webhook-attempt-records";
 import { METRICS, measureQueueDepthFrom, observeRequest, renderMetrics, startProcessMetrics } from "./metrics";
 import { testRunTools } from "./models/test-tools";
 import { createHealth } from "./providers/health";

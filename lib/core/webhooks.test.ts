@@ -5,7 +5,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attemptDelivery, claimDueDeliveries, nextAttemptAt, recordAttempt } from "../engine/webhook-sender";
+import { attemptDelivery, claimDueDeliveries } from "../engine/webhook-sender";
+import { nextAttemptAt, recordAttempt } from "../engine/webhook-attempt-records";
 import type { Db, WebhookDeliveriesTable } from "../store/database";
 import type { AttemptResult } from "../webhooks/send-attempt";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
@@ -17,6 +18,7 @@ import { listEventDeliveries, resendEvent } from "./webhook-deliveries";
 import { createWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } from "./webhook-endpoints";
 import { getDefaultWebhookSecret, rotateDefaultWebhookSecret, signingSecrets } from "./webhook-secrets";
 import { createWorkspace } from "./workspaces";
+import { METRICS } from "../metrics";
 
 const ok: AttemptResult = { ok: true, status: 200, latencyMs: 3, responseBody: "thanks", error: null, retryAfterSeconds: null, gone: false };
 const fail = (status: number, extra: Partial<AttemptResult> = {}): AttemptResult => ({ ...ok, ok: false, status, responseBody: "nope", error: "failed", ...extra });
@@ -117,6 +119,68 @@ describe(`webhooks (${testDialect()})`, () => {
     expect(Date.parse(rotated.previous_expires_at!) - Date.now()).toBeGreaterThan(23 * 3600 * 1000);
     expect(await signingSecrets(db, ctx.workspaceId)).toEqual([rotated.secret, first.secret]);
     expect(await signingSecrets(db, ctx.workspaceId, Date.now() + 25 * 3600 * 1000)).toEqual([rotated.secret]);
+  });
+
+  /** Lists committed by the store's write groups so far, and in how many transactions. */
+  async function writeGroups(): Promise<{ transactions: number; lists: number }> {
+    const { values } = await METRICS.writeGroupSize.get();
+    const of = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+    return { transactions: of("atelier_store_write_group_size_count"), lists: of("atelier_store_write_group_size_sum") };
+  }
+
+  async function succeededCount(): Promise<number> {
+    return (await METRICS.webhookDeliveries.get()).values.find((v) => v.labels.outcome === "succeeded")?.value ?? 0;
+  }
+
+  async function attemptsOf(deliveryId: string) {
+    return db.selectFrom("webhook_attempts").select(["attempt", "response_status", "latency_ms", "response_body", "error"]).where("delivery_id", "=", deliveryId).execute();
+  }
+
+  it("successes recorded at once share one transaction, each written only while the delivery is still ours", async () => {
+    const ctx = await workspaceCtx();
+    const failing = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/failing" });
+    await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/healthy" });
+    await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/taken" });
+    const yesterday = new Date(Date.now() - 24 * 3600 * 1000).toISOString();
+    await db.updateTable("webhook_endpoints").set({ failing_since: yesterday, last_failure_at: yesterday }).where("id", "=", failing.id).execute();
+    const { event } = await endedRun(ctx, "http://127.0.0.1:9/run");
+    const [failingDelivery, healthy, run, taken] = await Promise.all(
+      ["failing", "healthy", "run", "taken"].map((name) => claimedDelivery(event.id, `http://127.0.0.1:9/${name}`)),
+    );
+    // Its lease lapsed and another process holds it now.
+    await db.updateTable("webhook_deliveries").set({ lease_owner: "another process" }).where("id", "=", taken!.id).execute();
+    const succeededBefore = await succeededCount();
+    const groupsBefore = await writeGroups();
+    await Promise.all([failingDelivery, healthy, run, taken].map((delivery) => recordAttempt(db, { delivery: delivery!, owner: "o", result: ok, at: new Date(), schedule: [0, 1] })));
+    expect(await writeGroups()).toEqual({ transactions: groupsBefore.transactions + 1, lists: groupsBefore.lists + 4 });
+    expect(await succeededCount()).toBe(succeededBefore + 3);
+    for (const delivery of [failingDelivery, healthy, run]) {
+      expect(await deliveryRow(delivery!.id)).toMatchObject({ status: "succeeded", attempt_count: 1, next_attempt_at: null, lease_owner: null, lease_expires_at: null });
+      expect(await attemptsOf(delivery!.id)).toEqual([{ attempt: 1, response_status: 200, latency_ms: 3, response_body: "thanks", error: null }]);
+    }
+    expect(await deliveryRow(taken!.id)).toMatchObject({ status: "pending", attempt_count: 0, lease_owner: "another process" });
+    expect(await attemptsOf(taken!.id)).toEqual([]);
+    const health = await db.selectFrom("webhook_endpoints").select(["failing_since", "last_failure_at"]).where("id", "=", failing.id).executeTakeFirstOrThrow();
+    expect(health).toEqual({ failing_since: null, last_failure_at: null });
+  });
+
+  it("a success the store refuses is recorded alone without the answer; the successes beside it keep theirs", async () => {
+    const ctx = await workspaceCtx();
+    const { event } = await endedRun(ctx, "http://127.0.0.1:9/run");
+    await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/fine" });
+    const { event: second } = await endedRun(ctx, "http://127.0.0.1:9/run");
+    const refused = await claimedDelivery(event.id, "http://127.0.0.1:9/run");
+    const fine = await claimedDelivery(second.id, "http://127.0.0.1:9/fine");
+    await Promise.all([
+      recordAttempt(db, { delivery: refused, owner: "o", result: { ...ok, latencyMs: Number.NaN }, at: new Date(), schedule: [0, 1] }),
+      recordAttempt(db, { delivery: fine, owner: "o", result: ok, at: new Date(), schedule: [0, 1] }),
+    ]);
+    expect(await deliveryRow(fine.id)).toMatchObject({ status: "succeeded", attempt_count: 1, lease_owner: null });
+    expect(await attemptsOf(fine.id)).toEqual([{ attempt: 1, response_status: 200, latency_ms: 3, response_body: "thanks", error: null }]);
+    expect(await deliveryRow(refused.id)).toMatchObject({ status: "succeeded", attempt_count: 1, lease_owner: null });
+    expect(await attemptsOf(refused.id)).toEqual([
+      { attempt: 1, response_status: 200, latency_ms: 0, response_body: "", error: expect.stringMatching(/the answer could not be recorded/) },
+    ]);
   });
 
   it("records attempts: retries on the schedule, honours Retry-After, succeeds, or fails after the last", async () => {

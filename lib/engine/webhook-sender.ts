@@ -1,8 +1,8 @@
 // Sending webhook deliveries: due rows are claimed with a short lease (so several processes
 // share the work and a crash only delays a delivery), each attempt is signed and sent with the
-// SSRF-safe sender, and its outcome is recorded in one transaction with the next attempt's time.
+// SSRF-safe sender, and its outcome is recorded in one transaction with the next attempt's time
+// (webhook-attempt-records.ts).
 // Runs beside the run engine and never blocks it or the API. Also purges events past 30 days.
-import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Services } from "../core/context";
 import { purgeEvents } from "../core/events";
@@ -11,16 +11,13 @@ import { randomBase62 } from "../core/ids";
 import { signingSecrets } from "../core/webhook-secrets";
 import type { Db, WebhookDeliveriesTable } from "../store/database";
 import type { DialectName } from "../store/dialects";
-import { METRICS, type WebhookOutcome } from "../metrics";
 import { logStoreUnreachable, storeUnreachable } from "../store/unreachable";
-import { withTransaction } from "../store/store";
 import { sendAttempt, type AttemptResult } from "../webhooks/send-attempt";
+import { recordAttempt } from "./webhook-attempt-records";
 import { signatureHeader } from "../webhooks/signing";
 
 const TIMEOUT_MS = 15_000;
 const LEASE_MS = TIMEOUT_MS + 15_000;
-/** An endpoint whose deliveries only failed for this long, without a break (failureGapMs), is disabled. */
-export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 
 export async function claimDueDeliveries(
   db: Db,
@@ -46,151 +43,32 @@ export async function claimDueDeliveries(
     .execute();
 }
 
-/**
- * The longest wait a receiver's Retry-After may ask for: the default schedule's longest step. A
- * receiver cannot park a delivery for days (nor push its time past what a date can hold).
- */
-export const RETRY_AFTER_CAP_SECONDS = 10 * 3600;
-
-/** When the next attempt goes: the schedule's delay with ±20 % jitter, or later when Retry-After says so (at most 10 h). */
-export function nextAttemptAt(schedule: readonly number[], attemptsMade: number, retryAfterSeconds: number | null, now: number, random = Math.random): string | null {
-  if (attemptsMade >= schedule.length) return null;
-  const delay = schedule[attemptsMade]! * 1000 * (0.8 + 0.4 * random());
-  const wait = Math.max(delay, Math.min(retryAfterSeconds ?? 0, RETRY_AFTER_CAP_SECONDS) * 1000);
-  return new Date(now + wait).toISOString();
+/** What a claimed batch's attempts read from the store, read once for the batch. */
+export interface AttemptInputs {
+  events: Map<string, { id: string; payload_json: string }>;
+  /** Each workspace's signing secrets (webhook-secrets.ts). */
+  secrets: Map<string, string[]>;
 }
 
-/**
- * "Failing for 5 days" means without a break: a failure more than this long after the previous
- * one starts the clock again. 24 h is more than the longest wait between two attempts of one
- * failing delivery (10 h + 20 % jitter, Retry-After capped at 10 h), so an endpoint that keeps
- * failing its retries keeps its clock, while one that failed once, was quiet for days and then
- * failed once is not disabled. A longer schedule (WEBHOOK_RETRY_SCHEDULE) widens it to twice its longest step.
- */
-export function failureGapMs(schedule: readonly number[]): number {
-  return Math.max(24 * 3600 * 1000, 2 * Math.max(0, ...schedule) * 1000);
-}
-
-/** Text the store takes: PostgreSQL refuses U+0000 in text columns. */
-function storable(text: string): string {
-  return text.replaceAll("\u0000", "");
-}
-
-/**
- * Records one attempt and moves the delivery (and its endpoint's health) on, in one transaction.
- * Should the store refuse the record, the attempt is recorded again without the receiver's answer:
- * it still counts, so a delivery never loops on an answer it cannot store.
- */
-export async function recordAttempt(
-  db: Db,
-  input: { delivery: WebhookDeliveriesTable; owner: string; result: AttemptResult; at: Date; schedule: readonly number[] },
-): Promise<void> {
-  let outcome: WebhookOutcome | null;
-  try {
-    outcome = await storeAttempt(db, input);
-  } catch (err) {
-    const { result } = input;
-    const why = storable(err instanceof Error ? err.message : String(err)).slice(0, 300);
-    outcome = await storeAttempt(db, {
-      ...input,
-      result: {
-        ...result,
-        status: Number.isInteger(result.status) && result.status! >= 100 && result.status! <= 999 ? result.status : null,
-        latencyMs: Number.isFinite(result.latencyMs) ? Math.min(Math.max(result.latencyMs, 0), 2 ** 31 - 1) : 0,
-        responseBody: "",
-        error: `${result.error === null ? "" : `${storable(result.error).slice(0, 300)}; `}the answer could not be recorded (${why})`,
-      },
-    });
-  }
-  if (outcome) METRICS.webhookDeliveries.inc({ outcome });
-}
-
-/** What became of the delivery (null: it was no longer ours, nothing recorded). */
-async function storeAttempt(
-  db: Db,
-  input: { delivery: WebhookDeliveriesTable; owner: string; result: AttemptResult; at: Date; schedule: readonly number[] },
-): Promise<WebhookOutcome | null> {
-  const { delivery, result, at } = input;
-  const attempt = delivery.attempt_count + 1;
-  const atIso = at.toISOString();
-  return withTransaction(db, async (trx): Promise<WebhookOutcome | null> => {
-    const ours = await trx
-      .updateTable("webhook_deliveries")
-      .set({ attempt_count: attempt, lease_owner: null, lease_expires_at: null })
-      .where("id", "=", delivery.id)
-      .where("lease_owner", "=", input.owner)
-      .where("status", "=", "pending")
-      .executeTakeFirst();
-    if (ours.numUpdatedRows === 0n) return null;
-    await trx
-      .insertInto("webhook_attempts")
-      .values({
-        delivery_id: delivery.id,
-        attempt,
-        at: atIso,
-        response_status: result.status,
-        latency_ms: Math.round(result.latencyMs),
-        response_body: storable(result.responseBody),
-        error: result.error === null ? null : storable(result.error),
-      })
-      .execute();
-    if (result.ok) {
-      await trx.updateTable("webhook_deliveries").set({ status: "succeeded", next_attempt_at: null }).where("id", "=", delivery.id).execute();
-      if (delivery.webhook_id) {
-        await trx.updateTable("webhook_endpoints").set({ failing_since: null, last_failure_at: null }).where("id", "=", delivery.webhook_id).execute();
-      }
-      return "succeeded";
-    }
-    // 410 Gone: the receiver wants no more, whether it is an endpoint or a run's own URL.
-    const next = result.gone ? null : nextAttemptAt(input.schedule, attempt, result.retryAfterSeconds, at.getTime());
-    const outcome = next === null ? "failed" : "retrying";
-    await trx
-      .updateTable("webhook_deliveries")
-      .set(next === null ? { status: "failed", next_attempt_at: null } : { next_attempt_at: next })
-      .where("id", "=", delivery.id)
-      .execute();
-    if (!delivery.webhook_id) return outcome;
-    // The clock restarts unless the previous failure was recent (failureGapMs); both columns are
-    // computed from the row as it was, so concurrent attempts of one endpoint agree.
-    const gapStart = new Date(at.getTime() - failureGapMs(input.schedule)).toISOString();
-    const endpoint = await trx
-      .updateTable("webhook_endpoints")
-      .set({
-        failing_since: sql<string>`case when failing_since is null or last_failure_at is null or last_failure_at < ${gapStart} then ${atIso} else failing_since end`,
-        last_failure_at: sql<string>`case when last_failure_at is null or last_failure_at < ${atIso} then ${atIso} else last_failure_at end`,
-      })
-      .where("id", "=", delivery.webhook_id)
-      .returningAll()
-      .executeTakeFirst();
-    if (!endpoint || endpoint.enabled !== 1) return outcome;
-    const reason = result.gone
-      ? `The receiver answered 410 Gone at ${atIso}.`
-      : at.getTime() - Date.parse(endpoint.failing_since!) >= DISABLE_AFTER_MS
-        ? `Every delivery failed from ${endpoint.failing_since} to ${atIso} (5 days).`
-        : null;
-    if (reason === null) return outcome;
-    await trx.updateTable("webhook_endpoints").set({ enabled: 0, disabled_reason: reason, updated_at: atIso }).where("id", "=", endpoint.id).execute();
-    await trx
-      .updateTable("webhook_deliveries")
-      .set({ status: "failed", next_attempt_at: null })
-      .where("webhook_id", "=", endpoint.id)
-      .where("status", "=", "pending")
-      .execute();
-    // The endpoint is disabled: this delivery is given up with the rest of its pending ones.
-    return "failed";
-  });
+/** The events of `deliveries` and their workspaces' secrets: a backlog's 20 deliveries of one event read it once. */
+export async function loadAttemptInputs(db: Db, deliveries: readonly WebhookDeliveriesTable[], now = Date.now()): Promise<AttemptInputs> {
+  const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
+  const events = eventIds.length === 0 ? [] : await db.selectFrom("events").select(["id", "payload_json"]).where("id", "in", eventIds).execute();
+  const secrets = new Map<string, string[]>();
+  for (const workspaceId of new Set(deliveries.map((d) => d.workspace_id))) secrets.set(workspaceId, await signingSecrets(db, workspaceId, now));
+  return { events: new Map(events.map((event) => [event.id, event])), secrets };
 }
 
 /** Signs and sends one attempt of a claimed delivery, then records it. */
-export async function attemptDelivery(db: Db, services: Services, owner: string, delivery: WebhookDeliveriesTable): Promise<void> {
-  const event = await db.selectFrom("events").select(["id", "payload_json"]).where("id", "=", delivery.event_id).executeTakeFirst();
+export async function attemptDelivery(db: Db, services: Services, owner: string, delivery: WebhookDeliveriesTable, inputs?: AttemptInputs): Promise<void> {
+  const { events, secrets } = inputs ?? (await loadAttemptInputs(db, [delivery]));
+  const event = events.get(delivery.event_id);
   const at = new Date();
   let result: AttemptResult;
   if (!event) {
     result = { ok: false, status: null, latencyMs: 0, responseBody: "", error: "the event no longer exists (purged)", retryAfterSeconds: null, gone: false };
   } else {
     const timestamp = Math.floor(at.getTime() / 1000);
-    const secrets = await signingSecrets(db, delivery.workspace_id, at.getTime());
     result = await sendAttempt({
       url: delivery.url,
       body: event.payload_json,
@@ -199,7 +77,7 @@ export async function attemptDelivery(db: Db, services: Services, owner: string,
         "user-agent": "Atelier-Webhooks/1",
         "webhook-id": event.id,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": signatureHeader(secrets, event.id, timestamp, event.payload_json),
+        "webhook-signature": signatureHeader(secrets.get(delivery.workspace_id)!, event.id, timestamp, event.payload_json),
       },
       timeoutMs: TIMEOUT_MS,
       allowInsecure: services.webhooks.allowInsecure,
@@ -273,8 +151,9 @@ export function startWebhookSender(options: {
       const free = concurrency - inFlight.size;
       const claimed = free > 0 ? await claimDueDeliveries(options.db, options.dialect, { owner, limit: free }) : [];
       claimedAll = free > 0 && claimed.length === free;
+      const inputs = claimed.length > 0 ? await loadAttemptInputs(options.db, claimed) : null;
       for (const delivery of claimed) {
-        const work = attemptDelivery(options.db, options.services, owner, delivery)
+        const work = attemptDelivery(options.db, options.services, owner, delivery, inputs!)
           .catch((err) => options.logger.error({ err, delivery: delivery.id }, "webhook delivery attempt failed to record; its lease will lapse"))
           .finally(() => {
             inFlight.delete(work);
