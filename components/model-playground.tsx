@@ -3,7 +3,6 @@
 // input), the live quote, Run, the selected run beside it and your recent runs of the model.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
 import type { RJSFSchema } from "@rjsf/utils";
 import type { Generation } from "@/lib/core/generation-view";
 import type { File as StudioFile } from "@/lib/core/files";
@@ -14,6 +13,7 @@ import { quoteAction, runAction, uploadImageAction, type PlainError } from "@/ap
 import { CopyButton, RunView, curlFor, storeRun } from "./run-view";
 import { directUpload } from "./direct-upload";
 import { ModelRunsGallery } from "./model-runs-gallery";
+import { balanceChanged } from "./balance-badge";
 
 export interface PlaygroundExample {
   title: string;
@@ -82,7 +82,6 @@ export function ModelPlayground({
   /** Opens in presentation mode (`?present=1`). */
   present?: boolean;
 }) {
-  const router = useRouter();
   const client = useQueryClient();
   const files_ = useMemo(() => fileFields(schema), [schema]);
   const exampleInput = useCallback(
@@ -202,10 +201,10 @@ export function ModelPlayground({
       setRun(answer.value);
       setGallery((list) => [answer.value, ...list.filter((g) => g.id !== answer.value.id)].slice(0, GALLERY_SIZE));
       writeSaved(storageKey, formData);
-      router.refresh(); // the balance in the top bar
+      balanceChanged(); // its price is held now
       setRevealed(answer.value.id);
     } else setRunError(answer.error);
-  }, [canRun, client, formData, modelId, router, storageKey]);
+  }, [canRun, client, formData, modelId, storageKey]);
 
   // After the render that gave the result area a screen's height (so it can scroll to the top):
   // when it is out of sight, under the form on a phone, scroll it into view.

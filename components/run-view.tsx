@@ -12,6 +12,7 @@ import { blobOf, loadModelViewer, ModelViewer3D } from "./model-viewer-3d";
 import { RunStatusPill, formatDuration } from "./run-status";
 import { threeDFacts } from "./output-labels";
 import { storeRun, useLiveRun } from "./use-live-runs";
+import { balanceChanged } from "./balance-badge";
 
 export { storeRun, useLiveRun };
 
@@ -263,11 +264,16 @@ export function RunView({ initial, compact = false, typicalSeconds = null }: { i
   const final = isFinal(g.status);
   const router = useRouter();
   const wasFinal = useRef(final);
-  // The balance in the top bar changes when a run settles: refresh the server parts once.
+  // The balance in the top bar changes when a run settles. The run page's server parts (sharing,
+  // the run's event) change too: they are rendered again once; the model page's card only needs
+  // the balance, and a render of the whole page would compete with loading the run's output.
   useEffect(() => {
-    if (final && !wasFinal.current) router.refresh();
+    if (final && !wasFinal.current) {
+      if (compact) balanceChanged();
+      else router.refresh();
+    }
     wasFinal.current = final;
-  }, [final, router]);
+  }, [final, router, compact]);
   // A 3D run on its way: fetch the viewer meanwhile, so the model shows as soon as it exists.
   const awaits3d = g.modality === "3d" && !final;
   useEffect(() => {

@@ -1,10 +1,11 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { readBalance, presentCredits } from "@/lib/core/credits";
 import { getWorkspace } from "@/lib/core/workspaces";
 import { AccountMenu } from "@/components/account-menu";
+import { BalanceBadge } from "@/components/balance-badge";
 import { StudioNav } from "@/components/studio-nav";
 import { requireStudioCtx } from "./studio-ctx";
+import { studioBalance } from "./studio-balance";
 
 export const dynamic = "force-dynamic";
 
@@ -20,9 +21,7 @@ const NAV: { href: string; label: string; opsOnly?: boolean }[] = [
 // The frame of every signed-in page: sidebar (a top bar on a phone), workspace and balance.
 export default async function StudioLayout({ children }: { children: ReactNode }) {
   const ctx = await requireStudioCtx();
-  const [workspace, balance] = await Promise.all([getWorkspace(ctx), readBalance(ctx.db, ctx.workspaceId)]);
-  const credits = presentCredits(balance);
-  const low = balance.availableMicros < 1_000_000;
+  const [workspace, balance] = await Promise.all([getWorkspace(ctx), studioBalance(ctx)]);
   return (
     <div className="flex min-h-screen flex-col bg-zinc-50 md:flex-row">
       <aside className="flex shrink-0 flex-row items-center gap-4 border-b border-zinc-200 bg-white px-4 py-3 md:w-56 md:flex-col md:items-stretch md:border-r md:border-b-0 md:px-3 md:py-5">
@@ -35,11 +34,7 @@ export default async function StudioLayout({ children }: { children: ReactNode }
       <div className="flex min-w-0 flex-1 flex-col">
         <header className="flex items-center justify-between gap-4 border-b border-zinc-200 bg-white px-4 py-3 md:px-6">
           <div className="text-sm font-medium text-zinc-900">{workspace.name}</div>
-          <div className={`text-sm ${low ? "text-amber-700" : "text-zinc-600"}`} data-testid="balance">
-            ${credits.available_usd} available
-            {balance.heldMicros > 0 ? <span className="text-zinc-500"> · ${credits.held_usd} held</span> : null}
-            {low ? <span className="ml-2 text-xs">Low credit: ask ops to add some.</span> : null}
-          </div>
+          <BalanceBadge initial={balance} />
         </header>
         <main className="flex-1 px-4 py-6 md:px-6 md:py-8">{children}</main>
       </div>
