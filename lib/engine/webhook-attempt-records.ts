@@ -45,32 +45,35 @@ function storable(text: string): string {
 /**
  * Records one attempt and moves the delivery (and its endpoint's health) on, in one transaction.
  * A success, the common case, is committed together with the other successes being recorded
- * (successGroupWrites); should that fail, it is recorded alone like any other outcome. Should the
- * store refuse the record, the attempt is recorded again without the receiver's answer: it still
- * counts, so a delivery never loops on an answer it cannot store.
+ * (successWrites); should that fail, it is recorded alone like any other outcome.
  */
 export async function recordAttempt(db: Db, input: AttemptRecord): Promise<void> {
-  let outcome: WebhookOutcome | null | undefined;
-  if (input.result.ok) outcome = await storeSuccessGrouped(db, input).catch(() => undefined);
-  if (outcome === undefined) {
-    try {
-      outcome = await storeAttempt(db, input);
-    } catch (err) {
-      const { result } = input;
-      const why = storable(err instanceof Error ? err.message : String(err)).slice(0, 300);
-      outcome = await storeAttempt(db, {
-        ...input,
-        result: {
-          ...result,
-          status: Number.isInteger(result.status) && result.status! >= 100 && result.status! <= 999 ? result.status : null,
-          latencyMs: Number.isFinite(result.latencyMs) ? Math.min(Math.max(result.latencyMs, 0), 2 ** 31 - 1) : 0,
-          responseBody: "",
-          error: `${result.error === null ? "" : `${storable(result.error).slice(0, 300)}; `}the answer could not be recorded (${why})`,
-        },
-      });
-    }
-  }
+  const grouped = input.result.ok ? await storeSuccessGrouped(db, input).catch(() => undefined) : undefined;
+  const outcome = grouped === undefined ? await storeAttemptOrWithoutAnswer(db, input) : grouped;
   if (outcome) METRICS.webhookDeliveries.inc({ outcome });
+}
+
+/**
+ * storeAttempt; should the store refuse the record, the attempt is recorded again without the
+ * receiver's answer: it still counts, so a delivery never loops on an answer it cannot store.
+ */
+async function storeAttemptOrWithoutAnswer(db: Db, input: AttemptRecord): Promise<WebhookOutcome | null> {
+  try {
+    return await storeAttempt(db, input);
+  } catch (err) {
+    const { result } = input;
+    const why = storable(err instanceof Error ? err.message : String(err)).slice(0, 300);
+    return storeAttempt(db, {
+      ...input,
+      result: {
+        ...result,
+        status: Number.isInteger(result.status) && result.status! >= 100 && result.status! <= 999 ? result.status : null,
+        latencyMs: Number.isFinite(result.latencyMs) ? Math.min(Math.max(result.latencyMs, 0), 2 ** 31 - 1) : 0,
+        responseBody: "",
+        error: `${result.error === null ? "" : `${storable(result.error).slice(0, 300)}; `}the answer could not be recorded (${why})`,
+      },
+    });
+  }
 }
 
 interface AttemptRecord {
@@ -88,9 +91,10 @@ const SUCCESS_GROUP = "webhook attempt successes";
  * A success's writes, all or nothing unless the delivery is still ours (our lease, pending): it
  * becomes succeeded with the lease kept for a moment, so the attempt's row is written only for a
  * delivery this transaction marked, then the lease goes, and the endpoint is healthy again (a
- * write only when it was failing; it did answer 2xx, even to an attempt whose lease had lapsed). Only conditional writes, nothing read in between, so a
- * transaction can hold many (write-groups.ts): a backlog's successes each paid a commit of
- * their own, the most of a delivery's store time (README, Performance).
+ * write only when it was failing; it did answer 2xx, even to an attempt whose lease had lapsed).
+ * Only conditional writes, nothing read in between, so a transaction can hold many
+ * (write-groups.ts): a backlog's successes each paid a commit of their own, the most of a
+ * delivery's store time (README, Performance).
  */
 function successWrites(db: Db, { delivery, owner, result, at }: AttemptRecord): Compilable[] {
   const attempt = delivery.attempt_count + 1;

@@ -151,9 +151,9 @@ export function startWebhookSender(options: {
       const free = concurrency - inFlight.size;
       const claimed = free > 0 ? await claimDueDeliveries(options.db, options.dialect, { owner, limit: free }) : [];
       claimedAll = free > 0 && claimed.length === free;
-      const inputs = claimed.length > 0 ? await loadAttemptInputs(options.db, claimed) : null;
+      const inputs = await loadAttemptInputs(options.db, claimed);
       for (const delivery of claimed) {
-        const work = attemptDelivery(options.db, options.services, owner, delivery, inputs!)
+        const work = attemptDelivery(options.db, options.services, owner, delivery, inputs)
           .catch((err) => options.logger.error({ err, delivery: delivery.id }, "webhook delivery attempt failed to record; its lease will lapse"))
           .finally(() => {
             inFlight.delete(work);
