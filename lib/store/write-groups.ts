@@ -7,6 +7,7 @@
 // each list is applied again alone, so every caller gets the outcome it would have had alone —
 // its own error (a hold the balance cannot cover, a repeated idempotency key) or its rows.
 import type { CompiledQuery, Compilable, Kysely } from "kysely";
+import { nodeSetImmediate } from "../event-loop";
 import { METRICS } from "../metrics";
 import type { Database, Db } from "./database";
 import { applyWriteLists, applyWrites } from "./store";
@@ -47,18 +48,6 @@ class KeyQueue {
 }
 
 const queuesByStore = new WeakMap<Kysely<Database>, Map<string, KeyQueue>>();
-
-const NEXT_ORIGINALS = Symbol.for("next.fast-set-immediate.originals");
-
-/**
- * The event loop's own setImmediate. Next.js, in the same process, replaces the global one with
- * one that, while it tracks a render's immediates, keeps the callback on a queue of its own in
- * that request's async context, run when Next decides; a group serves many requests, of the API
- * and the studio alike. Next keeps the original under this symbol.
- */
-function nodeSetImmediate(): typeof setImmediate {
-  return (globalThis as { [NEXT_ORIGINALS]?: { setImmediate?: typeof setImmediate } })[NEXT_ORIGINALS]?.setImmediate ?? setImmediate;
-}
 
 /**
  * applyWrites, committed together with the other lists of the same key that are waiting:
