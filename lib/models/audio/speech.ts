@@ -121,6 +121,20 @@ function buildInputSchema(voices: readonly SpeechVoice[]): JsonSchemaObject {
 // One schema object per search path: input validation compiles each schema object once.
 const schemas = new Map<string, JsonSchemaObject>();
 
+const voiceLabels = new Map<string, Record<string, string>>();
+
+/** The names of the voices a server whose programs are on `searchPath` offers, by ID. */
+export function speechVoiceLabels(searchPath: string): Record<string, string> {
+  let labels = voiceLabels.get(searchPath);
+  if (!labels) {
+    labels = Object.fromEntries(speechVoices(searchPath).map((v) => [v.id, v.label]));
+    voiceLabels.set(searchPath, labels);
+  }
+  return labels;
+}
+
+const FORMAT_LABELS = { mp3: "MP3", wav: "WAV" };
+
 /** The input schema for a server whose programs are on `searchPath`. */
 export function speechInputSchema(searchPath: string): JsonSchemaObject {
   let schema = schemas.get(searchPath);
@@ -200,9 +214,9 @@ export const speech: ModelDefinition = {
     { title: "Calm announcement", input: { text: "Good evening. The gallery closes in fifteen minutes. Thank you for visiting.", voice: "en-us-female", speed: 140 } },
     { title: "Scottish storyteller", input: { text: "Once upon a time, in a glen by the sea, there lived a lighthouse keeper who sang to the waves.", voice: "en-scotland", speed: 150, pitch: 45 } },
   ],
-  enumLabels: {
-    voice: Object.fromEntries(ALL_VOICES.map((v) => [v.id, v.label])),
-    format: { mp3: "MP3", wav: "WAV" },
+  // The labels of the voices the schema offers here: without eSpeak NG, Flite's alone.
+  get enumLabels() {
+    return { voice: speechVoiceLabels(programSearchPath()), format: FORMAT_LABELS };
   },
   get input_schema() {
     return speechInputSchema(programSearchPath());
