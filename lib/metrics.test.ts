@@ -118,11 +118,11 @@ describe(`metrics from the store (${testDialect()})`, () => {
     expect(await countOf(METRICS.queueWait)).toBe(waits + 2);
 
     // Not the lease holder: nothing ends, nothing is counted.
-    expect(await finishRun(db, ctx.services, { id: a.id, owner: "someone-else", outcome: { status: "succeeded", outputs: [] } })).toBe(false);
+    expect(await finishRun(db, ctx.services, { id: a.id, owner: "someone-else", outcome: { status: "succeeded", outputs: [] } })).toBeNull();
     expect(await valueOf(METRICS.runs, succeeded)).toBe(runsOk);
 
-    expect(await finishRun(db, ctx.services, { id: a.id, owner, outcome: { status: "succeeded", outputs: [] } })).toBe(true);
-    expect(await finishRun(db, ctx.services, { id: b.id, owner, outcome: { status: "failed", message: "no" } })).toBe(true);
+    expect(await finishRun(db, ctx.services, { id: a.id, owner, outcome: { status: "succeeded", outputs: [] } })).not.toBeNull();
+    expect(await finishRun(db, ctx.services, { id: b.id, owner, outcome: { status: "failed", message: "no" } })).not.toBeNull();
     expect(await valueOf(METRICS.runs, succeeded)).toBe(runsOk + 1);
     expect(await valueOf(METRICS.runs, failed)).toBe(runsFailed + 1);
     expect(await countOf(METRICS.runDuration, succeeded)).toBe(durations + 1);

@@ -89,7 +89,7 @@ describe(`generations (${testDialect()})`, () => {
     await markRunning(id, owner);
     const blob = await ctx.services.blobs.put(Buffer.from("not really a png"));
     const outputs: StoredOutput[] = [{ type: "image", blob, content_type: "image/png", bytes: 16, width: 8, height: 8 }];
-    expect(await finishRun(db, ctx.services, { id, owner, outcome: { status: "succeeded", outputs } })).toBe(true);
+    expect(await finishRun(db, ctx.services, { id, owner, outcome: { status: "succeeded", outputs } })).toMatchObject({ id, status: "succeeded" });
   }
 
   async function eventsOf(generationId: string) {
@@ -392,7 +392,7 @@ describe(`generations (${testDialect()})`, () => {
 
       const { generation: lost } = await createGeneration(ctx, gradient());
       await markRunning(lost.id, "w");
-      expect(await finishRun(db, ctx.services, { id: lost.id, owner: "w", outcome: { status: "failed", message: "model refused" } })).toBe(true);
+      expect(await finishRun(db, ctx.services, { id: lost.id, owner: "w", outcome: { status: "failed", message: "model refused" } })).toMatchObject({ id: lost.id, status: "failed" });
       const failed = await cancelGeneration(ctx, { id: lost.id });
       expect(failed.generation).toMatchObject({ status: "failed", error: { message: "model refused" } });
       expect((await eventsOf(lost.id)).map((e) => e.type)).toEqual(["generation.failed"]);
@@ -429,7 +429,7 @@ describe(`generations (${testDialect()})`, () => {
         owner: "slow-worker",
         outcome: { status: "succeeded", outputs: [{ type: "image", blob, content_type: "image/png", bytes: 4 }] },
       });
-      expect(late).toBe(false);
+      expect(late).toBeNull();
       const after = (await getGeneration(ctx, { id: generation.id })).generation;
       expect(after).toEqual(canceled);
       expect(after.output).toEqual([]);

@@ -387,7 +387,7 @@ export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise
   }
   if (canceled) {
     observeRunEnded(canceled);
-    ctx.services.signals.runFinished(input.id);
+    ctx.services.signals.runFinished(input.id, canceled);
   }
   const row = await requireRow(ctx, input.id);
   return { generation: await presentRun(ctx.db, ctx.services, row), replayed: false, headers: headersForModel(row.model) };

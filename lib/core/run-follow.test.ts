@@ -4,6 +4,7 @@
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEngine, type Engine } from "../engine/engine";
+import type { GenerationsTable } from "../store/database";
 import { useTestStore, testCtx, testDialect } from "../store/test-store";
 import type { Ctx } from "./context";
 import { createGeneration, cancelGeneration } from "./generations";
@@ -98,6 +99,31 @@ describe(`following runs (${testDialect()})`, () => {
     await cancelGeneration(ctx, { id: generation.id });
     const again = await collect((await followRuns(ctx, { ids: [generation.id] }))(new AbortController().signal));
     expect(again.map((e) => e.generation.status)).toEqual(["canceled"]);
+  });
+
+  it("tells a run's end from the row its finish in this process handed over, without reading it again; not a row of another workspace", async () => {
+    const ctx = await workspaceCtx();
+    const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "tide" } });
+    const row = await store.db.selectFrom("generations").selectAll().where("id", "=", generation.id).executeTakeFirstOrThrow();
+    const ended: GenerationsTable = { ...row, status: "failed", error_message: "handed over", completed_at: new Date().toISOString() };
+    // The store still has the run queued: only the handed row can say it failed.
+    const events = await collect((await followRuns(ctx, { ids: [generation.id] }))(new AbortController().signal), (event) => {
+      if (event.generation.status === "queued") ctx.services.signals.runFinished(generation.id, ended);
+    });
+    expect(events.map((e) => e.generation.status)).toEqual(["queued", "failed"]);
+    expect(events[1]!.generation.error).toMatchObject({ message: "handed over" });
+
+    // A row that names another workspace is not taken: the follower reads the run (still
+    // queued: nothing new to tell) and tells its real end.
+    let handed = false;
+    const read = await collect((await followRuns(ctx, { ids: [generation.id] }))(new AbortController().signal), async () => {
+      if (handed) return;
+      handed = true;
+      ctx.services.signals.runFinished(generation.id, { ...ended, workspace_id: "ws_SomeoneElseSomeoneElse00" });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await cancelGeneration(ctx, { id: generation.id });
+    });
+    expect(read.map((e) => e.generation.status)).toEqual(["queued", "canceled"]);
   });
 
   it("answers 404 for another workspace's run and for an ID that is not one", async () => {

@@ -79,6 +79,8 @@ async function* events(ctx: Ctx, first: Array<{ id: string; status: string }>, a
   const positions = new Map<string, number>();
   const shown = new Map<string, string>();
   const stale = new Set<string>();
+  /** Runs that ended in this process, with their rows as committed: given, not read. */
+  const ended = new Map<string, GenerationsTable>();
   const progressed = new Set<string>();
   let wake: (() => void) | null = null;
   const poke = () => {
@@ -97,7 +99,10 @@ async function* events(ctx: Ctx, first: Array<{ id: string; status: string }>, a
   const follows = new Map<string, ReturnType<typeof watch.follow>>();
   const hear = (id: string) => (notice: RunNotice) => {
     if (notice.kind === "state") stale.add(id);
-    else if (notice.kind === "progress") progressed.add(id);
+    else if (notice.kind === "ended") {
+      if (notice.row.workspace_id === ctx.workspaceId) ended.set(id, notice.row);
+      else stale.add(id);
+    } else if (notice.kind === "progress") progressed.add(id);
     // Never going up: a run put back in the queue keeps the place it was last told.
     else positions.set(id, Math.min(notice.position, positions.get(id) ?? notice.position));
     poke();
@@ -124,14 +129,19 @@ async function* events(ctx: Ctx, first: Array<{ id: string; status: string }>, a
       if (event) yield event;
     }
     while (!closed && [...rows.values()].some((row) => !isFinal(row.status))) {
-      if (stale.size === 0 && progressed.size === 0) await new Promise<void>((resolve) => (wake = resolve));
+      if (stale.size === 0 && ended.size === 0 && progressed.size === 0) await new Promise<void>((resolve) => (wake = resolve));
       if (closed) break;
-      const toRead = [...stale];
+      const given = [...ended.values()];
+      ended.clear();
+      const toRead = [...stale].filter((id) => !given.some((row) => row.id === id));
       stale.clear();
-      const touched = new Set([...progressed, ...follows.keys()].filter((id) => !toRead.includes(id)));
+      const changed = [...toRead, ...given.map((row) => row.id)];
+      const touched = new Set([...progressed, ...follows.keys()].filter((id) => !changed.includes(id)));
       progressed.clear();
       for (const row of await readRows(ctx, toRead)) rows.set(row.id, row);
-      for (const id of [...toRead, ...touched]) {
+      // After the read: a run's final row is the last word on it.
+      for (const row of given) rows.set(row.id, row);
+      for (const id of [...changed, ...touched]) {
         const row = rows.get(id);
         if (!row) continue;
         const follow = follows.get(id);

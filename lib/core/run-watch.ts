@@ -3,12 +3,13 @@
 // shared query however many follow them, so open streams cost no store query while nothing
 // changes, and a change costs a read only for the streams of that run.
 import type { RunChange, RunSignals } from "../engine/run-signals";
-import type { Db } from "../store/database";
+import type { Db, GenerationsTable } from "../store/database";
 import { queuePositions } from "./queue-positions";
 
 /** What a follower hears about one run. */
 export type RunNotice =
   | { kind: "state" } // read the run again: it started, passed its cancel point, went back to the queue or finished
+  | { kind: "ended"; row: GenerationsTable } // it ended in this process, and this is its row as committed: nothing to read
   | { kind: "progress"; progress: number }
   | { kind: "queue"; position: number };
 
@@ -81,12 +82,12 @@ function createRunWatch(db: Db, signals: RunSignals): RunWatch {
     refreshTimer.unref();
   };
 
-  signals.onRunSignal((id, what, change: RunChange) => {
+  signals.onRunSignal((id, what, change: RunChange, ended?: GenerationsTable) => {
     const progressOnly = what === "changed" && change.progress !== undefined;
     // Another run started, ended or went back to the queue: the runs behind it may have moved up.
     if (!progressOnly) scheduleQueueRefresh();
     if (!listeners.has(id)) return;
-    notify(id, progressOnly ? { kind: "progress", progress: change.progress! } : { kind: "state" });
+    notify(id, progressOnly ? { kind: "progress", progress: change.progress! } : ended ? { kind: "ended", row: ended } : { kind: "state" });
   });
   // On SQLite a commit by another process arrives as "queued" (cross-process.ts): look again too.
   signals.onQueued(scheduleQueueRefresh);

@@ -134,15 +134,15 @@ describe(`claiming runs (${testDialect()})`, () => {
 
     expect(await renewLease(db, { id, owner: "dead", leaseMs: HOUR_MS })).toBe(false);
     // The dead worker wakes up while the run is someone else's: its result is thrown away.
-    expect(await finishRun(db, ctx.services, { id, owner: "dead", outcome: { status: "succeeded", outputs: await outputs(ctx) } })).toBe(false);
+    expect(await finishRun(db, ctx.services, { id, owner: "dead", outcome: { status: "succeeded", outputs: await outputs(ctx) } })).toBeNull();
     expect(await row(id)).toMatchObject({ status: "running", lease_owner: "alive", charged_micros: null });
     expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: GRADIENT_MICROS, chargedMicros: 0 });
-    expect(await finishRun(db, ctx.services, { id, owner: "alive", outcome: { status: "succeeded", outputs: await outputs(ctx) } })).toBe(true);
+    expect((await finishRun(db, ctx.services, { id, owner: "alive", outcome: { status: "succeeded", outputs: await outputs(ctx) } }))).toMatchObject({ id, status: "succeeded", charged_micros: GRADIENT_MICROS });
     const balance = await consistentBalance(db, ctx.workspaceId);
     expect(balance).toEqual({ availableMicros: USD - GRADIENT_MICROS, heldMicros: 0, grantedMicros: USD, chargedMicros: GRADIENT_MICROS });
 
     const late = await finishRun(db, ctx.services, { id, owner: "dead", outcome: { status: "failed", message: "I was dead" } });
-    expect(late).toBe(false);
+    expect(late).toBeNull();
     expect(await consistentBalance(db, ctx.workspaceId)).toEqual(balance);
     expect(await ledgerKinds(ctx.workspaceId)).toEqual(["charge", "grant", "hold"]);
     expect(await eventTypes(id)).toEqual(["generation.succeeded"]);
@@ -197,13 +197,13 @@ describe(`claiming runs (${testDialect()})`, () => {
     const ctx = await workspaceCtx();
     const id = await queued(ctx);
     await claimNextRun(db, dialect, { owner: "w", leaseMs: HOUR_MS });
-    expect(await finishRun(db, ctx.services, { id, owner: "intruder", outcome: { status: "failed", message: "no" } })).toBe(false);
-    expect(await finishRun(db, ctx.services, { id, owner: "w", outcome: { status: "failed", message: "The model refused the prompt." } })).toBe(true);
+    expect(await finishRun(db, ctx.services, { id, owner: "intruder", outcome: { status: "failed", message: "no" } })).toBeNull();
+    expect((await finishRun(db, ctx.services, { id, owner: "w", outcome: { status: "failed", message: "The model refused the prompt." } }))).toMatchObject({ id, status: "failed" });
     const { generation } = await getGeneration(ctx, { id });
     expect(generation).toMatchObject({ status: "failed", error: { message: "The model refused the prompt." }, output: [], usage: { cost_usd: null } });
     expect(generation.completed_at).not.toBeNull();
     expect(await consistentBalance(db, ctx.workspaceId)).toEqual({ availableMicros: USD, heldMicros: 0, grantedMicros: USD, chargedMicros: 0 });
-    expect(await finishRun(db, ctx.services, { id, owner: "w", outcome: { status: "succeeded", outputs: [] } })).toBe(false);
+    expect(await finishRun(db, ctx.services, { id, owner: "w", outcome: { status: "succeeded", outputs: [] } })).toBeNull();
     expect(await ledgerKinds(ctx.workspaceId)).toEqual(["grant", "hold", "release"]);
     const events = await db.selectFrom("events").selectAll().where("generation_id", "=", id).execute();
     expect(events.map((e) => e.type)).toEqual(["generation.failed"]);
@@ -224,7 +224,7 @@ describe(`claiming runs (${testDialect()})`, () => {
       const ctx = await workspaceCtx();
       const id = await queued(ctx);
       const run = await claimNextRun(db, dialect, { owner: "x", leaseMs: HOUR_MS });
-      expect(await executeRun(options(ctx, "x"), run!)).toBe("finished");
+      expect(await executeRun(options(ctx, "x"), run!)).toMatchObject({ kind: "finished", row: { id: run!.id } });
       const { generation } = await getGeneration(ctx, { id });
       expect(generation).toMatchObject({ status: "succeeded", usage: { cost_usd: "0.002" } });
       expect(generation.output).toHaveLength(1);
@@ -236,7 +236,7 @@ describe(`claiming runs (${testDialect()})`, () => {
       await db.updateTable("generations").set({ attempts: MAX_ATTEMPTS }).where("id", "=", id).execute();
       const run = await claimNextRun(db, dialect, { owner: "x", leaseMs: HOUR_MS });
       expect(run!.attempts).toBe(MAX_ATTEMPTS + 1);
-      expect(await executeRun(options(ctx, "x"), run!)).toBe("finished");
+      expect(await executeRun(options(ctx, "x"), run!)).toMatchObject({ kind: "finished", row: { id: run!.id } });
       const { generation } = await getGeneration(ctx, { id });
       expect(generation.status).toBe("failed");
       expect(generation.error?.message).toMatch(/interrupted/);
@@ -250,7 +250,7 @@ describe(`claiming runs (${testDialect()})`, () => {
       const shutdown = new AbortController();
       const running = executeRun(options(ctx, "x", shutdown.signal), run!);
       shutdown.abort();
-      expect(await running).toBe("released");
+      expect(await running).toEqual({ kind: "released" });
       await releaseRun(db, { id, owner: "x" });
       expect(await row(id)).toMatchObject({ status: "queued", lease_owner: null, output_json: "[]", charged_micros: null });
       expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: GRADIENT_MICROS, chargedMicros: 0 });
@@ -262,7 +262,7 @@ describe(`claiming runs (${testDialect()})`, () => {
       const id = await queued(ctx);
       const run = await claimNextRun(db, dialect, { owner: "x", leaseMs: HOUR_MS });
       await cancelGeneration(ctx, { id });
-      expect(await executeRun(options(ctx, "x"), run!)).toBe("lost");
+      expect(await executeRun(options(ctx, "x"), run!)).toEqual({ kind: "lost" });
       const { generation } = await getGeneration(ctx, { id });
       expect(generation).toMatchObject({ status: "canceled", output: [], usage: { cost_usd: null } });
       expect(await consistentBalance(db, ctx.workspaceId)).toEqual({ availableMicros: USD, heldMicros: 0, grantedMicros: USD, chargedMicros: 0 });

@@ -193,7 +193,7 @@ describe.skipIf(testDialect() !== "postgres")("cross-process signals when the LI
     // Meanwhile, elsewhere: run B is queued, run A ends. Their NOTIFYs cannot reach "here".
     const { generation: b } = await createGeneration(ctxThere, { model: "atelier/gradient", input: { prompt: "queued while down" } });
     const waitB = here.waitForFinish(b.id, FOREVER_MS);
-    expect(await finishRun(elsewhere.db, ctxThere.services, { id: a.id, owner: "elsewhere", outcome: { status: "failed", message: "ended elsewhere" } })).toBe(true);
+    expect(await finishRun(elsewhere.db, ctxThere.services, { id: a.id, owner: "elsewhere", outcome: { status: "failed", message: "ended elsewhere" } })).toMatchObject({ id: a.id, status: "failed" });
     there.runFinished(a.id);
     // And "here" signals something the other process waits for; it cannot be sent yet.
     const heldSignal = track(there.waitForFinish("gen_said_while_down", FOREVER_MS));

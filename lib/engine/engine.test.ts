@@ -206,7 +206,7 @@ describe(`run engine (${testDialect()})`, () => {
     await finished;
     const row = await db.selectFrom("generations").selectAll().where("id", "=", created.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: "succeeded", attempts: 2, lease_owner: null });
-    expect(await finishRun(db, ctx.services, { id: created.id, owner: "dead-worker", outcome: { status: "failed", message: "late" } })).toBe(false);
+    expect(await finishRun(db, ctx.services, { id: created.id, owner: "dead-worker", outcome: { status: "failed", message: "late" } })).toBeNull();
     expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: 0, chargedMicros: 2_000 });
     expect((await eventsOf(created.id)).map((e) => e.type)).toEqual(["generation.succeeded"]);
   });
@@ -237,6 +237,6 @@ describe(`run engine (${testDialect()})`, () => {
     // Only a worker of our own can have it: the stopped engine did not take it.
     const claimed = await claimNextRun(db, t.store.dialect, { owner: "after", leaseMs: 60_000 });
     expect(claimed).toMatchObject({ id: generation.id, attempts: 1, lease_owner: "after" });
-    expect(await finishRun(db, ctx.services, { id: generation.id, owner: "after", outcome: { status: "failed", message: "test over" } })).toBe(true);
+    expect((await finishRun(db, ctx.services, { id: generation.id, owner: "after", outcome: { status: "failed", message: "test over" } }))).toMatchObject({ id: generation.id, status: "failed" });
   });
 });

@@ -74,10 +74,10 @@ export function startEngine(options: EngineOptions): Engine {
       options.services.signals.runChanged(run.id);
       try {
         const result = await executeRun({ db: options.db, services: options.services, logger: options.logger, owner, leaseMs, shutdown: shutdown.signal }, run);
-        if (result === "released") {
+        if (result.kind === "released") {
           await releaseRun(options.db, { id: run.id, owner });
           options.services.signals.runChanged(run.id);
-        } else options.services.signals.runFinished(run.id);
+        } else options.services.signals.runFinished(run.id, result.kind === "finished" ? result.row : undefined);
       } catch (err) {
         options.logger.error({ err, run: run.id }, "running a run failed; its lease will lapse and it will be recovered");
       }

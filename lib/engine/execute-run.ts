@@ -23,16 +23,21 @@ export interface ExecuteOptions {
   shutdown: AbortSignal;
 }
 
-/** Returns "released" when shutdown interrupted it, else "finished" (or "lost" when no longer ours). */
-export async function executeRun(options: ExecuteOptions, run: GenerationsTable): Promise<"finished" | "lost" | "released"> {
+/** "released" when shutdown interrupted it, "lost" when no longer ours, else the ended row as committed. */
+export type ExecuteResult = { kind: "finished"; row: GenerationsTable } | { kind: "lost" } | { kind: "released" };
+
+const LOST: ExecuteResult = { kind: "lost" };
+const RELEASED: ExecuteResult = { kind: "released" };
+
+export async function executeRun(options: ExecuteOptions, run: GenerationsTable): Promise<ExecuteResult> {
   const { db, services, logger, owner, leaseMs } = options;
   if (run.attempts > MAX_ATTEMPTS) {
-    const ok = await finishRun(db, services, {
+    const row = await finishRun(db, services, {
       id: run.id,
       owner,
       outcome: { status: "failed", message: "The run was interrupted several times (its worker stopped) and was given up." },
     });
-    return ok ? "finished" : "lost";
+    return row ? { kind: "finished", row } : LOST;
   }
   const stop = new AbortController();
   let lost = false;
@@ -78,8 +83,8 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
     if (stop.signal.aborted) throw stop.signal.reason;
     outcome = { status: "succeeded", outputs: await storeOutputs(services, outputs) };
   } catch (err) {
-    if (options.shutdown.aborted && !lost) return "released";
-    if (lost || err instanceof RunNoLongerOursError) return "lost";
+    if (options.shutdown.aborted && !lost) return RELEASED;
+    if (lost || err instanceof RunNoLongerOursError) return LOST;
     const message =
       err instanceof ModelError
         ? err.message
@@ -92,6 +97,6 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
     clearInterval(renewal);
     options.shutdown.removeEventListener("abort", onShutdown);
   }
-  const ok = await finishRun(db, services, { id: run.id, owner, outcome });
-  return ok ? "finished" : "lost";
+  const row = await finishRun(db, services, { id: run.id, owner, outcome });
+  return row ? { kind: "finished", row } : LOST;
 }

@@ -10,14 +10,15 @@ import { withTransaction } from "../store/store";
 export type RunOutcome = { status: "succeeded"; outputs: StoredOutput[] } | { status: "failed"; message: string };
 
 /**
- * Ends a run this worker holds. Returns false, changing nothing, when the run is no longer
- * ours (canceled meanwhile, or recovered by another worker): its result is thrown away.
+ * Ends a run this worker holds, and gives its row as committed. Returns null, changing nothing,
+ * when the run is no longer ours (canceled meanwhile, or recovered by another worker): its
+ * result is thrown away.
  */
 export async function finishRun(
   db: Db,
   services: Services,
   input: { id: string; owner: string; outcome: RunOutcome },
-): Promise<boolean> {
+): Promise<GenerationsTable | null> {
   const ended = await withTransaction(db, async (trx) => {
     const now = new Date().toISOString();
     const { outcome } = input;
@@ -44,5 +45,5 @@ export async function finishRun(
   });
   // Counted once the transaction committed (in memory, lib/metrics.ts).
   if (ended) observeRunEnded(ended);
-  return ended !== null;
+  return ended;
 }

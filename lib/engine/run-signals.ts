@@ -4,6 +4,7 @@
 // PostgreSQL LISTEN/NOTIFY or, on SQLite, the process mesh in the store's folder (see
 // cross-process.ts, which also catches up after an outage).
 import { EventEmitter } from "node:events";
+import type { GenerationsTable } from "../store/database";
 
 /** A run's progress, 0 to 1, as its model last reported it. */
 export interface RunChange {
@@ -26,12 +27,17 @@ export interface RunSignals {
   runQueued(): void;
   /** A run's state changed (started, passed its cancel point, went back to the queue) or it reported progress. */
   runChanged(id: string, change?: RunChange): void;
-  runFinished(id: string): void;
+  /**
+   * `row`: the ended run as its finish committed it, handed to this process's followers so that
+   * they need not read it again (a store round trip between the finish and its event). Other
+   * processes hear only the ID.
+   */
+  runFinished(id: string, row?: GenerationsTable): void;
   onQueued(listener: () => void): () => void;
   /** Any run finished (here or, through the bridge, in another process): wakes the webhook sender. */
   onFinished(listener: () => void): () => void;
-  /** Every change and finish of any run, with its ID: the run watcher's one subscription. */
-  onRunSignal(listener: (id: string, what: "changed" | "finished", change: RunChange) => void): () => void;
+  /** Every change and finish of any run, with its ID (and a finish's row when it ended in this process): the run watcher's one subscription. */
+  onRunSignal(listener: (id: string, what: "changed" | "finished", change: RunChange, ended?: GenerationsTable) => void): () => void;
   /** The progress a running run last reported, here or in another process; null when none. */
   progressOf(id: string): number | null;
   /**
@@ -62,7 +68,7 @@ export function createRunSignals(): RunSignals {
   const progress = new Map<string, { value: number; at: number }>();
   let publish: ((message: SignalMessage) => void) | null = null;
 
-  const deliver = (message: SignalMessage) => {
+  const deliver = (message: SignalMessage, ended?: GenerationsTable) => {
     if (message.kind === "key_revoked") {
       emitter.emit("key_revoked", message.id);
       return;
@@ -75,7 +81,7 @@ export function createRunSignals(): RunSignals {
       progress.delete(message.id);
       emitter.emit(`finished:${message.id}`);
       emitter.emit("finished");
-      emitter.emit("run", message.id, "finished", {});
+      emitter.emit("run", message.id, "finished", {}, ended);
       return;
     }
     const change: RunChange = {};
@@ -102,8 +108,8 @@ export function createRunSignals(): RunSignals {
       deliver(message);
       publish?.(message);
     },
-    runFinished(id) {
-      deliver({ kind: "finished", id });
+    runFinished(id, row) {
+      deliver({ kind: "finished", id }, row);
       publish?.({ kind: "finished", id });
     },
     keyRevoked(keyId) {
