@@ -1,7 +1,7 @@
 // The credit ledger: an append-only list of grants, holds, releases and charges, plus one
 // balance row per workspace changed in the same transaction. The balance row's CHECKs keep
 // available ≥ 0 and granted = available + held + charged at all times.
-import { sql, type Compilable } from "kysely";
+import { sql, type Compilable, type CompiledQuery, type Expression } from "kysely";
 import type { Db } from "../store/database";
 import { applyWrites, withTransaction } from "../store/store";
 import { nowIso, requireScope, type Ctx, type SystemCtx } from "./context";
@@ -176,32 +176,56 @@ export async function applyHoldingWrites<R extends { id: string } = never>(db: D
   }
 }
 
+type HoldOutcome = "charge" | "release";
+
 /**
- * Ends a hold: "charge" keeps the money (success), "release" gives it back (failure, cancel).
- * A hold ends once; settling it again returns false and moves nothing, so a run is never
- * charged twice.
+ * Ends a hold still held, giving its workspace and amount (no row when it had already ended):
+ * the first of settling's writes, settledHoldWrites the rest. `hold` is its ID or a query giving
+ * it (a run's, lib/engine/finish.ts).
  */
-export async function settleHold(db: Db, input: { holdId: string; outcome: "charge" | "release" }): Promise<boolean> {
-  return withTransaction(db, async (trx) => {
-    const hold = await trx
-      .updateTable("credit_holds")
-      .set({ status: input.outcome === "charge" ? "charged" : "released", settled_at: nowIso() })
-      .where("id", "=", input.holdId)
-      .where("status", "=", "held")
-      .returning(["workspace_id", "amount_micros"])
-      .executeTakeFirst();
-    if (!hold) return false;
-    const amount = Number(hold.amount_micros);
-    await trx
+export function endHoldQuery(
+  db: Db,
+  input: { hold: string | Expression<string | null>; outcome: HoldOutcome; at: string },
+): CompiledQuery<{ workspace_id: string; amount_micros: number }> {
+  return db
+    .updateTable("credit_holds")
+    .set({ status: input.outcome === "charge" ? "charged" : "released", settled_at: input.at })
+    .where("id", "=", input.hold)
+    .where("status", "=", "held")
+    .returning(["workspace_id", "amount_micros"])
+    .compile();
+}
+
+/** The rest of settling an ended hold: its ledger entry, then the balance (the last lock a transaction takes). */
+export function settledHoldWrites(
+  db: Db,
+  input: { holdId: string; workspaceId: string; amountMicros: number; outcome: HoldOutcome; at: string },
+): Compilable[] {
+  const amount = Number(input.amountMicros);
+  return [
+    ledgerEntryInsert(db, { workspaceId: input.workspaceId, kind: input.outcome, amountMicros: amount, holdId: input.holdId, at: input.at }),
+    db
       .updateTable("credit_balances")
       .set(
         input.outcome === "charge"
           ? { held_micros: sql`held_micros - ${amount}`, charged_micros: sql`charged_micros + ${amount}` }
           : { held_micros: sql`held_micros - ${amount}`, available_micros: sql`available_micros + ${amount}` },
       )
-      .where("workspace_id", "=", hold.workspace_id)
-      .execute();
-    await appendLedger(trx, { workspaceId: hold.workspace_id, kind: input.outcome, amountMicros: amount, holdId: input.holdId });
+      .where("workspace_id", "=", input.workspaceId),
+  ];
+}
+
+/**
+ * Ends a hold: "charge" keeps the money (success), "release" gives it back (failure, cancel).
+ * A hold ends once; settling it again returns false and moves nothing, so a run is never
+ * charged twice.
+ */
+export async function settleHold(db: Db, input: { holdId: string; outcome: HoldOutcome }): Promise<boolean> {
+  return withTransaction(db, async (trx) => {
+    const at = nowIso();
+    const [hold] = (await trx.executeQuery(endHoldQuery(trx, { hold: input.holdId, outcome: input.outcome, at }))).rows;
+    if (!hold) return false;
+    await applyWrites(trx, settledHoldWrites(trx, { holdId: input.holdId, workspaceId: hold.workspace_id, amountMicros: hold.amount_micros, outcome: input.outcome, at }));
     return true;
   });
 }

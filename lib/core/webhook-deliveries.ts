@@ -1,7 +1,8 @@
 // Deliveries of events: one row per event and destination, written in the transaction that wrote
 // the event (ARCHITECTURE.md rule 6), sent by the engine (lib/engine/webhook-sender.ts); their
 // attempts are recorded, listed, and an event can be sent again.
-import type { Db, EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from "../store/database";
+import type { Compilable, CompiledQuery, Expression } from "kysely";
+import type { Db, EventsTable, WebhookEndpointsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from "../store/database";
 import { nowIso, requireScope, type Ctx } from "./context";
 import { ApiError } from "./errors";
 import { newId } from "./ids";
@@ -46,21 +47,36 @@ function deliveryRow(workspaceId: string, eventId: string, destination: { webhoo
   };
 }
 
+/** The workspace's webhook endpoints, for destinationsAmong; `workspaceId` may be a query giving it (lib/engine/finish.ts). */
+export function webhookEndpointsQuery(db: Db, workspaceId: string | Expression<string>): CompiledQuery<WebhookEndpointsTable> {
+  return db.selectFrom("webhook_endpoints").selectAll().where("workspace_id", "=", workspaceId).compile();
+}
+
 /** Where an event goes: the run's own webhook URL, and every enabled endpoint that takes its type. */
-async function destinationsOf(db: Db, event: Pick<EventsTable, "workspace_id" | "type">, runWebhook: string | null) {
-  const endpoints = await db.selectFrom("webhook_endpoints").selectAll().where("workspace_id", "=", event.workspace_id).execute();
+function destinationsAmong(endpoints: readonly WebhookEndpointsTable[], type: string, runWebhook: string | null) {
   return [
     ...(runWebhook ? [{ webhookId: null, url: runWebhook }] : []),
-    ...endpoints.filter((e) => endpointTakes(e, event.type)).map((e) => ({ webhookId: e.id, url: e.url })),
+    ...endpoints.filter((e) => endpointTakes(e, type)).map((e) => ({ webhookId: e.id, url: e.url })),
   ];
 }
 
-/** Called inside the transaction that writes the event. */
-export async function enqueueDeliveries(db: Db, event: Pick<EventsTable, "id" | "workspace_id" | "type">, runWebhook: string | null): Promise<number> {
+async function destinationsOf(db: Db, event: Pick<EventsTable, "workspace_id" | "type">, runWebhook: string | null) {
+  return destinationsAmong((await db.executeQuery(webhookEndpointsQuery(db, event.workspace_id))).rows, event.type, runWebhook);
+}
+
+/**
+ * The delivery rows of a new event (none or one insert), to be written in the transaction that
+ * writes the event; `endpoints` are the workspace's (webhookEndpointsQuery).
+ */
+export function deliveryWrites(
+  db: Db,
+  event: Pick<EventsTable, "id" | "workspace_id" | "type">,
+  endpoints: readonly WebhookEndpointsTable[],
+  runWebhook: string | null,
+): Compilable[] {
   const now = nowIso();
-  const rows = (await destinationsOf(db, event, runWebhook)).map((d) => deliveryRow(event.workspace_id, event.id, d, now));
-  if (rows.length > 0) await db.insertInto("webhook_deliveries").values(rows).execute();
-  return rows.length;
+  const rows = destinationsAmong(endpoints, event.type, runWebhook).map((d) => deliveryRow(event.workspace_id, event.id, d, now));
+  return rows.length > 0 ? [db.insertInto("webhook_deliveries").values(rows)] : [];
 }
 
 async function presentDeliveries(db: Db, rows: WebhookDeliveriesTable[]): Promise<Delivery[]> {

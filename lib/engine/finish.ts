@@ -1,11 +1,15 @@
 // Ending a run: status, outputs, charge or release, and the event row, in one transaction.
-import type { Services } from "../core/context";
-import { settleHold } from "../core/credits";
+import { randomUUID } from "node:crypto";
+import type { Compilable } from "kysely";
+import { nowIso, type Services } from "../core/context";
+import { endHoldQuery, settledHoldWrites } from "../core/credits";
 import type { StoredOutput } from "../core/generation-view";
-import { appendRunEndedEvent } from "../core/run-events";
+import { runEndedEventWrites } from "../core/run-events";
+import { webhookEndpointsQuery } from "../core/webhook-deliveries";
 import { observeRunEnded } from "../metrics";
-import type { Db, GenerationsTable } from "../store/database";
-import { withTransaction } from "../store/store";
+import { GENERATIONS_COLUMNS, type Db, type GenerationsTable, type WebhookEndpointsTable } from "../store/database";
+import { planOnce } from "../store/dialects";
+import { inTransactionSteps } from "../store/transaction-steps";
 
 export type RunOutcome = { status: "succeeded"; outputs: StoredOutput[] } | { status: "failed"; message: string };
 
@@ -13,37 +17,70 @@ export type RunOutcome = { status: "succeeded"; outputs: StoredOutput[] } | { st
  * Ends a run this worker holds, and gives its row as committed. Returns null, changing nothing,
  * when the run is no longer ours (canceled meanwhile, or recovered by another worker): its
  * result is thrown away.
+ *
+ * Two steps (lib/store/transaction-steps.ts): the run, its hold and the workspace's webhook
+ * endpoints, then the event, its deliveries, the ledger entry and the balance with the commit.
+ * While the transaction runs, the run's lease_owner is a name of this finish alone, so that the
+ * hold ends in the first step only if this finish ended the run.
  */
 export async function finishRun(
   db: Db,
   services: Services,
   input: { id: string; owner: string; outcome: RunOutcome },
 ): Promise<GenerationsTable | null> {
-  const ended = await withTransaction(db, async (trx) => {
-    const now = new Date().toISOString();
-    const { outcome } = input;
-    const row = await trx
+  const { outcome } = input;
+  const at = nowIso();
+  const finishing = `finishing ${randomUUID()}`;
+  const holdOutcome = outcome.status === "succeeded" ? "charge" : "release";
+  const thisRun = () => db.selectFrom("generations").where("id", "=", input.id);
+  const ended = await inTransactionSteps(db, async (steps) => {
+    const [runs, holds, endpoints] = await steps.send([
+      endRunQuery(db, input, { at, finishing }),
+      planOnce(endHoldQuery(db, { hold: thisRun().select("hold_id").where("lease_owner", "=", finishing).$asScalar(), outcome: holdOutcome, at })),
+      webhookEndpointsQuery(db, thisRun().select("workspace_id").$asScalar()),
+    ]);
+    const stored = runs![0] as GenerationsTable | undefined;
+    if (!stored) return null;
+    const row: GenerationsTable = { ...stored, lease_owner: null };
+    const hold = holds![0] as { workspace_id: string; amount_micros: number } | undefined;
+    const writes = [
+      ...(await runEndedEventWrites(db, services, row, endpoints as WebhookEndpointsTable[])),
+      thisRunLeaseCleared(db, input.id, finishing),
+      ...(hold && row.hold_id
+        ? settledHoldWrites(db, { holdId: row.hold_id, workspaceId: hold.workspace_id, amountMicros: hold.amount_micros, outcome: holdOutcome, at })
+        : []),
+    ];
+    await steps.sendAndCommit(writes.map((write) => planOnce(write.compile())));
+    return row;
+  });
+  // Counted once the transaction committed (in memory, lib/metrics.ts).
+  if (ended) observeRunEnded(ended);
+  return ended;
+}
+
+function thisRunLeaseCleared(db: Db, id: string, finishing: string): Compilable {
+  return db.updateTable("generations").set({ lease_owner: null }).where("id", "=", id).where("lease_owner", "=", finishing);
+}
+
+/** The run ended, if this worker still holds it, read back whole (GENERATIONS_COLUMNS, planned once). */
+function endRunQuery(db: Db, input: { id: string; owner: string; outcome: RunOutcome }, by: { at: string; finishing: string }) {
+  const { outcome } = input;
+  return planOnce(
+    db
       .updateTable("generations")
       .set((eb) => ({
         status: outcome.status,
         output_json: outcome.status === "succeeded" ? JSON.stringify(outcome.outputs) : "[]",
         error_message: outcome.status === "failed" ? outcome.message : null,
         charged_micros: outcome.status === "succeeded" ? eb.ref("price_micros") : null,
-        completed_at: now,
-        lease_owner: null,
+        completed_at: by.at,
+        lease_owner: by.finishing,
         lease_expires_at: null,
       }))
       .where("id", "=", input.id)
       .where("lease_owner", "=", input.owner)
       .where("status", "=", "running")
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) return null;
-    if (row.hold_id) await settleHold(trx, { holdId: row.hold_id, outcome: outcome.status === "succeeded" ? "charge" : "release" });
-    await appendRunEndedEvent(trx, services, row as GenerationsTable);
-    return row as GenerationsTable;
-  });
-  // Counted once the transaction committed (in memory, lib/metrics.ts).
-  if (ended) observeRunEnded(ended);
-  return ended;
+      .returning(GENERATIONS_COLUMNS)
+      .compile(),
+  );
 }

@@ -218,21 +218,37 @@ export interface PostgresOptions {
 }
 
 /**
- * Names for plain inserts (`insert into … values …`, nothing read back), so that each is parsed
- * and planned once per connection and afterwards only bound and run. Their plan never depends
- * on the data, so the generic plan PostgreSQL keeps for a named statement is the one it would
- * make each time; a query that reads (or an update choosing an index) keeps being planned anew.
- * Bounded: an insert of many rows is a text per row count.
+ * Names for plain inserts (`insert into … values …`, nothing read back) and for the statements
+ * marked planOnce, so that each is parsed and planned once per connection and afterwards only
+ * bound and run. Their plan never depends on the data, so the generic plan PostgreSQL keeps for
+ * a named statement is the one it would make each time; any other query (a read, or an update
+ * choosing an index) keeps being planned anew. Bounded: an insert of many rows is a text per row count.
  */
-const insertNames = new Map<string, string>();
-const MAX_NAMED_INSERTS = 200;
+const statementNames = new Map<string, string>();
+const MAX_NAMED_STATEMENTS = 200;
+const PLAN_ONCE: unique symbol = Symbol.for("atelier.store.plan-once");
 
-function preparedInsertName(text: string): string | undefined {
-  let name = insertNames.get(text);
-  // Not an insert of several rows (merged-inserts.ts): a text per row count would use up the names.
-  if (name === undefined && insertNames.size < MAX_NAMED_INSERTS && text.startsWith("insert into ") && !text.includes("), (") && !/\b(select|returning)\b/.test(text)) {
-    name = `atelier_insert_${insertNames.size + 1}`;
-    insertNames.set(text, name);
+/**
+ * Marks a statement whose plan cannot depend on the data (it finds its rows by primary key) to be
+ * planned once per PostgreSQL connection, as plain inserts are. SQLite prepares every statement
+ * once anyway (its statement cache, above).
+ */
+export function planOnce<R>(query: CompiledQuery<R>): CompiledQuery<R> {
+  return Object.assign({ ...query }, { [PLAN_ONCE]: true });
+}
+
+function statementName(query: CompiledQuery): string | undefined {
+  const text = query.sql;
+  let name = statementNames.get(text);
+  if (name !== undefined || statementNames.size >= MAX_NAMED_STATEMENTS) return name;
+  const named = text.startsWith("insert into ")
+    ? // Not an insert of several rows (merged-inserts.ts): a text per row count would use up the names.
+      !text.includes("), (") && !/\b(select|returning)\b/.test(text)
+    : // Nor a `*`: PostgreSQL refuses a kept statement whose rows changed shape (a column added).
+      (query as { [PLAN_ONCE]?: boolean })[PLAN_ONCE] === true && !text.includes("*");
+  if (named) {
+    name = `atelier_${statementNames.size + 1}`;
+    statementNames.set(text, name);
   }
   return name;
 }
@@ -255,7 +271,7 @@ export class PipeliningPostgresConnection implements DatabaseConnection {
   }
 
   private send(query: CompiledQuery): Promise<pg.QueryResult> {
-    const name = preparedInsertName(query.sql);
+    const name = statementName(query);
     // A config object is copied property by property (descriptors) on every query: only when named.
     if (!name) return this.client.query(query.sql, query.parameters as unknown[]);
     return this.client.query({ text: query.sql, values: query.parameters as unknown[], name });
