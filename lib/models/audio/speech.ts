@@ -121,14 +121,16 @@ function buildInputSchema(voices: readonly SpeechVoice[]): JsonSchemaObject {
 // One schema object per search path: input validation compiles each schema object once.
 const schemas = new Map<string, JsonSchemaObject>();
 
-const voiceLabels = new Map<string, Record<string, string>>();
+const voiceLabels = new WeakMap<JsonSchemaObject, Record<string, string>>();
 
-/** The names of the voices a server whose programs are on `searchPath` offers, by ID. */
+/** The names of the voices a server whose programs are on `searchPath` offers, by ID: its schema's voice titles. */
 export function speechVoiceLabels(searchPath: string): Record<string, string> {
-  let labels = voiceLabels.get(searchPath);
+  const schema = speechInputSchema(searchPath);
+  let labels = voiceLabels.get(schema);
   if (!labels) {
-    labels = Object.fromEntries(speechVoices(searchPath).map((v) => [v.id, v.label]));
-    voiceLabels.set(searchPath, labels);
+    const voice = (schema.properties as Record<string, { oneOf: { const: string; title: string }[] }>).voice!;
+    labels = Object.fromEntries(voice.oneOf.map((choice) => [choice.const, choice.title]));
+    voiceLabels.set(schema, labels);
   }
   return labels;
 }
