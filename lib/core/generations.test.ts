@@ -338,6 +338,28 @@ describe(`generations (${testDialect()})`, () => {
       expect(ctx.services.signals.waitedIds()).toEqual([]);
     });
 
+    it("a waiting read takes the row a finish in this process handed over, not a row of another workspace", async () => {
+      const ctx = await workspaceCtx();
+      const { generation } = await createGeneration(ctx, gradient());
+      const row = await db.selectFrom("generations").selectAll().where("id", "=", generation.id).executeTakeFirstOrThrow();
+      const ended = { ...row, status: "failed" as const, error_message: "handed over", completed_at: new Date().toISOString() };
+      const waitersNow = async (n: number) => {
+        while (ctx.services.signals.waitedIds().length < n) await new Promise((resolve) => setTimeout(resolve, 5));
+      };
+      // The store still has the run queued: only the handed row can say it failed.
+      const reading = getGeneration(ctx, { id: generation.id, waitSeconds: 60 });
+      await waitersNow(1);
+      ctx.services.signals.runFinished(generation.id, ended);
+      const answer = await reading;
+      expect(answer.generation).toMatchObject({ status: "failed", error: { message: "handed over" } });
+      // A row naming another workspace is not taken: the run is read (still queued).
+      const again = getGeneration(ctx, { id: generation.id, waitSeconds: 60 });
+      await waitersNow(1);
+      ctx.services.signals.runFinished(generation.id, { ...ended, workspace_id: "ws_SomeoneElseSomeoneElse00" });
+      expect((await again).generation.status).toBe("queued");
+      await cancelGeneration(ctx, { id: generation.id });
+    });
+
     it("a waiting read of a run already final answers at once", async () => {
       const ctx = await workspaceCtx();
       const { generation } = await createGeneration(ctx, gradient());

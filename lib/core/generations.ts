@@ -200,8 +200,9 @@ async function readWaiting(ctx: Ctx, id: string, waitSeconds: number | null | un
     // Read again after subscribing: a finish between the two reads is then not missed.
     row = await requireRow(ctx, id);
     if (isFinal(row.status)) stop.abort();
-    await finished;
-    row = await requireRow(ctx, id);
+    const ended = await finished;
+    // A run that ended in this process comes with its row as committed: not read again.
+    row = ended && ended.id === id && ended.workspace_id === ctx.workspaceId ? ended : await requireRow(ctx, id);
   }
   return row;
 }

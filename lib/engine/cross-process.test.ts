@@ -25,7 +25,7 @@ const silent = pino({ level: "silent" });
 const FOREVER_MS = 600_000;
 
 /** Tracks whether a promise has settled, so a test can say "not yet" without any clock. */
-function track(promise: Promise<void>): { readonly settled: boolean; promise: Promise<void> } {
+function track<T>(promise: Promise<T>): { readonly settled: boolean; promise: Promise<T> } {
   const state = { settled: false, promise };
   void promise.then(() => {
     state.settled = true;

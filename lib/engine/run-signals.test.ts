@@ -5,12 +5,13 @@ import { createWorkspace } from "../core/workspaces";
 import type { Store } from "../store/store";
 import { openSameStore, openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
 import { connectCrossProcessSignals } from "./cross-process";
+import type { GenerationsTable } from "../store/database";
 import { createRunSignals } from "./run-signals";
 
 const silent = pino({ level: "silent" });
 
 /** Tracks whether a promise has settled, so a test can say "not yet" without any clock. */
-function track(promise: Promise<void>): { readonly settled: boolean; promise: Promise<void> } {
+function track<T>(promise: Promise<T>): { readonly settled: boolean; promise: Promise<T> } {
   const state = { settled: false, promise };
   void promise.then(() => {
     state.settled = true;
@@ -39,6 +40,21 @@ describe("run signals (one process)", () => {
     await wait.promise;
     expect(wait.settled).toBe(true);
     expect(signals.waitedIds()).toEqual([]);
+  });
+
+  it("waitForFinish gives the row a finish in this process handed over, and nothing otherwise", async () => {
+    const signals = createRunSignals();
+    const ended = { id: "gen_row", status: "succeeded" } as GenerationsTable;
+    const handed = signals.waitForFinish("gen_row", 60_000);
+    const bare = signals.waitForFinish("gen_bare", 60_000);
+    const stop = new AbortController();
+    const aborted = signals.waitForFinish("gen_row", 60_000, stop.signal);
+    stop.abort();
+    expect(await aborted).toBeUndefined();
+    signals.runFinished("gen_row", ended);
+    signals.runFinished("gen_bare");
+    expect(await handed).toBe(ended);
+    expect(await bare).toBeUndefined();
   });
 
   it("waitForFinish resolves when its time is up", async () => {

@@ -43,8 +43,9 @@ export interface RunSignals {
   /**
    * Resolves when `id` finishes, the time is up, or `abort` fires; one listener per waiter and
    * no store query. Subscribe before reading the run, so a finish in between is not missed.
+   * Gives the ended row when the run ended in this process (runFinished's row), else nothing.
    */
-  waitForFinish(id: string, timeoutMs: number, abort?: AbortSignal): Promise<void>;
+  waitForFinish(id: string, timeoutMs: number, abort?: AbortSignal): Promise<GenerationsTable | undefined>;
   /** Marks `id` as followed until the returned function is called (the cross-process fallback then looks for its end). */
   follow(id: string): () => void;
   /** IDs someone is waiting on or following now (for the cross-process fallback). */
@@ -79,9 +80,10 @@ export function createRunSignals(): RunSignals {
     }
     if (message.kind === "finished") {
       progress.delete(message.id);
-      emitter.emit(`finished:${message.id}`);
-      emitter.emit("finished");
+      // Those answering someone first (waiters, streams), then the webhook sender's wake-up.
+      emitter.emit(`finished:${message.id}`, ended);
       emitter.emit("run", message.id, "finished", {}, ended);
+      emitter.emit("finished");
       return;
     }
     const change: RunChange = {};
@@ -153,16 +155,18 @@ export function createRunSignals(): RunSignals {
       return new Promise((resolve) => {
         const event = `finished:${id}`;
         waiting.set(id, (waiting.get(id) ?? 0) + 1);
-        const done = () => {
+        const done = (ended?: GenerationsTable) => {
           clearTimeout(timer);
-          emitter.off(event, done);
-          abort?.removeEventListener("abort", done);
+          emitter.off(event, finished);
+          abort?.removeEventListener("abort", stopped);
           release(id);
-          resolve();
+          resolve(ended);
         };
-        const timer = setTimeout(done, timeoutMs);
-        emitter.on(event, done);
-        abort?.addEventListener("abort", done, { once: true });
+        const finished = (ended?: GenerationsTable) => done(ended);
+        const stopped = () => done();
+        const timer = setTimeout(stopped, timeoutMs);
+        emitter.on(event, finished);
+        abort?.addEventListener("abort", stopped, { once: true });
       });
     },
     follow(id) {
