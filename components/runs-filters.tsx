@@ -1,4 +1,5 @@
 "use client";
+import { useEffect, useRef } from "react";
 import { useRouter } from "next/navigation";
 import { GENERATION_STATUSES } from "@/lib/core/run-states";
 
@@ -18,8 +19,20 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
     const s = q.toString();
     router.push(s ? `/runs?${s}` : "/runs");
   };
+  const root = useRef<HTMLDivElement>(null);
+  // A day picked before the page came alive (hydration) fired its change event before React
+  // listened, and hydration keeps what the field shows: once mounted, send the days that differ. An
+  // empty field is skipped, as a malformed day in the URL shows empty and is the page's to refuse.
+  useEffect(() => {
+    const changes: Record<string, string> = {};
+    for (const day of root.current?.querySelectorAll<HTMLInputElement>("input[data-day]") ?? []) {
+      if (day.value !== "" && day.value !== (current[day.name] ?? "")) changes[day.name] = day.value;
+    }
+    if (Object.keys(changes).length > 0) go(changes);
+    // Once, at hydration: later changes arrive through onChange.
+  }, []);
   return (
-    <div className="mb-4 flex flex-col gap-3">
+    <div ref={root} className="mb-4 flex flex-col gap-3">
     <div className="flex flex-wrap items-end gap-3" role="search" aria-label="Find runs">
       <form
         className="flex min-w-0 flex-1 basis-64 items-center gap-2"
@@ -48,11 +61,11 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
         <legend className="sr-only">Created between (UTC days)</legend>
         <label className="flex items-center gap-2">
           From
-          <input type="date" aria-label="From" data-testid="runs-from" className={FIELD} value={current.from ?? ""} max={current.to} onChange={(e) => go({ from: e.target.value })} />
+          <input type="date" aria-label="From" name="from" data-day data-testid="runs-from" className={FIELD} value={current.from ?? ""} max={current.to} onChange={(e) => go({ from: e.target.value })} />
         </label>
         <label className="flex items-center gap-2">
           to
-          <input type="date" aria-label="To" data-testid="runs-to" className={FIELD} value={current.to ?? ""} min={current.from} onChange={(e) => go({ to: e.target.value })} />
+          <input type="date" aria-label="To" name="to" data-day data-testid="runs-to" className={FIELD} value={current.to ?? ""} min={current.from} onChange={(e) => go({ to: e.target.value })} />
         </label>
       </fieldset>
     </div>

@@ -3,7 +3,7 @@
 import sharp from "sharp";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { makeWav } from "../api/runs-helpers";
-import { admin, apiRun, newKey, newUser, screenshot, signIn, type TestUser } from "./helpers";
+import { admin, apiRun, holdScripts, newKey, newUser, screenshot, signIn, type TestUser } from "./helpers";
 
 /** Presses Run, waits for the run to succeed, and checks the API sees it as a studio run. */
 async function runAndWait(page: Page, request: APIRequestContext, user: TestUser): Promise<string> {
@@ -138,13 +138,8 @@ test("a preset opens by its versioned ID; upload an image and upscale it", async
 
 test("an image chosen before the page has come alive is uploaded once it does", async ({ page }) => {
   await signIn(page, newUser("creator", "5"));
-  // Hold the page's scripts: the form is there (server-rendered) but nothing listens to it yet.
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/_next\/static\/chunks\/.+\.js$/, async (route) => {
-    await held;
-    await route.continue();
-  });
+  // The form is there (server-rendered) but nothing listens to it yet.
+  const release = await holdScripts(page);
   await page.goto("/catalog/atelier/upscale", { waitUntil: "commit" });
   const picker = page.getByLabel("Upload Image");
   await picker.waitFor({ state: "attached" });

@@ -43,6 +43,20 @@ export async function signIn(page: Page, user: Pick<TestUser, "email" | "passwor
 }
 
 /** The whole page by default; `{ fullPage: false }` for what the viewport shows (a phone after a scroll). */
+/**
+ * Holds the page's scripts so that what is server-rendered is there but nothing listens to it yet
+ * (before hydration); call the returned function to let them load.
+ */
+export async function holdScripts(page: Page): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/_next\/static\/chunks\/.+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}
+
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   await page.screenshot({ path: path.join(REPO_ROOT, "test-results", "studio", `${name}.png`), fullPage: options.fullPage ?? true });
 }

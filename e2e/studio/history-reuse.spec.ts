@@ -4,7 +4,7 @@
 // public catalog's way through sign-in back to the model a visitor chose.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { STUDIO_PORT } from "./playwright.config";
-import { newKey, newUser, screenshot, signIn, type TestUser } from "./helpers";
+import { holdScripts, newKey, newUser, screenshot, signIn, type TestUser } from "./helpers";
 
 async function start(request: APIRequestContext, key: string, model: string, input: Record<string, unknown>): Promise<string> {
   const res = await request.post("/v1/generations", { headers: { "x-api-key": key, prefer: "wait=30" }, data: { model, input } });
@@ -90,9 +90,16 @@ test.describe("finding and reusing work", () => {
     await expect(page.locator("p[role=alert]")).toContainText("NUL");
 
     // A range of days: today holds every run; from tomorrow, none; a reversed range is refused.
-    await page.goto("/runs");
+    // A day picked before the page has come alive counts once it does.
+    const release = await holdScripts(page);
+    await page.goto("/runs", { waitUntil: "commit" });
     await page.getByTestId("runs-from").fill(today());
+    release();
     await expect(page).toHaveURL(new RegExp(`from=${today()}`));
+    await expect(table.getByTestId("run-row")).toHaveCount(6);
+    await page.unrouteAll();
+    await page.getByTestId("runs-from").fill(dayAfter(today(), -1));
+    await expect(page).toHaveURL(new RegExp(`from=${dayAfter(today(), -1)}`));
     await expect(table.getByTestId("run-row")).toHaveCount(6);
     await page.goto(`/runs?from=${dayAfter(today(), 1)}`);
     await expect(page.getByText("No run matches these filters.")).toBeVisible();
