@@ -157,15 +157,15 @@ export function createRunSignals(): RunSignals {
         waiting.set(id, (waiting.get(id) ?? 0) + 1);
         const done = (ended?: GenerationsTable) => {
           clearTimeout(timer);
-          emitter.off(event, finished);
+          emitter.off(event, done);
           abort?.removeEventListener("abort", stopped);
           release(id);
           resolve(ended);
         };
-        const finished = (ended?: GenerationsTable) => done(ended);
+        // The timer and the abort listener would hand done an argument that is no run.
         const stopped = () => done();
         const timer = setTimeout(stopped, timeoutMs);
-        emitter.on(event, finished);
+        emitter.on(event, done);
         abort?.addEventListener("abort", stopped, { once: true });
       });
     },

@@ -3,9 +3,10 @@ import path from "node:path";
 import { CompiledQuery, Kysely, Migrator, sql, type Compilable, type MigrationResultSet } from "kysely";
 import type { Logger } from "pino";
 import type { Database, Db } from "./database";
-import { isPipeliningConnection, onPostgres, postgresDialect, sqliteDialect, type DialectName } from "./dialects";
+import { onPostgres, postgresDialect, sqliteDialect, type DialectName } from "./dialects";
 import { mergeSameShapeLists } from "./merged-inserts";
 import { MIGRATIONS } from "./migrations";
+import { inTransactionSteps } from "./transaction-steps";
 import { outageSummary } from "./unreachable";
 
 /** The embedded store's file in a data folder. */
@@ -122,12 +123,12 @@ export async function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): P
  */
 export async function applyWrites<R = never>(db: Db, writes: readonly Compilable[], readAfter?: CompiledQuery<R>): Promise<R[]> {
   const queries = writes.map((write) => write.compile());
-  if (db.isTransaction) {
-    for (const query of queries) await db.executeQuery(query);
-    return readAfter ? (await db.executeQuery(readAfter)).rows : [];
+  if (!readAfter) {
+    await inTransactionSteps(db, (steps) => steps.sendAndCommit(queries));
+    return [];
   }
-  const [rows] = await applyWriteLists(db as Kysely<Database>, [queries], readAfter ? [readAfter] : []);
-  return (rows ?? []) as R[];
+  const rows = await inTransactionSteps(db, (steps) => steps.sendAndCommit(queries, [readAfter]));
+  return rows[queries.length] as R[];
 }
 
 /**
@@ -139,28 +140,8 @@ export async function applyWrites<R = never>(db: Db, writes: readonly Compilable
  * Gives each read's rows, in order.
  */
 export async function applyWriteLists(db: Kysely<Database>, lists: readonly (readonly CompiledQuery[])[], reads: readonly CompiledQuery[]): Promise<unknown[][]> {
-  const postgres = onPostgres(db);
-  const queries = lists.length === 1 ? lists[0]! : lastWritesLast(lists, postgres);
-  return db.getExecutor().provideConnection(async (connection) => {
-    if (postgres) {
-      if (!isPipeliningConnection(connection)) throw new Error("applyWrites needs the store's own PostgreSQL connections (lib/store/dialects.ts).");
-      const answers = await connection.executeAll([BEGIN, ...queries, COMMIT, ...reads]);
-      return answers.slice(answers.length - reads.length).map((answer) => answer.rows);
-    }
-    // SQLite: the statements straight on the one connection (Kysely's transaction around them was
-    // a measurable part of a create: bench profile); holding the connection keeps others out.
-    await connection.executeQuery(BEGIN_IMMEDIATE);
-    try {
-      for (const query of queries) await connection.executeQuery(query);
-      await connection.executeQuery(COMMIT);
-    } catch (err) {
-      await connection.executeQuery(ROLLBACK).catch(() => undefined);
-      throw err;
-    }
-    const rows: unknown[][] = [];
-    for (const read of reads) rows.push((await connection.executeQuery(read)).rows);
-    return rows;
-  });
+  const queries = lists.length === 1 ? lists[0]! : lastWritesLast(lists, onPostgres(db));
+  return inTransactionSteps(db, async (steps) => (await steps.sendAndCommit(queries, reads)).slice(queries.length));
 }
 
 /** The lists' writes but their last ones (those of one shape merged: merged-inserts.ts), then every list's last write. */
@@ -175,7 +156,4 @@ function lastWritesLast(lists: readonly (readonly CompiledQuery[])[], postgres: 
   return mergeSameShapeLists(heads, postgres).concat(lasts);
 }
 
-const BEGIN = CompiledQuery.raw("begin");
-const BEGIN_IMMEDIATE = CompiledQuery.raw("begin immediate");
-const COMMIT = CompiledQuery.raw("commit");
-const ROLLBACK = CompiledQuery.raw("rollback");
+

@@ -28,6 +28,16 @@ describe(`transaction steps (${testDialect()})`, () => {
     expect(await nameOf(id)).toBe("first then second");
   });
 
+  it("reads after the commit come after each query's rows and see what was committed", async () => {
+    const id = await newWorkspace();
+    const read = store.db.selectFrom("workspaces").select("name").where("id", "=", id).compile();
+    const rows = await inTransactionSteps(store.db, async (steps) => {
+      await steps.send([rename(id, "first")]);
+      return steps.sendAndCommit([rename(id, "second")], [read, read]);
+    });
+    expect(rows).toEqual([[{ name: "second" }], [{ name: "second" }], [{ name: "second" }]]);
+  });
+
   it("rolls everything back when fn returns without the commit, throws between steps, or a statement fails", async () => {
     const id = await newWorkspace();
     const before = await nameOf(id);

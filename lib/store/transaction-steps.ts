@@ -1,7 +1,9 @@
 // A transaction sent in a few steps, each step's statements together, the next step made from
 // the answers of the one before. On PostgreSQL each step is one round trip (pipelined): the first
-// carries the begin, the last the commit. Ending a run was eight round trips statement by
-// statement, most of a status stream's wait (README, Performance); in steps it is two.
+// carries the begin, the last the commit and any reads after it. Ending a run statement by
+// statement was eight round trips, each waiting on this busy process to send the next; in steps
+// it is two (README, Performance). Writes that read nothing first are one step (store.ts,
+// applyWriteLists).
 import { CompiledQuery, type Kysely } from "kysely";
 import type { Database, Db } from "./database";
 import { isPipeliningConnection, onPostgres } from "./dialects";
@@ -9,8 +11,11 @@ import { isPipeliningConnection, onPostgres } from "./dialects";
 export interface TransactionSteps {
   /** Sends the queries together; gives each one's rows, in order. */
   send(queries: readonly CompiledQuery[]): Promise<unknown[][]>;
-  /** The last step: sends the queries and the commit together. */
-  sendAndCommit(queries: readonly CompiledQuery[]): Promise<unknown[][]>;
+  /**
+   * The last step: sends the queries, the commit and then `readsAfter` together (the reads see
+   * what was committed); gives each query's rows, then each read's.
+   */
+  sendAndCommit(queries: readonly CompiledQuery[], readsAfter?: readonly CompiledQuery[]): Promise<unknown[][]>;
 }
 
 const BEGIN = CompiledQuery.raw("begin");
@@ -26,9 +31,9 @@ const ROLLBACK = CompiledQuery.raw("rollback");
  */
 export async function inTransactionSteps<T>(db: Db, fn: (steps: TransactionSteps) => Promise<T>): Promise<T> {
   if (db.isTransaction) {
-    const send = async (queries: readonly CompiledQuery[]) => {
+    const send = async (queries: readonly CompiledQuery[], readsAfter: readonly CompiledQuery[] = []) => {
       const rows: unknown[][] = [];
-      for (const query of queries) rows.push((await db.executeQuery(query)).rows);
+      for (const query of [...queries, ...readsAfter]) rows.push((await db.executeQuery(query)).rows);
       return rows;
     };
     return fn({ send, sendAndCommit: send });
@@ -37,7 +42,7 @@ export async function inTransactionSteps<T>(db: Db, fn: (steps: TransactionSteps
   return (db as Kysely<Database>).getExecutor().provideConnection(async (connection) => {
     let begun = false;
     let ended = false;
-    const send = async (queries: readonly CompiledQuery[], commit: boolean): Promise<unknown[][]> => {
+    const send = async (queries: readonly CompiledQuery[], commit: boolean, readsAfter: readonly CompiledQuery[] = []): Promise<unknown[][]> => {
       if (ended) throw new Error("This transaction was already committed.");
       const head = begun ? [] : [postgres ? BEGIN : BEGIN_IMMEDIATE];
       begun = true;
@@ -45,15 +50,19 @@ export async function inTransactionSteps<T>(db: Db, fn: (steps: TransactionSteps
       const all = [...head, ...queries, ...(commit ? [COMMIT] : [])];
       if (postgres) {
         if (!isPipeliningConnection(connection)) throw new Error("Transaction steps need the store's own PostgreSQL connections (lib/store/dialects.ts).");
-        const answers = await connection.executeAll(all);
-        return answers.slice(head.length, head.length + queries.length).map((answer) => answer.rows ?? []);
+        const answers = await connection.executeAll(readsAfter.length === 0 ? all : [...all, ...readsAfter]);
+        const rows = answers.slice(head.length, head.length + queries.length);
+        if (readsAfter.length > 0) rows.push(...answers.slice(all.length));
+        return rows.map((answer) => answer.rows ?? []);
       }
       const rows: unknown[][] = [];
       for (const query of all) rows.push((await connection.executeQuery(query)).rows as unknown[]);
-      return rows.slice(head.length, head.length + queries.length);
+      const answers = rows.slice(head.length, head.length + queries.length);
+      for (const read of readsAfter) answers.push((await connection.executeQuery(read)).rows as unknown[]);
+      return answers;
     };
     try {
-      const result = await fn({ send: (queries) => send(queries, false), sendAndCommit: (queries) => send(queries, true) });
+      const result = await fn({ send: (queries) => send(queries, false), sendAndCommit: (queries, readsAfter) => send(queries, true, readsAfter) });
       if (!ended && begun) await connection.executeQuery(ROLLBACK);
       return result;
     } catch (err) {
