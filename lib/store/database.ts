@@ -96,19 +96,23 @@ export interface GenerationsTable {
   queue_order?: number | string | null;
 }
 
+/** The columns given, checked by the compiler to be every column of T: an error names one left out. */
+const everyColumnOf =
+  <T>() =>
+  <const C extends readonly (keyof T)[]>(columns: C & ([Exclude<keyof T, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, C[number]> })): C =>
+    columns;
+
 /**
  * Every column of generations, for a statement that reads a whole run back and is planned once
  * (lib/store/dialects.ts, planOnce): PostgreSQL refuses a kept `returning *` once the table has
- * gained a column. The type below fails to compile when a column is missing here.
+ * gained a column.
  */
-export const GENERATIONS_COLUMNS = [
+export const GENERATIONS_COLUMNS = everyColumnOf<GenerationsTable>()([
   "id", "workspace_id", "model", "model_base", "modality", "revision", "status", "provider", "input_json", "output_json",
   "preview_json", "uncancelable_reason", "error_message", "price_micros", "charged_micros", "hold_id", "source", "batch_id",
   "batch_index", "webhook", "created_by", "created_at", "started_at", "completed_at", "lease_owner", "lease_expires_at",
   "attempts", "queue_order",
-] as const satisfies readonly (keyof GenerationsTable)[];
-export type EveryGenerationsColumnListed = [Exclude<keyof GenerationsTable, (typeof GENERATIONS_COLUMNS)[number]>] extends [never] ? true : never;
-export const EVERY_GENERATIONS_COLUMN_LISTED: EveryGenerationsColumnListed = true;
+]);
 
 export interface WebhookSecretsTable {
   workspace_id: string;
