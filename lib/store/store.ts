@@ -6,7 +6,7 @@ import type { Database, Db } from "./database";
 import { onPostgres, postgresDialect, sqliteDialect, type DialectName } from "./dialects";
 import { mergeSameShapeLists } from "./merged-inserts";
 import { MIGRATIONS } from "./migrations";
-import { inTransactionSteps } from "./transaction-steps";
+import { inOneStep } from "./transaction-steps";
 import { outageSummary } from "./unreachable";
 
 /** The embedded store's file in a data folder. */
@@ -123,12 +123,12 @@ export async function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): P
  */
 export async function applyWrites<R = never>(db: Db, writes: readonly Compilable[], readAfter?: CompiledQuery<R>): Promise<R[]> {
   const queries = writes.map((write) => write.compile());
-  if (!readAfter) {
-    await inTransactionSteps(db, (steps) => steps.sendAndCommit(queries));
-    return [];
+  if (db.isTransaction) {
+    for (const query of queries) await db.executeQuery(query);
+    return readAfter ? (await db.executeQuery(readAfter)).rows : [];
   }
-  const rows = await inTransactionSteps(db, (steps) => steps.sendAndCommit(queries, [readAfter]));
-  return rows[queries.length] as R[];
+  const [rows] = await applyWriteLists(db as Kysely<Database>, [queries], readAfter ? [readAfter] : []);
+  return (rows ?? []) as R[];
 }
 
 /**
@@ -141,7 +141,7 @@ export async function applyWrites<R = never>(db: Db, writes: readonly Compilable
  */
 export async function applyWriteLists(db: Kysely<Database>, lists: readonly (readonly CompiledQuery[])[], reads: readonly CompiledQuery[]): Promise<unknown[][]> {
   const queries = lists.length === 1 ? lists[0]! : lastWritesLast(lists, onPostgres(db));
-  return inTransactionSteps(db, async (steps) => (await steps.sendAndCommit(queries, reads)).slice(queries.length));
+  return inOneStep(db, queries, reads);
 }
 
 /** The lists' writes but their last ones (those of one shape merged: merged-inserts.ts), then every list's last write. */

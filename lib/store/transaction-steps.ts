@@ -2,9 +2,9 @@
 // the answers of the one before. On PostgreSQL each step is one round trip (pipelined): the first
 // carries the begin, the last the commit and any reads after it. Ending a run statement by
 // statement was eight round trips, each waiting on this busy process to send the next; in steps
-// it is two (README, Performance). Writes that read nothing first are one step (store.ts,
-// applyWriteLists).
-import { CompiledQuery, type Kysely } from "kysely";
+// it is two (README, Performance). Writes that read nothing first are one step (inOneStep, under
+// store.ts's applyWrites and group commits).
+import { CompiledQuery, type DatabaseConnection, type Kysely } from "kysely";
 import type { Database, Db } from "./database";
 import { isPipeliningConnection, onPostgres } from "./dialects";
 
@@ -44,22 +44,13 @@ export async function inTransactionSteps<T>(db: Db, fn: (steps: TransactionSteps
     let ended = false;
     const send = async (queries: readonly CompiledQuery[], commit: boolean, readsAfter: readonly CompiledQuery[] = []): Promise<unknown[][]> => {
       if (ended) throw new Error("This transaction was already committed.");
-      const head = begun ? [] : [postgres ? BEGIN : BEGIN_IMMEDIATE];
+      const all = begun ? [...queries] : [postgres ? BEGIN : BEGIN_IMMEDIATE, ...queries];
+      const first = all.length - queries.length;
       begun = true;
       ended = commit;
-      const all = [...head, ...queries, ...(commit ? [COMMIT] : [])];
-      if (postgres) {
-        if (!isPipeliningConnection(connection)) throw new Error("Transaction steps need the store's own PostgreSQL connections (lib/store/dialects.ts).");
-        const answers = await connection.executeAll(readsAfter.length === 0 ? all : [...all, ...readsAfter]);
-        const rows = answers.slice(head.length, head.length + queries.length);
-        if (readsAfter.length > 0) rows.push(...answers.slice(all.length));
-        return rows.map((answer) => answer.rows ?? []);
-      }
-      const rows: unknown[][] = [];
-      for (const query of all) rows.push((await connection.executeQuery(query)).rows as unknown[]);
-      const answers = rows.slice(head.length, head.length + queries.length);
-      for (const read of readsAfter) answers.push((await connection.executeQuery(read)).rows as unknown[]);
-      return answers;
+      if (commit) all.push(COMMIT, ...readsAfter);
+      const rows = await sendInOrder(connection, postgres, all);
+      return commit && readsAfter.length > 0 ? [...rows.slice(first, first + queries.length), ...rows.slice(all.length - readsAfter.length)] : rows.slice(first, first + queries.length);
     };
     try {
       const result = await fn({ send: (queries) => send(queries, false), sendAndCommit: (queries, readsAfter) => send(queries, true, readsAfter) });
@@ -71,4 +62,37 @@ export async function inTransactionSteps<T>(db: Db, fn: (steps: TransactionSteps
       throw err;
     }
   });
+}
+
+/**
+ * A transaction of one step (inTransactionSteps with only sendAndCommit) without the steps'
+ * bookkeeping, for the writes of a create or a group commit (store.ts, applyWriteLists): begin,
+ * the queries, commit, then the reads; gives each read's rows.
+ */
+export async function inOneStep(db: Kysely<Database>, queries: readonly CompiledQuery[], readsAfter: readonly CompiledQuery[]): Promise<unknown[][]> {
+  const postgres = onPostgres(db);
+  const all = [postgres ? BEGIN : BEGIN_IMMEDIATE, ...queries, COMMIT, ...readsAfter];
+  return db.getExecutor().provideConnection(async (connection) => {
+    try {
+      return (await sendInOrder(connection, postgres, all)).slice(all.length - readsAfter.length);
+    } catch (err) {
+      await connection.executeQuery(ROLLBACK).catch(() => undefined);
+      throw err;
+    }
+  });
+}
+
+/**
+ * The statements on one connection, in order, each one's rows: on PostgreSQL pipelined, one round
+ * trip; on SQLite one after the other (holding the connection keeps others out; Kysely's own
+ * transaction around them was a measurable part of a create: bench profile).
+ */
+async function sendInOrder(connection: DatabaseConnection, postgres: boolean, queries: readonly CompiledQuery[]): Promise<unknown[][]> {
+  if (postgres) {
+    if (!isPipeliningConnection(connection)) throw new Error("Transactions in steps need the store's own PostgreSQL connections (lib/store/dialects.ts).");
+    return (await connection.executeAll(queries)).map((answer) => answer.rows ?? []);
+  }
+  const rows: unknown[][] = [];
+  for (const query of queries) rows.push((await connection.executeQuery(query)).rows as unknown[]);
+  return rows;
 }
