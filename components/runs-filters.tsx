@@ -20,13 +20,13 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
     router.push(s ? `/runs?${s}` : "/runs");
   };
   const root = useRef<HTMLDivElement>(null);
-  // A day picked before the page came alive (hydration) fired its change event before React
-  // listened, and hydration keeps what the field shows: once mounted, send the days that differ. An
-  // empty field is skipped, as a malformed day in the URL shows empty and is the page's to refuse.
+  // A day or a filter picked before the page came alive (hydration) fired its change event before
+  // React listened, and hydration keeps what the control shows: once mounted, send what differs.
   useEffect(() => {
     const changes: Record<string, string> = {};
-    for (const day of root.current?.querySelectorAll<HTMLInputElement>("input[data-day]") ?? []) {
-      if (day.value !== "" && day.value !== (current[day.name] ?? "")) changes[day.name] = day.value;
+    for (const control of root.current?.querySelectorAll<HTMLInputElement | HTMLSelectElement>("[data-filter]") ?? []) {
+      const picked = pickedBeforeHydration(control, current);
+      if (picked !== undefined) changes[control.name] = picked;
     }
     if (Object.keys(changes).length > 0) go(changes);
     // Once, at hydration: later changes arrive through onChange.
@@ -61,18 +61,18 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
         <legend className="sr-only">Created between (UTC days)</legend>
         <label className="flex items-center gap-2">
           From
-          <input type="date" aria-label="From" name="from" data-day data-testid="runs-from" className={FIELD} value={current.from ?? ""} max={current.to} onChange={(e) => go({ from: e.target.value })} />
+          <input type="date" aria-label="From" name="from" data-filter data-testid="runs-from" className={FIELD} value={current.from ?? ""} max={current.to} onChange={(e) => go({ from: e.target.value })} />
         </label>
         <label className="flex items-center gap-2">
           to
-          <input type="date" aria-label="To" name="to" data-day data-testid="runs-to" className={FIELD} value={current.to ?? ""} min={current.from} onChange={(e) => go({ to: e.target.value })} />
+          <input type="date" aria-label="To" name="to" data-filter data-testid="runs-to" className={FIELD} value={current.to ?? ""} min={current.from} onChange={(e) => go({ to: e.target.value })} />
         </label>
       </fieldset>
     </div>
     <div className="flex flex-wrap items-center gap-3" role="group" aria-label="Filters">
       <label className="flex items-center gap-2 text-sm text-zinc-600">
         Model
-        <select aria-label="Model" className={SELECT} value={current.model ?? ""} onChange={(e) => go({ model: e.target.value })}>
+        <select aria-label="Model" name="model" data-filter className={SELECT} value={current.model ?? ""} onChange={(e) => go({ model: e.target.value })}>
           <option value="">All models</option>
           {models.map((m) => (
             <option key={m} value={m}>{m}</option>
@@ -81,7 +81,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
       </label>
       <label className="flex items-center gap-2 text-sm text-zinc-600">
         Status
-        <select aria-label="Status" className={SELECT} value={current.status ?? ""} onChange={(e) => go({ status: e.target.value })}>
+        <select aria-label="Status" name="status" data-filter className={SELECT} value={current.status ?? ""} onChange={(e) => go({ status: e.target.value })}>
           <option value="">Any status</option>
           {GENERATION_STATUSES.map((s) => (
             <option key={s} value={s} className="capitalize">{s[0]!.toUpperCase() + s.slice(1)}</option>
@@ -90,7 +90,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
       </label>
       <label className="flex items-center gap-2 text-sm text-zinc-600">
         Source
-        <select aria-label="Source" className={SELECT} value={current.source ?? ""} onChange={(e) => go({ source: e.target.value })}>
+        <select aria-label="Source" name="source" data-filter className={SELECT} value={current.source ?? ""} onChange={(e) => go({ source: e.target.value })}>
           <option value="">Any source</option>
           <option value="api">API</option>
           <option value="mcp">MCP</option>
@@ -99,7 +99,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
       </label>
       <label className="ml-auto flex items-center gap-2 text-sm text-zinc-600">
         Per page
-        <select aria-label="Per page" className={SELECT} value={current.limit ?? "20"} onChange={(e) => go({ limit: e.target.value })}>
+        <select aria-label="Per page" name="limit" data-filter className={SELECT} value={current.limit ?? "20"} onChange={(e) => go({ limit: e.target.value })}>
           {["10", "20", "50", "100"].map((n) => (
             <option key={n} value={n}>{n}</option>
           ))}
@@ -108,4 +108,17 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
     </div>
     </div>
   );
+}
+
+/**
+ * What a control was changed to before hydration, if it was. A day field: a day other than the
+ * URL's (a malformed day in the URL shows empty, and is the page's to refuse). A select: another
+ * option than the one the server marked (none is marked when the URL names no option).
+ */
+function pickedBeforeHydration(control: HTMLInputElement | HTMLSelectElement, current: Record<string, string | undefined>): string | undefined {
+  if (control instanceof HTMLSelectElement) {
+    const marked = Array.from(control.options).some((option) => option.defaultSelected);
+    return marked && !control.selectedOptions[0]?.defaultSelected ? control.value : undefined;
+  }
+  return control.value !== "" && control.value !== (current[control.name] ?? "") ? control.value : undefined;
 }

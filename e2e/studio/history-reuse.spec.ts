@@ -90,12 +90,14 @@ test.describe("finding and reusing work", () => {
     await expect(page.locator("p[role=alert]")).toContainText("NUL");
 
     // A range of days: today holds every run; from tomorrow, none; a reversed range is refused.
-    // A day picked before the page has come alive counts once it does.
+    // A day and a filter picked before the page has come alive count once it does.
     const release = await holdScripts(page);
     await page.goto("/runs", { waitUntil: "commit" });
     await page.getByTestId("runs-from").fill(today());
+    await page.getByLabel("Per page").selectOption("10");
     release();
-    await expect(page).toHaveURL(new RegExp(`from=${today()}`));
+    await expect(page).toHaveURL(new RegExp(`[?&]from=${today()}`));
+    await expect(page).toHaveURL(/[?&]limit=10\b/);
     await expect(table.getByTestId("run-row")).toHaveCount(6);
     await page.unrouteAll();
     await page.getByTestId("runs-from").fill(dayAfter(today(), -1));
