@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { EARLY_INPUT_SCRIPT } from "@/components/early-input";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -10,6 +11,10 @@ export const metadata: Metadata = {
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
+      <head>
+        {/* Before the page's scripts: what is typed until hydration is kept (components/early-input.ts). */}
+        <script dangerouslySetInnerHTML={{ __html: EARLY_INPUT_SCRIPT }} />
+      </head>
       <body className="min-h-screen bg-zinc-50 font-sans text-zinc-900 antialiased">{children}</body>
     </html>
   );

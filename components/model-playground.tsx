@@ -14,6 +14,7 @@ import { CopyButton, RunView, curlFor, storeRun } from "./run-view";
 import { directUpload } from "./direct-upload";
 import { ModelRunsGallery } from "./model-runs-gallery";
 import { balanceChanged } from "./balance-badge";
+import { schemaFormEarlyInput, takeEarlyInput } from "./early-input";
 
 export interface PlaygroundExample {
   title: string;
@@ -115,8 +116,16 @@ export function ModelPlayground({
   /** The run just started here, whose result is brought into view (a phone stacks it under the form). */
   const [revealed, setRevealed] = useState<string | null>(null);
 
-  // The last input of this model in this browser comes back (after hydration: the server drew the example).
+  // What was typed before the page came alive wins; else the last input of this model in this
+  // browser comes back (after hydration: the server drew the example).
   useEffect(() => {
+    const early = schemaFormEarlyInput(schema, takeEarlyInput());
+    if (Object.keys(early).length > 0) {
+      setFormData((data) => withDefaults(schema, { ...data, ...early }));
+      setTouched(true);
+      setDirty(true);
+      return;
+    }
     if (startInput) return;
     const saved = readSaved(storageKey);
     if (saved && !(examples[0] && sameInput(saved, exampleInput(examples[0])))) {

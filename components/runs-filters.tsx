@@ -1,7 +1,11 @@
 "use client";
-import { useEffect, useRef } from "react";
+import { useEffect } from "react";
 import { useRouter } from "next/navigation";
 import { GENERATION_STATUSES } from "@/lib/core/run-states";
+import { takeEarlyInput } from "./early-input";
+
+/** The filters kept in the URL, each control's id `runs-<name>`. */
+const FILTERS = ["from", "to", "model", "status", "source", "limit"] as const;
 
 const SELECT = "rounded-lg border border-zinc-200 bg-white px-3 py-2 text-sm text-zinc-800 focus-visible:outline-2 focus-visible:outline-indigo-500";
 
@@ -19,20 +23,20 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
     const s = q.toString();
     router.push(s ? `/runs?${s}` : "/runs");
   };
-  const root = useRef<HTMLDivElement>(null);
   // A day or a filter picked before the page came alive (hydration) fired its change event before
-  // React listened, and hydration keeps what the control shows: once mounted, send what differs.
+  // React listened: once mounted, send what was picked (components/early-input.ts).
   useEffect(() => {
+    const early = takeEarlyInput();
     const changes: Record<string, string> = {};
-    for (const control of root.current?.querySelectorAll<HTMLInputElement | HTMLSelectElement>("[data-filter]") ?? []) {
-      const picked = pickedBeforeHydration(control, current);
-      if (picked !== undefined) changes[control.name] = picked;
+    for (const name of FILTERS) {
+      const picked = early[`runs-${name}`];
+      if (picked !== undefined && picked !== (current[name] ?? (name === "limit" ? "20" : ""))) changes[name] = picked;
     }
     if (Object.keys(changes).length > 0) go(changes);
     // Once, at hydration: later changes arrive through onChange.
   }, []);
   return (
-    <div ref={root} className="mb-4 flex flex-col gap-3">
+    <div className="mb-4 flex flex-col gap-3">
     <div className="flex flex-wrap items-end gap-3" role="search" aria-label="Find runs">
       <form
         className="flex min-w-0 flex-1 basis-64 items-center gap-2"
@@ -61,18 +65,18 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
         <legend className="sr-only">Created between (UTC days)</legend>
         <label className="flex items-center gap-2">
           From
-          <input type="date" aria-label="From" name="from" data-filter data-testid="runs-from" className={FIELD} value={current.from ?? ""} max={current.to} onChange={(e) => go({ from: e.target.value })} />
+          <input type="date" aria-label="From" id="runs-from" data-testid="runs-from" className={FIELD} value={current.from ?? ""} max={current.to} onChange={(e) => go({ from: e.target.value })} />
         </label>
         <label className="flex items-center gap-2">
           to
-          <input type="date" aria-label="To" name="to" data-filter data-testid="runs-to" className={FIELD} value={current.to ?? ""} min={current.from} onChange={(e) => go({ to: e.target.value })} />
+          <input type="date" aria-label="To" id="runs-to" data-testid="runs-to" className={FIELD} value={current.to ?? ""} min={current.from} onChange={(e) => go({ to: e.target.value })} />
         </label>
       </fieldset>
     </div>
     <div className="flex flex-wrap items-center gap-3" role="group" aria-label="Filters">
       <label className="flex items-center gap-2 text-sm text-zinc-600">
         Model
-        <select aria-label="Model" name="model" data-filter className={SELECT} value={current.model ?? ""} onChange={(e) => go({ model: e.target.value })}>
+        <select aria-label="Model" id="runs-model" className={SELECT} value={current.model ?? ""} onChange={(e) => go({ model: e.target.value })}>
           <option value="">All models</option>
           {models.map((m) => (
             <option key={m} value={m}>{m}</option>
@@ -81,7 +85,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
       </label>
       <label className="flex items-center gap-2 text-sm text-zinc-600">
         Status
-        <select aria-label="Status" name="status" data-filter className={SELECT} value={current.status ?? ""} onChange={(e) => go({ status: e.target.value })}>
+        <select aria-label="Status" id="runs-status" className={SELECT} value={current.status ?? ""} onChange={(e) => go({ status: e.target.value })}>
           <option value="">Any status</option>
           {GENERATION_STATUSES.map((s) => (
             <option key={s} value={s} className="capitalize">{s[0]!.toUpperCase() + s.slice(1)}</option>
@@ -90,7 +94,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
       </label>
       <label className="flex items-center gap-2 text-sm text-zinc-600">
         Source
-        <select aria-label="Source" name="source" data-filter className={SELECT} value={current.source ?? ""} onChange={(e) => go({ source: e.target.value })}>
+        <select aria-label="Source" id="runs-source" className={SELECT} value={current.source ?? ""} onChange={(e) => go({ source: e.target.value })}>
           <option value="">Any source</option>
           <option value="api">API</option>
           <option value="mcp">MCP</option>
@@ -99,7 +103,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
       </label>
       <label className="ml-auto flex items-center gap-2 text-sm text-zinc-600">
         Per page
-        <select aria-label="Per page" name="limit" data-filter className={SELECT} value={current.limit ?? "20"} onChange={(e) => go({ limit: e.target.value })}>
+        <select aria-label="Per page" id="runs-limit" className={SELECT} value={current.limit ?? "20"} onChange={(e) => go({ limit: e.target.value })}>
           {["10", "20", "50", "100"].map((n) => (
             <option key={n} value={n}>{n}</option>
           ))}
@@ -110,15 +114,3 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
   );
 }
 
-/**
- * What a control was changed to before hydration, if it was. A day field: a day other than the
- * URL's (a malformed day in the URL shows empty, and is the page's to refuse). A select: another
- * option than the one the server marked (none is marked when the URL names no option).
- */
-function pickedBeforeHydration(control: HTMLInputElement | HTMLSelectElement, current: Record<string, string | undefined>): string | undefined {
-  if (control instanceof HTMLSelectElement) {
-    const marked = Array.from(control.options).some((option) => option.defaultSelected);
-    return marked && !control.selectedOptions[0]?.defaultSelected ? control.value : undefined;
-  }
-  return control.value !== "" && control.value !== (current[control.name] ?? "") ? control.value : undefined;
-}

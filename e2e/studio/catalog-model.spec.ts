@@ -150,6 +150,29 @@ test("an image chosen before the page has come alive is uploaded once it does", 
   await expect(page.getByTestId("quote")).toContainText("Cost $0.004");
 });
 
+test("a prompt and a count typed before the page has come alive are kept, priced and sent", async ({ page }) => {
+  const user = newUser("creator", "5");
+  await signIn(page, user);
+  const release = await holdScripts(page);
+  await page.goto("/catalog/atelier/artwork", { waitUntil: "commit" });
+  const prompt = page.getByLabel("Prompt", { exact: true });
+  await prompt.waitFor({ state: "attached" });
+  await prompt.fill("typed early: a red fox in snow");
+  await page.getByLabel("Number of images", { exact: true }).fill("2");
+  release();
+  await expect(page.getByTestId("quote")).toContainText("Cost $0.006");
+  await expect(prompt).toHaveValue("typed early: a red fox in snow");
+  await page.getByText("The same run over the API").click();
+  await expect(page.getByTestId("api-request").locator("pre")).toContainText('"prompt":"typed early: a red fox in snow"');
+  await expect(page.getByTestId("api-request").locator("pre")).toContainText('"num_images":2');
+  // Typing after the page came alive is the form's own, as always.
+  await prompt.fill("typed later");
+  await expect(page.getByTestId("api-request").locator("pre")).toContainText('"prompt":"typed later"');
+  // The next visit of the model opens with that last input, not the early one again.
+  await page.goto("/catalog/atelier/artwork");
+  await expect(prompt).toHaveValue("typed later");
+});
+
 test("a sound goes up as a direct upload and its waveform is drawn", async ({ page, request }) => {
   const user = newUser("creator", "5");
   await signIn(page, user);
