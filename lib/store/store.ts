@@ -155,5 +155,3 @@ function lastWritesLast(lists: readonly (readonly CompiledQuery[])[], postgres: 
   }
   return mergeSameShapeLists(heads, postgres).concat(lasts);
 }
-
-

@@ -5,7 +5,7 @@ import { createWorkspace } from "../core/workspaces";
 import { planOnce } from "./dialects";
 import { withTransaction } from "./store";
 import { testDialect, useTestStore } from "./test-store";
-import { inTransactionSteps } from "./transaction-steps";
+import { inOneStep, inTransactionSteps } from "./transaction-steps";
 
 describe(`transaction steps (${testDialect()})`, () => {
   const store = useTestStore();
@@ -26,16 +26,6 @@ describe(`transaction steps (${testDialect()})`, () => {
     });
     expect(result).toEqual([{ name: "first then second" }]);
     expect(await nameOf(id)).toBe("first then second");
-  });
-
-  it("reads after the commit come after each query's rows and see what was committed", async () => {
-    const id = await newWorkspace();
-    const read = store.db.selectFrom("workspaces").select("name").where("id", "=", id).compile();
-    const rows = await inTransactionSteps(store.db, async (steps) => {
-      await steps.send([rename(id, "first")]);
-      return steps.sendAndCommit([rename(id, "second")], [read, read]);
-    });
-    expect(rows).toEqual([[{ name: "second" }], [{ name: "second" }], [{ name: "second" }]]);
   });
 
   it("rolls everything back when fn returns without the commit, throws between steps, or a statement fails", async () => {
@@ -59,6 +49,17 @@ describe(`transaction steps (${testDialect()})`, () => {
     // The connection is usable afterwards (every pooled connection: PostgreSQL's pool holds several).
     await Promise.all(Array.from({ length: 12 }, () => inTransactionSteps(store.db, (steps) => steps.sendAndCommit([rename(id, "kept")]))));
     expect(await nameOf(id)).toBe("kept");
+  });
+
+  it("inOneStep: the writes and commit, then reads that see them; a failing write keeps none", async () => {
+    const id = await newWorkspace();
+    const before = await nameOf(id);
+    const read = store.db.selectFrom("workspaces").select("name").where("id", "=", id).compile();
+    expect(await inOneStep(store.db, [rename(id, "one"), rename(id, "two")], [read])).toEqual([[{ name: "two" }]]);
+    const failing = sql`select * from no_such_table`.compile(store.db);
+    await expect(inOneStep(store.db, [rename(id, "not kept"), failing], [read])).rejects.toThrow(/no_such_table/);
+    expect(await nameOf(id)).toBe("two");
+    expect(before).not.toBe("two");
   });
 
   it("refuses a step after the commit", async () => {

@@ -1,9 +1,9 @@
 // A transaction sent in a few steps, each step's statements together, the next step made from
 // the answers of the one before. On PostgreSQL each step is one round trip (pipelined): the first
-// carries the begin, the last the commit and any reads after it. Ending a run statement by
+// carries the begin, the last the commit. Ending a run statement by
 // statement was eight round trips, each waiting on this busy process to send the next; in steps
-// it is two (README, Performance). Writes that read nothing first are one step (inOneStep, under
-// store.ts's applyWrites and group commits).
+// it is two (README, Performance). Writes that read nothing first are one step, with any reads
+// after its commit (inOneStep, under store.ts's applyWrites and group commits).
 import { CompiledQuery, type DatabaseConnection, type Kysely } from "kysely";
 import type { Database, Db } from "./database";
 import { isPipeliningConnection, onPostgres } from "./dialects";
@@ -11,11 +11,8 @@ import { isPipeliningConnection, onPostgres } from "./dialects";
 export interface TransactionSteps {
   /** Sends the queries together; gives each one's rows, in order. */
   send(queries: readonly CompiledQuery[]): Promise<unknown[][]>;
-  /**
-   * The last step: sends the queries, the commit and then `readsAfter` together (the reads see
-   * what was committed); gives each query's rows, then each read's.
-   */
-  sendAndCommit(queries: readonly CompiledQuery[], readsAfter?: readonly CompiledQuery[]): Promise<unknown[][]>;
+  /** The last step: sends the queries and the commit together. */
+  sendAndCommit(queries: readonly CompiledQuery[]): Promise<unknown[][]>;
 }
 
 const BEGIN = CompiledQuery.raw("begin");
@@ -31,9 +28,9 @@ const ROLLBACK = CompiledQuery.raw("rollback");
  */
 export async function inTransactionSteps<T>(db: Db, fn: (steps: TransactionSteps) => Promise<T>): Promise<T> {
   if (db.isTransaction) {
-    const send = async (queries: readonly CompiledQuery[], readsAfter: readonly CompiledQuery[] = []) => {
+    const send = async (queries: readonly CompiledQuery[]) => {
       const rows: unknown[][] = [];
-      for (const query of [...queries, ...readsAfter]) rows.push((await db.executeQuery(query)).rows);
+      for (const query of queries) rows.push((await db.executeQuery(query)).rows);
       return rows;
     };
     return fn({ send, sendAndCommit: send });
@@ -42,18 +39,16 @@ export async function inTransactionSteps<T>(db: Db, fn: (steps: TransactionSteps
   return (db as Kysely<Database>).getExecutor().provideConnection(async (connection) => {
     let begun = false;
     let ended = false;
-    const send = async (queries: readonly CompiledQuery[], commit: boolean, readsAfter: readonly CompiledQuery[] = []): Promise<unknown[][]> => {
+    const send = async (queries: readonly CompiledQuery[], commit: boolean): Promise<unknown[][]> => {
       if (ended) throw new Error("This transaction was already committed.");
-      const all = begun ? [...queries] : [postgres ? BEGIN : BEGIN_IMMEDIATE, ...queries];
-      const first = all.length - queries.length;
+      const first = begun ? 0 : 1;
+      const all = [...(begun ? [] : [postgres ? BEGIN : BEGIN_IMMEDIATE]), ...queries, ...(commit ? [COMMIT] : [])];
       begun = true;
       ended = commit;
-      if (commit) all.push(COMMIT, ...readsAfter);
-      const rows = await sendInOrder(connection, postgres, all);
-      return commit && readsAfter.length > 0 ? [...rows.slice(first, first + queries.length), ...rows.slice(all.length - readsAfter.length)] : rows.slice(first, first + queries.length);
+      return (await sendInOrder(connection, postgres, all)).slice(first, first + queries.length);
     };
     try {
-      const result = await fn({ send: (queries) => send(queries, false), sendAndCommit: (queries, readsAfter) => send(queries, true, readsAfter) });
+      const result = await fn({ send: (queries) => send(queries, false), sendAndCommit: (queries) => send(queries, true) });
       if (!ended && begun) await connection.executeQuery(ROLLBACK);
       return result;
     } catch (err) {
