@@ -1,8 +1,8 @@
 // What a visitor typed before the page came alive. Until hydration nothing of React listens, and
 // hydration puts a textarea's server value back (react-dom's initTextarea), so typing into a
-// server-drawn form before then would vanish. A tiny script in the root layout's head records
-// each field's value by id from the first keystroke; the form that owns the fields takes them
-// once it is mounted.
+// server-drawn form before then would vanish. A tiny script in the root layout's head records, by
+// id, the values of fields inside an element marked `data-early-input` (only forms that take
+// them: never a password) from the first keystroke; the form takes them once it is mounted.
 import type { RJSFSchema } from "@rjsf/utils";
 
 declare global {
@@ -11,9 +11,12 @@ declare global {
   }
 }
 
+/** Marks the element whose fields' early values are recorded: spread onto a form's container. */
+export const EARLY_INPUT = { "data-early-input": "" } as const;
+
 /** Runs before the page's scripts: records typed values by field id until takeEarlyInput. */
 export const EARLY_INPUT_SCRIPT =
-  'window.__atelierEarlyInput={};document.addEventListener("input",function(e){var t=e.target,r=window.__atelierEarlyInput;if(r&&t&&t.id&&typeof t.value==="string")r[t.id]=t.value},true);';
+  'window.__atelierEarlyInput={};document.addEventListener("input",function(e){var t=e.target,r=window.__atelierEarlyInput;if(r&&t&&t.id&&typeof t.value==="string"&&t.closest("[data-early-input]"))r[t.id]=t.value},true);';
 
 /** The values typed before hydration, by field id; it stops the recording, so a later call gets nothing. */
 export function takeEarlyInput(): Record<string, string> {

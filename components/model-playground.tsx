@@ -14,7 +14,7 @@ import { CopyButton, RunView, curlFor, storeRun } from "./run-view";
 import { directUpload } from "./direct-upload";
 import { ModelRunsGallery } from "./model-runs-gallery";
 import { balanceChanged } from "./balance-badge";
-import { schemaFormEarlyInput, takeEarlyInput } from "./early-input";
+import { EARLY_INPUT, schemaFormEarlyInput, takeEarlyInput } from "./early-input";
 
 export interface PlaygroundExample {
   title: string;
@@ -366,6 +366,7 @@ export function ModelPlayground({
         ) : null}
         {/* The user's own edits make the form dirty; RJSF's onChange also fires when it fills defaults. */}
         <div
+          {...EARLY_INPUT}
           // A field focused (by Tab, or a click near the bottom) is never typed into under the sticky footer.
           onFocusCapture={(e) => {
             const target = e.target as HTMLElement;

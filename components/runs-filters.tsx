@@ -2,10 +2,12 @@
 import { useEffect } from "react";
 import { useRouter } from "next/navigation";
 import { GENERATION_STATUSES } from "@/lib/core/run-states";
-import { takeEarlyInput } from "./early-input";
+import { EARLY_INPUT, takeEarlyInput } from "./early-input";
 
 /** The filters kept in the URL, each control's id `runs-<name>`. */
 const FILTERS = ["from", "to", "model", "status", "source", "limit"] as const;
+/** The page size when the URL names none (and then left out of it). */
+const DEFAULT_LIMIT = "20";
 
 const SELECT = "rounded-lg border border-zinc-200 bg-white px-3 py-2 text-sm text-zinc-800 focus-visible:outline-2 focus-visible:outline-indigo-500";
 
@@ -19,7 +21,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
   const router = useRouter();
   const go = (changes: Record<string, string>) => {
     const q = new URLSearchParams();
-    for (const [k, v] of Object.entries({ ...current, ...changes })) if (v && !(k === "limit" && v === "20")) q.set(k, v);
+    for (const [k, v] of Object.entries({ ...current, ...changes })) if (v && !(k === "limit" && v === DEFAULT_LIMIT)) q.set(k, v);
     const s = q.toString();
     router.push(s ? `/runs?${s}` : "/runs");
   };
@@ -30,13 +32,13 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
     const changes: Record<string, string> = {};
     for (const name of FILTERS) {
       const picked = early[`runs-${name}`];
-      if (picked !== undefined && picked !== (current[name] ?? (name === "limit" ? "20" : ""))) changes[name] = picked;
+      if (picked !== undefined && picked !== (current[name] ?? (name === "limit" ? DEFAULT_LIMIT : ""))) changes[name] = picked;
     }
     if (Object.keys(changes).length > 0) go(changes);
     // Once, at hydration: later changes arrive through onChange.
   }, []);
   return (
-    <div className="mb-4 flex flex-col gap-3">
+    <div {...EARLY_INPUT} className="mb-4 flex flex-col gap-3">
     <div className="flex flex-wrap items-end gap-3" role="search" aria-label="Find runs">
       <form
         className="flex min-w-0 flex-1 basis-64 items-center gap-2"
@@ -103,7 +105,7 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
       </label>
       <label className="ml-auto flex items-center gap-2 text-sm text-zinc-600">
         Per page
-        <select aria-label="Per page" id="runs-limit" className={SELECT} value={current.limit ?? "20"} onChange={(e) => go({ limit: e.target.value })}>
+        <select aria-label="Per page" id="runs-limit" className={SELECT} value={current.limit ?? DEFAULT_LIMIT} onChange={(e) => go({ limit: e.target.value })}>
           {["10", "20", "50", "100"].map((n) => (
             <option key={n} value={n}>{n}</option>
           ))}
@@ -113,4 +115,3 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
     </div>
   );
 }
-

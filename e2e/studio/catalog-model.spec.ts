@@ -162,6 +162,8 @@ test("a prompt and a count typed before the page has come alive are kept, priced
   release();
   await expect(page.getByTestId("quote")).toContainText("Cost $0.006");
   await expect(prompt).toHaveValue("typed early: a red fox in snow");
+  // Taken once: nothing is recorded any more.
+  expect(await page.evaluate(() => "__atelierEarlyInput" in window && window.__atelierEarlyInput !== undefined)).toBe(false);
   await page.getByText("The same run over the API").click();
   await expect(page.getByTestId("api-request").locator("pre")).toContainText('"prompt":"typed early: a red fox in snow"');
   await expect(page.getByTestId("api-request").locator("pre")).toContainText('"num_images":2');
