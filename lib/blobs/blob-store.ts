@@ -2,7 +2,7 @@
 // S3_BUCKET is set (s3-blob-store.ts). Keys are random and never reused, so a blob is written once
 // and never changes.
 import { createReadStream } from "node:fs";
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, link, mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { randomBase62 } from "../core/ids";
@@ -35,6 +35,13 @@ export interface BlobStore {
   put(data: Buffer, contentType?: string): Promise<string>;
   /** Streams bytes into a new blob; throws BlobTooLargeError (and keeps nothing) past maxBytes. */
   putStream(source: AsyncIterable<Uint8Array>, maxBytes: number, contentType?: string, key?: string): Promise<{ key: string; bytes: number }>;
+  /**
+   * A new key holding the bytes `key` holds now; writes to `key` afterwards do not reach it.
+   * A direct upload's key can still be written to after the upload is completed (the bucket's
+   * presigned PUT lives on), so what completing checks and keeps is such a copy. Throws
+   * BlobNotFoundError when `key` holds nothing.
+   */
+  snapshot(key: string): Promise<string>;
   /** The blob's size in bytes, or null when the key holds nothing. */
   size(key: string): Promise<number | null>;
   /** The bytes (`end` inclusive); throws BlobNotFoundError. */
@@ -124,6 +131,22 @@ export function localBlobStore(dataDir: string): BlobStore {
       }
       await rename(temporary, file);
       return { key, bytes };
+    },
+    async snapshot(key) {
+      if ((await sizeOf(key)) === null) throw new BlobNotFoundError(key);
+      const copy = newBlobKey();
+      const file = pathOf(copy);
+      await mkdir(path.dirname(file), { recursive: true });
+      // A hard link is the same bytes at no cost: a later PUT to `key` renames a new file over
+      // that name, it never writes into this one. Where links are refused, a copy.
+      try {
+        await link(pathOf(key), file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new BlobNotFoundError(key);
+        await copyFile(pathOf(key), `${file}.tmp`);
+        await rename(`${file}.tmp`, file);
+      }
+      return copy;
     },
     size: sizeOf,
     async read(key, range) {

@@ -185,6 +185,22 @@ describe.each(subjects)("blob store contract ($name)", ({ make }) => {
     await expect(store.putStream(chunksOf(data, 1000), 1_000_000, undefined, "not/a/key")).rejects.toThrow();
   });
 
+  it("snapshots a blob under a new key that later writes to the old key do not reach", async () => {
+    const first = bytes(70_000);
+    const key = store.newKey();
+    await store.putStream(chunksOf(first, 4096), 100_000, "audio/wav", key);
+    const copy = await store.snapshot(key);
+    expect(copy).toMatch(/^[0-9A-Za-z]{32}$/);
+    expect(copy).not.toBe(key);
+    const second = Buffer.alloc(70_000, 0x3c);
+    await store.putStream(chunksOf(second, 4096), 100_000, "text/html", key);
+    expect((await store.readAll(key)).equals(second)).toBe(true);
+    expect((await store.readAll(copy)).equals(first)).toBe(true);
+    await store.delete(key);
+    expect((await store.readAll(copy)).equals(first)).toBe(true);
+    for (const missing of [key, store.newKey(), "not/a/key"]) await expect(store.snapshot(missing)).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+
   it("refuses a putStream past maxBytes and keeps nothing", async () => {
     const before = await subject.stored();
     const key = store.newKey();

@@ -11,6 +11,7 @@ import { pipeline as pipelineWithCallback, Readable, Transform } from "node:stre
 import { pipeline } from "node:stream/promises";
 import {
   AbortMultipartUploadCommand,
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   type GetObjectCommandOutput,
@@ -234,6 +235,21 @@ export function s3BlobStore(settings: S3Settings): BlobStore & { close(): void; 
         throw sourceError ?? err;
       }
       return { key, bytes };
+    },
+
+    async snapshot(key) {
+      if (!isBlobKey(key)) throw new BlobNotFoundError(key);
+      const copy = newBlobKey();
+      // A server-side copy of the object as it is at this moment (CopyObject reads one version);
+      // the copy's key is never given out for writing. Objects up to 5 GiB, as uploads are.
+      const source = `${bucket}/${keyOf(key).split("/").map(encodeURIComponent).join("/")}`;
+      try {
+        await client.send(new CopyObjectCommand({ Bucket: bucket, Key: objectKeyOf(copy), CopySource: source }));
+      } catch (err) {
+        if (isNotFound(err)) throw new BlobNotFoundError(key);
+        throw err;
+      }
+      return copy;
     },
 
     async size(key) {

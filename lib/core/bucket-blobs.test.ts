@@ -108,6 +108,28 @@ describe(`blobs in a bucket (${testDialect()})`, () => {
     expect((await getUpload(ctx, { id: upload.id })).upload_url).toBeNull();
   });
 
+  it("bytes PUT to the presigned URL after complete never reach the File: it serves what complete checked", async () => {
+    const ctx = await bucketCtx();
+    const data = wav(0.5);
+    const upload = await openUpload(ctx, { filename: "kept.wav", content_type: "audio/wav", bytes: data.byteLength });
+    expect((await fetch(upload.upload_url!, { method: "PUT", body: new Uint8Array(data) })).status).toBe(200);
+    const file = await completeUpload(ctx, { id: upload.id });
+    const uploadObject = `${PREFIX}${new URL(upload.upload_url!).pathname.split("/").pop()}`;
+    // The upload's own object is gone; the File's is another.
+    expect(await s3.listKeys(uploadObject)).toEqual([]);
+    expect(new URL(file.url).pathname).not.toContain(uploadObject);
+    // The presigned PUT still works for the rest of its hour: other bytes of the same length.
+    const html = Buffer.alloc(data.byteLength, "<html><script>alert(1)</script></html>");
+    expect((await fetch(upload.upload_url!, { method: "PUT", body: new Uint8Array(html) })).status).toBe(200);
+    for (const link of [file.url, (await getFile(ctx, { id: file.id })).url]) {
+      const served = await fetch(link);
+      expect(served.headers.get("content-type")).toBe("audio/wav");
+      expect(Buffer.from(await served.arrayBuffer()).equals(data)).toBe(true);
+    }
+    // Completing again answers the same File, still on the checked bytes.
+    expect((await completeUpload(ctx, { id: upload.id })).id).toBe(file.id);
+  });
+
   it("refuses bytes that are not media at complete, and the upload stays open", async () => {
     const ctx = await bucketCtx();
     const junk = Buffer.alloc(2_000, 7);

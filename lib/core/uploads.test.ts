@@ -199,6 +199,35 @@ describe(`uploads (${testDialect()})`, () => {
       await apiError(put(ctx, upload, data), "conflict");
     });
 
+    it("bytes PUT while complete runs never reach the File: it keeps the bytes complete checked", async () => {
+      const ctx = await workspaceCtx();
+      const data = wav(0.5);
+      const upload = await openUpload(ctx, { filename: "kept.wav", content_type: "audio/wav", bytes: data.byteLength });
+      await put(ctx, upload, data);
+      const uploadKey = (await db.selectFrom("uploads").select("blob").where("id", "=", upload.id).executeTakeFirstOrThrow()).blob!;
+      // A second PUT, let in while the upload was pending, whose body arrives after complete.
+      const swapped = Buffer.alloc(data.byteLength, "<html><script>alert(1)</script></html>");
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let started!: () => void;
+      const bodyStarted = new Promise<void>((resolve) => (started = resolve));
+      async function* lateBody(): AsyncIterable<Uint8Array> {
+        started();
+        await released;
+        yield swapped;
+      }
+      const late = receiveUploadContent({ db: ctx.db, services: ctx.services }, { id: upload.id, ...signedParts(upload), body: lateBody() });
+      await bodyStarted;
+      const file = await completeUpload(ctx, { id: upload.id });
+      release();
+      await apiError(late, "conflict");
+      const row = await db.selectFrom("files").select("blob").where("id", "=", file.id).executeTakeFirstOrThrow();
+      expect(row.blob).not.toBe(uploadKey);
+      expect((await ctx.services.blobs.readAll(row.blob)).equals(data)).toBe(true);
+      // Neither the upload's own key nor the late bytes are kept.
+      expect(await ctx.services.blobs.size(uploadKey)).toBeNull();
+    });
+
     it("concurrent completes make one File", async () => {
       const ctx = await workspaceCtx();
       const data = wav(0.25);

@@ -3,7 +3,7 @@
 // bucket (S3_BUCKET) the blob's key is chosen at open and the URL is the bucket's presigned PUT,
 // so the bytes never pass through Atelier; complete reads the size from the bucket.
 import { sql } from "kysely";
-import { BlobTooLargeError } from "../blobs/blob-store";
+import { BlobNotFoundError, BlobTooLargeError } from "../blobs/blob-store";
 import type { UploadsTable } from "../store/database";
 import { withTransaction } from "../store/store";
 import { nowIso, requireScope, type Ctx, type Services, type SystemCtx } from "./context";
@@ -195,7 +195,17 @@ export async function receiveUploadContent(
     }
     throw err;
   }
-  await ctx.db.updateTable("uploads").set({ blob: stored.key, received_bytes: stored.bytes }).where("id", "=", id).where("status", "=", "pending").execute();
+  const updated = await ctx.db
+    .updateTable("uploads")
+    .set({ blob: stored.key, received_bytes: stored.bytes })
+    .where("id", "=", id)
+    .where("status", "=", "pending")
+    .executeTakeFirst();
+  if (updated.numUpdatedRows === 0n) {
+    // Completed while these bytes arrived: the File holds its own copy, and these are no one's.
+    await ctx.services.blobs.delete(stored.key);
+    throw new ApiError("conflict", "This upload is already completed.");
+  }
   return { id, received_bytes: stored.bytes };
 }
 
@@ -212,47 +222,61 @@ async function fileOf(ctx: Ctx, row: UploadsTable): Promise<File> {
   return presentFile(ctx.services, file);
 }
 
-/** POST /v1/uploads/{id}/complete: answers the File; safe to repeat (the same File again). */
+/**
+ * POST /v1/uploads/{id}/complete: answers the File; safe to repeat (the same File again).
+ * The upload URL still takes bytes after this (a bucket's presigned PUT cannot be taken back), so
+ * what is checked and kept is a copy made first (BlobStore.snapshot): the File points at the copy,
+ * and bytes PUT later land on the upload's own key, which nothing serves.
+ */
 export async function completeUpload(ctx: Ctx, input: { id: string }): Promise<File> {
   requireScope(ctx, "generations:write");
   const row = await requireUpload(ctx, input.id);
   if (row.status === "completed") return fileOf(ctx, row);
-  // Bytes PUT to the bucket were never counted by us: the bucket says how many arrived.
-  const received = row.received_bytes !== null ? Number(row.received_bytes) : row.blob ? await ctx.services.blobs.size(row.blob) : null;
-  if (!row.blob || received === null) {
-    throw new ApiError("invalid_parameter", "No bytes were received yet: PUT the file to upload_url first.", { param: "id" });
+  const noBytes = () => new ApiError("invalid_parameter", "No bytes were received yet: PUT the file to upload_url first.", { param: "id" });
+  if (!row.blob) throw noBytes();
+  const uploadKey = row.blob;
+  let blob: string;
+  try {
+    blob = await ctx.services.blobs.snapshot(uploadKey);
+  } catch (err) {
+    if (err instanceof BlobNotFoundError) throw noBytes();
+    throw err;
   }
+  const discard = () => ctx.services.blobs.delete(blob);
+  // The size of the copy: bytes PUT to a bucket were never counted by us.
+  const received = await ctx.services.blobs.size(blob);
   if (received !== Number(row.declared_bytes)) {
+    await discard();
     // Nothing of a wrong-sized body is kept; upload_url takes the whole file again until it expires.
-    if (row.received_bytes === null) await ctx.services.blobs.delete(row.blob);
+    if (row.received_bytes === null) await ctx.services.blobs.delete(uploadKey);
     throw new ApiError(
       "invalid_parameter",
-      `The upload was opened for ${row.declared_bytes} bytes but ${received} arrived. PUT the whole file again.`,
+      `The upload was opened for ${row.declared_bytes} bytes but ${received ?? 0} arrived. PUT the whole file again.`,
       { param: "bytes" },
     );
   }
-  const blob = row.blob;
   const media = await ctx.services.blobs.withLocalFile(blob, (file) => probeUploadedMedia(ctx.services.ffmpegPath, file));
-  if (media === null) {
-    throw new ApiError("unsupported_media_type", `The bytes are not a ${row.content_type} file Atelier can read.`);
-  }
-  if (!fitsDeclaredType(media, row.content_type)) {
+  if (media === null || !fitsDeclaredType(media, row.content_type)) {
+    await discard();
+    if (media === null) throw new ApiError("unsupported_media_type", `The bytes are not a ${row.content_type} file Atelier can read.`);
     const held = media.hasVideo ? "a video" : "a sound with no picture";
     throw new ApiError(
       "unsupported_media_type",
       `The upload was declared ${row.content_type} but the bytes are ${held}. Open a new upload with the file's real type.`,
     );
   }
+  let claimedIt = false;
   const completed = await withTransaction(ctx.db, async (trx) => {
     const fileId = newId("file");
     const now = nowIso();
     const claimed = await trx
       .updateTable("uploads")
-      .set({ status: "completed", completed_at: now, received_bytes: received })
+      .set({ status: "completed", completed_at: now, received_bytes: received, blob })
       .where("id", "=", row.id)
       .where("status", "=", "pending")
       .executeTakeFirst();
-    if (claimed.numUpdatedRows > 0n) {
+    claimedIt = claimed.numUpdatedRows > 0n;
+    if (claimedIt) {
       await trx
         .insertInto("files")
         .values({
@@ -274,6 +298,8 @@ export async function completeUpload(ctx: Ctx, input: { id: string }): Promise<F
     }
     return trx.selectFrom("uploads").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
   });
+  // The upload's own key is no longer anyone's; a concurrent complete that won keeps its copy, not ours.
+  await (claimedIt ? ctx.services.blobs.delete(uploadKey) : discard());
   return fileOf(ctx, completed);
 }
 
