@@ -10,6 +10,7 @@ import { createImageFile, keepOutputAsFile } from "../../lib/core/files";
 import { isFinal, type Generation } from "../../lib/core/generation-view";
 import { cancelGeneration, createGeneration, getGeneration, listGenerations } from "../../lib/core/generations";
 import { LIMITS } from "../../lib/core/limits";
+import { inKeyReaderSlot } from "../../lib/core/open-readers";
 import { priceLabel } from "../../lib/core/pricing";
 import { quoteRun } from "../../lib/core/quotes";
 import { generationResult } from "./generation-content";
@@ -49,6 +50,11 @@ function runStatusLine(generation: Generation): string {
         ? `, ${Math.round(generation.progress * 100)} %`
         : "";
   return `${generation.id}: ${generation.status}${detail}`;
+}
+
+/** Runs a call that may wait for a run in one of the key's open-reader slots, as Prefer: wait does (429 past the cap). */
+function whileWaiting<T>(ctx: Ctx, waitSeconds: number, call: ToolCall, fn: () => Promise<T>): Promise<T> {
+  return waitSeconds ? inKeyReaderSlot(ctx.actor.id, fn, call.signal) : fn();
 }
 
 /**
@@ -138,8 +144,11 @@ export const TOOLS: Record<ToolName, Tool> = {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run(ctx, args, call) {
       const key = args.idempotency_key as string | undefined;
-      const { generation } = await createGeneration(ctx, { model: args.model, input: args.input ?? {} }, { idempotencyKey: key });
-      return generationResult(ctx, await waitForRun(ctx, generation.id, args.wait_seconds as number, call));
+      // The reader slot is taken before the run starts: a refused wait must not leave a run the agent never heard of.
+      return whileWaiting(ctx, args.wait_seconds as number, call, async () => {
+        const { generation } = await createGeneration(ctx, { model: args.model, input: args.input ?? {} }, { idempotencyKey: key });
+        return generationResult(ctx, await waitForRun(ctx, generation.id, args.wait_seconds as number, call));
+      });
     },
   },
 
@@ -148,7 +157,9 @@ export const TOOLS: Record<ToolName, Tool> = {
     description: "A run by its id, with its outputs once it has succeeded. wait_seconds waits for it to finish first (up to 60).",
     annotations: READ,
     async run(ctx, args, call) {
-      return generationResult(ctx, await waitForRun(ctx, args.id as string, args.wait_seconds as number, call));
+      return whileWaiting(ctx, args.wait_seconds as number, call, async () =>
+        generationResult(ctx, await waitForRun(ctx, args.id as string, args.wait_seconds as number, call)),
+      );
     },
   },
 

@@ -8,7 +8,11 @@ import {
   type GenerationAnswer,
 } from "../../lib/core/generations";
 import { acceptsEventStream, eventStreamBody, parseLastEventId } from "../../lib/core/event-stream";
+import type { Ctx } from "../../lib/core/context";
+import { acquireKeyReader, inKeyReaderSlot, releasingSource } from "../../lib/core/open-readers";
 import { followRuns } from "../../lib/core/run-follow";
+import type { Context } from "hono";
+import type { ApiEnv } from "../env";
 import { jsonResponse, loggedError } from "../respond";
 import { requestHeader, type Router } from "../route";
 
@@ -27,12 +31,20 @@ function generationResponse(
   return jsonResponse(generation, status, headers);
 }
 
+/**
+ * Runs a read that Prefer: wait may hold open in one of the key's open-reader slots (429 past the
+ * cap); the slot comes back when it answers or the client leaves.
+ */
+function whileWaiting<T>(c: Context<ApiEnv>, ctx: Ctx, wait: number | null, read: () => Promise<T>): Promise<T> {
+  return wait ? inKeyReaderSlot(ctx.actor.id, read, c.req.raw.signal) : read();
+}
+
 export function generationRoutes(router: Router): void {
   // POST /v1/generations – start a run (price held; Idempotency-Key and Prefer: wait honoured)
   router.keyed("POST", "/v1/generations", { body: true }, async (c, ctx, { body }) => {
     const wait = parsePreferWait(requestHeader(c, "prefer"));
     const idempotencyKey = requestHeader(c, "idempotency-key");
-    const answer = await createGeneration(ctx, body, { idempotencyKey, waitSeconds: wait });
+    const answer = await whileWaiting(c, ctx, wait, () => createGeneration(ctx, body, { idempotencyKey, waitSeconds: wait }));
     return generationResponse(answer, 201, { wait, created: true, idempotencyKeySent: idempotencyKey !== undefined });
   });
 
@@ -45,12 +57,20 @@ export function generationRoutes(router: Router): void {
   // Accept: text/event-stream its status stream until it is final (README: "Status stream")
   router.keyed("GET", "/v1/generations/:id", {}, async (c, ctx, { params }) => {
     if (acceptsEventStream(requestHeader(c, "accept"))) {
-      const follow = await followRuns(ctx, { ids: [params.id!], afterSeq: parseLastEventId(requestHeader(c, "last-event-id")) });
+      // A slot of the key's open readers, given back when the stream ends or the client leaves.
+      const release = acquireKeyReader(ctx.actor.id);
+      let follow: Awaited<ReturnType<typeof followRuns>>;
+      try {
+        follow = await followRuns(ctx, { ids: [params.id!], afterSeq: parseLastEventId(requestHeader(c, "last-event-id")) });
+      } catch (err) {
+        release();
+        throw err;
+      }
       const where = { requestId: c.get("requestId"), method: "GET", path: c.req.path };
       const body = eventStreamBody(
-        async function* (stop) {
+        releasingSource(release, async function* (stop) {
           for await (const event of follow(stop)) yield { id: event.seq, event: "generation", data: event.generation };
-        },
+        }),
         { onError: (err) => loggedError(router.deps, err, where) },
       );
       return new Response(body, {
@@ -58,7 +78,7 @@ export function generationRoutes(router: Router): void {
       });
     }
     const wait = parsePreferWait(requestHeader(c, "prefer"));
-    return generationResponse(await getGeneration(ctx, { id: params.id!, waitSeconds: wait }), 200, { wait });
+    return generationResponse(await whileWaiting(c, ctx, wait, () => getGeneration(ctx, { id: params.id!, waitSeconds: wait })), 200, { wait });
   });
 
   // POST /v1/generations/:id/cancel – stop a run and release its hold; safe to repeat

@@ -13,6 +13,15 @@ export const LIMITS = {
   preferWaitSeconds: 60,
   /** Most runs one live follower (the studio's /api/runs/events) follows at once. */
   followedRuns: 100,
+  /**
+   * Most status streams and Prefer: wait reads (MCP waits included) one API key holds open at
+   * once; the per-minute rate limit counts requests, not how long they stay. Per process.
+   */
+  openReadersPerKey: 25,
+  /** Most live-run streams (the studio's /api/runs/events) one signed-in user holds open at once. Per process. */
+  openReadersPerUser: 25,
+  /** Retry-After of the 429 past those caps: a wait ends within preferWaitSeconds, a closed tab frees its stream at once. */
+  openReaderRetryAfterSeconds: 5,
   pageSize: { min: 1, max: 100, default: 50 },
   cursorLength: { min: 1, max: 512 },
   modelIdLength: 100,

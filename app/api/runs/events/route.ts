@@ -6,6 +6,7 @@ import { studioCtxFor, studioUser } from "@/app/(studio)/studio-ctx";
 import { ERROR_CODES, type ErrorCode } from "@/lib/core/error-codes";
 import { ApiError } from "@/lib/core/errors";
 import { eventStreamBody, parseLastEventId } from "@/lib/core/event-stream";
+import { acquireUserReader, releasingSource, type Release } from "@/lib/core/open-readers";
 import { followRuns } from "@/lib/core/run-follow";
 
 export const dynamic = "force-dynamic";
@@ -19,21 +20,26 @@ export interface StudioRunEvent {
 export async function GET(request: Request): Promise<Response> {
   const ids = (new URL(request.url).searchParams.get("ids") ?? "").split(",").filter(Boolean);
   let follow;
+  let release: Release | null = null;
   try {
     const user = await studioUser();
     if (!user) throw new ApiError("authentication_required", "Sign in to follow runs.");
+    // One of the user's open-stream slots (429 past the cap), given back when the stream ends.
+    release = acquireUserReader(user.id);
     follow = await followRuns(await studioCtxFor(user), { ids, afterSeq: parseLastEventId(request.headers.get("last-event-id")) });
   } catch (err) {
+    release?.();
     const error = actionError(err);
-    return Response.json({ error }, { status: ERROR_CODES[error.code as ErrorCode]?.status ?? 500 });
+    const headers = err instanceof ApiError ? err.headers : {};
+    return Response.json({ error }, { status: ERROR_CODES[error.code as ErrorCode]?.status ?? 500, headers });
   }
   const body = eventStreamBody(
-    async function* (stop) {
+    releasingSource(release, async function* (stop) {
       for await (const event of follow(stop)) {
         const data: StudioRunEvent = { generation: event.generation, uncancelable_reason: event.uncancelableReason };
         yield { id: event.seq, event: "run", data };
       }
-    },
+    }),
     { onError: (err) => actionError(err) },
   );
   return new Response(body, { headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no" } });
