@@ -7,6 +7,7 @@ import { applyWrites, withTransaction } from "../store/store";
 import { nowIso, requireScope, type Ctx, type SystemCtx } from "./context";
 import { ApiError } from "./errors";
 import { newId } from "./ids";
+import { LIMITS } from "./limits";
 import { formatUsd, type Micros } from "./money";
 import { insertRow, reusedQuery } from "../store/reused-sql";
 import { applyWritesGrouped, type SharedRead } from "../store/write-groups";
@@ -77,27 +78,60 @@ function assertPositiveAmount(amountMicros: Micros, param: string): void {
   }
 }
 
-/** Adds credit to a workspace (admin CLI, ops). */
+const BALANCE_BOUND = "credit_balances_within_bound";
+
+/** True when err is the balance bound (migration 017) refusing a write: a CHECK on PostgreSQL, a trigger on SQLite. */
+function isPastBalanceBound(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | null;
+  if (e?.code === "23514") return e.constraint === BALANCE_BOUND;
+  return typeof e?.code === "string" && e.code.startsWith("SQLITE_CONSTRAINT") && typeof e.message === "string" && e.message.includes(BALANCE_BOUND);
+}
+
+function pastBoundError(balance: Balance | null, amountMicros: Micros): ApiError {
+  const room = balance ? Math.max(0, LIMITS.maxBalanceMicros - balance.availableMicros - balance.heldMicros) : null;
+  return new ApiError(
+    "invalid_parameter",
+    `A workspace holds at most $${formatUsd(LIMITS.maxBalanceMicros)} of credit (available plus held); adding $${formatUsd(amountMicros)} would pass it` +
+      (room === null ? "." : `: at most $${formatUsd(room)} more can be added now.`),
+    { param: "usd" },
+  );
+}
+
+/**
+ * Adds credit to a workspace (admin CLI, ops). The bound on the balance is part of the update
+ * itself (no row changes when it would pass), so two grants at once cannot both squeeze under it;
+ * the store's own CHECK (migration 017) holds it for every other writer.
+ */
 export async function grantCredit(
   ctx: SystemCtx,
   input: { workspaceId: string; amountMicros: Micros; note?: string },
 ): Promise<Balance> {
   assertPositiveAmount(input.amountMicros, "usd");
-  return withTransaction(ctx.db, async (trx) => {
-    const result = await trx
-      .updateTable("credit_balances")
-      .set({
-        available_micros: sql`available_micros + ${input.amountMicros}`,
-        granted_micros: sql`granted_micros + ${input.amountMicros}`,
-      })
-      .where("workspace_id", "=", input.workspaceId)
-      .executeTakeFirst();
-    if (result.numUpdatedRows === 0n) {
-      throw new ApiError("resource_not_found", `No workspace ${input.workspaceId}.`, { param: "workspace" });
-    }
-    await appendLedger(trx, { workspaceId: input.workspaceId, kind: "grant", amountMicros: input.amountMicros, note: input.note });
-    return readBalance(trx, input.workspaceId);
-  });
+  if (input.amountMicros > LIMITS.maxBalanceMicros) throw pastBoundError(null, input.amountMicros);
+  try {
+    return await withTransaction(ctx.db, async (trx) => {
+      const result = await trx
+        .updateTable("credit_balances")
+        .set({
+          available_micros: sql`available_micros + ${input.amountMicros}`,
+          granted_micros: sql`granted_micros + ${input.amountMicros}`,
+        })
+        .where("workspace_id", "=", input.workspaceId)
+        .where(sql<number>`available_micros + held_micros`, "<=", LIMITS.maxBalanceMicros - input.amountMicros)
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) {
+        // Nothing written: say why (no such workspace, or the bound), from the row as it is now.
+        const balance = await trx.selectFrom("credit_balances").select("workspace_id").where("workspace_id", "=", input.workspaceId).executeTakeFirst();
+        if (!balance) throw new ApiError("resource_not_found", `No workspace ${input.workspaceId}.`, { param: "workspace" });
+        throw pastBoundError(await readBalance(trx, input.workspaceId), input.amountMicros);
+      }
+      await appendLedger(trx, { workspaceId: input.workspaceId, kind: "grant", amountMicros: input.amountMicros, note: input.note });
+      return readBalance(trx, input.workspaceId);
+    });
+  } catch (err) {
+    if (isPastBalanceBound(err)) throw pastBoundError(null, input.amountMicros);
+    throw err;
+  }
 }
 
 /**

@@ -22,6 +22,8 @@ export const LIMITS = {
   openReadersPerUser: 25,
   /** Retry-After of the 429 past those caps: a wait ends within preferWaitSeconds, a closed tab frees its stream at once. */
   openReaderRetryAfterSeconds: 5,
+  /** Largest credit balance (available + held) of a workspace: $1,000,000,000 in micro-dollars, far below 2^53. */
+  maxBalanceMicros: 1_000_000_000 * 1_000_000,
   pageSize: { min: 1, max: 100, default: 50 },
   cursorLength: { min: 1, max: 512 },
   modelIdLength: 100,

@@ -15,6 +15,7 @@ import * as shareLinks from "./013-share-links";
 import * as pauseBy from "./014-pause-by";
 import * as scheduledTasks from "./015-scheduled-tasks";
 import * as queueCounts from "./016-queue-counts";
+import * as balanceBound from "./017-balance-bound";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "014-pause-by": pauseBy,
   "015-scheduled-tasks": scheduledTasks,
   "016-queue-counts": queueCounts,
+  "017-balance-bound": balanceBound,
 };
