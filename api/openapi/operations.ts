@@ -154,7 +154,7 @@ export const OPERATIONS: Record<string, Operation> = {
     operationId: "createGeneration",
     tag: "Generations",
     summary: "Start a run",
-    description: "Validates and prices the run as a quote does, holds the price and queues it. With `Prefer: wait=N` the answer comes when the run is final or after N seconds.",
+    description: `Validates and prices the run as a quote does, holds the price and queues it. With \`Prefer: wait=N\` the answer comes when the run is final or after N seconds; a wait counts toward the key's ${LIMITS.openReadersPerKey} open status streams and waits (429 \`rate_limit_exceeded\` past them, before anything runs).`,
     access: "key",
     scope: "generations:write",
     parameters: [IDEMPOTENCY_KEY, PREFER],
@@ -186,7 +186,7 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: "Generations",
     summary: "Retrieve a run, or follow it as a stream",
     description:
-      "Fresh output links on every read. With `Prefer: wait=N`, answers when the run is final or after N seconds. With `Accept: text/event-stream`, a Server-Sent Events stream instead: `retry: 1000`, then an event `generation` (data: the whole Generation) at once and on every change, ids increasing and continuing after `Last-Event-ID`, a `: keep-alive` comment every 15 s, closed right after the final state.",
+      `Fresh output links on every read. With \`Prefer: wait=N\`, answers when the run is final or after N seconds. With \`Accept: text/event-stream\`, a Server-Sent Events stream instead: \`retry: 1000\`, then an event \`generation\` (data: the whole Generation) at once and on every change, ids increasing and continuing after \`Last-Event-ID\`, a \`: keep-alive\` comment every 15 s, closed right after the final state. An API key holds at most ${LIMITS.openReadersPerKey} status streams and \`Prefer: wait\` reads open at once; the next answers 429 \`rate_limit_exceeded\` with \`Retry-After\`.`,
     access: "key",
     scope: "generations:read",
     parameters: [
@@ -490,13 +490,14 @@ export const OPERATIONS: Record<string, Operation> = {
     operationId: "resendEvent",
     tag: "Webhooks",
     summary: "Send an event again",
-    description: "To one endpoint (`webhook_id`), or to every destination of the event.",
+    description:
+      "To one endpoint (`webhook_id`), or to every destination of the event. A destination gets one pending delivery of an event at a time: one that already has one is skipped, and when every destination has one the answer is 409 `conflict` (already queued).",
     access: "key",
     scope: "generations:write",
     parameters: [ID("event", "evt_")],
     body: { schema: "ResendRequest" },
     success: { status: 201, schema: "ResentDeliveries", description: "The new deliveries, pending." },
-    errors: ["resource_not_found", "unsupported_media_type", "payload_too_large"],
+    errors: ["resource_not_found", "conflict", "unsupported_media_type", "payload_too_large"],
     sdk: 'const { data } = await atelier.events.resend("evt_…");',
   },
 };

@@ -177,6 +177,8 @@ test("resend to every destination and to one endpoint: new pending deliveries th
     expect(originals.map((o) => o.id)).not.toContain(d.id);
   }
   for (const x of [p.run, p.endpoint, p.other]) await receiver.waitFor(x, 2);
+  // A destination takes a new resend once its last one has ended (one pending delivery each).
+  await finalDeliveries(api, `/v1/events/${event.id}/deliveries`, 6);
 
   // One endpoint.
   const one = await expectOk<{ object: string; data: Delivery[] }>(await api.post(`/v1/events/${event.id}/resend`, { webhook_id: endpoint.id }), 201);

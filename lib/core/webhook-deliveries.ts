@@ -1,8 +1,10 @@
 // Deliveries of events: one row per event and destination, written in the transaction that wrote
 // the event (ARCHITECTURE.md rule 6), sent by the engine (lib/engine/webhook-sender.ts); their
 // attempts are recorded, listed, and an event can be sent again.
-import type { Compilable, CompiledQuery, Expression } from "kysely";
-import type { Db, EventsTable, WebhookEndpointsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from "../store/database";
+import { sql, type Compilable, type CompiledQuery, type Expression, type SelectQueryBuilder } from "kysely";
+import { onPostgres } from "../store/dialects";
+import { withTransaction } from "../store/store";
+import type { Database, Db, EventsTable, WebhookEndpointsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from "../store/database";
 import { nowIso, requireScope, type Ctx } from "./context";
 import { ApiError } from "./errors";
 import { newId } from "./ids";
@@ -134,8 +136,50 @@ export async function listEndpointDeliveries(ctx: Ctx, input: { id: string; quer
 }
 
 /**
+ * Queues a delivery of `event` to `destination` unless one is already pending there, in one
+ * statement (insert … select … where not exists): two resends cannot both see "none pending" and
+ * both insert. Returns the new row, or null when one was already queued.
+ */
+async function queueUnlessPending(db: Db, row: WebhookDeliveriesTable): Promise<WebhookDeliveriesTable | null> {
+  const inserted = await db
+    .insertInto("webhook_deliveries")
+    .columns(["id", "workspace_id", "event_id", "webhook_id", "url", "status", "attempt_count", "next_attempt_at", "lease_owner", "lease_expires_at", "created_at"])
+    .expression(
+      db
+        .selectNoFrom((eb) => [
+          eb.val(row.id).as("id"),
+          eb.val(row.workspace_id).as("workspace_id"),
+          eb.val(row.event_id).as("event_id"),
+          eb.val(row.webhook_id).as("webhook_id"),
+          eb.val(row.url).as("url"),
+          eb.val(row.status).as("status"),
+          // A literal: PostgreSQL reads an untyped parameter of a select list as text (fine for every other column).
+          sql<number>`0`.as("attempt_count"),
+          eb.val(row.next_attempt_at).as("next_attempt_at"),
+          eb.val(row.lease_owner).as("lease_owner"),
+          eb.val(row.lease_expires_at).as("lease_expires_at"),
+          eb.val(row.created_at).as("created_at"),
+        ])
+        .where((eb) => eb.not(eb.exists(pendingAt(db.selectFrom("webhook_deliveries"), row).select(sql`1`.as("one"))))),
+    )
+    .returning("id")
+    .executeTakeFirst();
+  return inserted ? row : null;
+}
+
+/** The deliveries of one event still pending at one destination (an endpoint, or a run's own URL). */
+function pendingAt<Q extends SelectQueryBuilder<Database, "webhook_deliveries", object>>(q: Q, row: Pick<WebhookDeliveriesTable, "event_id" | "webhook_id" | "url">): Q {
+  const at = q.where("webhook_deliveries.event_id", "=", row.event_id).where("webhook_deliveries.status", "=", "pending");
+  return (row.webhook_id === null
+    ? at.where("webhook_deliveries.webhook_id", "is", null).where("webhook_deliveries.url", "=", row.url)
+    : at.where("webhook_deliveries.webhook_id", "=", row.webhook_id)) as Q;
+}
+
+/**
  * POST /v1/events/{id}/resend `{webhook_id?}`: new deliveries of the same event (same webhook-id),
  * to one endpoint of the workspace (even a disabled one), or to every destination it has now.
+ * At most one delivery per event and destination is pending: a destination that already has one
+ * is skipped, and when every destination has one the answer is 409 conflict ("already queued").
  */
 export async function resendEvent(ctx: Ctx, input: { id: string; body: unknown }): Promise<{ object: "list"; data: Delivery[] }> {
   requireScope(ctx, "generations:write");
@@ -154,7 +198,23 @@ export async function resendEvent(ctx: Ctx, input: { id: string; body: unknown }
     destinations = await destinationsOf(ctx.db, event, run?.webhook ?? null);
   }
   const now = nowIso();
-  const rows = destinations.map((d) => deliveryRow(ctx.workspaceId, event.id, d, now));
-  if (rows.length > 0) await ctx.db.insertInto("webhook_deliveries").values(rows).execute();
+  const rows = await withTransaction(ctx.db, async (trx) => {
+    // PostgreSQL: resends of one event wait for each other here, so the "not exists" of the next
+    // sees the delivery the previous one committed. SQLite writes one transaction at a time.
+    if (onPostgres(trx)) await trx.selectFrom("events").select("id").where("id", "=", event.id).forUpdate().execute();
+    const queued: WebhookDeliveriesTable[] = [];
+    for (const d of destinations) {
+      const row = await queueUnlessPending(trx, deliveryRow(ctx.workspaceId, event.id, d, now));
+      if (row) queued.push(row);
+    }
+    return queued;
+  });
+  if (rows.length === 0 && destinations.length > 0) {
+    const where = destinations.length === 1 ? "its destination" : `each of its ${destinations.length} destinations`;
+    throw new ApiError(
+      "conflict",
+      `Event ${event.id} is already queued for delivery to ${where}; it can be sent again once that delivery has succeeded or failed.`,
+    );
+  }
   return { object: "list", data: await presentDeliveries(ctx.db, rows) };
 }

@@ -358,8 +358,12 @@ describe(`webhooks (${testDialect()})`, () => {
     const ctx = await workspaceCtx();
     const endpoint = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/a" });
     const { event } = await endedRun(ctx, "http://127.0.0.1:9/run");
+    // A destination takes a resend once its delivery has ended (webhook-resend.test.ts).
+    const delivered = () => db.updateTable("webhook_deliveries").set({ status: "succeeded", next_attempt_at: null }).where("event_id", "=", event.id).execute();
+    await delivered();
     const all = await resendEvent(ctx, { id: event.id, body: {} });
     expect(all.data.map((d) => d.url).sort()).toEqual(["http://127.0.0.1:9/a", "http://127.0.0.1:9/run"]);
+    await delivered();
     const one = await resendEvent(ctx, { id: event.id, body: { webhook_id: endpoint.id } });
     expect(one.data).toEqual([expect.objectContaining({ event_id: event.id, webhook_id: endpoint.id, status: "pending", attempts: [] })]);
     expect(await deliveriesOf(event.id)).toHaveLength(5);

@@ -176,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * Start a run
-         * @description Validates and prices the run as a quote does, holds the price and queues it. With `Prefer: wait=N` the answer comes when the run is final or after N seconds.
+         * @description Validates and prices the run as a quote does, holds the price and queues it. With `Prefer: wait=N` the answer comes when the run is final or after N seconds; a wait counts toward the key's 25 open status streams and waits (429 `rate_limit_exceeded` past them, before anything runs).
          *
          *     Scope: `generations:write`.
          */
@@ -196,7 +196,7 @@ export interface paths {
         };
         /**
          * Retrieve a run, or follow it as a stream
-         * @description Fresh output links on every read. With `Prefer: wait=N`, answers when the run is final or after N seconds. With `Accept: text/event-stream`, a Server-Sent Events stream instead: `retry: 1000`, then an event `generation` (data: the whole Generation) at once and on every change, ids increasing and continuing after `Last-Event-ID`, a `: keep-alive` comment every 15 s, closed right after the final state.
+         * @description Fresh output links on every read. With `Prefer: wait=N`, answers when the run is final or after N seconds. With `Accept: text/event-stream`, a Server-Sent Events stream instead: `retry: 1000`, then an event `generation` (data: the whole Generation) at once and on every change, ids increasing and continuing after `Last-Event-ID`, a `: keep-alive` comment every 15 s, closed right after the final state. An API key holds at most 25 status streams and `Prefer: wait` reads open at once; the next answers 429 `rate_limit_exceeded` with `Retry-After`.
          *
          *     Scope: `generations:read`.
          */
@@ -632,7 +632,7 @@ export interface paths {
         put?: never;
         /**
          * Send an event again
-         * @description To one endpoint (`webhook_id`), or to every destination of the event.
+         * @description To one endpoint (`webhook_id`), or to every destination of the event. A destination gets one pending delivery of an event at a time: one that already has one is skipped, and when every destination has one the answer is 409 `conflict` (already queued).
          *
          *     Scope: `generations:write`.
          */
@@ -3165,6 +3165,7 @@ export interface operations {
             403: components["responses"]["Error403_permission_denied"];
             404: components["responses"]["Error404_resource_not_found"];
             408: components["responses"]["Error408_invalid_request"];
+            409: components["responses"]["Error409_conflict"];
             413: components["responses"]["Error413_payload_too_large"];
             415: components["responses"]["Error415_unsupported_media_type"];
             417: components["responses"]["Error417_invalid_request"];
