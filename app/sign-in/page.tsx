@@ -20,7 +20,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const chosen = /^\/catalog\/([^/?#]+)\/([^/?#]+)/.exec(callback);
   const model = chosen ? `${decodeURIComponent(chosen[1]!)}/${decodeURIComponent(chosen[2]!)}` : null;
   const code = sp.error;
-  const error = typeof code === "string" ? (OAUTH_ERRORS[code] ?? "Signing in did not work. Try again.") : null;
+  const error = typeof code === "string" ? ((Object.hasOwn(OAUTH_ERRORS, code) ? OAUTH_ERRORS[code] : undefined) ?? "Signing in did not work. Try again.") : null;
   return (
     <main className="flex min-h-screen items-center justify-center bg-zinc-50 px-4">
       <div className="w-full max-w-sm">

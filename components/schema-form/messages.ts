@@ -104,7 +104,7 @@ export function withDefaults(schema: RJSFSchema, input: Record<string, unknown>)
     else if (typeof field === "object" && field.default !== undefined) out[name] = structuredClone(field.default);
   }
   // Anything the schema does not list is kept, so the quote can say it is not an input.
-  for (const [name, value] of Object.entries(input)) if (!(name in out) && value !== undefined) out[name] = value;
+  for (const [name, value] of Object.entries(input)) if (!Object.hasOwn(out, name) && value !== undefined) out[name] = value;
   return out;
 }
 

@@ -62,9 +62,11 @@ export async function createApiKey(
   input: { workspaceId: string; name?: string; expires?: KeyExpiry; scopes?: Scope[]; prefix: string },
 ): Promise<CreatedApiKey> {
   const expires = input.expires ?? "365d";
-  if (!(expires in KEY_EXPIRY_CHOICES)) {
+  // An own-property test: `in` would take "constructor" or "toString" from the prototype (then a 500).
+  if (typeof expires !== "string" || !Object.hasOwn(KEY_EXPIRY_CHOICES, expires)) {
     throw new ApiError("invalid_parameter", `Expiry is one of ${Object.keys(KEY_EXPIRY_CHOICES).join(", ")}.`, { param: "expires" });
   }
+  if (input.name !== undefined && typeof input.name !== "string") throw new ApiError("invalid_parameter", "A key name is text.", { param: "name" });
   const name = (input.name ?? "API key").trim();
   if (name.length < 1 || name.length > 100) {
     throw new ApiError("invalid_parameter", "A key name is 1 to 100 characters long.", { param: "name" });

@@ -14,7 +14,7 @@ const REFERENCE = /^(file_|upl_|https?:\/\/|data:)/;
 export function promptOf(input: Record<string, unknown>, order: readonly string[] = []): { key: string; text: string } | null {
   const isText = (v: unknown): v is string => typeof v === "string" && v.trim() !== "" && !REFERENCE.test(v);
   for (const key of PROMPT_KEYS) if (isText(input[key])) return { key, text: input[key] };
-  const keys = [...order.filter((k) => k in input), ...Object.keys(input).filter((k) => !order.includes(k))];
+  const keys = [...order.filter((k) => Object.hasOwn(input, k)), ...Object.keys(input).filter((k) => !order.includes(k))];
   for (const key of keys) if (isText(input[key])) return { key, text: input[key] };
   return null;
 }
@@ -46,7 +46,7 @@ export function readableInput(
   const order = schema.order ?? [];
   const title = (key: string) => schema.titles?.[key] ?? labelOf(key);
   const found = promptOf(input, order);
-  const keys = [...order.filter((k) => k in input), ...Object.keys(input).filter((k) => !order.includes(k))];
+  const keys = [...order.filter((k) => Object.hasOwn(input, k)), ...Object.keys(input).filter((k) => !order.includes(k))];
   return {
     prompt: found ? { key: found.key, label: title(found.key), text: found.text } : null,
     fields: keys.filter((k) => k !== found?.key).map((key) => ({ key, label: title(key), value: valueText(input[key]) })),

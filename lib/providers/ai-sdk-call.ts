@@ -131,7 +131,7 @@ export function parseCallOptions(
     let target: FieldTarget;
     if (Object.hasOwn(call, field)) target = parseTarget((call as JsonObject)[field], `${path}.call.${field}`, modality);
     else {
-      const named = defaults === "by-name" ? DEFAULT_NAMES[field] : defaults[field];
+      const named = defaults === "by-name" ? (Object.hasOwn(DEFAULT_NAMES, field) ? DEFAULT_NAMES[field] : undefined) : defaults[field];
       // "image" is one file: the start frame of a video, the picture to edit for an image model.
       const arg = field === "image" && defaults === "by-name" ? (modality === "video" ? "image" : "images") : named;
       target = arg && args.includes(arg) ? { arg } : { option: [field] };

@@ -100,7 +100,7 @@ function parseTarget(value: unknown, at: string, graph: ComfyGraph): NodeInput {
   if (!found) fail(`${at}.node`, `names node "${node}", which the workflow does not have (its nodes: ${Object.keys(graph).join(", ")}).`);
   const input = target.input;
   if (typeof input !== "string" || input === "") fail(`${at}.input`, `must name an input of node "${node}"; got ${describe(input)}.`);
-  if (!(input in found.inputs)) {
+  if (!Object.hasOwn(found.inputs, input)) {
     fail(`${at}.input`, `names "${input}", which node "${node}" (${found.class_type}) does not have (its inputs: ${Object.keys(found.inputs).join(", ")}).`);
   }
   if (isLink(found.inputs[input])) {

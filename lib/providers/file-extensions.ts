@@ -29,7 +29,7 @@ const TYPE_ALIASES: Record<string, string> = { "audio/x-wav": "audio/wav", "audi
 /** The usual extension of a type; else its subtype when that is a plain word; else "bin". */
 export function extensionFor(contentType: string): string {
   const given = contentType.split(";")[0]!.trim().toLowerCase();
-  const base = TYPE_ALIASES[given] ?? given;
+  const base = (Object.hasOwn(TYPE_ALIASES, given) ? TYPE_ALIASES[given] : undefined) ?? given;
   const known = Object.entries(EXTENSIONS).find(([, entry]) => entry.type === base)?.[0];
   if (known) return known;
   const subtype = base.split("/")[1] ?? "";

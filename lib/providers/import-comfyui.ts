@@ -119,7 +119,7 @@ function fieldSchema(field: string, target: NodeInput, graph: ComfyGraph, spec: 
   const value = node.inputs[target.input];
   const title = humanize(field);
   const where = `${node._meta?.title ?? node.class_type} (node ${target.node}), input ${target.input}`;
-  const description = DESCRIPTIONS[field] ? `${DESCRIPTIONS[field]} Sets ${where}.` : `Sets ${where}.`;
+  const description = Object.hasOwn(DESCRIPTIONS, field) ? `${DESCRIPTIONS[field]} Sets ${where}.` : `Sets ${where}.`;
   const names = [field, target.input].map((n) => n.toLowerCase());
   const named = (...candidates: string[]) => names.some((n) => candidates.includes(n));
   const specType = spec?.[0];

@@ -12,7 +12,7 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = Object.fro
 );
 
 export function providerKind(name: string): ProviderKind {
-  const kind = PROVIDER_KINDS[name];
+  const kind = Object.hasOwn(PROVIDER_KINDS, name) ? PROVIDER_KINDS[name] : undefined;
   if (!kind) throw new Error(`unknown provider kind "${name}"`);
   return kind;
 }

@@ -214,7 +214,7 @@ function convertValue(raw: Json, ctx: Context, where: string): JsonSchemaObject 
       if (!isObject(prop)) continue;
       out.properties[name] = withTitle(convertValue(prop, { ...ctx, depth: ctx.depth + 1 }, `${where}.${name}`), name);
     }
-    const kept = required.filter((r) => r in out.properties!);
+    const kept = required.filter((r) => Object.hasOwn(out.properties!, r));
     if (kept.length > 0) out.required = kept;
     out.additionalProperties = false;
   }
@@ -291,7 +291,7 @@ export function convertOpenApiInput(input: Json, document: Json): ConvertedInput
     $schema: JSON_SCHEMA_2020,
     type: "object",
     properties: out,
-    ...(required.size > 0 ? { required: [...required].filter((r) => r in out) } : {}),
+    ...(required.size > 0 ? { required: [...required].filter((r) => Object.hasOwn(out, r)) } : {}),
     additionalProperties: false,
   };
   if (schema.required?.length === 0) delete schema.required;

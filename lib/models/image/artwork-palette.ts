@@ -118,7 +118,7 @@ export function paletteFor(prompt: string, ignore: ReadonlySet<string>, random: 
   let ground: Ground | undefined;
   const unknown: string[] = [];
   for (const word of promptWords(prompt)) {
-    const mood = MOODS[word];
+    const mood = Object.hasOwn(MOODS, word) ? MOODS[word] : undefined;
     if (!mood) {
       if (!COLOURLESS.has(word) && !ignore.has(word) && word.length > 2) unknown.push(word);
       continue;

@@ -75,16 +75,16 @@ interface Plan {
 /** Reads the prompt's layout words; the seed decides whatever the prompt leaves open. */
 export function planFor(prompt: string, random: () => number): Plan {
   const words = promptWords(prompt);
-  const named = words.map((w) => COMPOSITION_WORDS[w]).find(Boolean);
-  const hinted = words.map((w) => COMPOSITION_HINTS[w]).find(Boolean);
+  const named = words.map((w) => (Object.hasOwn(COMPOSITION_WORDS, w) ? COMPOSITION_WORDS[w] : undefined)).find(Boolean);
+  const hinted = words.map((w) => (Object.hasOwn(COMPOSITION_HINTS, w) ? COMPOSITION_HINTS[w] : undefined)).find(Boolean);
   const seeded = pick(random, Object.keys(COMPOSITIONS) as Composition[]);
-  const motifs = [...new Set(words.map((w) => MOTIF_WORDS[w]).filter((m): m is Motif => Boolean(m)))];
+  const motifs = [...new Set(words.map((w) => (Object.hasOwn(MOTIF_WORDS, w) ? MOTIF_WORDS[w] : undefined)).filter((m): m is Motif => Boolean(m)))];
   if (motifs.length === 0) {
     const pool = MOTIFS.filter((m) => m !== "mountain");
     const first = pick(random, pool);
     motifs.push(first, pick(random, pool.filter((m) => m !== first)));
   }
-  const ignore = new Set(words.filter((w) => w in COMPOSITION_WORDS || w in MOTIF_WORDS));
+  const ignore = new Set(words.filter((w) => Object.hasOwn(COMPOSITION_WORDS, w) || Object.hasOwn(MOTIF_WORDS, w)));
   return { composition: named ?? hinted ?? seeded, motifs, ignore };
 }
 

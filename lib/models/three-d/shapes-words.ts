@@ -97,7 +97,7 @@ export interface PromptPlan {
 }
 
 function known(word: string): boolean {
-  return word in SHAPE_WORDS || word in ARRANGEMENT_WORDS || word in COLOURS || word in FINISH_WORDS || word in NUMBER_WORDS;
+  return Object.hasOwn(SHAPE_WORDS, word) || Object.hasOwn(ARRANGEMENT_WORDS, word) || Object.hasOwn(COLOURS, word) || Object.hasOwn(FINISH_WORDS, word) || Object.hasOwn(NUMBER_WORDS, word);
 }
 
 /** Lower-case words with a plural's "s" or "es" taken off; `plural` says whether one was. */
@@ -112,8 +112,8 @@ export function words(prompt: string): Array<{ word: string; plural: boolean }> 
 /** "tower" and "ring" name a shape, unless they say how others stand: "a ring of cubes", "spheres in a ring". */
 function arranges(list: ReadonlyArray<{ word: string }>, i: number): boolean {
   const word = list[i]!.word;
-  if (!(word in ARRANGEMENT_WORDS)) return false;
-  if (!(word in SHAPE_WORDS)) return true;
+  if (!Object.hasOwn(ARRANGEMENT_WORDS, word)) return false;
+  if (!Object.hasOwn(SHAPE_WORDS, word)) return true;
   const near = [list[i - 1]?.word, list[i - 2]?.word];
   return list[i + 1]?.word === "of" || near.some((w) => w === "in" || w === "into" || w === "as" || w === "forming");
 }
@@ -130,18 +130,18 @@ export function readPrompt(prompt: string): PromptPlan {
     if (arranges(list, i)) {
       plan.arrangement ??= ARRANGEMENT_WORDS[word]!;
       if (pending.article) pending = { ...pending, count: undefined, article: undefined };
-    } else if (word in SHAPE_WORDS) {
+    } else if (Object.hasOwn(SHAPE_WORDS, word)) {
       // "a" counts one only for a singular: "a ring of cubes" is not one cube.
       const count = pending.article && plural ? undefined : pending.count;
       plan.groups.push({ shape: SHAPE_WORDS[word]!, count: count ?? null, plural: plural || (count ?? 1) > 1, colours: pending.colours, finish: pending.finish, centre });
       pending = { colours: [] };
-    } else if (digits !== undefined || word in NUMBER_WORDS) {
+    } else if (digits !== undefined || Object.hasOwn(NUMBER_WORDS, word)) {
       pending.count = Math.max(1, Math.min(MAX_OBJECTS, digits ?? NUMBER_WORDS[word]!));
       pending.article = word === "a" || word === "an";
-    } else if (word in COLOURS) {
+    } else if (Object.hasOwn(COLOURS, word)) {
       pending.colours.push(word);
       if (COLOURS[word]!.metal) pending.finish ??= "metal";
-    } else if (word in FINISH_WORDS) {
+    } else if (Object.hasOwn(FINISH_WORDS, word)) {
       if (pending.finish && pending.finish !== "metal") plan.finish ??= pending.finish;
       pending.finish = FINISH_WORDS[word];
     } else if (!STOP_WORDS.has(word)) {
