@@ -14,6 +14,7 @@ import { startEngine } from "./lib/engine/engine";
 import { startExampleOutputs } from "./lib/core/example-outputs";
 import { startWebhookSender } from "./lib/engine/webhook-sender";
 import { createLogger } from "./lib/logger";
+import { COMMON_SECURITY_HEADERS, studioSecurityHeaders } from "./lib/security-headers";
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit("Atelier");
@@ -45,12 +46,16 @@ async function main(): Promise<void> {
   const refusals = createRequestRefusals({ config, logger, rateLimits });
   // /healthz, /readyz and /metrics: answered first, outside /v1's limits and keys, never by the studio.
   const operate = createOperate({ store, config, logger, readiness: services.blobs.kind === "s3" ? { bucket: () => services.blobs.check() } : {} });
+  const commonHeaders = Object.entries(COMMON_SECURITY_HEADERS);
+  const studioHeaders = Object.entries(studioSecurityHeaders(dev));
   // requireHostHeader: false lets a request without Host reach us, to be refused in JSON.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
+    for (const [name, value] of commonHeaders) res.setHeader(name, value);
     if (operate.handle(req, res)) return;
     const refusal = refusals.check(req);
     if (refusal) return refusals.refuse(req, res, refusal);
     if (isApiRequest(req.url ?? "/", req.headers)) return void handleApi(req, res);
+    for (const [name, value] of studioHeaders) res.setHeader(name, value);
     operate.countStudioRequest(req, res);
     void handleStudio(req, res);
   });
@@ -66,7 +71,8 @@ async function main(): Promise<void> {
   server.on("clientError", createClientErrorHandler({ config, logger, rateLimits }));
   server.on("checkExpectation", refusals.expectation);
   let examples: ReturnType<typeof startExampleOutputs> | null = null;
-  server.listen(config.port, () => {
+  // HOST unset: every interface, as before; HOST=127.0.0.1 keeps the server to this machine.
+  const listening = () => {
     // The catalog cards' pictures, made one at a time in the background once the server answers.
     examples = startExampleOutputs({ pictures: services.examplePictures, ffmpegPath: services.ffmpegPath, logger, delayMs: 2000, warm: config.examplePictures === "all" });
     const base = config.publicBaseUrl;
@@ -87,7 +93,9 @@ async function main(): Promise<void> {
           `Try: curl -H "x-api-key: ${demo.key.key}" ${base}/v1/credits\n`,
       );
     }
-  });
+  };
+  if (config.host === null) server.listen(config.port, listening);
+  else server.listen(config.port, config.host, listening);
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, "shutting down: no new runs are claimed; in-flight runs finish or go back to the queue");

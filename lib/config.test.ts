@@ -72,6 +72,17 @@ describe("loadConfig", () => {
     expect(config).toMatchObject({ port: 3000, databaseUrl: null, apiKeyPrefix: "atl" });
   });
 
+  it("listens on every interface unless HOST names one", () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).host).toBeNull();
+    expect(loadConfig({ DATA_DIR: tempDataDir(), HOST: "" }).host).toBeNull();
+    for (const HOST of ["127.0.0.1", "::1", "0.0.0.0", "::", "localhost", "10.1.2.3", "fe80::1"]) {
+      expect(loadConfig({ DATA_DIR: tempDataDir(), HOST }).host).toBe(HOST);
+    }
+    for (const HOST of ["http://127.0.0.1", "127.0.0.1:3000", "[::1]", " 127.0.0.1", "a b", "host\u0000", "-bad"]) {
+      expect(configError({ HOST }).message).toMatch(/^HOST must be the address to listen on/);
+    }
+  });
+
   it("refuses a bad PORT, naming it", () => {
     for (const PORT of ["abc", "0", "65536", "-1", "80.5", " 80"]) {
       const err = configError({ PORT });

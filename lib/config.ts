@@ -2,6 +2,7 @@
 // with a message naming the variable and what it accepts.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { isIP } from "node:net";
 import path from "node:path";
 import { defaultFfmpegPath } from "./media/ffmpeg";
 import type { S3Settings } from "./blobs/s3-blob-store";
@@ -9,6 +10,8 @@ import { parseProvidersFile, ProvidersFileError, type ProviderConfig } from "./p
 
 export interface Config {
   port: number;
+  /** HOST: the address the server listens on; null listens on every interface (Node's default). */
+  host: string | null;
   dataDir: string;
   databaseUrl: string | null;
   publicBaseUrl: string;
@@ -139,6 +142,17 @@ function readS3(env: Env): S3Settings | null {
     forcePathStyle: readFlag(env, "S3_FORCE_PATH_STYLE"),
     publicEndpoint: readHttpUrl(env, "S3_PUBLIC_ENDPOINT", "https://files.example.com"),
   };
+}
+
+/** HOST: an address of this machine to listen on (127.0.0.1, ::1, 0.0.0.0) or a host name resolving to one. */
+function readHost(env: Env): string | null {
+  const raw = env.HOST;
+  if (raw === undefined || raw === "") return null;
+  // An IPv4 or IPv6 address (no brackets, as listen() takes it) or a host name such as localhost.
+  if (isIP(raw) === 0 && !/^[0-9A-Za-z](?:[0-9A-Za-z.-]{0,251}[0-9A-Za-z])?$/.test(raw)) {
+    throw new ConfigError(`HOST must be the address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0 (unset: every interface); got "${raw}".`);
+  }
+  return raw;
 }
 
 function readBaseUrl(env: Env, port: number): string {
@@ -289,6 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return {
     port,
+    host: readHost(env),
     dataDir,
     databaseUrl: readDatabaseUrl(env),
     publicBaseUrl: readBaseUrl(env, port),

@@ -249,8 +249,12 @@ for (const store of STORES) {
       expect(file).toMatchObject({ object: "file", content_type: "audio/wav", bytes: wav.length, width: null, height: null, filename: "tone.wav" });
       expect(file.duration).toBeCloseTo(1.5, 2);
       const fileTarget = expectBlobLink(store.idle, file, { contentType: "audio/wav", readAt: Date.now() });
-      // On the bucket the File is the very object the upload_url wrote.
-      if (bucketTarget) expect(fileTarget.objectKey).toBe(bucketTarget.objectKey);
+      // On the bucket the File is a copy made at complete, not the object upload_url writes
+      // (its presigned PUT outlives complete); that object is gone.
+      if (bucketTarget) {
+        expect(fileTarget.objectKey).not.toBe(bucketTarget.objectKey);
+        expect(await bucketHolds(store.idle, bucketTarget.objectKey!)).toBe(false);
+      }
       const served = await request.get(file.url);
       expect(served.status()).toBe(200);
       expect(served.headers()["content-type"]).toBe("audio/wav");
@@ -260,6 +264,12 @@ for (const store of STORES) {
       expect(part.status()).toBe(206);
       expect(part.headers()["content-range"]).toBe(`bytes 44-1043/${wav.length}`);
       expect((await part.body()).equals(wav.subarray(44, 1044))).toBe(true);
+
+      // Other bytes PUT to upload_url after complete never reach the File: the bucket takes them
+      // (the presigned PUT lives its hour), the API's own PUT refuses them.
+      const swapped = Buffer.alloc(wav.length, "<html><script>alert(1)</script></html>");
+      expect((await put(api, upload.upload_url!, swapped)).status()).toBe(bucketTarget ? 200 : 409);
+      expect((await (await request.get(file.url)).body()).equals(wav)).toBe(true);
 
       // Completing is safe to repeat.
       const again = await api.post(`/v1/uploads/${upload.id}/complete`);

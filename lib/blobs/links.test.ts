@@ -28,6 +28,22 @@ describe("signed blob links", () => {
     expect(checkBlobLink(SECRET, KEY, queryOf(link.url), NOW + DAY_MS - 1000)).toEqual({ ok: true, contentType: "video/mp4" });
   });
 
+  it("a share page's link carries its share link's ID under the signature", () => {
+    const link = signBlobLink({ secret: SECRET, baseUrl: "", now: NOW, share: "shr_AbC123" }, KEY, "image/png");
+    const query = Object.fromEntries(new URL(link.url, BASE).searchParams.entries());
+    expect(query.share).toBe("shr_AbC123");
+    expect(checkBlobLink(SECRET, KEY, query, NOW)).toEqual({ ok: true, contentType: "image/png", share: "shr_AbC123" });
+    const named = signBlobLink({ secret: SECRET, baseUrl: "", now: NOW, share: "shr_AbC123", filename: "a.png" }, KEY, "image/png");
+    const namedQuery = Object.fromEntries(new URL(named.url, BASE).searchParams.entries());
+    expect(checkBlobLink(SECRET, KEY, namedQuery, NOW)).toEqual({ ok: true, contentType: "image/png", filename: "a.png", share: "shr_AbC123" });
+    // Dropped or swapped for another share, the signature no longer matches; a malformed one is refused.
+    const { share: _dropped, ...withoutShare } = query;
+    for (const changed of [withoutShare, { ...query, share: "shr_Other1" }, { ...query, share: "shr_AbC123\n" }, { ...query, share: "__proto__" }]) {
+      expect(checkBlobLink(SECRET, KEY, changed, NOW)).toEqual({ ok: false, reason: "tampered" });
+    }
+    expect(() => signBlobLink({ secret: SECRET, baseUrl: "", share: "not a share" }, KEY, "image/png")).toThrow();
+  });
+
   it("each read signs a fresh link that expires later", () => {
     const first = signBlobLink({ secret: SECRET, baseUrl: BASE, now: NOW }, KEY, "image/png");
     const later = signBlobLink({ secret: SECRET, baseUrl: BASE, now: NOW + 60_000 }, KEY, "image/png");

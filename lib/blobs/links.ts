@@ -10,10 +10,15 @@ export interface SignedLink {
   expires_at: string;
 }
 
-function payloadOf(key: string, contentType: string, expires: number, filename: string | undefined): string {
-  // A link without a filename signs what links always signed: older links stay valid.
-  return filename === undefined ? `${key}\n${contentType}\n${expires}` : `${key}\n${contentType}\n${expires}\n${filename}`;
+function payloadOf(key: string, contentType: string, expires: number, filename: string | undefined, share: string | undefined): string {
+  // A link without a filename signs what links always signed: older links stay valid. A share's
+  // link signs one more line (five in all, where the others have three or four).
+  const base = filename === undefined ? `${key}\n${contentType}\n${expires}` : `${key}\n${contentType}\n${expires}\n${filename}`;
+  return share === undefined ? base : `${filename === undefined ? `${base}\n` : base}\nshare:${share}`;
 }
+
+/** A share link's ID as a blob link carries it (shr_ and base62). */
+const SHARE_ID = /^shr_[0-9A-Za-z]{1,64}$/;
 
 const FILENAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$/;
 
@@ -34,6 +39,11 @@ export interface LinkOptions {
   baseUrl: string;
   now?: number;
   filename?: string;
+  /**
+   * A share link's ID: the link answers only while that share link is live (api/routes/blobs.ts
+   * reads it), so revoking a share stops the links its page showed at once.
+   */
+  share?: string;
 }
 
 /** Seconds since the epoch when a link minted at `now` stops working: 24 hours on (SPEC.md). */
@@ -62,18 +72,22 @@ export async function blobLink(blobs: BlobStore, options: LinkOptions, key: stri
 export function signBlobLink(options: LinkOptions, key: string, contentType: string): SignedLink {
   const expires = linkExpiry(options.now);
   const filename = options.filename === undefined ? undefined : downloadName(options.filename);
-  const signature = sign(options.secret, PURPOSE, payloadOf(key, contentType, expires, filename));
-  const query = new URLSearchParams({ type: contentType, expires: String(expires), ...(filename ? { filename } : {}), signature });
+  const share = options.share;
+  if (share !== undefined && !SHARE_ID.test(share)) throw new Error(`not a share link ID: ${share}`);
+  const signature = sign(options.secret, PURPOSE, payloadOf(key, contentType, expires, filename, share));
+  const query = new URLSearchParams({ type: contentType, expires: String(expires), ...(filename ? { filename } : {}), ...(share ? { share } : {}), signature });
   return { url: `${options.baseUrl}/v1/blobs/${key}?${query}`, expires_at: new Date(expires * 1000).toISOString() };
 }
 
-export type LinkCheck = { ok: true; contentType: string; filename?: string } | { ok: false; reason: "tampered" | "expired" };
+/** `share`: the share link whose liveness the caller must check before answering. */
+export type LinkCheck = { ok: true; contentType: string; filename?: string; share?: string } | { ok: false; reason: "tampered" | "expired" };
 
 export function checkBlobLink(secret: string, key: string, query: Record<string, string | undefined>, now = Date.now()): LinkCheck {
-  const { type, expires, signature, filename } = query;
+  const { type, expires, signature, filename, share } = query;
   if (!type || !expires || !signature || !/^\d{1,12}$/.test(expires)) return { ok: false, reason: "tampered" };
   if (filename !== undefined && !FILENAME.test(filename)) return { ok: false, reason: "tampered" };
-  if (!verifySignature(secret, PURPOSE, payloadOf(key, type, Number(expires), filename), signature)) return { ok: false, reason: "tampered" };
+  if (share !== undefined && !SHARE_ID.test(share)) return { ok: false, reason: "tampered" };
+  if (!verifySignature(secret, PURPOSE, payloadOf(key, type, Number(expires), filename, share), signature)) return { ok: false, reason: "tampered" };
   if (Number(expires) * 1000 <= now) return { ok: false, reason: "expired" };
-  return filename === undefined ? { ok: true, contentType: type } : { ok: true, contentType: type, filename };
+  return { ok: true, contentType: type, ...(filename === undefined ? {} : { filename }), ...(share === undefined ? {} : { share }) };
 }

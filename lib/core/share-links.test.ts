@@ -14,6 +14,7 @@ import {
   listShareLinksForOps,
   readSharedRun,
   revokeShareLink,
+  isShareLinkLive,
 } from "./share-links";
 import { createUser } from "./users";
 import { createWorkspace } from "./workspaces";
@@ -123,10 +124,18 @@ describe(`share links (${testDialect()})`, () => {
     expect(listed[0]).not.toHaveProperty("token");
     expect(listed[0]!.last_opened_at).not.toBeNull();
 
+    // The page's blob links name their share link, which the blob door asks after.
+    const hiddenLink = new URL(shared.outputs[0]!.url, "http://any.host");
+    const check = checkBlobLink(ctx.services.secretKey, hiddenLink.pathname.split("/").pop()!, Object.fromEntries(hiddenLink.searchParams));
+    expect(check).toMatchObject({ ok: true, share: hidden.id });
+    expect(await isShareLinkLive(s.db, hidden.id)).toBe(true);
     const revoked = await revokeShareLink(ctx, { id: hidden.id });
     expect(revoked).toMatchObject({ state: "revoked", id: hidden.id });
     expect(revoked.revoked_at).not.toBeNull();
     await expectNotFound(read(ctx, hidden.token));
+    expect(await isShareLinkLive(s.db, hidden.id)).toBe(false);
+    expect(await isShareLinkLive(s.db, shown.id)).toBe(true);
+    for (const other of ["shr_unknown", "gen_x", "", "__proto__", "shr_\u0000"]) expect(await isShareLinkLive(s.db, other)).toBe(false);
     // Revoking again keeps the first time; the other link still works.
     expect((await revokeShareLink(ctx, { id: hidden.id })).revoked_at).toBe(revoked.revoked_at);
     expect((await read(ctx, shown.token)).outputs).toHaveLength(2);

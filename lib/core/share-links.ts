@@ -4,7 +4,7 @@
 // any query; the store keeps only its SHA-256, so a copy of the store opens no link. A revoked or
 // expired link, an unknown token and a malformed one all read the same: not found.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { blobLink } from "../blobs/links";
+import { signBlobLink } from "../blobs/links";
 import { allCatalogEntries } from "./catalog";
 import { nowIso, requireScope, type Ctx, type Services, type SystemCtx } from "./context";
 import { ApiError } from "./errors";
@@ -83,7 +83,7 @@ export interface SharedRun {
   prompt: SharedField | null;
   /** The other input fields, when the sharer chose to show the input; else null. */
   details: SharedField[] | null;
-  /** Signed same-origin links (/v1/blobs/…) valid for 24 hours. */
+  /** Signed same-origin links (/v1/blobs/…) valid for 24 hours and only while the share link is live. */
   outputs: SharedOutput[];
   completed_at: string | null;
 }
@@ -287,14 +287,16 @@ function sharedDownloadName(model: string, index: number, contentType: string): 
   return `${name}-${index + 1}.${fileExtensionOf(contentType)}`;
 }
 
-async function sharedOutput(services: Pick<Services, "secretKey" | "blobs">, model: string, output: StoredOutput, index: number): Promise<SharedOutput> {
-  // Same-origin links (or the bucket's): the page works on whatever address it was opened at.
-  const signing = { secret: services.secretKey, baseUrl: "" };
-  const link = (blob: string, contentType: string, filename?: string) => blobLink(services.blobs, filename ? { ...signing, filename } : signing, blob, contentType);
+function sharedOutput(secretKey: string, shareId: string, model: string, output: StoredOutput, index: number): SharedOutput {
+  // Same-origin links, the page works on whatever address it was opened at. They carry the share
+  // link's ID, so the blob door stops answering them once it is revoked or expired; on a bucket
+  // too (the door streams from it), where a presigned bucket URL could not be taken back.
+  const signing = { secret: secretKey, baseUrl: "", share: shareId };
+  const link = (blob: string, contentType: string, filename?: string) => signBlobLink(filename ? { ...signing, filename } : signing, blob, contentType);
   const item: SharedOutput = {
     type: output.type,
-    url: (await link(output.blob, output.content_type)).url,
-    download_url: (await link(output.blob, output.content_type, sharedDownloadName(model, index, output.content_type))).url,
+    url: link(output.blob, output.content_type).url,
+    download_url: link(output.blob, output.content_type, sharedDownloadName(model, index, output.content_type)).url,
     content_type: output.content_type,
   };
   if (output.width !== undefined) item.width = output.width;
@@ -304,7 +306,7 @@ async function sharedOutput(services: Pick<Services, "secretKey" | "blobs">, mod
   if (output.triangles !== undefined) item.triangles = output.triangles;
   if (output.bounding_box !== undefined) item.bounding_box = output.bounding_box;
   if (output.poster) {
-    item.poster = { url: (await link(output.poster.blob, output.poster.content_type)).url, width: output.poster.width, height: output.poster.height };
+    item.poster = { url: link(output.poster.blob, output.poster.content_type).url, width: output.poster.width, height: output.poster.height };
   }
   return item;
 }
@@ -325,7 +327,7 @@ export async function readSharedRun(
     .where("token_hash", "=", hashToken(input.token))
     .where("revoked_at", "is", null)
     .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
-    .returning(["workspace_id", "generation_id", "show_input"])
+    .returning(["id", "workspace_id", "generation_id", "show_input"])
     .executeTakeFirst();
   if (!link) throw notFound();
   const run = await deps.db
@@ -344,9 +346,25 @@ export async function readSharedRun(
     modality: run.modality,
     prompt: shown?.prompt ?? null,
     details: shown?.details ?? null,
-    outputs: await Promise.all((JSON.parse(run.output_json) as StoredOutput[]).map((o, i) => sharedOutput(deps.services, run.model, o, i))),
+    outputs: (JSON.parse(run.output_json) as StoredOutput[]).map((o, i) => sharedOutput(deps.services.secretKey, link.id, run.model, o, i)),
     completed_at: run.completed_at,
   };
+}
+
+/**
+ * Whether a share link still opens (not revoked, not expired): the blob door asks before serving
+ * bytes through a link minted for that share's page. Only such links pay for this read.
+ */
+export async function isShareLinkLive(db: Db, id: string, now = new Date()): Promise<boolean> {
+  if (!hasIdPrefix("shareLink", id) || !isPossibleId(id)) return false;
+  const row = await db
+    .selectFrom("share_links")
+    .select("id")
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now.toISOString())]))
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Ops: the latest links of every workspace, who made them and whether they still work. */
