@@ -1,8 +1,8 @@
 // Ops: who shared what. The latest share links of every workspace (lib/core/share-links.ts) with
 // the workspace, the run, who made the link, when, its expiry and whether it still works. A server
-// component for the /ops page; it checks the role itself, so it shows nothing to anyone else.
+// component for the /ops page; it reads only with the ops principal the page got (requireOps).
+import type { OpsCtx } from "@/lib/core/ops-principal";
 import { listShareLinksForOps, type OpsShareLink } from "@/lib/core/share-links";
-import { requireStudioCtx } from "@/app/(studio)/studio-ctx";
 import { OpsRunLink } from "./ops-run-link";
 import { relativeTime } from "./run-status";
 
@@ -30,10 +30,8 @@ function State({ link }: { link: OpsShareLink }) {
   );
 }
 
-export async function OpsShares({ limit = 50 }: { limit?: number }) {
-  const ctx = await requireStudioCtx();
-  if (ctx.user.role !== "ops") return null;
-  const links = await listShareLinksForOps(ctx, { limit });
+export async function OpsShares({ ops, limit = 50 }: { ops: OpsCtx; limit?: number }) {
+  const links = await listShareLinksForOps(ops, { limit });
   const now = Date.now();
   return (
     <section aria-labelledby="ops-shares" className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">

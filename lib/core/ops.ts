@@ -1,13 +1,19 @@
 // The operator's view across every workspace: the latest runs, the queue depth and the recent
-// throughput, why runs fail, and every catalog entry's state and health. Only the studio's ops
-// page calls it, after checking the user's role.
+// throughput, why runs fail, every catalog entry's state and health, and the operator's verbs
+// (credit, pauses). Every one takes an OpsCtx (ops-principal.ts), which only an ops user's
+// principal or the admin CLI has: a studio Ctx or a bare `{ db }` does not compile here.
 import type { Db, GenerationStatus } from "../store/database";
 import { allCatalogEntries, isRetired } from "./catalog";
-import type { Services, SystemCtx } from "./context";
+import type { Services } from "./context";
+import { grantCredit, readBalance, type Balance } from "./credits";
+import { ApiError } from "./errors";
 import { presentRun, type Generation } from "./generation-view";
 import { hasIdPrefix, ID_PREFIXES, isPossibleId } from "./ids";
 import { activePauses, availabilityOf, type Availability } from "./model-availability";
+import { pauseModel, resumeModel } from "./model-pauses";
+import type { OpsCtx } from "./ops-principal";
 import { median, recentSucceededRuns, runSeconds } from "./run-timings";
+import { findWorkspace, listWorkspaces, type Workspace } from "./workspaces";
 
 export interface OpsRun {
   id: string;
@@ -39,7 +45,7 @@ export interface OpsRunFilter {
   model?: string;
 }
 
-export async function opsOverview(ctx: SystemCtx, options: { limit?: number; now?: Date; filter?: OpsRunFilter } = {}): Promise<OpsOverview> {
+export async function opsOverview(ctx: OpsCtx, options: { limit?: number; now?: Date; filter?: OpsRunFilter } = {}): Promise<OpsOverview> {
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
   const since = new Date((options.now ?? new Date()).getTime() - 60_000).toISOString();
   const filter = options.filter ?? {};
@@ -129,7 +135,7 @@ export function maskFailureMessage(message: string): string {
  * regular expressions.
  */
 export async function opsFailureReasons(
-  ctx: SystemCtx,
+  ctx: OpsCtx,
   options: { filter?: OpsRunFilter; now?: Date; windowMs?: number; limit?: number } = {},
 ): Promise<FailureReason[]> {
   const filter = options.filter ?? {};
@@ -177,7 +183,7 @@ export async function opsFailureReasons(
 }
 
 /** A run of any workspace, for the operator's read-only run page; null when no run has that ID. */
-export async function opsRun(ctx: SystemCtx, services: Services, id: string): Promise<{ generation: Generation; workspace: { id: string; name: string } } | null> {
+export async function opsRun(ctx: OpsCtx, services: Services, id: string): Promise<{ generation: Generation; workspace: { id: string; name: string } } | null> {
   if (!isPossibleId(id) || !hasIdPrefix("generation", id)) return null;
   const row = await ctx.db.selectFrom("generations").selectAll().where("id", "=", id).executeTakeFirst();
   if (!row) return null;
@@ -235,7 +241,7 @@ async function typicalRunSecondsOf(db: Db, ids: readonly string[]): Promise<Map<
  * its failure rate over the window and its typical run time: four statements in all, whatever
  * the size of the catalog.
  */
-export async function opsModels(ctx: SystemCtx, options: { now?: Date; windowMs?: number } = {}): Promise<OpsModel[]> {
+export async function opsModels(ctx: OpsCtx, options: { now?: Date; windowMs?: number } = {}): Promise<OpsModel[]> {
   const now = options.now ?? new Date();
   const nowIso = now.toISOString();
   const since = new Date(now.getTime() - (options.windowMs ?? FAILURE_WINDOW_MS)).toISOString();
@@ -284,4 +290,29 @@ export async function opsModels(ctx: SystemCtx, options: { now?: Date; windowMs?
       };
     })
     .sort((a, b) => Number(a.retired) - Number(b.retired) || a.id.localeCompare(b.id));
+}
+
+/** Every workspace, oldest first, with its balance: the ops page's workspace filter and credit form. */
+export async function opsWorkspaces(ctx: OpsCtx): Promise<(Workspace & { balance: Balance })[]> {
+  const workspaces = await listWorkspaces(ctx);
+  const balances = await Promise.all(workspaces.map((w) => readBalance(ctx.db, w.id)));
+  return workspaces.map((w, i) => ({ ...w, balance: balances[i]! }));
+}
+
+/** Adds credit to any workspace, noted with the operator who did it unless a note is given. */
+export async function opsGrantCredit(ctx: OpsCtx, input: { workspaceId: string; amountMicros: number; note?: string }): Promise<{ workspace: Workspace; balance: Balance }> {
+  const workspace = isPossibleId(input.workspaceId) && hasIdPrefix("workspace", input.workspaceId) ? await findWorkspace(ctx, input.workspaceId) : null;
+  if (!workspace) throw new ApiError("resource_not_found", `No workspace ${input.workspaceId.slice(0, 100)}.`, { param: "workspace" });
+  const balance = await grantCredit(ctx, { workspaceId: workspace.id, amountMicros: input.amountMicros, note: input.note || `added in the studio by ${ctx.operator}` });
+  return { workspace, balance };
+}
+
+/** Takes a catalog entry out of service (the admin CLI's `model pause`), kept with who paused it. */
+export function opsPauseModel(ctx: OpsCtx, input: { modelId: string; until: string | null; reason: string }): ReturnType<typeof pauseModel> {
+  return pauseModel(ctx, { ...input, by: ctx.operator });
+}
+
+/** Puts a paused entry back in service. */
+export function opsResumeModel(ctx: OpsCtx, input: { modelId: string }): ReturnType<typeof resumeModel> {
+  return resumeModel(ctx, input);
 }

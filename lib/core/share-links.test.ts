@@ -16,6 +16,7 @@ import {
   revokeShareLink,
   isShareLinkLive,
 } from "./share-links";
+import { opsPrincipal } from "./ops-principal";
 import { createUser } from "./users";
 import { createWorkspace } from "./workspaces";
 
@@ -261,13 +262,15 @@ describe(`share links (${testDialect()})`, () => {
     await s.db.updateTable("share_links").set({ created_at: new Date(Date.parse(first.created_at) - 1000).toISOString() }).where("id", "=", first.id).execute();
     const second = await createShareLink({ ...b, actor: { kind: "api_key", id: "key_unknown" } }, { runId: runB, expires: "never", showInput: true });
     await revokeShareLink(a, { id: first.id });
-    const ops = await listShareLinksForOps({ db: s.db });
+    const operator = await createUser({ db: s.db }, { email: "share-ops@example.com", password: "long enough", workspaceId: b.workspaceId, role: "ops" });
+    const principal = await opsPrincipal(s.db, operator.id);
+    const ops = await listShareLinksForOps(principal);
     const mine = ops.filter((l) => l.id === first.id || l.id === second.id);
     expect(mine.map((l) => [l.id, l.workspace_name, l.run_id, l.model, l.created_by, l.state])).toEqual([
       [second.id, "share ops b", runB, "atelier/gradient", "key_unknown", "active"],
       [first.id, "share ops a", runA, "atelier/gradient", "sharer@example.com", "revoked"],
     ]);
     expect(mine[0]).not.toHaveProperty("token");
-    expect(await listShareLinksForOps({ db: s.db }, { limit: 1 })).toHaveLength(1);
+    expect(await listShareLinksForOps(principal, { limit: 1 })).toHaveLength(1);
   });
 });

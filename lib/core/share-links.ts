@@ -6,10 +6,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { signBlobLink } from "../blobs/links";
 import { allCatalogEntries } from "./catalog";
-import { nowIso, requireScope, type Ctx, type Services, type SystemCtx } from "./context";
+import { nowIso, requireScope, type Ctx, type Services } from "./context";
 import { ApiError } from "./errors";
 import { fileExtensionOf, type BoundingBox, type StoredOutput } from "./generation-view";
 import { hasIdPrefix, isPossibleId, newId, randomBase62 } from "./ids";
+import type { OpsCtx } from "./ops-principal";
 import type { JsonSchemaObject } from "./json-schema";
 import { sign } from "./signing";
 import type { Db, GenerationStatus, ShareLinksTable } from "../store/database";
@@ -367,8 +368,8 @@ export async function isShareLinkLive(db: Db, id: string, now = new Date()): Pro
   return row !== undefined;
 }
 
-/** Ops: the latest links of every workspace, who made them and whether they still work. */
-export async function listShareLinksForOps(ctx: SystemCtx, options: { limit?: number } = {}): Promise<OpsShareLink[]> {
+/** Ops: the latest links of every workspace, who made them and whether they still work (an ops principal only). */
+export async function listShareLinksForOps(ctx: OpsCtx, options: { limit?: number } = {}): Promise<OpsShareLink[]> {
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
   const rows = await selectLinks(ctx.db)
     .innerJoin("workspaces", "workspaces.id", "share_links.workspace_id")

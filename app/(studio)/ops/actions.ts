@@ -1,30 +1,27 @@
 "use server";
-// Operator actions: only a signed-in user with the ops role may add credit, pause and resume models.
+// Operator actions: only a signed-in user with the ops role may add credit, pause and resume
+// models. Each asks for the ops principal first (anyone else gets the 404), and the verbs take
+// nothing else.
 import { revalidatePath } from "next/cache";
-import { notFound } from "next/navigation";
-import { grantCredit } from "@/lib/core/credits";
-import { pauseModel, resumeModel } from "@/lib/core/model-pauses";
 import { formatUsd, parseUsd } from "@/lib/core/money";
-import { OPS_PAUSE_HOURS } from "@/lib/core/ops";
-import { findWorkspace } from "@/lib/core/workspaces";
+import { OPS_PAUSE_HOURS, opsGrantCredit, opsPauseModel, opsResumeModel } from "@/lib/core/ops";
 import { actionError } from "../action-error";
-import { requireStudioCtx } from "../studio-ctx";
+import { requireOps } from "../studio-ctx";
 
 export type GrantResult = { ok: true; message: string } | { ok: false; message: string };
 
 export async function grantCreditAction(_previous: GrantResult | null, form: FormData): Promise<GrantResult> {
-  const ctx = await requireStudioCtx();
-  if (ctx.user.role !== "ops") notFound();
+  const { ops } = await requireOps();
   const workspaceId = String(form.get("workspace") ?? "");
   const amount = String(form.get("amount") ?? "").trim().replace(/^\$/, "");
   const micros = parseUsd(amount);
   if (micros === null || micros <= 0) return { ok: false, message: "Enter an amount in dollars greater than zero, such as 5 or 12.50." };
-  const note = String(form.get("note") ?? "").trim().slice(0, 200) || `added in the studio by ${ctx.user.email}`;
+  // Empty: the note says which operator added it.
+  const note = String(form.get("note") ?? "").trim().slice(0, 200);
   try {
-    const balance = await grantCredit(ctx, { workspaceId, amountMicros: micros, note });
+    const { workspace, balance } = await opsGrantCredit(ops, { workspaceId, amountMicros: micros, note });
     revalidatePath("/", "layout");
-    const name = (await findWorkspace(ctx, workspaceId))?.name ?? workspaceId;
-    return { ok: true, message: `Added $${formatUsd(micros)} to ${name}, which now has $${formatUsd(balance.availableMicros)} available.` };
+    return { ok: true, message: `Added $${formatUsd(micros)} to ${workspace.name}, which now has $${formatUsd(balance.availableMicros)} available.` };
   } catch (err) {
     return { ok: false, message: actionError(err).message };
   }
@@ -37,15 +34,14 @@ export type PauseResult = { ok: true; message: string } | { ok: false; message: 
  * and new runs answer 503, its catalog entry says why, its queued runs wait.
  */
 export async function pauseModelAction(modelId: string, input: { reason: string; hours: number | null }): Promise<PauseResult> {
-  const ctx = await requireStudioCtx();
-  if (ctx.user.role !== "ops") notFound();
+  const { ops } = await requireOps();
   const hours = input.hours === null ? null : OPS_PAUSE_HOURS.find((h) => h === input.hours);
   if (hours === undefined) return { ok: false, message: "Choose how long: until resumed, or 1, 4 or 24 hours.", param: "until" };
   // Empty: the admin CLI's default words.
   const reason = input.reason.trim().slice(0, 200) || "it is paused for maintenance";
   try {
     const until = hours === null ? null : new Date(Date.now() + hours * 3_600_000).toISOString();
-    const paused = await pauseModel(ctx, { modelId, until, reason, by: ctx.user.email });
+    const paused = await opsPauseModel(ops, { modelId, until, reason });
     revalidatePath("/", "layout");
     return { ok: true, message: `${paused.model} is out of service${paused.until ? ` until ${paused.until}` : " until resumed"}.` };
   } catch (err) {
@@ -56,10 +52,9 @@ export async function pauseModelAction(modelId: string, input: { reason: string;
 
 /** Puts a paused entry back in service, as `admin model resume` does. */
 export async function resumeModelAction(modelId: string): Promise<PauseResult> {
-  const ctx = await requireStudioCtx();
-  if (ctx.user.role !== "ops") notFound();
+  const { ops } = await requireOps();
   try {
-    const resumed = await resumeModel(ctx, { modelId });
+    const resumed = await opsResumeModel(ops, { modelId });
     revalidatePath("/", "layout");
     return { ok: true, message: resumed.resumed ? `${resumed.model} is back in service.` : `${resumed.model} was not paused.` };
   } catch (err) {

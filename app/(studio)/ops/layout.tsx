@@ -1,11 +1,11 @@
-import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
-import { requireStudioCtx } from "../studio-ctx";
+import { requireOps } from "../studio-ctx";
 
 // Operators only. Checked here, outside the page's loading boundary, so that anyone else gets a
-// real 404 status (a notFound() inside a streamed page would already have sent 200).
+// real 404 status (a notFound() inside a streamed page would already have sent 200). This is not
+// what keeps the data in: Next renders the page alongside its layout, so every ops page and
+// action asks for the principal itself (requireOps) before it reads anything.
 export default async function OpsLayout({ children }: { children: ReactNode }) {
-  const ctx = await requireStudioCtx();
-  if (ctx.user.role !== "ops") notFound();
+  await requireOps();
   return children;
 }

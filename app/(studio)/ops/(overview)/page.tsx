@@ -1,17 +1,15 @@
 import Link from "next/link";
 import { OpsRunLink } from "@/components/ops-run-link";
-import { notFound } from "next/navigation";
 import { listCatalog } from "@/lib/core/catalog";
-import { presentCredits, readBalance } from "@/lib/core/credits";
+import { presentCredits } from "@/lib/core/credits";
 import { formatUsd } from "@/lib/core/money";
-import { FAILURE_WINDOW_MS, opsFailureReasons, opsModels, opsOverview, type FailureReason, type OpsRun, type OpsRunFilter } from "@/lib/core/ops";
+import { FAILURE_WINDOW_MS, opsFailureReasons, opsModels, opsOverview, opsWorkspaces, type FailureReason, type OpsRun, type OpsRunFilter } from "@/lib/core/ops";
 import { GENERATION_STATUSES } from "@/lib/core/run-states";
-import { listWorkspaces } from "@/lib/core/workspaces";
 import { OpsCreditForm } from "@/components/ops-credit-form";
 import { OpsShares } from "@/components/ops-shares";
 import { OpsModels } from "@/components/ops-models";
 import { formatDuration, RunStatusPill, relativeTime } from "@/components/run-status";
-import { requireStudioCtx } from "../../studio-ctx";
+import { requireOps } from "../../studio-ctx";
 
 export const metadata = { title: "Ops · Atelier" };
 export const dynamic = "force-dynamic";
@@ -46,11 +44,7 @@ function FilterSelect(props: { label: string; name: string; value: string | unde
   );
 }
 
-/**
- * A run's ID: a link to its page when it is of the operator's own workspace; another workspace's
- * run page is that workspace's (the studio reads runs only through the signed-in user's
- * workspace), so ops get the ID to copy and everything the table shows about it.
- */
+/** The time from one moment to another, when both are known. */
 function span(from: string | null, to: string | null): string | null {
   if (!from || !to) return null;
   const ms = Date.parse(to) - Date.parse(from);
@@ -127,22 +121,19 @@ const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) 
 
 // Operators only: every workspace's latest runs, the queue, and credit top-ups.
 export default async function OpsPage({ searchParams }: { searchParams: Search }) {
-  const ctx = await requireStudioCtx();
-  if (ctx.user.role !== "ops") notFound();
+  const { ctx, ops } = await requireOps();
   const sp = await searchParams;
   const status = GENERATION_STATUSES.find((s) => s === one(sp.status));
   const filter: OpsRunFilter = { workspaceId: one(sp.workspace), status, model: one(sp.model) };
   const filtered = !!(filter.workspaceId || filter.status || filter.model);
   const [overview, reasons, workspaces, catalog, models] = await Promise.all([
-    opsOverview(ctx, { filter }),
-    opsFailureReasons(ctx, { filter }),
-    listWorkspaces(ctx),
+    opsOverview(ops, { filter }),
+    opsFailureReasons(ops, { filter }),
+    opsWorkspaces(ops),
     listCatalog(ctx.db),
-    opsModels(ctx),
+    opsModels(ops),
   ]);
-  // Example runs of the failure reasons that are this operator's own, so they link to their page.
   const failedQuery = new URLSearchParams({ ...(filter.workspaceId ? { workspace: filter.workspaceId } : {}), status: "failed", ...(filter.model ? { model: filter.model } : {}) });
-  const balances = await Promise.all(workspaces.map((w) => readBalance(ctx.db, w.id)));
   const now = Date.now();
   return (
     <div className="mx-auto max-w-6xl space-y-8">
@@ -232,13 +223,13 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
         )}
       </section>
 
-      <OpsShares />
+      <OpsShares ops={ops} />
 
       <section className="rounded-lg border border-zinc-200 bg-white p-5 shadow-sm">
         <h2 className="text-base font-semibold text-zinc-900">Add credit</h2>
         <p className="mt-1 mb-4 text-sm text-zinc-500">The amount is added to the workspace's available balance and written to its ledger.</p>
         <OpsCreditForm
-          workspaces={workspaces.map((w, i) => ({ id: w.id, name: w.name, available_usd: presentCredits(balances[i]!).available_usd }))}
+          workspaces={workspaces.map((w) => ({ id: w.id, name: w.name, available_usd: presentCredits(w.balance).available_usd }))}
         />
       </section>
     </div>

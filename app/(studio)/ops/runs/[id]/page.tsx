@@ -1,12 +1,12 @@
-// An operator's read-only look at any workspace's run: what the ops lists link to. The ops
-// layout has already refused anyone but operators with a 404.
+// An operator's read-only look at any workspace's run: what the ops lists link to. It asks for
+// the ops principal itself: the layout's 404 sets the status but does not stop this page's render.
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { inputFieldHints } from "@/lib/core/catalog";
 import { opsRun } from "@/lib/core/ops";
 import { RunRecord } from "@/components/run-details";
 import { modelHref } from "@/components/catalog-price";
-import { requireStudioCtx } from "../../../studio-ctx";
+import { requireOps } from "../../../studio-ctx";
 
 export const dynamic = "force-dynamic";
 
@@ -16,8 +16,8 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 
 export default async function OpsRunPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const ctx = await requireStudioCtx();
-  const found = await opsRun(ctx, ctx.services, id);
+  const { ctx, ops } = await requireOps();
+  const found = await opsRun(ops, ctx.services, id);
   if (!found) notFound();
   const { generation: run, workspace } = found;
   const own = workspace.id === ctx.workspaceId;
