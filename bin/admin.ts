@@ -8,7 +8,7 @@ import { parseUsd } from "../lib/core/money";
 import { createWorkspace, findWorkspace, listWorkspaces } from "../lib/core/workspaces";
 import { listCatalog } from "../lib/core/catalog";
 import { purgeEvents } from "../lib/core/events";
-import { createUser, generatePassword, listUsers, setUserPassword } from "../lib/core/users";
+import { createUser, generatePassword, listUsers, removeUser, setUserPassword, setUserRole } from "../lib/core/users";
 import { pauseModel, resumeModel } from "../lib/core/model-pauses";
 import { openConfiguredStore } from "../lib/boot";
 import { announceToEveryProcess } from "../lib/engine/cross-process";
@@ -170,7 +170,12 @@ program
     }),
   );
 
-const user = program.command("user").description("studio users: create, list, set a password");
+const user = program.command("user").description("studio users: create, list, set a password or a role, remove");
+
+/** Running servers cache studio sessions: tell them this user's have ended before answering. */
+async function announceSessionsEnded(store: Store, config: Config, userId: string): Promise<void> {
+  await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), { kind: "sessions_ended", id: userId });
+}
 user
   .command("create")
   .requiredOption("--email <email>", "what they sign in with")
@@ -190,12 +195,38 @@ user
   .requiredOption("--email <email>", "the user's email")
   .option("--password <password>", "the new password, at least 8 characters (default: a new random one, printed)")
   .action((options: { email: string; password?: string }) =>
-    withStore(async (store) => {
+    withStore(async (store, config) => {
       const password = options.password ?? generatePassword();
       const user = await setUserPassword({ db: store.db }, { email: options.email, password });
+      await announceSessionsEnded(store, config, user.id);
       // A password the operator typed is not echoed back; a generated one must be, once.
       const shown = options.password === undefined ? { password } : {};
       print({ ...user, ...shown }, [{ email: user.email, role: user.role, ...shown }]);
+    }),
+  );
+
+user
+  .command("role")
+  .description("give a user another role; their studio sessions end, so they sign in again with it")
+  .requiredOption("--email <email>", "the user's email")
+  .requiredOption("--role <role>", "creator or ops")
+  .action((options: { email: string; role: string }) =>
+    withStore(async (store, config) => {
+      const changed = await setUserRole({ db: store.db }, { email: options.email, role: options.role });
+      await announceSessionsEnded(store, config, changed.id);
+      print(changed, [{ id: changed.id, email: changed.email, workspace_id: changed.workspace_id, role: changed.role }]);
+    }),
+  );
+
+user
+  .command("remove")
+  .description("remove a user: their studio sessions end at once; their runs stay with the workspace")
+  .requiredOption("--email <email>", "the user's email")
+  .action((options: { email: string }) =>
+    withStore(async (store, config) => {
+      const removed = await removeUser({ db: store.db }, { email: options.email });
+      await announceSessionsEnded(store, config, removed.id);
+      print({ ...removed, removed: true }, [{ id: removed.id, email: removed.email, removed: true }]);
     }),
   );
 user.command("list").description("every studio user").action(() =>

@@ -14,6 +14,7 @@ import { connectCrossProcessSignals, type CrossProcessSignals } from "./engine/c
 import { cachePausesOf } from "./core/pause-cache";
 import { createRunSignals } from "./engine/run-signals";
 import { createApiKeyCache } from "./core/api-key-cache";
+import { createStudioSessionCache } from "./core/studio-sessions";
 import { createApiKey, type CreatedApiKey } from "./core/api-keys";
 import { parseUsd } from "./core/money";
 import { countWorkspaces, createWorkspace, type Workspace } from "./core/workspaces";
@@ -75,6 +76,8 @@ export function createServices(config: Config): Services {
   const signals = createRunSignals();
   const apiKeys = createApiKeyCache();
   signals.onKeyRevoked((keyId) => apiKeys.forget(keyId));
+  const studioSessions = createStudioSessionCache();
+  signals.onSessionsEnded((userId) => studioSessions.forgetUser(userId));
   return {
     secretKey: config.secretKey,
     publicBaseUrl: config.publicBaseUrl,
@@ -82,6 +85,7 @@ export function createServices(config: Config): Services {
     examplePictures: examplePictureDirectory(config.dataDir),
     signals,
     apiKeys,
+    studioSessions,
     ffmpegPath: config.ffmpegPath,
     webhooks: { allowInsecure: config.webhookAllowInsecure, retryScheduleSeconds: config.webhookRetrySchedule },
     moderationBlocklist: compileBlocklist(config.moderationBlocklist),

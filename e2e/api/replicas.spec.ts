@@ -436,6 +436,19 @@ test("a studio session signed in on A works on B (one SECRET_KEY); without it B 
     expect(res.status).toBeLessThan(400);
     expect(res.headers.get("location")).toMatch(/\/sign-in(\?|$)/);
   }
+
+  // A password change from the admin CLI ends the session on both replicas within a second:
+  // both had it cached (just read), and only the announcement can make them forget in time.
+  admin(["user", "password", "--email", email, "--password", "replica-pass-2"], A);
+  const changedAt = Date.now();
+  for (const spec of [A, B]) {
+    while ((await sessionOn(spec, true)).user !== undefined) {
+      expect(Date.now() - changedAt, `${spec.name} still signs the old session in`).toBeLessThan(1000);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  const ended = await page(B, "/runs", true);
+  expect(ended.headers.get("location")).toMatch(/\/sign-in(\?|$)/);
 });
 
 test("each webhook event is delivered once, not once per process; deliveries are signed with the secret B publishes", async ({ request }) => {

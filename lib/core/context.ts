@@ -1,5 +1,6 @@
 import type { BlobStore } from "../blobs/blob-store";
 import type { ApiKeyCache } from "./api-key-cache";
+import type { StudioSessionCache } from "./studio-sessions";
 import type { PictureDirectory } from "../blobs/picture-directory";
 import type { RunSignals } from "../engine/run-signals";
 import type { Db } from "../store/database";
@@ -36,6 +37,8 @@ export interface Services {
   signals: RunSignals;
   /** Live API keys looked up before (api-key-cache.ts); absent: every request asks the store. */
   apiKeys?: ApiKeyCache;
+  /** Studio sessions read before (studio-sessions.ts); absent: every read asks the store. */
+  studioSessions?: StudioSessionCache;
   /** The ffmpeg binary media models run. */
   ffmpegPath: string;
   /** Webhook delivery settings. */

@@ -4,9 +4,11 @@ import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import type { UsersTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
+import { withTransaction } from "../store/store";
 import { nowIso, type SystemCtx } from "./context";
 import { ApiError } from "./errors";
 import { newId } from "./ids";
+import { endUserStudioSessions } from "./studio-sessions";
 import { findWorkspace } from "./workspaces";
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number }) => Promise<Buffer>;
@@ -83,9 +85,15 @@ export async function createUser(ctx: SystemCtx, input: { email: string; passwor
   return present(row);
 }
 
+/** The row for a normalised email; an email no user can have (NUL, too long) finds none without a query. */
+async function userRowByEmail(ctx: SystemCtx, email: string): Promise<UsersTable | undefined> {
+  if (email.length === 0 || email.length > 254 || email.includes("\u0000")) return undefined;
+  return ctx.db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+}
+
 /** The user for an email and password, or null (the same answer for an unknown email and a wrong password). */
 export async function verifyUserPassword(ctx: SystemCtx, input: { email: string; password: string }): Promise<User | null> {
-  const row = await ctx.db.selectFrom("users").selectAll().where("email", "=", input.email.trim().toLowerCase()).executeTakeFirst();
+  const row = await userRowByEmail(ctx, input.email.trim().toLowerCase());
   if (!row) {
     await hashPassword(input.password); // the same work either way, so timing does not tell which
     return null;
@@ -95,7 +103,7 @@ export async function verifyUserPassword(ctx: SystemCtx, input: { email: string;
 
 /** The user with this email (any case), for sign-in through an OAuth provider that verified it. */
 export async function findUserByEmail(ctx: SystemCtx, email: string): Promise<User | null> {
-  const row = await ctx.db.selectFrom("users").selectAll().where("email", "=", email.trim().toLowerCase()).executeTakeFirst();
+  const row = await userRowByEmail(ctx, email.trim().toLowerCase());
   return row ? present(row) : null;
 }
 
@@ -104,13 +112,50 @@ export async function findUser(ctx: SystemCtx, id: string): Promise<User | null>
   return row ? present(row) : null;
 }
 
-/** Sets a user's password (found by email, any case): the way back in for someone who lost it. */
+async function userByEmail(ctx: SystemCtx, rawEmail: string): Promise<UsersTable> {
+  const email = rawEmail.trim().toLowerCase();
+  const row = await userRowByEmail(ctx, email);
+  if (!row) throw new ApiError("resource_not_found", `No user with the email ${email}. "user list" shows them.`, { param: "email" });
+  return row;
+}
+
+/**
+ * Sets a user's password (found by email, any case): the way back in for someone who lost it.
+ * Every studio session of the user ends in the same transaction; the caller tells the running
+ * processes (run signal `sessions_ended`) so their caches forget the user.
+ */
 export async function setUserPassword(ctx: SystemCtx, input: { email: string; password: string }): Promise<User> {
   checkPassword(input.password);
-  const email = input.email.trim().toLowerCase();
-  const row = await ctx.db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
-  if (!row) throw new ApiError("resource_not_found", `No user with the email ${email}. "user list" shows them.`, { param: "email" });
-  await ctx.db.updateTable("users").set({ password_hash: await hashPassword(input.password) }).where("id", "=", row.id).execute();
+  const row = await userByEmail(ctx, input.email);
+  const passwordHash = await hashPassword(input.password);
+  await withTransaction(ctx.db, async (trx) => {
+    await trx.updateTable("users").set({ password_hash: passwordHash }).where("id", "=", row.id).execute();
+    await endUserStudioSessions({ db: trx }, row.id);
+  });
+  return present(row);
+}
+
+/** Changes a user's role; their sessions end, so the next sign-in carries the new role everywhere. */
+export async function setUserRole(ctx: SystemCtx, input: { email: string; role: string }): Promise<User> {
+  if (!(ROLES as readonly string[]).includes(input.role)) {
+    throw new ApiError("invalid_parameter", `--role must be creator or ops; got "${input.role}".`, { param: "role" });
+  }
+  const role = input.role as Role;
+  const row = await userByEmail(ctx, input.email);
+  await withTransaction(ctx.db, async (trx) => {
+    await trx.updateTable("users").set({ role }).where("id", "=", row.id).execute();
+    await endUserStudioSessions({ db: trx }, row.id);
+  });
+  return present({ ...row, role });
+}
+
+/** Removes a studio user and ends their sessions. Their runs and shares stay with the workspace. */
+export async function removeUser(ctx: SystemCtx, input: { email: string }): Promise<User> {
+  const row = await userByEmail(ctx, input.email);
+  await withTransaction(ctx.db, async (trx) => {
+    await endUserStudioSessions({ db: trx }, row.id);
+    await trx.deleteFrom("users").where("id", "=", row.id).execute();
+  });
   return present(row);
 }
 

@@ -208,8 +208,9 @@ async function listenForSignals(
   const pendingFinishes = new Set<string>();
   /** Changes (progress) not yet sent: only the latest per run matters; dropped while disconnected. */
   const pendingChanges = new Map<string, SignalMessage>();
-  /** Revoked API keys not yet announced: kept through an outage (a revoked key must stop everywhere). */
+  /** Revoked API keys and ended sessions not yet announced: kept through an outage (they must stop everywhere). */
   const pendingRevocations = new Set<string>();
+  const pendingSessionEnds = new Set<string>();
   /** A pause or outage changed here and is not announced yet: kept through an outage too. */
   let pendingAvailability = false;
   let sending = false;
@@ -219,6 +220,7 @@ async function listenForSignals(
   const enqueue = (message: SignalMessage) => {
     if (message.kind === "queued") pendingQueued = true;
     else if (message.kind === "key_revoked") pendingRevocations.add(message.id);
+    else if (message.kind === "sessions_ended") pendingSessionEnds.add(message.id);
     else if (message.kind === "availability_changed") pendingAvailability = true;
     else if (message.kind === "changed") {
       // While disconnected they are dropped: the state is in the store, progress soon stale.
@@ -232,10 +234,11 @@ async function listenForSignals(
     if (sending) return;
     sending = true;
     try {
-      while (live && (pendingQueued || pendingAvailability || pendingFinishes.size > 0 || pendingChanges.size > 0 || pendingRevocations.size > 0)) {
+      while (live && (pendingQueued || pendingAvailability || pendingFinishes.size > 0 || pendingChanges.size > 0 || pendingRevocations.size > 0 || pendingSessionEnds.size > 0)) {
         const client = live;
         const batch: SignalMessage[] = [
           ...[...pendingRevocations].map((id) => ({ kind: "key_revoked", id }) as const),
+          ...[...pendingSessionEnds].map((id) => ({ kind: "sessions_ended", id }) as const),
           ...(pendingAvailability ? [{ kind: "availability_changed" } as const] : []),
           ...(pendingQueued ? [{ kind: "queued" } as const] : []),
           ...[...pendingChanges.values()].filter((m) => m.kind !== "changed" || !pendingFinishes.has(m.id)),
@@ -244,6 +247,7 @@ async function listenForSignals(
         pendingQueued = false;
         pendingAvailability = false;
         pendingRevocations.clear();
+        pendingSessionEnds.clear();
         pendingFinishes.clear();
         pendingChanges.clear();
         try {
@@ -358,6 +362,7 @@ async function listenForSignals(
     signals.receive({ kind: "queued" });
     // Keys may have been revoked elsewhere meanwhile, unheard: the key cache forgets every key.
     signals.receive({ kind: "key_revoked", id: "*" });
+    signals.receive({ kind: "sessions_ended", id: "*" });
     // And models paused or providers found down: the availability cache reads the store again.
     signals.receive({ kind: "availability_changed" });
     try {
@@ -387,7 +392,7 @@ async function listenForSignals(
 
 /** Signals every process must hear at once, not only the peers this one knows of yet. */
 function reachesEveryProcess(message: SignalMessage): boolean {
-  return message.kind === "key_revoked" || message.kind === "availability_changed";
+  return message.kind === "key_revoked" || message.kind === "sessions_ended" || message.kind === "availability_changed";
 }
 
 /**
@@ -399,7 +404,7 @@ function reachesEveryProcess(message: SignalMessage): boolean {
 export async function announceToEveryProcess(
   store: Store,
   sqliteFile: string | null,
-  message: Extract<SignalMessage, { kind: "key_revoked" | "availability_changed" }>,
+  message: Extract<SignalMessage, { kind: "key_revoked" | "sessions_ended" | "availability_changed" }>,
 ): Promise<void> {
   if (store.dialect === "postgres") await sql`select pg_notify(${CHANNEL}, ${JSON.stringify(message)})`.execute(store.db);
   else if (sqliteFile) await sendToMesh(meshFolder(sqliteFile), message);

@@ -8,6 +8,8 @@ import { createApiKeyCache, type ApiKeyCache } from "../core/api-key-cache";
 import { authenticateApiKey, createApiKey, revokeApiKey } from "../core/api-keys";
 import { ApiError } from "../core/errors";
 import { createWorkspace } from "../core/workspaces";
+import { createStudioSessionCache, endStudioSession, startStudioSession, studioSessionUser, type StudioSessionCache } from "../core/studio-sessions";
+import { createUser, setUserPassword } from "../core/users";
 import { sqliteFileIn, type Store } from "../store/store";
 import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/test-store";
 import { announceToEveryProcess, connectCrossProcessSignals } from "./cross-process";
@@ -29,6 +31,7 @@ interface Process {
   store: Store;
   signals: RunSignals;
   cache: ApiKeyCache;
+  sessions: StudioSessionCache;
 }
 
 describe(`API key revocations across processes (${testDialect()})`, () => {
@@ -54,10 +57,12 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
     const signals = createRunSignals();
     const cache = createApiKeyCache();
     signals.onKeyRevoked((keyId) => cache.forget(keyId));
+    const sessions = createStudioSessionCache({ ttlMs: FOREVER_MS });
+    signals.onSessionsEnded((userId) => sessions.forgetUser(userId));
     // The fallback polls sleep: only the bridge can carry the revocation.
     const bridge = await connectCrossProcessSignals(store, t.postgres?.databaseUrl ?? null, signals, silent, { pollMs: FOREVER_MS, ...(sqliteFile ? { sqliteFile } : {}) });
     closers.push(() => bridge.close());
-    return { store, signals, cache };
+    return { store, signals, cache, sessions };
   }
 
   const authenticate = (p: Process, key: string) => authenticateApiKey({ db: p.store.db }, { xApiKey: key, authorization: undefined }, "atl", p.cache);
@@ -111,5 +116,32 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
     expect(await refused(there, key)).toMatch(/revoked/);
     // The other key stays cached and live.
     expect((await authenticate(there, other.key)).keyId).toBe(other.id);
+  });
+
+  it("studio sessions end in every process: a password change from the admin CLI, a sign-out in another process", async () => {
+    const here = await process(t.store);
+    const there = await process(elsewhere);
+    const workspace = await createWorkspace({ db: t.store.db }, { name: "sessions" });
+    const user = await createUser({ db: t.store.db }, { email: `s-${Date.now()}@example.com`, password: "long enough", workspaceId: workspace.id, role: "creator" });
+    const read = (p: Process, id: string) => studioSessionUser({ db: p.store.db }, p.sessions, id);
+
+    const first = await startStudioSession({ db: t.store.db }, user.id);
+    expect((await read(here, first.id))?.id).toBe(user.id);
+    expect((await read(there, first.id))?.id).toBe(user.id);
+    // What `admin user password` does: the change (which ends the sessions), then one announcement.
+    await setUserPassword({ db: t.store.db }, { email: user.email, password: "another long one" });
+    expect((await read(there, first.id))?.id).toBe(user.id); // cached, until the signal
+    await announceToEveryProcess(t.store, sqliteFile, { kind: "sessions_ended", id: user.id });
+    await until(() => here.sessions.get(first.id) === undefined && there.sessions.get(first.id) === undefined, "both caches to forget the user");
+    expect(await read(here, first.id)).toBeNull();
+    expect(await read(there, first.id)).toBeNull();
+
+    // Sign-out in a process with a bridge (the studio's): the other process hears it.
+    const second = await startStudioSession({ db: t.store.db }, user.id);
+    expect((await read(there, second.id))?.id).toBe(user.id);
+    await endStudioSession({ db: here.store.db }, second.id);
+    here.signals.sessionsEnded(user.id);
+    await until(() => there.sessions.get(second.id) === undefined, "the other process to forget the session");
+    expect(await read(there, second.id)).toBeNull();
   });
 });

@@ -40,7 +40,7 @@ function isSignal(value: unknown): value is SignalMessage {
   const m = value as Record<string, unknown>;
   if (m.kind === "queued" || m.kind === "availability_changed") return true;
   if (typeof m.id !== "string" || m.id.length > 100) return false;
-  if (m.kind === "finished" || m.kind === "key_revoked") return true;
+  if (m.kind === "finished" || m.kind === "key_revoked" || m.kind === "sessions_ended") return true;
   return m.kind === "changed" && (m.progress === undefined || typeof m.progress === "number");
 }
 

@@ -17,6 +17,8 @@ export type SignalMessage =
   | ({ kind: "changed"; id: string } & RunChange)
   /** An API key was revoked ("*": any may have been; caches forget everything). */
   | { kind: "key_revoked"; id: string }
+  /** A studio user's sessions ended or changed (sign-out, password, role): caches forget that user ("*": everyone). */
+  | { kind: "sessions_ended"; id: string }
   /** A model was paused or resumed, or a provider found down or back: availability caches forget. */
   | { kind: "availability_changed" };
 
@@ -53,6 +55,9 @@ export interface RunSignals {
   /** An API key was revoked here: every process's key cache forgets it. */
   keyRevoked(keyId: string): void;
   onKeyRevoked(listener: (keyId: string) => void): () => void;
+  /** A user's studio sessions ended here: every process's session cache forgets that user. */
+  sessionsEnded(userId: string): void;
+  onSessionsEnded(listener: (userId: string) => void): () => void;
   /** A pause or a provider outage changed here: every process's availability cache forgets. */
   availabilityChanged(): void;
   onAvailabilityChanged(listener: () => void): () => void;
@@ -70,8 +75,8 @@ export function createRunSignals(): RunSignals {
   let publish: ((message: SignalMessage) => void) | null = null;
 
   const deliver = (message: SignalMessage, ended?: GenerationsTable) => {
-    if (message.kind === "key_revoked") {
-      emitter.emit("key_revoked", message.id);
+    if (message.kind === "key_revoked" || message.kind === "sessions_ended") {
+      emitter.emit(message.kind, message.id);
       return;
     }
     if (message.kind === "queued" || message.kind === "availability_changed") {
@@ -121,6 +126,14 @@ export function createRunSignals(): RunSignals {
     onKeyRevoked(listener) {
       emitter.on("key_revoked", listener);
       return () => emitter.off("key_revoked", listener);
+    },
+    sessionsEnded(userId) {
+      deliver({ kind: "sessions_ended", id: userId });
+      publish?.({ kind: "sessions_ended", id: userId });
+    },
+    onSessionsEnded(listener) {
+      emitter.on("sessions_ended", listener);
+      return () => emitter.off("sessions_ended", listener);
     },
     availabilityChanged() {
       deliver({ kind: "availability_changed" });

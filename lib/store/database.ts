@@ -172,6 +172,14 @@ export interface UsersTable {
   created_at: string;
 }
 
+export interface StudioSessionsTable {
+  id: string;
+  user_id: string;
+  created_at: string;
+  /** Fixed at sign-in: a session does not slide past it, however active. */
+  expires_at: string;
+}
+
 export interface ModelPausesTable {
   model_id: string;
   paused_until: string | null;
@@ -299,6 +307,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   users: UsersTable;
+  studio_sessions: StudioSessionsTable;
   share_links: ShareLinksTable;
   scheduled_tasks: ScheduledTasksTable;
   queue_counts: QueueCountsTable;

@@ -16,6 +16,7 @@ import * as pauseBy from "./014-pause-by";
 import * as scheduledTasks from "./015-scheduled-tasks";
 import * as queueCounts from "./016-queue-counts";
 import * as balanceBound from "./017-balance-bound";
+import * as studioSessions from "./018-studio-sessions";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "015-scheduled-tasks": scheduledTasks,
   "016-queue-counts": queueCounts,
   "017-balance-bound": balanceBound,
+  "018-studio-sessions": studioSessions,
 };
