@@ -14,6 +14,7 @@ import { startEngine } from "./lib/engine/engine";
 import { startExampleOutputs } from "./lib/core/example-outputs";
 import { startWebhookSender } from "./lib/engine/webhook-sender";
 import { createLogger } from "./lib/logger";
+import { createStudioBudgetDoor } from "./app/studio-budget-door";
 import { COMMON_SECURITY_HEADERS, studioSecurityHeaders } from "./lib/security-headers";
 
 async function main(): Promise<void> {
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
     apiResources: apiResources(api.routes.map((r) => r.path)),
   });
   const refusals = createRequestRefusals({ config, logger, rateLimits });
+  // Studio actions and live-run streams per signed-in user (app/studio-budget-door.ts).
+  const studioBudget = createStudioBudgetDoor({ db: store.db, services });
   // /healthz, /readyz and /metrics: answered first, outside /v1's limits and keys, never by the studio.
   const operate = createOperate({ store, config, logger, readiness: services.blobs.kind === "s3" ? { bucket: () => services.blobs.check() } : {} });
   const commonHeaders = Object.entries(COMMON_SECURITY_HEADERS);
@@ -57,7 +60,15 @@ async function main(): Promise<void> {
     if (isApiRequest(req.url ?? "/", req.headers)) return void handleApi(req, res);
     for (const [name, value] of studioHeaders) res.setHeader(name, value);
     operate.countStudioRequest(req, res);
-    void handleStudio(req, res);
+    const budget = studioBudget(req);
+    if (!budget) return void handleStudio(req, res);
+    budget.then(
+      (over) => (over ? refusals.refuse(req, res, over) : void handleStudio(req, res)),
+      (err: unknown) => {
+        logger.warn({ err }, "the studio budget could not be read");
+        void handleStudio(req, res);
+      },
+    );
   });
   // What the HTTP parser refuses, and an Expect other than 100-continue, get the error envelope
   // and the usual headers, not Node's bare 400, 417 or 431.

@@ -1,6 +1,8 @@
 // next-auth (v4): sign-in with the users the admin CLI creates, by password or, when configured,
-// through GitHub or Google for the same email; JWT sessions in httpOnly cookies.
-import { createHash } from "node:crypto";
+// through GitHub or Google for the same email. The httpOnly cookie (next-auth's encrypted token)
+// carries only a session ID: the session lives in the store (lib/core/studio-sessions.ts), so
+// sign-out, a password or role change and a removed user end it on the server, and who the user
+// is, their role and their workspace are read from the store on every request, never the token.
 import type { NextAuthOptions } from "next-auth";
 import { getServerSession } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
@@ -9,7 +11,10 @@ import GoogleProvider from "next-auth/providers/google";
 import { findUserByEmail, verifyUserPassword, type User } from "@/lib/core/users";
 import { config, type OAuthClient } from "@/lib/config";
 import { getRuntime } from "@/lib/runtime";
+import { studioSessionSecret } from "./session-secret";
+import { studioThrottles } from "./studio-throttles";
 import { safeCallbackPath } from "@/lib/core/callback-path";
+import { endStudioSession, startStudioSession, STUDIO_SESSION_DAYS, studioSessionUser } from "@/lib/core/studio-sessions";
 
 export { safeCallbackPath };
 
@@ -35,9 +40,8 @@ export function oauthSignInOptions(): { id: string; name: string }[] {
 }
 
 export const authOptions: NextAuthOptions = {
-  // Derived from SECRET_KEY, so there is one secret to keep.
-  secret: createHash("sha256").update(`next-auth:${config().secretKey}`).digest("base64url"),
-  session: { strategy: "jwt", maxAge: 7 * 24 * 3600 },
+  secret: studioSessionSecret(),
+  session: { strategy: "jwt", maxAge: STUDIO_SESSION_DAYS * 24 * 3600 },
   pages: { signIn: "/sign-in", error: "/sign-in" },
   providers: [
     CredentialsProvider({
@@ -47,7 +51,9 @@ export const authOptions: NextAuthOptions = {
         if (!credentials?.email || !credentials.password) return null;
         const { store } = await getRuntime();
         const user = await verifyUserPassword({ db: store.db }, { email: credentials.email, password: credentials.password });
-        return user ? studioUserOf(user) : null;
+        if (!user) return null;
+        await studioThrottles().signIn.succeeded(credentials.email);
+        return studioUserOf(user);
       },
     }),
     ...config().oauth.map(oauthProvider),
@@ -66,21 +72,35 @@ export const authOptions: NextAuthOptions = {
       const { store } = await getRuntime();
       return (await findUserByEmail({ db: store.db }, user.email)) !== null;
     },
+    // At sign-in only: a new session in the store; the token keeps nothing but its ID.
     async jwt({ token, user, account }) {
       if (!user) return token;
-      let studio = user as unknown as StudioUser;
+      const { store } = await getRuntime();
+      let userId = (user as unknown as StudioUser).id;
       if (account && account.provider !== "credentials") {
-        const { store } = await getRuntime();
         const found = await findUserByEmail({ db: store.db }, user.email ?? "");
-        if (!found) return token;
-        studio = studioUserOf(found);
+        if (!found) return {};
+        userId = found.id;
       }
-      Object.assign(token, { uid: studio.id, email: studio.email, role: studio.role, workspaceId: studio.workspaceId });
-      return token;
+      const session = await startStudioSession({ db: store.db }, userId);
+      return { sid: session.id };
     },
-    session({ session, token }) {
-      Object.assign(session, { user: { id: token.uid, email: token.email, role: token.role, workspaceId: token.workspaceId } });
-      return session;
+    // Every read of the session (pages, actions, /api/auth/session): the user as the store has
+    // them now, or none once the session has ended.
+    async session({ session, token }) {
+      const { store, services } = await getRuntime();
+      const user = typeof token.sid === "string" ? await studioSessionUser({ db: store.db }, services.studioSessions, token.sid) : null;
+      return Object.assign(session, { user: user ? { id: user.id, email: user.email, role: user.role, workspaceId: user.workspaceId } : undefined });
+    },
+  },
+  events: {
+    // Sign-out ends the session on the server, and every process's cache forgets it at once.
+    async signOut({ token }) {
+      if (typeof token?.sid !== "string") return;
+      const { store, services } = await getRuntime();
+      const userId = await endStudioSession({ db: store.db }, token.sid);
+      services.studioSessions?.forgetSession(token.sid);
+      if (userId) services.signals.sessionsEnded(userId);
     },
   },
 };

@@ -1,5 +1,5 @@
 "use client";
-import { signIn } from "next-auth/react";
+import { getCsrfToken, signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 
@@ -25,18 +25,24 @@ export function SignInForm({
     const form = new FormData(event.currentTarget);
     setBusy(true);
     setError(null);
-    const result = await signIn("credentials", { email: form.get("email"), password: form.get("password"), redirect: false });
-    setBusy(false);
-    if (result?.ok) {
-      router.push(callbackUrl);
-      router.refresh();
-    } else {
-      setError("That email and password do not match a user.");
+    try {
+      const outcome = await signInWithPassword(String(form.get("email") ?? ""), String(form.get("password") ?? ""), callbackUrl);
+      if (outcome === "ok") {
+        router.push(callbackUrl);
+        router.refresh();
+        return;
+      }
+      setError(outcome);
+    } catch {
+      setError("Signing in did not work. Try again.");
+    } finally {
+      setBusy(false);
     }
   }
 
   return (
-    <form onSubmit={(e) => void submit(e)} className="space-y-4" noValidate>
+    // method="post": a press before the page has come alive must not put the password in the URL.
+    <form method="post" onSubmit={(e) => void submit(e)} className="space-y-4" noValidate>
       <label className="block text-sm font-medium text-zinc-700">
         Email
         <input name="email" type="email" autoComplete="username" required className={input} />
@@ -73,4 +79,22 @@ export function SignInForm({
       ) : null}
     </form>
   );
+}
+
+/**
+ * next-auth's credentials sign-in, posted here rather than through its `signIn()`, which cannot
+ * read the throttle's 429: "ok", or the message to show.
+ */
+async function signInWithPassword(email: string, password: string, callbackUrl: string): Promise<"ok" | string> {
+  const csrfToken = (await getCsrfToken()) ?? "";
+  const res = await fetch("/api/auth/callback/credentials", {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ email, password, csrfToken, callbackUrl, json: "true" }),
+  });
+  const body = (await res.json().catch(() => null)) as { url?: string; error?: { message?: string } } | null;
+  if (res.status === 429) return body?.error?.message ?? "Too many sign-in attempts. Try again in a minute.";
+  // next-auth answers its redirect as JSON ({ url }, status 302): a failure's URL carries ?error=.
+  const failed = !body?.url || new URL(body.url, window.location.origin).searchParams.has("error");
+  return failed ? "That email and password do not match a user." : "ok";
 }

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
+import { LIMITS } from "./core/limits";
 import { defaultFfmpegPath } from "./media/ffmpeg";
 import type { S3Settings } from "./blobs/s3-blob-store";
 import { parseProvidersFile, ProvidersFileError, type ProviderConfig } from "./providers";
@@ -18,6 +19,8 @@ export interface Config {
   secretKey: string;
   rateLimitIpPerMin: number;
   rateLimitKeyPerMin: number;
+  /** Studio sign-in tries a minute per IP address (SIGN_IN_LIMIT_IP_PER_MIN; per email is fixed). */
+  signInIpPerMin: number;
   apiKeyPrefix: string;
   logLevel: string;
   /** Worker slots inside the server process; 0 leaves running to `npm run worker` processes. */
@@ -310,6 +313,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: readSecretKey(env, dataDir),
     rateLimitIpPerMin: readInteger(env, "RATE_LIMIT_IP_PER_MIN", 300, 1, 1_000_000),
     rateLimitKeyPerMin: readInteger(env, "RATE_LIMIT_KEY_PER_MIN", 600, 1, 1_000_000),
+    signInIpPerMin: readInteger(env, "SIGN_IN_LIMIT_IP_PER_MIN", LIMITS.signIn.perIp, 1, 1_000_000),
     apiKeyPrefix,
     logLevel,
     workerConcurrency: readInteger(env, "WORKER_CONCURRENCY", 2, 0, 64),

@@ -1,7 +1,10 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/sign-in-form";
+import { findCatalogEntry } from "@/lib/core/catalog";
+import { getRuntime } from "@/lib/runtime";
 import { oauthSignInOptions, safeCallbackPath, studioUser } from "../auth";
+import { modelIdOf } from "../(studio)/catalog/[creator]/[name]/model-id";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Sign in · Atelier" };
@@ -11,14 +14,34 @@ const OAUTH_ERRORS: Record<string, string> = {
   AccessDenied: "That account's email is not an Atelier user. Ask ops to create a user with it, then sign in again.",
 };
 
+/**
+ * Where signing in leads and, for a model page, the model to name: only a real catalog entry is
+ * named (never words taken from the URL), and a catalog path that does not decode leads to the
+ * catalog itself.
+ */
+function destination(path: string): { callback: string; model: string | null } {
+  const chosen = /^\/catalog\/([^/?#]+)\/([^/?#]+)/.exec(path);
+  if (!chosen) return { callback: path, model: null };
+  let id: string;
+  try {
+    id = modelIdOf(chosen[1]!, chosen[2]!);
+  } catch {
+    return { callback: "/catalog", model: null };
+  }
+  try {
+    return { callback: path, model: findCatalogEntry(id).model.id };
+  } catch {
+    return { callback: path, model: null };
+  }
+}
+
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const sp = await searchParams;
+  await getRuntime(); // the catalog, remote entries included
   // Where the visitor was going (a model chosen in /explore): same-origin paths only.
-  const callback = safeCallbackPath(Array.isArray(sp.callbackUrl) ? sp.callbackUrl[0] : sp.callbackUrl) ?? "/catalog";
+  const asked = safeCallbackPath(Array.isArray(sp.callbackUrl) ? sp.callbackUrl[0] : sp.callbackUrl) ?? "/catalog";
+  const { callback, model } = destination(asked);
   if (await studioUser()) redirect(callback);
-  // A model chosen in /explore: say where signing in leads.
-  const chosen = /^\/catalog\/([^/?#]+)\/([^/?#]+)/.exec(callback);
-  const model = chosen ? `${decodeURIComponent(chosen[1]!)}/${decodeURIComponent(chosen[2]!)}` : null;
   const code = sp.error;
   const error = typeof code === "string" ? ((Object.hasOwn(OAUTH_ERRORS, code) ? OAUTH_ERRORS[code] : undefined) ?? "Signing in did not work. Try again.") : null;
   return (

@@ -5,11 +5,9 @@
 // and calls every server action that takes an ID with A's IDs. Each answer is a 404 or the
 // action's refusal, and no body holds A's workspace name or ID, the run's prompt or a blob link.
 // An operator of B still sees A's run on the ops pages (read-only, across workspaces by design).
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { expect, test, type APIRequestContext, type APIResponse, type Browser, type Page } from "@playwright/test";
-import { admin, newUser, screenshot, signIn, startRun, waitFinal, type TestUser } from "./helpers";
-import { REPO_ROOT, STUDIO_URL } from "./playwright.config";
+import { admin, callAction, newUser, screenshot, serverActions, signIn, startRun, waitFinal, type TestUser } from "./helpers";
+import { STUDIO_URL } from "./playwright.config";
 
 interface WorkspaceA {
   user: TestUser;
@@ -99,27 +97,6 @@ const AS_RSC = { RSC: "1" };
  * has begun the stream) with this error in it, which the client router turns into the 404 page.
  */
 const NOT_FOUND_MARK = "NEXT_HTTP_ERROR_FALLBACK;404";
-
-/** The server actions' IDs by file and name, from the build the server runs. */
-function serverActions(): Map<string, string> {
-  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, ".next", "server", "server-reference-manifest.json"), "utf8")) as {
-    node: Record<string, { filename?: string; exportedName?: string }>;
-  };
-  const ids = new Map<string, string>();
-  for (const [id, entry] of Object.entries(manifest.node)) {
-    if (entry.filename && entry.exportedName) ids.set(`${entry.filename.replace(/^.*?app\//, "app/")}#${entry.exportedName}`, id);
-  }
-  return ids;
-}
-
-/** Calls a server action as the browser does (arguments as JSON), on the page that uses it. */
-async function callAction(page: Page, pagePath: string, id: string, args: unknown[]): Promise<APIResponse> {
-  return page.request.post(pagePath, {
-    headers: { "Next-Action": id, Accept: "text/x-component", "Content-Type": "text/plain;charset=UTF-8" },
-    data: JSON.stringify(args),
-    maxRedirects: 0,
-  });
-}
 
 /** A form action with a FormData argument, encoded as React does (`$K1` names the form's fields `1_…`). */
 async function callFormAction(page: Page, pagePath: string, id: string, fields: Record<string, string>): Promise<APIResponse> {

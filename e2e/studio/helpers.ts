@@ -1,7 +1,8 @@
 // Workspaces and users for the studio tests, made with the admin CLI on the studio server's store.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type APIResponse, type Page } from "@playwright/test";
 import { REPO_ROOT, STUDIO_DATA_DIR } from "./playwright.config";
 
 export function admin<T>(args: string[]): T {
@@ -88,4 +89,25 @@ export async function waitFinal(request: APIRequestContext, key: string, id: str
     )
     .toBe(true);
   return status;
+}
+
+/** The server actions' IDs by file and name, from the build the server runs. */
+export function serverActions(): Map<string, string> {
+  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, ".next", "server", "server-reference-manifest.json"), "utf8")) as {
+    node: Record<string, { filename?: string; exportedName?: string }>;
+  };
+  const ids = new Map<string, string>();
+  for (const [id, entry] of Object.entries(manifest.node)) {
+    if (entry.filename && entry.exportedName) ids.set(`${entry.filename.replace(/^.*?app\//, "app/")}#${entry.exportedName}`, id);
+  }
+  return ids;
+}
+
+/** Calls a server action as the browser does (arguments as JSON), on the page that uses it. */
+export async function callAction(page: Page, pagePath: string, id: string, args: unknown[]): Promise<APIResponse> {
+  return page.request.post(pagePath, {
+    headers: { "Next-Action": id, Accept: "text/x-component", "Content-Type": "text/plain;charset=UTF-8" },
+    data: JSON.stringify(args),
+    maxRedirects: 0,
+  });
 }

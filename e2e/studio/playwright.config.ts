@@ -45,6 +45,9 @@ export default defineConfig({
       PUBLIC_BASE_URL: "",
       LOG_LEVEL: "warn",
       WORKER_CONCURRENCY: "2",
+      // Every test signs in from 127.0.0.1: the per-IP sign-in limit would be the whole suite's.
+      // The per-email limit (fixed) is what sessions.spec.ts runs into.
+      SIGN_IN_LIMIT_IP_PER_MIN: "100000",
       WEBHOOK_ALLOW_INSECURE: "1",
       // Prompts with these words fail their run: a failed run the tests can make on purpose.
       MODERATION_BLOCKLIST: "zebracorn,quokkaroo",

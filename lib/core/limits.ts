@@ -43,4 +43,11 @@ export const LIMITS = {
   mcpInlineImageSide: 1024,
   /** Largest sound an MCP tool result carries inline (larger ones are only linked). */
   mcpInlineAudioBytes: 1024 * 1024,
+  /**
+   * Studio sign-in tries a minute, per email and per IP address; an email out of tries is locked
+   * for firstLockSeconds, twice as long at each further lockout within a day, up to longestLockSeconds.
+   */
+  signIn: { perEmail: 10, perIp: 30, firstLockSeconds: 60, longestLockSeconds: 3600 },
+  /** Studio server actions and live-run streams opened a minute, per signed-in user. */
+  studioRequestsPerUserPerMin: 300,
 } as const;
