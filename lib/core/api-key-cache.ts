@@ -3,6 +3,7 @@
 // once through the run signals (`key_revoked`, carried by NOTIFY or the SQLite process mesh) and
 // drops the entry; an entry is also looked up again after `ttlMs`, in case a signal was lost.
 import type { Scope } from "./context";
+import { createTtlCache } from "./ttl-cache";
 
 export interface CachedKey {
   keyId: string;
@@ -20,28 +21,13 @@ export interface ApiKeyCache {
 }
 
 export function createApiKeyCache(options: { maxEntries?: number; ttlMs?: number } = {}): ApiKeyCache {
-  const maxEntries = options.maxEntries ?? 10_000;
-  const ttlMs = options.ttlMs ?? 60_000;
-  const byHash = new Map<string, { key: CachedKey; at: number }>();
+  const byHash = createTtlCache<CachedKey>({ maxEntries: options.maxEntries ?? 10_000, ttlMs: options.ttlMs ?? 60_000 });
   return {
-    get(hash, now = Date.now()) {
-      const entry = byHash.get(hash);
-      if (!entry) return undefined;
-      if (now - entry.at > ttlMs) {
-        byHash.delete(hash);
-        return undefined;
-      }
-      return entry.key;
-    },
-    set(hash, key, now = Date.now()) {
-      byHash.delete(hash);
-      // Oldest first in a Map: past the cap, the least recently stored goes.
-      if (byHash.size >= maxEntries) byHash.delete(byHash.keys().next().value!);
-      byHash.set(hash, { key, at: now });
-    },
+    get: (hash, now) => byHash.get(hash, now),
+    set: (hash, key, now) => byHash.set(hash, key, now),
     forget(keyId) {
       if (keyId === "*") return byHash.clear();
-      for (const [hash, entry] of byHash) if (entry.key.keyId === keyId) byHash.delete(hash);
+      byHash.deleteWhere((key) => key.keyId === keyId);
     },
     get size() {
       return byHash.size;

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { Role } from "./users";
 import type { SystemCtx } from "./context";
+import { createTtlCache } from "./ttl-cache";
 
 /** A session lasts this long from sign-in, however active: it never slides forward. */
 export const STUDIO_SESSION_DAYS = 7;
@@ -67,31 +68,22 @@ export interface StudioSessionCache {
  * seconds. An entry lives `ttlMs` at most, in case a signal was lost.
  */
 export function createStudioSessionCache(options: { ttlMs?: number; maxEntries?: number } = {}): StudioSessionCache {
-  const ttlMs = options.ttlMs ?? 30_000;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const entries = new Map<string, { user: (SessionUser & { expiresAt: string }) | null; at: number }>();
+  const entries = createTtlCache<(SessionUser & { expiresAt: string }) | null>({ ttlMs: options.ttlMs ?? 30_000, maxEntries: options.maxEntries ?? 10_000 });
   return {
     get(sessionId, now = Date.now()) {
-      const entry = entries.get(sessionId);
-      if (!entry) return undefined;
-      if (now - entry.at > ttlMs || (entry.user && Date.parse(entry.user.expiresAt) <= now)) {
+      const user = entries.get(sessionId, now);
+      if (user && Date.parse(user.expiresAt) <= now) {
         entries.delete(sessionId);
         return undefined;
       }
-      return entry.user;
+      return user;
     },
-    set(sessionId, user, now = Date.now()) {
-      entries.delete(sessionId);
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-      entries.set(sessionId, { user, at: now });
-    },
+    set: (sessionId, user, now) => entries.set(sessionId, user, now),
     forgetUser(userId) {
       if (userId === "*") return entries.clear();
-      for (const [id, entry] of entries) if (entry.user?.id === userId) entries.delete(id);
+      entries.deleteWhere((user) => user?.id === userId);
     },
-    forgetSession(sessionId) {
-      entries.delete(sessionId);
-    },
+    forgetSession: (sessionId) => entries.delete(sessionId),
   };
 }
 
