@@ -8,7 +8,25 @@ export NEXT_TELEMETRY_DISABLED=1
 PG_URL="${ATELIER_TEST_PG_URL:-postgres://postgres@127.0.0.1:5432/test}"
 mkdir -p test-results
 
-step() { printf '\n\033[1m== %s ==\033[0m\n' "$1"; }
+# Each step's time, printed together at the end (and after a failure): where CI's minutes go.
+STEP_NAME=""
+STEP_START=$SECONDS
+TIMES=()
+end_step() { if [ -n "$STEP_NAME" ]; then TIMES+=("$(printf '%5d s  %s' $((SECONDS - STEP_START)) "$STEP_NAME")"); fi; }
+print_times() {
+  end_step
+  STEP_NAME=""
+  printf '\n\033[1m== time per step ==\033[0m\n'
+  printf '%s\n' "${TIMES[@]}"
+  printf '%5d s  in all\n' "$SECONDS"
+}
+trap print_times EXIT
+step() {
+  end_step
+  STEP_NAME="$1"
+  STEP_START=$SECONDS
+  printf '\n\033[1m== %s ==\033[0m\n' "$1"
+}
 
 step "lint"
 npx eslint .
