@@ -50,7 +50,6 @@ async function main(): Promise<void> {
   // /healthz, /readyz and /metrics: answered first, outside /v1's limits and keys, never by the studio.
   const operate = createOperate({ store, config, logger, readiness: services.blobs.kind === "s3" ? { bucket: () => services.blobs.check() } : {} });
   const commonHeaders = Object.entries(COMMON_SECURITY_HEADERS);
-  const studioHeaders = Object.entries(studioSecurityHeaders(dev));
   // requireHostHeader: false lets a request without Host reach us, to be refused in JSON.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     for (const [name, value] of commonHeaders) res.setHeader(name, value);
@@ -58,7 +57,10 @@ async function main(): Promise<void> {
     const refusal = refusals.check(req);
     if (refusal) return refusals.refuse(req, res, refusal);
     if (isApiRequest(req.url ?? "/", req.headers)) return void handleApi(req, res);
-    for (const [name, value] of studioHeaders) res.setHeader(name, value);
+    const studioHeaders = studioSecurityHeaders(dev, req.url ?? "/");
+    for (const [name, value] of Object.entries(studioHeaders)) res.setHeader(name, value);
+    // Next takes the script nonce from the request's policy (whatever the client sent is replaced).
+    req.headers["content-security-policy"] = studioHeaders["Content-Security-Policy"];
     operate.countStudioRequest(req, res);
     const budget = studioBudget(req);
     if (!budget) return void handleStudio(req, res);

@@ -14,7 +14,10 @@ declare global {
 /** Marks the element whose fields' early values are recorded: spread onto a form's container. */
 export const EARLY_INPUT = { "data-early-input": "" } as const;
 
-/** Runs before the page's scripts: records typed values by field id until takeEarlyInput. */
+/**
+ * Runs before the page's scripts: records typed values by field id until takeEarlyInput. Inline,
+ * so the root layout gives it the answer's CSP nonce (lib/security-headers.ts), or it is refused.
+ */
 export const EARLY_INPUT_SCRIPT =
   'window.__atelierEarlyInput={};document.addEventListener("input",function(e){var t=e.target,r=window.__atelierEarlyInput;if(r&&t&&t.id&&typeof t.value==="string"&&t.closest("[data-early-input]"))r[t.id]=t.value},true);';
 

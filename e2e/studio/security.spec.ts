@@ -1,7 +1,8 @@
 // The studio's security headers in a real browser: the Content-Security-Policy on its pages
-// (no site may frame them; the studio's own scripts all run, with no violation reported), a
-// frame of /keys from another origin refused, and a share page's output links that stop
-// answering the moment the share link is revoked (a run's ordinary output links unaffected).
+// (no site may frame them; scripts run only with the answer's own nonce, and the studio's own
+// scripts all run, with no violation reported), a frame of /keys from another origin refused,
+// and a share page's output links that stop answering the moment the share link is revoked (a
+// run's ordinary output links unaffected).
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
@@ -22,6 +23,49 @@ async function watchViolations(page: Page): Promise<() => Promise<string[]>> {
   return async () => [...console, ...(await page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []))];
 }
 
+/** The policy's script-src directive, as sent. */
+function scriptSrc(policy: string | undefined): string {
+  return (policy ?? "").split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src ")) ?? "";
+}
+
+/** The nonce a policy's script-src names. */
+function nonceOf(policy: string | undefined): string {
+  return /'nonce-([^']+)'/.exec(scriptSrc(policy))?.[1] ?? "";
+}
+
+test("every page answer has a nonce of its own, on every script of the page, and no inline scripts without it", async ({ request }) => {
+  const seen = new Set<string>();
+  // /sign-in twice: one page, two answers, two nonces. /docs/* would be prerendered without the nonce; a 404 too.
+  for (const path of ["/sign-in", "/sign-in", "/docs/api", "/docs/errors", "/no-such-page"]) {
+    const res = await request.get(path, { maxRedirects: 0 });
+    const policy = res.headers()["content-security-policy"];
+    expect(scriptSrc(policy), path).toMatch(/^script-src 'self' 'nonce-[A-Za-z0-9+/]{22}==' 'strict-dynamic'$/);
+    expect(policy, path).not.toMatch(/unsafe-eval/);
+    const nonce = nonceOf(policy);
+    expect(seen.has(nonce), `${path}: a nonce seen before`).toBe(false);
+    seen.add(nonce);
+    // Next's inline payload and hydration scripts, its chunk tags and the early-input script: all with this nonce.
+    const tags = (await res.text()).match(/<script\b[^>]*>/g) ?? [];
+    expect(tags.length, path).toBeGreaterThan(2);
+    for (const tag of tags) expect(tag, path).toContain(` nonce="${nonce}"`);
+  }
+
+  // A policy the client sends names no nonce the page then uses: the server's replaces it.
+  const forged = "script-src 'nonce-AAAAAAAAAAAAAAAAAAAAAA=='";
+  const res = await request.get("/sign-in", { headers: { "content-security-policy": forged } });
+  const html = await res.text();
+  expect(html).not.toContain("AAAAAAAAAAAAAAAAAAAAAA==");
+  expect(html).toContain(` nonce="${nonceOf(res.headers()["content-security-policy"])}"`);
+
+  // A script file is not a page: same-origin scripts only, no nonce spent on it.
+  const chunk = /<script\b[^>]*\bsrc="(\/_next\/static\/[^"]+\.js)"/.exec(html)?.[1];
+  expect(chunk).toBeDefined();
+  const file = await request.get(chunk!);
+  expect(file.status()).toBe(200);
+  expect(scriptSrc(file.headers()["content-security-policy"])).toBe("script-src 'self'");
+  expect(file.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+});
+
 test("studio pages send a CSP no site may frame, and run every script of their own under it", async ({ page, request }) => {
   for (const path of ["/keys", "/catalog", "/sign-in"]) {
     const res = await request.get(path, { maxRedirects: 0 });
@@ -41,6 +85,19 @@ test("studio pages send a CSP no site may frame, and run every script of their o
   await page.goto("/sign-in");
   await page.waitForLoadState("networkidle");
   expect(await violations(), "/sign-in").toEqual([]);
+  // The root layout's inline early-input script ran: it carries the nonce.
+  expect(await page.evaluate(() => typeof window.__atelierEarlyInput)).toBe("object");
+  // Signed out: the API reference (Scalar loads its own chunks) and a 404 page.
+  await page.goto("/docs/api");
+  await expect(page.getByRole("heading", { name: "Atelier API" })).toBeVisible({ timeout: 30_000 });
+  // Scalar's Zod tries `Function("")` once to see whether it may compile validators and, refused,
+  // validates without: the one refusal expected here (eval stays off). No script is refused.
+  expect((await violations()).filter((v) => v !== "script-src eval"), "/docs/api").toEqual([]);
+  expect((await page.goto("/no-such-page"))!.status()).toBe(404);
+  await page.getByRole("link", { name: "Back to the catalog" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+  expect(await violations(), "404").toEqual([]);
+  // Signing in is the client-side form (hydrated), not a plain form post.
   await signIn(page, user);
   for (const path of ["/catalog", "/keys", `/runs/${runId}`, "/models/atelier/gradient"]) {
     const res = await page.goto(path);
@@ -50,8 +107,13 @@ test("studio pages send a CSP no site may frame, and run every script of their o
     expect(await page.evaluate(() => document.readyState)).toBe("complete");
     expect(await violations(), path).toEqual([]);
   }
-  // The studio's interactive parts work: a client-side navigation from a link.
+  // The studio's interactive parts work: the catalog's filters, a client-side navigation from a link.
   await page.goto("/catalog");
+  const cards = page.getByTestId("model-card");
+  await expect(cards.first()).toBeVisible();
+  await page.getByPlaceholder("Search models").fill("qr");
+  await expect(cards).toHaveCount(1);
+  await expect(cards.first()).toContainText("atelier/qr-code");
   await page.getByRole("link", { name: /API keys/i }).first().click();
   await expect(page).toHaveURL(/\/keys$/);
   expect(await violations()).toEqual([]);
