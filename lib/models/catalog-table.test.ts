@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { BUILT_IN_MODELS } from ".";
 import { catalogTable, withCatalogTable } from "./catalog-table";
 
-describe("README catalog table", () => {
+describe("the catalog table of docs/models-and-presets.md", () => {
   it("is current with the model modules (run `npm run catalog-table` after changing one)", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    expect(withCatalogTable(readme, catalogTable(BUILT_IN_MODELS))).toBe(readme);
+    const page = readFileSync(new URL("../../docs/models-and-presets.md", import.meta.url), "utf8");
+    expect(withCatalogTable(page, catalogTable(BUILT_IN_MODELS))).toBe(page);
   });
 
   it("lists every built-in entry once with its price", () => {

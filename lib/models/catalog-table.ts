@@ -1,4 +1,4 @@
-// The README's catalog table, made from the model modules so it cannot drift from the code
+// The catalog table of docs/models-and-presets.md, made from the model modules so it cannot drift from the code
 // (scripts/catalog-table.ts writes it; a test checks it is current).
 import type { ModelDefinition } from "./types";
 
@@ -32,10 +32,10 @@ export function catalogTable(definitions: readonly ModelDefinition[], now = Date
   return [TABLE_START, "| id | modality | tasks | what it does | price |", "| - | - | - | - | - |", ...rows, TABLE_END].join("\n");
 }
 
-/** The README with its table replaced by `table`; throws when the markers are missing. */
+/** The page with its table replaced by `table`; throws when the markers are missing. */
 export function withCatalogTable(readme: string, table: string): string {
   const start = readme.indexOf(TABLE_START);
   const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error("README.md has no catalog table markers");
+  if (start < 0 || end < start) throw new Error("docs/models-and-presets.md has no catalog table markers");
   return readme.slice(0, start) + table + readme.slice(end + TABLE_END.length);
 }
