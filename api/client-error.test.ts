@@ -75,7 +75,7 @@ function send(raw: string): Promise<RawAnswer> {
 }
 
 describe("parserRefusal", () => {
-  it("maps Node's parser codes to SPEC codes and statuses", () => {
+  it("maps Node's parser codes to the API's codes and statuses", () => {
     expect(parserRefusal("HPE_HEADER_OVERFLOW", undefined)).toMatchObject({ code: "invalid_request", status: 431 });
     expect(parserRefusal("HPE_INVALID_METHOD", undefined)).toMatchObject({ code: "invalid_request", status: 400 });
     expect(parserRefusal("ERR_HTTP_REQUEST_TIMEOUT", undefined)).toMatchObject({ code: "invalid_request", status: 408 });
@@ -90,6 +90,8 @@ describe("rawErrorResponse", () => {
     expect(raw.startsWith("HTTP/1.1 431 Request Header Fields Too Large\r\n")).toBe(true);
     expect(raw).toContain("Content-Length: 8\r\n");
     expect(raw).toContain("Connection: close\r\n");
+    // What every other answer carries (server.ts): a refused request's body is never sniffed either.
+    expect(raw).toContain("X-Content-Type-Options: nosniff\r\n");
     expect(raw).not.toContain("\r\nSet-Cookie");
     expect(raw.endsWith('\r\n\r\n{"é":1}')).toBe(true);
   });

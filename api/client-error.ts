@@ -12,6 +12,7 @@ import { newId } from "../lib/core/ids";
 import type { ApiDeps } from "./env";
 import type { RateLimitState } from "./rate-limit";
 import { rateLimitHeaders } from "./rate-limit-headers";
+import { COMMON_SECURITY_HEADERS } from "../lib/security-headers";
 
 /** Node's default limit on the request line and headers together (--max-http-header-size). */
 // Node's own limit, which --max-http-header-size may change.
@@ -52,6 +53,7 @@ export function rawErrorResponse(status: number, headers: Record<string, string>
     "Content-Length": String(Buffer.byteLength(body)),
     Date: new Date().toUTCString(),
     Connection: "close",
+    ...COMMON_SECURITY_HEADERS,
     ...headers,
   };
   for (const [name, value] of Object.entries(all)) lines.push(`${name}: ${value.replace(/[\r\n]/g, " ")}`);
