@@ -1,4 +1,4 @@
-// Vitest: unit and store tests sit beside their code as *.test.ts (ARCHITECTURE.md "Layout").
+// Vitest: unit and store tests sit beside their code as *.test.ts (docs/contributing.md, "Tests").
 // Store tests run on the embedded SQLite file by default and on PostgreSQL when
 // STORE_TEST_DATABASE_URL is set (see lib/store/test-store.ts). The black-box tests under e2e/
 // belong to Playwright.

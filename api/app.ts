@@ -25,7 +25,7 @@ import { workspaceRoutes } from "./routes/workspace";
 import { StaticRouteRouter } from "./static-route-router";
 import { refusePlaceholders, unmatchedRequestError } from "./unmatched";
 
-/** The headers every answer carries (SPEC.md): its request ID and the caller's IP budget. */
+/** The headers every answer carries (docs/api.md, "Headers on every answer"): its request ID and the caller's IP budget. */
 function answerHeaders(requestId: string, rate: RateLimitState | undefined): Record<string, string> {
   return rate ? rateLimitHeaders(rate, { "X-Request-Id": requestId }) : { "X-Request-Id": requestId };
 }
@@ -78,7 +78,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     if (finished !== c.res) c.res = finished;
     // An answer made in the turn of the event loop its request arrived in is written out with
     // the others of that turn, in its check phase, rather than as soon as it is made; one that
-    // waited for the store (a later turn) goes at once (README, Performance).
+    // waited for the store (a later turn) goes at once (measured with npm run bench).
     if (isStillAhead(arrivalTurnEnd)) await arrivalTurnEnd;
     countApiRequest(c, started);
   });

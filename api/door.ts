@@ -131,7 +131,7 @@ function header(headers: Headers, name: string): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
-/** An API key in either header SPEC.md names. Browsers send neither (next-auth uses cookies). */
+/** An API key in either header the API takes (x-api-key, Authorization: Bearer). Browsers send neither (next-auth uses cookies). */
 export function carriesApiKey(headers: Headers): boolean {
   return headers["x-api-key"] !== undefined || /^\s*bearer(\s|$)/i.test(header(headers, "authorization") ?? "");
 }

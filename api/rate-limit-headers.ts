@@ -1,6 +1,6 @@
 import type { RateLimitState } from "./rate-limit";
 
-/** The RateLimit-* headers every answer carries (SPEC.md "Limits"): the per-IP budget. */
+/** The RateLimit-* headers every answer carries (docs/api.md, "Limits"): the per-IP budget. */
 export function rateLimitHeaders(rate: RateLimitState, into: Record<string, string> = {}): Record<string, string> {
   into["RateLimit-Limit"] = String(rate.limit);
   into["RateLimit-Remaining"] = String(rate.remaining);

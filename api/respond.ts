@@ -58,7 +58,7 @@ export function withAnswerHeaders(res: Response, answerHeaders: Record<string, s
 }
 
 /**
- * The SPEC.md error envelope for anything thrown; unexpected errors are logged with their stack.
+ * The API's error envelope (docs/api.md, "Errors") for anything thrown; unexpected errors are logged with their stack.
  * An unreachable store (PostgreSQL down or restarting, SQLite locked past its busy timeout) is
  * 503 service_unavailable with Retry-After, logged at warn at most once every few seconds.
  */

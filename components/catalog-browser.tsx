@@ -88,7 +88,7 @@ function matches(m: Model, filters: Filters): boolean {
 }
 
 /**
- * Client-side and instant, as SPEC.md's catalog is small and public. The filters live in the
+ * Client-side and instant, as the catalog is small and public. The filters live in the
  * address (?modality=video&task=…&q=…): a link shares them, reload keeps them, Back restores the
  * ones before. Each card shows a real output of the entry (`images`, made in the background:
  * while `making`, the page looks again every few seconds); a preset's versions share one card.

@@ -124,7 +124,7 @@ export function CopyButton({ label, text }: { label: string; text: () => string 
 }
 
 /**
- * Why a video, sound or 3D model has no "Keep as file" (SPEC.md: files are images; a video or
+ * Why a video, sound or 3D model has no "Keep as file" (the API keeps only images as files; a video or
  * sound comes in by upload; files hold no 3D models).
  */
 function NoKeep({ kind }: { kind: "video" | "audio" | "3d" }) {

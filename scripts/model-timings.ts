@@ -1,5 +1,5 @@
 // npm run model-timings: how long each built-in model takes on this machine with typical input
-// (median of 3 runs, in-process, no server), for the README's table. Reads no store.
+// (median of 3 runs, in-process, no server), for the table in docs/models-and-presets.md. Reads no store.
 import sharp from "sharp";
 import { BUILT_IN_MODELS } from "../lib/models";
 import { encodeWav } from "../lib/models/audio/wav";

@@ -29,7 +29,7 @@ step() {
 }
 
 step "lint"
-npx eslint .
+npx eslint . && node scripts/check-doc-links.mjs
 step "type check"
 npx tsc --noEmit -p .
 step "unit and store tests on SQLite"
@@ -39,7 +39,7 @@ step "store tests on PostgreSQL"
 # The one provider test that does (outages shared through the store) runs on both.
 STORE_TEST_DATABASE_URL="$PG_URL" npx vitest run --exclude 'lib/models/**' --exclude 'lib/media/**' --exclude 'lib/blobs/**' --exclude 'lib/providers/!(shared-health).test.ts' --reporter=default --reporter=json --outputFile=test-results/vitest-postgres.json
 step "production build"
-# A first `npm start` runs this build: it must print no bundler warnings (README, "first minutes").
+# A first `npm start` runs this build: it must print no bundler warnings (docs/getting-started.md).
 npx next build 2>&1 | tee test-results/next-build.log
 if grep -qE "^Warning:|build encountered [0-9]+ warning" test-results/next-build.log; then
   echo "The production build printed warnings (see above): remove their causes." >&2

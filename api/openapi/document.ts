@@ -7,10 +7,10 @@ import { LIMITS } from "../../lib/core/limits";
 import { OPERATIONS, type Access, type AnswerHeader, type Operation } from "./operations";
 import { SCHEMAS, type JsonSchema } from "./schemas";
 
-/** SPEC.md: "The interface description is version 1.0.0." */
+/** The version of the interface this document describes (docs/api.md, "Versioning and lifecycle"). */
 export const API_DESCRIPTION_VERSION = "1.0.0";
 
-/** Codes any route of that access may answer, before its own (SPEC.md Errors, README API). */
+/** Codes any route of that access may answer, before its own (docs/api.md, "Errors"). */
 const SHARED_ERRORS: Record<Access, Array<{ status: number; code: ErrorCode }>> = {
   public: [],
   signed: [{ status: 403, code: "permission_denied" }],

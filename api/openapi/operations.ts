@@ -24,7 +24,7 @@ export interface Operation {
   summary: string;
   description?: string;
   access: Access;
-  /** The scope an API key needs (SPEC.md Authentication). */
+  /** The scope an API key needs (docs/api.md, "Authentication and scopes"). */
   scope?: "generations:read" | "generations:write" | "workspace:read";
   parameters?: Parameter[];
   /** A component schema name, with its media type (application/json by default). */
@@ -223,7 +223,7 @@ export const OPERATIONS: Record<string, Operation> = {
     operationId: "keepOutputAsFile",
     tag: "Files",
     summary: "Keep an image output as a file",
-    description: "Images only (SPEC.md); again answers the same file.",
+    description: "Images only; again answers the same file.",
     access: "key",
     scope: "generations:write",
     parameters: [ID("run", "gen_"), { name: "index", in: "path", required: true, description: "The output's index.", schema: { type: "integer", minimum: LIMITS.outputIndex.min, maximum: LIMITS.outputIndex.max } }],

@@ -16,7 +16,7 @@ import type { ApiEnv } from "../env";
 import { jsonResponse, loggedError } from "../respond";
 import { requestHeader, type Router } from "../route";
 
-/** The headers SPEC.md asks of an answer that carries one generation. */
+/** The headers of an answer that carries one generation (docs/api.md, "Generations"). */
 function generationResponse(
   answer: GenerationAnswer,
   status: number,
@@ -54,7 +54,7 @@ export function generationRoutes(router: Router): void {
   );
 
   // GET /v1/generations/:id – one run with fresh output links (Prefer: wait honoured), or with
-  // Accept: text/event-stream its status stream until it is final (README: "Status stream")
+  // Accept: text/event-stream its status stream until it is final (docs/api.md, "Status stream")
   router.keyed("GET", "/v1/generations/:id", {}, async (c, ctx, { params }) => {
     if (acceptsEventStream(requestHeader(c, "accept"))) {
       // A slot of the key's open readers, given back when the stream ends or the client leaves.

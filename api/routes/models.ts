@@ -2,7 +2,7 @@ import { getModel, getPublicModel, listCatalogJson, listModelsJson, deprecationH
 import { jsonResponse, serializedJsonResponse } from "../respond";
 import type { Router } from "../route";
 
-// SPEC: the public twins may sit in a CDN for an hour. Their `availability` can be that old; the
+// The public twins may sit in a CDN for an hour (docs/api.md, "Model entries"). Their `availability` can be that old; the
 // keyed /v1/models, quotes and runs always answer the live state.
 const PUBLIC_CACHE = { "Cache-Control": "public, max-age=3600, s-maxage=3600" };
 

@@ -34,7 +34,7 @@ export function verdict(row: Row): string {
   return row.pass === null ? "info" : row.pass ? "pass" : "FAIL";
 }
 
-/** A Markdown table (readable in a terminal, pasted as is into the README). */
+/** A Markdown table (readable in a terminal, pasted as is into docs/performance.md). */
 export function formatTable(rows: Row[]): string {
   const lines = ["| scenario | figure | value | baseline | ratio | target | result |", "| - | - | -: | -: | -: | - | - |"];
   for (const r of rows) {

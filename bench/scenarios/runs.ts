@@ -137,7 +137,7 @@ export async function preferWaitScenario(settings: BenchSettings, server: Server
 }
 
 /**
- * How many runs one server finishes a second with its own worker slots (the README's sizing):
+ * How many runs one server finishes a second with its own worker slots (docs/performance.md):
  * `n` runs of the fastest model queued at once through batches in a workspace of their own, then
  * the span from the first created_at to the last completed_at, read from the store.
  */

@@ -1,4 +1,4 @@
-// Authentication (SPEC.md "Authentication"): the two key headers, the 400/401 slips, scopes.
+// Authentication (docs/api.md, "Authentication and scopes"): the two key headers, the 400/401 slips, scopes.
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import path from "node:path";

@@ -1,4 +1,4 @@
-// The catalog (SPEC.md "Models"): list, retrieve, lifecycle headers, 410 and 404, and the
+// The catalog (docs/api.md, "Model entries"): list, retrieve, lifecycle headers, 410 and 404, and the
 // public twins without a key.
 import { expect, test, type APIResponse } from "./fixtures";
 import { createKey, createWorkspace } from "./admin";

@@ -1,7 +1,7 @@
 // Assertions shared by the API specs: the headers every answer carries and the error envelope.
 import { expect, type APIResponse } from "@playwright/test";
 
-/** SPEC.md "Errors": code → status and type. */
+/** The error table (docs/api.md, "Errors"): code → status and type. */
 export const ERROR_TABLE: Record<string, { status: number | "4xx"; type: string }> = {
   invalid_parameter: { status: 400, type: "invalid_request_error" },
   invalid_request: { status: "4xx", type: "invalid_request_error" },
@@ -73,7 +73,7 @@ export interface ApiErrorBody {
 }
 
 /**
- * The SPEC.md error envelope: status, code, the type the code's row names, param (null unless
+ * The API's error envelope: status, code, the type the code's row names, param (null unless
  * given, and always null for a non-400), doc_url, request_id equal to X-Request-Id, and the
  * standard headers. Returns the `error` object.
  */

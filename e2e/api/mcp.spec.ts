@@ -1,7 +1,7 @@
 // Issue 13 over HTTP: the MCP door (POST /mcp), driven by the official SDK's own client and its
 // Streamable HTTP transport, on both stores. Tools call the same verbs as /v1: runs are recorded
 // with source "mcp", money moves exactly as over REST (ledger identity after each test), another
-// workspace's ids are not found, failures are tool results with the SPEC.md error code, and the
+// workspace's ids are not found, failures are tool results with the API's error code, and the
 // door answers 401 with WWW-Authenticate and the API's envelope without a key.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "./fixtures";
@@ -24,7 +24,7 @@ const TOOL_NAMES = [
   "upload_image",
 ];
 
-/** The SPEC.md error carried in a failed tool result's text. */
+/** The API error carried in a failed tool result's text. */
 function toolError(result: CallToolResult): { code: string; message: string; param: string | null } {
   expect(result.isError, JSON.stringify(result)).toBe(true);
   expect(result.structuredContent).toBeUndefined();

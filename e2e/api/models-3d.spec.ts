@@ -134,7 +134,7 @@ test("each 3D entry runs end to end: charged its quote once, a valid .glb with t
   const [first, second] = [done[0]!.output[0] as unknown as ThreeDItem, again.output[0] as unknown as ThreeDItem];
   expect((await download(request, second.url)).equals(await download(request, first.url))).toBe(true);
 
-  // Keep-as-file stays for images (SPEC.md): a 3D output is refused by name.
+  // Keep-as-file stays for images: a 3D output is refused by name.
   await expectError(await api.post(`/v1/generations/${done[0]!.id}/outputs/0/file`), 400, "invalid_parameter", { param: "index", message: /only image outputs can be kept as files/ });
 
   // History filters by the 3D model like any other.

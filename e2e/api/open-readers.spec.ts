@@ -1,4 +1,4 @@
-// The cap on what one API key holds open (README "Limits"): status streams and Prefer: wait reads
+// The cap on what one API key holds open (docs/api.md, "Limits"): status streams and Prefer: wait reads
 // together, 25 at once per key. The 26th answers 429 rate_limit_exceeded with Retry-After and
 // starts nothing; closing a stream or dropping a wait gives its slot back. On the idle servers,
 // where runs stay queued, so every stream and wait stays open until the test ends it.

@@ -1,4 +1,4 @@
-// Quotes (SPEC.md "Quotes"): exact prices, defaults filled, input checked against the
+// Quotes (docs/api.md, "Quotes"): exact prices, defaults filled, input checked against the
 // model's schema, lifecycle headers and 410, and no change to the balance.
 import { expect, test, type APIRequestContext } from "./fixtures";
 import { createKey, createWorkspace, type CreatedKey } from "./admin";
@@ -176,7 +176,7 @@ test.describe("invalid input → 400 invalid_parameter with param", () => {
     }
   });
 
-  // SPEC.md lists the errors of POST /v1/quotes as 400 (invalid_parameter), 401, 403, 410, 429
+  // The errors of POST /v1/quotes are 400 (invalid_parameter), 401, 403, 410, 429
   // and 503: no 404. A model ID that is well-formed but not in the catalog is "not an allowed
   // value" of the body field `model`.
   test("a well-formed model ID not in the catalog → 400 invalid_parameter model", async ({ request }) => {
@@ -204,7 +204,7 @@ test.describe("lifecycle", () => {
     expect(error.message).toMatch(NAMES_GRADIENT);
   });
 
-  // SPEC.md "Errors": param is "for a 400, the field at fault ...; else null".
+  // docs/api.md, "Errors": param names the field at fault for a 400, else null.
   test("the 410 of a quote has param null", async ({ request }) => {
     const res = await quote(request, { model: "atelier/gradient-legacy", input: { prompt: "x" } });
     await expectError(res, 410, "gone", { param: null });

@@ -1,4 +1,4 @@
-// Rate limits (SPEC.md "Limits"): 429 ip_rate_limit_exceeded on the ip-limit server (8 a
+// Rate limits (docs/api.md, "Limits"): 429 ip_rate_limit_exceeded on the ip-limit server (8 a
 // minute per IP) and 429 rate_limit_exceeded on the key-limit server (4 a minute per key),
 // each with Retry-After, and RateLimit-* headers that count down. Only this file calls those
 // two servers; its tests run one after another in one worker.

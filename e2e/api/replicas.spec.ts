@@ -39,7 +39,7 @@ import { createEndpoint, endedRun, eventOfRun, expectSignedDelivery, finalDelive
 test.describe.configure({ mode: "serial" });
 
 /**
- * The per-key budget of both servers: SPEC.md's real 600 a minute. 600 cheap GETs alternating
+ * The per-key budget of both servers: the default 600 a minute. 600 cheap GETs alternating
  * between A and B take a few seconds, well inside the one-minute window, so the test needs no
  * smaller number; a budget counted per process would let 1,200 through.
  */

@@ -1,4 +1,4 @@
-// POST /v1/batches and GET /v1/batches/{id} (SPEC.md "Batches", "Limits"): 1 to 50 runs priced
+// POST /v1/batches and GET /v1/batches/{id} (docs/api.md, "Batches", "Limits"): 1 to 50 runs priced
 // and held together, all or none; each run queued with the batch_id, read on its own; a bad item
 // → 400 naming requests[i].<field>; credit short of the total → 402; Idempotency-Key as for runs.
 import { expect, test } from "./fixtures";

@@ -1,4 +1,4 @@
-// POST /v1/generations/{id}/cancel (SPEC.md "States and transitions", "Retry rules"): a queued
+// POST /v1/generations/{id}/cancel (docs/api.md, "States and money", "Retry rules"): a queued
 // run → canceled with its hold released, provider null and completed_at set; cancel again → 200
 // as it is; a final run → 200 unchanged; another workspace's or an unknown ID → 404.
 import { expect, test } from "./fixtures";
@@ -111,9 +111,9 @@ for (const store of STORES) {
       }
     });
 
-    test("404 resource_not_found answers have the SPEC envelope: param null (it is for a 400 only)", async ({ request }) => {
-      // SPEC.md "Errors": error.param is "for a 400, the field at fault such as input.<field>;
-      // else null". The catalog's 404 already answers param null; these must too.
+    test("404 resource_not_found answers have the error envelope: param null (it is for a 400 only)", async ({ request }) => {
+      // docs/api.md, "Errors": error.param names the field at fault for a 400 and is null for
+      // every other status. The catalog's 404 already answers param null; these must too.
       const { api } = newTenant(request, store.idle, "1");
       const unknown = "gen_000000000000000000000000";
       const answers = {

@@ -1,4 +1,4 @@
-// Concurrent holds can never overdraw (SPEC.md rule 1): 100 creates racing for a balance that
+// Concurrent holds can never overdraw (docs/api.md, "States and money"): 100 creates racing for a balance that
 // covers exactly 10 → exactly 10 runs start (201) and 90 answer 402, on a server whose runs stay
 // queued and on one that runs them; batches race the same way, all or none.
 import { expect, test } from "./fixtures";

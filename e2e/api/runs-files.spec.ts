@@ -1,5 +1,5 @@
-// Files and direct uploads (SPEC.md "File", "Webhooks, events, files, uploads", "Limits",
-// "Retry rules"; README "Files", "Direct uploads"): images up to 4 MB as multipart or raw body,
+// Files and direct uploads (docs/api.md: "Files", "Direct uploads", "Limits",
+// "Retry rules"): images up to 4 MB as multipart or raw body,
 // measured not trusted; 413 above 4 MB, 415 for what is not an image; reading and listing files;
 // uploads of sound opened, PUT to a signed URL without a key, completed into a File with a
 // measured duration; size mismatch 400, not media 415, 10 in flight 429, no credit 402.
@@ -118,7 +118,7 @@ for (const store of STORES) {
       expect(served.headers()["content-type"]).toBe("image/png");
       expect((await served.body()).equals(png)).toBe(true);
       expect(lying.id).not.toBe(raw.id);
-      // Retrying POST /v1/files stores a second copy with its own ID (SPEC.md "Retry rules").
+      // Retrying POST /v1/files stores a second copy with its own ID (docs/api.md, "Retry rules").
       const copy = await expectOk<FileObject>(await postImage(api, png, "image/png"), 201);
       expect(new Set([raw.id, lying.id, copy.id]).size).toBe(3);
     });

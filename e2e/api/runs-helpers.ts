@@ -132,7 +132,7 @@ export const GENERATION_ID = /^gen_[0-9A-Za-z]+$/;
 export const BATCH_ID = /^bat_[0-9A-Za-z]+$/;
 export const FILE_ID = /^file_[0-9A-Za-z]+$/;
 export const UPLOAD_ID = /^upl_[0-9A-Za-z]+$/;
-/** SPEC.md: two URL-safe base64 parts joined by a dot, the second 43 characters. */
+/** A cursor: two URL-safe base64 parts joined by a dot, the second 43 characters. */
 export const CURSOR = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
 
 /** Prices of the built-in models (catalog), in micro-dollars, for readable expectations. */

@@ -1,4 +1,4 @@
-// Idempotency-Key on POST /v1/generations (SPEC.md rule 4, "Retry rules", "Limits"): one key
+// Idempotency-Key on POST /v1/generations (docs/api.md: "Create, wait and idempotency", "Retry rules", "Limits"): one key
 // starts one run however many requests race with it; a replay answers the same run as it is now;
 // another body with the key is a 409; a refused request does not use the key up.
 import { expect, test } from "./fixtures";

@@ -1,4 +1,4 @@
-// Money around runs (SPEC.md "States and transitions", POST /v1/generations rule 1): the price is
+// Money around runs (docs/api.md, "States and money"): the price is
 // held on create, charged exactly the quote on success, released on cancel or failure, and a
 // run the balance does not cover answers 402 with nothing written. After each test the ledger
 // identity is checked through the API: available + held + Σ usage.cost_usd == everything granted.

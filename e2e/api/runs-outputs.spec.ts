@@ -1,4 +1,4 @@
-// Outputs of a succeeded run (SPEC.md "Output item", "POST …/outputs/{index}/file", "Limits"):
+// Outputs of a succeeded run (docs/api.md, "Output items", "Files", "Limits"):
 // image items with type, a signed url that needs no key, expires_at ~24 h after the read,
 // content_type, width and height (checked against the bytes); a video item with its poster and
 // Range reads of the video; expired links refused; Range requests; a changed link → 403
@@ -40,7 +40,7 @@ function flipLast(text: string): string {
   return `${text.slice(0, -1)}${text.at(-1) === "A" ? "B" : "A"}`;
 }
 
-/** A video item as SPEC.md "Output item" shows it, with a poster. */
+/** A video output item, with a poster (docs/api.md, "Output items"). */
 interface VideoItem extends OutputItem {
   duration: number;
   poster: { url: string; expires_at: string; width: number; height: number };

@@ -1,4 +1,4 @@
-// GET /v1/generations over 250 runs (SPEC.md "GET /v1/generations", "Limits"): newest first,
+// GET /v1/generations over 250 runs (docs/api.md, "Lists", "Limits"): newest first,
 // cursor paging with limits 100/100/50, filters (a preset ID without version matches every
 // version; status and source lists), signed cursors bound to their filters, limit bounds, and
 // pages that stay right while new runs are created between reads. On a server without workers,

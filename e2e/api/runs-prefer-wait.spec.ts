@@ -1,5 +1,5 @@
-// Prefer: wait=N on POST /v1/generations and GET /v1/generations/{id} (SPEC.md rules 2, 3, 5, 6,
-// "Limits"): answered when final or after N seconds, N clipped to 60, a malformed preference
+// Prefer: wait=N on POST /v1/generations and GET /v1/generations/{id} (docs/api.md,
+// "Create, wait and idempotency", "Limits"): answered when final or after N seconds, N clipped to 60, a malformed preference
 // ignored; Preference-Applied echoes the wait used; Retry-After only while not final.
 // (Waking by a run another process finishes is in runs-workers.spec.ts.)
 import { expect, test, type APIResponse } from "./fixtures";

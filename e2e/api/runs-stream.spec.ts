@@ -1,4 +1,4 @@
-// GET /v1/generations/{id} with Accept: text/event-stream (README "Status stream"): `retry: 1000`,
+// GET /v1/generations/{id} with Accept: text/event-stream (docs/api.md, "Status stream"): `retry: 1000`,
 // then one `generation` event with the whole Generation at once and again on every change, ids
 // counting up by one from after Last-Event-ID, and the server closing the stream right after the
 // final state. Also `progress` and `queue_position` on every Generation (create, read, list,

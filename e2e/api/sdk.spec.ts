@@ -369,7 +369,7 @@ test.describe("SDK against the real server", () => {
 // ---------------------------------------------------------------------------------------------
 // Behind the fault proxy
 
-test.describe("SDK retries (SPEC.md Retry rules) through a fault proxy", () => {
+test.describe("SDK retries (the API's retry rules) through a fault proxy", () => {
   let proxy: FaultProxy;
 
   test.beforeAll(async () => {

@@ -1,5 +1,5 @@
 // A store that cannot be reached is an outage, not an internal error: the API answers 503
-// service_unavailable with Retry-After (SPEC.md "Errors": clients retry after it), the server
+// service_unavailable with Retry-After (docs/api.md, "Errors": clients retry after it), the server
 // stays up, and once the store is back the same requests succeed. On PostgreSQL the server
 // reaches its database through a TCP proxy this test stops and starts (connections refused and
 // cut, as in a restart); on SQLite another connection holds the file's write lock past the
@@ -21,7 +21,7 @@ function spec(name: string, port: number, pgDatabase: string | null): ServerSpec
   return serverSpec(name, port, 100_000, 100_000, { pgDatabase, workers: 1 });
 }
 
-/** 503 service_unavailable in the SPEC.md envelope, with Retry-After, not 500 internal_error. */
+/** 503 service_unavailable in the API's error envelope, with Retry-After, not 500 internal_error. */
 async function expectStoreUnavailable(res: APIResponse): Promise<void> {
   await expectError(res, 503, "service_unavailable", { message: /cannot reach its database/ });
   expect(res.headers()["retry-after"]).toBe(RETRY_AFTER);

@@ -162,7 +162,7 @@ export async function readSecret(api: Api): Promise<Secret> {
   return body;
 }
 
-/** whsec_ + base64 of 24 to 64 random bytes (REFERENCE.md 1). */
+/** whsec_ + base64 of 24 to 64 random bytes (the Standard Webhooks secret format). */
 export function expectSecretFormat(secret: string): void {
   expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
   const bytes = Buffer.from(secret.slice("whsec_".length), "base64").length;
@@ -365,7 +365,7 @@ export function verifyWith(secret: string, arrival: Arrival, signature?: string)
 }
 
 /**
- * Everything a delivery must be (README "Webhook deliveries"): a POST with JSON content type,
+ * Everything a delivery must be (docs/api.md, "Webhook deliveries"): a POST with JSON content type,
  * the Atelier user agent, webhook-id = the event id, a webhook-timestamp of now in whole
  * seconds, and a body {type, timestamp, data} that verifies with `secret` (standardwebhooks and
  * by hand: the first signature is the one of `secret`). Returns the parsed payload.

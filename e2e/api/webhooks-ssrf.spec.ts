@@ -1,4 +1,4 @@
-// Webhook URLs are checked when registered (REFERENCE.md 8), on the main server, which runs
+// Webhook URLs are checked when registered (docs/api.md, "Webhook deliveries"), on the main server, which runs
 // without WEBHOOK_ALLOW_INSECURE: https only, public addresses only, whatever the encoding of the
 // address. Each refused URL is tried as an endpoint's `url`, a generation's `webhook`, a batch
 // item's `webhook` and an endpoint change; an https URL to a public IP literal is accepted.

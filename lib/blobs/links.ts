@@ -46,7 +46,7 @@ export interface LinkOptions {
   share?: string;
 }
 
-/** Seconds since the epoch when a link minted at `now` stops working: 24 hours on (SPEC.md). */
+/** Seconds since the epoch when a link minted at `now` stops working: 24 hours on (docs/api.md, "Limits"). */
 function linkExpiry(now = Date.now()): number {
   return Math.floor(now / 1000) + LIMITS.outputLinkHours * 3600;
 }
@@ -65,7 +65,7 @@ export async function blobLink(blobs: BlobStore, options: LinkOptions, key: stri
 }
 
 /**
- * A link valid for 24 hours from now (SPEC.md "Output link validity"). With `filename`, the link
+ * A link valid for 24 hours from now (docs/api.md, "Output items"). With `filename`, the link
  * answers `Content-Disposition: attachment` with that name; the signature covers the name.
  * `baseUrl` "" gives a same-origin link ("/v1/blobs/…"), as the studio's pages use.
  */

@@ -117,7 +117,7 @@ export function s3BlobStore(settings: S3Settings): BlobStore & { close(): void; 
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,
     // Since 3.729 the SDK sends and checks CRC32 checksums by default, which MinIO, Garage, B2
-    // and s3rver reject or mangle (STACK.md).
+    // and s3rver reject or mangle.
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
   };

@@ -1,6 +1,6 @@
 // A real S3-compatible server for tests: s3rver (in this process) on 127.0.0.1, with one bucket
 // that allows cross-origin GET/PUT/HEAD (browsers PUT to presigned URLs and load media from it).
-// s3rver accepts any well-formed SigV4 request without checking the signature (STACK.md).
+// s3rver accepts any well-formed SigV4 request without checking the signature.
 //
 // As a program, for Playwright's webServer (answers GET / with 200 once ready):
 //   npx tsx lib/blobs/test-s3-server.ts --port 3390 --dir .data-e2e/s3 --bucket atelier-e2e

@@ -124,7 +124,7 @@ describe(`catalog (${testDialect()})`, () => {
     const err = thrown(() => findCatalogEntry("atelier/gradient-legacy", "model"));
     expect(err.code).toBe("gone");
     expect(err.status).toBe(410);
-    // param is for a 400 only (SPEC.md "Errors").
+    // param is for a 400 only (docs/api.md, "Errors").
     expect(err.param).toBeNull();
     expect(err.message).toContain("atelier/gradient-legacy was retired on 2026-01-01");
     expect(err.message).toContain("Use atelier/gradient instead");

@@ -25,7 +25,7 @@ async function holdRows(db: Db, workspaceId: string) {
   return db.selectFrom("credit_holds").selectAll().where("workspace_id", "=", workspaceId).orderBy("id").execute();
 }
 
-/** The invariants of ARCHITECTURE.md rule 5, checked against the balance row and the ledger. */
+/** The ledger's invariants (docs/architecture.md, "Rules that shape the code"), checked against the balance row and the ledger. */
 async function expectConsistent(db: Db, workspaceId: string): Promise<Balance> {
   const balance = await readBalance(db, workspaceId);
   expect(await sumLedger(db, workspaceId)).toEqual(balance);

@@ -1,4 +1,4 @@
-// The one table of error codes (SPEC.md "Errors"): code → HTTP status, type, retry advice.
+// The one table of error codes (docs/api.md, "Errors"): code → HTTP status, type, retry advice.
 // Everything that answers an error reads this table; nothing else spells a status for a code.
 
 export type ErrorType =

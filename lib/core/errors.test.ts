@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ERROR_CODES, type ErrorCode } from "./error-codes";
 import { ApiError, toErrorResponse } from "./errors";
 
-// SPEC.md "Errors": code → status and type, copied here so a change to the table is deliberate.
+// The API's error table (docs/api.md, "Errors"): code → status and type, copied here so a change to the table is deliberate.
 const SPEC: Record<ErrorCode, [number, string]> = {
   invalid_parameter: [400, "invalid_request_error"],
   invalid_request: [400, "invalid_request_error"],
@@ -50,7 +50,7 @@ describe("error codes", () => {
     }
   });
 
-  it("matches SPEC.md's table, code for code", () => {
+  it("matches the documented table, code for code", () => {
     expect(Object.keys(ERROR_CODES).sort()).toEqual(Object.keys(SPEC).sort());
     for (const [code, [status, type]] of Object.entries(SPEC)) {
       expect(ERROR_CODES[code as ErrorCode], code).toMatchObject({ status, type });
@@ -66,7 +66,7 @@ describe("ApiError", () => {
     expect(err.message).toBe("Add credit.");
   });
 
-  it("answers param only for a 400 (SPEC: else null)", () => {
+  it("answers param only for a 400 (else null)", () => {
     const bad = toErrorResponse(new ApiError("invalid_parameter", "Bad width.", { param: "input.width" }), "req_1", "https://a.example");
     expect(bad.body.error.param).toBe("input.width");
     const missing = toErrorResponse(new ApiError("resource_not_found", "No such run.", { param: "id" }), "req_2", "https://a.example");

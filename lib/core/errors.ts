@@ -10,7 +10,7 @@ export interface ApiErrorOptions {
   status?: number;
 }
 
-/** The one typed error of the core; the doors turn it into the SPEC.md envelope. */
+/** The one typed error of the core; the doors turn it into the API's error envelope. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly param: string | null;
@@ -89,7 +89,7 @@ export function toErrorResponse(
         type: apiError.type,
         code: apiError.code,
         message: apiError.message,
-        // SPEC: `param` names the field at fault only for a 400; every other status says null.
+        // `param` names the field at fault only for a 400 (docs/api.md, "Errors"); every other status says null.
         param: apiError.status === 400 ? apiError.param : null,
         doc_url: errorDocUrl(baseUrl, apiError.code),
         request_id: requestId,

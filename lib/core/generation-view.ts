@@ -27,7 +27,7 @@ export interface BoundingBox {
   max: [number, number, number];
 }
 
-/** A preset's first image, kept while the run goes on (SPEC.md States: then cancel answers 409). */
+/** A preset's first image, kept while the run goes on (then cancel answers 409: docs/api.md, "Previews and the cancel point"). */
 export interface StoredPreview {
   blob: string;
   content_type: string;

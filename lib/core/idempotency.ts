@@ -1,4 +1,4 @@
-// Idempotency-Key (SPEC.md): scoped to the workspace, never expires; the same key with the same
+// Idempotency-Key (docs/api.md, "Create, wait and idempotency"): scoped to the workspace, never expires; the same key with the same
 // body replays what the first request started, with another body it is a 409 conflict.
 import { createHash } from "node:crypto";
 import type { Compilable } from "kysely";

@@ -1,4 +1,4 @@
-// The one table of request-shape limits the API enforces (SPEC.md "Limits"). Rate limits per
+// The one table of request-shape limits the API enforces (docs/api.md, "Limits"). Rate limits per
 // minute come from configuration; these do not change per deployment.
 export const LIMITS = {
   /** Largest JSON request body, in bytes. */

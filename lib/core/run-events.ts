@@ -1,5 +1,5 @@
-// The event row written in the same transaction that ends a run (ARCHITECTURE.md rule 12),
-// with its webhook delivery rows (rule 6).
+// The event row written in the same transaction that ends a run (docs/architecture.md),
+// with its webhook delivery rows.
 import type { Compilable } from "kysely";
 import type { Db, GenerationsTable, WebhookEndpointsTable } from "../store/database";
 import { applyWrites } from "../store/store";

@@ -10,7 +10,7 @@ export function isFinal(status: string): boolean {
   return (FINAL_STATUSES as readonly string[]).includes(status);
 }
 
-/** Seconds a client should wait before reading a run again (SPEC.md rule 6). */
+/** Seconds a client should wait before reading a run again (docs/api.md, "Create, wait and idempotency"). */
 export function retryAfterSeconds(modality: string): number {
   return modality === "video" || modality === "3d" ? 5 : 2;
 }

@@ -1,5 +1,5 @@
 // Deliveries of events: one row per event and destination, written in the transaction that wrote
-// the event (ARCHITECTURE.md rule 6), sent by the engine (lib/engine/webhook-sender.ts); their
+// the event (the one that ends the run), sent by the engine (lib/engine/webhook-sender.ts); their
 // attempts are recorded, listed, and an event can be sent again.
 import { sql, type Compilable, type CompiledQuery, type Expression, type SelectQueryBuilder } from "kysely";
 import { onPostgres } from "../store/dialects";

@@ -1,4 +1,4 @@
-// Where deliveries may go (REFERENCE.md 8): checked when a URL is registered — a run's `webhook`,
+// Where deliveries may go (docs/api.md, "Webhook deliveries"): checked when a URL is registered — a run's `webhook`,
 // an endpoint's `url` — and again by the sender on every attempt.
 import { checkWebhookUrl } from "../webhooks/ssrf";
 import type { Services } from "./context";

@@ -68,7 +68,7 @@ export async function renewLease(db: Db, input: { id: string; owner: string; lea
 
 /**
  * Puts a run back in the queue (graceful shutdown): another worker starts it afresh. It reads
- * as a queued run again (SPEC: no provider or start time while queued; a preview of the
+ * as a queued run again (a queued run has no provider or start time; a preview of the
  * abandoned attempt is gone, so cancel works until the next attempt shows one). `attempts` stays.
  */
 export async function releaseRun(db: Db, input: { id: string; owner: string }): Promise<void> {

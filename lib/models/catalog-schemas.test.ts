@@ -1,5 +1,5 @@
 // Every built-in catalog entry's input schema is one the studio can render well and the server
-// can trust (ARCHITECTURE.md rule 8): each field titled and described, defaults that are allowed
+// can trust (docs/models-and-presets.md): each field titled and described, defaults that are allowed
 // values, and no unknown fields accepted.
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";

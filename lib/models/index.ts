@@ -1,4 +1,4 @@
-// The built-in catalog: one module per model (ARCHITECTURE.md rule 8). Add a model here.
+// The built-in catalog: one module per model (docs/models-and-presets.md, "Add a model"). Add a model here.
 import { music } from "./audio/music";
 import { speech } from "./audio/speech";
 import { waveform } from "./audio/waveform";

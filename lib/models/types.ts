@@ -1,4 +1,4 @@
-// What a model module exports (ARCHITECTURE.md rule 8). The catalog is the list of these.
+// What a model module exports (docs/models-and-presets.md, "Add a model"). The catalog is the list of these.
 import type { JsonSchemaObject } from "../core/json-schema";
 
 /** The kinds of output a catalog entry makes: its `modality`, and an output item's `type`. */
@@ -104,7 +104,7 @@ export interface RunTools {
   runStep(modelId: string, input: Record<string, unknown>, files?: StepFiles): Promise<ModelOutput[]>;
   /**
    * Shows a first image of a run that is still going (presets). From then on the run can no
-   * longer be canceled (SPEC.md States): cancel answers 409 and the run goes on.
+   * longer be canceled (docs/api.md, "Previews and the cancel point"): cancel answers 409 and the run goes on.
    */
   publishPreview(preview: ImageOutput): Promise<void>;
   /** The point past which cancel cannot stop the spending (a remote provider bills once submitted). */

@@ -1,6 +1,6 @@
 // For tests: local fakes of five more hosts the AI SDK's packages call, each written from the
 // package's own code (node_modules/@ai-sdk/<name>/dist/index.mjs: the paths, bodies and answers it
-// really uses) and the providers' public API references (PROVIDERS.md §2, §3):
+// really uses) and the providers' public API references:
 //   Together AI  POST {base}/images/generations → {data: [{b64_json}]}; errors {error: {message}}
 //   Fireworks    POST {base}/workflows/{model}/text_to_image → JPEG bytes (flux workflows);
 //                POST {base}/workflows/{model} → {request_id}, then POST …/get_result {id} until

@@ -1,5 +1,5 @@
 // For tests: local fakes of the provider APIs the AI SDK's packages call, written from the
-// providers' public API references (see /work/shared/PROVIDERS.md §1, §4, §5): OpenAI images
+// providers' public API references: OpenAI images
 // (b64_json) and speech (audio bytes), any OpenAI-compatible server (the same images route, no
 // key), ElevenLabs text-to-speech, and Google's Gemini API (Imagen `:predict`, and Veo's
 // `:predictLongRunning` operation, polled until done, whose video is fetched from the fake's own

@@ -39,7 +39,7 @@ export interface AiSdkProviderInfo {
   modalities: readonly Modality[];
   /** The key of `providerOptions` its models read. */
   optionsKey: string;
-  /** Where it sends requests when the file gives no base_url (shown in the README). */
+  /** Where it sends requests when the file gives no base_url (shown in docs/providers.md). */
   defaultBaseUrl: string;
   /** True when the file must give base_url (a self-hosted server has no default host). */
   baseUrlRequired: boolean;

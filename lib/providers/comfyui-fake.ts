@@ -1,5 +1,5 @@
 // For tests (Vitest and the API e2e suite): a local stand-in for a ComfyUI server, written from
-// ComfyUI's HTTP API (server.py, execution.py; PROVIDERS.md §6). It validates a workflow the way
+// ComfyUI's HTTP API (server.py, execution.py). It validates a workflow the way
 // POST /prompt does (unknown node classes, missing inputs, links to missing nodes, a checkpoint it
 // does not have, an image it was never sent: 400 with `error` and `node_errors`), keeps one queue
 // (one prompt runs at a time), and "executes" a prompt by making real media for its output nodes:

@@ -1,5 +1,5 @@
 // Adapter for a ComfyUI server (the providers file's `kind: "comfyui"`), over its own HTTP API
-// (ComfyUI's server.py; PROVIDERS.md §6): file inputs go to POST /upload/image (prepareRequest),
+// (ComfyUI's server.py): file inputs go to POST /upload/image (prepareRequest),
 // the entry's workflow with the run's input bound into it to POST /prompt, which queues it; the
 // engine then polls GET /history/{prompt_id} (`{}` until the run ends) and every output the run
 // saved is fetched with GET /view. Cancel deletes a queued prompt (POST /queue {delete}) or

@@ -1,5 +1,5 @@
-// For tests: a local fal, written from its public queue API reference (PROVIDERS.md §3;
-// docs.fal.ai/model-endpoints/queue): POST /{endpoint} queues a request (`Authorization: Key …`);
+// For tests: a local fal, written from its public queue API reference
+// (docs.fal.ai/model-endpoints/queue): POST /{endpoint} queues a request (`Authorization: Key …`);
 // GET /{owner}/{alias}/requests/{id}/status?logs=1 and GET /{owner}/{alias}/requests/{id} — the
 // endpoint's sub-path dropped, as fal does; PUT …/cancel; the synchronous host under /run/{endpoint};
 // and the per-endpoint OpenAPI document fal publishes (GET /api/openapi/queue/openapi.json?

@@ -1,5 +1,5 @@
-// Adapter for fal (`kind: "fal"`), on its own client library (`@fal-ai/client`; wire protocol in
-// PROVIDERS.md §3): a request goes into fal's queue with the model's full input
+// Adapter for fal (`kind: "fal"`), on its own client library (`@fal-ai/client`; wire protocol:
+// docs.fal.ai/model-endpoints/queue): a request goes into fal's queue with the model's full input
 // (`queue.submit(endpoint, {input})` → request_id); the engine then polls `queue.status` (IN_QUEUE
 // with its position → IN_PROGRESS with logs → COMPLETED), and the output JSON (`queue.result`)
 // names files on fal's media host, which are fetched into memory. A provider with `"mode": "run"`

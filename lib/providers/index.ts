@@ -1,4 +1,4 @@
-// The remote door of the catalog (ARCHITECTURE.md rule 8): the providers file's entries as
+// The remote door of the catalog (docs/architecture.md, "The catalog and remote entries"): the providers file's entries as
 // ModelDefinitions, one adapter (and so one health record) per provider, shared by its entries.
 import type { ModelDefinition } from "../models/types";
 import { providerKind } from "./kinds";

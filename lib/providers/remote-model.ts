@@ -107,7 +107,7 @@ export function remoteModelDefinition(
         // Unbilled work first (uploading file inputs): a cancel meanwhile still cancels the run,
         // as the run's signal ends it.
         const prepared = adapter.prepareRequest ? await adapter.prepareRequest(request, tools.signal) : request;
-        // Past this point cancel answers 409 (SPEC.md States): the provider bills once it has the
+        // Past this point cancel answers 409 (docs/api.md, "States and money"): the provider bills once it has the
         // request. It throws when the run was canceled meanwhile, so nothing is sent.
         if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
         tools.signal.throwIfAborted();

@@ -1,5 +1,5 @@
-// For tests: a local Replicate, written from its public HTTP API reference (PROVIDERS.md §2;
-// replicate.com/docs/reference/http): predictions created through a version or a model's
+// For tests: a local Replicate, written from its public HTTP API reference
+// (replicate.com/docs/reference/http): predictions created through a version or a model's
 // endpoint, `Prefer: wait[=n]` holding the create request, GET and cancel, models and versions
 // with their OpenAPI schemas, RFC 7807 errors, Bearer auth. Jobs move only when the test says
 // (mode "manual": starting → processing → succeeded/failed) or at once (mode "auto"); a prompt

@@ -1,5 +1,5 @@
 // Adapter for Replicate (`kind: "replicate"`), on its own client library (`replicate`; wire
-// protocol in PROVIDERS.md §2): a prediction is created with the model's full input
+// protocol: replicate.com/docs/reference/http): a prediction is created with the model's full input
 // (`owner/name` through the model's endpoint, `owner/name:version` pinned to a version), holding
 // the request with `Prefer: wait` so a fast model answers in one call; a slower one is followed with
 // GET /v1/predictions/{id} by the engine's polling (starting → processing → succeeded | failed |

@@ -2,7 +2,7 @@
 // checkpoints on the connection whose commit pushed the log past 1,000 pages: there that is the
 // event loop, which stood still while the pages were copied into the database file and synced
 // (on a create load, one group commit in eight took 25–45 ms instead of 7, two fifths of the
-// store's time, and every request in flight waited: README, Performance). Here the server's
+// store's time, and every request in flight waited; measured with npm run bench). Here the server's
 // connection never checkpoints; a thread with a connection of its own copies what was committed
 // every few milliseconds, without waiting for readers or the writer (PASSIVE), so the log is
 // usually fully copied when the next write begins and SQLite starts the log over from its

@@ -117,7 +117,7 @@ export async function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): P
  * transaction is one round trip (begin, the writes and commit sent together), so the rows a
  * write locks (a workspace's balance, a queue count) are held only while the server runs the
  * rest of the list: statement by statement, every writer of a workspace waited for this busy
- * process to send each next statement and the commit (README, Performance). `readAfter`, run
+ * process to send each next statement and the commit (measured with npm run bench). `readAfter`, run
  * once the writes are in (after the commit; on PostgreSQL in the same round trip), gives the
  * rows returned.
  */

@@ -2,7 +2,7 @@
 // the answers of the one before. On PostgreSQL each step is one round trip (pipelined): the first
 // carries the begin, the last the commit. Ending a run statement by
 // statement was eight round trips, each waiting on this busy process to send the next; in steps
-// it is two (README, Performance). Writes that read nothing first are one step, with any reads
+// it is two (measured with npm run bench). Writes that read nothing first are one step, with any reads
 // after its commit (inOneStep, under store.ts's applyWrites and group commits).
 import { CompiledQuery, type DatabaseConnection, type Kysely } from "kysely";
 import type { Database, Db } from "./database";

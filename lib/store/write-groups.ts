@@ -1,7 +1,7 @@
 // Group commit. Concurrent creates of one workspace all end on the same row, its balance, and
 // each paid a whole transaction for it: on SQLite a commit writing ~20 pages (half a create's
 // store time), on PostgreSQL a lock held until its commit while the others queue behind it
-// (README, Performance). Lists of writes that share a key (the workspace) and arrive while the
+// (measured with npm run bench). Lists of writes that share a key (the workspace) and arrive while the
 // key's previous group is being applied, or in the same turn of the event loop, are applied
 // together in one transaction (applyWriteLists). All or none together: when the group fails,
 // each list is applied again alone, so every caller gets the outcome it would have had alone —

@@ -1,4 +1,4 @@
-// Standard Webhooks signing (REFERENCE.md 1): `v1,<base64 HMAC-SHA256>` over "id.timestamp.body",
+// Standard Webhooks signing (standardwebhooks.com; docs/api.md, "Webhook deliveries"): `v1,<base64 HMAC-SHA256>` over "id.timestamp.body",
 // keyed by the bytes after "whsec_". During a rotation each secret adds its own signature.
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";

@@ -1,4 +1,4 @@
-// Where webhook deliveries may go (REFERENCE.md 8): https to public addresses only, checked when
+// Where webhook deliveries may go (docs/api.md, "Webhook deliveries"): https to public addresses only, checked when
 // a URL is registered and again at every connection, against every resolved address; the
 // connection then goes to the checked address (safeLookup), so a name cannot re-resolve elsewhere.
 // WEBHOOK_ALLOW_INSECURE=1 (development) adds http:// and loopback/private receivers, no more.

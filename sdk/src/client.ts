@@ -41,7 +41,7 @@ import type {
 
 export const SDK_VERSION = "1.0.0";
 
-/** SPEC.md "Limits": Prefer wait is at most 60 seconds. */
+/** The API's limit: Prefer wait is at most 60 seconds. */
 export const MAX_WAIT_SECONDS = 60;
 
 const FINAL_STATUSES: ReadonlySet<string> = new Set(["succeeded", "failed", "canceled"]);
@@ -318,7 +318,7 @@ export class Batches extends Resource {
 export class Files extends Resource {
   /**
    * POST /v1/files (multipart field `file`): an image of at most 4 MB. Never retried: a retry
-   * would store a second copy (SPEC.md "Retry rules").
+   * would store a second copy (the API's retry rules).
    */
   upload(data: UploadData, options: FileUploadOptions = {}): Promise<FileObject> {
     const form = new FormData();

@@ -6,7 +6,7 @@
 import { parseRetryAfter } from "./retry.js";
 import type { components } from "./schema.js";
 
-/** The API's error codes (SPEC.md "Errors"), from the OpenAPI document. */
+/** The API's error codes, from the OpenAPI document. */
 export type ErrorCode = components["schemas"]["Error"]["error"]["code"];
 /** The API's error types. */
 export type ErrorType = components["schemas"]["Error"]["error"]["type"];

@@ -1,4 +1,4 @@
-// One request to /v1 with SPEC.md's retry rules (retry.ts): each attempt has its own timeout, the
+// One request to /v1 with the API's retry rules (retry.ts): each attempt has its own timeout, the
 // body is read as text before it is parsed (a proxy's 502 may not be JSON), and a request is
 // repeated only when its caller marked it safe to repeat.
 import { AtelierConnectionError, AtelierError, AtelierTimeoutError, errorFromAnswer } from "./errors.js";
@@ -56,7 +56,7 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   /** Send the API key (false for the signed upload URL, which must not get it). */
   auth?: boolean;
-  /** Safe to repeat (SPEC.md "Retry rules"): only then is it retried. */
+  /** Safe to repeat (the API's retry rules): only then is it retried. */
   retry: boolean;
   /** The `Prefer: wait` seconds this request carries: its timeout is longer by that much. */
   waitSeconds?: number;

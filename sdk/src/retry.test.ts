@@ -1,4 +1,4 @@
-// SPEC.md "Retry rules" as the SDK computes them (the e2e spec e2e/api/sdk.spec.ts shows them
+// The API's retry rules as the SDK computes them (the e2e spec e2e/api/sdk.spec.ts shows them
 // against the real server behind a fault proxy).
 import { describe, expect, it } from "vitest";
 import { backoffMs, DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from "./retry";

@@ -1,4 +1,4 @@
-// SPEC.md "Retry rules", as pure functions (retry.test.ts checks them; http.ts applies them):
+// The API's retry rules (docs/api.md, "Retry rules"), as pure functions (retry.test.ts checks them; http.ts applies them):
 //   network error or timeout      → again, backoff, the same Idempotency-Key
 //   429                           → again after Retry-After seconds (a minute when absent)
 //   500, 502, 503, 504            → again with backoff 1 s, 2 s, 4 s … up to a minute;
@@ -30,10 +30,10 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   random: Math.random,
 };
 
-/** SPEC.md: "429 … or a minute when unset". */
+/** A 429 without Retry-After waits a minute. */
 export const RATE_LIMIT_DEFAULT_WAIT_MS = 60_000;
 
-/** The statuses SPEC.md retries. */
+/** The statuses the retry rules retry. */
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
 }

@@ -242,7 +242,7 @@ export interface paths {
         put?: never;
         /**
          * Keep an image output as a file
-         * @description Images only (SPEC.md); again answers the same file.
+         * @description Images only; again answers the same file.
          *
          *     Scope: `generations:write`.
          */

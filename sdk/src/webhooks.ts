@@ -1,4 +1,4 @@
-// Verifying a webhook delivery (README "Verifying a delivery"): Standard Webhooks, through the
+// Verifying a webhook delivery (docs/api.md, "Verifying a delivery"): Standard Webhooks, through the
 // scheme's own library. The payload must be the raw body exactly as received.
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { WebhookPayload } from "./types.js";

@@ -1,6 +1,6 @@
 // A versioned pipeline: a promo video from a title and a few scene words. The poster (artwork
 // with the title set over it) is published as the run's preview as soon as it exists, so from
-// then on the run cannot be canceled (SPEC.md States); then a pan-and-zoom video over it, and in
+// then on the run cannot be canceled (docs/api.md, "Previews and the cancel point"); then a pan-and-zoom video over it, and in
 // @2 a music bed mixed under the picture.
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
