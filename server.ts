@@ -9,13 +9,13 @@ import { apiResources, createDoorChooser, studioRoutes } from "./api/door";
 import { createOperate } from "./api/operate";
 import { createRateLimits } from "./api/rate-limit";
 import { runWatchFor } from "./lib/core/run-watch";
-import { loadConfigOrExit, publicBaseUrlWarning, seedDemoWorkspace, startRuntime } from "./lib/boot";
+import { loadConfigOrExit, publicBaseUrlWarning, seedDemoWorkspace, startRuntime } from "./lib/boot/boot";
 import { startEngine } from "./lib/engine/engine";
 import { startExampleOutputs } from "./lib/core/example-outputs";
 import { startWebhookSender } from "./lib/engine/webhook-sender";
-import { createLogger } from "./lib/logger";
+import { createLogger } from "./lib/primitives/logger";
 import { createStudioBudgetDoor } from "./app/studio-budget-door";
-import { COMMON_SECURITY_HEADERS, studioSecurityHeaders } from "./lib/security-headers";
+import { COMMON_SECURITY_HEADERS, studioSecurityHeaders } from "./lib/primitives/http/security-headers";
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit("Atelier");

@@ -2,8 +2,8 @@
 // headers every answer carries), the route files, and the answers for unmatched requests.
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono } from "hono";
-import { newId } from "../lib/core/ids";
-import { isStillAhead, thisTurnsCheckPhase } from "../lib/event-loop";
+import { newId } from "../lib/primitives/ids";
+import { isStillAhead, thisTurnsCheckPhase } from "../lib/primitives/event-loop";
 import type { ApiDeps, ApiEnv } from "./env";
 import type { RateLimitState } from "./rate-limit";
 import { rateLimitHeaders } from "./rate-limit-headers";

@@ -2,8 +2,8 @@ import { createServer, type Server } from "node:http";
 import net from "node:net";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Config } from "../lib/config";
-import { ApiError } from "../lib/core/errors";
+import type { Config } from "../lib/boot/config";
+import { ApiError } from "../lib/primitives/errors";
 import { createClientErrorHandler, createRequestRefusals, parserRefusal, rawErrorResponse } from "./client-error";
 import type { RateLimits } from "./rate-limit";
 

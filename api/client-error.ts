@@ -7,12 +7,12 @@
 // The same for the two requests Node parses but answers bare itself: no Host, an odd Expect.
 import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { ApiError, toErrorResponse } from "../lib/core/errors";
-import { newId } from "../lib/core/ids";
+import { ApiError, toErrorResponse } from "../lib/primitives/errors";
+import { newId } from "../lib/primitives/ids";
 import type { ApiDeps } from "./env";
 import type { RateLimitState } from "./rate-limit";
 import { rateLimitHeaders } from "./rate-limit-headers";
-import { COMMON_SECURITY_HEADERS } from "../lib/security-headers";
+import { COMMON_SECURITY_HEADERS } from "../lib/primitives/http/security-headers";
 
 /** Node's default limit on the request line and headers together (--max-http-header-size). */
 // Node's own limit, which --max-http-header-size may change.

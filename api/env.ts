@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Logger } from "pino";
-import type { Config } from "../lib/config";
+import type { Config } from "../lib/boot/config";
 import type { Services } from "../lib/core/context";
 import type { Store } from "../lib/store/store";
 import type { RateLimits } from "./rate-limit";

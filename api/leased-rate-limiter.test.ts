@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestStore, testDialect, type TestStore } from "../lib/store/test-store";
+import { openTestStore, testDialect, type TestStore } from "../lib/store/testing/test-store";
 import { leasedRateLimiter, leaseSize } from "./leased-rate-limiter";
 
 describe("lease sizes", () => {

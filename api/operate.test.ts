@@ -5,9 +5,9 @@ import { Hono } from "hono";
 import type { Counter } from "prom-client";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Config } from "../lib/config";
-import { METRICS } from "../lib/metrics";
-import { openTestStore, testDialect, type TestStore } from "../lib/store/test-store";
+import type { Config } from "../lib/boot/config";
+import { METRICS } from "../lib/primitives/metrics";
+import { openTestStore, testDialect, type TestStore } from "../lib/store/testing/test-store";
 import { countApiRequest, createOperate, type Operate } from "./operate";
 import { createRateLimits } from "./rate-limit";
 

@@ -1,5 +1,5 @@
-// Operating the process: GET /healthz (up), GET /readyz (ready to serve: lib/readiness.ts) and
-// GET /metrics (Prometheus text, lib/metrics.ts). server.ts answers them before choosing a door,
+// Operating the process: GET /healthz (up), GET /readyz (ready to serve: lib/store/readiness.ts) and
+// GET /metrics (Prometheus text, lib/primitives/metrics.ts). server.ts answers them before choosing a door,
 // so they never reach the studio and sit outside /v1's rate limits and API keys. Also the two
 // places that count HTTP requests: a Hono middleware for the API (route patterns) and a hook
 // for the studio's requests.
@@ -8,11 +8,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
 import { matchedRoutes, routePath } from "hono/route";
 import type { Logger } from "pino";
-import type { Config } from "../lib/config";
-import { ApiError, toErrorResponse } from "../lib/core/errors";
-import { newId } from "../lib/core/ids";
-import { measureQueueDepthFrom, observeRequest, renderMetrics, startProcessMetrics } from "../lib/metrics";
-import { createReadiness, type ReadinessOptions, type ReadinessReport } from "../lib/readiness";
+import type { Config } from "../lib/boot/config";
+import { ApiError, toErrorResponse } from "../lib/primitives/errors";
+import { newId } from "../lib/primitives/ids";
+import { measureQueueDepthFrom, observeRequest, renderMetrics, startProcessMetrics } from "../lib/primitives/metrics";
+import { createReadiness, type ReadinessOptions, type ReadinessReport } from "../lib/store/readiness";
 import type { Store } from "../lib/store/store";
 
 /** Seconds a load balancer is told to wait before asking /readyz again. */

@@ -1,7 +1,7 @@
 // Rate limits through Redis (REDIS_URL): the real Redis on this machine, database 7.
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { ApiError } from "../lib/core/errors";
+import { ApiError } from "../lib/primitives/errors";
 import { createRateLimits, type RateLimits } from "./rate-limit";
 
 const REDIS_URL = process.env.ATELIER_TEST_REDIS_URL ?? "redis://127.0.0.1:6379/7";

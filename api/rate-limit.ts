@@ -5,10 +5,10 @@
 import { Redis } from "ioredis";
 import pg from "pg";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import type { Config } from "../lib/config";
-import { ApiError } from "../lib/core/errors";
-import { LIMITS } from "../lib/core/limits";
-import { METRICS } from "../lib/metrics";
+import type { Config } from "../lib/boot/config";
+import { ApiError } from "../lib/primitives/errors";
+import { LIMITS } from "../lib/primitives/limits";
+import { METRICS } from "../lib/primitives/metrics";
 import { leasedRateLimiter, type ConsumingLimiter } from "./leased-rate-limiter";
 
 export interface RateLimitState {

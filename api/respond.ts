@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { toErrorResponse } from "../lib/core/errors";
-import { logStoreUnreachable } from "../lib/store/unreachable";
+import { toErrorResponse } from "../lib/primitives/errors";
+import { logStoreUnreachable } from "../lib/primitives/unreachable";
 import type { ApiDeps, ApiEnv } from "./env";
 
 type Body = string | Uint8Array<ArrayBuffer> | null;

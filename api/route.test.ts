@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, Agent, type IncomingMessage } fro
 import type { AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../lib/core/errors";
+import { ApiError } from "../lib/primitives/errors";
 import { readLimitedBytes, requestHeader } from "./route";
 
 function streamingRequest(body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Request {

@@ -4,11 +4,11 @@ import type { IncomingMessage } from "node:http";
 import type { Context, Hono } from "hono";
 import { authenticateApiKey } from "../lib/core/api-keys";
 import type { Ctx, Source, SystemCtx } from "../lib/core/context";
-import { ApiError } from "../lib/core/errors";
-import { hasNul, refuseDeepOrNulJson } from "../lib/core/json-body-check";
-import { isPossibleId } from "../lib/core/ids";
-import { LIMITS } from "../lib/core/limits";
-import { BodyReadError, readCappedNodeStream, readCappedStream } from "../lib/core/read-capped";
+import { ApiError } from "../lib/primitives/errors";
+import { hasNul, refuseDeepOrNulJson } from "../lib/primitives/http/json-body-check";
+import { isPossibleId } from "../lib/primitives/ids";
+import { LIMITS } from "../lib/primitives/limits";
+import { BodyReadError, readCappedNodeStream, readCappedStream } from "../lib/primitives/http/read-capped";
 import type { ApiDeps, ApiEnv } from "./env";
 import { withAnswerHeaders } from "./respond";
 

@@ -1,8 +1,8 @@
 // Answers for requests no route takes: placeholders left in the path, a path without /v1 or
 // with another version (/v2/...), a wrong method (405 with Allow), or an unknown path (404 with
 // the closest real one).
-import { closestMatch } from "../lib/core/closest-match";
-import { ApiError } from "../lib/core/errors";
+import { closestMatch } from "../lib/primitives/closest-match";
+import { ApiError } from "../lib/primitives/errors";
 import type { RouteSpec } from "./route";
 
 const PLACEHOLDER = /^(\{[^}]*\}|<[^>]*>|:[A-Za-z_]\w*|undefined|null)$/;

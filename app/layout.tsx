@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { EARLY_INPUT_SCRIPT } from "@/components/early-input";
-import { scriptNonceOf } from "@/lib/security-headers";
+import { scriptNonceOf } from "@/lib/primitives/http/security-headers";
 import "./globals.css";
 
 export const metadata: Metadata = {

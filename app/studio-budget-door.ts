@@ -5,7 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import { decode } from "next-auth/jwt";
 import type { Services } from "@/lib/core/context";
-import { ApiError } from "@/lib/core/errors";
+import { ApiError } from "@/lib/primitives/errors";
 import { studioSessionUser } from "@/lib/core/studio-sessions";
 import { createStudioUserBudget } from "@/lib/core/studio-throttles";
 import type { Db } from "@/lib/store/database";

@@ -1,8 +1,8 @@
 // The sign-in throttle (lib/core/studio-throttles.ts), one per process: the sign-in route and
 // next-auth's authorize count in the same place. (The per-user budget is the server's own,
 // app/studio-budget-door.ts.)
-import { config } from "@/lib/config";
-import { LIMITS } from "@/lib/core/limits";
+import { config } from "@/lib/boot/config";
+import { LIMITS } from "@/lib/primitives/limits";
 import { createSignInThrottle, type SignInThrottle } from "@/lib/core/studio-throttles";
 
 const holder = globalThis as { atelierSignInThrottle?: SignInThrottle };

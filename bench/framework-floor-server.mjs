@@ -3,7 +3,7 @@
 // written out together in its check phase, as api/app.ts does) answering the exact bytes Atelier
 // answered with no work of its own, read from the JSON file named by argv[2]. Prints its port
 // once listening. Between this and the bare server (baseline-server.mjs) is the framework's
-// cost; between this and Atelier is Atelier's own. Run with --import tsx (lib/event-loop.ts).
+// cost; between this and Atelier is Atelier's own. Run with --import tsx (lib/primitives/event-loop.ts).
 import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -11,7 +11,7 @@ import process from "node:process";
 /* global Response */
 import { getRequestListener } from "@hono/node-server";
 import { Hono } from "hono";
-import { thisTurnsCheckPhase } from "../lib/event-loop.ts";
+import { thisTurnsCheckPhase } from "../lib/primitives/event-loop.ts";
 
 const spec = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const body = Buffer.from(spec.body, "base64");

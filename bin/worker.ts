@@ -1,8 +1,8 @@
 // `npm run worker`: an extra run-engine process on the same store (SQLite file or PostgreSQL).
-import { loadConfigOrExit, startRuntime } from "../lib/boot";
+import { loadConfigOrExit, startRuntime } from "../lib/boot/boot";
 import { startEngine } from "../lib/engine/engine";
 import { startWebhookSender } from "../lib/engine/webhook-sender";
-import { createLogger } from "../lib/logger";
+import { createLogger } from "../lib/primitives/logger";
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit("worker");

@@ -16,7 +16,7 @@ export const EARLY_INPUT = { "data-early-input": "" } as const;
 
 /**
  * Runs before the page's scripts: records typed values by field id until takeEarlyInput. Inline,
- * so the root layout gives it the answer's CSP nonce (lib/security-headers.ts), or it is refused.
+ * so the root layout gives it the answer's CSP nonce (lib/primitives/http/security-headers.ts), or it is refused.
  */
 export const EARLY_INPUT_SCRIPT =
   'window.__atelierEarlyInput={};document.addEventListener("input",function(e){var t=e.target,r=window.__atelierEarlyInput;if(r&&t&&t.id&&typeof t.value==="string"&&t.closest("[data-early-input]"))r[t.id]=t.value},true);';

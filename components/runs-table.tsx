@@ -7,7 +7,7 @@ import { useEffect, useRef } from "react";
 import { useRouter } from "next/navigation";
 import type { Generation } from "@/lib/core/generation-view";
 import { isFinal } from "@/lib/core/run-states";
-import { formatUsd, parseUsd } from "@/lib/core/money";
+import { formatUsd, parseUsd } from "@/lib/primitives/money";
 import { promptOf } from "@/lib/core/run-input";
 import { AudioWaveform } from "./audio-waveform";
 import { RunStatusPill, relativeTime } from "./run-status";

@@ -9,7 +9,7 @@
 import { useEffect, useMemo } from "react";
 import { useQueries, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import type { Generation } from "@/lib/core/generation-view";
-import { LIMITS } from "@/lib/core/limits";
+import { LIMITS } from "@/lib/primitives/limits";
 import { isFinal } from "@/lib/core/run-states";
 import type { StudioRunEvent } from "@/app/api/runs/events/route";
 import { getRunAction } from "@/app/(studio)/runs/actions";

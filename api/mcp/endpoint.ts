@@ -7,10 +7,10 @@ import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult } fro
 import type { Hono } from "hono";
 import { z } from "zod";
 import type { Ctx } from "../../lib/core/context";
-import { ApiError } from "../../lib/core/errors";
-import { findJsonProblem, paramName } from "../../lib/core/json-body-check";
+import { ApiError } from "../../lib/primitives/errors";
+import { findJsonProblem, paramName } from "../../lib/primitives/http/json-body-check";
 import { validateModelInput } from "../../lib/core/input-validation";
-import { LIMITS } from "../../lib/core/limits";
+import { LIMITS } from "../../lib/primitives/limits";
 import type { ApiDeps, ApiEnv } from "../env";
 import { loggedError } from "../respond";
 import { keyCtx, readLimitedBytes } from "../route";

@@ -6,7 +6,7 @@ import sharp from "sharp";
 import type { Ctx } from "../../lib/core/context";
 import { isFinal, type Generation, type StoredOutput } from "../../lib/core/generation-view";
 import { readRunOutputs } from "../../lib/core/generations";
-import { LIMITS } from "../../lib/core/limits";
+import { LIMITS } from "../../lib/primitives/limits";
 
 /** The image no larger than LIMITS.mcpInlineImageSide on its longer side, as PNG (alpha kept) or JPEG. */
 async function inlineImage(data: Buffer): Promise<{ data: string; mimeType: string }> {

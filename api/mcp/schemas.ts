@@ -2,8 +2,8 @@
 // Ajv 2020 as model inputs (additionalProperties: false, so a misspelt argument is named); results
 // are described loosely enough that every answer the core gives validates in the client, which
 // checks `structuredContent` against them.
-import type { JsonSchemaObject } from "../../lib/core/json-schema";
-import { LIMITS } from "../../lib/core/limits";
+import type { JsonSchemaObject } from "../../lib/primitives/json-schema";
+import { LIMITS } from "../../lib/primitives/limits";
 import { GENERATION_STATUSES } from "../../lib/core/run-states";
 import { SOURCES } from "../../lib/core/context";
 import { MODALITIES } from "../../lib/models/types";

@@ -1,8 +1,8 @@
 // What each /v1 route is, for the OpenAPI document: one entry per route the router serves, keyed
 // "METHOD /hono/path" exactly as the route files register it (document.test.ts fails when a
 // route and this table disagree). Error answers every route shares are added by document.ts.
-import type { ErrorCode } from "../../lib/core/error-codes";
-import { LIMITS } from "../../lib/core/limits";
+import type { ErrorCode } from "../../lib/primitives/error-codes";
+import { LIMITS } from "../../lib/primitives/limits";
 
 /** How a route is authorized: an API key, nothing (public catalog), or its own signed URL. */
 export type Access = "key" | "public" | "signed";

@@ -3,9 +3,9 @@
 // they receive against these (e2e/api/openapi-check.ts), catch a field the code adds and the
 // document does not name.
 import { EVENT_TYPES } from "../../lib/core/webhook-endpoints";
-import { ERROR_CODES } from "../../lib/core/error-codes";
-import { ID_PREFIXES } from "../../lib/core/ids";
-import { LIMITS } from "../../lib/core/limits";
+import { ERROR_CODES } from "../../lib/primitives/error-codes";
+import { ID_PREFIXES } from "../../lib/primitives/ids";
+import { LIMITS } from "../../lib/primitives/limits";
 import { SOURCES } from "../../lib/core/context";
 import { MODALITIES } from "../../lib/models/types";
 

@@ -1,6 +1,6 @@
 import { createImageFile, getFile, keepOutputAsFile, listFiles } from "../../lib/core/files";
-import { ApiError } from "../../lib/core/errors";
-import { LIMITS } from "../../lib/core/limits";
+import { ApiError } from "../../lib/primitives/errors";
+import { LIMITS } from "../../lib/primitives/limits";
 import { jsonResponse } from "../respond";
 import { readLimitedBytes, type Router } from "../route";
 

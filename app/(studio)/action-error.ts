@@ -5,11 +5,11 @@
 // give ops something that finds the log line.
 import { unstable_rethrow } from "next/navigation";
 import type { Logger } from "pino";
-import { config } from "@/lib/config";
-import { ApiError, storeUnavailableError } from "@/lib/core/errors";
-import { newId } from "@/lib/core/ids";
-import { createLogger } from "@/lib/logger";
-import { logStoreUnreachable, storeUnreachable } from "@/lib/store/unreachable";
+import { config } from "@/lib/boot/config";
+import { ApiError, storeUnavailableError } from "@/lib/primitives/errors";
+import { newId } from "@/lib/primitives/ids";
+import { createLogger } from "@/lib/primitives/logger";
+import { logStoreUnreachable, storeUnreachable } from "@/lib/primitives/unreachable";
 
 export interface ActionError {
   code: string;

@@ -2,7 +2,7 @@
 // and server action of the studio gets its Ctx here, never from a form.
 import { redirect } from "next/navigation";
 import { SCOPES, type Ctx } from "@/lib/core/context";
-import { getRuntime } from "@/lib/runtime";
+import { getRuntime } from "@/lib/boot/runtime";
 import { studioUser, type StudioUser } from "../auth";
 
 export { studioUser, type StudioUser };
@@ -30,7 +30,7 @@ export async function studioCtxFor(user: StudioUser): Promise<Ctx & { user: Stud
 
 // requireOps' imports, here rather than at the top (the top belongs to the session functions).
 import { notFound } from "next/navigation";
-import { ApiError } from "@/lib/core/errors";
+import { ApiError } from "@/lib/primitives/errors";
 import { opsPrincipal, type OpsCtx } from "@/lib/core/ops-principal";
 
 /**

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { listCatalog } from "@/lib/core/catalog";
 import { catalogCardImages } from "@/lib/core/example-outputs";
-import { getRuntime } from "@/lib/runtime";
+import { getRuntime } from "@/lib/boot/runtime";
 import { CatalogBrowser } from "@/components/catalog-browser";
 import { studioUser } from "../auth";
 import { SignInFirst } from "./sign-in-first";

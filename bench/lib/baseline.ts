@@ -34,7 +34,7 @@ export async function measureBaseline(response: CapturedResponse, options: LoadO
   const dir = mkdtempSync(path.join(os.tmpdir(), "atelier-bench-baseline-"));
   const specFile = path.join(dir, "response.json");
   writeFileSync(specFile, JSON.stringify({ status: response.status, headers: response.headers, body: response.body.toString("base64") }));
-  // The framework floor shares Atelier's own write-out (lib/event-loop.ts): TypeScript, through tsx.
+  // The framework floor shares Atelier's own write-out (lib/primitives/event-loop.ts): TypeScript, through tsx.
   const loader = floor === "framework" ? ["--import", "tsx"] : [];
   const child = spawn(process.execPath, [...loader, path.join(__dirname, "..", FLOOR_SERVERS[floor]), specFile], { stdio: ["ignore", "pipe", "inherit"] });
   try {

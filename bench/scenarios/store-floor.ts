@@ -2,8 +2,8 @@
 // hold with its ledger entry, the queued run row) in a tight loop in the bench process, against
 // the same kind of store the server uses, with no HTTP, validation, pricing or answer around it.
 // POST /v1/generations is measured against this.
-import { createServices } from "../../lib/boot";
-import { loadConfig } from "../../lib/config";
+import { createServices } from "../../lib/boot/boot";
+import { loadConfig } from "../../lib/boot/config";
 import { SCOPES, type Ctx } from "../../lib/core/context";
 import { startIdempotently, writeQueuedRun } from "../../lib/core/generations";
 import { priceRunRequest } from "../../lib/core/quotes";

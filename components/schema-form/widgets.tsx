@@ -4,7 +4,7 @@ import type { BaseInputTemplateProps, WidgetProps } from "@rjsf/utils";
 import { HEX_COLOR_PATTERN } from "@/lib/models/shared/fields";
 import { BaseInputTemplate, inputClass } from "./templates";
 import type { File as StudioFile } from "@/lib/core/files";
-import { mediaTypeMatches } from "@/lib/core/media-types";
+import { mediaTypeMatches } from "@/lib/primitives/media-types";
 import { fieldName, useSchemaFormExtras, type UploadResult } from "./context";
 import { placeholderOf } from "./messages";
 import { useEarlyFile, useFileDrop } from "../use-file-drop";

@@ -6,7 +6,7 @@
 // its files in the test bucket behind a TCP proxy, and /readyz names the bucket while it is away.
 import { execFileSync } from "node:child_process";
 import { expect, test, type APIResponse } from "./fixtures";
-import { startTcpProxy, type TcpProxy, viaProxy } from "../../lib/store/test-proxy";
+import { startTcpProxy, type TcpProxy, viaProxy } from "../../lib/store/testing/test-proxy";
 import { expectStandardHeaders } from "./helpers";
 import { newTenant, startOwnServer, type WorkerProcess } from "./runs-helpers";
 import { bucketEnv, PG_SERVER_URL, pgUrl, SERVERS, serverSpec, TEST_S3, type ServerSpec } from "./servers";

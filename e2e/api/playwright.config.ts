@@ -32,7 +32,7 @@ export default defineConfig({
   webServer: [
     // The bucket first: the PostgreSQL runs servers keep their files and outputs in it.
     {
-      command: `npx tsx lib/blobs/test-s3-server.ts --port ${TEST_S3.port} --dir ${TEST_S3.dataDir} --bucket ${TEST_S3.bucket}`,
+      command: `npx tsx lib/blobs/testing/test-s3-server.ts --port ${TEST_S3.port} --dir ${TEST_S3.dataDir} --bucket ${TEST_S3.bucket}`,
       cwd: REPO_ROOT,
       url: `${TEST_S3.endpoint}/`,
       reuseExistingServer: false,

@@ -46,7 +46,7 @@ export function serverSpec(
 export const FAKE_PROVIDER_PORT = 3398;
 
 /**
- * The S3-compatible server (s3rver, lib/blobs/test-s3-server.ts) the config starts before the
+ * The S3-compatible server (s3rver, lib/blobs/testing/test-s3-server.ts) the config starts before the
  * Atelier servers: the PostgreSQL runs servers keep files and outputs in its bucket, each under its
  * own prefix, so every blob path of the runs suites runs on the disk (SQLite) and on the bucket.
  */

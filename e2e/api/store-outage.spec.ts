@@ -8,13 +8,13 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { expect, test, type APIResponse } from "./fixtures";
-import { startTcpProxy, viaProxy, type TcpProxy } from "../../lib/store/test-proxy";
+import { startTcpProxy, viaProxy, type TcpProxy } from "../../lib/store/testing/test-proxy";
 import { expectError } from "./helpers";
 import { expectLedgerIdentity, newTenant, settle, startOwnServer, type Tenant, type WorkerProcess } from "./runs-helpers";
 import { PG_SERVER_URL, pgUrl, serverSpec, type ServerSpec } from "./servers";
 
 const RUN = { model: "atelier/gradient", input: { prompt: "lighthouse in fog" } };
-/** Retry-After of a 503 for an unreachable store (lib/core/errors.ts). */
+/** Retry-After of a 503 for an unreachable store (lib/primitives/errors.ts). */
 const RETRY_AFTER = "2";
 
 function spec(name: string, port: number, pgDatabase: string | null): ServerSpec {

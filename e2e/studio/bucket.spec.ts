@@ -27,7 +27,7 @@ const PREFIX = "studio/";
 const RESULT_SCREENSHOT = path.join(REPO_ROOT, "test-results", "e2e-studio", "bucket-result.png");
 
 /**
- * s3rver as lib/blobs/test-s3-server.ts's program (a fresh bucket that allows CORS from any
+ * s3rver as lib/blobs/testing/test-s3-server.ts's program (a fresh bucket that allows CORS from any
  * origin), in a process of its own: the module reads import.meta, so a spec that Playwright
  * compiles to CommonJS cannot import startTestS3Server ("exports is not defined in ES module scope").
  */
@@ -133,7 +133,7 @@ test.use({ baseURL: BASE_URL });
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
-  s3Server = spawnRepo([path.join(REPO_ROOT, "lib", "blobs", "test-s3-server.ts"), "--port", String(S3.port), "--dir", S3.dataDir, "--bucket", S3.bucket], {});
+  s3Server = spawnRepo([path.join(REPO_ROOT, "lib", "blobs", "testing", "test-s3-server.ts"), "--port", String(S3.port), "--dir", S3.dataDir, "--bucket", S3.bucket], {});
   await waitFor200(s3Server, "s3rver", `${S3.endpoint}/`, 30_000);
   s3Client = new S3Client({
     region: "us-east-1",

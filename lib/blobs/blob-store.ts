@@ -5,7 +5,7 @@ import { createReadStream } from "node:fs";
 import { copyFile, link, mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { randomBase62 } from "../core/ids";
+import { randomBase62 } from "../primitives/ids";
 
 export class BlobTooLargeError extends Error {}
 

@@ -1,7 +1,7 @@
 // Signed links to blobs: anyone holding the link may read the bytes until it expires.
-import { LIMITS } from "../core/limits";
+import { LIMITS } from "../primitives/limits";
 import type { BlobStore } from "./blob-store";
-import { sign, verifySignature } from "../core/signing";
+import { sign, verifySignature } from "../primitives/signing";
 
 const PURPOSE = "blob-link";
 

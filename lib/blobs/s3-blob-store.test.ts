@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobNotFoundError, BlobTooLargeError, localBlobStore, readAllOf, type BlobStore } from "./blob-store";
 import { s3BlobStore, type S3Settings } from "./s3-blob-store";
-import { startTestS3Server, type TestS3Server } from "./test-s3-server";
+import { startTestS3Server, type TestS3Server } from "./testing/test-s3-server";
 
 const MB = 1024 * 1024;
 const SECRET = "S3RVER";
@@ -648,7 +648,7 @@ describe("test S3 server", () => {
     writeFileSync(path.join(s3dir, "stale"), "from an earlier run");
     const port = await freePort();
     const tsx = path.resolve("node_modules/.bin/tsx");
-    const file = fileURLToPath(new URL("./test-s3-server.ts", import.meta.url));
+    const file = fileURLToPath(new URL("./testing/test-s3-server.ts", import.meta.url));
     const child = spawn(tsx, [file, "--port", String(port), "--dir", s3dir, "--bucket", "cli-bucket"], { stdio: ["ignore", "pipe", "pipe"] });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     try {

@@ -3,7 +3,7 @@
 // once through the run signals (`key_revoked`, carried by NOTIFY or the SQLite process mesh) and
 // drops the entry; an entry is also looked up again after `ttlMs`, in case a signal was lost.
 import type { Scope } from "./context";
-import { createTtlCache } from "./ttl-cache";
+import { createTtlCache } from "../primitives/ttl-cache";
 
 export interface CachedKey {
   keyId: string;

@@ -1,9 +1,9 @@
 // A key's expiry is one of the listed choices, tested as an own property: the names every object
 // has through its prototype are refused as invalid_parameter (they answered 500 through `in`).
 import { describe, expect, it } from "vitest";
-import { testDialect, useTestStore } from "../store/test-store";
+import { testDialect, useTestStore } from "../store/testing/test-store";
 import { createApiKey, type KeyExpiry } from "./api-keys";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { createWorkspace } from "./workspaces";
 
 describe(`API key expiry choices (${testDialect()})`, () => {

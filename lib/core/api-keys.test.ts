@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "../store/database";
-import { openTestStore, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testDialect, type TestStore } from "../store/testing/test-store";
 import {
   authenticateApiKey,
   createApiKey,
@@ -12,7 +12,7 @@ import {
 } from "./api-keys";
 import { createApiKeyCache } from "./api-key-cache";
 import { SCOPES } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { createWorkspace } from "./workspaces";
 
 const PREFIX = "atl";

@@ -3,8 +3,8 @@ import { hash as oneShotHash, timingSafeEqual } from "node:crypto";
 import type { ApiKeysTable } from "../store/database";
 import type { ApiKeyCache } from "./api-key-cache";
 import { nowIso, SCOPES, type Scope, type SystemCtx } from "./context";
-import { ApiError } from "./errors";
-import { newId, randomBase62 } from "./ids";
+import { ApiError } from "../primitives/errors";
+import { newId, randomBase62 } from "../primitives/ids";
 
 export const KEY_SECRET_LENGTH = 40;
 export const KEY_EXPIRY_CHOICES = { "30d": 30, "90d": 90, "365d": 365, never: null } as const;

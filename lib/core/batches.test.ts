@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { createBatch, getBatch } from "./batches";
 import type { Ctx } from "./context";
 import { readBalance, sumLedger, type Balance } from "./credits";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { cancelGeneration, createGeneration, getGeneration } from "./generations";
 import { createWorkspace } from "./workspaces";
 

@@ -1,11 +1,11 @@
 // Batches: up to 50 runs priced and held together in one transaction; all start or none do.
 import { requireScope, type Ctx } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { presentRuns, type Generation } from "./generation-view";
 import { queuedRow, recordHoldFor, startIdempotently } from "./generations";
 import { validateIdempotencyKey } from "./idempotency";
-import { hasIdPrefix, newId } from "./ids";
-import { LIMITS } from "./limits";
+import { hasIdPrefix, newId } from "../primitives/ids";
+import { LIMITS } from "../primitives/limits";
 import { priceRunRequest, type PricedRun } from "./quotes";
 import { refuseUnknownFields, requireObject } from "./run-request";
 import { moveHeldFromAvailable } from "./credits";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { SCOPES, type Ctx } from "./context";
 import {
   deprecationHeaders,
@@ -14,10 +14,10 @@ import {
   MODEL_ID_PATTERN,
   splitModelId,
 } from "./catalog";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { pauseModel, resumeModel } from "./model-pauses";
 import { quoteRun } from "./quotes";
-import { programSearchPath, setProgramSearchPath } from "../models/host";
+import { programSearchPath, setProgramSearchPath } from "../media/host";
 
 async function thrownAsync(promise: Promise<unknown>): Promise<ApiError> {
   const caught = await promise.then(

@@ -1,11 +1,11 @@
 // The catalog: built-in model modules as public entries, their lifecycle, and lookups.
 import { BUILT_IN_MODELS } from "../models";
 import type { ModelDefinition, ModelLifecycle, ModelPricing } from "../models/types";
-import type { JsonSchemaObject } from "./json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 import { requireScope, type Ctx } from "./context";
-import { ApiError } from "./errors";
-import { closestMatch } from "./closest-match";
-import { LIMITS } from "./limits";
+import { ApiError } from "../primitives/errors";
+import { closestMatch } from "../primitives/closest-match";
+import { LIMITS } from "../primitives/limits";
 import { activePauses, availabilityOf, type Availability, type PauseMap } from "./model-availability";
 import type { Db } from "../store/database";
 

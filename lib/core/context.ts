@@ -4,7 +4,7 @@ import type { StudioSessionCache } from "./studio-sessions";
 import type { PictureDirectory } from "../blobs/picture-directory";
 import type { RunSignals } from "../engine/run-signals";
 import type { Db } from "../store/database";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 
 export const SCOPES = ["generations:read", "generations:write", "workspace:read"] as const;
 export type Scope = (typeof SCOPES)[number];

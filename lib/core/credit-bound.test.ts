@@ -3,10 +3,10 @@
 // together, the store itself refuses any other write past it, and a balance at the bound reads.
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { useTestStore, testCtx, testDialect } from "../store/test-store";
+import { useTestStore, testCtx, testDialect } from "../store/testing/test-store";
 import { getCredits, grantCredit, readBalance, sumLedger } from "./credits";
-import { ApiError } from "./errors";
-import { LIMITS } from "./limits";
+import { ApiError } from "../primitives/errors";
+import { LIMITS } from "../primitives/limits";
 import { createWorkspace } from "./workspaces";
 
 const USD = 1_000_000;

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { applyHoldingWrites, grantCredit, moveHeldFromAvailable, readBalance, holdWrites, settleHold, sumLedger, type Balance } from "./credits";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { quoteRun } from "./quotes";
 import { createWorkspace } from "./workspaces";
 

@@ -5,10 +5,10 @@ import { sql, type Compilable, type CompiledQuery, type Expression } from "kysel
 import type { Db } from "../store/database";
 import { applyWrites, withTransaction } from "../store/store";
 import { nowIso, requireScope, type Ctx, type SystemCtx } from "./context";
-import { ApiError } from "./errors";
-import { newId } from "./ids";
-import { LIMITS } from "./limits";
-import { formatUsd, type Micros } from "./money";
+import { ApiError } from "../primitives/errors";
+import { newId } from "../primitives/ids";
+import { LIMITS } from "../primitives/limits";
+import { formatUsd, type Micros } from "../primitives/money";
 import { insertRow, reusedQuery } from "../store/reused-sql";
 import { applyWritesGrouped, type SharedRead } from "../store/write-groups";
 

@@ -1,9 +1,9 @@
 // Finding the event a run produced (the studio's run page shows it with its deliveries): none
 // while the run is unfinished, the one its ending wrote afterwards, and only in its workspace.
 import { describe, expect, it } from "vitest";
-import { testCtx, testDialect, useTestStore } from "../store/test-store";
+import { testCtx, testDialect, useTestStore } from "../store/testing/test-store";
 import type { Ctx } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { findRunEvent, getEvent } from "./events";
 import { cancelGeneration, createGeneration } from "./generations";
 import { listEventDeliveries } from "./webhook-deliveries";

@@ -3,8 +3,8 @@
 import type { Db, EventsTable } from "../store/database";
 import { withTransaction } from "../store/store";
 import { requireScope, type Ctx, type SystemCtx } from "./context";
-import { ApiError } from "./errors";
-import { afterPosition, keysetPage } from "./paging";
+import { ApiError } from "../primitives/errors";
+import { afterPosition, keysetPage } from "../primitives/paging";
 import { EVENT_TYPES } from "./webhook-endpoints";
 import { requireEvent } from "./webhook-deliveries";
 

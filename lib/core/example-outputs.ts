@@ -21,7 +21,7 @@ import { ModelError, type ModelDefinition, type ModelOutput, type RunTools, type
 import { allCatalogEntries, findCatalogEntry, isRetired } from "./catalog";
 import { isFileField } from "./file-inputs";
 import { validateModelInput } from "./input-validation";
-import type { JsonSchemaObject } from "./json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 
 /** Bump when the way a picture is made changes, so every card picture is made again. */
 const RENDER_VERSION = 1;

@@ -2,10 +2,10 @@
 // "image/*") holds a `file_…` ID. The ID must name a file of the caller's workspace whose type
 // matches; URLs are never fetched.
 import type { Db } from "../store/database";
-import { ApiError } from "./errors";
-import { ID_PREFIXES } from "./ids";
-import type { JsonSchemaObject } from "./json-schema";
-import { mediaTypeMatches } from "./media-types";
+import { ApiError } from "../primitives/errors";
+import { ID_PREFIXES } from "../primitives/ids";
+import type { JsonSchemaObject } from "../primitives/json-schema";
+import { mediaTypeMatches } from "../primitives/media-types";
 
 export const FILE_ID_PATTERN = `^${ID_PREFIXES.file}[0-9A-Za-z]{24}$`;
 

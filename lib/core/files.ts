@@ -4,12 +4,12 @@ import { blobLink } from "../blobs/links";
 import type { FilesTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
 import { nowIso, requireScope, type Ctx, type Services } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { linkBase, type StoredOutput } from "./generation-view";
-import { hasIdPrefix, newId } from "./ids";
-import { pixelLimitMessage } from "./image-pixels";
-import { LIMITS } from "./limits";
-import { afterPosition, keysetPage } from "./paging";
+import { hasIdPrefix, newId } from "../primitives/ids";
+import { pixelLimitMessage } from "../primitives/image-pixels";
+import { LIMITS } from "../primitives/limits";
+import { afterPosition, keysetPage } from "../primitives/paging";
 
 export interface File {
   id: string;

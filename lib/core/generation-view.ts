@@ -2,7 +2,7 @@
 import { blobLink } from "../blobs/links";
 import type { Db, GenerationsTable } from "../store/database";
 import type { Services } from "./context";
-import { formatUsd } from "./money";
+import { formatUsd } from "../primitives/money";
 import { queuePositions } from "./queue-positions";
 
 /** What a finished run keeps of each output; the bytes are in the blob store. */

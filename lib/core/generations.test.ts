@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { finishRun } from "../engine/finish";
 import type { Db } from "../store/database";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import type { Ctx, Source } from "./context";
 import { grantCredit, readBalance, sumLedger, type Balance } from "./credits";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import type { StoredOutput } from "./generation-view";
 import { cancelGeneration, createGeneration, getGeneration, listGenerations, parsePreferWait, type GenerationList } from "./generations";
 import { quoteRun } from "./quotes";

@@ -3,8 +3,8 @@
 import { createHash } from "node:crypto";
 import type { Compilable } from "kysely";
 import type { Db } from "../store/database";
-import { ApiError } from "./errors";
-import { LIMITS } from "./limits";
+import { ApiError } from "../primitives/errors";
+import { LIMITS } from "../primitives/limits";
 import { insertRow } from "../store/reused-sql";
 
 const KEY_PATTERN = /^[\x21-\x7e]+$/;

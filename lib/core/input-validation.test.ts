@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { gradient } from "../models/image/gradient";
 import { gradientPosterV2 } from "../models/presets/gradient-poster";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { validateModelInput } from "./input-validation";
-import type { JsonSchemaObject } from "./json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 
 const MODEL = "atelier/gradient";
 

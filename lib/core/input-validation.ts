@@ -3,8 +3,8 @@
 // a message that says what is allowed.
 import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import type { JsonSchemaObject } from "./json-schema";
-import { ApiError } from "./errors";
+import type { JsonSchemaObject } from "../primitives/json-schema";
+import { ApiError } from "../primitives/errors";
 import { fileExpectedMessage, isFileField } from "./file-inputs";
 
 // verbose: errors carry their parentSchema, so messages can state both bounds of a field.

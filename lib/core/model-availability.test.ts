@@ -2,9 +2,9 @@
 // steps is, provider outages (shared by every process) keep the longest end and lapse, and an
 // entry missing something on this server is not installed (a fact, not an outage: no Retry-After).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { getPublicModel, listCatalog, registerRemoteModels } from "./catalog";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { activePauses, availabilityOf, shareProviderHealth } from "./model-availability";
 import { outOfServiceModelIds, pauseModel, resumeModel } from "./model-pauses";
 import { quoteRun } from "./quotes";

@@ -11,7 +11,7 @@
 //   and a restart they run here.
 import { sql } from "kysely";
 import type { Db } from "../store/database";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { freshPauseRowsOf, pauseRowsOf, pausesChanged, type PauseRow } from "./pause-cache";
 import type { ModelDefinition } from "../models/types";
 

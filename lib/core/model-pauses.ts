@@ -2,7 +2,7 @@
 // (`npm run admin -- model pause|resume`); and which entries' queued runs must wait meanwhile.
 import { allCatalogEntries, findCatalogEntry } from "./catalog";
 import type { SystemCtx } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { activePauses, availabilityOf } from "./model-availability";
 import { pausesChanged } from "./pause-cache";
 import type { Db } from "../store/database";

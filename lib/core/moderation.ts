@@ -1,7 +1,7 @@
 // MODERATION_BLOCKLIST: every model refuses a prompt holding a blocked term (a whole word or
 // phrase, any case). The text a person wrote is every free string of the input: enum choices,
 // file IDs and colours are not prompts.
-import type { JsonSchemaObject } from "./json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { eventStreamBody, type StreamedEvent } from "./event-stream";
-import { LIMITS } from "./limits";
+import { LIMITS } from "../primitives/limits";
 import { acquireKeyReader, acquireUserReader, inKeyReaderSlot, OpenReaders, openKeyReaders, releasingSource } from "./open-readers";
 
 const owner = () => `key_${Math.random().toString(36).slice(2)}`;

@@ -2,8 +2,8 @@
 // Prefer: wait reads. The per-minute rate limit counts requests, not how long each one stays, so
 // without this one key could keep hundreds of connections (and their run listeners) open.
 // Counted per process: behind several processes the cap applies in each.
-import { ApiError } from "./errors";
-import { LIMITS } from "./limits";
+import { ApiError } from "../primitives/errors";
+import { LIMITS } from "../primitives/limits";
 
 /** Gives the slot back; calling it again does nothing. */
 export type Release = () => void;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import type { Services, SystemCtx } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { createGeneration } from "./generations";
 import { opsFailureReasons, opsGrantCredit, opsModels, opsOverview, opsPauseModel, opsResumeModel, opsRun, opsWorkspaces } from "./ops";
 import { opsPrincipal, type OpsCtx } from "./ops-principal";

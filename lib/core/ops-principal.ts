@@ -4,8 +4,8 @@
 // role, read from the store now, is ops) can put on it. A page that forgets to ask for it does
 // not compile. (The admin CLI holds the database itself and uses the SystemCtx verbs.)
 import type { Db } from "../store/database";
-import { ApiError } from "./errors";
-import { hasIdPrefix, isPossibleId } from "./ids";
+import { ApiError } from "../primitives/errors";
+import { hasIdPrefix, isPossibleId } from "../primitives/ids";
 
 /** Never exported: nothing outside this file can name the brand, so nothing else can make one. */
 declare const opsBrand: unique symbol;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { finishRun } from "../engine/finish";
 import type { Ctx } from "./context";
 import { createGeneration } from "./generations";

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { announceToEveryProcess, connectCrossProcessSignals } from "../engine/cross-process";
 import { createRunSignals, type RunSignals } from "../engine/run-signals";
 import { sqliteFileIn, type Store } from "../store/store";
-import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/test-store";
+import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/testing/test-store";
 import { findCatalogEntry } from "./catalog";
 import { activePauses, requireInService, shareProviderHealth } from "./model-availability";
 import { pauseModel, resumeModel } from "./model-pauses";

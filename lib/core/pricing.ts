@@ -2,7 +2,7 @@
 // override's), times every driver's quantity. Exact: decimals are scaled to integers and the
 // result is rounded up to a whole micro-dollar, never down.
 import type { ModelPricing, PriceOverride } from "../models/types";
-import { parseUsd, type Micros } from "./money";
+import { parseUsd, type Micros } from "../primitives/money";
 
 function matches(override: PriceOverride, input: Record<string, unknown>): boolean {
   // A loop, not entries().every(): every quote and create asks (bench profile).

@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { claimNextRun, releaseRun } from "../engine/claim";
 import { QUEUE_BUCKET_SIZE, up as migrateQueueCounts } from "../store/migrations/016-queue-counts";
-import { useTestStore, testCtx, testDialect } from "../store/test-store";
+import { useTestStore, testCtx, testDialect } from "../store/testing/test-store";
 import { createBatch } from "./batches";
 import { cancelGeneration, createGeneration } from "./generations";
 import { queuePositions } from "./queue-positions";

@@ -3,7 +3,7 @@ import { deprecationHeaders, findCatalogEntry } from "./catalog";
 import { requireScope, type Ctx } from "./context";
 import { checkFileInputs, hasFileInputs } from "./file-inputs";
 import { validateModelInput } from "./input-validation";
-import { formatUsd, type Micros } from "./money";
+import { formatUsd, type Micros } from "../primitives/money";
 import { requireInService } from "./model-availability";
 import { requireSafeWebhookUrl } from "./webhook-url";
 import { priceInput } from "./pricing";

@@ -1,11 +1,11 @@
 // Who started a run (generations.created_by, migration 008) and the list filters built on it and on
 // batches: the studio's "your newest run of this model", and the runs of one batch.
 import { describe, expect, it } from "vitest";
-import { useTestStore, testCtx, testDialect } from "../store/test-store";
+import { useTestStore, testCtx, testDialect } from "../store/testing/test-store";
 import { createBatch } from "./batches";
 import type { Ctx } from "./context";
-import { encodeCursor } from "./cursor";
-import { ApiError } from "./errors";
+import { encodeCursor } from "../primitives/cursor";
+import { ApiError } from "../primitives/errors";
 import { createGeneration, listGenerations } from "./generations";
 import { createWorkspace } from "./workspaces";
 

@@ -5,7 +5,7 @@ import type { Db, GenerationsTable, WebhookEndpointsTable } from "../store/datab
 import { applyWrites } from "../store/store";
 import type { Services } from "./context";
 import { presentGeneration } from "./generation-view";
-import { newId } from "./ids";
+import { newId } from "../primitives/ids";
 import { deliveryWrites, webhookEndpointsQuery } from "./webhook-deliveries";
 
 /** The ended run's event and its deliveries, given its workspace's webhook endpoints (webhookEndpointsQuery). */

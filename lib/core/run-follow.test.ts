@@ -5,10 +5,10 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEngine, type Engine } from "../engine/engine";
 import type { GenerationsTable } from "../store/database";
-import { useTestStore, testCtx, testDialect } from "../store/test-store";
+import { useTestStore, testCtx, testDialect } from "../store/testing/test-store";
 import type { Ctx } from "./context";
 import { createGeneration, cancelGeneration } from "./generations";
-import { LIMITS } from "./limits";
+import { LIMITS } from "../primitives/limits";
 import { followRuns, type RunEvent } from "./run-follow";
 import { createWorkspace } from "./workspaces";
 

@@ -4,11 +4,11 @@
 // position, outputs), and the events end once every followed run is final.
 import type { GenerationsTable } from "../store/database";
 import { requireScope, type Ctx } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { presentGeneration, type Generation } from "./generation-view";
-import { hasIdPrefix, isPossibleId } from "./ids";
+import { hasIdPrefix, isPossibleId } from "../primitives/ids";
 import { queuedAhead } from "./queue-positions";
-import { LIMITS } from "./limits";
+import { LIMITS } from "../primitives/limits";
 import { isFinal } from "./run-states";
 import { runWatchFor, type RunNotice } from "./run-watch";
 

@@ -1,9 +1,9 @@
 // The studio's history filters on listGenerations (prompt words, a range of days) and the batch
 // sizes of its groups: both stores, wildcards taken literally, cursors bound to the filters.
 import { describe, expect, it } from "vitest";
-import { useTestStore, testCtx, testDialect } from "../store/test-store";
+import { useTestStore, testCtx, testDialect } from "../store/testing/test-store";
 import { createBatch } from "./batches";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { countBatchRuns, createGeneration, listGenerations, PROMPT_SEARCH_MAX } from "./generations";
 import { createWorkspace } from "./workspaces";
 

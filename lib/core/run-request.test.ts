@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestStore, testCtx, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, type TestStore } from "../store/testing/test-store";
 import type { Ctx } from "./context";
 import { createWorkspace } from "./workspaces";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { priceRunRequest } from "./quotes";
 import { parseRunRequest } from "./run-request";
 

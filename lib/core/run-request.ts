@@ -1,8 +1,8 @@
 // The shape shared by quotes, generations and batch items: { model, input, webhook }.
 // One parser, so every door and every endpoint refuses the same things the same way.
 import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from "./catalog";
-import { ApiError } from "./errors";
-import { LIMITS } from "./limits";
+import { ApiError } from "../primitives/errors";
+import { LIMITS } from "../primitives/limits";
 
 export interface RunRequest {
   model: string;

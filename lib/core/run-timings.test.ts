@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GenerationStatus } from "../store/database";
-import { testDialect, useTestStore } from "../store/test-store";
+import { testDialect, useTestStore } from "../store/testing/test-store";
 import { median, typicalRunSeconds, TYPICAL_RUN_SAMPLE } from "./run-timings";
 import { createWorkspace } from "./workspaces";
 

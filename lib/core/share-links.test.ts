@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { checkBlobLink } from "../blobs/links";
 import { finishRun } from "../engine/finish";
-import { testCtx, testDialect, useTestStore } from "../store/test-store";
+import { testCtx, testDialect, useTestStore } from "../store/testing/test-store";
 import type { Ctx } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import type { StoredOutput } from "./generation-view";
 import { createGeneration } from "./generations";
 import {

@@ -7,12 +7,12 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { signBlobLink } from "../blobs/links";
 import { allCatalogEntries } from "./catalog";
 import { nowIso, requireScope, type Ctx, type Services } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { fileExtensionOf, type BoundingBox, type StoredOutput } from "./generation-view";
-import { hasIdPrefix, isPossibleId, newId, randomBase62 } from "./ids";
+import { hasIdPrefix, isPossibleId, newId, randomBase62 } from "../primitives/ids";
 import type { OpsCtx } from "./ops-principal";
-import type { JsonSchemaObject } from "./json-schema";
-import { sign } from "./signing";
+import type { JsonSchemaObject } from "../primitives/json-schema";
+import { sign } from "../primitives/signing";
 import type { Db, GenerationStatus, ShareLinksTable } from "../store/database";
 
 /** How long a new link lives: days, or null for a link that never expires. */

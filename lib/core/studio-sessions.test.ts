@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
-import { openTestStore, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testDialect, type TestStore } from "../store/testing/test-store";
 import { createRunSignals } from "../engine/run-signals";
 import {
   createStudioSessionCache,

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { Role } from "./users";
 import type { SystemCtx } from "./context";
-import { createTtlCache } from "./ttl-cache";
+import { createTtlCache } from "../primitives/ttl-cache";
 
 /** A session lasts this long from sign-in, however active: it never slides forward. */
 export const STUDIO_SESSION_DAYS = 7;

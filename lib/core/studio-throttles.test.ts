@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { createSignInThrottle, createStudioUserBudget } from "./studio-throttles";
 
 async function refusal(promise: Promise<void>): Promise<ApiError> {

@@ -5,8 +5,8 @@
 // counted per signed-in user. Counts live in this process's memory: with several processes, each
 // counts its own share.
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
-import { ApiError } from "./errors";
-import { LIMITS } from "./limits";
+import { ApiError } from "../primitives/errors";
+import { LIMITS } from "../primitives/limits";
 
 const MINUTE = 60;
 const DAY = 86_400;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
 import { defaultFfmpegPath, runFfmpeg } from "../media/ffmpeg";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import type { Ctx } from "./context";
 import { readBalance } from "./credits";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { getFile } from "./files";
-import { sign } from "./signing";
+import { sign } from "../primitives/signing";
 import { completeUpload, getUpload, openUpload, receiveUploadContent, type Upload } from "./uploads";
 import { createWorkspace } from "./workspaces";
 

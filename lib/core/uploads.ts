@@ -8,13 +8,13 @@ import type { UploadsTable } from "../store/database";
 import { withTransaction } from "../store/store";
 import { nowIso, requireScope, type Ctx, type Services, type SystemCtx } from "./context";
 import { readBalance } from "./credits";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { cleanFilename, presentFile, type File } from "./files";
-import { hasIdPrefix, newId } from "./ids";
-import { LIMITS } from "./limits";
+import { hasIdPrefix, newId } from "../primitives/ids";
+import { LIMITS } from "../primitives/limits";
 import { fitsDeclaredType, probeUploadedMedia } from "./media-probe";
 import { refuseUnknownFields, requireObject } from "./run-request";
-import { sign, verifySignature } from "./signing";
+import { sign, verifySignature } from "../primitives/signing";
 
 export const UPLOAD_CONTENT_TYPES = [
   "video/mp4",

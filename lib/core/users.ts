@@ -6,8 +6,8 @@ import type { UsersTable } from "../store/database";
 import { isUniqueViolation } from "../store/dialects";
 import { withTransaction } from "../store/store";
 import { nowIso, type SystemCtx } from "./context";
-import { ApiError } from "./errors";
-import { newId } from "./ids";
+import { ApiError } from "../primitives/errors";
+import { newId } from "../primitives/ids";
 import { endUserStudioSessions } from "./studio-sessions";
 import { findWorkspace } from "./workspaces";
 

@@ -6,9 +6,9 @@ import { onPostgres } from "../store/dialects";
 import { withTransaction } from "../store/store";
 import type { Database, Db, EventsTable, WebhookEndpointsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from "../store/database";
 import { nowIso, requireScope, type Ctx } from "./context";
-import { ApiError } from "./errors";
-import { newId } from "./ids";
-import { afterPosition, keysetPage } from "./paging";
+import { ApiError } from "../primitives/errors";
+import { newId } from "../primitives/ids";
+import { afterPosition, keysetPage } from "../primitives/paging";
 import { refuseUnknownFields, requireObject } from "./run-request";
 import { endpointTakes, requireEndpoint } from "./webhook-endpoints";
 

@@ -2,9 +2,9 @@
 import type { WebhookEndpointsTable } from "../store/database";
 import { withTransaction } from "../store/store";
 import { nowIso, requireScope, type Ctx } from "./context";
-import { ApiError } from "./errors";
-import { hasIdPrefix, newId } from "./ids";
-import { afterPosition, keysetPage } from "./paging";
+import { ApiError } from "../primitives/errors";
+import { hasIdPrefix, newId } from "../primitives/ids";
+import { afterPosition, keysetPage } from "../primitives/paging";
 import { parseWebhookUrl, refuseUnknownFields, requireObject } from "./run-request";
 import { requireSafeWebhookUrl } from "./webhook-url";
 

@@ -3,9 +3,9 @@
 // already has one, even for 20 resends at once (on PostgreSQL over several connections).
 import { describe, expect, it } from "vitest";
 import type { WebhookDeliveriesTable } from "../store/database";
-import { testCtx, testDialect, useTestStore } from "../store/test-store";
+import { testCtx, testDialect, useTestStore } from "../store/testing/test-store";
 import type { Ctx } from "./context";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { cancelGeneration, createGeneration } from "./generations";
 import { resendEvent } from "./webhook-deliveries";
 import { createWebhookEndpoint } from "./webhook-endpoints";

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../store/database";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { SCOPES } from "./context";
 import { readBalance, sumLedger } from "./credits";
-import { ApiError } from "./errors";
+import { ApiError } from "../primitives/errors";
 import { countWorkspaces, createWorkspace, findWorkspace, getWorkspace, listWorkspaces } from "./workspaces";
 
 describe(`workspaces (${testDialect()})`, () => {

@@ -1,9 +1,9 @@
 import { withTransaction } from "../store/store";
 import { requireScope, nowIso, type Ctx, type SystemCtx } from "./context";
 import { grantCredit } from "./credits";
-import { ApiError } from "./errors";
-import { newId } from "./ids";
-import type { Micros } from "./money";
+import { ApiError } from "../primitives/errors";
+import { newId } from "../primitives/ids";
+import type { Micros } from "../primitives/money";
 
 export interface Workspace {
   id: string;

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { registerRemoteModels } from "../core/catalog";
 import type { Ctx } from "../core/context";
 import { readBalance } from "../core/credits";
-import { ApiError } from "../core/errors";
+import { ApiError } from "../primitives/errors";
 import { cancelGeneration, createGeneration, getGeneration } from "../core/generations";
 import { compileBlocklist } from "../core/moderation";
 import { pauseModel, resumeModel } from "../core/model-pauses";
@@ -16,7 +16,7 @@ import { createWorkspace } from "../core/workspaces";
 import { objectSchema } from "../models/shared/fields";
 import type { ImageOutput, ModelDefinition, RunTools } from "../models/types";
 import type { Db } from "../store/database";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { startEngine, type Engine } from "./engine";
 
 const USD = 1_000_000;

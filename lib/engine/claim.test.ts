@@ -7,7 +7,7 @@ import { cancelGeneration, createGeneration, getGeneration } from "../core/gener
 import { createWorkspace } from "../core/workspaces";
 import type { Db, GenerationsTable } from "../store/database";
 import type { DialectName } from "../store/dialects";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { BUILT_IN_PROVIDER, claimNextRun, releaseRun, renewLease } from "./claim";
 import { executeRun, MAX_ATTEMPTS } from "./execute-run";
 import { finishRun } from "./finish";

@@ -1,6 +1,6 @@
 // Claiming work from the runs table (the queue) with a lease, renewing it, and giving it back.
 import { sql } from "kysely";
-import { observeRunStarted } from "../metrics";
+import { observeRunStarted } from "../primitives/metrics";
 import type { Db, GenerationsTable } from "../store/database";
 import type { DialectName } from "../store/dialects";
 

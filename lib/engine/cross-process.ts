@@ -15,7 +15,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "pino";
 import type { Store } from "../store/store";
-import { outageSummary, storeUnreachable } from "../store/unreachable";
+import { outageSummary, storeUnreachable } from "../primitives/unreachable";
 import { joinProcessMesh, meshFolder, sendToMesh } from "./process-mesh";
 import type { RunSignals, SignalMessage } from "./run-signals";
 

@@ -10,7 +10,7 @@ import type { StoredOutput } from "../core/generation-view";
 import { createGeneration, getGeneration } from "../core/generations";
 import { createWorkspace } from "../core/workspaces";
 import type { Db } from "../store/database";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { claimNextRun } from "./claim";
 import { startEngine, type Engine } from "./engine";
 import { MAX_ATTEMPTS } from "./execute-run";

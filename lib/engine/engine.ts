@@ -2,10 +2,10 @@
 // sleep until a "run queued" signal, with a slow poll only as the fallback.
 import type { Logger } from "pino";
 import type { Services } from "../core/context";
-import { randomBase62 } from "../core/ids";
+import { randomBase62 } from "../primitives/ids";
 import type { Db } from "../store/database";
 import type { DialectName } from "../store/dialects";
-import { logStoreUnreachable, storeUnreachable } from "../store/unreachable";
+import { logStoreUnreachable, storeUnreachable } from "../primitives/unreachable";
 import { outOfServiceModelIds } from "../core/model-pauses";
 import { claimNextRun, releaseRun } from "./claim";
 import { executeRun } from "./execute-run";

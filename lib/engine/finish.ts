@@ -6,7 +6,7 @@ import { endHoldQuery, settledHoldWrites } from "../core/credits";
 import type { StoredOutput } from "../core/generation-view";
 import { runEndedEventWrites } from "../core/run-events";
 import { webhookEndpointsQuery } from "../core/webhook-deliveries";
-import { observeRunEnded } from "../metrics";
+import { observeRunEnded } from "../primitives/metrics";
 import { GENERATIONS_COLUMNS, type Db, type GenerationsTable, type WebhookEndpointsTable } from "../store/database";
 import { planOnce } from "../store/dialects";
 import { inTransactionSteps } from "../store/transaction-steps";
@@ -53,7 +53,7 @@ export async function finishRun(
     await steps.sendAndCommit(writes.map((write) => planOnce(write.compile())));
     return row;
   });
-  // Counted once the transaction committed (in memory, lib/metrics.ts).
+  // Counted once the transaction committed (in memory, lib/primitives/metrics.ts).
   if (ended) observeRunEnded(ended);
   return ended;
 }

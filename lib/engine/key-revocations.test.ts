@@ -6,12 +6,12 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApiKeyCache, type ApiKeyCache } from "../core/api-key-cache";
 import { authenticateApiKey, createApiKey, revokeApiKey } from "../core/api-keys";
-import { ApiError } from "../core/errors";
+import { ApiError } from "../primitives/errors";
 import { createWorkspace } from "../core/workspaces";
 import { createStudioSessionCache, endStudioSession, startStudioSession, studioSessionUser, type StudioSessionCache } from "../core/studio-sessions";
 import { createUser, setUserPassword } from "../core/users";
 import { sqliteFileIn, type Store } from "../store/store";
-import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/test-store";
+import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/testing/test-store";
 import { announceToEveryProcess, connectCrossProcessSignals } from "./cross-process";
 import { createRunSignals, type RunSignals } from "./run-signals";
 

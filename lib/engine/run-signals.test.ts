@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createGeneration } from "../core/generations";
 import { createWorkspace } from "../core/workspaces";
 import type { Store } from "../store/store";
-import { openSameStore, openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openSameStore, openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { connectCrossProcessSignals } from "./cross-process";
 import type { GenerationsTable } from "../store/database";
 import { createRunSignals } from "./run-signals";

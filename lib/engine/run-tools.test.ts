@@ -6,7 +6,7 @@ import { createGeneration } from "../core/generations";
 import { pauseModel, resumeModel } from "../core/model-pauses";
 import { createWorkspace } from "../core/workspaces";
 import { ModelError } from "../models/types";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { claimNextRun } from "./claim";
 import { createRunTools, PROGRESS_EVERY_MS, throttledProgress } from "./run-tools";
 

@@ -3,7 +3,7 @@
 // provider's health through the store.
 import { findCatalogEntry } from "../core/catalog";
 import type { Services } from "../core/context";
-import { ApiError } from "../core/errors";
+import { ApiError } from "../primitives/errors";
 import { validateModelInput } from "../core/input-validation";
 import { requireInService, shareProviderHealth } from "../core/model-availability";
 import { ModelError, type RunTools } from "../models/types";

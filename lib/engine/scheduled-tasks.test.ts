@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestStore, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testDialect, type TestStore } from "../store/testing/test-store";
 import { claimScheduledTurn } from "./scheduled-tasks";
 
 describe(`scheduled turns (${testDialect()})`, () => {

@@ -2,7 +2,7 @@
 // the next try on the retry schedule, or given up) and its endpoint's health (disabled after five
 // days of failures without a break), each in one transaction with the attempt.
 import { sql, type Compilable, type CompiledQuery } from "kysely";
-import { METRICS, type WebhookOutcome } from "../metrics";
+import { METRICS, type WebhookOutcome } from "../primitives/metrics";
 import type { Db, WebhookDeliveriesTable } from "../store/database";
 import { reusedQuery } from "../store/reused-sql";
 import { withTransaction } from "../store/store";

@@ -2,7 +2,7 @@
 // without one uses the static build that @ffmpeg-installer/ffmpeg ships inside its npm package.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { findProgram } from "../models/host";
+import { findProgram } from "./host";
 import { parseFfmpegInfo, type MediaInfo } from "./probe-output";
 
 /** The first executable `ffmpeg` on PATH, or null. */

@@ -2,7 +2,7 @@
 // opens the model page with the first), and its enum labels name only values its schema allows.
 import { describe, expect, it } from "vitest";
 import { isFileField } from "../core/file-inputs";
-import type { JsonSchemaObject } from "../core/json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 import { validateModelInput } from "../core/input-validation";
 import { BUILT_IN_MODELS } from "./index";
 

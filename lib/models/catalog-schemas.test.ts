@@ -3,7 +3,7 @@
 // values, and no unknown fields accepted.
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
-import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../core/json-schema";
+import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../primitives/json-schema";
 import { BUILT_IN_MODELS } from "./index";
 
 // The same strictness as the server's validator (lib/core/input-validation.ts), without defaults.

@@ -1,5 +1,5 @@
 // What a model module exports (docs/models-and-presets.md, "Add a model"). The catalog is the list of these.
-import type { JsonSchemaObject } from "../core/json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 
 /** The kinds of output a catalog entry makes: its `modality`, and an output item's `type`. */
 export const MODALITIES = ["image", "video", "audio", "3d"] as const;

@@ -6,7 +6,7 @@
 //   "call": { "style_preset": "providerOptions.style", "quality": "providerOptions.voiceSettings.stability",
 //             "description": "prompt", "tier": null }        // null: used for pricing only, never sent
 // and its `provider_options` adds fixed providerOptions (the input's fields win over them).
-import type { JsonSchemaObject } from "../core/json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 import type { Modality } from "../models/types";
 import { describe, fail, type JsonObject } from "./json-fields";
 

@@ -8,7 +8,7 @@
 // connect lookup), so a name whose answer changes in between (DNS rebinding) gets nowhere.
 import { isIP } from "node:net";
 import type { Agent } from "undici";
-import { classifyAddress } from "../webhooks/ssrf";
+import { classifyAddress } from "../primitives/http/ssrf";
 import { resultLinkRefusal, systemResolve, type Resolve } from "./result-links";
 
 export type FetchFunction = typeof globalThis.fetch;

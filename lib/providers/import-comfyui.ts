@@ -7,7 +7,7 @@
 // parser (comfyui-workflow.ts), so the written entry is one the server loads.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../core/json-schema";
+import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../primitives/json-schema";
 import { fileInputField } from "../core/file-inputs";
 import type { Modality } from "../models/types";
 import { parseComfyEntry, parseWorkflow, type ComfyGraph, type NodeInput } from "./comfyui-workflow";

@@ -4,7 +4,7 @@
 // price the operator sets; and that entry written into a providers file's JSON text, keeping every
 // other provider, entry and field. Both results are checked exactly as the server will load them.
 import Replicate from "replicate";
-import type { JsonSchemaObject } from "../core/json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 import type { Modality } from "../models/types";
 import { isFileField } from "../core/file-inputs";
 import { humanize, convertOpenApiInput, SchemaImportError } from "./openapi-schema";

@@ -3,7 +3,7 @@
 // fields (id, kind, base_url, api_key_env, timeout_ms, entries; and each entry's catalog fields)
 // are parsed once for every kind (providers-file.ts, entry-config.ts); a kind names only its own
 // extra fields, checks them, and makes the adapter that runs its entries.
-import type { JsonSchemaObject } from "../core/json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 import type { Modality } from "../models/types";
 import type { JsonObject } from "./json-fields";
 import type { ProviderAdapter, ProviderConfig } from "./types";

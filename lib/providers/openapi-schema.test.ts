@@ -2,7 +2,7 @@
 // own validator (lib/core/input-validation.ts, Ajv strict) compiles, that fills defaults and
 // refuses bad input with the same messages as a built-in's, and that the quote prices.
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../core/errors";
+import { ApiError } from "../primitives/errors";
 import { FILE_ID_PATTERN } from "../core/file-inputs";
 import { validateModelInput } from "../core/input-validation";
 import { priceInput } from "../core/pricing";

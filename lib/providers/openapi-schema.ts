@@ -13,7 +13,7 @@
 // (`fileListFields`). A URL field whose media cannot be told is left out when optional and
 // refused when required. Nested URL fields (a LoRA's weights) stay strings the provider fetches.
 import { fileInputField } from "../core/file-inputs";
-import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../core/json-schema";
+import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../primitives/json-schema";
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../core/input-validation";
 import { priceInput } from "../core/pricing";
-import { JSON_SCHEMA_2020 } from "../core/json-schema";
+import { JSON_SCHEMA_2020 } from "../primitives/json-schema";
 import { PROVIDER_KINDS } from "./kinds";
 import { parseProvidersFile, ProvidersFileError } from "./providers-file";
 

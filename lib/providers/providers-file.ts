@@ -96,7 +96,7 @@ function parseProvider(value: unknown, path: string, ctx: ParseContext, ajv: Ajv
 
 /**
  * The providers of a providers file, validated, with their keys resolved from `env` (given by
- * lib/config.ts, the only reader of process.env), relative paths read from `baseDir` (the file's
+ * lib/boot/config.ts, the only reader of process.env), relative paths read from `baseDir` (the file's
  * folder). Throws ProvidersFileError naming the field.
  */
 export function parseProvidersFile(text: string, env: Record<string, string | undefined>, baseDir = process.cwd()): ProviderConfig[] {

@@ -5,7 +5,7 @@
 // it with backoff; then it shares the provider's health (down until …, or up again) with every
 // process on the store.
 import { setTimeout as sleep } from "node:timers/promises";
-import { METRICS } from "../metrics";
+import { METRICS } from "../primitives/metrics";
 import type { ModelDefinition, ModelOutput, RunTools } from "../models/types";
 import { providerUnavailableReason } from "./health";
 import { measureOutput } from "./measure-output";

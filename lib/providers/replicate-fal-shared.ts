@@ -6,7 +6,7 @@
 // The API key goes to the provider's own API host only, never to a host its results link to.
 import { EXTENSIONS, extensionFor } from "./file-extensions";
 import { isFileField } from "../core/file-inputs";
-import type { JsonSchemaObject } from "../core/json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 import type { Modality } from "../models/types";
 import { createHealth, markUp } from "./health";
 import { arrayAt, describe, fail, type JsonObject } from "./json-fields";

@@ -26,7 +26,7 @@ import { parseProvidersFile } from "./providers-file";
 import { remoteModelDefinition, type RemoteModelDefinition } from "./remote-model";
 import { FAKE_REPLICATE_MODELS, startReplicateFake, type ReplicateFake } from "./replicate-fake";
 import { INLINE_FILE_MAX_BYTES } from "./replicate-fal-shared";
-import { openTestStore, testCtx, testDialect, type TestStore } from "../store/test-store";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { failureOf } from "./test-failures";
 import { eventually, startTestServer } from "./test-server";
 

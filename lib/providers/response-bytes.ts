@@ -3,7 +3,7 @@
 // what a header claims.
 import sharp, { type Metadata } from "sharp";
 import type { ImageOutput } from "../models/types";
-import { BodyReadError, readCappedStream } from "../core/read-capped";
+import { BodyReadError, readCappedStream } from "../primitives/http/read-capped";
 
 /** Thrown when a body is larger than its limit. */
 export class BodyTooLargeError extends Error {

@@ -4,7 +4,7 @@
 // a self-hosted server on a private address serves its results from there.
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { classifyAddress } from "../webhooks/ssrf";
+import { classifyAddress } from "../primitives/http/ssrf";
 
 /** localhost, *.local, or an IP literal in a loopback, private or link-local range. */
 export function isLocalHost(hostname: string): boolean {

@@ -3,7 +3,7 @@
 // catalog reads to answer 503 while the provider is down.
 import type { ModelLifecycle, ModelOutput, ModelPricing, ModelStatus, Modality } from "../models/types";
 import { ModelError } from "../models/types";
-import type { JsonSchemaObject } from "../core/json-schema";
+import type { JsonSchemaObject } from "../primitives/json-schema";
 
 /** One catalog entry served by a provider, as read from the providers file. */
 export interface RemoteEntryConfig {

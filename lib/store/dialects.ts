@@ -23,7 +23,7 @@ export type DialectName = "sqlite" | "postgres";
 /**
  * Brands telling a store's PostgreSQL adapter and connections apart without `instanceof`: the
  * studio's Next.js bundle holds copies of Kysely's classes and of this file's, while the store it
- * is handed was opened by the server's own (lib/runtime.ts), and `instanceof` across two copies
+ * is handed was opened by the server's own (lib/boot/runtime.ts), and `instanceof` across two copies
  * is false (every studio write on PostgreSQL went down SQLite's path: `begin immediate`).
  * `Symbol.for` keys are one registry per process, shared by every copy.
  */
@@ -43,7 +43,7 @@ export function isPipeliningConnection(connection: DatabaseConnection): connecti
 
 /**
  * How long a write waits for another connection's write lock before the store counts as
- * unreachable (503 service_unavailable, lib/store/unreachable.ts).
+ * unreachable (503 service_unavailable, lib/primitives/unreachable.ts).
  */
 const SQLITE_LOCK_WAIT_MS = 10_000;
 /**

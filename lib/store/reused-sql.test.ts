@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createWorkspace } from "../core/workspaces";
-import { newId } from "../core/ids";
+import { newId } from "../primitives/ids";
 import { insertRow, reusedQuery } from "./reused-sql";
-import { testDialect, useTestStore } from "./test-store";
+import { testDialect, useTestStore } from "./testing/test-store";
 
 describe(`statements compiled once (${testDialect()})`, () => {
   const store = useTestStore();

@@ -13,7 +13,7 @@ import { MIGRATIONS } from "./migrations";
 import type { Db } from "./database";
 import { isUniqueViolation } from "./dialects";
 import { applyWrites, migrateStore, openStore, withTransaction, type Store } from "./store";
-import { openTestStore, testDatabaseUrl, testDialect, type TestStore } from "./test-store";
+import { openTestStore, testDatabaseUrl, testDialect, type TestStore } from "./testing/test-store";
 
 const MIGRATION_NAMES = Object.keys(MIGRATIONS);
 
@@ -133,7 +133,7 @@ describe(`store (${testDialect()})`, () => {
   });
 
   it("a second copy of the store's code (the studio's Next.js bundle holds one) writes through a store the first opened, on that store's own path", async () => {
-    // The server opens the store (lib/runtime.ts) with its copy of lib/; the studio's bundle calls
+    // The server opens the store (lib/boot/runtime.ts) with its copy of lib/; the studio's bundle calls
     // the same functions from a copy of its own, whose classes are not the first copy's.
     vi.resetModules();
     const copy = {

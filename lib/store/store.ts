@@ -7,7 +7,7 @@ import { onPostgres, postgresDialect, sqliteDialect, type DialectName } from "./
 import { mergeSameShapeLists } from "./merged-inserts";
 import { MIGRATIONS } from "./migrations";
 import { inOneStep } from "./transaction-steps";
-import { outageSummary } from "./unreachable";
+import { outageSummary } from "../primitives/unreachable";
 
 /** The embedded store's file in a data folder. */
 export function sqliteFileIn(dataDir: string): string {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createWorkspace } from "../core/workspaces";
 import { planOnce } from "./dialects";
 import { withTransaction } from "./store";
-import { testDialect, useTestStore } from "./test-store";
+import { testDialect, useTestStore } from "./testing/test-store";
 import { inOneStep, inTransactionSteps } from "./transaction-steps";
 
 describe(`transaction steps (${testDialect()})`, () => {

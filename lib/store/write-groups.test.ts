@@ -3,11 +3,11 @@ import { sql, type Compilable } from "kysely";
 import { describe, expect, it } from "vitest";
 import { holdWrites, moveHeldFromAvailable, readBalance, sumLedger } from "../core/credits";
 import { createWorkspace } from "../core/workspaces";
-import { METRICS } from "../metrics";
+import { METRICS } from "../primitives/metrics";
 import type { Db } from "./database";
 import { isUniqueViolation } from "./dialects";
 import { applyWriteLists, withTransaction } from "./store";
-import { testDialect, useTestStore } from "./test-store";
+import { testDialect, useTestStore } from "./testing/test-store";
 import { applyWritesGrouped, MAX_WRITE_GROUP } from "./write-groups";
 
 /** The group sizes observed so far: how many transactions, how many lists, the largest bucket used. */

@@ -7,8 +7,8 @@
 // each list is applied again alone, so every caller gets the outcome it would have had alone —
 // its own error (a hold the balance cannot cover, a repeated idempotency key) or its rows.
 import type { CompiledQuery, Compilable, Kysely } from "kysely";
-import { nodeSetImmediate } from "../event-loop";
-import { METRICS } from "../metrics";
+import { nodeSetImmediate } from "../primitives/event-loop";
+import { METRICS } from "../primitives/metrics";
 import type { Database, Db } from "./database";
 import { applyWriteLists, applyWrites } from "./store";
 

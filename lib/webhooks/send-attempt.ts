@@ -4,7 +4,7 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { refusedAddress, safeLookup } from "./ssrf";
+import { refusedAddress, safeLookup } from "../primitives/http/ssrf";
 
 export interface AttemptResult {
   /** A 2xx answer. */

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { ApiError } from "@/lib/core/errors";
+import { ApiError } from "@/lib/primitives/errors";
 import { listFiles, type File as StudioFile, type FileList } from "@/lib/core/files";
 import { UPLOAD_CONTENT_TYPES } from "@/lib/core/uploads";
 import { cursorPages, CursorPager } from "@/components/cursor-pager";

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { createApiKey, revokeApiKey, type KeyExpiry } from "@/lib/core/api-keys";
 import { SCOPES, type Scope } from "@/lib/core/context";
-import { getRuntime } from "@/lib/runtime";
+import { getRuntime } from "@/lib/boot/runtime";
 import { actionError } from "../action-error";
 import { requireStudioCtx } from "../studio-ctx";
 

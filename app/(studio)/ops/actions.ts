@@ -3,7 +3,7 @@
 // models. Each asks for the ops principal first (anyone else gets the 404), and the verbs take
 // nothing else.
 import { revalidatePath } from "next/cache";
-import { formatUsd, parseUsd } from "@/lib/core/money";
+import { formatUsd, parseUsd } from "@/lib/primitives/money";
 import { OPS_PAUSE_HOURS, opsGrantCredit, opsPauseModel, opsResumeModel } from "@/lib/core/ops";
 import { actionError } from "../action-error";
 import { requireOps } from "../studio-ctx";

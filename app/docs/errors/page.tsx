@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { ERROR_CODES } from "@/lib/core/error-codes";
+import { ERROR_CODES } from "@/lib/primitives/error-codes";
 
 export const metadata = { title: "Error codes · Atelier" };
 

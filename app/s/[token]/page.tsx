@@ -6,9 +6,9 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
-import { ApiError } from "@/lib/core/errors";
+import { ApiError } from "@/lib/primitives/errors";
 import { readSharedRun, type SharedOutput, type SharedRun } from "@/lib/core/share-links";
-import { getRuntime } from "@/lib/runtime";
+import { getRuntime } from "@/lib/boot/runtime";
 import { ModelViewer3D } from "@/components/model-viewer-3d";
 import { threeDFacts } from "@/components/output-labels";
 

@@ -1,5 +1,5 @@
 // The audio models' output formats: WAV as rendered, or MP3 through ffmpeg's libmp3lame.
-import type { JsonSchemaObject } from "../../core/json-schema";
+import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { runFfmpeg } from "../../media/ffmpeg";
 import { encodeProgress } from "../progress";
 import type { AudioOutput, RunTools } from "../types";

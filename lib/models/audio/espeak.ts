@@ -2,7 +2,7 @@
 // Atelier is Apache-2.0, so it is never linked or bundled: the server's own `espeak-ng` program is
 // run as a separate child process (text on stdin, WAV on stdout).
 import { spawn } from "node:child_process";
-import { findProgram } from "../host";
+import { findProgram } from "../../media/host";
 import { normalizeWav } from "./wav";
 
 export const ESPEAK_PROGRAM = "espeak-ng";

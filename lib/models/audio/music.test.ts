@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../../core/input-validation";
-import { formatUsd } from "../../core/money";
+import { formatUsd } from "../../primitives/money";
 import { priceInput } from "../../core/pricing";
 import { bundledFfmpegPath, systemFfmpegPath } from "../../media/ffmpeg";
 import { expectSteadyProgress } from "../test-progress";

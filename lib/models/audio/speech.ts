@@ -2,9 +2,9 @@
 // server with nothing installed but npm's packages. Where the server also has eSpeak NG (a GPL-3
 // program, only ever run as a separate process: ./espeak.ts), its languages are offered too.
 // The input schema's voice list is exactly what this install can speak, read from the program
-// search path when the catalog is built (lib/boot.ts installCatalog).
-import type { JsonSchemaObject } from "../../core/json-schema";
-import { programSearchPath } from "../host";
+// search path when the catalog is built (lib/boot/boot.ts installCatalog).
+import type { JsonSchemaObject } from "../../primitives/json-schema";
+import { programSearchPath } from "../../media/host";
 import { objectSchema } from "../shared/fields";
 import { stepProgress } from "../progress";
 import { ModelError, type ModelDefinition } from "../types";

@@ -1,5 +1,5 @@
 // Input fields the gradient family shares, so each model's schema stays a short list.
-import type { JsonSchemaObject } from "../../core/json-schema";
+import type { JsonSchemaObject } from "../../primitives/json-schema";
 
 export { ASPECT_RATIO_FIELD, FORMAT_FIELD, SEED_FIELD, objectSchema } from "../shared/fields";
 

@@ -2,7 +2,7 @@
 // EXIF, so sizes and pixels are taken after auto-orient; and a file that cannot be decoded fails
 // the run with a message for the person, not an unexpected error.
 import sharp, { type Metadata, type Sharp } from "sharp";
-import { pixelLimitMessage } from "../../core/image-pixels";
+import { pixelLimitMessage } from "../../primitives/image-pixels";
 import { ModelError } from "../types";
 
 const UNREADABLE = "The input image could not be read: upload a PNG, JPEG, WebP, GIF, AVIF or TIFF file.";

@@ -5,7 +5,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import type { JsonSchemaObject } from "../../core/json-schema";
+import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { runFfmpeg } from "../../media/ffmpeg";
 import { setText } from "../image/type-card-text";
 import { objectSchema, SEED_FIELD } from "../shared/fields";

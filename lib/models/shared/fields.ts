@@ -1,5 +1,5 @@
 // Schema building blocks every model module shares, so each schema stays a short list.
-import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../../core/json-schema";
+import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../../primitives/json-schema";
 
 export const IMAGE_FORMATS = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp" } as const;
 export type ImageFormat = keyof typeof IMAGE_FORMATS;

@@ -1,5 +1,5 @@
 // Schema fields the 3D models share.
-import type { JsonSchemaObject } from "../../core/json-schema";
+import type { JsonSchemaObject } from "../../primitives/json-schema";
 import type { ModelPricing } from "../types";
 
 export const DETAIL_FIELD: JsonSchemaObject = {

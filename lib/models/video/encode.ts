@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Sharp } from "sharp";
-import type { JsonSchemaObject } from "../../core/json-schema";
+import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { ASPECT_RATIOS, type AspectRatio } from "../shared/fields";
 import type { VideoOutput } from "../types";
 

@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateModelInput } from "../../core/input-validation";
-import { formatUsd } from "../../core/money";
+import { formatUsd } from "../../primitives/money";
 import { priceInput } from "../../core/pricing";
 import { probeMedia } from "../../media/ffmpeg";
 import { expectSteadyProgress } from "../test-progress";

@@ -1,6 +1,6 @@
 import { listCatalog } from "@/lib/core/catalog";
 import { catalogCardImages } from "@/lib/core/example-outputs";
-import { getRuntime } from "@/lib/runtime";
+import { getRuntime } from "@/lib/boot/runtime";
 import { CatalogBrowser } from "@/components/catalog-browser";
 import { requireStudioCtx } from "../../studio-ctx";
 

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { listCatalog } from "@/lib/core/catalog";
-import { ApiError } from "@/lib/core/errors";
+import { ApiError } from "@/lib/primitives/errors";
 import { countBatchRuns, listGenerations, type GenerationList } from "@/lib/core/generations";
 import { cursorPages, CursorPager } from "@/components/cursor-pager";
 import { QueryProvider } from "@/components/query-provider";

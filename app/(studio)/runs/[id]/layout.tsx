@@ -1,6 +1,6 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
-import { ApiError } from "@/lib/core/errors";
+import { ApiError } from "@/lib/primitives/errors";
 import { getGeneration } from "@/lib/core/generations";
 import { requireStudioCtx } from "../../studio-ctx";
 

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { ApiError } from "@/lib/core/errors";
+import { ApiError } from "@/lib/primitives/errors";
 import { EVENT_RETENTION_DAYS, findRunEvent } from "@/lib/core/events";
 import { getGeneration } from "@/lib/core/generations";
 import { inputFieldHints } from "@/lib/core/catalog";

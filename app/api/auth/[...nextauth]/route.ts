@@ -4,9 +4,9 @@
 import NextAuth from "next-auth";
 import { authOptions } from "@/app/auth";
 import { CLIENT_IP_HEADER, studioThrottles } from "@/app/studio-throttles";
-import { config } from "@/lib/config";
-import { ApiError, toErrorResponse } from "@/lib/core/errors";
-import { newId } from "@/lib/core/ids";
+import { config } from "@/lib/boot/config";
+import { ApiError, toErrorResponse } from "@/lib/primitives/errors";
+import { newId } from "@/lib/primitives/ids";
 
 const handler = NextAuth(authOptions);
 

@@ -3,7 +3,7 @@
 // keep it for good. Only keys of catalog entries' pictures are served, never another blob.
 import { readFile } from "node:fs/promises";
 import { isExampleKey } from "@/lib/core/example-outputs";
-import { getRuntime } from "@/lib/runtime";
+import { getRuntime } from "@/lib/boot/runtime";
 
 export const dynamic = "force-dynamic";
 

@@ -3,8 +3,8 @@
 // each event also says whether cancel can still stop the run, which the studio shows.
 import { actionError } from "@/app/(studio)/action-error";
 import { studioCtxFor, studioUser } from "@/app/(studio)/studio-ctx";
-import { ERROR_CODES, type ErrorCode } from "@/lib/core/error-codes";
-import { ApiError } from "@/lib/core/errors";
+import { ERROR_CODES, type ErrorCode } from "@/lib/primitives/error-codes";
+import { ApiError } from "@/lib/primitives/errors";
 import { eventStreamBody, parseLastEventId } from "@/lib/core/event-stream";
 import { acquireUserReader, releasingSource, type Release } from "@/lib/core/open-readers";
 import { followRuns } from "@/lib/core/run-follow";

@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { findCatalogEntry } from "@/lib/core/catalog";
-import { ApiError } from "@/lib/core/errors";
+import { ApiError } from "@/lib/primitives/errors";
 import { modelIdOf } from "./model-id";
 
 // An ID that is not in the catalog is a 404, decided here, outside the page's loading boundary

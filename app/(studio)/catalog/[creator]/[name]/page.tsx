@@ -2,7 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import type { RJSFSchema } from "@rjsf/utils";
 import { findCatalogEntry, getPublicModel, splitModelId, type ModelWithSchema } from "@/lib/core/catalog";
-import { ApiError } from "@/lib/core/errors";
+import { ApiError } from "@/lib/primitives/errors";
 import { listFiles } from "@/lib/core/files";
 import { getGeneration, listGenerations } from "@/lib/core/generations";
 import { decodeInputParam } from "@/lib/core/run-input";

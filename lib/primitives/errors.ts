@@ -1,4 +1,4 @@
-import { storeUnreachable } from "../store/unreachable";
+import { storeUnreachable } from "./unreachable";
 import { ERROR_CODES, type ErrorCode, type ErrorType } from "./error-codes";
 
 export interface ApiErrorOptions {

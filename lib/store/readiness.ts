@@ -3,8 +3,8 @@
 // migrations this code ships), and, when files and outputs live in a bucket, the bucket answers. A result is kept about a second, and checks in flight are shared, so a
 // load balancer asking many times a second costs the store at most two small queries a second.
 import { DEFAULT_MIGRATION_TABLE, sql, type Kysely } from "kysely";
-import type { Database } from "./store/database";
-import { MIGRATIONS } from "./store/migrations";
+import type { Database } from "./database";
+import { MIGRATIONS } from "./migrations";
 
 export type CheckState = "ok" | "failed" | "skipped";
 

@@ -2,7 +2,7 @@ import { accessSync, constants } from "node:fs";
 import path from "node:path";
 
 // Where built-in models look for the programs they run as separate processes (espeak-ng): the
-// PATH that lib/config.ts read, set once at start (lib/boot.ts) and by the Vitest setup file.
+// PATH that lib/boot/config.ts read, set once at start (lib/boot/boot.ts) and by the Vitest setup file.
 let searchPath = "";
 
 export function setProgramSearchPath(value: string): void {

@@ -7,9 +7,9 @@ import { Migrator, sql, type Migration } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createReadiness, readinessChecker, schemaMismatch } from "./readiness";
-import { MIGRATIONS } from "./store/migrations";
-import { openStore, type Store } from "./store/store";
-import { openTestStore, testDatabaseUrl, testDialect } from "./store/test-store";
+import { MIGRATIONS } from "./migrations";
+import { openStore, type Store } from "./store";
+import { openTestStore, testDatabaseUrl, testDialect } from "./testing/test-store";
 
 const SHIPPED = Object.keys(MIGRATIONS);
 

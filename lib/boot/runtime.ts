@@ -3,9 +3,9 @@
 // (`next dev`, the build) opens its own once.
 import { createServices, installCatalog, openConfiguredStore } from "./boot";
 import { config as loadedConfig, type Config } from "./config";
-import type { Services } from "./core/context";
-import { createLogger } from "./logger";
-import type { Store } from "./store/store";
+import type { Services } from "../core/context";
+import { createLogger } from "../primitives/logger";
+import type { Store } from "../store/store";
 
 export interface Runtime {
   store: Store;

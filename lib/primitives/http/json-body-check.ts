@@ -3,8 +3,8 @@
 // arrays nested at most LIMITS.jsonNestingDepth levels, and no U+0000 in any string or key, a
 // character PostgreSQL text cannot hold (and that no field of this API takes). One pass over an
 // explicit stack: a body nested 500,000 levels deep is refused, never a stack overflow.
-import { ApiError } from "./errors";
-import { LIMITS } from "./limits";
+import { ApiError } from "../errors";
+import { LIMITS } from "../limits";
 
 export type PathSegment = string | number;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "./errors";
+import { ApiError } from "../errors";
 import { findJsonProblem, paramName, refuseDeepOrNulJson } from "./json-body-check";
-import { LIMITS } from "./limits";
+import { LIMITS } from "../limits";
 
 /** `{"input":{"a":{"a":…}}}` with `levels` objects in all (the body counts as one). */
 function nestedObject(levels: number): unknown {

@@ -7,13 +7,13 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { localBlobStore } from "../blobs/blob-store";
-import { examplePictureDirectory } from "../blobs/picture-directory";
-import { SCOPES, type Ctx, type Scope } from "../core/context";
-import { createRunSignals } from "../engine/run-signals";
-import { defaultFfmpegPath } from "../media/ffmpeg";
-import { compileBlocklist } from "../core/moderation";
-import { migrateStore, openStore, type Store } from "./store";
+import { localBlobStore } from "../../blobs/blob-store";
+import { examplePictureDirectory } from "../../blobs/picture-directory";
+import { SCOPES, type Ctx, type Scope } from "../../core/context";
+import { createRunSignals } from "../../engine/run-signals";
+import { defaultFfmpegPath } from "../../media/ffmpeg";
+import { compileBlocklist } from "../../core/moderation";
+import { migrateStore, openStore, type Store } from "../store";
 
 export interface TestStore {
   store: Store;

@@ -4,10 +4,10 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
-import { LIMITS } from "./core/limits";
-import { defaultFfmpegPath } from "./media/ffmpeg";
-import type { S3Settings } from "./blobs/s3-blob-store";
-import { parseProvidersFile, ProvidersFileError, type ProviderConfig } from "./providers";
+import { LIMITS } from "../primitives/limits";
+import { defaultFfmpegPath } from "../media/ffmpeg";
+import type { S3Settings } from "../blobs/s3-blob-store";
+import { parseProvidersFile, ProvidersFileError, type ProviderConfig } from "../providers";
 
 export interface Config {
   port: number;

@@ -1,25 +1,25 @@
 // Start-up steps every process shares: open the configured store and bring it up to date,
 // and on the very first start of an empty embedded store, create the demo workspace.
 import type { Logger } from "pino";
-import { localBlobStore, type BlobStore } from "./blobs/blob-store";
-import { examplePictureDirectory } from "./blobs/picture-directory";
-import type { S3Settings } from "./blobs/s3-blob-store";
+import { localBlobStore, type BlobStore } from "../blobs/blob-store";
+import { examplePictureDirectory } from "../blobs/picture-directory";
+import type { S3Settings } from "../blobs/s3-blob-store";
 import { ConfigError, loadConfig, type Config } from "./config";
-import type { Services } from "./core/context";
-import { compileBlocklist } from "./core/moderation";
-import { registerRemoteModels } from "./core/catalog";
-import { remoteModels } from "./providers";
-import { setProgramSearchPath } from "./models/host";
-import { connectCrossProcessSignals, type CrossProcessSignals } from "./engine/cross-process";
-import { cachePausesOf } from "./core/pause-cache";
-import { createRunSignals } from "./engine/run-signals";
-import { createApiKeyCache } from "./core/api-key-cache";
-import { createStudioSessionCache } from "./core/studio-sessions";
-import { createApiKey, type CreatedApiKey } from "./core/api-keys";
-import { parseUsd } from "./core/money";
-import { countWorkspaces, createWorkspace, type Workspace } from "./core/workspaces";
-import { createUser, generatePassword } from "./core/users";
-import { migrateStore, openStore, sqliteFileIn, type Store } from "./store/store";
+import type { Services } from "../core/context";
+import { compileBlocklist } from "../core/moderation";
+import { registerRemoteModels } from "../core/catalog";
+import { remoteModels } from "../providers";
+import { setProgramSearchPath } from "../media/host";
+import { connectCrossProcessSignals, type CrossProcessSignals } from "../engine/cross-process";
+import { cachePausesOf } from "../core/pause-cache";
+import { createRunSignals } from "../engine/run-signals";
+import { createApiKeyCache } from "../core/api-key-cache";
+import { createStudioSessionCache } from "../core/studio-sessions";
+import { createApiKey, type CreatedApiKey } from "../core/api-keys";
+import { parseUsd } from "../primitives/money";
+import { countWorkspaces, createWorkspace, type Workspace } from "../core/workspaces";
+import { createUser, generatePassword } from "../core/users";
+import { migrateStore, openStore, sqliteFileIn, type Store } from "../store/store";
 
 let catalogInstalled = false;
 
@@ -67,7 +67,7 @@ export async function seedDemoWorkspace(
  */
 function s3Store(settings: S3Settings): BlobStore {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { s3BlobStore } = require("./blobs/s3-blob-store") as typeof import("./blobs/s3-blob-store");
+  const { s3BlobStore } = require("../blobs/s3-blob-store") as typeof import("../blobs/s3-blob-store");
   return s3BlobStore(settings);
 }
 

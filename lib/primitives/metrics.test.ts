@@ -1,19 +1,19 @@
 import type { Counter, Gauge, Histogram } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cancelGeneration, createGeneration } from "./core/generations";
-import type { Ctx } from "./core/context";
-import { createWorkspace } from "./core/workspaces";
-import { claimNextRun } from "./engine/claim";
-import { finishRun } from "./engine/finish";
-import { recordAttempt } from "./engine/webhook-attempt-records";
+import { cancelGeneration, createGeneration } from "../core/generations";
+import type { Ctx } from "../core/context";
+import { createWorkspace } from "../core/workspaces";
+import { claimNextRun } from "../engine/claim";
+import { finishRun } from "../engine/finish";
+import { recordAttempt } from "../engine/webhook-attempt-records";
 import { METRICS, measureQueueDepthFrom, observeRequest, renderMetrics, startProcessMetrics } from "./metrics";
-import { testRunTools } from "./models/test-tools";
-import { createHealth } from "./providers/health";
-import { remoteModelDefinition } from "./providers/remote-model";
-import { ProviderError, type ProviderAdapter, type ProviderConfig, type RemoteEntryConfig } from "./providers/types";
-import type { Db, WebhookDeliveriesTable } from "./store/database";
-import { openTestStore, testCtx, testDialect, type TestStore } from "./store/test-store";
-import type { AttemptResult } from "./webhooks/send-attempt";
+import { testRunTools } from "../models/test-tools";
+import { createHealth } from "../providers/health";
+import { remoteModelDefinition } from "../providers/remote-model";
+import { ProviderError, type ProviderAdapter, type ProviderConfig, type RemoteEntryConfig } from "../providers/types";
+import type { Db, WebhookDeliveriesTable } from "../store/database";
+import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
+import type { AttemptResult } from "../webhooks/send-attempt";
 
 const sameLabels = (a: object, b: object) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 

@@ -1,4 +1,4 @@
 // Vitest setup: tests see the machine's programs as a started server would.
-import { setProgramSearchPath } from "./models/host";
+import { setProgramSearchPath } from "../media/host";
 
 setProgramSearchPath(process.env.PATH ?? "");

@@ -3,14 +3,14 @@
 // s3rver accepts any well-formed SigV4 request without checking the signature.
 //
 // As a program, for Playwright's webServer (answers GET / with 200 once ready):
-//   npx tsx lib/blobs/test-s3-server.ts --port 3390 --dir .data-e2e/s3 --bucket atelier-e2e
+//   npx tsx lib/blobs/testing/test-s3-server.ts --port 3390 --dir .data-e2e/s3 --bucket atelier-e2e
 import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ListObjectsCommand, S3Client } from "@aws-sdk/client-s3";
-import type { S3Settings } from "./s3-blob-store";
+import type { S3Settings } from "../s3-blob-store";
 
 export interface TestS3Server {
   /** "http://127.0.0.1:<port>" */

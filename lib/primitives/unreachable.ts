@@ -1,6 +1,6 @@
 // Telling "the store cannot be reached right now" apart from every other failure, in one place.
 // Such an error is an outage, not a bug: the doors answer 503 service_unavailable with a
-// Retry-After (lib/core/errors.ts) and log it briefly, and the pools and the LISTEN connection
+// Retry-After (lib/primitives/errors.ts) and log it briefly, and the pools and the LISTEN connection
 // survive it. Everything else stays an internal error with its stack.
 import type { Logger } from "pino";
 

@@ -4,7 +4,7 @@
 // Every label value comes from a bounded set (route patterns, catalog model IDs, provider IDs
 // from PROVIDERS_FILE, statuses), never from a raw path or a request's own text.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Db, GenerationsTable } from "./store/database";
+import type { Db, GenerationsTable } from "../store/database";
 
 export type WebhookOutcome = "succeeded" | "failed" | "retrying";
 export type RateLimitKind = "ip" | "key";

@@ -11,9 +11,9 @@ import SqliteDatabase from "better-sqlite3";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { ApiError, toErrorResponse } from "../core/errors";
-import { openStore } from "./store";
-import { testDatabaseUrl } from "./test-store";
+import { ApiError, toErrorResponse } from "./errors";
+import { openStore } from "../store/store";
+import { testDatabaseUrl } from "../store/testing/test-store";
 import { storeUnreachable } from "./unreachable";
 
 const databaseUrl = testDatabaseUrl();
