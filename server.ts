@@ -8,10 +8,10 @@ import { createClientErrorHandler, createRequestRefusals } from "./api/client-er
 import { apiResources, createDoorChooser, studioRoutes } from "./api/door";
 import { createOperate } from "./api/operate";
 import { createRateLimits } from "./api/rate-limit";
-import { runWatchFor } from "./lib/core/run-watch";
+import { runWatchFor } from "./lib/core/run-streams/run-watch";
 import { loadConfigOrExit, publicBaseUrlWarning, seedDemoWorkspace, startRuntime } from "./lib/boot/boot";
 import { startEngine } from "./lib/engine/engine";
-import { startExampleOutputs } from "./lib/core/example-outputs";
+import { startExampleOutputs } from "./lib/core/catalog/example-outputs";
 import { startWebhookSender } from "./lib/engine/webhook-sender";
 import { createLogger } from "./lib/primitives/logger";
 import { createStudioBudgetDoor } from "./app/studio-budget-door";

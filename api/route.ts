@@ -2,7 +2,7 @@
 // parsing. A route file is then a few lines that call the core.
 import type { IncomingMessage } from "node:http";
 import type { Context, Hono } from "hono";
-import { authenticateApiKey } from "../lib/core/api-keys";
+import { authenticateApiKey } from "../lib/core/keys/api-keys";
 import type { Ctx, Source, SystemCtx } from "../lib/core/context";
 import { ApiError } from "../lib/primitives/errors";
 import { hasNul, refuseDeepOrNulJson } from "../lib/primitives/http/json-body-check";

@@ -1,6 +1,6 @@
 // next-auth (v4): sign-in with the users the admin CLI creates, by password or, when configured,
 // through GitHub or Google for the same email. The httpOnly cookie (next-auth's encrypted token)
-// carries only a session ID: the session lives in the store (lib/core/studio-sessions.ts), so
+// carries only a session ID: the session lives in the store (lib/core/workspaces/studio-sessions.ts), so
 // sign-out, a password or role change and a removed user end it on the server, and who the user
 // is, their role and their workspace are read from the store on every request, never the token.
 import type { NextAuthOptions } from "next-auth";
@@ -8,13 +8,13 @@ import { getServerSession } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
-import { findUserByEmail, verifyUserPassword, type User } from "@/lib/core/users";
+import { findUserByEmail, verifyUserPassword, type User } from "@/lib/core/workspaces/users";
 import { config, type OAuthClient } from "@/lib/boot/config";
 import { getRuntime } from "@/lib/boot/runtime";
 import { studioSessionSecret } from "./session-secret";
 import { studioThrottles } from "./studio-throttles";
-import { safeCallbackPath } from "@/lib/core/callback-path";
-import { endStudioSession, startStudioSession, STUDIO_SESSION_DAYS, studioSessionUser } from "@/lib/core/studio-sessions";
+import { safeCallbackPath } from "@/lib/core/workspaces/callback-path";
+import { endStudioSession, startStudioSession, STUDIO_SESSION_DAYS, studioSessionUser } from "@/lib/core/workspaces/studio-sessions";
 
 export { safeCallbackPath };
 

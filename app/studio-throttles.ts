@@ -1,9 +1,9 @@
-// The sign-in throttle (lib/core/studio-throttles.ts), one per process: the sign-in route and
+// The sign-in throttle (lib/core/workspaces/studio-throttles.ts), one per process: the sign-in route and
 // next-auth's authorize count in the same place. (The per-user budget is the server's own,
 // app/studio-budget-door.ts.)
 import { config } from "@/lib/boot/config";
 import { LIMITS } from "@/lib/primitives/limits";
-import { createSignInThrottle, type SignInThrottle } from "@/lib/core/studio-throttles";
+import { createSignInThrottle, type SignInThrottle } from "@/lib/core/workspaces/studio-throttles";
 
 const holder = globalThis as { atelierSignInThrottle?: SignInThrottle };
 

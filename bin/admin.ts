@@ -1,15 +1,15 @@
 // The admin CLI: ops' door onto the core. Prints JSON with --json (the default when stdout is
 // not a terminal) and human tables otherwise.
 import { Command, CommanderError, Option } from "commander";
-import { createApiKey, KEY_EXPIRY_CHOICES, listApiKeys, parseScopes, revokeApiKey, type KeyExpiry } from "../lib/core/api-keys";
-import { grantCredit, presentCredits } from "../lib/core/credits";
+import { createApiKey, KEY_EXPIRY_CHOICES, listApiKeys, parseScopes, revokeApiKey, type KeyExpiry } from "../lib/core/keys/api-keys";
+import { grantCredit, presentCredits } from "../lib/core/credits/credits";
 import { ApiError, storeUnavailableError } from "../lib/primitives/errors";
 import { parseUsd } from "../lib/primitives/money";
-import { createWorkspace, findWorkspace, listWorkspaces } from "../lib/core/workspaces";
-import { listCatalog } from "../lib/core/catalog";
-import { purgeEvents } from "../lib/core/events";
-import { createUser, generatePassword, listUsers, removeUser, setUserPassword, setUserRole } from "../lib/core/users";
-import { pauseModel, resumeModel } from "../lib/core/model-pauses";
+import { createWorkspace, findWorkspace, listWorkspaces } from "../lib/core/workspaces/workspaces";
+import { listCatalog } from "../lib/core/catalog/catalog";
+import { purgeEvents } from "../lib/core/webhooks/events";
+import { createUser, generatePassword, listUsers, removeUser, setUserPassword, setUserRole } from "../lib/core/workspaces/users";
+import { pauseModel, resumeModel } from "../lib/core/catalog/model-pauses";
 import { openConfiguredStore } from "../lib/boot/boot";
 import { announceToEveryProcess } from "../lib/engine/cross-process";
 import { ConfigError, loadConfig, type Config } from "../lib/boot/config";
@@ -20,7 +20,7 @@ import path from "node:path";
 import { addEntryToProvidersFile, importEntry, SchemaImportError, type EntryFacts, type ImportedEntry } from "../lib/providers/import-entry";
 import { importComfyEntry } from "../lib/providers/import-comfyui";
 import { ProvidersFileError } from "../lib/providers";
-import { MODALITIES, type Modality } from "../lib/models/types";
+import { MODALITIES, type Modality } from "../lib/core/catalog/model-definition";
 
 let asJson = !process.stdout.isTTY;
 

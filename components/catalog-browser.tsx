@@ -2,7 +2,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import type { Model } from "@/lib/core/catalog";
+import type { Model } from "@/lib/core/catalog/catalog";
 import { modelHref, priceLabel } from "./catalog-price";
 import { modalityLabel } from "./output-labels";
 

@@ -1,4 +1,4 @@
-export { priceLabel } from "@/lib/core/pricing";
+export { priceLabel } from "@/lib/core/runs/pricing";
 
 export function formatDate(iso: string): string {
   const d = new Date(iso);

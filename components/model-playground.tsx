@@ -4,9 +4,9 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import type { RJSFSchema } from "@rjsf/utils";
-import type { Generation } from "@/lib/core/generation-view";
-import type { File as StudioFile } from "@/lib/core/files";
-import type { Quote } from "@/lib/core/quotes";
+import type { Generation } from "@/lib/core/runs/generation-view";
+import type { File as StudioFile } from "@/lib/core/files/files";
+import type { Quote } from "@/lib/core/runs/quotes";
 import { SchemaForm } from "./schema-form";
 import { fileFields, fileNoun, plainError, sameInput, startingInput, withDefaults, type EnumLabels } from "./schema-form/messages";
 import { quoteAction, runAction, uploadImageAction, type PlainError } from "@/app/(studio)/runs/actions";

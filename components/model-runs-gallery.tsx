@@ -3,7 +3,7 @@
 // image, a video's or 3D model's poster, a sound's length), live while unfinished; a tile shows
 // its run in the result area.
 import Link from "next/link";
-import type { Generation } from "@/lib/core/generation-view";
+import type { Generation } from "@/lib/core/runs/generation-view";
 import { relativeTime } from "./run-status";
 import { useLiveRuns } from "./use-live-runs";
 

@@ -5,7 +5,7 @@
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { pauseModelAction, resumeModelAction } from "@/app/(studio)/ops/actions";
-import type { OpsModel } from "@/lib/core/ops";
+import type { OpsModel } from "@/lib/core/ops/ops";
 import { formatDuration, relativeTime } from "./run-status";
 import { card, ConfirmDialog, secondary } from "./webhooks-ui";
 

@@ -1,8 +1,8 @@
-// Ops: who shared what. The latest share links of every workspace (lib/core/share-links.ts) with
+// Ops: who shared what. The latest share links of every workspace (lib/core/shares/share-links.ts) with
 // the workspace, the run, who made the link, when, its expiry and whether it still works. A server
 // component for the /ops page; it reads only with the ops principal the page got (requireOps).
-import type { OpsCtx } from "@/lib/core/ops-principal";
-import { listShareLinksForOps, type OpsShareLink } from "@/lib/core/share-links";
+import type { OpsCtx } from "@/lib/core/ops/ops-principal";
+import { listShareLinksForOps, type OpsShareLink } from "@/lib/core/shares/share-links";
 import { OpsRunLink } from "./ops-run-link";
 import { relativeTime } from "./run-status";
 

@@ -1,7 +1,7 @@
 // Words the studio uses for outputs: modality names ("3d" → "3D") and what it says under a 3D
 // output (vertices, triangles, extent). Plain functions (no "use client"): server pages use them too.
 
-/** A 3D model's extent in metres, as lib/core/generation-view.ts OutputItem carries it. */
+/** A 3D model's extent in metres, as lib/core/runs/generation-view.ts OutputItem carries it. */
 export interface Extent {
   min: readonly [number, number, number] | readonly number[];
   max: readonly [number, number, number] | readonly number[];

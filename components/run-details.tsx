@@ -5,12 +5,12 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
 import { runAction } from "@/app/(studio)/runs/actions";
-import { editAndRunHref, readableInput } from "@/lib/core/run-input";
+import { editAndRunHref, readableInput } from "@/lib/core/runs/run-input";
 import { RunEnding, RunOutputs, RunView } from "./run-view";
 import { useLiveRun } from "./use-live-runs";
 import { formatDuration, RunStatusPill } from "./run-status";
-import { isFinal } from "@/lib/core/run-states";
-import type { Generation } from "@/lib/core/generation-view";
+import { isFinal } from "@/lib/core/runs/run-states";
+import type { Generation } from "@/lib/core/runs/generation-view";
 
 function Stamp({ label, at, after }: { label: string; at: string | null; after?: string | null }) {
   return (

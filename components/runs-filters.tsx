@@ -1,7 +1,7 @@
 "use client";
 import { useEffect } from "react";
 import { useRouter } from "next/navigation";
-import { GENERATION_STATUSES } from "@/lib/core/run-states";
+import { GENERATION_STATUSES } from "@/lib/core/runs/run-states";
 import { EARLY_INPUT, takeEarlyInput } from "./early-input";
 
 /** The filters kept in the URL, each control's id `runs-<name>`. */

@@ -5,10 +5,10 @@
 import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { useRouter } from "next/navigation";
-import type { Generation } from "@/lib/core/generation-view";
-import { isFinal } from "@/lib/core/run-states";
+import type { Generation } from "@/lib/core/runs/generation-view";
+import { isFinal } from "@/lib/core/runs/run-states";
 import { formatUsd, parseUsd } from "@/lib/primitives/money";
-import { promptOf } from "@/lib/core/run-input";
+import { promptOf } from "@/lib/core/runs/run-input";
 import { AudioWaveform } from "./audio-waveform";
 import { RunStatusPill, relativeTime } from "./run-status";
 import { useLiveRuns } from "./use-live-runs";

@@ -3,8 +3,8 @@
 // Open, and the run's links with who made them, when they expire, how often they were opened,
 // each revoked in one click. Only a succeeded run can be shared; the card says why otherwise.
 import { useId, useState } from "react";
-import type { Generation } from "@/lib/core/generation-view";
-import type { CreatedShareLink, ShareExpiry, ShareLink } from "@/lib/core/share-links";
+import type { Generation } from "@/lib/core/runs/generation-view";
+import type { CreatedShareLink, ShareExpiry, ShareLink } from "@/lib/core/shares/share-links";
 import { createShareLinkAction, revokeShareLinkAction } from "@/app/(studio)/runs/share-actions";
 import { useLiveRun } from "./use-live-runs";
 import { danger, primary, secondary, When } from "./webhooks-ui";

@@ -8,9 +8,9 @@
 // backoff that doubles up to FALLBACK_MAX_MS.
 import { useEffect, useMemo } from "react";
 import { useQueries, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import type { Generation } from "@/lib/core/generation-view";
+import type { Generation } from "@/lib/core/runs/generation-view";
 import { LIMITS } from "@/lib/primitives/limits";
-import { isFinal } from "@/lib/core/run-states";
+import { isFinal } from "@/lib/core/runs/run-states";
 import type { StudioRunEvent } from "@/app/api/runs/events/route";
 import { getRunAction } from "@/app/(studio)/runs/actions";
 

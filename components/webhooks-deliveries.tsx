@@ -4,7 +4,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { useRouter } from "next/navigation";
-import type { Delivery } from "@/lib/core/webhook-deliveries";
+import type { Delivery } from "@/lib/core/webhooks/webhook-deliveries";
 import { resendEventAction } from "@/app/(studio)/webhooks/actions";
 import { card, DeliveryStatusPill, HttpStatus, secondary, When } from "./webhooks-ui";
 

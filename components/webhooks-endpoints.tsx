@@ -3,8 +3,8 @@
 // errors land under the field they name), enable/disable, delete, and each one's recent deliveries.
 import { useId, useState } from "react";
 import { useForm } from "react-hook-form";
-import type { Delivery } from "@/lib/core/webhook-deliveries";
-import type { WebhookEndpoint } from "@/lib/core/webhook-endpoints";
+import type { Delivery } from "@/lib/core/webhooks/webhook-deliveries";
+import type { WebhookEndpoint } from "@/lib/core/webhooks/webhook-endpoints";
 import { createEndpointAction, deleteEndpointAction, setEndpointEnabledAction, updateEndpointAction } from "@/app/(studio)/webhooks/actions";
 import { DeliveryList } from "./webhooks-deliveries";
 import { card, ConfirmDialog, danger, primary, quiet, secondary } from "./webhooks-ui";

@@ -5,8 +5,8 @@
 import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { useRouter } from "next/navigation";
-import type { Generation } from "@/lib/core/generation-view";
-import type { Delivery } from "@/lib/core/webhook-deliveries";
+import type { Generation } from "@/lib/core/runs/generation-view";
+import type { Delivery } from "@/lib/core/webhooks/webhook-deliveries";
 import { useLiveRun } from "./use-live-runs";
 import { DeliveryList, EventType, ResendButton } from "./webhooks-deliveries";
 import { AutoRefresh, card, When } from "./webhooks-ui";

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { Ctx } from "../../lib/core/context";
 import { ApiError } from "../../lib/primitives/errors";
 import { findJsonProblem, paramName } from "../../lib/primitives/http/json-body-check";
-import { validateModelInput } from "../../lib/core/input-validation";
+import { validateModelInput } from "../../lib/core/catalog/input-validation";
 import { LIMITS } from "../../lib/primitives/limits";
 import type { ApiDeps, ApiEnv } from "../env";
 import { loggedError } from "../respond";

@@ -4,8 +4,8 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import sharp from "sharp";
 import type { Ctx } from "../../lib/core/context";
-import { isFinal, type Generation, type StoredOutput } from "../../lib/core/generation-view";
-import { readRunOutputs } from "../../lib/core/generations";
+import { isFinal, type Generation, type StoredOutput } from "../../lib/core/runs/generation-view";
+import { readRunOutputs } from "../../lib/core/runs/generations";
 import { LIMITS } from "../../lib/primitives/limits";
 
 /** The image no larger than LIMITS.mcpInlineImageSide on its longer side, as PNG (alpha kept) or JPEG. */

@@ -4,9 +4,9 @@
 // checks `structuredContent` against them.
 import type { JsonSchemaObject } from "../../lib/primitives/json-schema";
 import { LIMITS } from "../../lib/primitives/limits";
-import { GENERATION_STATUSES } from "../../lib/core/run-states";
+import { GENERATION_STATUSES } from "../../lib/core/runs/run-states";
 import { SOURCES } from "../../lib/core/context";
-import { MODALITIES } from "../../lib/models/types";
+import { MODALITIES } from "../../lib/core/catalog/model-definition";
 
 
 function args(properties: Record<string, JsonSchemaObject>, required: string[] = []): JsonSchemaObject {

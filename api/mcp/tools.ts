@@ -2,17 +2,17 @@
 // caller's Ctx (source "mcp"), so money, idempotency, isolation and limits hold as over REST.
 // Descriptions are written for a model to read.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { getModel, listModels, type Model } from "../../lib/core/catalog";
+import { getModel, listModels, type Model } from "../../lib/core/catalog/catalog";
 import type { Ctx } from "../../lib/core/context";
-import { getCredits } from "../../lib/core/credits";
+import { getCredits } from "../../lib/core/credits/credits";
 import { ApiError } from "../../lib/primitives/errors";
-import { createImageFile, keepOutputAsFile } from "../../lib/core/files";
-import { isFinal, type Generation } from "../../lib/core/generation-view";
-import { cancelGeneration, createGeneration, getGeneration, listGenerations } from "../../lib/core/generations";
+import { createImageFile, keepOutputAsFile } from "../../lib/core/files/files";
+import { isFinal, type Generation } from "../../lib/core/runs/generation-view";
+import { cancelGeneration, createGeneration, getGeneration, listGenerations } from "../../lib/core/runs/generations";
 import { LIMITS } from "../../lib/primitives/limits";
-import { inKeyReaderSlot } from "../../lib/core/open-readers";
-import { priceLabel } from "../../lib/core/pricing";
-import { quoteRun } from "../../lib/core/quotes";
+import { inKeyReaderSlot } from "../../lib/core/run-streams/open-readers";
+import { priceLabel } from "../../lib/core/runs/pricing";
+import { quoteRun } from "../../lib/core/runs/quotes";
 import { generationResult } from "./generation-content";
 import type { ToolName } from "./schemas";
 

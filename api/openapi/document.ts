@@ -2,7 +2,7 @@
 // body schemas, the error-code table and the limits table: no fact is spelled twice. The SDK's
 // types are generated from it (sdk/), and the API tests check every answer against it.
 import { ERROR_CODES, type ErrorCode } from "../../lib/primitives/error-codes";
-import { EVENT_TYPES } from "../../lib/core/webhook-endpoints";
+import { EVENT_TYPES } from "../../lib/core/webhooks/webhook-endpoints";
 import { LIMITS } from "../../lib/primitives/limits";
 import { OPERATIONS, type Access, type AnswerHeader, type Operation } from "./operations";
 import { SCHEMAS, type JsonSchema } from "./schemas";

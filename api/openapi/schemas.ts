@@ -2,12 +2,12 @@
 // are closed (`additionalProperties: false`) so that the API tests, which check every answer
 // they receive against these (e2e/api/openapi-check.ts), catch a field the code adds and the
 // document does not name.
-import { EVENT_TYPES } from "../../lib/core/webhook-endpoints";
+import { EVENT_TYPES } from "../../lib/core/webhooks/webhook-endpoints";
 import { ERROR_CODES } from "../../lib/primitives/error-codes";
 import { ID_PREFIXES } from "../../lib/primitives/ids";
 import { LIMITS } from "../../lib/primitives/limits";
 import { SOURCES } from "../../lib/core/context";
-import { MODALITIES } from "../../lib/models/types";
+import { MODALITIES } from "../../lib/core/catalog/model-definition";
 
 export type JsonSchema = Record<string, unknown>;
 

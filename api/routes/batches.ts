@@ -1,4 +1,4 @@
-import { createBatch, getBatch } from "../../lib/core/batches";
+import { createBatch, getBatch } from "../../lib/core/runs/batches";
 import { jsonResponse } from "../respond";
 import { requestHeader, type Router } from "../route";
 

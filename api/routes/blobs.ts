@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { checkBlobLink } from "../../lib/blobs/links";
 import { isBlobKey } from "../../lib/blobs/blob-store";
 import { ApiError } from "../../lib/primitives/errors";
-import { isShareLinkLive } from "../../lib/core/share-links";
+import { isShareLinkLive } from "../../lib/core/shares/share-links";
 import { BLOB_SECURITY_HEADERS } from "../../lib/primitives/http/security-headers";
 import type { ApiDeps } from "../env";
 import { requestHeader, type Router } from "../route";

@@ -1,4 +1,4 @@
-import { getCredits } from "../../lib/core/credits";
+import { getCredits } from "../../lib/core/credits/credits";
 import { jsonResponse } from "../respond";
 import type { Router } from "../route";
 

@@ -1,4 +1,4 @@
-import { createImageFile, getFile, keepOutputAsFile, listFiles } from "../../lib/core/files";
+import { createImageFile, getFile, keepOutputAsFile, listFiles } from "../../lib/core/files/files";
 import { ApiError } from "../../lib/primitives/errors";
 import { LIMITS } from "../../lib/primitives/limits";
 import { jsonResponse } from "../respond";

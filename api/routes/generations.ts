@@ -1,4 +1,4 @@
-import { isFinal, retryAfterSeconds } from "../../lib/core/generation-view";
+import { isFinal, retryAfterSeconds } from "../../lib/core/runs/generation-view";
 import {
   cancelGeneration,
   createGeneration,
@@ -6,11 +6,11 @@ import {
   listGenerations,
   parsePreferWait,
   type GenerationAnswer,
-} from "../../lib/core/generations";
-import { acceptsEventStream, eventStreamBody, parseLastEventId } from "../../lib/core/event-stream";
+} from "../../lib/core/runs/generations";
+import { acceptsEventStream, eventStreamBody, parseLastEventId } from "../../lib/core/run-streams/event-stream";
 import type { Ctx } from "../../lib/core/context";
-import { acquireKeyReader, inKeyReaderSlot, releasingSource } from "../../lib/core/open-readers";
-import { followRuns } from "../../lib/core/run-follow";
+import { acquireKeyReader, inKeyReaderSlot, releasingSource } from "../../lib/core/run-streams/open-readers";
+import { followRuns } from "../../lib/core/run-streams/run-follow";
 import type { Context } from "hono";
 import type { ApiEnv } from "../env";
 import { jsonResponse, loggedError } from "../respond";

@@ -1,4 +1,4 @@
-import { getModel, getPublicModel, listCatalogJson, listModelsJson, deprecationHeaders } from "../../lib/core/catalog";
+import { getModel, getPublicModel, listCatalogJson, listModelsJson, deprecationHeaders } from "../../lib/core/catalog/catalog";
 import { jsonResponse, serializedJsonResponse } from "../respond";
 import type { Router } from "../route";
 

@@ -1,4 +1,4 @@
-import { quoteRun } from "../../lib/core/quotes";
+import { quoteRun } from "../../lib/core/runs/quotes";
 import { jsonResponse } from "../respond";
 import type { Router } from "../route";
 

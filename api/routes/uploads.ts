@@ -1,4 +1,4 @@
-import { completeUpload, getUpload, openUpload, receiveUploadContent } from "../../lib/core/uploads";
+import { completeUpload, getUpload, openUpload, receiveUploadContent } from "../../lib/core/files/uploads";
 import type { ApiDeps } from "../env";
 import { jsonResponse } from "../respond";
 import type { Router } from "../route";

@@ -1,13 +1,13 @@
-import { getEvent, listEvents } from "../../lib/core/events";
-import { listEndpointDeliveries, listEventDeliveries, resendEvent } from "../../lib/core/webhook-deliveries";
+import { getEvent, listEvents } from "../../lib/core/webhooks/events";
+import { listEndpointDeliveries, listEventDeliveries, resendEvent } from "../../lib/core/webhooks/webhook-deliveries";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   getWebhookEndpoint,
   listWebhookEndpoints,
   updateWebhookEndpoint,
-} from "../../lib/core/webhook-endpoints";
-import { getDefaultWebhookSecret, rotateDefaultWebhookSecret } from "../../lib/core/webhook-secrets";
+} from "../../lib/core/webhooks/webhook-endpoints";
+import { getDefaultWebhookSecret, rotateDefaultWebhookSecret } from "../../lib/core/webhooks/webhook-secrets";
 import { jsonResponse } from "../respond";
 import type { Router } from "../route";
 

@@ -1,4 +1,4 @@
-import { getWorkspace } from "../../lib/core/workspaces";
+import { getWorkspace } from "../../lib/core/workspaces/workspaces";
 import { jsonResponse } from "../respond";
 import type { Router } from "../route";
 

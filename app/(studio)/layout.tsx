@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { getWorkspace } from "@/lib/core/workspaces";
+import { getWorkspace } from "@/lib/core/workspaces/workspaces";
 import { AccountMenu } from "@/components/account-menu";
 import { BalanceBadge } from "@/components/balance-badge";
 import { StudioNav } from "@/components/studio-nav";

@@ -1,7 +1,7 @@
 // The balance the studio's top bar shows, read for the layout's render and for BalanceBadge's
 // reads after a page changed it (balance-actions.ts).
 import type { Ctx } from "@/lib/core/context";
-import { presentCredits, readBalance } from "@/lib/core/credits";
+import { presentCredits, readBalance } from "@/lib/core/credits/credits";
 
 export interface StudioBalance {
   available_usd: string;

@@ -31,11 +31,11 @@ export async function studioCtxFor(user: StudioUser): Promise<Ctx & { user: Stud
 // requireOps' imports, here rather than at the top (the top belongs to the session functions).
 import { notFound } from "next/navigation";
 import { ApiError } from "@/lib/primitives/errors";
-import { opsPrincipal, type OpsCtx } from "@/lib/core/ops-principal";
+import { opsPrincipal, type OpsCtx } from "@/lib/core/ops/ops-principal";
 
 /**
  * The ops pages' and actions' door: the signed-in user's Ctx and the ops principal, which only
- * a user whose role in the store is ops gets (lib/core/ops-principal.ts); anyone else gets the
+ * a user whose role in the store is ops gets (lib/core/ops/ops-principal.ts); anyone else gets the
  * 404 of a page that is not theirs. Each ops page and action calls it itself before any read:
  * Next renders a layout and its page at once, so a check in the layout alone stops nothing.
  */

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/sign-in-form";
-import { findCatalogEntry } from "@/lib/core/catalog";
+import { findCatalogEntry } from "@/lib/core/catalog/catalog";
 import { getRuntime } from "@/lib/boot/runtime";
 import { oauthSignInOptions, safeCallbackPath, studioUser } from "../auth";
 import { modelIdOf } from "../(studio)/catalog/[creator]/[name]/model-id";

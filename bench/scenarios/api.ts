@@ -3,7 +3,7 @@
 // floor (the create transaction alone, in a loop), each also beside the bare node:http server;
 // the ledger identity checked afterwards, straight from the store.
 import { sql } from "kysely";
-import { sumLedger } from "../../lib/core/credits";
+import { sumLedger } from "../../lib/core/credits/credits";
 import { openStore } from "../../lib/store/store";
 import type { BenchSettings } from "../lib/context";
 import type { Row } from "../lib/results";

@@ -5,8 +5,8 @@
 import { createServices } from "../../lib/boot/boot";
 import { loadConfig } from "../../lib/boot/config";
 import { SCOPES, type Ctx } from "../../lib/core/context";
-import { startIdempotently, writeQueuedRun } from "../../lib/core/generations";
-import { priceRunRequest } from "../../lib/core/quotes";
+import { startIdempotently, writeQueuedRun } from "../../lib/core/runs/generations";
+import { priceRunRequest } from "../../lib/core/runs/quotes";
 import { openStore } from "../../lib/store/store";
 import type { BenchSettings } from "../lib/context";
 import type { ServerHandle } from "../lib/server";

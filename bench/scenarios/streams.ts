@@ -7,8 +7,8 @@
 import { existsSync } from "node:fs";
 import http from "node:http";
 import { chromium } from "playwright-core";
-import type { Generation } from "../../lib/core/generation-view";
-import { isFinal } from "../../lib/core/run-states";
+import type { Generation } from "../../lib/core/runs/generation-view";
+import { isFinal } from "../../lib/core/runs/run-states";
 import type { BenchSettings } from "../lib/context";
 import { holdIdleReaders, idleReaderRows } from "../lib/idle-readers";
 import type { Row } from "../lib/results";

@@ -1,6 +1,6 @@
 "use client";
 import { createContext, useContext } from "react";
-import type { File as StudioFile } from "@/lib/core/files";
+import type { File as StudioFile } from "@/lib/core/files/files";
 
 export interface UploadResult {
   ok: boolean;

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState, type ChangeEvent } from "react";
 import type { BaseInputTemplateProps, WidgetProps } from "@rjsf/utils";
 import { HEX_COLOR_PATTERN } from "@/lib/models/shared/fields";
 import { BaseInputTemplate, inputClass } from "./templates";
-import type { File as StudioFile } from "@/lib/core/files";
+import type { File as StudioFile } from "@/lib/core/files/files";
 import { mediaTypeMatches } from "@/lib/primitives/media-types";
 import { fieldName, useSchemaFormExtras, type UploadResult } from "./context";
 import { placeholderOf } from "./messages";

@@ -151,8 +151,8 @@ test.describe("invalid keys → 401 invalid_api_key naming the slip", () => {
     // The admin CLI only makes keys that expire in the future (30d, 90d, 365d or never), so
     // the key's time runs out here: its expiry is moved to the past in the server's store. That
     // stands in for time passing, so it happens before the server first sees the key: a server
-    // keeps a key it answered in memory with its expiry (lib/core/api-key-cache.ts), and a clock
-    // that passes that expiry is refused there too (lib/core/api-keys.test.ts).
+    // keeps a key it answered in memory with its expiry (lib/core/keys/api-key-cache.ts), and a clock
+    // that passes that expiry is refused there too (lib/core/keys/api-keys.test.ts).
     const expiring = createKey(workspace.id, { name: "to expire", expires: "30d" });
     const db = new Database(path.join(SERVERS.main.dataDir, "atelier.sqlite"));
     try {

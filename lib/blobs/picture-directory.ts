@@ -1,4 +1,4 @@
-// Catalog card pictures (lib/core/example-outputs.ts) stay on each process's disk even with a
+// Catalog card pictures (lib/core/catalog/example-outputs.ts) stay on each process's disk even with a
 // bucket: they are made again from the catalog at will, so they are a cache, not stored data.
 import path from "node:path";
 import { shardedDirectory } from "./blob-store";

@@ -1,6 +1,6 @@
 import type { BlobStore } from "../blobs/blob-store";
-import type { ApiKeyCache } from "./api-key-cache";
-import type { StudioSessionCache } from "./studio-sessions";
+import type { ApiKeyCache } from "./keys/api-key-cache";
+import type { StudioSessionCache } from "./workspaces/studio-sessions";
 import type { PictureDirectory } from "../blobs/picture-directory";
 import type { RunSignals } from "../engine/run-signals";
 import type { Db } from "../store/database";
@@ -43,7 +43,7 @@ export interface Services {
   ffmpegPath: string;
   /** Webhook delivery settings. */
   webhooks: { allowInsecure: boolean; retryScheduleSeconds: readonly number[] };
-  /** MODERATION_BLOCKLIST compiled (lib/core/moderation.ts); null when empty. */
+  /** MODERATION_BLOCKLIST compiled (lib/core/catalog/moderation.ts); null when empty. */
   moderationBlocklist: RegExp | null;
 }
 

@@ -1,10 +1,10 @@
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Ctx } from "../core/context";
-import { readBalance, sumLedger, type Balance } from "../core/credits";
-import type { StoredOutput } from "../core/generation-view";
-import { cancelGeneration, createGeneration, getGeneration } from "../core/generations";
-import { createWorkspace } from "../core/workspaces";
+import { readBalance, sumLedger, type Balance } from "../core/credits/credits";
+import type { StoredOutput } from "../core/runs/generation-view";
+import { cancelGeneration, createGeneration, getGeneration } from "../core/runs/generations";
+import { createWorkspace } from "../core/workspaces/workspaces";
 import type { Db, GenerationsTable } from "../store/database";
 import type { DialectName } from "../store/dialects";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";

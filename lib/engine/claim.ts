@@ -29,7 +29,7 @@ export async function claimNextRun(
           ...(skip.length > 0 ? [eb("model", "not in", skip)] : []),
         ]),
       )
-      // The queue's one order (migration 011; lib/core/queue-positions.ts counts positions in it).
+      // The queue's one order (migration 011; lib/core/runs/queue-positions.ts counts positions in it).
       .orderBy("queue_order")
       .limit(1);
   const candidate = dialect === "postgres" ? runnable(db).forUpdate().skipLocked() : runnable(db);

@@ -6,7 +6,7 @@ import { randomBase62 } from "../primitives/ids";
 import type { Db } from "../store/database";
 import type { DialectName } from "../store/dialects";
 import { logStoreUnreachable, storeUnreachable } from "../primitives/unreachable";
-import { outOfServiceModelIds } from "../core/model-pauses";
+import { outOfServiceModelIds } from "../core/catalog/model-pauses";
 import { claimNextRun, releaseRun } from "./claim";
 import { executeRun } from "./execute-run";
 

@@ -1,9 +1,9 @@
 // Running one claimed run: the model, its outputs into blobs, and the finish transaction.
 import type { Logger } from "pino";
 import type { Services } from "../core/context";
-import { findCatalogEntry } from "../core/catalog";
-import { findBlockedTerm, refusedPromptMessage } from "../core/moderation";
-import { ModelError } from "../models/types";
+import { findCatalogEntry } from "../core/catalog/catalog";
+import { findBlockedTerm, refusedPromptMessage } from "../core/catalog/moderation";
+import { ModelError } from "../core/catalog/model-definition";
 import type { Db, GenerationsTable } from "../store/database";
 import { BUILT_IN_PROVIDER, renewLease } from "./claim";
 import { finishRun, type RunOutcome } from "./finish";

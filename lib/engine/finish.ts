@@ -2,10 +2,10 @@
 import { randomUUID } from "node:crypto";
 import type { Compilable } from "kysely";
 import { nowIso, type Services } from "../core/context";
-import { endHoldQuery, settledHoldWrites } from "../core/credits";
-import type { StoredOutput } from "../core/generation-view";
-import { runEndedEventWrites } from "../core/run-events";
-import { webhookEndpointsQuery } from "../core/webhook-deliveries";
+import { endHoldQuery, settledHoldWrites } from "../core/credits/credits";
+import type { StoredOutput } from "../core/runs/generation-view";
+import { runEndedEventWrites } from "../core/webhooks/run-events";
+import { webhookEndpointsQuery } from "../core/webhooks/webhook-deliveries";
 import { observeRunEnded } from "../primitives/metrics";
 import { GENERATIONS_COLUMNS, type Db, type GenerationsTable, type WebhookEndpointsTable } from "../store/database";
 import { planOnce } from "../store/dialects";

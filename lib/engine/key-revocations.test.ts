@@ -4,12 +4,12 @@
 // admin CLI: NOTIFY, or a line to each process of the SQLite mesh) and by one with a bridge.
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createApiKeyCache, type ApiKeyCache } from "../core/api-key-cache";
-import { authenticateApiKey, createApiKey, revokeApiKey } from "../core/api-keys";
+import { createApiKeyCache, type ApiKeyCache } from "../core/keys/api-key-cache";
+import { authenticateApiKey, createApiKey, revokeApiKey } from "../core/keys/api-keys";
 import { ApiError } from "../primitives/errors";
-import { createWorkspace } from "../core/workspaces";
-import { createStudioSessionCache, endStudioSession, startStudioSession, studioSessionUser, type StudioSessionCache } from "../core/studio-sessions";
-import { createUser, setUserPassword } from "../core/users";
+import { createWorkspace } from "../core/workspaces/workspaces";
+import { createStudioSessionCache, endStudioSession, startStudioSession, studioSessionUser, type StudioSessionCache } from "../core/workspaces/studio-sessions";
+import { createUser, setUserPassword } from "../core/workspaces/users";
 import { sqliteFileIn, type Store } from "../store/store";
 import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/testing/test-store";
 import { announceToEveryProcess, connectCrossProcessSignals } from "./cross-process";

@@ -1,7 +1,7 @@
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createGeneration } from "../core/generations";
-import { createWorkspace } from "../core/workspaces";
+import { createGeneration } from "../core/runs/generations";
+import { createWorkspace } from "../core/workspaces/workspaces";
 import type { Store } from "../store/store";
 import { openSameStore, openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { connectCrossProcessSignals } from "./cross-process";

@@ -2,10 +2,10 @@
 // the run with a message for the person (a ModelError: failed, nothing charged), instead of
 // running the paused model anyway.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createGeneration } from "../core/generations";
-import { pauseModel, resumeModel } from "../core/model-pauses";
-import { createWorkspace } from "../core/workspaces";
-import { ModelError } from "../models/types";
+import { createGeneration } from "../core/runs/generations";
+import { pauseModel, resumeModel } from "../core/catalog/model-pauses";
+import { createWorkspace } from "../core/workspaces/workspaces";
+import { ModelError } from "../core/catalog/model-definition";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { claimNextRun } from "./claim";
 import { createRunTools, PROGRESS_EVERY_MS, throttledProgress } from "./run-tools";

@@ -1,12 +1,12 @@
 // The tools a model gets for one claimed run: its workspace's files, ffmpeg, steps of other
 // catalog entries (presets), the two ways a run passes its cancel point, and sharing a remote
 // provider's health through the store.
-import { findCatalogEntry } from "../core/catalog";
+import { findCatalogEntry } from "../core/catalog/catalog";
 import type { Services } from "../core/context";
 import { ApiError } from "../primitives/errors";
-import { validateModelInput } from "../core/input-validation";
-import { requireInService, shareProviderHealth } from "../core/model-availability";
-import { ModelError, type RunTools } from "../models/types";
+import { validateModelInput } from "../core/catalog/input-validation";
+import { requireInService, shareProviderHealth } from "../core/catalog/model-availability";
+import { ModelError, type RunTools } from "../core/catalog/model-definition";
 import type { Db } from "../store/database";
 import { storePreview } from "./store-outputs";
 

@@ -1,7 +1,7 @@
 // A model's outputs into the blob store, as the run row keeps them (bytes stay in blobs).
 import type { Services } from "../core/context";
-import type { StoredOutput, StoredPreview } from "../core/generation-view";
-import type { ImageOutput, ModelOutput } from "../models/types";
+import type { StoredOutput, StoredPreview } from "../core/runs/generation-view";
+import type { ImageOutput, ModelOutput } from "../core/catalog/model-definition";
 
 export async function storeOutput(services: Services, output: ModelOutput): Promise<StoredOutput> {
   const stored: StoredOutput = {

@@ -5,16 +5,16 @@
 // Runs beside the run engine and never blocks it or the API. Also purges events past 30 days.
 import type { Logger } from "pino";
 import type { Services } from "../core/context";
-import { purgeEvents } from "../core/events";
+import { purgeEvents } from "../core/webhooks/events";
 import { claimScheduledTurn } from "./scheduled-tasks";
 import { randomBase62 } from "../primitives/ids";
-import { signingSecrets } from "../core/webhook-secrets";
+import { signingSecrets } from "../core/webhooks/webhook-secrets";
 import type { Db, WebhookDeliveriesTable } from "../store/database";
 import type { DialectName } from "../store/dialects";
 import { logStoreUnreachable, storeUnreachable } from "../primitives/unreachable";
-import { sendAttempt, type AttemptResult } from "../webhooks/send-attempt";
-import { recordAttempt } from "./webhook-attempt-records";
-import { signatureHeader } from "../webhooks/signing";
+import { sendAttempt, type AttemptResult } from "../core/webhooks/send-attempt";
+import { recordAttempt } from "../core/webhooks/webhook-attempt-records";
+import { signatureHeader } from "../core/webhooks/signing";
 
 const TIMEOUT_MS = 15_000;
 const LEASE_MS = TIMEOUT_MS + 15_000;

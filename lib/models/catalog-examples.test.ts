@@ -1,9 +1,9 @@
 // Every built-in catalog entry ships 2–4 titled examples the server accepts as they are (the studio
 // opens the model page with the first), and its enum labels name only values its schema allows.
 import { describe, expect, it } from "vitest";
-import { isFileField } from "../core/file-inputs";
+import { isFileField } from "../core/catalog/file-inputs";
 import type { JsonSchemaObject } from "../primitives/json-schema";
-import { validateModelInput } from "../core/input-validation";
+import { validateModelInput } from "../core/catalog/input-validation";
 import { BUILT_IN_MODELS } from "./index";
 
 /** A stand-in for a workspace file ID, so an example of a model with a file input can be checked. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../primitives/json-schema";
 import { BUILT_IN_MODELS } from "./index";
 
-// The same strictness as the server's validator (lib/core/input-validation.ts), without defaults.
+// The same strictness as the server's validator (lib/core/catalog/input-validation.ts), without defaults.
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 
 describe.each(BUILT_IN_MODELS.map((m) => [m.id, m] as const))("%s input schema", (_id, model) => {

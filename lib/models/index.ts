@@ -16,7 +16,7 @@ import { panZoom } from "./video/pan-zoom";
 import { relief3d } from "./three-d/relief";
 import { shapes3d } from "./three-d/shapes";
 import { titleMotion } from "./video/title-motion";
-import type { ModelDefinition } from "./types";
+import type { ModelDefinition } from "../core/catalog/model-definition";
 
 export const BUILT_IN_MODELS: readonly ModelDefinition[] = [
   artwork,

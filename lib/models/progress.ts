@@ -1,6 +1,6 @@
 // Progress in parts: a model whose run has stages (rendering, then encoding) or a preset whose run
 // has steps gives each its share of 0..1, so the whole only ever moves forward.
-import type { RunTools } from "./types";
+import type { RunTools } from "../core/catalog/model-definition";
 
 const clamp01 = (n: number) => Math.min(1, Math.max(0, n));
 

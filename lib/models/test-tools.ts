@@ -2,8 +2,8 @@
 // real catalog with validated input, and previews, the cancel point and provider health reports
 // recorded for assertions.
 import { defaultFfmpegPath } from "../media/ffmpeg";
-import type { ImageOutput, ModelDefinition, ModelOutput, RunTools } from "./types";
-import { validateModelInput } from "../core/input-validation";
+import type { ImageOutput, ModelDefinition, ModelOutput, RunTools } from "../core/catalog/model-definition";
+import { validateModelInput } from "../core/catalog/input-validation";
 
 export interface TestTools extends RunTools {
   previews: ImageOutput[];

@@ -1,11 +1,11 @@
 import type { Counter, Gauge, Histogram } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cancelGeneration, createGeneration } from "../core/generations";
+import { cancelGeneration, createGeneration } from "../core/runs/generations";
 import type { Ctx } from "../core/context";
-import { createWorkspace } from "../core/workspaces";
+import { createWorkspace } from "../core/workspaces/workspaces";
 import { claimNextRun } from "../engine/claim";
 import { finishRun } from "../engine/finish";
-import { recordAttempt } from "../engine/webhook-attempt-records";
+import { recordAttempt } from "../core/webhooks/webhook-attempt-records";
 import { METRICS, measureQueueDepthFrom, observeRequest, renderMetrics, startProcessMetrics } from "./metrics";
 import { testRunTools } from "../models/test-tools";
 import { createHealth } from "../providers/health";
@@ -13,7 +13,7 @@ import { remoteModelDefinition } from "../providers/remote-model";
 import { ProviderError, type ProviderAdapter, type ProviderConfig, type RemoteEntryConfig } from "../providers/types";
 import type { Db, WebhookDeliveriesTable } from "../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
-import type { AttemptResult } from "../webhooks/send-attempt";
+import type { AttemptResult } from "../core/webhooks/send-attempt";
 
 const sameLabels = (a: object, b: object) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 

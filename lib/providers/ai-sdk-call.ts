@@ -7,7 +7,7 @@
 //             "description": "prompt", "tier": null }        // null: used for pricing only, never sent
 // and its `provider_options` adds fixed providerOptions (the input's fields win over them).
 import type { JsonSchemaObject } from "../primitives/json-schema";
-import type { Modality } from "../models/types";
+import type { Modality } from "../core/catalog/model-definition";
 import { describe, fail, type JsonObject } from "./json-fields";
 
 /** The standard arguments of generateImage, generateSpeech and experimental_generateVideo (ai@6). */

@@ -6,7 +6,7 @@
 // whose package polls a job, a cancel during polling that aborts the poll.
 import { describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
-import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../models/types";
+import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../core/catalog/model-definition";
 import { fakeState, type FakeState } from "./ai-sdk-fake";
 import { deepInfraFake, falHostFake, fireworksFake, HOST_REFUSALS, HOST_REPLICATE_FAILURE, HOST_REPLICATE_MODELS, replicateHostFake, togetherFake, type HostFakeOptions } from "./ai-sdk-fake-hosts";
 import { entry, failureOf, modelsOf, object, useFakeServer, withServerElsewhere } from "./ai-sdk-test-support";

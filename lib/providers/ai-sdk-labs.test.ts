@@ -6,7 +6,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
-import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../models/types";
+import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../core/catalog/model-definition";
 import { BFL_MODERATION_REASON, blackForestLabsFake, LABS_OUTAGES, LABS_REFUSALS, labsState, lmntFake, lumaFake, xaiFake, type LabsState } from "./ai-sdk-fake-labs";
 import { entry, failureOf, modelsOf, object, useFakeServer, useSoundDecoder, withServerElsewhere } from "./ai-sdk-test-support";
 import { eventually, type Handler } from "./test-server";

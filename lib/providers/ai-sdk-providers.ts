@@ -6,7 +6,7 @@
 // provider names with `getFromApi`, which checks no address, so our fetch does.
 import type { experimental_generateSpeech, experimental_generateVideo, generateImage } from "ai";
 import { aiPackage, PROVIDER_PACKAGES } from "./ai-sdk-packages";
-import type { Modality } from "../models/types";
+import type { Modality } from "../core/catalog/model-definition";
 import { guardedFetch, type FetchFunction } from "./guarded-fetch";
 import { readCapped } from "./response-bytes";
 import type { Resolve } from "./result-links";

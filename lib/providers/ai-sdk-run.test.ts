@@ -5,7 +5,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
-import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../models/types";
+import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../core/catalog/model-definition";
 import { elevenLabsFake, fakeState, googleFake, openAiFake, REFUSALS, type FakeMode, type FakeState } from "./ai-sdk-fake";
 import { entry, failureOf, modelsOf, object, useFakeServer, useSoundDecoder } from "./ai-sdk-test-support";
 import { eventually, sendJson, startTestServer } from "./test-server";

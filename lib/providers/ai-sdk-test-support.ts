@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, expect } from "vitest";
 import { testRunTools } from "../models/test-tools";
-import { ModelError, type ModelDefinition } from "../models/types";
+import { ModelError, type ModelDefinition } from "../core/catalog/model-definition";
 import { fakePng } from "./fake-media";
 import { remoteModels } from "./index";
 import { parseProvidersFile } from "./providers-file";

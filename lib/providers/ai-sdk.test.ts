@@ -6,7 +6,7 @@ import { DownloadError } from "ai";
 import { AI_SDK_PROVIDERS, JobEndedError, providerFetch, redirectingFetch } from "./ai-sdk-providers";
 import { remoteModels } from "./index";
 import { parseProvidersFile } from "./providers-file";
-import type { Modality } from "../models/types";
+import type { Modality } from "../core/catalog/model-definition";
 
 const ENV = { KEY: "sk-parse-test" };
 

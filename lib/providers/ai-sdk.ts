@@ -6,7 +6,7 @@
 // so a provider's URL is never handed out. No retries inside the SDK (`maxRetries: 0`): a failed
 // call fails the run, and an outage takes the provider out of service at once.
 import type { generateImage } from "ai";
-import type { Modality } from "../models/types";
+import type { Modality } from "../core/catalog/model-definition";
 import { aiPackage } from "./ai-sdk-packages";
 import { callArguments, parseCallOptions, type CallModality, type CallOptions } from "./ai-sdk-call";
 import { failureOf, failuresFor, type FailureContext } from "./ai-sdk-errors";

@@ -7,7 +7,7 @@ import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { JsonSchemaObject } from "../primitives/json-schema";
-import { isFileField } from "../core/file-inputs";
+import { isFileField } from "../core/catalog/file-inputs";
 import { arrayAt, describe, fail, objectAt, type JsonObject } from "./json-fields";
 import type { ParseContext } from "./kind";
 

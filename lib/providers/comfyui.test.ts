@@ -10,7 +10,7 @@ import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseWav } from "../models/audio/wav";
 import { runModelForTest, testRunTools } from "../models/test-tools";
-import { ModelError, type AudioOutput, type ImageOutput, type VideoOutput } from "../models/types";
+import { ModelError, type AudioOutput, type ImageOutput, type VideoOutput } from "../core/catalog/model-definition";
 import { runFfmpeg } from "../media/ffmpeg";
 import { startComfyFake, type FakeComfy } from "./comfyui-fake";
 import { applyBindings, type ComfyEntryOptions } from "./comfyui-workflow";

@@ -18,7 +18,7 @@ import type { ProviderKind } from "./kind";
 import { causeCode, ProviderFailures } from "./provider-failures";
 import { BodyTooLargeError, readCapped } from "./response-bytes";
 import { ProviderError, type FetchedOutput, type ProviderAdapter, type ProviderConfig, type ProviderRequest, type ProviderResult } from "./types";
-import type { Modality } from "../models/types";
+import type { Modality } from "../core/catalog/model-definition";
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;

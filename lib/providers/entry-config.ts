@@ -2,10 +2,10 @@
 // must compile under the same Ajv 2020 settings the server validates input with, and its pricing
 // may only name fields its schema has (a misspelt driver would silently count as one unit).
 import type Ajv2020 from "ajv/dist/2020";
-import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from "../core/catalog";
+import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from "../core/catalog/catalog";
 import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../primitives/json-schema";
 import { parseUsd } from "../primitives/money";
-import type { Modality, ModelLifecycle, ModelPricing, PriceOverride } from "../models/types";
+import type { Modality, ModelLifecycle, ModelPricing, PriceOverride } from "../core/catalog/model-definition";
 import { arrayAt, describe, fail, isCalendarDate, objectAt, stringAt, type JsonObject } from "./json-fields";
 import type { ParseContext, ProviderKind } from "./kind";
 import type { RemoteEntryConfig } from "./types";

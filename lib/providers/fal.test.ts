@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
-import { ModelError, type AudioOutput, type ImageOutput, type VideoOutput } from "../models/types";
+import { ModelError, type AudioOutput, type ImageOutput, type VideoOutput } from "../core/catalog/model-definition";
 import { fakePng } from "./fake-media";
 import { FAKE_FAL_ENDPOINTS, startFalFake, type FalFake } from "./fal-fake";
 import { providerKind } from "./kinds";

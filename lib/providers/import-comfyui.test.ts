@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError } from "../primitives/errors";
 import type { JsonSchemaObject } from "../primitives/json-schema";
-import { validateModelInput } from "../core/input-validation";
+import { validateModelInput } from "../core/catalog/input-validation";
 import { startComfyFake, type FakeComfy } from "./comfyui-fake";
 import { addEntryToProvidersFile, SchemaImportError } from "./import-entry";
 import { importComfyEntry, parseBindArguments } from "./import-comfyui";

@@ -8,8 +8,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../primitives/json-schema";
-import { fileInputField } from "../core/file-inputs";
-import type { Modality } from "../models/types";
+import { fileInputField } from "../core/catalog/file-inputs";
+import type { Modality } from "../core/catalog/model-definition";
 import { parseComfyEntry, parseWorkflow, type ComfyGraph, type NodeInput } from "./comfyui-workflow";
 import { defaultTasks, type EntryFacts, type ImportedEntry } from "./import-entry";
 import { ProvidersFileError } from "./json-fields";

@@ -3,7 +3,7 @@
 // the server loads and runs as it is.
 import { afterEach, describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
-import type { ImageOutput, ThreeDOutput, VideoOutput } from "../models/types";
+import type { ImageOutput, ThreeDOutput, VideoOutput } from "../core/catalog/model-definition";
 import { FAKE_GLB, fakePng } from "./fake-media";
 import { startFalFake, type FalFake } from "./fal-fake";
 import { addEntryToProvidersFile, importEntry, SchemaImportError } from "./import-entry";

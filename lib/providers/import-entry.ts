@@ -5,8 +5,8 @@
 // other provider, entry and field. Both results are checked exactly as the server will load them.
 import Replicate from "replicate";
 import type { JsonSchemaObject } from "../primitives/json-schema";
-import type { Modality } from "../models/types";
-import { isFileField } from "../core/file-inputs";
+import type { Modality } from "../core/catalog/model-definition";
+import { isFileField } from "../core/catalog/file-inputs";
 import { humanize, convertOpenApiInput, SchemaImportError } from "./openapi-schema";
 import { parseProvidersFile } from "./providers-file";
 import { detailOf } from "./replicate-fal-shared";

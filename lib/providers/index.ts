@@ -1,6 +1,6 @@
 // The remote door of the catalog (docs/architecture.md, "The catalog and remote entries"): the providers file's entries as
 // ModelDefinitions, one adapter (and so one health record) per provider, shared by its entries.
-import type { ModelDefinition } from "../models/types";
+import type { ModelDefinition } from "../core/catalog/model-definition";
 import { providerKind } from "./kinds";
 import { remoteModelDefinition } from "./remote-model";
 import type { ProviderConfig } from "./types";

@@ -4,7 +4,7 @@
 // are parsed once for every kind (providers-file.ts, entry-config.ts); a kind names only its own
 // extra fields, checks them, and makes the adapter that runs its entries.
 import type { JsonSchemaObject } from "../primitives/json-schema";
-import type { Modality } from "../models/types";
+import type { Modality } from "../core/catalog/model-definition";
 import type { JsonObject } from "./json-fields";
 import type { ProviderAdapter, ProviderConfig } from "./types";
 

@@ -6,11 +6,11 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { probeUploadedMedia } from "../core/media-probe";
+import { probeUploadedMedia } from "../core/files/media-probe";
 import { runFfmpeg } from "../media/ffmpeg";
 import { withTempDir } from "../models/video/encode";
 import { GlbRefusal, readGlbOutput } from "../models/three-d/measure-glb";
-import type { AudioOutput, Modality, ModelOutput, VideoOutput } from "../models/types";
+import type { AudioOutput, Modality, ModelOutput, VideoOutput } from "../core/catalog/model-definition";
 import { imageOutputOf } from "./response-bytes";
 import { ProviderError, type FetchedOutput } from "./types";
 

@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../models/test-tools";
-import { ModelError, type ImageOutput, type ModelDefinition } from "../models/types";
+import { ModelError, type ImageOutput, type ModelDefinition } from "../core/catalog/model-definition";
 import { fakePng } from "./fake-media";
 import { remoteModels } from "./index";
 import { openAiImagesAdapter } from "./openai-images";

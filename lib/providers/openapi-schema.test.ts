@@ -1,11 +1,11 @@
 // OpenAPI input schemas as Replicate and fal publish them → JSON Schema 2020-12 that the server's
-// own validator (lib/core/input-validation.ts, Ajv strict) compiles, that fills defaults and
+// own validator (lib/core/catalog/input-validation.ts, Ajv strict) compiles, that fills defaults and
 // refuses bad input with the same messages as a built-in's, and that the quote prices.
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../primitives/errors";
-import { FILE_ID_PATTERN } from "../core/file-inputs";
-import { validateModelInput } from "../core/input-validation";
-import { priceInput } from "../core/pricing";
+import { FILE_ID_PATTERN } from "../core/catalog/file-inputs";
+import { validateModelInput } from "../core/catalog/input-validation";
+import { priceInput } from "../core/runs/pricing";
 import { falFluxDevOpenApi, FAKE_FAL_ENDPOINTS } from "./fal-fake";
 import { convertOpenApiInput, SchemaImportError } from "./openapi-schema";
 import { FLUX_SCHNELL_SCHEMA, IMAGE_TO_VIDEO_SCHEMA } from "./replicate-fake";

@@ -6,13 +6,13 @@
 // every object closed (`additionalProperties: false`), so imported fields validate under the
 // server's Ajv (strict) and quote like a built-in's.
 //
-// File inputs: Atelier never takes URLs (lib/core/file-inputs.ts). A top-level field that holds a
+// File inputs: Atelier never takes URLs (lib/core/catalog/file-inputs.ts). A top-level field that holds a
 // media URL (`format: uri`, or fal's `image_url`-style names) becomes a file input (`file_…`,
 // with a media type guessed from its name and words), which the adapter sends to the provider as a
 // data URI; a list of media URLs (`image_urls`) becomes one file input sent as a one-item list
 // (`fileListFields`). A URL field whose media cannot be told is left out when optional and
 // refused when required. Nested URL fields (a LoRA's weights) stay strings the provider fetches.
-import { fileInputField } from "../core/file-inputs";
+import { fileInputField } from "../core/catalog/file-inputs";
 import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../primitives/json-schema";
 
 type Json = Record<string, unknown>;

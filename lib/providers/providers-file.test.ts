@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { validateModelInput } from "../core/input-validation";
-import { priceInput } from "../core/pricing";
+import { validateModelInput } from "../core/catalog/input-validation";
+import { priceInput } from "../core/runs/pricing";
 import { JSON_SCHEMA_2020 } from "../primitives/json-schema";
 import { PROVIDER_KINDS } from "./kinds";
 import { parseProvidersFile, ProvidersFileError } from "./providers-file";

@@ -107,7 +107,7 @@ export function parseProvidersFile(text: string, env: Record<string, string | un
     throw new ProvidersFileError(`The providers file is not valid JSON: ${(err as Error).message}`);
   }
   const root = objectAt(json, "(the file)", ["$schema", "$comment", "providers"]);
-  // Same settings as lib/core/input-validation.ts, so a schema that loads here also validates there.
+  // Same settings as lib/core/catalog/input-validation.ts, so a schema that loads here also validates there.
   const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true, verbose: true });
   addFormats(ajv);
   const ctx: ParseContext = { baseDir, env };

@@ -7,7 +7,7 @@ import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectPoster } from "../models/three-d/test-3d";
 import { runModelForTest, testRunTools } from "../models/test-tools";
-import type { ThreeDOutput } from "../models/types";
+import type { ThreeDOutput } from "../core/catalog/model-definition";
 import { comfySavedGlb, startComfyFake, type FakeComfy } from "./comfyui-fake";
 import { FAKE_GLB, fakeGlb } from "./fake-media";
 import { FAKE_FAL_ENDPOINTS, startFalFake, type FalFake } from "./fal-fake";

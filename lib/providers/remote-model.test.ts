@@ -4,7 +4,7 @@
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { testRunTools } from "../models/test-tools";
-import { ModelError, type ImageOutput } from "../models/types";
+import { ModelError, type ImageOutput } from "../core/catalog/model-definition";
 import { createHealth, markDown } from "./health";
 import { providerUnavailableReason, remoteModelDefinition } from "./remote-model";
 import { imageOutputOf } from "./response-bytes";

@@ -6,7 +6,7 @@
 // process on the store.
 import { setTimeout as sleep } from "node:timers/promises";
 import { METRICS } from "../primitives/metrics";
-import type { ModelDefinition, ModelOutput, RunTools } from "../models/types";
+import type { ModelDefinition, ModelOutput, RunTools } from "../core/catalog/model-definition";
 import { providerUnavailableReason } from "./health";
 import { measureOutput } from "./measure-output";
 import { ProviderError, type FetchedOutput, type ProviderAdapter, type ProviderConfig, type ProviderRequest, type RemoteEntryConfig } from "./types";

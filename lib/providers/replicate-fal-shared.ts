@@ -5,9 +5,9 @@
 // provider's answer fetched into memory (never handed out as the provider's URL).
 // The API key goes to the provider's own API host only, never to a host its results link to.
 import { EXTENSIONS, extensionFor } from "./file-extensions";
-import { isFileField } from "../core/file-inputs";
+import { isFileField } from "../core/catalog/file-inputs";
 import type { JsonSchemaObject } from "../primitives/json-schema";
-import type { Modality } from "../models/types";
+import type { Modality } from "../core/catalog/model-definition";
 import { createHealth, markUp } from "./health";
 import { arrayAt, describe, fail, type JsonObject } from "./json-fields";
 import { causeCode, ProviderFailures } from "./provider-failures";

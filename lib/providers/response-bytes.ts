@@ -2,7 +2,7 @@
 // (a misbehaving provider cannot fill the memory), and images recognised by their bytes, not by
 // what a header claims.
 import sharp, { type Metadata } from "sharp";
-import type { ImageOutput } from "../models/types";
+import type { ImageOutput } from "../core/catalog/model-definition";
 import { BodyReadError, readCappedStream } from "../primitives/http/read-capped";
 
 /** Thrown when a body is larger than its limit. */

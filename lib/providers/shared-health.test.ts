@@ -5,16 +5,16 @@
 // service and answer quotes with 503 + Retry-After, until a good answer clears it.
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listCatalog, registerRemoteModels } from "../core/catalog";
+import { listCatalog, registerRemoteModels } from "../core/catalog/catalog";
 import type { Ctx } from "../core/context";
 import { ApiError } from "../primitives/errors";
-import { createGeneration } from "../core/generations";
-import { outOfServiceModelIds } from "../core/model-pauses";
-import { quoteRun } from "../core/quotes";
-import { createWorkspace } from "../core/workspaces";
+import { createGeneration } from "../core/runs/generations";
+import { outOfServiceModelIds } from "../core/catalog/model-pauses";
+import { quoteRun } from "../core/runs/quotes";
+import { createWorkspace } from "../core/workspaces/workspaces";
 import { claimNextRun } from "../engine/claim";
 import { createRunTools } from "../engine/run-tools";
-import { ModelError, type ModelDefinition } from "../models/types";
+import { ModelError, type ModelDefinition } from "../core/catalog/model-definition";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { remoteModels } from "./index";
 import { sendJson, startTestServer, type TestServer } from "./test-server";

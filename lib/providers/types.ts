@@ -1,8 +1,8 @@
 // What a remote provider adapter offers (lib/providers): maybe prepare a request (unbilled work,
 // before the run's cancel point), submit it, poll a job, maybe cancel it, and a health record the
 // catalog reads to answer 503 while the provider is down.
-import type { ModelLifecycle, ModelOutput, ModelPricing, ModelStatus, Modality } from "../models/types";
-import { ModelError } from "../models/types";
+import type { ModelLifecycle, ModelOutput, ModelPricing, ModelStatus, Modality } from "../core/catalog/model-definition";
+import { ModelError } from "../core/catalog/model-definition";
 import type { JsonSchemaObject } from "../primitives/json-schema";
 
 /** One catalog entry served by a provider, as read from the providers file. */

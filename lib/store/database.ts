@@ -268,7 +268,7 @@ export interface UploadsTable {
   completed_at: string | null;
 }
 
-/** A public link to one succeeded run (lib/core/share-links.ts); only the token's hash is kept. */
+/** A public link to one succeeded run (lib/core/shares/share-links.ts); only the token's hash is kept. */
 export interface ShareLinksTable {
   id: string;
   workspace_id: string;

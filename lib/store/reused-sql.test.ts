@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { createWorkspace } from "../core/workspaces";
+import { createWorkspace } from "../core/workspaces/workspaces";
 import { newId } from "../primitives/ids";
 import { insertRow, reusedQuery } from "./reused-sql";
 import { testDialect, useTestStore } from "./testing/test-store";

@@ -7,8 +7,8 @@ import { pathToFileURL } from "node:url";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createWorkspace, findWorkspace } from "../core/workspaces";
-import { readBalance } from "../core/credits";
+import { createWorkspace, findWorkspace } from "../core/workspaces/workspaces";
+import { readBalance } from "../core/credits/credits";
 import { MIGRATIONS } from "./migrations";
 import type { Db } from "./database";
 import { isUniqueViolation } from "./dialects";
@@ -139,7 +139,7 @@ describe(`store (${testDialect()})`, () => {
     const copy = {
       store: await import("./store"),
       dialects: await import("./dialects"),
-      queue: await import("../core/queue-positions"),
+      queue: await import("../core/runs/queue-positions"),
     };
     vi.resetModules();
     expect(copy.store.applyWrites).not.toBe(applyWrites);

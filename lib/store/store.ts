@@ -136,7 +136,7 @@ export async function applyWrites<R = never>(db: Db, writes: readonly Compilable
  * commit: lib/store/write-groups.ts), then `reads` once they are in (after the commit; on
  * PostgreSQL in the same round trip). Each list's writes keep their order, and every list's last
  * write comes after all the lists' other writes: a hold's balance move is its list's last write
- * and must stay the last lock a transaction takes (lib/core/credits.ts, moveHeldFromAvailable).
+ * and must stay the last lock a transaction takes (lib/core/credits/credits.ts, moveHeldFromAvailable).
  * Gives each read's rows, in order.
  */
 export async function applyWriteLists(db: Kysely<Database>, lists: readonly (readonly CompiledQuery[])[], reads: readonly CompiledQuery[]): Promise<unknown[][]> {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { createWorkspace } from "../core/workspaces";
+import { createWorkspace } from "../core/workspaces/workspaces";
 import { planOnce } from "./dialects";
 import { withTransaction } from "./store";
 import { testDialect, useTestStore } from "./testing/test-store";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { sql, type Compilable } from "kysely";
 import { describe, expect, it } from "vitest";
-import { holdWrites, moveHeldFromAvailable, readBalance, sumLedger } from "../core/credits";
-import { createWorkspace } from "../core/workspaces";
+import { holdWrites, moveHeldFromAvailable, readBalance, sumLedger } from "../core/credits/credits";
+import { createWorkspace } from "../core/workspaces/workspaces";
 import { METRICS } from "../primitives/metrics";
 import type { Db } from "./database";
 import { isUniqueViolation } from "./dialects";

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { ApiError } from "@/lib/primitives/errors";
-import { listFiles, type File as StudioFile, type FileList } from "@/lib/core/files";
-import { UPLOAD_CONTENT_TYPES } from "@/lib/core/uploads";
+import { listFiles, type File as StudioFile, type FileList } from "@/lib/core/files/files";
+import { UPLOAD_CONTENT_TYPES } from "@/lib/core/files/uploads";
 import { cursorPages, CursorPager } from "@/components/cursor-pager";
 import { FilesUpload } from "@/components/files-upload";
 import { relativeTime } from "@/components/run-status";

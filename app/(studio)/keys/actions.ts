@@ -1,7 +1,7 @@
 "use server";
 // Key changes from the studio: the workspace is always the signed-in user's, never the form's.
 import { revalidatePath } from "next/cache";
-import { createApiKey, revokeApiKey, type KeyExpiry } from "@/lib/core/api-keys";
+import { createApiKey, revokeApiKey, type KeyExpiry } from "@/lib/core/keys/api-keys";
 import { SCOPES, type Scope } from "@/lib/core/context";
 import { getRuntime } from "@/lib/boot/runtime";
 import { actionError } from "../action-error";

@@ -1,4 +1,4 @@
-import { listApiKeys } from "@/lib/core/api-keys";
+import { listApiKeys } from "@/lib/core/keys/api-keys";
 import { KeysManager } from "@/components/keys-manager";
 import { ConnectAgent } from "@/components/connect-agent";
 import { TOOLS } from "@/api/mcp/tools";

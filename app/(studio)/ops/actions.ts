@@ -4,7 +4,7 @@
 // nothing else.
 import { revalidatePath } from "next/cache";
 import { formatUsd, parseUsd } from "@/lib/primitives/money";
-import { OPS_PAUSE_HOURS, opsGrantCredit, opsPauseModel, opsResumeModel } from "@/lib/core/ops";
+import { OPS_PAUSE_HOURS, opsGrantCredit, opsPauseModel, opsResumeModel } from "@/lib/core/ops/ops";
 import { actionError } from "../action-error";
 import { requireOps } from "../studio-ctx";
 

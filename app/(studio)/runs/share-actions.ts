@@ -1,6 +1,6 @@
 "use server";
-// Share links from the run page: each calls lib/core/share-links.ts with the signed-in user's Ctx.
-import { createShareLink, listShareLinks, revokeShareLink, type CreatedShareLink, type ShareLink } from "@/lib/core/share-links";
+// Share links from the run page: each calls lib/core/shares/share-links.ts with the signed-in user's Ctx.
+import { createShareLink, listShareLinks, revokeShareLink, type CreatedShareLink, type ShareLink } from "@/lib/core/shares/share-links";
 import { actionError } from "../action-error";
 import { requireStudioCtx } from "../studio-ctx";
 import type { ActionResult } from "./actions";

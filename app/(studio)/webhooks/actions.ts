@@ -2,9 +2,9 @@
 // Webhook changes from the studio: endpoints, the signing secret and resends, always in the
 // signed-in user's workspace and through lib/core (whose ApiError comes back as {message, param}).
 import { revalidatePath } from "next/cache";
-import { resendEvent } from "@/lib/core/webhook-deliveries";
-import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint } from "@/lib/core/webhook-endpoints";
-import { getDefaultWebhookSecret, rotateDefaultWebhookSecret } from "@/lib/core/webhook-secrets";
+import { resendEvent } from "@/lib/core/webhooks/webhook-deliveries";
+import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint } from "@/lib/core/webhooks/webhook-endpoints";
+import { getDefaultWebhookSecret, rotateDefaultWebhookSecret } from "@/lib/core/webhooks/webhook-secrets";
 import { actionError } from "../action-error";
 import { requireStudioCtx } from "../studio-ctx";
 

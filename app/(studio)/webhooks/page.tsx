@@ -1,7 +1,7 @@
-import { EVENT_RETENTION_DAYS, listEvents } from "@/lib/core/events";
-import { listEndpointDeliveries, listEventDeliveries, type Delivery } from "@/lib/core/webhook-deliveries";
-import { EVENT_TYPES, listWebhookEndpoints } from "@/lib/core/webhook-endpoints";
-import { getDefaultWebhookSecret, ROTATION_OVERLAP_MS } from "@/lib/core/webhook-secrets";
+import { EVENT_RETENTION_DAYS, listEvents } from "@/lib/core/webhooks/events";
+import { listEndpointDeliveries, listEventDeliveries, type Delivery } from "@/lib/core/webhooks/webhook-deliveries";
+import { EVENT_TYPES, listWebhookEndpoints } from "@/lib/core/webhooks/webhook-endpoints";
+import { getDefaultWebhookSecret, ROTATION_OVERLAP_MS } from "@/lib/core/webhooks/webhook-secrets";
 import { WebhookEndpoints } from "@/components/webhooks-endpoints";
 import { WebhookEvents, type EventSummary } from "@/components/webhooks-deliveries";
 import { WebhookSecretCard } from "@/components/webhooks-secret";

@@ -1,4 +1,4 @@
-// A shared run (lib/core/share-links.ts): public, no sign-in, no studio chrome. The model's name,
+// A shared run (lib/core/shares/share-links.ts): public, no sign-in, no studio chrome. The model's name,
 // the prompt and settings when the sharer chose to show them, and the outputs with players (a 3D
 // model in an interactive viewer) and downloads; nothing else of the workspace. Any link that
 // does not work (revoked, expired, unknown, forged) is the same plain 404 (not-found.tsx beside
@@ -7,7 +7,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { ApiError } from "@/lib/primitives/errors";
-import { readSharedRun, type SharedOutput, type SharedRun } from "@/lib/core/share-links";
+import { readSharedRun, type SharedOutput, type SharedRun } from "@/lib/core/shares/share-links";
 import { getRuntime } from "@/lib/boot/runtime";
 import { ModelViewer3D } from "@/components/model-viewer-3d";
 import { threeDFacts } from "@/components/output-labels";

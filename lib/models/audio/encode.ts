@@ -2,7 +2,7 @@
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { runFfmpeg } from "../../media/ffmpeg";
 import { encodeProgress } from "../progress";
-import type { AudioOutput, RunTools } from "../types";
+import type { AudioOutput, RunTools } from "../../core/catalog/model-definition";
 import { parseWav } from "./wav";
 
 export const AUDIO_FORMATS = { wav: "audio/wav", mp3: "audio/mpeg" } as const;

@@ -3,7 +3,7 @@
 // with a check of the abort signal between them, so a canceled run stops within a stage; each
 // stage boundary also reports how far the rendering is.
 import { seededRandom } from "../shared/random";
-import type { RunTools } from "../types";
+import type { RunTools } from "../../core/catalog/model-definition";
 import { lowpass, master, mixStem, pingPongDelay, reverb, type Bus } from "./music-dsp";
 import { renderDrums } from "./music-drums";
 import type { MusicParams } from "./music-params";

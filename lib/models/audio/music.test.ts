@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { validateModelInput } from "../../core/input-validation";
+import { validateModelInput } from "../../core/catalog/input-validation";
 import { formatUsd } from "../../primitives/money";
-import { priceInput } from "../../core/pricing";
+import { priceInput } from "../../core/runs/pricing";
 import { bundledFfmpegPath, systemFfmpegPath } from "../../media/ffmpeg";
 import { expectSteadyProgress } from "../test-progress";
 import { runModelForTest, testRunTools } from "../test-tools";

@@ -3,7 +3,7 @@
 import { objectSchema, SEED_FIELD } from "../shared/fields";
 import { seedOf } from "../shared/random";
 import { stepProgress } from "../progress";
-import type { ModelDefinition } from "../types";
+import type { ModelDefinition } from "../../core/catalog/model-definition";
 import { audioFormatField, audioOutput, type AudioFormat } from "./encode";
 import { chooseMusicParams } from "./music-params";
 import { renderMusic } from "./music-render";

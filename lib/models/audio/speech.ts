@@ -7,7 +7,7 @@ import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { programSearchPath } from "../../media/host";
 import { objectSchema } from "../shared/fields";
 import { stepProgress } from "../progress";
-import { ModelError, type ModelDefinition } from "../types";
+import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 import { audioFormatField, audioOutput, type AudioFormat } from "./encode";
 import { ESPEAK_PROGRAM, findEspeak, runEspeak } from "./espeak";
 import { FLITE_PACKAGE, fliteWasmPath, runFlite } from "./flite";

@@ -2,7 +2,7 @@
 // (the WAV parser, music-metadata and ffmpeg), then plain sample statistics.
 import { parseBuffer } from "music-metadata";
 import { defaultFfmpegPath, runFfmpeg } from "../../media/ffmpeg";
-import type { AudioOutput, ModelOutput } from "../types";
+import type { AudioOutput, ModelOutput } from "../../core/catalog/model-definition";
 import { decodeWav } from "./wav";
 
 export function asAudio(output: ModelOutput | undefined): AudioOutput {

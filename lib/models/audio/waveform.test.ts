@@ -4,7 +4,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { runFfmpeg } from "../../media/ffmpeg";
-import { ModelError } from "../types";
+import { ModelError } from "../../core/catalog/model-definition";
 import { runModelForTest, testRunTools } from "../test-tools";
 import { encodeWav } from "./wav";
 import { columnPeaks, waveform } from "./waveform";

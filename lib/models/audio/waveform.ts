@@ -3,11 +3,11 @@
 import path from "node:path";
 import { writeFile } from "node:fs/promises";
 import sharp from "sharp";
-import { fileInputField } from "../../core/file-inputs";
+import { fileInputField } from "../../core/catalog/file-inputs";
 import { runFfmpeg } from "../../media/ffmpeg";
 import { FORMAT_FIELD, FORMAT_LABELS, IMAGE_FORMATS, colorField, objectSchema, type ImageFormat } from "../shared/fields";
 import { withTempDir } from "../video/encode";
-import { ModelError, type ModelDefinition } from "../types";
+import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 
 /** Samples per second the sound is read at: plenty for a picture of its loudness. */
 const SAMPLE_RATE = 8000;

@@ -1,8 +1,8 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { validateModelInput } from "../../core/input-validation";
+import { validateModelInput } from "../../core/catalog/input-validation";
 import { runModelForTest, testRunTools } from "../test-tools";
-import type { ImageOutput, ModelOutput } from "../types";
+import type { ImageOutput, ModelOutput } from "../../core/catalog/model-definition";
 import { artwork, planFor } from "./artwork";
 import { paletteFor } from "./artwork-palette";
 import { seededRandom } from "../shared/random";

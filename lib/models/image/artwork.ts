@@ -4,7 +4,7 @@
 import sharp from "sharp";
 import { ASPECT_RATIO_FIELD, FORMAT_FIELD, FORMAT_LABELS, NUM_IMAGES_FIELD, objectSchema, SEED_FIELD, sizeFor, type AspectRatio, type ImageFormat } from "../shared/fields";
 import { nthSeed, seededRandom, seedOf } from "../shared/random";
-import type { ImageOutput, ModelDefinition } from "../types";
+import type { ImageOutput, ModelDefinition } from "../../core/catalog/model-definition";
 import { MOTIF_WORDS, MOTIFS, type Motif } from "./artwork-motifs";
 import { paletteFor, promptWords } from "./artwork-palette";
 import { grid, radial, scatter, spiral } from "./artwork-patterns";

@@ -1,7 +1,7 @@
 import type { AspectRatio } from "./gradient-render";
 import { renderGradient, seedOf } from "./gradient-render";
 import { ASPECT_RATIO_FIELD, objectSchema, PROMPT_FIELD, SEED_FIELD } from "./gradient-schema";
-import type { ModelDefinition } from "../types";
+import type { ModelDefinition } from "../../core/catalog/model-definition";
 
 // The first gradient model: PNG only, one image a run. Deprecated in favour of atelier/gradient.
 export const gradientClassic: ModelDefinition = {

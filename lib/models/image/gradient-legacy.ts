@@ -1,6 +1,6 @@
 import { renderGradient, seedOf } from "./gradient-render";
 import { objectSchema, PROMPT_FIELD, SEED_FIELD } from "./gradient-schema";
-import type { ModelDefinition } from "../types";
+import type { ModelDefinition } from "../../core/catalog/model-definition";
 
 // Retired: its sunset has passed, so its entry, quotes and runs answer 410 naming atelier/gradient.
 export const gradientLegacy: ModelDefinition = {

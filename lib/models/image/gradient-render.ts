@@ -2,7 +2,7 @@
 // the shapes, sharp rasterises the SVG. Same prompt + seed + options → the same bytes.
 import { createHash } from "node:crypto";
 import sharp, { type OverlayOptions } from "sharp";
-import type { ImageOutput } from "../types";
+import type { ImageOutput } from "../../core/catalog/model-definition";
 import { ASPECT_RATIOS, IMAGE_FORMATS, type AspectRatio, type ImageFormat } from "../shared/fields";
 import { seededRandom } from "../shared/random";
 import { setText } from "./type-card-text";

@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { runModelForTest } from "../test-tools";
-import type { ModelOutput } from "../types";
+import type { ModelOutput } from "../../core/catalog/model-definition";
 import { gradient } from "./gradient";
 
 function run(input: Record<string, unknown>): Promise<ModelOutput[]> {

@@ -1,8 +1,8 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { validateModelInput } from "../../core/input-validation";
+import { validateModelInput } from "../../core/catalog/input-validation";
 import { testRunTools } from "../test-tools";
-import { ModelError, type ImageOutput, type ModelOutput } from "../types";
+import { ModelError, type ImageOutput, type ModelOutput } from "../../core/catalog/model-definition";
 import { cropBox, imageEdit } from "./image-edit";
 
 const FILE = "file_AAAAAAAAAAAAAAAAAAAAAAAA";

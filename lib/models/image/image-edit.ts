@@ -1,9 +1,9 @@
 // atelier/image-edit: everyday edits of an uploaded image in one pass: crop to an aspect ratio
 // (centred, to a side, or to the most interesting part), resize, and a filter.
 import sharp from "sharp";
-import { fileInputField } from "../../core/file-inputs";
+import { fileInputField } from "../../core/catalog/file-inputs";
 import { ASPECT_RATIOS, FORMAT_FIELD, FORMAT_LABELS, objectSchema, type AspectRatio, type ImageFormat } from "../shared/fields";
-import { ModelError, type ModelDefinition } from "../types";
+import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 import { encodeImage } from "./raster";
 import { decodingInput, displayedImage, displayedSize } from "./input-image";
 

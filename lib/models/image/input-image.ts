@@ -3,7 +3,7 @@
 // the run with a message for the person, not an unexpected error.
 import sharp, { type Metadata, type Sharp } from "sharp";
 import { pixelLimitMessage } from "../../primitives/image-pixels";
-import { ModelError } from "../types";
+import { ModelError } from "../../core/catalog/model-definition";
 
 const UNREADABLE = "The input image could not be read: upload a PNG, JPEG, WebP, GIF, AVIF or TIFF file.";
 const DAMAGED = "The input image is damaged or cut short and could not be decoded: upload it again.";

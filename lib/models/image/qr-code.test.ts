@@ -1,9 +1,9 @@
 import jsQR from "jsqr";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { validateModelInput } from "../../core/input-validation";
+import { validateModelInput } from "../../core/catalog/input-validation";
 import { runModelForTest } from "../test-tools";
-import { ModelError, type ModelOutput } from "../types";
+import { ModelError, type ModelOutput } from "../../core/catalog/model-definition";
 import { contrastRatio, qrCode } from "./qr-code";
 
 function run(input: Record<string, unknown>): Promise<ModelOutput[]> {

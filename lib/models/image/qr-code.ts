@@ -4,7 +4,7 @@
 import QRCode from "qrcode";
 import sharp from "sharp";
 import { FORMAT_FIELD, FORMAT_LABELS, colorField, objectSchema, type ImageFormat } from "../shared/fields";
-import { ModelError, type ModelDefinition } from "../types";
+import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 import { encodeImage } from "./raster";
 
 /** Below this WCAG contrast ratio phone cameras often fail to tell modules from background. */

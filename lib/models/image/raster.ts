@@ -3,7 +3,7 @@
 import type { OverlayOptions, Sharp } from "sharp";
 import { IMAGE_FORMATS, type ImageFormat } from "../shared/fields";
 import { seededRandom } from "../shared/random";
-import type { ImageOutput } from "../types";
+import type { ImageOutput } from "../../core/catalog/model-definition";
 
 const TILE = 256;
 

@@ -5,9 +5,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { validateModelInput } from "../../core/input-validation";
+import { validateModelInput } from "../../core/catalog/input-validation";
 import { runModelForTest } from "../test-tools";
-import { ModelError, type ModelOutput } from "../types";
+import { ModelError, type ModelOutput } from "../../core/catalog/model-definition";
 import { STYLES, type StyleName } from "./type-card-styles";
 import { renderTypeCard, typeCard, type TypeCardOptions } from "./type-card";
 

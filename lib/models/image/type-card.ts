@@ -4,7 +4,7 @@
 import sharp, { type OverlayOptions } from "sharp";
 import { FORMAT_FIELD, FORMAT_LABELS, objectSchema, SEED_FIELD, sizeFor, type AspectRatio, type ImageFormat } from "../shared/fields";
 import { seededRandom, seedOf } from "../shared/random";
-import { ModelError, type ImageOutput, type ModelDefinition } from "../types";
+import { ModelError, type ImageOutput, type ModelDefinition } from "../../core/catalog/model-definition";
 import { encodeImage, grain } from "./raster";
 import { STYLES, type Block, type Frame, type StyleName } from "./type-card-styles";
 import { setText, type TextImage } from "./type-card-text";

@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { validateModelInput } from "../../core/input-validation";
-import { ModelError } from "../types";
+import { validateModelInput } from "../../core/catalog/input-validation";
+import { ModelError } from "../../core/catalog/model-definition";
 import { upscale } from "./upscale";
 import { testRunTools } from "../test-tools";
 

@@ -1,9 +1,9 @@
 // atelier/upscale: an uploaded image enlarged 2× or 4× (Lanczos), with a light sharpening pass.
-import { fileInputField } from "../../core/file-inputs";
+import { fileInputField } from "../../core/catalog/file-inputs";
 import { FORMAT_FIELD, objectSchema } from "./gradient-schema";
 import { FORMAT_LABELS } from "../shared/fields";
 import { IMAGE_FORMATS, type ImageFormat } from "./gradient-render";
-import { ModelError, type ModelDefinition } from "../types";
+import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 import { decodingInput, displayedImage, displayedSize } from "./input-image";
 
 /** The longest side an upscaled image may have. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { renderGradient, TITLE_MARGIN } from "../image/gradient-render";
 import { expectSteadyProgress } from "../test-progress";
 import { runModelForTest, testRunTools } from "../test-tools";
-import type { ImageOutput } from "../types";
+import type { ImageOutput } from "../../core/catalog/model-definition";
 import { gradientPosterV1, gradientPosterV2 } from "./gradient-poster";
 
 const LONG_TITLE = "The Harbour Festival of Lanterns, Boats and Music, June 2027";

@@ -2,7 +2,7 @@ import type { AspectRatio } from "../image/gradient-render";
 import { renderGradient, seedOf } from "../image/gradient-render";
 import { ASPECT_RATIO_FIELD, objectSchema, PROMPT_FIELD, SEED_FIELD } from "../image/gradient-schema";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
-import type { ModelDefinition } from "../types";
+import type { ModelDefinition } from "../../core/catalog/model-definition";
 
 // A versioned preset: a gradient with a title set over it. @2 adds a frame and a format choice.
 const TITLE_FIELD: JsonSchemaObject = {

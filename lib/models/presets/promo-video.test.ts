@@ -8,7 +8,7 @@ import { music } from "../audio/music";
 import { artwork } from "../image/artwork";
 import { expectSteadyProgress } from "../test-progress";
 import { runModelForTest, testRunTools } from "../test-tools";
-import type { VideoOutput } from "../types";
+import type { VideoOutput } from "../../core/catalog/model-definition";
 import { panZoom } from "../video/pan-zoom";
 import { promoVideoV1, promoVideoV2 } from "./promo-video";
 

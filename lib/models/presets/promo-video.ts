@@ -10,7 +10,7 @@ import { runFfmpeg } from "../../media/ffmpeg";
 import { setText } from "../image/type-card-text";
 import { objectSchema, SEED_FIELD } from "../shared/fields";
 import { seedOf } from "../shared/random";
-import { ModelError, type ImageOutput, type ModelDefinition, type ModelOutput, type RunTools, type VideoOutput } from "../types";
+import { ModelError, type ImageOutput, type ModelDefinition, type ModelOutput, type RunTools, type VideoOutput } from "../../core/catalog/model-definition";
 import { durationField, RESOLUTION_FIELD, videoSize, withTempDir, type Resolution } from "../video/encode";
 import { panZoom, MOTION_LABELS, PAN_ZOOM_MOTIONS } from "../video/pan-zoom";
 import { artwork } from "../image/artwork";

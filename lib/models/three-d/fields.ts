@@ -1,6 +1,6 @@
 // Schema fields the 3D models share.
 import type { JsonSchemaObject } from "../../primitives/json-schema";
-import type { ModelPricing } from "../types";
+import type { ModelPricing } from "../../core/catalog/model-definition";
 
 export const DETAIL_FIELD: JsonSchemaObject = {
   type: "string",

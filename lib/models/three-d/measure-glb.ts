@@ -8,7 +8,7 @@
 // clustered for it, glb-decimate.ts).
 import type { Document } from "@gltf-transform/core";
 import { gltfTransform } from "./gltf-package";
-import type { ThreeDOutput } from "../types";
+import type { ThreeDOutput } from "../../core/catalog/model-definition";
 import { checkGlbJson, GlbRefusal, readGlbContainer } from "./glb-json";
 import { glbScene } from "./glb-parts";
 import { sceneCounts } from "./glb-scene";

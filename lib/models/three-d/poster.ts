@@ -7,7 +7,7 @@ import sharp from "sharp";
 import { cross, normalize, rasterTriangle, ShadowMap, type Layer } from "./poster-raster";
 import { fromByte, sample, shade, toBytes, type Surface } from "./poster-shade";
 import { worldTriangles, type Part, type Vec3 } from "./scene";
-import type { ThreeDOutput } from "../types";
+import type { ThreeDOutput } from "../../core/catalog/model-definition";
 
 export interface PosterOptions {
   width?: number;

@@ -2,15 +2,15 @@
 // height (light stands out, or dark with `invert`), the picture itself is the front's texture,
 // and side walls and a flat back close the solid, so it can be printed as well as viewed.
 import sharp from "sharp";
-import { fileInputField } from "../../core/file-inputs";
+import { fileInputField } from "../../core/catalog/file-inputs";
 import { decodingInput, displayedImage, displayedSize } from "../image/input-image";
 import { objectSchema, SEED_FIELD } from "../shared/fields";
-import type { ModelDefinition, RunTools } from "../types";
+import type { ModelDefinition, RunTools } from "../../core/catalog/model-definition";
 import { DETAIL_FIELD, DETAIL_LABELS, DETAIL_PRICING, type DetailLevel } from "./fields";
 import { sceneOutput } from "./output";
 import { reliefGeometry, type HeightField } from "./relief-mesh";
 import { linearRgb, type Material, type Part, type Texture } from "./scene";
-import type { ThreeDOutput } from "../types";
+import type { ThreeDOutput } from "../../core/catalog/model-definition";
 
 /** Grid cells along the longer side, and the most texture pixels along it. */
 const GRID: Record<DetailLevel, { cells: number; texture: number }> = {

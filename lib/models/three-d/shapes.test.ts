@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { validateModelInput } from "../../core/input-validation";
+import { validateModelInput } from "../../core/catalog/input-validation";
 import { runModelForTest, testRunTools, type TestTools } from "../test-tools";
 import { expectSteadyProgress } from "../test-progress";
 import { shapes3d } from "./shapes";
 import { countWithGltfTransform, expectBoxClose, expectPoster, expectValidGlb, glbJson, measureGlb } from "./test-3d";
-import type { ThreeDOutput } from "../types";
+import type { ThreeDOutput } from "../../core/catalog/model-definition";
 
 async function run(input: Record<string, unknown>, tools: TestTools = testRunTools()): Promise<ThreeDOutput> {
   const outputs = await runModelForTest(shapes3d, input, tools);

@@ -4,12 +4,12 @@
 // The result is a glb on a round plinth `size` metres across, with a rendered poster.
 import { objectSchema, SEED_FIELD } from "../shared/fields";
 import { seedOf } from "../shared/random";
-import type { ModelDefinition, RunTools } from "../types";
+import type { ModelDefinition, RunTools } from "../../core/catalog/model-definition";
 import { sceneOutput } from "./output";
 import { DETAIL_FIELD, DETAIL_LABELS, DETAIL_PRICING, type DetailLevel } from "./fields";
 import { buildShapesScene } from "./shapes-scene";
 import { readPrompt } from "./shapes-words";
-import type { ThreeDOutput } from "../types";
+import type { ThreeDOutput } from "../../core/catalog/model-definition";
 
 /** Makes the output of one run; `input` is validated with defaults filled. */
 export async function makeShapes(input: Record<string, unknown>, tools: Pick<RunTools, "signal" | "reportProgress">): Promise<ThreeDOutput> {

@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Sharp } from "sharp";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { ASPECT_RATIOS, type AspectRatio } from "../shared/fields";
-import type { VideoOutput } from "../types";
+import type { VideoOutput } from "../../core/catalog/model-definition";
 
 /** "720p" is the short side, as people know it from players: 1280×720 at 16:9, 720×1280 at 9:16. */
 export const RESOLUTIONS = { "480p": 480, "720p": 720 } as const;

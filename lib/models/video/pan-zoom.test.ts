@@ -1,12 +1,12 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { validateModelInput } from "../../core/input-validation";
+import { validateModelInput } from "../../core/catalog/input-validation";
 import { formatUsd } from "../../primitives/money";
-import { priceInput } from "../../core/pricing";
+import { priceInput } from "../../core/runs/pricing";
 import { probeMedia } from "../../media/ffmpeg";
 import { expectSteadyProgress } from "../test-progress";
 import { runModelForTest, testRunTools } from "../test-tools";
-import { ModelError } from "../types";
+import { ModelError } from "../../core/catalog/model-definition";
 import { nearestAspect, panZoom } from "./pan-zoom";
 import {
   asVideo,

@@ -4,11 +4,11 @@
 // camera glides instead of stepping whole pixels (zoompan's way, which shows as a judder).
 import path from "node:path";
 import sharp from "sharp";
-import { fileInputField } from "../../core/file-inputs";
+import { fileInputField } from "../../core/catalog/file-inputs";
 import { runFfmpeg } from "../../media/ffmpeg";
 import { ASPECT_RATIOS, objectSchema, type AspectRatio } from "../shared/fields";
 import { encodeProgress, stepProgress } from "../progress";
-import type { ModelDefinition } from "../types";
+import type { ModelDefinition } from "../../core/catalog/model-definition";
 import { durationField, FPS_FIELD, h264OutputArgs, RESOLUTION_FIELD, videoOutput, videoSize, withTempDir, type Resolution } from "./encode";
 import { decodingInput, displayedImage, displayedSize } from "../image/input-image";
 

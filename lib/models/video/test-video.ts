@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { bundledFfmpegPath, runFfmpeg, systemFfmpegPath } from "../../media/ffmpeg";
-import type { ModelOutput, VideoOutput } from "../types";
+import type { ModelOutput, VideoOutput } from "../../core/catalog/model-definition";
 
 export const BUNDLED_FFMPEG = bundledFfmpegPath();
 export const SYSTEM_FFMPEG = systemFfmpegPath(process.env.PATH ?? "");

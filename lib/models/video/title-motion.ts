@@ -9,7 +9,7 @@ import { runFfmpeg } from "../../media/ffmpeg";
 import { objectSchema, SEED_FIELD, type AspectRatio } from "../shared/fields";
 import { seedOf } from "../shared/random";
 import { encodeProgress, stepProgress } from "../progress";
-import type { ModelDefinition } from "../types";
+import type { ModelDefinition } from "../../core/catalog/model-definition";
 import { durationField, FPS_FIELD, h264OutputArgs, RESOLUTION_FIELD, TO_BT709, videoOutput, videoSize, withTempDir, type Resolution } from "./encode";
 import { backgroundSvg, createScene, foregroundSvg, titleTiming, type Scene } from "./title-scene";
 import { layoutTitle } from "./title-text";

@@ -3,7 +3,7 @@ import { onPostgres } from "../dialects";
 
 // The queue's one order: when each run was inserted, which created_at (milliseconds, equal for
 // runs made in the same one and for a batch's runs) cannot tell. Workers take runs in it and
-// queue positions count in it (lib/engine/claim.ts, lib/core/queue-positions.ts), so a run's
+// queue positions count in it (lib/engine/claim.ts, lib/core/runs/queue-positions.ts), so a run's
 // position never goes up. PostgreSQL numbers inserts with an identity column; SQLite with the
 // row's rowid (inserts are serialised by the write lock, and runs are never deleted).
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// Share links (lib/core/share-links.ts): a public link to one succeeded run. Only a hash of the
+// Share links (lib/core/shares/share-links.ts): a public link to one succeeded run. Only a hash of the
 // link's token is kept; the link reads as not found once revoked or past its expiry.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

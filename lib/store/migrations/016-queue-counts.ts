@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { onPostgres } from "../dialects";
 
-/** Queue orders per row of `queue_counts` (lib/core/queue-positions.ts reads with the same size). */
+/** Queue orders per row of `queue_counts` (lib/core/runs/queue-positions.ts reads with the same size). */
 export const QUEUE_BUCKET_SIZE = 256;
 
 // How many runs are queued in each stretch of QUEUE_BUCKET_SIZE queue orders, kept by triggers on

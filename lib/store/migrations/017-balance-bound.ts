@@ -4,7 +4,7 @@ import { onPostgres } from "../dialects";
 // A workspace's balance (available + held) stays within $1,000,000,000 (LIMITS.maxBalanceMicros,
 // written out here: a migration never changes once landed). Past 2^53 micro-dollars a balance no
 // longer reads back exactly, so the bound sits far below that. Grants test it in their own update
-// (lib/core/credits.ts); this holds it for every writer. Holds, releases and charges only move
+// (lib/core/credits/credits.ts); this holds it for every writer. Holds, releases and charges only move
 // money between available, held and charged, so only a grant (or an opening credit) can raise it.
 // Rows already past it are left as they are (PostgreSQL: NOT VALID) so the migration cannot stop a
 // server from starting; no write can raise them further.

@@ -12,7 +12,7 @@ import { examplePictureDirectory } from "../../blobs/picture-directory";
 import { SCOPES, type Ctx, type Scope } from "../../core/context";
 import { createRunSignals } from "../../engine/run-signals";
 import { defaultFfmpegPath } from "../../media/ffmpeg";
-import { compileBlocklist } from "../../core/moderation";
+import { compileBlocklist } from "../../core/catalog/moderation";
 import { migrateStore, openStore, type Store } from "../store";
 
 export interface TestStore {

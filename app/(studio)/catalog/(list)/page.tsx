@@ -1,5 +1,5 @@
-import { listCatalog } from "@/lib/core/catalog";
-import { catalogCardImages } from "@/lib/core/example-outputs";
+import { listCatalog } from "@/lib/core/catalog/catalog";
+import { catalogCardImages } from "@/lib/core/catalog/example-outputs";
 import { getRuntime } from "@/lib/boot/runtime";
 import { CatalogBrowser } from "@/components/catalog-browser";
 import { requireStudioCtx } from "../../studio-ctx";

@@ -1,10 +1,10 @@
 import Link from "next/link";
 import { OpsRunLink } from "@/components/ops-run-link";
-import { listCatalog } from "@/lib/core/catalog";
-import { presentCredits } from "@/lib/core/credits";
+import { listCatalog } from "@/lib/core/catalog/catalog";
+import { presentCredits } from "@/lib/core/credits/credits";
 import { formatUsd } from "@/lib/primitives/money";
-import { FAILURE_WINDOW_MS, opsFailureReasons, opsModels, opsOverview, opsWorkspaces, type FailureReason, type OpsRun, type OpsRunFilter } from "@/lib/core/ops";
-import { GENERATION_STATUSES } from "@/lib/core/run-states";
+import { FAILURE_WINDOW_MS, opsFailureReasons, opsModels, opsOverview, opsWorkspaces, type FailureReason, type OpsRun, type OpsRunFilter } from "@/lib/core/ops/ops";
+import { GENERATION_STATUSES } from "@/lib/core/runs/run-states";
 import { OpsCreditForm } from "@/components/ops-credit-form";
 import { OpsShares } from "@/components/ops-shares";
 import { OpsModels } from "@/components/ops-models";

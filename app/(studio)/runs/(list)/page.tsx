@@ -1,7 +1,7 @@
 import Link from "next/link";
-import { listCatalog } from "@/lib/core/catalog";
+import { listCatalog } from "@/lib/core/catalog/catalog";
 import { ApiError } from "@/lib/primitives/errors";
-import { countBatchRuns, listGenerations, type GenerationList } from "@/lib/core/generations";
+import { countBatchRuns, listGenerations, type GenerationList } from "@/lib/core/runs/generations";
 import { cursorPages, CursorPager } from "@/components/cursor-pager";
 import { QueryProvider } from "@/components/query-provider";
 import { RunsFilters } from "@/components/runs-filters";

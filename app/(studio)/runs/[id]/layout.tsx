@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { ApiError } from "@/lib/primitives/errors";
-import { getGeneration } from "@/lib/core/generations";
+import { getGeneration } from "@/lib/core/runs/generations";
 import { requireStudioCtx } from "../../studio-ctx";
 
 // A run of another workspace (or none) is a 404. Checked here, outside the page's loading

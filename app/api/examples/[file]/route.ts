@@ -1,8 +1,8 @@
-// Catalog card pictures (lib/core/example-outputs.ts): public, like the catalog they illustrate.
+// Catalog card pictures (lib/core/catalog/example-outputs.ts): public, like the catalog they illustrate.
 // The address names the picture's key, which changes whenever the picture would, so browsers may
 // keep it for good. Only keys of catalog entries' pictures are served, never another blob.
 import { readFile } from "node:fs/promises";
-import { isExampleKey } from "@/lib/core/example-outputs";
+import { isExampleKey } from "@/lib/core/catalog/example-outputs";
 import { getRuntime } from "@/lib/boot/runtime";
 
 export const dynamic = "force-dynamic";

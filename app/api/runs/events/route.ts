@@ -1,19 +1,19 @@
 // The studio's live runs: one event stream (Server-Sent Events) for the runs a page shows, for
-// the signed-in user's workspace. The same core as the API's status stream (lib/core/run-follow);
+// the signed-in user's workspace. The same core as the API's status stream (lib/core/run-streams/run-follow);
 // each event also says whether cancel can still stop the run, which the studio shows.
 import { actionError } from "@/app/(studio)/action-error";
 import { studioCtxFor, studioUser } from "@/app/(studio)/studio-ctx";
 import { ERROR_CODES, type ErrorCode } from "@/lib/primitives/error-codes";
 import { ApiError } from "@/lib/primitives/errors";
-import { eventStreamBody, parseLastEventId } from "@/lib/core/event-stream";
-import { acquireUserReader, releasingSource, type Release } from "@/lib/core/open-readers";
-import { followRuns } from "@/lib/core/run-follow";
+import { eventStreamBody, parseLastEventId } from "@/lib/core/run-streams/event-stream";
+import { acquireUserReader, releasingSource, type Release } from "@/lib/core/run-streams/open-readers";
+import { followRuns } from "@/lib/core/run-streams/run-follow";
 
 export const dynamic = "force-dynamic";
 
 /** What each `run` event carries. */
 export interface StudioRunEvent {
-  generation: import("@/lib/core/generation-view").Generation;
+  generation: import("@/lib/core/runs/generation-view").Generation;
   uncancelable_reason: string | null;
 }
 

@@ -1,6 +1,6 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
-import { findCatalogEntry } from "@/lib/core/catalog";
+import { findCatalogEntry } from "@/lib/core/catalog/catalog";
 import { ApiError } from "@/lib/primitives/errors";
 import { modelIdOf } from "./model-id";
 

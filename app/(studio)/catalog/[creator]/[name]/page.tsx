@@ -1,12 +1,12 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import type { RJSFSchema } from "@rjsf/utils";
-import { findCatalogEntry, getPublicModel, splitModelId, type ModelWithSchema } from "@/lib/core/catalog";
+import { findCatalogEntry, getPublicModel, splitModelId, type ModelWithSchema } from "@/lib/core/catalog/catalog";
 import { ApiError } from "@/lib/primitives/errors";
-import { listFiles } from "@/lib/core/files";
-import { getGeneration, listGenerations } from "@/lib/core/generations";
-import { decodeInputParam } from "@/lib/core/run-input";
-import { typicalRunSeconds } from "@/lib/core/run-timings";
+import { listFiles } from "@/lib/core/files/files";
+import { getGeneration, listGenerations } from "@/lib/core/runs/generations";
+import { decodeInputParam } from "@/lib/core/runs/run-input";
+import { typicalRunSeconds } from "@/lib/core/runs/run-timings";
 import { ModelPlayground } from "@/components/model-playground";
 import { QueryProvider } from "@/components/query-provider";
 import { formatDate, modelHref, priceLabel } from "@/components/catalog-price";
@@ -72,7 +72,7 @@ export default async function ModelPage({ params, searchParams }: { params: Para
     typicalRunSeconds(ctx.db, model.id),
     inputOfRun(ctx, one(sp.from), model.id),
   ]);
-  // "Edit and run" on a run page opens ?input=<base64url JSON> (lib/core/run-input.ts); ?from= as well.
+  // "Edit and run" on a run page opens ?input=<base64url JSON> (lib/core/runs/run-input.ts); ?from= as well.
   const openWith = startInput ?? decodeInputParam(one(sp.input));
   const out = model.availability.status !== "available";
   // Something this server lacks is a fact to fix, not a pause to wait out: say what and how.

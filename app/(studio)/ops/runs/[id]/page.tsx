@@ -2,8 +2,8 @@
 // the ops principal itself: the layout's 404 sets the status but does not stop this page's render.
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { inputFieldHints } from "@/lib/core/catalog";
-import { opsRun } from "@/lib/core/ops";
+import { inputFieldHints } from "@/lib/core/catalog/catalog";
+import { opsRun } from "@/lib/core/ops/ops";
 import { RunRecord } from "@/components/run-details";
 import { modelHref } from "@/components/catalog-price";
 import { requireOps } from "../../../studio-ctx";

@@ -1,0 +1,189 @@
+// What a model module exports (docs/models-and-presets.md, "Add a model"). The catalog is the list of these.
+import type { JsonSchemaObject } from "../../primitives/json-schema";
+
+/** The kinds of output a catalog entry makes: its `modality`, and an output item's `type`. */
+export const MODALITIES = ["image", "video", "audio", "3d"] as const;
+export type Modality = (typeof MODALITIES)[number];
+
+/** Catalog maturity. Lifecycle (deprecated, retired) is told by `lifecycle`, not here. */
+export type ModelStatus = "stable" | "beta";
+
+export interface PriceOverride {
+  /** Input values that must all match (a list means "any of these"). */
+  when: Record<string, string | number | boolean | Array<string | number | boolean>>;
+  /** The price per unit that replaces `usd` when this override matches. */
+  usd: string;
+}
+
+export interface ModelPricing {
+  /** What one `usd` buys: "image", "second", "character", "run". */
+  unit: string;
+  /** Price per unit, a decimal string of at most 6 places. */
+  usd: string;
+  /** Input fields whose values multiply the price: a number counts as itself, a string as its length. */
+  drivers: string[];
+  /** First match wins; none matching leaves `usd`. */
+  overrides: PriceOverride[];
+}
+
+export interface ModelLifecycle {
+  /** When it was deprecated (ISO 8601). */
+  deprecated_at: string;
+  /** When it stops running (ISO 8601); after it the entry, quotes and runs answer 410. */
+  sunset_at: string;
+  /** The catalog ID to move to, or null when there is none. */
+  replaced_by: string | null;
+}
+
+export interface ImageOutput {
+  type: "image";
+  content_type: string;
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+export interface VideoOutput {
+  type: "video";
+  /** Always "video/mp4" (H.264) for the built-in models. */
+  content_type: string;
+  data: Buffer;
+  width: number;
+  height: number;
+  /** Seconds. */
+  duration: number;
+  /** A still of the video, shown before it plays. */
+  poster: { content_type: string; data: Buffer; width: number; height: number };
+}
+
+export interface AudioOutput {
+  type: "audio";
+  /** "audio/wav" or "audio/mpeg". */
+  content_type: string;
+  data: Buffer;
+  /** Seconds. */
+  duration: number;
+}
+
+export interface ThreeDOutput {
+  type: "3d";
+  /** Always "model/gltf-binary": one glTF 2.0 binary (.glb). */
+  content_type: "model/gltf-binary";
+  data: Buffer;
+  /** Vertices over all primitives: what a glTF loader reports (the sum of POSITION accessor counts). */
+  vertices: number;
+  /** Triangles over all primitives. */
+  triangles: number;
+  /** Metres, world space: the POSITION accessors' min/max after node transforms. */
+  bounding_box: { min: [number, number, number]; max: [number, number, number] };
+  /** A rendered still of the model, shown in lists and cards as a video's poster is. */
+  poster: { content_type: string; data: Buffer; width: number; height: number };
+}
+
+export type ModelOutput = ImageOutput | VideoOutput | AudioOutput | ThreeDOutput;
+
+/**
+ * Bytes a step's file inputs may name besides the workspace's files: how a preset hands one
+ * step's output to the next without storing it as a file. Keys must look like file IDs.
+ */
+export type StepFiles = Record<string, { data: Buffer; contentType: string }>;
+
+export interface RunTools {
+  /** Aborted when the run is canceled or the worker shuts down: stop work and child processes. */
+  signal: AbortSignal;
+  /** The bytes of a workspace file named by a file input (already checked to exist). */
+  readFile(fileId: string): Promise<{ data: Buffer; contentType: string }>;
+  /** The ffmpeg binary to run: the system one when present, else the one an npm package ships. */
+  ffmpegPath: string;
+  /**
+   * Runs another catalog entry as one step of this run (presets): its input is validated with
+   * defaults filled, like a request's, and its outputs come back unstored. The step runs with the
+   * tools this is called on, so `stepProgress(tools, from, to).runStep(…)` (lib/models/progress.ts)
+   * maps the step's progress into its share of the run.
+   */
+  runStep(modelId: string, input: Record<string, unknown>, files?: StepFiles): Promise<ModelOutput[]>;
+  /**
+   * Shows a first image of a run that is still going (presets). From then on the run can no
+   * longer be canceled (docs/api.md, "Previews and the cancel point"): cancel answers 409 and the run goes on.
+   */
+  publishPreview(preview: ImageOutput): Promise<void>;
+  /** The point past which cancel cannot stop the spending (a remote provider bills once submitted). */
+  markUncancelable(reason: string): Promise<void>;
+  /**
+   * How far the run is, from 0 to 1 (ffmpeg's progress, rendering, a preset's steps, a provider's
+   * report). Cheap to call often: it never writes to the store, and followers hear at most a few
+   * updates a second; a value below one already reported is ignored.
+   */
+  reportProgress(fraction: number): void;
+  /**
+   * Shares what this run learnt of its remote provider with every process on the store: down
+   * until `down.until` (ISO 8601) and why, or back up (null). The catalog, quotes and queued runs
+   * everywhere then see it (lib/providers/health.ts keeps only this process's view).
+   */
+  reportProviderHealth(providerId: string, down: { until: string; reason: string } | null): Promise<void>;
+}
+
+export interface ModelExample {
+  title: string;
+  /** A valid input (the schema's defaults fill the rest). */
+  input: Record<string, unknown>;
+}
+
+/** Field → enum value (as a string) → the label the studio shows for it. */
+export type EnumLabels = Readonly<Record<string, Readonly<Record<string, string>>>>;
+
+export interface ModelDefinition {
+  /** `<creator>/<name>`, or `<creator>/<name>@<version>` for a preset. */
+  id: string;
+  type: "model" | "preset";
+  name: string;
+  creator: string;
+  modality: Modality;
+  tasks: string[];
+  description: string;
+  /** Date of the model's current behaviour, YYYY-MM-DD. */
+  revision: string;
+  status: ModelStatus;
+  pricing: ModelPricing;
+  lifecycle: ModelLifecycle | null;
+  input_schema: JsonSchemaObject;
+  /**
+   * Inputs that work and show what the model does, each with a short title ("Neon city at
+   * night"); the first is what the studio's form opens with and what the catalog card shows.
+   */
+  examples?: readonly ModelExample[];
+  /**
+   * Readable names for enum values, for the studio's form only (the API's schema is unchanged):
+   * field → value (as a string) → label, e.g. `{ motion: { "zoom-in": "Zoom in" } }`.
+   */
+  enumLabels?: EnumLabels;
+  /** Who runs it, shown as the run's `provider`: "atelier" for built-ins, else the remote provider's id. */
+  provider?: string;
+  /**
+   * Presets: the entries it runs as steps (`tools.runStep`). While any of them is out of service
+   * the preset is too, so quotes and runs answer 503 instead of failing half-way.
+   */
+  steps?: readonly ModelDefinition[];
+  /**
+   * Null when it can run here now; else why not, for a while (a remote provider found down): its
+   * catalog entry says out_of_service, quotes and runs get 503 with Retry-After. Something missing
+   * from this install is `missingInstall`, never this.
+   */
+  unavailableReason?(): { message: string; until: string | null } | null;
+  /**
+   * Null when everything it needs is installed on this server; else what is missing (`what`, e.g.
+   * "the espeak-ng program") and how to install it (`install`, e.g. "apt-get install espeak-ng").
+   * A fact about the install, not an outage: its catalog entry says not_installed, and quotes
+   * and runs get 503 without Retry-After and a message naming the fix.
+   */
+  missingInstall?(): { what: string; install: string } | null;
+  run(input: Record<string, unknown>, tools: RunTools): Promise<ModelOutput[]>;
+}
+
+/** A model's own refusal or failure, with a message fit to show the person who ran it. */
+export class ModelError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ModelError";
+  }
+}

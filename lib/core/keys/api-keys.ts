@@ -1,0 +1,227 @@
+// API keys: created by the admin CLI or the studio, shown once, stored only as a SHA-256 hash.
+import { hash as oneShotHash, timingSafeEqual } from "node:crypto";
+import type { ApiKeysTable } from "../../store/database";
+import type { ApiKeyCache } from "./api-key-cache";
+import { nowIso, SCOPES, type Scope, type SystemCtx } from "../context";
+import { ApiError } from "../../primitives/errors";
+import { newId, randomBase62 } from "../../primitives/ids";
+
+export const KEY_SECRET_LENGTH = 40;
+export const KEY_EXPIRY_CHOICES = { "30d": 30, "90d": 90, "365d": 365, never: null } as const;
+export type KeyExpiry = keyof typeof KEY_EXPIRY_CHOICES;
+
+export interface ApiKey {
+  id: string;
+  object: "api_key";
+  workspace_id: string;
+  name: string;
+  /** The key's prefix and last four characters, for recognising it in a list. */
+  hint: string;
+  scopes: Scope[];
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export type CreatedApiKey = ApiKey & { key: string };
+
+function present(row: ApiKeysTable): ApiKey {
+  return {
+    id: row.id,
+    object: "api_key",
+    workspace_id: row.workspace_id,
+    name: row.name,
+    hint: row.key_hint,
+    scopes: row.scopes.split(",").filter(Boolean) as Scope[],
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+export function hashApiKey(key: string): string {
+  // The one-shot hash: a third of createHash's cost, on every keyed request.
+  return oneShotHash("sha256", key, "hex");
+}
+
+export function parseScopes(text: string): Scope[] {
+  const scopes = text.split(",").map((s) => s.trim()).filter(Boolean);
+  if (scopes.length === 0) throw new ApiError("invalid_parameter", `Name at least one scope: ${SCOPES.join(", ")}.`, { param: "scopes" });
+  for (const scope of scopes) {
+    if (!(SCOPES as readonly string[]).includes(scope)) {
+      throw new ApiError("invalid_parameter", `Unknown scope "${scope}". Scopes are ${SCOPES.join(", ")}.`, { param: "scopes" });
+    }
+  }
+  return [...new Set(scopes)] as Scope[];
+}
+
+export async function createApiKey(
+  ctx: SystemCtx,
+  input: { workspaceId: string; name?: string; expires?: KeyExpiry; scopes?: Scope[]; prefix: string },
+): Promise<CreatedApiKey> {
+  const expires = input.expires ?? "365d";
+  // An own-property test: `in` would take "constructor" or "toString" from the prototype (then a 500).
+  if (typeof expires !== "string" || !Object.hasOwn(KEY_EXPIRY_CHOICES, expires)) {
+    throw new ApiError("invalid_parameter", `Expiry is one of ${Object.keys(KEY_EXPIRY_CHOICES).join(", ")}.`, { param: "expires" });
+  }
+  if (input.name !== undefined && typeof input.name !== "string") throw new ApiError("invalid_parameter", "A key name is text.", { param: "name" });
+  const name = (input.name ?? "API key").trim();
+  if (name.length < 1 || name.length > 100) {
+    throw new ApiError("invalid_parameter", "A key name is 1 to 100 characters long.", { param: "name" });
+  }
+  const workspace = await ctx.db.selectFrom("workspaces").select("id").where("id", "=", input.workspaceId).executeTakeFirst();
+  if (!workspace) throw new ApiError("resource_not_found", `No workspace ${input.workspaceId}.`, { param: "workspace" });
+
+  const key = `${input.prefix}_${randomBase62(KEY_SECRET_LENGTH)}`;
+  const days = KEY_EXPIRY_CHOICES[expires];
+  const now = new Date();
+  const row: ApiKeysTable = {
+    id: newId("apiKey"),
+    workspace_id: input.workspaceId,
+    name,
+    key_hash: hashApiKey(key),
+    key_hint: `${input.prefix}_…${key.slice(-4)}`,
+    scopes: (input.scopes ?? [...SCOPES]).join(","),
+    created_at: now.toISOString(),
+    expires_at: days === null ? null : new Date(now.getTime() + days * 86_400_000).toISOString(),
+    revoked_at: null,
+    last_used_at: null,
+  };
+  await ctx.db.insertInto("api_keys").values(row).execute();
+  return { ...present(row), key };
+}
+
+export async function listApiKeys(ctx: SystemCtx, input: { workspaceId: string }): Promise<ApiKey[]> {
+  const rows = await ctx.db
+    .selectFrom("api_keys")
+    .selectAll()
+    .where("workspace_id", "=", input.workspaceId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  return rows.map(present);
+}
+
+/** Revoking is safe to repeat: the first revocation time stays. */
+export async function revokeApiKey(ctx: SystemCtx, input: { keyId: string; workspaceId?: string }): Promise<ApiKey> {
+  let update = ctx.db.updateTable("api_keys").set({ revoked_at: nowIso() }).where("id", "=", input.keyId).where("revoked_at", "is", null);
+  if (input.workspaceId) update = update.where("workspace_id", "=", input.workspaceId);
+  await update.execute();
+  let select = ctx.db.selectFrom("api_keys").selectAll().where("id", "=", input.keyId);
+  if (input.workspaceId) select = select.where("workspace_id", "=", input.workspaceId);
+  const row = await select.executeTakeFirst();
+  if (!row) throw new ApiError("resource_not_found", `No API key ${input.keyId}.`, { param: "id" });
+  return present(row);
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  workspaceId: string;
+  scopes: Scope[];
+}
+
+export interface PresentedCredentials {
+  /** The raw x-api-key header, undefined when absent. */
+  xApiKey: string | undefined;
+  /** The raw Authorization header, undefined when absent. */
+  authorization: string | undefined;
+}
+
+const lastUsedWrites = new Map<string, number>();
+const LAST_USED_EVERY_MS = 60_000;
+
+function invalid(message: string): ApiError {
+  return new ApiError("invalid_api_key", message);
+}
+
+/** Reads the key out of the two headers, naming the likely slip when it cannot. */
+function pickKey(credentials: PresentedCredentials): string {
+  const fromHeader = credentials.xApiKey?.trim();
+  let fromBearer: string | undefined;
+  const authorization = credentials.authorization?.trim();
+  if (authorization !== undefined) {
+    const match = /^Bearer(?:\s+(.*))?$/i.exec(authorization);
+    if (authorization === "") fromBearer = "";
+    else if (!match) {
+      throw invalid('The Authorization header must be "Bearer <API key>". Send the key after "Bearer ", or in the x-api-key header.');
+    } else fromBearer = (match[1] ?? "").trim();
+  }
+  if (fromHeader !== undefined && fromBearer !== undefined && fromHeader !== "" && fromBearer !== "" && fromHeader !== fromBearer) {
+    throw new ApiError(
+      "conflicting_credentials",
+      "The x-api-key and Authorization headers carry two different keys. Send one key, in one of them.",
+    );
+  }
+  if (fromHeader === undefined && fromBearer === undefined) {
+    throw new ApiError(
+      "missing_api_key",
+      'No API key was sent. Send it in the x-api-key header or as "Authorization: Bearer <API key>".',
+    );
+  }
+  // Prefer whichever header holds something; an empty one only matters when both are empty.
+  const useHeader = fromHeader !== undefined && (fromHeader !== "" || !fromBearer);
+  const where = useHeader ? "x-api-key header" : "Authorization header";
+  const key = (useHeader ? fromHeader : fromBearer) ?? "";
+  if (key === "") throw invalid(`The ${where} is empty. Did the variable holding your key expand to nothing?`);
+  if (fromHeader && /^Bearer\s/i.test(fromHeader)) {
+    throw invalid('The x-api-key header holds "Bearer …". Send the key alone in x-api-key, or send "Authorization: Bearer <API key>".');
+  }
+  if (key.startsWith("$") || key.includes("${")) {
+    throw invalid(`The ${where} holds "${key.slice(0, 32)}", which looks like a shell variable that was never expanded. Check the quotes around it.`);
+  }
+  return key;
+}
+
+/**
+ * Resolves the two key headers to a live key, or throws the error that says what is wrong. With
+ * `cache`, a key found live before is answered from it (no store query); see api-key-cache.ts.
+ */
+export async function authenticateApiKey(
+  ctx: SystemCtx,
+  credentials: PresentedCredentials,
+  prefix: string,
+  cache?: ApiKeyCache,
+): Promise<AuthenticatedKey> {
+  const key = pickKey(credentials);
+  if (!key.startsWith(`${prefix}_`)) {
+    throw invalid(`API keys begin with "${prefix}_"; this one does not. Check that you copied the whole key.`);
+  }
+  const secret = key.slice(prefix.length + 1);
+  if (!/^[0-9A-Za-z]*$/.test(secret)) {
+    throw invalid("This API key holds characters a key never has (spaces, quotes or punctuation). Check that you copied it exactly.");
+  }
+  if (secret.length < KEY_SECRET_LENGTH) {
+    throw invalid(`This API key looks cut short: it has ${secret.length} characters after "${prefix}_", a key has ${KEY_SECRET_LENGTH}.`);
+  }
+  const hash = hashApiKey(key);
+  const now = Date.now();
+  const cached = cache?.get(hash, now);
+  if (cached && (cached.expiresAt === null || cached.expiresAt > now)) {
+    const noting = noteLastUsed(ctx, cached.keyId, now);
+    if (noting) await noting;
+    return { keyId: cached.keyId, workspaceId: cached.workspaceId, scopes: cached.scopes };
+  }
+  const row = await ctx.db.selectFrom("api_keys").selectAll().where("key_hash", "=", hash).executeTakeFirst();
+  if (!row || !timingSafeEqual(Buffer.from(row.key_hash, "hex"), Buffer.from(hash, "hex"))) {
+    throw invalid("This API key is not known. It may be mistyped or from another Atelier installation.");
+  }
+  if (row.revoked_at) throw invalid(`This API key was revoked on ${row.revoked_at}. Create a new key.`);
+  if (row.expires_at && Date.parse(row.expires_at) <= now) {
+    throw invalid(`This API key expired on ${row.expires_at}. Create a new key.`);
+  }
+  const scopes = row.scopes.split(",") as Scope[];
+  cache?.set(hash, { keyId: row.id, workspaceId: row.workspace_id, scopes, expiresAt: row.expires_at ? Date.parse(row.expires_at) : null }, now);
+  const noting = noteLastUsed(ctx, row.id, now);
+  if (noting) await noting;
+  return { keyId: row.id, workspaceId: row.workspace_id, scopes };
+}
+
+/** last_used_at moves at most every LAST_USED_EVERY_MS per key and process: not a write per request. */
+function noteLastUsed(ctx: SystemCtx, keyId: string, now: number): Promise<unknown> | undefined {
+  // Nothing to wait for on almost every request: no promise then.
+  if ((lastUsedWrites.get(keyId) ?? 0) + LAST_USED_EVERY_MS >= now) return undefined;
+  lastUsedWrites.set(keyId, now);
+  return ctx.db.updateTable("api_keys").set({ last_used_at: new Date(now).toISOString() }).where("id", "=", keyId).execute();
+}

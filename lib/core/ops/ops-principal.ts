@@ -1,0 +1,34 @@
+// The operator principal: the one key to the readers and verbs that cross workspaces from the
+// studio (lib/core/ops/ops.ts). A studio Ctx has a `db` too, so a plain `{ db }` parameter would take
+// any signed-in user's context; OpsCtx carries a brand that only opsPrincipal() (a user whose
+// role, read from the store now, is ops) can put on it. A page that forgets to ask for it does
+// not compile. (The admin CLI holds the database itself and uses the SystemCtx verbs.)
+import type { Db } from "../../store/database";
+import { ApiError } from "../../primitives/errors";
+import { hasIdPrefix, isPossibleId } from "../../primitives/ids";
+
+/** Never exported: nothing outside this file can name the brand, so nothing else can make one. */
+declare const opsBrand: unique symbol;
+
+export type OpsCtx = {
+  readonly db: Db;
+  /** Who acts: the ops user's email, kept with a pause and written in a credit note. */
+  readonly operator: string;
+} & { readonly [opsBrand]: "ops" };
+
+/** The same answer for a creator, a user that no longer exists and a malformed ID: there is no such page. */
+function notFound(): ApiError {
+  return new ApiError("resource_not_found", "Nothing here.");
+}
+
+/**
+ * The OpsCtx of a signed-in studio user, from the user's row as the store has it now (a role
+ * changed or a user deleted since sign-in counts at once). Anyone but an ops user gets
+ * resource_not_found, so the studio answers 404 as for any page that is not theirs.
+ */
+export async function opsPrincipal(db: Db, userId: string): Promise<OpsCtx> {
+  if (!isPossibleId(userId) || !hasIdPrefix("user", userId)) throw notFound();
+  const user = await db.selectFrom("users").select(["role", "email"]).where("id", "=", userId).executeTakeFirst();
+  if (user?.role !== "ops") throw notFound();
+  return { db, operator: user.email } as OpsCtx;
+}
