@@ -18,7 +18,7 @@ import { storeUnreachable } from "../lib/primitives/unreachable";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { addEntryToProvidersFile, importEntry, SchemaImportError, type EntryFacts, type ImportedEntry } from "../lib/providers/import-entry";
-import { importComfyEntry } from "../lib/providers/import-comfyui";
+import { importComfyEntry } from "../lib/providers/comfyui/import-comfyui";
 import { ProvidersFileError } from "../lib/providers";
 import { MODALITIES, type Modality } from "../lib/core/catalog/model-definition";
 

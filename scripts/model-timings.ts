@@ -3,7 +3,7 @@
 import sharp from "sharp";
 import { BUILT_IN_MODELS } from "../lib/models";
 import { encodeWav } from "../lib/models/audio/wav";
-import { runModelForTest, testRunTools } from "../lib/models/test-tools";
+import { runModelForTest, testRunTools } from "../lib/models/testing/test-tools";
 
 const PHOTO = "file_TimingsInputPhoto0000000";
 const SOUND = "file_TimingsInputSound0000000";

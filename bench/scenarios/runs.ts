@@ -1,7 +1,7 @@
 // The run engine: created → running on an idle queue, the fastest image model end to end with
 // `Prefer: wait`, against the model's own time measured in this process.
 import { BUILT_IN_MODELS } from "../../lib/models";
-import { runModelForTest, testRunTools } from "../../lib/models/test-tools";
+import { runModelForTest, testRunTools } from "../../lib/models/testing/test-tools";
 import { openStore } from "../../lib/store/store";
 import type { BenchSettings } from "../lib/context";
 import { queueRuns } from "../lib/idle-readers";

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, test } from "./fixtures";
-import { startReplicateFake } from "../../lib/providers/replicate-fake";
+import { startReplicateFake } from "../../lib/providers/replicate/testing/replicate-fake";
 import { admin, adminFailure, createKey, createWorkspace, revokeKey, uniqueName, type CreatedKey, type Workspace } from "./admin";
 import { expectError, expectOk, ISO_MS, keyHeader } from "./helpers";
 import { REPO_ROOT, SERVERS, storeEnv } from "./servers";

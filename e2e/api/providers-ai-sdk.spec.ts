@@ -1,6 +1,6 @@
 // Issue 12 over HTTP: the "ai-sdk" provider kind end to end. This file starts its own server
 // (port 3385, a fresh data dir) whose PROVIDERS_FILE (fixtures/ai-sdk/providers.json) points the
-// AI SDK's real packages at local fakes of the providers' APIs (lib/providers/ai-sdk-fake.ts):
+// AI SDK's real packages at local fakes of the providers' APIs (lib/providers/ai-sdk/testing/ai-sdk-fake.ts):
 // OpenAI on 3386 (images, speech), ElevenLabs on 3387 (its fixed host redirected), an
 // OpenAI-compatible server on 3388 (no key) and Google's Gemini API on 3389 (Veo video). Each run
 // goes through POST /v1/generations with `Prefer: wait`: succeeded, its provider named, outputs
@@ -14,8 +14,8 @@ import { expect, test, type APIRequestContext } from "./fixtures";
 import { parseBuffer } from "music-metadata";
 import sharp from "sharp";
 import { decodeWav } from "../../lib/models/audio/wav";
-import { findFfmpeg } from "../../lib/providers/fake-media";
-import { elevenLabsFake, fakeState, googleFake, listenFake, openAiFake, REFUSALS, type FakeState } from "../../lib/providers/ai-sdk-fake";
+import { findFfmpeg } from "../../lib/providers/testing/fake-media";
+import { elevenLabsFake, fakeState, googleFake, listenFake, openAiFake, REFUSALS, type FakeState } from "../../lib/providers/ai-sdk/testing/ai-sdk-fake";
 import { expectError, expectOk } from "./helpers";
 import { newTenant, startOwnServer, stopWorker, type Generation, type WorkerProcess } from "./runs-helpers";
 import { REPO_ROOT, serverSpec, type ServerSpec } from "./servers";

@@ -2,12 +2,12 @@
 // data dir) whose PROVIDERS_FILE is e2e/api/fixtures/comfyui/providers.json: a GPU box at
 // 127.0.0.1:3382 serving an SDXL workflow (workflows/sdxl.json) and a second entry whose graph
 // names a checkpoint the box does not have. The box is the fake ComfyUI of
-// lib/providers/comfyui-fake.ts, started here, so the test can hold a prompt running.
+// lib/providers/comfyui/testing/comfyui-fake.ts, started here, so the test can hold a prompt running.
 import { rmSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { expect, test } from "./fixtures";
-import { startComfyFake, type FakeComfy } from "../../lib/providers/comfyui-fake";
+import { startComfyFake, type FakeComfy } from "../../lib/providers/comfyui/testing/comfyui-fake";
 import { expectOk } from "./helpers";
 import { openEventStream, type SseEvent } from "./sse";
 import { newTenant, startOwnServer, stopWorker, type Generation, type WorkerProcess } from "./runs-helpers";

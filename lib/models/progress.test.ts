@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeProgress, stepProgress } from "./progress";
 import { objectSchema } from "./shared/fields";
-import { testRunTools } from "./test-tools";
+import { testRunTools } from "./testing/test-tools";
 import type { ModelDefinition } from "../core/catalog/model-definition";
 
 /** A step that reports a quarter, a half and all of its own progress, and reads a file when told one. */

@@ -2,14 +2,14 @@
 // own schema and the operator's price, written into a providers file without losing the rest, that
 // the server loads and runs as it is.
 import { afterEach, describe, expect, it } from "vitest";
-import { runModelForTest, testRunTools } from "../models/test-tools";
+import { runModelForTest, testRunTools } from "../models/testing/test-tools";
 import type { ImageOutput, ThreeDOutput, VideoOutput } from "../core/catalog/model-definition";
-import { FAKE_GLB, fakePng } from "./fake-media";
-import { startFalFake, type FalFake } from "./fal-fake";
+import { FAKE_GLB, fakePng } from "./testing/fake-media";
+import { startFalFake, type FalFake } from "./fal/testing/fal-fake";
 import { addEntryToProvidersFile, importEntry, SchemaImportError } from "./import-entry";
 import { remoteModels } from "./index";
 import { parseProvidersFile } from "./providers-file";
-import { FAKE_REPLICATE_MODELS, startReplicateFake, type ReplicateFake } from "./replicate-fake";
+import { FAKE_REPLICATE_MODELS, startReplicateFake, type ReplicateFake } from "./replicate/testing/replicate-fake";
 
 const EXISTING = `{
   "$comment": "hand-written, keep me",

@@ -2,11 +2,11 @@
 // ModelDefinitions, one adapter (and so one health record) per provider, shared by its entries.
 import type { ModelDefinition } from "../core/catalog/model-definition";
 import { providerKind } from "./kinds";
-import { remoteModelDefinition } from "./remote-model";
-import type { ProviderConfig } from "./types";
+import { remoteModelDefinition } from "./shared/remote-model";
+import type { ProviderConfig } from "./shared/types";
 
 export { parseProvidersFile, ProvidersFileError } from "./providers-file";
-export type { ProviderConfig } from "./types";
+export type { ProviderConfig } from "./shared/types";
 
 export function remoteModels(providers: readonly ProviderConfig[]): ModelDefinition[] {
   return providers.flatMap((provider) => {

@@ -1,11 +1,11 @@
 // Every provider kind the providers file may name, by its `kind` value. A new protocol is one
 // module exporting a ProviderKind, added here.
-import type { ProviderKind } from "./kind";
-import { aiSdkKind } from "./ai-sdk";
-import { openAiImagesKind } from "./openai-images";
-import { comfyUiKind } from "./comfyui";
-import { replicateKind } from "./replicate";
-import { falKind } from "./fal";
+import type { ProviderKind } from "./shared/kind";
+import { aiSdkKind } from "./ai-sdk/ai-sdk";
+import { openAiImagesKind } from "./openai/openai-images";
+import { comfyUiKind } from "./comfyui/comfyui";
+import { replicateKind } from "./replicate/replicate";
+import { falKind } from "./fal/fal";
 
 export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = Object.fromEntries(
   [openAiImagesKind, comfyUiKind, aiSdkKind, replicateKind, falKind].map((kind) => [kind.name, kind]),

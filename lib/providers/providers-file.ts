@@ -33,12 +33,12 @@
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { parseEntry } from "./entry-config";
-import { arrayAt, describe, fail, integerAt, objectAt, ProvidersFileError, stringAt, type JsonObject } from "./json-fields";
-import type { ParseContext } from "./kind";
+import { arrayAt, describe, fail, integerAt, objectAt, ProvidersFileError, stringAt, type JsonObject } from "./shared/json-fields";
+import type { ParseContext } from "./shared/kind";
 import { PROVIDER_KINDS } from "./kinds";
-import type { ProviderConfig } from "./types";
+import type { ProviderConfig } from "./shared/types";
 
-export { ProvidersFileError } from "./json-fields";
+export { ProvidersFileError } from "./shared/json-fields";
 
 const PROVIDER_FIELDS = ["id", "kind", "base_url", "api_key_env", "timeout_ms", "job_timeout_ms", "entries"] as const;
 export const DEFAULT_TIMEOUT_MS = 60_000;

@@ -3,11 +3,11 @@ import { validateModelInput } from "../../core/catalog/input-validation";
 import { formatUsd } from "../../primitives/money";
 import { priceInput } from "../../core/runs/pricing";
 import { bundledFfmpegPath, systemFfmpegPath } from "../../media/ffmpeg";
-import { expectSteadyProgress } from "../test-progress";
-import { runModelForTest, testRunTools } from "../test-tools";
+import { expectSteadyProgress } from "../testing/test-progress";
+import { runModelForTest, testRunTools } from "../testing/test-tools";
 import { music } from "./music";
 import { chooseMusicParams } from "./music-params";
-import { asAudio, brightness, clippedShare, envelope, mp3Meta, peak, relativeDifference, rms, samplesOf, zeroCrossingRate } from "./test-audio";
+import { asAudio, brightness, clippedShare, envelope, mp3Meta, peak, relativeDifference, rms, samplesOf, zeroCrossingRate } from "./testing/test-audio";
 import { parseWav } from "./wav";
 
 async function play(input: Record<string, unknown>, tools = testRunTools()) {

@@ -7,12 +7,12 @@ import { priceInput } from "../../core/runs/pricing";
 import { validateModelInput } from "../../core/catalog/input-validation";
 import { bundledFfmpegPath } from "../../media/ffmpeg";
 import { programSearchPath, setProgramSearchPath } from "../../media/host";
-import { expectSteadyProgress } from "../test-progress";
-import { runModelForTest, testRunTools } from "../test-tools";
+import { expectSteadyProgress } from "../testing/test-progress";
+import { runModelForTest, testRunTools } from "../testing/test-tools";
 import { findEspeak } from "./espeak";
 import { fliteThreadsAlive } from "./flite";
 import { ESPEAK_VOICES, FLITE_VOICES, speech, speechInputSchema, speechVoices, textForFlite } from "./speech";
-import { asAudio, clippedShare, medianPitch, mp3Meta, peak, rms, samplesOf } from "./test-audio";
+import { asAudio, clippedShare, medianPitch, mp3Meta, peak, rms, samplesOf } from "./testing/test-audio";
 import { parseWav } from "./wav";
 
 // A fresh machine: no espeak-ng, no ffmpeg on the search path (Flite ships in npm's packages, and

@@ -5,7 +5,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { runFfmpeg } from "../../media/ffmpeg";
 import { ModelError } from "../../core/catalog/model-definition";
-import { runModelForTest, testRunTools } from "../test-tools";
+import { runModelForTest, testRunTools } from "../testing/test-tools";
 import { encodeWav } from "./wav";
 import { columnPeaks, waveform } from "./waveform";
 

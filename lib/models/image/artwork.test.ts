@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../../core/catalog/input-validation";
-import { runModelForTest, testRunTools } from "../test-tools";
+import { runModelForTest, testRunTools } from "../testing/test-tools";
 import type { ImageOutput, ModelOutput } from "../../core/catalog/model-definition";
 import { artwork, planFor } from "./artwork";
 import { paletteFor } from "./artwork-palette";

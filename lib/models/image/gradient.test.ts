@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { runModelForTest } from "../test-tools";
+import { runModelForTest } from "../testing/test-tools";
 import type { ModelOutput } from "../../core/catalog/model-definition";
 import { gradient } from "./gradient";
 

@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../../core/catalog/input-validation";
-import { testRunTools } from "../test-tools";
+import { testRunTools } from "../testing/test-tools";
 import { ModelError, type ImageOutput, type ModelOutput } from "../../core/catalog/model-definition";
 import { cropBox, imageEdit } from "./image-edit";
 

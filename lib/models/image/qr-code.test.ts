@@ -2,7 +2,7 @@ import jsQR from "jsqr";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../../core/catalog/input-validation";
-import { runModelForTest } from "../test-tools";
+import { runModelForTest } from "../testing/test-tools";
 import { ModelError, type ModelOutput } from "../../core/catalog/model-definition";
 import { contrastRatio, qrCode } from "./qr-code";
 

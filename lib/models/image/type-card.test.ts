@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../../core/catalog/input-validation";
-import { runModelForTest } from "../test-tools";
+import { runModelForTest } from "../testing/test-tools";
 import { ModelError, type ModelOutput } from "../../core/catalog/model-definition";
 import { STYLES, type StyleName } from "./type-card-styles";
 import { renderTypeCard, typeCard, type TypeCardOptions } from "./type-card";

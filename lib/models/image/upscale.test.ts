@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../../core/catalog/input-validation";
 import { ModelError } from "../../core/catalog/model-definition";
 import { upscale } from "./upscale";
-import { testRunTools } from "../test-tools";
+import { testRunTools } from "../testing/test-tools";
 
 async function testImage(width: number, height: number): Promise<Buffer> {
   // Left half red, right half blue: enlarging must keep the split, not blur it into one colour.

@@ -3,8 +3,8 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { renderGradient, TITLE_MARGIN } from "../image/gradient-render";
-import { expectSteadyProgress } from "../test-progress";
-import { runModelForTest, testRunTools } from "../test-tools";
+import { expectSteadyProgress } from "../testing/test-progress";
+import { runModelForTest, testRunTools } from "../testing/test-tools";
 import type { ImageOutput } from "../../core/catalog/model-definition";
 import { gradientPosterV1, gradientPosterV2 } from "./gradient-poster";
 

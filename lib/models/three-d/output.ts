@@ -1,6 +1,6 @@
 // A built scene as the output a run returns: the glb, its counts and bounds, and its poster.
 import type { RunTools } from "../../core/catalog/model-definition";
-import { writeGlb } from "./glb";
+import { writeGlb } from "./glb/glb";
 import { renderPoster, type PosterOptions } from "./poster";
 import { measureScene, type Part } from "./scene";
 import type { ThreeDOutput } from "../../core/catalog/model-definition";

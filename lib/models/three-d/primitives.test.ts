@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { arch, egg, lathe, pyramid, roundedBox, sphere, stairs, torus, turned, vase, type Detail } from "./primitives";
 import type { Geometry } from "./scene";
-import { weldedEdges } from "./test-3d";
+import { weldedEdges } from "./testing/test-3d";
 
 const LOW: Detail = { radial: 16, arc: 3 };
 const HIGH: Detail = { radial: 64, arc: 12 };

@@ -6,13 +6,13 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../../core/catalog/input-validation";
 import { renderArtwork } from "../image/artwork";
-import { runModelForTest, testRunTools, type TestTools } from "../test-tools";
-import { expectSteadyProgress } from "../test-progress";
+import { runModelForTest, testRunTools, type TestTools } from "../testing/test-tools";
+import { expectSteadyProgress } from "../testing/test-progress";
 import { ModelError } from "../../core/catalog/model-definition";
 import { merged } from "./geometry";
 import { relief3d, reliefGrid } from "./relief";
 import { reliefGeometry, reliefTriangles } from "./relief-mesh";
-import { countWithGltfTransform, expectBoxClose, expectPoster, expectValidGlb, glbJson, measureGlb, weldedEdges } from "./test-3d";
+import { countWithGltfTransform, expectBoxClose, expectPoster, expectValidGlb, glbJson, measureGlb, weldedEdges } from "./testing/test-3d";
 import type { ThreeDOutput } from "../../core/catalog/model-definition";
 
 const FILE = "file_AAAAAAAAAAAAAAAAAAAAAAAA";

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../../core/catalog/input-validation";
-import { runModelForTest, testRunTools, type TestTools } from "../test-tools";
-import { expectSteadyProgress } from "../test-progress";
+import { runModelForTest, testRunTools, type TestTools } from "../testing/test-tools";
+import { expectSteadyProgress } from "../testing/test-progress";
 import { shapes3d } from "./shapes";
-import { countWithGltfTransform, expectBoxClose, expectPoster, expectValidGlb, glbJson, measureGlb } from "./test-3d";
+import { countWithGltfTransform, expectBoxClose, expectPoster, expectValidGlb, glbJson, measureGlb } from "./testing/test-3d";
 import type { ThreeDOutput } from "../../core/catalog/model-definition";
 
 async function run(input: Record<string, unknown>, tools: TestTools = testRunTools()): Promise<ThreeDOutput> {

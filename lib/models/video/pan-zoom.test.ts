@@ -4,8 +4,8 @@ import { validateModelInput } from "../../core/catalog/input-validation";
 import { formatUsd } from "../../primitives/money";
 import { priceInput } from "../../core/runs/pricing";
 import { probeMedia } from "../../media/ffmpeg";
-import { expectSteadyProgress } from "../test-progress";
-import { runModelForTest, testRunTools } from "../test-tools";
+import { expectSteadyProgress } from "../testing/test-progress";
+import { runModelForTest, testRunTools } from "../testing/test-tools";
 import { ModelError } from "../../core/catalog/model-definition";
 import { nearestAspect, panZoom } from "./pan-zoom";
 import {
@@ -22,7 +22,7 @@ import {
   SYSTEM_FFMPEG,
   tempDirAppears,
   videoFile,
-} from "./test-video";
+} from "./testing/test-video";
 
 const FILE_ID = "file_AAAAAAAAAAAAAAAAAAAAAAAA";
 

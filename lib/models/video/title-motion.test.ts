@@ -4,8 +4,8 @@ import { validateModelInput } from "../../core/catalog/input-validation";
 import { formatUsd } from "../../primitives/money";
 import { priceInput } from "../../core/runs/pricing";
 import { probeMedia } from "../../media/ffmpeg";
-import { expectSteadyProgress } from "../test-progress";
-import { testRunTools } from "../test-tools";
+import { expectSteadyProgress } from "../testing/test-progress";
+import { testRunTools } from "../testing/test-tools";
 import type { VideoOutput } from "../../core/catalog/model-definition";
 import { titleMotion } from "./title-motion";
 import {
@@ -23,7 +23,7 @@ import {
   SYSTEM_FFMPEG,
   tempDirAppears,
   videoFile,
-} from "./test-video";
+} from "./testing/test-video";
 
 const SHORT = { duration: 2, resolution: "480p" };
 

@@ -1,0 +1,42 @@
+// `kind: "openai-images"`: the OpenAI-compatible image endpoint many providers serve,
+// POST {base_url}/v1/images/generations with {model, prompt, n, size, response_format: "b64_json",
+// …} and a Bearer key; results as b64_json or a url to fetch. Since issue 12 it runs on the AI SDK
+// (an "ai-sdk" adapter with @ai-sdk/openai-compatible at base_url + "/v1"), which keeps every
+// documented behaviour: the entry's fields are sent as they are (prompt, n and size as the call's
+// arguments, every other field in the body under its own name), url results are fetched with the
+// key only when they are on the provider's own host, and the same messages and health rules apply
+// (ai-sdk-errors.ts). One limit is new: a result link on a local or private address other than
+// the provider's own is refused (the AI SDK's download guard). @ai-sdk/openai itself is not used:
+// it accepts b64_json results only.
+import { aiSdkAdapter } from "../ai-sdk/ai-sdk";
+import { parseCallOptions } from "../ai-sdk/ai-sdk-call";
+import type { FetchFunction } from "../ai-sdk/ai-sdk-providers";
+import { fail } from "../shared/json-fields";
+import type { ProviderKind } from "../shared/kind";
+import type { ProviderAdapter, ProviderConfig } from "../shared/types";
+
+/** The adapter of an openai-images provider; `fetch` is for tests that intercept requests. */
+export function openAiImagesAdapter(config: ProviderConfig, fetch?: FetchFunction): ProviderAdapter {
+  return aiSdkAdapter(config, { provider: "openai-compatible", baseUrl: `${config.baseUrl}/v1`, defaultCall: CALL, ...(fetch ? { fetch } : {}) });
+}
+
+/** prompt, n and size are the call's; everything else goes in the body as it is. */
+const CALL = { prompt: "prompt", n: "n", size: "size" } as const;
+
+export const openAiImagesKind: ProviderKind = {
+  name: "openai-images",
+  modalities: ["image"],
+  baseUrlRequired: true,
+  upstreamModelRequired: true,
+  providerFields: [],
+  entryFields: [],
+  parseEntry(entry, path, schema) {
+    const prompt = schema.properties?.prompt;
+    if (prompt?.type !== "string" || !schema.required?.includes("prompt")) {
+      fail(`${path}.input_schema.properties.prompt`, 'must be a required string field: an "openai-images" provider always needs a prompt.');
+    }
+    // No `call` in this kind's entries: the fixed mapping.
+    return { ...parseCallOptions({}, path, schema, "image", CALL) };
+  },
+  createAdapter: (config) => openAiImagesAdapter(config),
+};

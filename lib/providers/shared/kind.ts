@@ -1,0 +1,40 @@
+// What one provider kind (one protocol: an OpenAI-compatible images endpoint, a ComfyUI server,
+// the AI SDK's providers…) adds to the providers file and to the run engine. The file's common
+// fields (id, kind, base_url, api_key_env, timeout_ms, entries; and each entry's catalog fields)
+// are parsed once for every kind (providers-file.ts, entry-config.ts); a kind names only its own
+// extra fields, checks them, and makes the adapter that runs its entries.
+import type { JsonSchemaObject } from "../../primitives/json-schema";
+import type { Modality } from "../../core/catalog/model-definition";
+import type { JsonObject } from "./json-fields";
+import type { ProviderAdapter, ProviderConfig } from "./types";
+
+export interface ParseContext {
+  /** The providers file's folder: relative paths in it (a workflow file) are read from there. */
+  baseDir: string;
+  /** The environment, for `*_env` fields naming variables (keys are never written in the file). */
+  env: Record<string, string | undefined>;
+}
+
+export interface ProviderKind {
+  /** The `kind` value in the providers file. */
+  readonly name: string;
+  /** What its entries may produce. */
+  readonly modalities: readonly Modality[];
+  /** Whether a provider of this kind must have `base_url` (a hosted API with a fixed host may not). */
+  readonly baseUrlRequired: boolean;
+  /** Whether each entry names `upstream_model` (a ComfyUI workflow has none). */
+  readonly upstreamModelRequired: boolean;
+  /** Extra fields a provider object of this kind may carry. */
+  readonly providerFields: readonly string[];
+  /** Extra fields an entry of this kind may carry. */
+  readonly entryFields: readonly string[];
+  /** Checks the provider's extra fields; the result becomes ProviderConfig.options. Throws via `fail`. */
+  parseProvider?(provider: JsonObject, path: string, ctx: ParseContext): Record<string, unknown>;
+  /**
+   * Checks an entry's extra fields against its (already valid) input schema; the result becomes
+   * RemoteEntryConfig.options. A kind that needs certain input fields (a prompt) says so here.
+   */
+  parseEntry?(entry: JsonObject, path: string, schema: JsonSchemaObject, ctx: ParseContext): Record<string, unknown>;
+  /** One adapter per provider: its entries share it (and so its health). */
+  createAdapter(config: ProviderConfig): ProviderAdapter;
+}

@@ -1,0 +1,136 @@
+// A providers-file entry turned into a ModelDefinition, so the engine runs remote entries exactly
+// like built-in ones: run() prepares the request (the adapter's unbilled work, such as uploading
+// file inputs, while the run can still be canceled), submits it to the provider (past the cancel
+// point first when the provider bills on submit) and, for providers that answer with a job, polls
+// it with backoff; then it shares the provider's health (down until …, or up again) with every
+// process on the store.
+import { setTimeout as sleep } from "node:timers/promises";
+import { METRICS } from "../../primitives/metrics";
+import type { ModelDefinition, ModelOutput, RunTools } from "../../core/catalog/model-definition";
+import { providerUnavailableReason } from "./health";
+import { measureOutput } from "./measure-output";
+import { ProviderError, type FetchedOutput, type ProviderAdapter, type ProviderConfig, type ProviderRequest, type RemoteEntryConfig } from "./types";
+
+export { providerUnavailableReason } from "./health";
+
+export interface PollOptions {
+  /** How long a job may take from submission before it is given up (and canceled). */
+  maxWaitMs: number;
+  firstPollMs: number;
+  maxPollMs: number;
+  /** Transient poll failures in a row before the run fails. */
+  maxPollFailures: number;
+}
+
+/** A signal no cancel reaches (a submit that must get its answer). */
+const NOT_ABORTED = new AbortController().signal;
+
+const DEFAULT_POLL: PollOptions = { maxWaitMs: 15 * 60_000, firstPollMs: 500, maxPollMs: 5_000, maxPollFailures: 3 };
+
+/** A remote entry: `provider` is set to the provider's id (the run's `provider`). */
+export type RemoteModelDefinition = ModelDefinition & { provider: string };
+
+function duration(ms: number): string {
+  if (ms >= 60_000) return `${Math.round(ms / 60_000)} min`;
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+async function waitForJob(
+  provider: ProviderConfig,
+  adapter: ProviderAdapter,
+  jobId: string,
+  tools: RunTools,
+  options: PollOptions,
+): Promise<Array<ModelOutput | FetchedOutput>> {
+  const deadline = Date.now() + options.maxWaitMs;
+  let delay = options.firstPollMs;
+  let failures = 0;
+  let uncancelable = false;
+  try {
+    for (;;) {
+      if (Date.now() + delay > deadline) {
+        throw new ProviderError(`The provider ${provider.id} did not finish within ${duration(options.maxWaitMs)}.`, true);
+      }
+      await sleep(delay, undefined, { signal: tools.signal });
+      delay = Math.min(Math.round(delay * 1.5), options.maxPollMs);
+      let result;
+      try {
+        result = await adapter.poll(jobId, tools.signal);
+      } catch (err) {
+        // The job may well be fine: a hiccup while asking about it is not worth failing a paid run.
+        if (err instanceof ProviderError && err.transient && !tools.signal.aborted && ++failures < options.maxPollFailures) continue;
+        throw err;
+      }
+      failures = 0;
+      if (result.kind === "done") return result.outputs;
+      if (typeof result.progress === "number") tools.reportProgress(result.progress);
+      if (result.started && !adapter.billsOnSubmit && !uncancelable) {
+        // Throws if the run was canceled meanwhile; the catch below then cancels at the provider.
+        await tools.markUncancelable("provider");
+        uncancelable = true;
+      }
+    }
+  } catch (err) {
+    // Canceled, given up or failed: ask the provider to stop, so it does not work (or bill) for nothing.
+    await adapter.cancel?.(jobId).catch(() => undefined);
+    throw tools.signal.aborted ? tools.signal.reason : err;
+  }
+}
+
+export function remoteModelDefinition(
+  provider: ProviderConfig,
+  entry: RemoteEntryConfig,
+  adapter: ProviderAdapter,
+  pollOptions: Partial<PollOptions> = {},
+): RemoteModelDefinition {
+  const poll = { ...DEFAULT_POLL, ...pollOptions };
+  return {
+    id: entry.id,
+    type: "model",
+    name: entry.name,
+    creator: entry.creator,
+    modality: entry.modality,
+    tasks: entry.tasks,
+    description: entry.description,
+    revision: entry.revision,
+    status: entry.status,
+    pricing: entry.pricing,
+    lifecycle: entry.lifecycle,
+    input_schema: entry.inputSchema,
+    provider: provider.id,
+    unavailableReason: () => providerUnavailableReason(provider.id, adapter.health),
+    async run(input, tools) {
+      tools.signal.throwIfAborted();
+      let fetched: Array<ModelOutput | FetchedOutput>;
+      try {
+        const request: ProviderRequest = { upstreamModel: entry.upstreamModel, input, entry, readFile: (id) => tools.readFile(id) };
+        // Unbilled work first (uploading file inputs): a cancel meanwhile still cancels the run,
+        // as the run's signal ends it.
+        const prepared = adapter.prepareRequest ? await adapter.prepareRequest(request, tools.signal) : request;
+        // Past this point cancel answers 409 (docs/api.md, "States and money"): the provider bills once it has the
+        // request. It throws when the run was canceled meanwhile, so nothing is sent.
+        if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
+        tools.signal.throwIfAborted();
+        // A provider that bills nothing on submit may start the job before its answer (the job's
+        // id) is back: aborting the request on a cancel would leave that job running with nobody
+        // to stop it. Its submit runs to the answer (bounded by the provider's timeout); a cancel
+        // meanwhile is honoured right after, and waitForJob stops the job at the provider.
+        const submitted = await adapter.submit(prepared, adapter.billsOnSubmit ? tools.signal : NOT_ABORTED);
+        if (submitted.kind === "done") tools.signal.throwIfAborted();
+        fetched = submitted.kind === "done" ? submitted.outputs : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
+      } catch (err) {
+        if (err instanceof ProviderError && !tools.signal.aborted) METRICS.providerErrors.inc({ provider: provider.id });
+        // The adapter marked the provider down (5xx, unreachable, timeout): tell the other processes.
+        // The run's own error matters more than the report, which this process's health still holds.
+        const down = providerUnavailableReason(provider.id, adapter.health);
+        if (down) await tools.reportProviderHealth(provider.id, { until: down.until, reason: down.message }).catch(() => undefined);
+        throw err;
+      }
+      // A good answer ends an outage another process may have recorded (best effort: the outputs
+      // are paid for, and a row left behind lapses by itself).
+      await tools.reportProviderHealth(provider.id, null).catch(() => undefined);
+      const measure = { providerId: provider.id, ffmpegPath: tools.ffmpegPath, signal: tools.signal };
+      return Promise.all(fetched.map((output) => measureOutput(output, entry.modality, measure)));
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// What a remote provider adapter offers (lib/providers): maybe prepare a request (unbilled work,
+// before the run's cancel point), submit it, poll a job, maybe cancel it, and a health record the
+// catalog reads to answer 503 while the provider is down.
+import type { ModelLifecycle, ModelOutput, ModelPricing, ModelStatus, Modality } from "../../core/catalog/model-definition";
+import { ModelError } from "../../core/catalog/model-definition";
+import type { JsonSchemaObject } from "../../primitives/json-schema";
+
+/** One catalog entry served by a provider, as read from the providers file. */
+export interface RemoteEntryConfig {
+  /** Catalog id, `<creator>/<name>`; never `atelier/…`. */
+  id: string;
+  /** The model name the provider knows it by ("" for kinds that have none, such as a ComfyUI workflow). */
+  upstreamModel: string;
+  name: string;
+  creator: string;
+  description: string;
+  modality: Modality;
+  tasks: string[];
+  revision: string;
+  status: ModelStatus;
+  lifecycle: ModelLifecycle | null;
+  inputSchema: JsonSchemaObject;
+  pricing: ModelPricing;
+  /** What the entry's kind-specific fields parsed to (ProviderKind.parseEntry); {} when it has none. */
+  options: Record<string, unknown>;
+}
+
+export interface ProviderConfig {
+  /** Shown as a run's `provider`. */
+  id: string;
+  /** Which adapter speaks to it (its protocol): a key of PROVIDER_KINDS (lib/providers/kinds.ts). */
+  kind: string;
+  /** Without a trailing slash. */
+  baseUrl: string;
+  /** Resolved from `api_key_env`; null when the provider needs no key. */
+  apiKey: string | null;
+  /** Limit for one call to the provider, fetching its results included. */
+  timeoutMs: number;
+  /** How long a queued job (ComfyUI, Replicate, fal…) may take before it is given up; null for the engine's default. */
+  jobTimeoutMs: number | null;
+  /** What the provider's kind-specific fields parsed to (ProviderKind.parseProvider); {} when it has none. */
+  options: Record<string, unknown>;
+  entries: RemoteEntryConfig[];
+}
+
+export interface ProviderRequest {
+  upstreamModel: string;
+  /** The validated input, defaults filled. */
+  input: Record<string, unknown>;
+  /** The entry being run (its kind-specific `options` included). */
+  entry: RemoteEntryConfig;
+  /** The bytes of a workspace file named by a file input (`file_…`), to send to the provider. */
+  readFile(fileId: string): Promise<{ data: Buffer; contentType: string }>;
+}
+
+/**
+ * A provider's output as fetched: bytes and the type the provider said (null when it said none).
+ * The remote entry measures it (lib/providers/shared/measure-output.ts: an image's size, a video's size,
+ * duration and poster, a sound's duration) into a ModelOutput of the entry's modality, so
+ * adapters never probe media themselves.
+ */
+export interface FetchedOutput {
+  type: "file";
+  data: Buffer;
+  content_type: string | null;
+}
+
+/**
+ * Outputs are fetched into memory (never a provider's URL: it expires and names the provider);
+ * the engine stores them in blobs.
+ */
+export type ProviderResult =
+  | { kind: "done"; outputs: Array<ModelOutput | FetchedOutput> }
+  /** `started`: the provider now bills this job even if it is canceled (fal IN_PROGRESS); the run passes its cancel point. */
+  | { kind: "pending"; jobId: string; started?: boolean; /** How far the job is, 0 to 1, when the provider tells (its logs). */ progress?: number | null };
+
+export interface ProviderHealth {
+  lastFailure: { at: string; message: string } | null;
+  /** Epoch milliseconds until which the provider is treated as down; null when it is not. */
+  downUntil: number | null;
+}
+
+export interface ProviderAdapter {
+  /** True when a submitted request is billed whether or not it is canceled later. */
+  readonly billsOnSubmit: boolean;
+  /** Shared by every entry of the provider. */
+  readonly health: ProviderHealth;
+  /**
+   * Optional: what must happen before the request can be sent and is not billed, such as putting
+   * large file inputs in the provider's storage. The run does it BEFORE its cancel point, so a
+   * cancel meanwhile still cancels the run (nothing charged, the hold released); the signal is the
+   * run's, and aborting it must abort the work. What it answers is the request `submit` is then
+   * given, and sent as it is: `input` in the provider's own terms (file ids replaced).
+   */
+  prepareRequest?(request: ProviderRequest, signal: AbortSignal): Promise<ProviderRequest>;
+  /**
+   * The signal is the run's: aborting it must abort the call. When the adapter has
+   * `prepareRequest`, the request is what that answered.
+   */
+  submit(request: ProviderRequest, signal: AbortSignal): Promise<ProviderResult>;
+  poll(jobId: string, signal: AbortSignal): Promise<ProviderResult>;
+  /** Best effort: asks the provider to stop a job (and, where it can, not to bill it). */
+  cancel?(jobId: string): Promise<void>;
+}
+
+/**
+ * A provider's failure, told to the person like any ModelError. `transient` ones (5xx,
+ * unreachable, timeouts) may succeed when tried again; a refusal (4xx) will not.
+ */
+export class ProviderError extends ModelError {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+}
