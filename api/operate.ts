@@ -11,7 +11,8 @@ import type { Logger } from "pino";
 import type { Config } from "../lib/boot/config";
 import { ApiError, toErrorResponse } from "../lib/primitives/errors";
 import { newId } from "../lib/primitives/ids";
-import { measureQueueDepthFrom, observeRequest, renderMetrics, startProcessMetrics } from "../lib/primitives/metrics";
+import { observeRequest, renderMetrics, startProcessMetrics } from "../lib/primitives/metrics";
+import { measureQueueDepthFrom } from "../lib/store/queue-depth";
 import { createReadiness, type ReadinessOptions, type ReadinessReport } from "../lib/store/readiness";
 import type { Store } from "../lib/store/store";
 

@@ -2,7 +2,7 @@
 // hold with its ledger entry, the queued run row) in a tight loop in the bench process, against
 // the same kind of store the server uses, with no HTTP, validation, pricing or answer around it.
 // POST /v1/generations is measured against this.
-import { createServices } from "../../lib/boot/boot";
+import { createServices, installCatalog } from "../../lib/boot/boot";
 import { loadConfig } from "../../lib/boot/config";
 import { SCOPES, type Ctx } from "../../lib/core/context";
 import { startIdempotently, writeQueuedRun } from "../../lib/core/runs/generations";
@@ -21,6 +21,8 @@ export async function measureStoreFloor(settings: BenchSettings, server: ServerH
   const store = openStore({ databaseUrl: server.store.databaseUrl || null, dataDir: server.store.dataDir });
   try {
     const config = loadConfig({ DATA_DIR: server.store.dataDir, DATABASE_URL: server.store.databaseUrl, LOG_LEVEL: "silent", PATH: process.env.PATH });
+    // The catalog holds what boot puts in it (the built-in models), as in the server.
+    installCatalog(config);
     const ctx: Ctx = { db: store.db, workspaceId, actor: { kind: "api_key", id: "key_bench" }, scopes: [...SCOPES], source: "api", services: createServices(config) };
     const priced = await priceRunRequest(ctx, body);
     let n = 0;

@@ -7,7 +7,8 @@ import type { S3Settings } from "../blobs/s3-blob-store";
 import { ConfigError, loadConfig, type Config } from "./config";
 import type { Services } from "../core/context";
 import { compileBlocklist } from "../core/catalog/moderation";
-import { registerRemoteModels } from "../core/catalog/catalog";
+import { installBuiltInModels, registerRemoteModels } from "../core/catalog/catalog";
+import { BUILT_IN_MODELS } from "../models";
 import { remoteModels } from "../providers";
 import { setProgramSearchPath } from "../media/host";
 import { connectCrossProcessSignals, type CrossProcessSignals } from "../engine/cross-process";
@@ -23,10 +24,11 @@ import { migrateStore, openStore, sqliteFileIn, type Store } from "../store/stor
 
 let catalogInstalled = false;
 
-/** Adds PROVIDERS_FILE's remote entries to the catalog and tells models the PATH, once per process. */
+/** Puts the built-in models and PROVIDERS_FILE's remote entries in the catalog and tells models the PATH, once per process. */
 export function installCatalog(config: Config): void {
   if (catalogInstalled) return;
   setProgramSearchPath(config.searchPath);
+  installBuiltInModels(BUILT_IN_MODELS);
   registerRemoteModels(remoteModels(config.providers));
   catalogInstalled = true;
 }

@@ -2,7 +2,7 @@ import type { BlobStore } from "../blobs/blob-store";
 import type { ApiKeyCache } from "./keys/api-key-cache";
 import type { StudioSessionCache } from "./workspaces/studio-sessions";
 import type { PictureDirectory } from "../blobs/picture-directory";
-import type { RunSignals } from "../engine/run-signals";
+import type { RunSignals } from "./run-signals";
 import type { Db } from "../store/database";
 import { ApiError } from "../primitives/errors";
 

@@ -4,68 +4,13 @@
 // PostgreSQL LISTEN/NOTIFY or, on SQLite, the process mesh in the store's folder (see
 // cross-process.ts, which also catches up after an outage).
 import { EventEmitter } from "node:events";
+import type { RunChange, RunSignals, SignalMessage } from "../core/run-signals";
 import type { GenerationsTable } from "../store/database";
 
-/** A run's progress, 0 to 1, as its model last reported it. */
-export interface RunChange {
-  progress?: number;
-}
-
-export type SignalMessage =
-  | { kind: "queued" }
-  | { kind: "finished"; id: string }
-  | ({ kind: "changed"; id: string } & RunChange)
-  /** An API key was revoked ("*": any may have been; caches forget everything). */
-  | { kind: "key_revoked"; id: string }
-  /** A studio user's sessions ended or changed (sign-out, password, role): caches forget that user ("*": everyone). */
-  | { kind: "sessions_ended"; id: string }
-  /** A model was paused or resumed, or a provider found down or back: availability caches forget. */
-  | { kind: "availability_changed" };
+export type { RunChange, RunSignals, SignalMessage };
 
 /** Progress entries of runs whose end this process never heard of are dropped after this long. */
 const PROGRESS_TTL_MS = 10 * 60_000;
-
-export interface RunSignals {
-  runQueued(): void;
-  /** A run's state changed (started, passed its cancel point, went back to the queue) or it reported progress. */
-  runChanged(id: string, change?: RunChange): void;
-  /**
-   * `row`: the ended run as its finish committed it, handed to this process's followers so that
-   * they need not read it again (a store round trip between the finish and its event). Other
-   * processes hear only the ID.
-   */
-  runFinished(id: string, row?: GenerationsTable): void;
-  onQueued(listener: () => void): () => void;
-  /** Any run finished (here or, through the bridge, in another process): wakes the webhook sender. */
-  onFinished(listener: () => void): () => void;
-  /** Every change and finish of any run, with its ID (and a finish's row when it ended in this process): the run watcher's one subscription. */
-  onRunSignal(listener: (id: string, what: "changed" | "finished", change: RunChange, ended?: GenerationsTable) => void): () => void;
-  /** The progress a running run last reported, here or in another process; null when none. */
-  progressOf(id: string): number | null;
-  /**
-   * Resolves when `id` finishes, the time is up, or `abort` fires; one listener per waiter and
-   * no store query. Subscribe before reading the run, so a finish in between is not missed.
-   * Gives the ended row when the run ended in this process (runFinished's row), else nothing.
-   */
-  waitForFinish(id: string, timeoutMs: number, abort?: AbortSignal): Promise<GenerationsTable | undefined>;
-  /** Marks `id` as followed until the returned function is called (the cross-process fallback then looks for its end). */
-  follow(id: string): () => void;
-  /** IDs someone is waiting on or following now (for the cross-process fallback). */
-  waitedIds(): string[];
-  /** An API key was revoked here: every process's key cache forgets it. */
-  keyRevoked(keyId: string): void;
-  onKeyRevoked(listener: (keyId: string) => void): () => void;
-  /** A user's studio sessions ended here: every process's session cache forgets that user. */
-  sessionsEnded(userId: string): void;
-  onSessionsEnded(listener: (userId: string) => void): () => void;
-  /** A pause or a provider outage changed here: every process's availability cache forgets. */
-  availabilityChanged(): void;
-  onAvailabilityChanged(listener: () => void): () => void;
-  /** Hook for the cross-process bridge: called on every local signal. */
-  setPublisher(publish: ((message: SignalMessage) => void) | null): void;
-  /** Deliver a signal that came from another process. */
-  receive(message: SignalMessage): void;
-}
 
 export function createRunSignals(): RunSignals {
   const emitter = new EventEmitter();

@@ -4,7 +4,6 @@
 // Every label value comes from a bounded set (route patterns, catalog model IDs, provider IDs
 // from PROVIDERS_FILE, statuses), never from a raw path or a request's own text.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Db, GenerationsTable } from "../store/database";
 
 export type WebhookOutcome = "succeeded" | "failed" | "retrying";
 export type RateLimitKind = "ip" | "key";
@@ -111,28 +110,6 @@ export function startProcessMetrics(): void {
   collectDefaultMetrics({ register: METRICS.registry });
 }
 
-/** How long a scrape waits for the queue depth before reporting NaN. */
-const QUEUE_DEPTH_TIMEOUT_MS = 2_000;
-
-/** The queue depth gauge reads `db` (one count on the status index) when scraped. */
-export function measureQueueDepthFrom(db: Db, timeoutMs = QUEUE_DEPTH_TIMEOUT_MS): void {
-  METRICS.state.queueDepth = async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("the queue depth query took too long")), timeoutMs);
-    });
-    try {
-      const row = await Promise.race([
-        db.selectFrom("generations").select((eb) => eb.fn.countAll<string | number>().as("n")).where("status", "=", "queued").executeTakeFirst(),
-        timeout,
-      ]);
-      return Number(row?.n ?? 0);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-}
-
 /** The exposition text and its content type. */
 export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
   return { contentType: METRICS.registry.contentType, body: await METRICS.registry.metrics() };
@@ -153,13 +130,13 @@ function secondsBetween(from: string | null, to: string | null): number | null {
 }
 
 /** A run left the queue (claimed fresh, not recovered): its wait. */
-export function observeRunStarted(run: Pick<GenerationsTable, "created_at" | "started_at">): void {
+export function observeRunStarted(run: { created_at: string; started_at: string | null }): void {
   const seconds = secondsBetween(run.created_at, run.started_at);
   if (seconds !== null) METRICS.queueWait.observe(seconds);
 }
 
 /** A run reached its final status (after the transaction that ended it committed). */
-export function observeRunEnded(run: Pick<GenerationsTable, "model" | "status" | "started_at" | "completed_at">): void {
+export function observeRunEnded(run: { model: string; status: string; started_at: string | null; completed_at: string | null }): void {
   const labels = { model: run.model, status: run.status };
   METRICS.runs.inc(labels);
   const seconds = secondsBetween(run.started_at, run.completed_at);

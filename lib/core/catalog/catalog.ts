@@ -1,5 +1,4 @@
 // The catalog: built-in model modules as public entries, their lifecycle, and lookups.
-import { BUILT_IN_MODELS } from "../../models";
 import type { ModelDefinition, ModelLifecycle, ModelPricing } from "./model-definition";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { requireScope, type Ctx } from "../context";
@@ -87,7 +86,28 @@ function buildCatalog(definitions: readonly ModelDefinition[]): Map<string, Cata
   return entries;
 }
 
-let CATALOG = buildCatalog(BUILT_IN_MODELS);
+let CATALOG = buildCatalog([]);
+let BUILT_IN_IDS: ReadonlySet<string> = new Set();
+
+/**
+ * The built-in models (lib/models), handed in from above by boot (lib/boot/boot.ts) and the
+ * Vitest setup, so the core never imports lib/models. Built-ins come first in every listing,
+ * before the remote entries; a remote entry cannot take a built-in's id.
+ */
+export function installBuiltInModels(definitions: readonly ModelDefinition[]): void {
+  const ids = new Set(definitions.map((d) => d.id));
+  const remote = [...CATALOG.values()].map((e) => e.definition).filter((d) => !BUILT_IN_IDS.has(d.id));
+  for (const d of remote) {
+    if (ids.has(d.id)) throw new Error(`catalog: ${d.id} is already in the catalog`);
+  }
+  BUILT_IN_IDS = ids;
+  CATALOG = buildCatalog([...definitions, ...remote]);
+}
+
+/** Whether `id` is one of the built-in models (installBuiltInModels), not a remote entry. */
+export function isBuiltInModel(id: string): boolean {
+  return BUILT_IN_IDS.has(id);
+}
 
 /**
  * Adds remote entries (lib/providers, from PROVIDERS_FILE) to the built-ins. Called once at start;

@@ -16,9 +16,8 @@ import path from "node:path";
 import type { Logger } from "pino";
 import sharp from "sharp";
 import type { PictureDirectory } from "../../blobs/picture-directory";
-import { BUILT_IN_MODELS } from "../../models";
 import { ModelError, type ModelDefinition, type ModelOutput, type RunTools, type StepFiles } from "./model-definition";
-import { allCatalogEntries, findCatalogEntry, isRetired } from "./catalog";
+import { allCatalogEntries, findCatalogEntry, isBuiltInModel, isRetired } from "./catalog";
 import { isFileField } from "./file-inputs";
 import { validateModelInput } from "./input-validation";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
@@ -38,8 +37,6 @@ const SAMPLE_SOUND_ID = "file_ExampleSound000000000000";
 const SAMPLE_IMAGE_MODEL = "atelier/artwork";
 const SAMPLE_SOUND_MODEL = "atelier/music";
 const WAVEFORM_MODEL = "atelier/waveform";
-
-const BUILT_IN_IDS = new Set(BUILT_IN_MODELS.map((m) => m.id));
 
 function sampleIdFor(schema: JsonSchemaObject): string | null {
   const type = String(schema.contentMediaType);
@@ -108,7 +105,7 @@ const plans = new WeakMap<ModelDefinition, ExamplePlan | null>();
 export function examplePlanOf(definition: ModelDefinition): ExamplePlan | null {
   if (plans.has(definition)) return plans.get(definition)!;
   let plan: ExamplePlan | null = null;
-  if (BUILT_IN_IDS.has(definition.id) && !isRetired(definition.lifecycle)) {
+  if (isBuiltInModel(definition.id) && !isRetired(definition.lifecycle)) {
     const input = exampleInputOf(definition);
     if (input) {
       const key = createHash("sha256")

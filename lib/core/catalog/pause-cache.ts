@@ -9,7 +9,7 @@
 // The cache hangs on the store handle in a process-wide registry rather than in a module
 // variable: Next bundles its own copy of the core (lib/boot/runtime.ts), and the studio's pause
 // action, running in that copy, must reach the cache the server's copy reads.
-import type { RunSignals } from "../../engine/run-signals";
+import type { RunSignals } from "../run-signals";
 import type { Db } from "../../store/database";
 
 /** A pause (kind "model", key: catalog id) or an outage (kind "provider", key: provider id), as stored. */

@@ -2,7 +2,7 @@
 // studio's live views). It keeps the queue positions of followed queued runs fresh with one
 // shared query however many follow them, so open streams cost no store query while nothing
 // changes, and a change costs a read only for the streams of that run.
-import type { RunChange, RunSignals } from "../../engine/run-signals";
+import type { RunChange, RunSignals } from "../run-signals";
 import type { Db, GenerationsTable } from "../../store/database";
 import { queuePositions } from "../runs/queue-positions";
 

@@ -21,7 +21,7 @@ import { eventually } from "../testing/test-server";
 import { ProviderError, type ProviderConfig } from "../shared/types";
 import { providerKind } from "../kinds";
 
-const FIXTURES = path.resolve(__dirname, "../../e2e/api/fixtures/comfyui");
+const FIXTURES = path.resolve(__dirname, "../../../e2e/api/fixtures/comfyui");
 const SDXL = JSON.parse(readFileSync(path.join(FIXTURES, "workflows/sdxl.json"), "utf8")) as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
 const FILE_ID = "file_abcdefghijklmnopqrstuvwx";
 const FAST = { firstPollMs: 5, maxPollMs: 20 };

@@ -16,7 +16,7 @@ import { parseProvidersFile } from "../providers-file";
 /** An imported schema, its properties there. */
 type Schema = JsonSchemaObject & { properties: Record<string, JsonSchemaObject> };
 
-const FIXTURES = path.resolve(__dirname, "../../e2e/api/fixtures/comfyui");
+const FIXTURES = path.resolve(__dirname, "../../../e2e/api/fixtures/comfyui");
 const BINDS = ["prompt=6.text", "negative_prompt=7.text", "seed=3.seed", "steps=3.steps", "width=5.width", "height=5.height"];
 const BASE = { workflow: "workflows/sdxl.json", baseDir: FIXTURES, cwd: FIXTURES, id: "gpu-box/sdxl-imported", usd: "0.01", unit: "image", today: "2026-11-30" };
 
