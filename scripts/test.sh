@@ -37,7 +37,7 @@ npx vitest run --reporter=default --reporter=json --outputFile=test-results/vite
 step "store tests on PostgreSQL"
 # Model, provider, ffmpeg and blob-store tests never touch the store: once, on the SQLite pass, is enough.
 # The one provider test that does (outages shared through the store) runs on both.
-STORE_TEST_DATABASE_URL="$PG_URL" npx vitest run --exclude 'lib/models/**' --exclude 'lib/media/**' --exclude 'lib/blobs/**' --exclude 'lib/providers/!(shared-health).test.ts' --reporter=default --reporter=json --outputFile=test-results/vitest-postgres.json
+STORE_TEST_DATABASE_URL="$PG_URL" npx vitest run --exclude 'lib/models/**' --exclude 'lib/media/**' --exclude 'lib/blobs/**' --exclude 'lib/providers/**/!(shared-health).test.ts' --reporter=default --reporter=json --outputFile=test-results/vitest-postgres.json
 step "production build"
 # A first `npm start` runs this build: it must print no bundler warnings (docs/getting-started.md).
 npx next build 2>&1 | tee test-results/next-build.log
