@@ -5,7 +5,11 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 for (const file of process.argv.slice(2)) {
-  if (!existsSync(file)) continue;
+  // A report that is missing means a step wrote it elsewhere or not at all: never a silent pass.
+  if (!existsSync(file)) {
+    console.error(`No test report at ${file}.`);
+    process.exit(1);
+  }
   const report = JSON.parse(readFileSync(file, "utf8"));
   if ("numPassedTests" in report) {
     // Vitest

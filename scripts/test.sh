@@ -46,11 +46,11 @@ if grep -qE "^Warning:|build encountered [0-9]+ warning" test-results/next-build
   exit 1
 fi
 step "API tests over HTTP against the started server"
-PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/e2e-api.json npx playwright test --config e2e/api/playwright.config.ts --reporter=list,json
+PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/test-results/e2e-api.json" npx playwright test --config e2e/api/playwright.config.ts --reporter=list,json
 step "benchmark harness, smoke mode (asserts nothing about speed)"
 npx tsx bench/run.ts --smoke
 
 step "studio tests in Chromium"
-PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/e2e-studio.json npx playwright test --config e2e/studio/playwright.config.ts --reporter=list,json
+PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/test-results/e2e-studio.json" npx playwright test --config e2e/studio/playwright.config.ts --reporter=list,json
 
 node scripts/test-summary.mjs test-results/vitest-sqlite.json test-results/vitest-postgres.json test-results/e2e-api.json test-results/e2e-studio.json

@@ -1,13 +1,12 @@
 // Runs the admin CLI (bin/admin.ts) against a test server's data dir and parses its JSON, so
 // each test file makes its own workspaces and keys.
 import { execFileSync } from "node:child_process";
-import path from "node:path";
+import { ADMIN_CLI } from "../admin-cli";
 import { REPO_ROOT, SERVERS, storeEnv, type ServerSpec } from "./servers";
 
-const CLI = path.join(REPO_ROOT, "bin", "admin.ts");
 
 function run(spec: ServerSpec, args: string[]): string {
-  return execFileSync(process.execPath, ["--import", "tsx", CLI, "--json", ...args], {
+  return execFileSync(process.execPath, [ADMIN_CLI, "--json", ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...storeEnv(spec) },
     encoding: "utf8",

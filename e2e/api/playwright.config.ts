@@ -19,6 +19,8 @@ function startCommand(spec: ServerSpec): string {
 export default defineConfig({
   testDir: __dirname,
   testMatch: "*.spec.ts",
+  // Bundles the admin CLI the tests call (e2e/admin-cli.ts).
+  globalSetup: require.resolve("../admin-cli"),
   outputDir: `${REPO_ROOT}/test-results/e2e-api`,
   workers: 2,
   fullyParallel: false,

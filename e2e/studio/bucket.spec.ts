@@ -18,6 +18,7 @@ import { makeWav } from "../api/runs-helpers";
 import { pgUrl, resetPgDatabase } from "../api/servers";
 import { signIn, type TestUser } from "./helpers";
 import { REPO_ROOT } from "./playwright.config";
+import { ADMIN_CLI } from "../admin-cli";
 
 const PORT = 3402;
 const BASE_URL = `http://localhost:${PORT}`;
@@ -58,7 +59,7 @@ function storeEnv(): Record<string, string> {
 
 /** The admin CLI on this file's server's store. */
 function admin<T>(args: string[]): T {
-  const out = execFileSync(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", ...args], {
+  const out = execFileSync(process.execPath, [ADMIN_CLI, "--json", ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...storeEnv() },
     encoding: "utf8",

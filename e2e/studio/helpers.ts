@@ -3,10 +3,11 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, type APIRequestContext, type APIResponse, type Page } from "@playwright/test";
+import { ADMIN_CLI } from "../admin-cli";
 import { REPO_ROOT, STUDIO_DATA_DIR } from "./playwright.config";
 
 export function admin<T>(args: string[]): T {
-  const out = execFileSync(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", ...args], {
+  const out = execFileSync(process.execPath, [ADMIN_CLI, "--json", ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATA_DIR: STUDIO_DATA_DIR, DATABASE_URL: "" },
     encoding: "utf8",

@@ -12,8 +12,10 @@ export const STUDIO_URL = `http://localhost:${STUDIO_PORT}`;
 export default defineConfig({
   testDir: __dirname,
   testMatch: "*.spec.ts",
+  // Bundles the admin CLI the tests call (e2e/admin-cli.ts).
+  globalSetup: require.resolve("../admin-cli"),
   outputDir: `${REPO_ROOT}/test-results/e2e-studio`,
-  workers: 1,
+  workers: 2,
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter: "list",
