@@ -221,32 +221,6 @@ test("a deprecated model says when it stops and links its replacement", async ({
   await expect(page.getByTestId("deprecated-banner")).toHaveCount(0);
 });
 
-test("a paused model is out of service in the catalog and cannot be run until resumed", async ({ page }) => {
-  // No other studio test runs this entry (ops-models.spec.ts pauses type-card), so the two can
-  // run at the same time in two workers.
-  const model = "atelier/relief-3d";
-  await signIn(page, newUser("creator", "5"));
-  admin(["model", "pause", model, "--reason", "the relief renderer is being upgraded"]);
-  try {
-    await page.goto("/catalog");
-    const card = page.getByTestId("model-card").filter({ hasText: model });
-    await expect(card).toContainText("Out of service");
-    await card.getByRole("link").first().click();
-    await expect(page).toHaveURL(/\/catalog\/atelier\/relief-3d$/);
-    await expect(page.getByRole("note").filter({ hasText: "Out of service" })).toContainText("the relief renderer is being upgraded");
-    await expect(page.getByRole("button", { name: /^Run/ })).toBeDisabled();
-    await expect(page.getByTestId("quote")).toContainText("Out of service");
-    await screenshot(page, "model-paused");
-  } finally {
-    admin(["model", "resume", model]);
-  }
-  await page.reload();
-  await expect(page.getByRole("note").filter({ hasText: "Out of service" })).toHaveCount(0);
-  await expect(page.getByRole("button", { name: /^Run/ })).toBeEnabled();
-  await page.goto("/catalog");
-  await expect(page.getByTestId("model-card").filter({ hasText: model })).not.toContainText("Out of service");
-});
-
 test("a failed run shows its error message, on the model page and the run page, and is not charged", async ({ page, request }) => {
   const user = newUser("creator", "5");
   await signIn(page, user);

@@ -184,3 +184,29 @@ for (const [label, options] of [
     });
   });
 }
+
+// Here rather than with the model page's tests: it pauses the same entry as the test above, and
+// tests of one file never run at the same time (the studio suite runs two files at once).
+test("a paused model is out of service in the catalog and cannot be run until resumed", async ({ page }) => {
+  const model = PAUSED;
+  await signIn(page, newUser("creator", "5"));
+  admin(["model", "pause", model, "--reason", "the type renderer is being upgraded"]);
+  try {
+    await page.goto("/catalog");
+    const card = page.getByTestId("model-card").filter({ hasText: model });
+    await expect(card).toContainText("Out of service");
+    await card.getByRole("link").first().click();
+    await expect(page).toHaveURL(/\/catalog\/atelier\/type-card$/);
+    await expect(page.getByRole("note").filter({ hasText: "Out of service" })).toContainText("the type renderer is being upgraded");
+    await expect(page.getByRole("button", { name: /^Run/ })).toBeDisabled();
+    await expect(page.getByTestId("quote")).toContainText("Out of service");
+    await screenshot(page, "model-paused");
+  } finally {
+    admin(["model", "resume", model]);
+  }
+  await page.reload();
+  await expect(page.getByRole("note").filter({ hasText: "Out of service" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: /^Run/ })).toBeEnabled();
+  await page.goto("/catalog");
+  await expect(page.getByTestId("model-card").filter({ hasText: model })).not.toContainText("Out of service");
+});
