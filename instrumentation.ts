@@ -12,12 +12,23 @@ export const onRequestError: Instrumentation.onRequestError = async (err, reques
   // Only the Node.js server logs through pino; the app has no edge code.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   if (!logger) {
-    const [{ createLogger }, { config }] = await Promise.all([import("./lib/primitives/logger"), import("./lib/boot/config")]);
+    const [{ createLogger }, { config }] = await Promise.all([
+      import("./lib/primitives/logger"),
+      import("./lib/boot/config"),
+    ]);
     logger = createLogger(config().logLevel);
   }
   const digest = (err as { digest?: unknown }).digest;
   logger.error(
-    { err, digest: typeof digest === "string" ? digest : null, door: "studio", method: request.method, path: request.path, route: context.routePath, routeType: context.routeType },
+    {
+      err,
+      digest: typeof digest === "string" ? digest : null,
+      door: "studio",
+      method: request.method,
+      path: request.path,
+      route: context.routePath,
+      routeType: context.routeType,
+    },
     "unexpected error",
   );
 };

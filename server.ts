@@ -25,8 +25,22 @@ async function main(): Promise<void> {
   const rateLimits = createRateLimits(config);
   // With REDIS_URL, count in Redis from the first request (memory meanwhile, at most 5 s).
   await rateLimits.ready();
-  const engine = startEngine({ db: store.db, dialect: store.dialect, services, logger, concurrency: config.workerConcurrency, name: "server" });
-  const webhookSender = startWebhookSender({ db: store.db, dialect: store.dialect, services, logger, name: "server", purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000 });
+  const engine = startEngine({
+    db: store.db,
+    dialect: store.dialect,
+    services,
+    logger,
+    concurrency: config.workerConcurrency,
+    name: "server",
+  });
+  const webhookSender = startWebhookSender({
+    db: store.db,
+    dialect: store.dialect,
+    services,
+    logger,
+    name: "server",
+    purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000,
+  });
   // The studio (Next, same process) uses this very store and these services, so its runs wake
   // this engine and its reads see the same signals (app/(studio)/studio-ctx.ts).
   (globalThis as { atelierRuntime?: unknown }).atelierRuntime = { store, services, config };
@@ -48,7 +62,12 @@ async function main(): Promise<void> {
   // Studio actions and live-run streams per signed-in user (app/studio-budget-door.ts).
   const studioBudget = createStudioBudgetDoor({ db: store.db, services });
   // /healthz, /readyz and /metrics: answered first, outside /v1's limits and keys, never by the studio.
-  const operate = createOperate({ store, config, logger, readiness: services.blobs.kind === "s3" ? { bucket: () => services.blobs.check() } : {} });
+  const operate = createOperate({
+    store,
+    config,
+    logger,
+    readiness: services.blobs.kind === "s3" ? { bucket: () => services.blobs.check() } : {},
+  });
   const commonHeaders = Object.entries(COMMON_SECURITY_HEADERS);
   // requireHostHeader: false lets a request without Host reach us, to be refused in JSON.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
@@ -87,12 +106,22 @@ async function main(): Promise<void> {
   // HOST unset: every interface, as before; HOST=127.0.0.1 keeps the server to this machine.
   const listening = () => {
     // The catalog cards' pictures, made one at a time in the background once the server answers.
-    examples = startExampleOutputs({ pictures: services.examplePictures, ffmpegPath: services.ffmpegPath, logger, delayMs: 2000, warm: config.examplePictures === "all" });
+    examples = startExampleOutputs({
+      pictures: services.examplePictures,
+      ffmpegPath: services.ffmpegPath,
+      logger,
+      delayMs: 2000,
+      warm: config.examplePictures === "all",
+    });
     const base = config.publicBaseUrl;
     logger.info({ port: config.port, store: store.dialect, blobs: services.blobs.kind }, "Atelier is listening");
     console.log(`\nAtelier is running: studio ${base}/  ·  API ${base}/v1  ·  store ${store.dialect}`);
     const bound = server.address();
-    const warning = publicBaseUrlWarning({ env: process.env, boundAddress: typeof bound === "object" && bound ? bound.address : null, publicBaseUrl: base });
+    const warning = publicBaseUrlWarning({
+      env: process.env,
+      boundAddress: typeof bound === "object" && bound ? bound.address : null,
+      publicBaseUrl: base,
+    });
     if (warning) {
       logger.warn({ publicBaseUrl: base }, warning);
       console.warn(`\nNote: ${warning}`);

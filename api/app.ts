@@ -69,7 +69,8 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
       refusePlaceholders(c.req.path);
       await next();
     } catch (err) {
-      if (!c.get("answerHeaders")) c.set("answerHeaders", answerHeaders(requestId, (err as { rateLimit?: RateLimitState }).rateLimit));
+      if (!c.get("answerHeaders"))
+        c.set("answerHeaders", answerHeaders(requestId, (err as { rateLimit?: RateLimitState }).rateLimit));
       c.res = errorResponse(c, deps, err);
     }
     // The routes and errorResponse build their answers with these headers already; a stream or

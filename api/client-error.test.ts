@@ -23,7 +23,11 @@ let port: number;
 let handled = 0;
 
 beforeAll(async () => {
-  const refusals = createRequestRefusals({ config: { publicBaseUrl: "http://api.test" } as Config, logger: pino({ level: "silent" }), rateLimits });
+  const refusals = createRequestRefusals({
+    config: { publicBaseUrl: "http://api.test" } as Config,
+    logger: pino({ level: "silent" }),
+    rateLimits,
+  });
   server = createServer({ requireHostHeader: false }, (req, res) => {
     const refusal = refusals.check(req);
     if (refusal) return refusals.refuse(req, res, refusal);
@@ -35,7 +39,11 @@ beforeAll(async () => {
   server.on("checkExpectation", refusals.expectation);
   server.on(
     "clientError",
-    createClientErrorHandler({ config: { publicBaseUrl: "http://api.test" } as Config, logger: pino({ level: "silent" }), rateLimits }),
+    createClientErrorHandler({
+      config: { publicBaseUrl: "http://api.test" } as Config,
+      logger: pino({ level: "silent" }),
+      rateLimits,
+    }),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as net.AddressInfo).port;
@@ -78,8 +86,14 @@ describe("parserRefusal", () => {
   it("maps Node's parser codes to the API's codes and statuses", () => {
     expect(parserRefusal("HPE_HEADER_OVERFLOW", undefined)).toMatchObject({ code: "invalid_request", status: 431 });
     expect(parserRefusal("HPE_INVALID_METHOD", undefined)).toMatchObject({ code: "invalid_request", status: 400 });
-    expect(parserRefusal("ERR_HTTP_REQUEST_TIMEOUT", undefined)).toMatchObject({ code: "invalid_request", status: 408 });
-    expect(parserRefusal("HPE_CHUNK_EXTENSIONS_OVERFLOW", undefined)).toMatchObject({ code: "payload_too_large", status: 413 });
+    expect(parserRefusal("ERR_HTTP_REQUEST_TIMEOUT", undefined)).toMatchObject({
+      code: "invalid_request",
+      status: 408,
+    });
+    expect(parserRefusal("HPE_CHUNK_EXTENSIONS_OVERFLOW", undefined)).toMatchObject({
+      code: "payload_too_large",
+      status: 413,
+    });
     expect(parserRefusal("HPE_SOMETHING_NEW", "Odd bytes").message).toContain("Odd bytes");
   });
 });
@@ -103,7 +117,11 @@ describe("the clientError listener", () => {
     ["a space in a header name", "GET /v1/models HTTP/1.1\r\nHost: x\r\nBad Header: a\r\n\r\n", 400],
     ["headers over 16 KB", `GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(17_000)}\r\n\r\n`, 431],
     ["an unknown method", "FOO /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", 400],
-    ["Content-Length with Transfer-Encoding", "POST /v1/quotes HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400],
+    [
+      "Content-Length with Transfer-Encoding",
+      "POST /v1/quotes HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      400,
+    ],
     ["HTTP/9.9", "GET /v1/models HTTP/9.9\r\nHost: x\r\n\r\n", 400],
     ["no Host header", "GET /v1/models HTTP/1.1\r\n\r\n", 400],
     ["an Expect other than 100-continue", "GET /v1/models HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n", 417],
@@ -121,14 +139,21 @@ describe("the clientError listener", () => {
       expect(ipRequests).toBe(before + 1);
       expect(Number(answer.headers["content-length"])).toBe(Buffer.byteLength(answer.body));
       const { error } = JSON.parse(answer.body) as { error: Record<string, unknown> };
-      expect(error).toMatchObject({ type: "invalid_request_error", code: "invalid_request", param: null, request_id: answer.headers["x-request-id"] });
+      expect(error).toMatchObject({
+        type: "invalid_request_error",
+        code: "invalid_request",
+        param: null,
+        request_id: answer.headers["x-request-id"],
+      });
       expect(error.doc_url).toBe("http://api.test/docs/errors#invalid_request");
     });
   }
 
   it("answers a bad chunk size once, instead of the handler that already has the request", async () => {
     const before = handled;
-    const answer = await send("POST /v1/quotes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n");
+    const answer = await send(
+      "POST /v1/quotes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+    );
     expect(handled).toBe(before + 1);
     expect(answer.status).toBe(400);
     expect(answer.raw.match(/HTTP\/1\.1/g)).toHaveLength(1);
@@ -146,7 +171,14 @@ describe("the clientError listener", () => {
       },
     };
     const other = createServer(() => {});
-    other.on("clientError", createClientErrorHandler({ config: { publicBaseUrl: "http://api.test" } as Config, logger: pino({ level: "silent" }), rateLimits: limited }));
+    other.on(
+      "clientError",
+      createClientErrorHandler({
+        config: { publicBaseUrl: "http://api.test" } as Config,
+        logger: pino({ level: "silent" }),
+        rateLimits: limited,
+      }),
+    );
     await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
     const savedPort = port;
     port = (other.address() as net.AddressInfo).port;

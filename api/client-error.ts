@@ -23,13 +23,18 @@ export function parserRefusal(code: string | undefined, reason: string | undefin
   const invalid = (message: string, status = 400) => new ApiError("invalid_request", message, { status });
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
-      return invalid(`The request line and headers are over ${Math.round(HEADER_LIMIT_BYTES / 1024)} KB together.`, 431);
+      return invalid(
+        `The request line and headers are over ${Math.round(HEADER_LIMIT_BYTES / 1024)} KB together.`,
+        431,
+      );
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return new ApiError("payload_too_large", "The chunk extensions of the request body are too large.");
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return invalid("The request did not arrive in time: send the headers and body without long pauses.", 408);
     case "HPE_INVALID_HEADER_TOKEN":
-      return invalid("A request header holds a character HTTP does not allow in a header name or value (such as a control character).");
+      return invalid(
+        "A request header holds a character HTTP does not allow in a header name or value (such as a control character).",
+      );
     case "HPE_INVALID_METHOD":
       return invalid("The request method is not an HTTP method. The API takes GET, POST, PATCH, PUT and DELETE.");
     case "HPE_INVALID_VERSION":
@@ -37,7 +42,9 @@ export function parserRefusal(code: string | undefined, reason: string | undefin
     case "HPE_UNEXPECTED_CONTENT_LENGTH":
     case "HPE_INVALID_CONTENT_LENGTH":
     case "HPE_INVALID_TRANSFER_ENCODING":
-      return invalid(`The body's length is not clear: ${reason ?? "Content-Length and Transfer-Encoding conflict"}. Send one Content-Length, or Transfer-Encoding: chunked alone.`);
+      return invalid(
+        `The body's length is not clear: ${reason ?? "Content-Length and Transfer-Encoding conflict"}. Send one Content-Length, or Transfer-Encoding: chunked alone.`,
+      );
     case "HPE_INVALID_CHUNK_SIZE":
       return invalid("The chunked body holds an invalid chunk size.");
     default:
@@ -126,8 +133,15 @@ export function createClientErrorHandler(deps: RefusalDeps): (err: ParserError, 
   };
 
   async function answer(err: ParserError, socket: Socket): Promise<void> {
-    const { status, headers, body, requestId } = await refusalAnswer(deps, parserRefusal(err.code, err.reason), socket.remoteAddress);
-    deps.logger.debug({ code: err.code, reason: err.reason, remote: socket.remoteAddress, requestId }, "refused a request the HTTP parser could not read");
+    const { status, headers, body, requestId } = await refusalAnswer(
+      deps,
+      parserRefusal(err.code, err.reason),
+      socket.remoteAddress,
+    );
+    deps.logger.debug(
+      { code: err.code, reason: err.reason, remote: socket.remoteAddress, requestId },
+      "refused a request the HTTP parser could not read",
+    );
     if (!socket.writable) {
       socket.destroy();
       return;
@@ -158,7 +172,12 @@ export function createRequestRefusals(deps: RefusalDeps): {
     req.resume();
     void refusalAnswer(deps, refusal, req.socket.remoteAddress)
       .then(({ status, headers, body }) => {
-        res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": String(Buffer.byteLength(body)), Connection: "close", ...headers });
+        res.writeHead(status, {
+          "Content-Type": "application/json; charset=utf-8",
+          "Content-Length": String(Buffer.byteLength(body)),
+          Connection: "close",
+          ...headers,
+        });
         res.end(body);
       })
       .catch((failure: unknown) => {
@@ -169,7 +188,10 @@ export function createRequestRefusals(deps: RefusalDeps): {
   return {
     check(req) {
       if (req.headers.host === undefined || req.headers.host === "") {
-        return new ApiError("invalid_request", "The request has no Host header: send one naming the host the request is for.");
+        return new ApiError(
+          "invalid_request",
+          "The request has no Host header: send one naming the host the request is for.",
+        );
       }
       return null;
     },
@@ -178,7 +200,11 @@ export function createRequestRefusals(deps: RefusalDeps): {
       refuse(
         req,
         res,
-        new ApiError("invalid_request", `Expect: ${String(req.headers.expect).slice(0, 100)} is not something this server can meet; only 100-continue is.`, { status: 417 }),
+        new ApiError(
+          "invalid_request",
+          `Expect: ${String(req.headers.expect).slice(0, 100)} is not something this server can meet; only 100-continue is.`,
+          { status: 417 },
+        ),
       );
     },
   };

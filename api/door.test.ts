@@ -29,7 +29,14 @@ const MANIFEST = {
 const routes: StudioRoute[] = studioRoutesFromManifest(MANIFEST);
 const toApi = createDoorChooser({
   studioRoutes: () => routes,
-  apiResources: apiResources(["/*", "/v1/models", "/v1/models/:creator/:name", "/v1/quotes", "/v1/files/:id", "/v1/public/models"]),
+  apiResources: apiResources([
+    "/*",
+    "/v1/models",
+    "/v1/models/:creator/:name",
+    "/v1/quotes",
+    "/v1/files/:id",
+    "/v1/public/models",
+  ]),
 });
 
 describe("routePattern", () => {
@@ -55,10 +62,14 @@ describe("studio routes", () => {
 
   it("finds the same routes in the app/ tree as the build's manifest lists (when built)", () => {
     const fromTree = studioRoutesFromAppDir(path.join(ROOT, "app"));
-    expect(fromTree.map((r) => r.route)).toEqual(expect.arrayContaining(["/", "/catalog", "/catalog/[creator]/[name]", "/api/auth/[...nextauth]", "/sign-in"]));
+    expect(fromTree.map((r) => r.route)).toEqual(
+      expect.arrayContaining(["/", "/catalog", "/catalog/[creator]/[name]", "/api/auth/[...nextauth]", "/sign-in"]),
+    );
     const manifestFile = path.join(ROOT, ".next", "app-path-routes-manifest.json");
     if (!existsSync(manifestFile)) return;
-    const fromBuild = studioRoutesFromManifest(JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, string>);
+    const fromBuild = studioRoutesFromManifest(
+      JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, string>,
+    );
     const key = (r: StudioRoute) => `${r.handler ? "route" : "page"} ${r.route}`;
     expect(fromTree.map(key).sort()).toEqual(fromBuild.map(key).sort());
   });

@@ -31,7 +31,11 @@ describe.skipIf(testDialect() !== "postgres")("rate limits leased from PostgreSQ
 
   /** A process's own pool on the test schema. */
   function pool(): pg.Pool {
-    const made = new pg.Pool({ connectionString: t.postgres!.databaseUrl, max: 4, options: `-c search_path=${t.postgres!.schema}` });
+    const made = new pg.Pool({
+      connectionString: t.postgres!.databaseUrl,
+      max: 4,
+      options: `-c search_path=${t.postgres!.schema}`,
+    });
     pools.push(made);
     return made;
   }
@@ -61,7 +65,9 @@ describe.skipIf(testDialect() !== "postgres")("rate limits leased from PostgreSQ
     expect(passed).toBe(600);
     const transactions = a.leasesTaken() + b.leasesTaken();
     expect(transactions).toBeLessThan(60);
-    const { rows } = await pools[0]!.query<{ points: number }>("select points from rate_limits where key = $1", [`key:${key}`]);
+    const { rows } = await pools[0]!.query<{ points: number }>("select points from rate_limits where key = $1", [
+      `key:${key}`,
+    ]);
     expect(rows[0]!.points).toBe(600);
     // Once a process saw the budget run out, refusing costs it no transaction.
     const before = a.leasesTaken();

@@ -29,7 +29,12 @@ export function leaseSize(limit: number, unleased: number): number {
 /** Leases kept past this many: the windows that ended are swept. */
 const SWEEP_ABOVE = 10_000;
 
-export function leasedRateLimiter(options: { pool: pg.Pool; points: number; durationSeconds: number; keyPrefix: string }): ConsumingLimiter & { leasesTaken(): number } {
+export function leasedRateLimiter(options: {
+  pool: pg.Pool;
+  points: number;
+  durationSeconds: number;
+  keyPrefix: string;
+}): ConsumingLimiter & { leasesTaken(): number } {
   const { pool, points: limit, keyPrefix } = options;
   const durationMs = options.durationSeconds * 1000;
   const leases = new Map<string, Lease>();
@@ -43,8 +48,14 @@ export function leasedRateLimiter(options: { pool: pg.Pool; points: number; dura
     try {
       await client.query("BEGIN");
       const now = Date.now();
-      await client.query("INSERT INTO rate_limits (key, points, expire) VALUES ($1, 0, $2) ON CONFLICT (key) DO NOTHING", [row, now + durationMs]);
-      const { rows } = await client.query<{ points: number; expire: string | null }>("SELECT points, expire FROM rate_limits WHERE key = $1 FOR UPDATE", [row]);
+      await client.query(
+        "INSERT INTO rate_limits (key, points, expire) VALUES ($1, 0, $2) ON CONFLICT (key) DO NOTHING",
+        [row, now + durationMs],
+      );
+      const { rows } = await client.query<{ points: number; expire: string | null }>(
+        "SELECT points, expire FROM rate_limits WHERE key = $1 FOR UPDATE",
+        [row],
+      );
       let used = Number(rows[0]?.points ?? 0);
       let expire = Number(rows[0]?.expire ?? 0);
       if (expire <= now) {
@@ -53,7 +64,11 @@ export function leasedRateLimiter(options: { pool: pg.Pool; points: number; dura
       }
       const unleased = Math.max(0, limit - used);
       const granted = unleased === 0 ? 0 : Math.min(unleased, leaseSize(limit, unleased));
-      await client.query("UPDATE rate_limits SET points = $2, expire = $3 WHERE key = $1", [row, used + granted, expire]);
+      await client.query("UPDATE rate_limits SET points = $2, expire = $3 WHERE key = $1", [
+        row,
+        used + granted,
+        expire,
+      ]);
       await client.query("COMMIT");
       taken += 1;
       leases.set(key, { expire, left: granted, unleased: unleased - granted });

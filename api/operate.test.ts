@@ -14,9 +14,13 @@ import { createRateLimits } from "./rate-limit";
 const TOKEN = "metrics-token-0123456789";
 const silent = pino({ level: "silent" });
 
-async function valueOf(labels: Record<string, string>, metric: Counter<string> = METRICS.httpRequests): Promise<number> {
+async function valueOf(
+  labels: Record<string, string>,
+  metric: Counter<string> = METRICS.httpRequests,
+): Promise<number> {
   const { values } = await metric.get();
-  const same = (l: object) => JSON.stringify(Object.entries(l).sort()) === JSON.stringify(Object.entries(labels).sort());
+  const same = (l: object) =>
+    JSON.stringify(Object.entries(l).sort()) === JSON.stringify(Object.entries(labels).sort());
   return values.find((v) => same(v.labels))?.value ?? 0;
 }
 
@@ -48,7 +52,12 @@ describe(`operating endpoints (${testDialect()})`, () => {
   });
 
   async function start(metricsToken: string | null, host?: string): Promise<string> {
-    const operate = createOperate({ store: t.store, config: { metricsToken, publicBaseUrl: "http://localhost:3000" }, logger: silent, readiness: { cacheMs: 0 } });
+    const operate = createOperate({
+      store: t.store,
+      config: { metricsToken, publicBaseUrl: "http://localhost:3000" },
+      logger: silent,
+      readiness: { cacheMs: 0 },
+    });
     const { server, port } = await serve(operate, host);
     servers.push(server);
     return `http://${host ?? "127.0.0.1"}:${port}`;
@@ -75,7 +84,12 @@ describe(`operating endpoints (${testDialect()})`, () => {
 
   it("/readyz answers 200 with its checks on a live store, and 503 with Retry-After naming the store once it is gone", async () => {
     const own = await openTestStore();
-    const operate = createOperate({ store: own.store, config: { metricsToken: null, publicBaseUrl: "http://localhost:3000" }, logger: silent, readiness: { cacheMs: 0 } });
+    const operate = createOperate({
+      store: own.store,
+      config: { metricsToken: null, publicBaseUrl: "http://localhost:3000" },
+      logger: silent,
+      readiness: { cacheMs: 0 },
+    });
     const { server, port } = await serve(operate);
     servers.push(server);
     try {
@@ -88,7 +102,11 @@ describe(`operating endpoints (${testDialect()})`, () => {
       const down = await fetch(`http://127.0.0.1:${port}/readyz`);
       expect(down.status).toBe(503);
       expect(down.headers.get("retry-after")).toBe("2");
-      const body = (await down.json()) as { status: string; checks: Record<string, string>; errors: Record<string, string> };
+      const body = (await down.json()) as {
+        status: string;
+        checks: Record<string, string>;
+        errors: Record<string, string>;
+      };
       expect(body.status).toBe("not_ready");
       expect(body.checks).toEqual({ store: "failed", schema: "skipped" });
       expect(body.errors.store).toMatch(/^the store cannot be reached: /);
@@ -108,14 +126,17 @@ describe(`operating endpoints (${testDialect()})`, () => {
     expect(text).toContain("# TYPE process_cpu_user_seconds_total counter");
   });
 
-  it.skipIf(!outsideAddress)("/metrics without METRICS_TOKEN refuses a request from another address with 403", async () => {
-    const base = await start(null, outsideAddress);
-    const res = await fetch(`${base}/metrics`);
-    expect(res.status).toBe(403);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("permission_denied");
-    // Health and readiness answer anyone.
-    expect((await fetch(`${base}/healthz`)).status).toBe(200);
-  });
+  it.skipIf(!outsideAddress)(
+    "/metrics without METRICS_TOKEN refuses a request from another address with 403",
+    async () => {
+      const base = await start(null, outsideAddress);
+      const res = await fetch(`${base}/metrics`);
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("permission_denied");
+      // Health and readiness answer anyone.
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    },
+  );
 
   it("/metrics with METRICS_TOKEN wants it as a Bearer token: 401 without it or with another, 200 with it", async () => {
     const base = await start(TOKEN);
@@ -132,7 +153,10 @@ describe(`operating endpoints (${testDialect()})`, () => {
 
   it("counts its own answers and the studio's by fixed route names", async () => {
     const base = await start(null);
-    const before = [await valueOf({ route: "/healthz", method: "GET", status: "200" }), await valueOf({ route: "studio", method: "GET", status: "204" })];
+    const before = [
+      await valueOf({ route: "/healthz", method: "GET", status: "200" }),
+      await valueOf({ route: "studio", method: "GET", status: "204" }),
+    ];
     await fetch(`${base}/healthz`);
     await fetch(`${base}/some/studio/page?x=1`);
     await fetch(`${base}/another`);
@@ -163,12 +187,20 @@ describe("API request counting and rate-limit refusals", () => {
     await app.request("/v1/things/thing_3", { headers: { "x-limited": "1" } });
     await app.request("/v1/nothing/here");
     await app.request("/v1/things", { method: "POST" });
-    expect(await Promise.all([labels, limited, unmatched, posted].map((l) => valueOf(l)))).toEqual([before[0]! + 2, before[1]! + 1, before[2]! + 1, before[3]! + 1]);
+    expect(await Promise.all([labels, limited, unmatched, posted].map((l) => valueOf(l)))).toEqual([
+      before[0]! + 2,
+      before[1]! + 1,
+      before[2]! + 1,
+      before[3]! + 1,
+    ]);
   });
 
   it("counts 429 refusals by kind: ip and key", async () => {
     const limits = createRateLimits({ databaseUrl: null, rateLimitIpPerMin: 1, rateLimitKeyPerMin: 1 } as Config);
-    const before = [await valueOf({ kind: "ip" }, METRICS.rateLimitRefusals), await valueOf({ kind: "key" }, METRICS.rateLimitRefusals)];
+    const before = [
+      await valueOf({ kind: "ip" }, METRICS.rateLimitRefusals),
+      await valueOf({ kind: "key" }, METRICS.rateLimitRefusals),
+    ];
     await limits.consumeIp("192.0.2.1");
     await expect(limits.consumeIp("192.0.2.1")).rejects.toMatchObject({ code: "ip_rate_limit_exceeded" });
     await limits.consumeKey("key_1");

@@ -34,14 +34,26 @@ function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-function send(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+): void {
   req.resume();
   res.writeHead(status, { "Cache-Control": "no-store", "Content-Length": String(Buffer.byteLength(body)), ...headers });
   // Node sends no body on HEAD by itself; the headers are GET's.
   res.end(body);
 }
 
-function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   send(req, res, status, { "Content-Type": "application/json; charset=utf-8", ...headers }, JSON.stringify(body));
 }
 
@@ -82,7 +94,13 @@ export function createOperate(deps: {
     const report = await readiness.check();
     logChange(report);
     if (report.ready) return sendJson(req, res, 200, { status: "ready", checks: report.checks });
-    sendJson(req, res, 503, { status: "not_ready", checks: report.checks, errors: report.errors }, { "Retry-After": NOT_READY_RETRY_AFTER });
+    sendJson(
+      req,
+      res,
+      503,
+      { status: "not_ready", checks: report.checks, errors: report.errors },
+      { "Retry-After": NOT_READY_RETRY_AFTER },
+    );
   };
 
   const metrics = async (req: IncomingMessage, res: ServerResponse) => {
@@ -90,13 +108,23 @@ export function createOperate(deps: {
     if (token !== null) {
       const given = bearerToken(req.headers.authorization);
       if (given === null || !sameSecret(given, token)) {
-        return refuse(req, res, new ApiError("authentication_required", "/metrics needs the metrics token: send Authorization: Bearer <METRICS_TOKEN>."));
+        return refuse(
+          req,
+          res,
+          new ApiError(
+            "authentication_required",
+            "/metrics needs the metrics token: send Authorization: Bearer <METRICS_TOKEN>.",
+          ),
+        );
       }
     } else if (!isLoopback(req.socket.remoteAddress)) {
       return refuse(
         req,
         res,
-        new ApiError("permission_denied", "/metrics answers only requests from this machine (127.0.0.1, ::1) while METRICS_TOKEN is unset; set it to scrape from elsewhere."),
+        new ApiError(
+          "permission_denied",
+          "/metrics answers only requests from this machine (127.0.0.1, ::1) while METRICS_TOKEN is unset; set it to scrape from elsewhere.",
+        ),
       );
     }
     const { contentType, body } = await renderMetrics();
@@ -110,9 +138,15 @@ export function createOperate(deps: {
       const path = query === -1 ? url : url.slice(0, query);
       if (path !== "/healthz" && path !== "/readyz" && path !== "/metrics") return false;
       const started = performance.now();
-      res.once("finish", () => observeRequest(path, req.method ?? "GET", res.statusCode, (performance.now() - started) / 1000));
+      res.once("finish", () =>
+        observeRequest(path, req.method ?? "GET", res.statusCode, (performance.now() - started) / 1000),
+      );
       if (req.method !== "GET" && req.method !== "HEAD") {
-        refuse(req, res, new ApiError("method_not_allowed", `${path} takes GET and HEAD.`, { headers: { Allow: "GET, HEAD" } }));
+        refuse(
+          req,
+          res,
+          new ApiError("method_not_allowed", `${path} takes GET and HEAD.`, { headers: { Allow: "GET, HEAD" } }),
+        );
         return true;
       }
       if (path === "/healthz") {
@@ -122,19 +156,30 @@ export function createOperate(deps: {
       const answer = path === "/readyz" ? ready(req, res) : metrics(req, res);
       answer.catch((err: unknown) => {
         deps.logger.error({ err, path }, "answering an operating endpoint failed");
-        if (!res.headersSent) refuse(req, res, new ApiError("internal_error", `${path} could not be answered: ${err instanceof Error ? err.message : String(err)}`));
+        if (!res.headersSent)
+          refuse(
+            req,
+            res,
+            new ApiError(
+              "internal_error",
+              `${path} could not be answered: ${err instanceof Error ? err.message : String(err)}`,
+            ),
+          );
         else res.destroy();
       });
       return true;
     },
     countStudioRequest(req, res) {
       const started = performance.now();
-      res.once("finish", () => observeRequest("studio", req.method ?? "GET", res.statusCode, (performance.now() - started) / 1000));
+      res.once("finish", () =>
+        observeRequest("studio", req.method ?? "GET", res.statusCode, (performance.now() - started) / 1000),
+      );
     },
   };
 }
 
-const isMiddleware = (route: { method: string; path: string }) => route.method === "ALL" && (route.path === "*" || route.path === "/*");
+const isMiddleware = (route: { method: string; path: string }) =>
+  route.method === "ALL" && (route.path === "*" || route.path === "/*");
 
 /**
  * The route pattern of a request (`/v1/generations/:id`): the route that answered, or the one that

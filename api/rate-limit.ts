@@ -33,13 +33,23 @@ function limiter(points: number, keyPrefix: string, shared: SharedStore): Consum
   const memory = new RateLimiterMemory({ points, duration, keyPrefix });
   // If the shared store hiccups, keep limiting in memory rather than failing requests.
   if (shared.kind === "redis") {
-    return new RateLimiterRedis({ storeClient: shared.client, points, duration, keyPrefix: `atelier:rl:${keyPrefix}`, insuranceLimiter: memory, rejectIfRedisNotReady: true });
+    return new RateLimiterRedis({
+      storeClient: shared.client,
+      points,
+      duration,
+      keyPrefix: `atelier:rl:${keyPrefix}`,
+      insuranceLimiter: memory,
+      rejectIfRedisNotReady: true,
+    });
   }
   if (shared.kind === "postgres") {
     const leased = leasedRateLimiter({ pool: shared.pool, points, durationSeconds: duration, keyPrefix });
     return {
       // The database hiccups: this process limits in memory meanwhile, as with Redis.
-      consume: (key) => leased.consume(key).catch((err: unknown) => (err instanceof RateLimiterRes ? Promise.reject(err) : memory.consume(key))),
+      consume: (key) =>
+        leased
+          .consume(key)
+          .catch((err: unknown) => (err instanceof RateLimiterRes ? Promise.reject(err) : memory.consume(key))),
     };
   }
   return memory;
@@ -48,7 +58,11 @@ function limiter(points: number, keyPrefix: string, shared: SharedStore): Consum
 function sharedStore(config: Pick<Config, "databaseUrl" | "redisUrl">): SharedStore {
   if (config.redisUrl) {
     // No offline queue: while Redis is away a request is limited in memory at once, not held.
-    const client = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectionName: "atelier-rate-limits" });
+    const client = new Redis(config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectionName: "atelier-rate-limits",
+    });
     client.on("error", () => undefined);
     return { kind: "redis", client };
   }
@@ -63,10 +77,16 @@ function sharedStore(config: Pick<Config, "databaseUrl" | "redisUrl">): SharedSt
 }
 
 function state(limit: number, res: RateLimiterRes): RateLimitState {
-  return { limit, remaining: Math.max(0, res.remainingPoints), resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
+  return {
+    limit,
+    remaining: Math.max(0, res.remainingPoints),
+    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+  };
 }
 
-export function createRateLimits(config: Pick<Config, "databaseUrl" | "redisUrl" | "rateLimitIpPerMin" | "rateLimitKeyPerMin">): RateLimits {
+export function createRateLimits(
+  config: Pick<Config, "databaseUrl" | "redisUrl" | "rateLimitIpPerMin" | "rateLimitKeyPerMin">,
+): RateLimits {
   const shared = sharedStore(config);
   const byIp = limiter(config.rateLimitIpPerMin, "ip", shared);
   const byKey = limiter(config.rateLimitKeyPerMin, "key", shared);

@@ -36,7 +36,11 @@ export function jsonResponse(body: unknown, status = 200, headers?: Record<strin
 }
 
 /** The same for a body already serialised (a cached one: as bytes, it is not encoded again). */
-export function serializedJsonResponse(json: string | Uint8Array<ArrayBuffer>, status = 200, headers?: Record<string, string>): Response {
+export function serializedJsonResponse(
+  json: string | Uint8Array<ArrayBuffer>,
+  status = 200,
+  headers?: Record<string, string>,
+): Response {
   const all: Record<string, string> = { "Content-Type": "application/json; charset=utf-8" };
   if (headers) for (const name in headers) all[name] = headers[name]!;
   return plainResponse(json, status, all);
@@ -63,12 +67,20 @@ export function withAnswerHeaders(res: Response, answerHeaders: Record<string, s
  * 503 service_unavailable with Retry-After, logged at warn at most once every few seconds.
  */
 export function errorResponse(c: Context<ApiEnv>, deps: ApiDeps, err: unknown): Response {
-  const { status, body, headers } = loggedError(deps, err, { requestId: c.get("requestId"), method: c.req.method, path: c.req.path });
+  const { status, body, headers } = loggedError(deps, err, {
+    requestId: c.get("requestId"),
+    method: c.req.method,
+    path: c.req.path,
+  });
   return withAnswerHeaders(jsonResponse(body, status, headers), c.get("answerHeaders"));
 }
 
 /** The error answer for anything thrown, logged as errorResponse says (the MCP door's tool errors use it too). */
-export function loggedError(deps: ApiDeps, err: unknown, where: { requestId: string; method: string; path: string }): ReturnType<typeof toErrorResponse> {
+export function loggedError(
+  deps: ApiDeps,
+  err: unknown,
+  where: { requestId: string; method: string; path: string },
+): ReturnType<typeof toErrorResponse> {
   const answer = toErrorResponse(err, where.requestId, deps.config.publicBaseUrl);
   if (answer.unexpected) deps.logger.error({ err, ...where }, "unexpected error");
   else if (answer.storeUnreachable) logStoreUnreachable(deps.logger, err, where);

@@ -29,7 +29,10 @@ describe("readLimitedBytes", () => {
     });
     await expect(readLimitedBytes(streamingRequest(body), 10)).rejects.toMatchObject({ code: "payload_too_large" });
     const declared = new Request("http://localhost/v1/files", { method: "POST", body: "x".repeat(20) });
-    await expect(readLimitedBytes(declared, 10, "too big")).rejects.toMatchObject({ code: "payload_too_large", message: "too big" });
+    await expect(readLimitedBytes(declared, 10, "too big")).rejects.toMatchObject({
+      code: "payload_too_large",
+      message: "too big",
+    });
   });
 
   it("a body the client stopped sending is 400 invalid_request, not an internal error", async () => {
@@ -46,7 +49,8 @@ describe("readLimitedBytes", () => {
 });
 
 describe("readLimitedBytes from node:http's stream", () => {
-  const request = (headers: Record<string, string> = {}) => new Request("http://localhost/v1/generations", { method: "POST", headers });
+  const request = (headers: Record<string, string> = {}) =>
+    new Request("http://localhost/v1/generations", { method: "POST", headers });
   /** A stand-in for the IncomingMessage: a Node stream of the chunks, then `end` or an error, with its parsed headers. */
   function incoming(chunks: string[], fail?: Error, headers: Record<string, string> = {}): IncomingMessage {
     const stream = Object.assign(new PassThrough(), { headers });
@@ -61,12 +65,26 @@ describe("readLimitedBytes from node:http's stream", () => {
   });
 
   it("answers 413 past the limit, streamed or declared", async () => {
-    await expect(readLimitedBytes(request(), 10, undefined, incoming(["abcdef", "ghijkl"]))).rejects.toMatchObject({ code: "payload_too_large" });
-    await expect(readLimitedBytes(request({ "content-length": "20" }), 10, "too big", incoming(["x"], undefined, { "content-length": "20" }))).rejects.toMatchObject({ code: "payload_too_large", message: "too big" });
+    await expect(readLimitedBytes(request(), 10, undefined, incoming(["abcdef", "ghijkl"]))).rejects.toMatchObject({
+      code: "payload_too_large",
+    });
+    await expect(
+      readLimitedBytes(
+        request({ "content-length": "20" }),
+        10,
+        "too big",
+        incoming(["x"], undefined, { "content-length": "20" }),
+      ),
+    ).rejects.toMatchObject({ code: "payload_too_large", message: "too big" });
   });
 
   it("a sender gone mid-body is 400 invalid_request", async () => {
-    const err = await readLimitedBytes(request(), 10, undefined, incoming(["ab"], Object.assign(new Error("aborted"), { code: "ECONNRESET" }))).catch((e: unknown) => e);
+    const err = await readLimitedBytes(
+      request(),
+      10,
+      undefined,
+      incoming(["ab"], Object.assign(new Error("aborted"), { code: "ECONNRESET" })),
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "invalid_request" });
   });
 });
@@ -77,7 +95,12 @@ describe("readLimitedBytes from a real node:http request", () => {
    * message. One keep-alive connection carries every request, so a body left unread or read
    * twice would break the next one.
    */
-  async function withServer(later: boolean, fn: (send: (body: string, headers?: Record<string, string>) => Promise<{ status: number; text: string }>) => Promise<void>) {
+  async function withServer(
+    later: boolean,
+    fn: (
+      send: (body: string, headers?: Record<string, string>) => Promise<{ status: number; text: string }>,
+    ) => Promise<void>,
+  ) {
     const server = createServer((req, res) => {
       const read = () =>
         readLimitedBytes(new Request("http://localhost/", { method: "POST" }), 10, "too big", req).then(
@@ -95,7 +118,10 @@ describe("readLimitedBytes from a real node:http request", () => {
       new Promise<{ status: number; text: string }>((resolve, reject) => {
         const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/", agent, headers }, (res) => {
           let text = "";
-          res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk)).on("end", () => resolve({ status: res.statusCode!, text }));
+          res
+            .setEncoding("utf8")
+            .on("data", (chunk: string) => (text += chunk))
+            .on("end", () => resolve({ status: res.statusCode!, text }));
         });
         req.on("error", reject);
         req.end(body);
@@ -116,8 +142,14 @@ describe("readLimitedBytes from a real node:http request", () => {
       expect(await send("abcdef")).toEqual({ status: 200, text: "ok:abcdef" });
       expect(await send("")).toEqual({ status: 200, text: "ok:" });
       // Chunked, no declared length: the cap is still applied to what arrived.
-      expect(await send("abcdefghijkl", { "transfer-encoding": "chunked" })).toEqual({ status: 413, text: "payload_too_large" });
-      expect(await send("0123456789", { "transfer-encoding": "chunked" })).toEqual({ status: 200, text: "ok:0123456789" });
+      expect(await send("abcdefghijkl", { "transfer-encoding": "chunked" })).toEqual({
+        status: 413,
+        text: "payload_too_large",
+      });
+      expect(await send("0123456789", { "transfer-encoding": "chunked" })).toEqual({
+        status: 200,
+        text: "ok:0123456789",
+      });
       expect(await send("xyz")).toEqual({ status: 200, text: "ok:xyz" });
     });
   });
@@ -125,7 +157,8 @@ describe("readLimitedBytes from a real node:http request", () => {
 
 describe("requestHeader", () => {
   // Served by node:http: read from the request's raw lines, as Fetch's Headers would give them.
-  const served = (rawHeaders: string[]) => ({ env: { incoming: { rawHeaders } } }) as unknown as Parameters<typeof requestHeader>[0];
+  const served = (rawHeaders: string[]) =>
+    ({ env: { incoming: { rawHeaders } } }) as unknown as Parameters<typeof requestHeader>[0];
 
   it("finds a header whatever its case, and joins every line of it with a comma", () => {
     const c = served(["Host", "x", "AUTHORIZATION", "Bearer a", "X-Api-Key", "k", "authorization", "Bearer b"]);

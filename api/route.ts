@@ -42,16 +42,23 @@ function readQuery(c: Context<ApiEnv>, allowed: readonly string[]): Record<strin
   for (const [name, values] of Object.entries(c.req.queries())) {
     // U+0000 fits no parameter, and PostgreSQL text cannot hold it: refused here, for every store alike.
     if (hasNul(name) || values.some(hasNul)) {
-      throw new ApiError("invalid_parameter", `The query parameter "${name}" holds the character U+0000 (NUL), which no parameter accepts.`, { param: name });
+      throw new ApiError(
+        "invalid_parameter",
+        `The query parameter "${name}" holds the character U+0000 (NUL), which no parameter accepts.`,
+        { param: name },
+      );
     }
     if (!allowed.includes(name)) {
       throw new ApiError(
         "invalid_parameter",
-        allowed.length ? `Unknown query parameter "${name}". This endpoint takes: ${allowed.join(", ")}.` : `Unknown query parameter "${name}". This endpoint takes none.`,
+        allowed.length
+          ? `Unknown query parameter "${name}". This endpoint takes: ${allowed.join(", ")}.`
+          : `Unknown query parameter "${name}". This endpoint takes none.`,
         { param: name },
       );
     }
-    if (values.length > 1) throw new ApiError("invalid_parameter", `Send the query parameter "${name}" once.`, { param: name });
+    if (values.length > 1)
+      throw new ApiError("invalid_parameter", `Send the query parameter "${name}" once.`, { param: name });
     query[name] = values[0]!;
   }
   return query;
@@ -62,7 +69,12 @@ function payloadTooLarge(limit: number, message: string | undefined): ApiError {
 }
 
 /** The body's bytes, or 413 as soon as it passes `limit` (declared or streamed). */
-export async function readLimitedBytes(request: Request, limit: number, tooLargeMessage?: string, incoming?: IncomingMessage): Promise<Buffer> {
+export async function readLimitedBytes(
+  request: Request,
+  limit: number,
+  tooLargeMessage?: string,
+  incoming?: IncomingMessage,
+): Promise<Buffer> {
   // node:http refuses a request whose Content-Length lines disagree, so its first is the one.
   const declared = incoming ? (incoming.headers["content-length"] ?? null) : request.headers.get("content-length");
   try {
@@ -77,7 +89,10 @@ export async function readLimitedBytes(request: Request, limit: number, tooLarge
     // (a bad chunk size; api/client-error.ts answers those). Not a failure of ours to log;
     // anything else is ours and stays an internal error.
     if (!(err instanceof BodyReadError)) throw err;
-    throw new ApiError("invalid_request", "The request body could not be read: the connection ended or the body is not valid HTTP.");
+    throw new ApiError(
+      "invalid_request",
+      "The request body could not be read: the connection ended or the body is not valid HTTP.",
+    );
   }
 }
 
@@ -96,7 +111,8 @@ export function requestHeader(c: Context<ApiEnv>, name: string): string | undefi
   let value: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const line = raw[i]!;
-    if (line.length === name.length && line.toLowerCase() === name) value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+    if (line.length === name.length && line.toLowerCase() === name)
+      value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
   }
   return value;
 }
@@ -184,10 +200,17 @@ export function createRouter(app: Hono<ApiEnv>, deps: ApiDeps): Router {
     routes,
     deps,
     keyed(method, path, options, handler) {
-      add(method, path, async (c) => withAnswerHeaders(await handler(c, await keyCtx(c, deps, "api"), await readParts(c, options)), c.get("answerHeaders")));
+      add(method, path, async (c) =>
+        withAnswerHeaders(
+          await handler(c, await keyCtx(c, deps, "api"), await readParts(c, options)),
+          c.get("answerHeaders"),
+        ),
+      );
     },
     open(method, path, options, handler) {
-      add(method, path, async (c) => withAnswerHeaders(await handler(c, await readParts(c, options), { db: deps.store.db }), c.get("answerHeaders")));
+      add(method, path, async (c) =>
+        withAnswerHeaders(await handler(c, await readParts(c, options), { db: deps.store.db }), c.get("answerHeaders")),
+      );
     },
   };
 }

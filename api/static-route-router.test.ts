@@ -34,7 +34,8 @@ describe("StaticRouteRouter", () => {
       ["GET", "/v1/nothing"],
     ];
     for (let round = 0; round < 3; round++) {
-      for (const [method, path] of asks) expect(ours.match(method, path), `${method} ${path}`).toEqual(trie.match(method, path));
+      for (const [method, path] of asks)
+        expect(ours.match(method, path), `${method} ${path}`).toEqual(trie.match(method, path));
     }
   });
 
@@ -56,6 +57,10 @@ describe("StaticRouteRouter", () => {
     expect(ours.match("GET", "/v1/models")[0]).toHaveLength(2);
     ours.add("GET", "/v1/models", "another");
     expect(ours.remembered).toBe(0);
-    expect(ours.match("GET", "/v1/models")[0].map(([handler]) => handler)).toEqual(["middleware", "list models", "another"]);
+    expect(ours.match("GET", "/v1/models")[0].map(([handler]) => handler)).toEqual([
+      "middleware",
+      "list models",
+      "another",
+    ]);
   });
 });

@@ -61,7 +61,9 @@ export function unmatchedRequestError(method: string, path: string, routes: read
     const versioned = `/v1${rest}`;
     const exists = routes.some((r) => templateRegex(r.path).test(versioned));
     const start =
-      version && version.toLowerCase() !== "v1" ? `There is no API version ${version}; every API path starts with /v1` : "Every API path starts with /v1 (lower-case)";
+      version && version.toLowerCase() !== "v1"
+        ? `There is no API version ${version}; every API path starts with /v1`
+        : "Every API path starts with /v1 (lower-case)";
     return new ApiError(
       "not_found",
       exists

@@ -14,7 +14,12 @@ import { getRuntime } from "@/lib/boot/runtime";
 import { studioSessionSecret } from "./session-secret";
 import { studioThrottles } from "./studio-throttles";
 import { safeCallbackPath } from "@/lib/core/workspaces/callback-path";
-import { endStudioSession, startStudioSession, STUDIO_SESSION_DAYS, studioSessionUser } from "@/lib/core/workspaces/studio-sessions";
+import {
+  endStudioSession,
+  startStudioSession,
+  STUDIO_SESSION_DAYS,
+  studioSessionUser,
+} from "@/lib/core/workspaces/studio-sessions";
 
 export { safeCallbackPath };
 
@@ -50,7 +55,10 @@ export const authOptions: NextAuthOptions = {
       async authorize(credentials) {
         if (!credentials?.email || !credentials.password) return null;
         const { store } = await getRuntime();
-        const user = await verifyUserPassword({ db: store.db }, { email: credentials.email, password: credentials.password });
+        const user = await verifyUserPassword(
+          { db: store.db },
+          { email: credentials.email, password: credentials.password },
+        );
         if (!user) return null;
         await studioThrottles().signIn.succeeded(credentials.email);
         return studioUserOf(user);
@@ -67,7 +75,11 @@ export const authOptions: NextAuthOptions = {
     // OAuth opens no accounts: the provider's verified email must be a user ops created.
     async signIn({ account, profile, user }) {
       if (!account || account.provider === "credentials") return true;
-      if (account.provider === "google" && (profile as { email_verified?: boolean } | undefined)?.email_verified !== true) return false;
+      if (
+        account.provider === "google" &&
+        (profile as { email_verified?: boolean } | undefined)?.email_verified !== true
+      )
+        return false;
       if (!user.email) return false;
       const { store } = await getRuntime();
       return (await findUserByEmail({ db: store.db }, user.email)) !== null;
@@ -89,8 +101,13 @@ export const authOptions: NextAuthOptions = {
     // them now, or none once the session has ended.
     async session({ session, token }) {
       const { store, services } = await getRuntime();
-      const user = typeof token.sid === "string" ? await studioSessionUser({ db: store.db }, services.studioSessions, token.sid) : null;
-      return Object.assign(session, { user: user ? { id: user.id, email: user.email, role: user.role, workspaceId: user.workspaceId } : undefined });
+      const user =
+        typeof token.sid === "string"
+          ? await studioSessionUser({ db: store.db }, services.studioSessions, token.sid)
+          : null;
+      return Object.assign(session, {
+        user: user ? { id: user.id, email: user.email, role: user.role, workspaceId: user.workspaceId } : undefined,
+      });
     },
   },
   events: {

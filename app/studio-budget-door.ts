@@ -34,14 +34,22 @@ function counted(req: IncomingMessage): boolean {
  * For each studio request: null at once when it is not counted (most are), else a promise of
  * the refusal past the budget, or of null.
  */
-export function createStudioBudgetDoor(deps: { db: Db; services: Services }): (req: IncomingMessage) => Promise<ApiError | null> | null {
+export function createStudioBudgetDoor(deps: {
+  db: Db;
+  services: Services;
+}): (req: IncomingMessage) => Promise<ApiError | null> | null {
   const secret = studioSessionSecret();
   // This module's own budget: the server's copy of the core, whose ApiError this door knows.
   const budget = createStudioUserBudget();
   const refusal = async (req: IncomingMessage): Promise<ApiError | null> => {
     const token = sessionCookie(req.headers.cookie);
     // Signed out, or a cookie that does not open: the action or stream refuses it itself.
-    const sid = token ? await decode({ token, secret }).then((t) => t?.sid, () => undefined) : undefined;
+    const sid = token
+      ? await decode({ token, secret }).then(
+          (t) => t?.sid,
+          () => undefined,
+        )
+      : undefined;
     if (typeof sid !== "string") return null;
     const user = await studioSessionUser({ db: deps.db }, deps.services.studioSessions, sid);
     if (!user) return null;

@@ -10,7 +10,10 @@ let queries = 0;
 
 // Count executions, not prepares: the store keeps statements prepared (lib/store/dialects.ts).
 const probeDb = new Database(":memory:");
-const statementProto = Object.getPrototypeOf(probeDb.prepare("select 1")) as Record<string, (...args: unknown[]) => unknown>;
+const statementProto = Object.getPrototypeOf(probeDb.prepare("select 1")) as Record<
+  string,
+  (...args: unknown[]) => unknown
+>;
 probeDb.close();
 for (const method of ["all", "get", "run", "iterate"]) {
   const original = statementProto[method]!;
@@ -32,7 +35,9 @@ pgProto.query = function (this: unknown, ...args: unknown[]) {
 // retrying its handshake).
 let requests = 0;
 let probeServer: http.Server | null = null;
-const serverProto = http.Server.prototype as unknown as { emit: (event: string | symbol, ...args: unknown[]) => boolean };
+const serverProto = http.Server.prototype as unknown as {
+  emit: (event: string | symbol, ...args: unknown[]) => boolean;
+};
 const emit = serverProto.emit;
 serverProto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
   if (event === "request" && this !== probeServer) requests += 1;

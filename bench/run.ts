@@ -9,24 +9,56 @@ import os from "node:os";
 import path from "node:path";
 import { settingsFor, type BenchSettings } from "./lib/context";
 import { formatTable, writeResults, type Row } from "./lib/results";
-import { dropStore, freshStore, postgresReachable, ROOT, startServer, startWorker, workspaceWithKey, type ServerHandle, type StoreSpec } from "./lib/server";
+import {
+  dropStore,
+  freshStore,
+  postgresReachable,
+  ROOT,
+  startServer,
+  startWorker,
+  workspaceWithKey,
+  type ServerHandle,
+  type StoreSpec,
+} from "./lib/server";
 import { generationsScenario, modelsScenario, quotesScenario } from "./scenarios/api";
 import { mcpGenerateScenario } from "./scenarios/mcp";
-import { fastestImageModel, preferWaitScenario, queueLatency, queueRows, runThroughputScenario, type FastestModel } from "./scenarios/runs";
+import {
+  fastestImageModel,
+  preferWaitScenario,
+  queueLatency,
+  queueRows,
+  runThroughputScenario,
+  type FastestModel,
+} from "./scenarios/runs";
 import { openStreamsScenario, streamLatency, streamLatencyRows, studioPaintScenario } from "./scenarios/streams";
 import { catalogScenario, firstLoadJsScenario, signIn, studioUser } from "./scenarios/studio";
 import { waitersScenario } from "./scenarios/waiters";
 import { webhooksScenario } from "./scenarios/webhooks";
 
 const argv = process.argv.slice(2);
-const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ?? (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined);
+const onlyArg =
+  argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ??
+  (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined);
 const only = onlyArg ? new Set(onlyArg.split(",")) : null;
 const settings: BenchSettings = settingsFor({
   smoke: argv.includes("--smoke"),
   pg: argv.includes("--pg"),
   cpuProfDir: argv.includes("--cpu-prof") ? path.join(ROOT, "bench", "profiles") : null,
 });
-const SCENARIOS = ["models", "quotes", "studio", "generations", "waiters", "queue", "wait", "mcp", "runs", "webhooks", "xproc", "streams"] as const;
+const SCENARIOS = [
+  "models",
+  "quotes",
+  "studio",
+  "generations",
+  "waiters",
+  "queue",
+  "wait",
+  "mcp",
+  "runs",
+  "webhooks",
+  "xproc",
+  "streams",
+] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 const wanted = (name: ScenarioName) => only === null || only.has(name);
 for (const name of only ?? []) {
@@ -53,7 +85,17 @@ async function scenario(name: string, fn: () => Promise<Row[]>): Promise<void> {
     broken += 1;
     const message = (err as Error).message.split("\n", 1)[0]!;
     progress(`${name} FAILED: ${(err as Error).stack ?? message}`);
-    rows.push({ scenario: name, figure: "error", unit: "", value: null, baseline: null, ratio: null, target: "–", pass: false, note: message });
+    rows.push({
+      scenario: name,
+      figure: "error",
+      unit: "",
+      value: null,
+      baseline: null,
+      ratio: null,
+      target: "–",
+      pass: false,
+      note: message,
+    });
   }
   progress(`${name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
@@ -61,14 +103,25 @@ async function scenario(name: string, fn: () => Promise<Row[]>): Promise<void> {
 function ensureBuild(): void {
   if (existsSync(path.join(ROOT, ".next", "BUILD_ID"))) return;
   progress("no .next/BUILD_ID: building the studio (next build)");
-  execFileSync("npx", ["next", "build"], { cwd: ROOT, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  execFileSync("npx", ["next", "build"], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
 }
 
-async function withServer(label: string, pgDatabase: string | null, workers: number, fn: (server: ServerHandle, store: StoreSpec) => Promise<void>): Promise<void> {
+async function withServer(
+  label: string,
+  pgDatabase: string | null,
+  workers: number,
+  fn: (server: ServerHandle, store: StoreSpec) => Promise<void>,
+): Promise<void> {
   const store = await freshStore(label, pgDatabase);
   let server: ServerHandle | null = null;
   try {
-    progress(`starting the ${label} server (${store.databaseUrl ? "PostgreSQL" : "SQLite"}, WORKER_CONCURRENCY=${workers})`);
+    progress(
+      `starting the ${label} server (${store.databaseUrl ? "PostgreSQL" : "SQLite"}, WORKER_CONCURRENCY=${workers})`,
+    );
     server = await startServer({ store, workers, cpuProfDir: settings.cpuProfDir, label });
     await fn(server, store);
   } finally {
@@ -82,9 +135,18 @@ async function main(): Promise<void> {
   ensureBuild();
   const storeName = settings.pg ? "PostgreSQL" : "SQLite";
   const pgReachable = await postgresReachable();
-  if (settings.pg && !pgReachable) throw new Error("--pg: PostgreSQL is not reachable (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432)");
+  if (settings.pg && !pgReachable)
+    throw new Error("--pg: PostgreSQL is not reachable (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432)");
   let fastest: FastestModel | null = null;
-  if (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("runs") || wanted("webhooks") || wanted("xproc") || wanted("streams")) {
+  if (
+    wanted("queue") ||
+    wanted("wait") ||
+    wanted("mcp") ||
+    wanted("runs") ||
+    wanted("webhooks") ||
+    wanted("xproc") ||
+    wanted("streams")
+  ) {
     progress("timing the image models in-process");
     fastest = await fastestImageModel(settings);
     progress(`fastest image model: ${fastest.id}, ${fastest.modelMs.toFixed(1)} ms`);
@@ -95,7 +157,15 @@ async function main(): Promise<void> {
       const ws = workspaceWithKey(store, "bench", "1000000");
       if (wanted("models")) await scenario("GET /v1/models", () => modelsScenario(settings, server, ws.key));
       if (wanted("quotes")) await scenario("POST /v1/quotes", () => quotesScenario(settings, server, ws.key));
-      if (wanted("generations")) await scenario("POST /v1/generations", () => generationsScenario(settings, server, ws, workspaceWithKey(store, "bench-store-floor", "1000000").workspaceId));
+      if (wanted("generations"))
+        await scenario("POST /v1/generations", () =>
+          generationsScenario(
+            settings,
+            server,
+            ws,
+            workspaceWithKey(store, "bench-store-floor", "1000000").workspaceId,
+          ),
+        );
       // Last on this server: a catalog page asks for the cards' pictures, which are then made in
       // the background (ffmpeg, tens of seconds of CPU), and would compete with a row measured after it.
       if (wanted("studio")) {
@@ -124,7 +194,10 @@ async function main(): Promise<void> {
     });
   }
 
-  if (fastest && (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("runs") || wanted("streams") || wanted("webhooks"))) {
+  if (
+    fastest &&
+    (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("runs") || wanted("streams") || wanted("webhooks"))
+  ) {
     const model = fastest;
     await withServer("engine", settings.pg ? "atelier_bench_engine" : null, 2, async (server, store) => {
       const ws = workspaceWithKey(store, "bench", "1000000");
@@ -133,9 +206,13 @@ async function main(): Promise<void> {
           queueRows(`in-process (${storeName})`, await queueLatency(settings, server, ws.key, model), 5),
         );
       }
-      if (wanted("wait")) await scenario("Prefer: wait end to end", () => preferWaitScenario(settings, server, ws.key, model));
+      if (wanted("wait"))
+        await scenario("Prefer: wait end to end", () => preferWaitScenario(settings, server, ws.key, model));
       if (wanted("mcp")) await scenario("MCP generate", () => mcpGenerateScenario(settings, server, ws.key, model));
-      if (wanted("runs")) await scenario("runs finished per second", () => runThroughputScenario(settings, server, workspaceWithKey(store, "bench-runs", "1000000"), model, 2));
+      if (wanted("runs"))
+        await scenario("runs finished per second", () =>
+          runThroughputScenario(settings, server, workspaceWithKey(store, "bench-runs", "1000000"), model, 2),
+        );
       // Before the webhooks scenario, whose 20 endpoints every later run would fan out to.
       if (wanted("streams")) {
         await scenario("status stream, in-process", async () =>
@@ -156,7 +233,12 @@ async function main(): Promise<void> {
     const across = async (store: "SQLite" | "PostgreSQL", pgDatabase: string | null, p50Target: number | null) =>
       withServer(`xproc-${store.toLowerCase()}`, pgDatabase, 0, async (server, spec) => {
         const ws = workspaceWithKey(spec, "bench", "1000000");
-        const worker = await startWorker({ store: spec, workers: 2, cpuProfDir: settings.cpuProfDir, label: "xproc-worker" });
+        const worker = await startWorker({
+          store: spec,
+          workers: 2,
+          cpuProfDir: settings.cpuProfDir,
+          label: "xproc-worker",
+        });
         try {
           if (wanted("xproc")) {
             await scenario(`idle queue, across processes (${store})`, async () =>
@@ -165,7 +247,11 @@ async function main(): Promise<void> {
           }
           if (wanted("streams")) {
             await scenario(`status stream, across processes (${store})`, async () =>
-              streamLatencyRows(`across processes (${store})`, await streamLatency(settings, server, ws.key, model), 50),
+              streamLatencyRows(
+                `across processes (${store})`,
+                await streamLatency(settings, server, ws.key, model),
+                50,
+              ),
             );
           }
         } finally {
@@ -174,26 +260,56 @@ async function main(): Promise<void> {
       });
     if (pgReachable) await across("PostgreSQL", "atelier_bench_xproc", 25);
     else {
-      const skipped = (scenario: string, target: string): Row => ({ scenario, figure: "p50", unit: "ms", value: null, baseline: null, ratio: null, target, pass: null, note: "skipped: PostgreSQL not reachable" });
-      if (wanted("xproc")) rows.push(skipped("idle queue: created → running, across processes (PostgreSQL)", "≤ 25 ms"));
-      if (wanted("streams")) rows.push({ ...skipped("status stream: run finished → final event, across processes (PostgreSQL)", "≤ 50 ms"), figure: "p99" });
+      const skipped = (scenario: string, target: string): Row => ({
+        scenario,
+        figure: "p50",
+        unit: "ms",
+        value: null,
+        baseline: null,
+        ratio: null,
+        target,
+        pass: null,
+        note: "skipped: PostgreSQL not reachable",
+      });
+      if (wanted("xproc"))
+        rows.push(skipped("idle queue: created → running, across processes (PostgreSQL)", "≤ 25 ms"));
+      if (wanted("streams"))
+        rows.push({
+          ...skipped("status stream: run finished → final event, across processes (PostgreSQL)", "≤ 50 ms"),
+          figure: "p99",
+        });
     }
     await across("SQLite", null, 50);
   }
 
   const table = formatTable(rows);
-  console.log(`\nAtelier benchmark${settings.smoke ? " (smoke: tiny loads, figures mean nothing)" : ""}: store ${storeName}, ${os.cpus().length} cores, Node ${process.version}, ${settings.connections} connections × ${settings.seconds} s after ${settings.warmup} s of warm-up\n`);
+  console.log(
+    `\nAtelier benchmark${settings.smoke ? " (smoke: tiny loads, figures mean nothing)" : ""}: store ${storeName}, ${os.cpus().length} cores, Node ${process.version}, ${settings.connections} connections × ${settings.seconds} s after ${settings.warmup} s of warm-up\n`,
+  );
   console.log(table);
   const file = path.join(ROOT, "bench", "results.json");
   writeResults(
     file,
-    { date: new Date().toISOString(), smoke: settings.smoke, store: storeName, cores: os.cpus().length, node: process.version, connections: settings.connections, seconds: settings.seconds, warmup: settings.warmup },
+    {
+      date: new Date().toISOString(),
+      smoke: settings.smoke,
+      store: storeName,
+      cores: os.cpus().length,
+      node: process.version,
+      connections: settings.connections,
+      seconds: settings.seconds,
+      warmup: settings.warmup,
+    },
     rows,
   );
   const missing = rows.filter((r) => r.value === null && !r.note?.startsWith("skipped"));
-  console.log(`\nWrote ${path.relative(process.cwd(), file)} in ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+  console.log(
+    `\nWrote ${path.relative(process.cwd(), file)} in ${((performance.now() - started) / 1000).toFixed(0)} s.`,
+  );
   if (broken > 0 || missing.length > 0) {
-    console.error(`The benchmark harness failed: ${broken} scenario(s) broke, ${missing.length} row(s) without a value.`);
+    console.error(
+      `The benchmark harness failed: ${broken} scenario(s) broke, ${missing.length} row(s) without a value.`,
+    );
     process.exit(1);
   }
   process.exit(0);

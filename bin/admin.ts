@@ -1,14 +1,28 @@
 // The admin CLI: ops' door onto the core. Prints JSON with --json (the default when stdout is
 // not a terminal) and human tables otherwise.
 import { Command, CommanderError, Option } from "commander";
-import { createApiKey, KEY_EXPIRY_CHOICES, listApiKeys, parseScopes, revokeApiKey, type KeyExpiry } from "../lib/core/keys/api-keys";
+import {
+  createApiKey,
+  KEY_EXPIRY_CHOICES,
+  listApiKeys,
+  parseScopes,
+  revokeApiKey,
+  type KeyExpiry,
+} from "../lib/core/keys/api-keys";
 import { grantCredit, presentCredits } from "../lib/core/credits/credits";
 import { ApiError, storeUnavailableError } from "../lib/primitives/errors";
 import { parseUsd } from "../lib/primitives/money";
 import { createWorkspace, findWorkspace, listWorkspaces } from "../lib/core/workspaces/workspaces";
 import { listCatalog } from "../lib/core/catalog/catalog";
 import { purgeEvents } from "../lib/core/webhooks/events";
-import { createUser, generatePassword, listUsers, removeUser, setUserPassword, setUserRole } from "../lib/core/workspaces/users";
+import {
+  createUser,
+  generatePassword,
+  listUsers,
+  removeUser,
+  setUserPassword,
+  setUserRole,
+} from "../lib/core/workspaces/users";
 import { pauseModel, resumeModel } from "../lib/core/catalog/model-pauses";
 import { openConfiguredStore } from "../lib/boot/boot";
 import { announceToEveryProcess } from "../lib/engine/cross-process";
@@ -17,7 +31,13 @@ import { sqliteFileIn, type Store } from "../lib/store/store";
 import { storeUnreachable } from "../lib/primitives/unreachable";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { addEntryToProvidersFile, importEntry, SchemaImportError, type EntryFacts, type ImportedEntry } from "../lib/providers/import-entry";
+import {
+  addEntryToProvidersFile,
+  importEntry,
+  SchemaImportError,
+  type EntryFacts,
+  type ImportedEntry,
+} from "../lib/providers/import-entry";
 import { importComfyEntry } from "../lib/providers/comfyui/import-comfyui";
 import { ProvidersFileError } from "../lib/providers";
 import { MODALITIES, type Modality } from "../lib/core/catalog/model-definition";
@@ -63,7 +83,9 @@ async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): P
 
 async function requireWorkspace(store: Store, id: string): Promise<void> {
   if (!(await findWorkspace({ db: store.db }, id))) {
-    throw new ApiError("resource_not_found", `No workspace ${id}. "workspace list" shows them.`, { param: "workspace" });
+    throw new ApiError("resource_not_found", `No workspace ${id}. "workspace list" shows them.`, {
+      param: "workspace",
+    });
   }
 }
 
@@ -92,7 +114,8 @@ workspace
   .option("--credit <usd>", "opening credit in US dollars (default 0)")
   .action((options: { name: string; credit?: string }) =>
     withStore(async (store) => {
-      const creditMicros = options.credit === undefined ? undefined : usdArgument(options.credit, "credit", { allowZero: true });
+      const creditMicros =
+        options.credit === undefined ? undefined : usdArgument(options.credit, "credit", { allowZero: true });
       const created = await createWorkspace({ db: store.db }, { name: options.name, creditMicros });
       print(created, [created as unknown as Record<string, unknown>]);
     }),
@@ -124,7 +147,9 @@ key
           prefix: config.apiKeyPrefix,
         },
       );
-      print(created, [{ id: created.id, key: created.key, scopes: created.scopes.join(","), expires_at: created.expires_at }]);
+      print(created, [
+        { id: created.id, key: created.key, scopes: created.scopes.join(","), expires_at: created.expires_at },
+      ]);
       if (!asJson) console.log("The key is shown once: keep it somewhere safe.");
     }),
   );
@@ -137,7 +162,14 @@ key
       const keys = await listApiKeys({ db: store.db }, { workspaceId: options.workspace });
       print(
         { object: "list", data: keys },
-        keys.map((k) => ({ id: k.id, name: k.name, hint: k.hint, expires_at: k.expires_at, revoked_at: k.revoked_at, last_used_at: k.last_used_at })),
+        keys.map((k) => ({
+          id: k.id,
+          name: k.name,
+          hint: k.hint,
+          expires_at: k.expires_at,
+          revoked_at: k.revoked_at,
+          last_used_at: k.last_used_at,
+        })),
       );
     }),
   );
@@ -148,7 +180,10 @@ key
     withStore(async (store, config) => {
       const revoked = await revokeApiKey({ db: store.db }, { keyId });
       // Running servers and workers keep live keys in memory: tell them before answering.
-      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), { kind: "key_revoked", id: revoked.id });
+      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), {
+        kind: "key_revoked",
+        id: revoked.id,
+      });
       print(revoked, [{ id: revoked.id, name: revoked.name, revoked_at: revoked.revoked_at }]);
     }),
   );
@@ -174,7 +209,10 @@ const user = program.command("user").description("studio users: create, list, se
 
 /** Running servers cache studio sessions: tell them this user's have ended before answering. */
 async function announceSessionsEnded(store: Store, config: Config, userId: string): Promise<void> {
-  await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), { kind: "sessions_ended", id: userId });
+  await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), {
+    kind: "sessions_ended",
+    id: userId,
+  });
 }
 user
   .command("create")
@@ -184,14 +222,19 @@ user
   .option("--role <role>", "creator or ops", "creator")
   .action((options: { email: string; password: string; workspace: string; role: string }) =>
     withStore(async (store) => {
-      const user = await createUser({ db: store.db }, { email: options.email, password: options.password, workspaceId: options.workspace, role: options.role });
+      const user = await createUser(
+        { db: store.db },
+        { email: options.email, password: options.password, workspaceId: options.workspace, role: options.role },
+      );
       print(user, [{ id: user.id, email: user.email, workspace_id: user.workspace_id, role: user.role }]);
     }),
   );
 
 user
   .command("password")
-  .description("set a user's password, e.g. the demo login's (demo@atelier.local) when its first-start password is lost")
+  .description(
+    "set a user's password, e.g. the demo login's (demo@atelier.local) when its first-start password is lost",
+  )
   .requiredOption("--email <email>", "the user's email")
   .option("--password <password>", "the new password, at least 8 characters (default: a new random one, printed)")
   .action((options: { email: string; password?: string }) =>
@@ -214,7 +257,9 @@ user
     withStore(async (store, config) => {
       const changed = await setUserRole({ db: store.db }, { email: options.email, role: options.role });
       await announceSessionsEnded(store, config, changed.id);
-      print(changed, [{ id: changed.id, email: changed.email, workspace_id: changed.workspace_id, role: changed.role }]);
+      print(changed, [
+        { id: changed.id, email: changed.email, workspace_id: changed.workspace_id, role: changed.role },
+      ]);
     }),
   );
 
@@ -229,12 +274,18 @@ user
       print({ ...removed, removed: true }, [{ id: removed.id, email: removed.email, removed: true }]);
     }),
   );
-user.command("list").description("every studio user").action(() =>
-  withStore(async (store) => {
-    const users = await listUsers({ db: store.db });
-    print({ object: "list", data: users }, users.map((u) => ({ id: u.id, email: u.email, workspace_id: u.workspace_id, role: u.role })));
-  }),
-);
+user
+  .command("list")
+  .description("every studio user")
+  .action(() =>
+    withStore(async (store) => {
+      const users = await listUsers({ db: store.db });
+      print(
+        { object: "list", data: users },
+        users.map((u) => ({ id: u.id, email: u.email, workspace_id: u.workspace_id, role: u.role })),
+      );
+    }),
+  );
 
 const model = program.command("model").description("take catalog entries out of service and back");
 model
@@ -264,9 +315,14 @@ model
   .option("--reason <text>", "what people are told", "it is paused for maintenance")
   .action((id: string, options: { until?: string; reason: string }) =>
     withStore(async (store, config) => {
-      const paused = await pauseModel({ db: store.db }, { modelId: id, until: options.until ?? null, reason: options.reason, by: "admin CLI" });
+      const paused = await pauseModel(
+        { db: store.db },
+        { modelId: id, until: options.until ?? null, reason: options.reason, by: "admin CLI" },
+      );
       // Running servers and workers keep the pauses in memory: tell them before answering.
-      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), { kind: "availability_changed" });
+      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), {
+        kind: "availability_changed",
+      });
       print({ object: "model_pause", ...paused }, [paused]);
     }),
   );
@@ -276,7 +332,9 @@ model
   .action((id: string) =>
     withStore(async (store, config) => {
       const resumed = await resumeModel({ db: store.db }, { modelId: id });
-      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), { kind: "availability_changed" });
+      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), {
+        kind: "availability_changed",
+      });
       print({ object: "model_resume", ...resumed }, [resumed]);
     }),
   );
@@ -301,38 +359,70 @@ interface ImportFlags {
   replace?: boolean;
 }
 
-const list = (text: string | undefined) => text?.split(",").map((item) => item.trim()).filter(Boolean);
+const list = (text: string | undefined) =>
+  text
+    ?.split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 program
   .command("provider")
   .description("remote providers (PROVIDERS_FILE)")
   .command("import")
-  .description("write a ready entry into a providers file from a Replicate model or a fal endpoint's own input schema, or a ComfyUI workflow and its bindings")
+  .description(
+    "write a ready entry into a providers file from a Replicate model or a fal endpoint's own input schema, or a ComfyUI workflow and its bindings",
+  )
   .requiredOption("--file <path>", "the providers file (created when missing)")
   .requiredOption("--provider <id>", "the provider's id in the file (created when missing)")
   .option("--replicate <model>", "owner/name or owner/name:version")
   .option("--fal <endpoint>", "an endpoint id, such as fal-ai/flux/dev")
   .option("--comfyui <workflow>", "a workflow file in ComfyUI's API format (Export (API)), such as workflows/sdxl.json")
-  .option("--bind <field=node.input>", "with --comfyui: an input field and the node input it sets, such as prompt=6.text (repeatable)", collect, [] as string[])
+  .option(
+    "--bind <field=node.input>",
+    "with --comfyui: an input field and the node input it sets, such as prompt=6.text (repeatable)",
+    collect,
+    [] as string[],
+  )
   .requiredOption("--id <id>", "the catalog id, creator/name")
   .requiredOption("--usd <amount>", "the price per unit in US dollars")
   .requiredOption("--unit <unit>", "what is priced: image, second, run…")
-  .option("--drivers <fields>", "comma-separated input fields that multiply the price (default: the count of outputs for a per-image price)")
-  .addOption(new Option("--modality <modality>", "what it makes (default: read or guessed from the provider)").choices([...MODALITIES]))
+  .option(
+    "--drivers <fields>",
+    "comma-separated input fields that multiply the price (default: the count of outputs for a per-image price)",
+  )
+  .addOption(
+    new Option("--modality <modality>", "what it makes (default: read or guessed from the provider)").choices([
+      ...MODALITIES,
+    ]),
+  )
   .option("--tasks <list>", "comma-separated tasks, such as text-to-image")
   .option("--name <name>")
   .option("--creator <creator>")
   .option("--description <text>")
-  .option("--base-url <url>", "Replicate's API base or fal's schema host (a proxy, a test server); with --comfyui, the ComfyUI server (needed for a new provider; its GET /object_info refines the schema)")
+  .option(
+    "--base-url <url>",
+    "Replicate's API base or fal's schema host (a proxy, a test server); with --comfyui, the ComfyUI server (needed for a new provider; its GET /object_info refines the schema)",
+  )
   .option("--replace", "overwrite an entry with the same id")
   .action(async (flags: ImportFlags) => {
     if ([flags.replicate, flags.fal, flags.comfyui].filter(Boolean).length !== 1) {
-      throw new ApiError("invalid_parameter", "Pass exactly one of --replicate owner/name[:version], --fal owner/alias or --comfyui workflow.json.", { param: "replicate" });
+      throw new ApiError(
+        "invalid_parameter",
+        "Pass exactly one of --replicate owner/name[:version], --fal owner/alias or --comfyui workflow.json.",
+        { param: "replicate" },
+      );
     }
-    if (flags.bind.length > 0 && !flags.comfyui) throw new ApiError("invalid_parameter", "--bind goes with --comfyui (a workflow's node inputs).", { param: "bind" });
+    if (flags.bind.length > 0 && !flags.comfyui)
+      throw new ApiError("invalid_parameter", "--bind goes with --comfyui (a workflow's node inputs).", {
+        param: "bind",
+      });
     if (flags.comfyui && flags.bind.length === 0) {
-      throw new ApiError("invalid_parameter", "--comfyui needs at least one --bind field=node.input, such as --bind prompt=6.text (repeat it for each input field).", { param: "bind" });
+      throw new ApiError(
+        "invalid_parameter",
+        "--comfyui needs at least one --bind field=node.input, such as --bind prompt=6.text (repeat it for each input field).",
+        { param: "bind" },
+      );
     }
     usdArgument(flags.usd, "usd");
     const file = path.resolve(flags.file);
@@ -341,15 +431,24 @@ program
     // The key's variable: the provider's own when the file has it, else the provider's usual one.
     let existing: { api_key_env?: unknown } | undefined;
     try {
-      existing = text ? (JSON.parse(text) as { providers?: { id?: unknown; api_key_env?: unknown }[] }).providers?.find((p) => p.id === flags.provider) : undefined;
+      existing = text
+        ? (JSON.parse(text) as { providers?: { id?: unknown; api_key_env?: unknown }[] }).providers?.find(
+            (p) => p.id === flags.provider,
+          )
+        : undefined;
     } catch {
       existing = undefined; // addEntryToProvidersFile says what is wrong with the file
     }
     if (kind === "comfyui" && !existing && !flags.baseUrl) {
-      throw new ApiError("invalid_parameter", `${flags.provider} is a new provider: pass --base-url with the ComfyUI server's address, such as --base-url http://127.0.0.1:8188.`, { param: "base-url" });
+      throw new ApiError(
+        "invalid_parameter",
+        `${flags.provider} is a new provider: pass --base-url with the ComfyUI server's address, such as --base-url http://127.0.0.1:8188.`,
+        { param: "base-url" },
+      );
     }
     const ownKeyEnv = typeof existing?.api_key_env === "string" ? existing.api_key_env : undefined;
-    const apiKeyEnv = ownKeyEnv ?? (kind === "replicate" ? "REPLICATE_API_TOKEN" : kind === "fal" ? "FAL_KEY" : undefined);
+    const apiKeyEnv =
+      ownKeyEnv ?? (kind === "replicate" ? "REPLICATE_API_TOKEN" : kind === "fal" ? "FAL_KEY" : undefined);
     try {
       const facts: EntryFacts = {
         id: flags.id,
@@ -373,18 +472,35 @@ program
           })
         : await importEntry({
             ...facts,
-            source: flags.replicate ? { kind: "replicate", model: flags.replicate } : { kind: "fal", endpoint: flags.fal! },
+            source: flags.replicate
+              ? { kind: "replicate", model: flags.replicate }
+              : { kind: "fal", endpoint: flags.fal! },
             apiKey: kind === "replicate" && apiKeyEnv ? (process.env[apiKeyEnv] ?? null) : null,
             baseUrl: flags.baseUrl,
           });
       // A new ComfyUI provider's base_url is the box itself; Replicate's and fal's stay out (their hosts are fixed).
       const baseUrl = kind === "comfyui" ? flags.baseUrl : undefined;
-      writeFileSync(file, addEntryToProvidersFile(text, { id: flags.provider, kind, apiKeyEnv, baseUrl }, imported.entry, { replace: flags.replace === true, baseDir: path.dirname(file) }));
-      const report = { object: "provider_import", file, provider: flags.provider, entry: imported.entry.id, dropped: imported.dropped, notes: imported.notes };
-      const source = kind === "comfyui" ? { workflow: imported.entry.workflow } : { upstream_model: imported.entry.upstream_model };
+      writeFileSync(
+        file,
+        addEntryToProvidersFile(text, { id: flags.provider, kind, apiKeyEnv, baseUrl }, imported.entry, {
+          replace: flags.replace === true,
+          baseDir: path.dirname(file),
+        }),
+      );
+      const report = {
+        object: "provider_import",
+        file,
+        provider: flags.provider,
+        entry: imported.entry.id,
+        dropped: imported.dropped,
+        notes: imported.notes,
+      };
+      const source =
+        kind === "comfyui" ? { workflow: imported.entry.workflow } : { upstream_model: imported.entry.upstream_model };
       print(report, [{ entry: imported.entry.id, ...source, notes: imported.notes.join(" ") }]);
     } catch (err) {
-      if (err instanceof SchemaImportError || err instanceof ProvidersFileError) throw new ApiError("invalid_parameter", err.message, { param: "file" });
+      if (err instanceof SchemaImportError || err instanceof ProvidersFileError)
+        throw new ApiError("invalid_parameter", err.message, { param: "file" });
       throw err;
     }
   });
@@ -398,7 +514,11 @@ program
   .action((options: { olderThanDays: string }) =>
     withStore(async (store) => {
       if (!/^\d{1,4}$/.test(options.olderThanDays)) {
-        throw new ApiError("invalid_parameter", `--older-than-days must be a whole number of days; got "${options.olderThanDays}".`, { param: "older-than-days" });
+        throw new ApiError(
+          "invalid_parameter",
+          `--older-than-days must be a whole number of days; got "${options.olderThanDays}".`,
+          { param: "older-than-days" },
+        );
       }
       const deleted = await purgeEvents({ db: store.db }, { olderThanDays: Number(options.olderThanDays) });
       print({ object: "events_purge", deleted }, [{ deleted }]);
@@ -411,7 +531,8 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   }
   // The store down or locked is a fact to retry on, not a bug: a one-line answer, no stack.
   if (storeUnreachable(err)) err = storeUnavailableError();
-  const message = err instanceof ApiError || err instanceof ConfigError ? err.message : String((err as Error)?.stack ?? err);
+  const message =
+    err instanceof ApiError || err instanceof ConfigError ? err.message : String((err as Error)?.stack ?? err);
   if (asJson && err instanceof ApiError) {
     console.error(JSON.stringify({ error: { code: err.code, message: err.message, param: err.param } }));
   } else {

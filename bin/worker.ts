@@ -10,7 +10,14 @@ async function main(): Promise<void> {
   const { store, services, crossProcess } = await startRuntime(config, logger);
   const concurrency = Math.max(1, config.workerConcurrency);
   const engine = startEngine({ db: store.db, dialect: store.dialect, services, logger, concurrency, name: "worker" });
-  const webhookSender = startWebhookSender({ db: store.db, dialect: store.dialect, services, logger, name: "worker", purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000 });
+  const webhookSender = startWebhookSender({
+    db: store.db,
+    dialect: store.dialect,
+    services,
+    logger,
+    name: "worker",
+    purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000,
+  });
   logger.info({ concurrency, store: store.dialect }, "worker started");
 
   const shutdown = async (signal: string) => {

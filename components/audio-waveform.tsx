@@ -23,7 +23,8 @@ async function decodePeaks(url: string): Promise<number[] | null> {
     for (let bar = 0; bar < BARS; bar++) {
       let sum = 0;
       let n = 0;
-      for (let i = bar * size; i < Math.min(samples.length, (bar + 1) * size); i += 2, n++) sum += samples[i]! * samples[i]!;
+      for (let i = bar * size; i < Math.min(samples.length, (bar + 1) * size); i += 2, n++)
+        sum += samples[i]! * samples[i]!;
       peaks.push(Math.sqrt(sum / Math.max(1, n)));
     }
     const loudest = Math.max(...peaks, 1e-6);
@@ -45,7 +46,16 @@ function peaksOf(url: string): Promise<number[] | null> {
 
 function SoundMark() {
   return (
-    <svg viewBox="0 0 24 24" aria-hidden className="h-5 w-5" fill="none" stroke="currentColor" strokeWidth={1.8} strokeLinecap="round" strokeLinejoin="round">
+    <svg
+      viewBox="0 0 24 24"
+      aria-hidden
+      className="h-5 w-5"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={1.8}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
       <path d="M9 18V5l12-2v13" />
       <circle cx="6" cy="18" r="3" />
       <circle cx="18" cy="16" r="3" />

@@ -12,8 +12,16 @@ const MODALITIES = [
 ];
 
 function Badge({ tone, children }: { tone: "indigo" | "amber" | "zinc"; children: string }) {
-  const tones = { indigo: "bg-indigo-50 text-indigo-700 ring-indigo-200", amber: "bg-amber-50 text-amber-800 ring-amber-200", zinc: "bg-zinc-100 text-zinc-600 ring-zinc-200" };
-  return <span className={`whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${tones[tone]}`}>{children}</span>;
+  const tones = {
+    indigo: "bg-indigo-50 text-indigo-700 ring-indigo-200",
+    amber: "bg-amber-50 text-amber-800 ring-amber-200",
+    zinc: "bg-zinc-100 text-zinc-600 ring-zinc-200",
+  };
+  return (
+    <span className={`whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${tones[tone]}`}>
+      {children}
+    </span>
+  );
 }
 
 const ICON_PATHS: Record<string, string> = {
@@ -26,7 +34,16 @@ const ICON_PATHS: Record<string, string> = {
 
 function ModalityIcon({ modality, className }: { modality: string; className: string }) {
   return (
-    <svg aria-hidden viewBox="0 0 24 24" className={className} fill="none" stroke="currentColor" strokeWidth={1.6} strokeLinecap="round" strokeLinejoin="round">
+    <svg
+      aria-hidden
+      viewBox="0 0 24 24"
+      className={className}
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={1.6}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
       <path d={ICON_PATHS[modality] ?? ICON_PATHS.image} />
     </svg>
   );
@@ -70,7 +87,8 @@ function filtersFrom(params: { get(name: string): string | null }): Filters {
 /** Filters as a query string: only what differs from "everything", so a plain /catalog stays plain. */
 function filtersUrl(filters: Filters): string {
   const params = new URLSearchParams(window.location.search);
-  const set = (name: string, value: string, none: string) => (value === none ? params.delete(name) : params.set(name, value));
+  const set = (name: string, value: string, none: string) =>
+    value === none ? params.delete(name) : params.set(name, value);
   set("modality", filters.modality, "all");
   set("task", filters.task, "all");
   set("q", filters.query, "");
@@ -93,7 +111,15 @@ function matches(m: Model, filters: Filters): boolean {
  * ones before. Each card shows a real output of the entry (`images`, made in the background:
  * while `making`, the page looks again every few seconds); a preset's versions share one card.
  */
-export function CatalogBrowser({ models, images = {}, making = false }: { models: Model[]; images?: Record<string, string>; making?: boolean }) {
+export function CatalogBrowser({
+  models,
+  images = {},
+  making = false,
+}: {
+  models: Model[];
+  images?: Record<string, string>;
+  making?: boolean;
+}) {
   const searchParams = useSearchParams();
   const router = useRouter();
   const [filters, setFilters] = useState<Filters>(() => filtersFrom(searchParams));
@@ -198,7 +224,21 @@ export function CatalogBrowser({ models, images = {}, making = false }: { models
   );
 }
 
-function ModelCard({ group, model: m, image, making, versions, onPick }: { group: string; model: Model; image: string | undefined; making: boolean; versions: Model[]; onPick: (id: string) => void }) {
+function ModelCard({
+  group,
+  model: m,
+  image,
+  making,
+  versions,
+  onPick,
+}: {
+  group: string;
+  model: Model;
+  image: string | undefined;
+  making: boolean;
+  versions: Model[];
+  onPick: (id: string) => void;
+}) {
   return (
     <li
       data-testid="model-card"
@@ -217,7 +257,11 @@ function ModelCard({ group, model: m, image, making, versions, onPick }: { group
             className="h-full w-full object-cover transition-transform duration-300 motion-safe:group-hover:scale-[1.02]"
           />
         ) : (
-          <div className="flex h-full w-full items-center justify-center text-zinc-400" data-testid="model-card-icon" title={making ? "Making an example…" : undefined}>
+          <div
+            className="flex h-full w-full items-center justify-center text-zinc-400"
+            data-testid="model-card-icon"
+            title={making ? "Making an example…" : undefined}
+          >
             <ModalityIcon modality={m.modality} className="h-10 w-10" />
           </div>
         )}
@@ -230,7 +274,10 @@ function ModelCard({ group, model: m, image, making, versions, onPick }: { group
         <div className="flex items-start justify-between gap-2">
           <div className="min-w-0">
             <h2 className="font-medium text-zinc-900">
-              <Link href={modelHref(m.id)} className="after:absolute after:inset-0 focus-visible:outline-2 focus-visible:outline-indigo-500">
+              <Link
+                href={modelHref(m.id)}
+                className="after:absolute after:inset-0 focus-visible:outline-2 focus-visible:outline-indigo-500"
+              >
                 {m.name}
               </Link>
             </h2>
@@ -256,7 +303,11 @@ function ModelCard({ group, model: m, image, making, versions, onPick }: { group
         {versions.length > 1 ? (
           <div className="relative z-10 mt-3 flex items-center gap-2 text-xs text-zinc-500">
             <span id={`versions-${group}`}>Version</span>
-            <div role="group" aria-labelledby={`versions-${group}`} className="flex rounded-md border border-zinc-200 bg-white p-0.5">
+            <div
+              role="group"
+              aria-labelledby={`versions-${group}`}
+              className="flex rounded-md border border-zinc-200 bg-white p-0.5"
+            >
               {versions.map((v) => (
                 <button
                   key={v.id}

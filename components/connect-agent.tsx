@@ -13,14 +13,34 @@ export interface AgentTool {
 function clientConfigs(url: string): Array<{ client: string; where: string; text: string }> {
   const headers = { Authorization: "Bearer YOUR_ATELIER_KEY" };
   return [
-    { client: "Claude Code", where: "in a terminal", text: `claude mcp add --transport http atelier ${url} --header "Authorization: Bearer YOUR_ATELIER_KEY"` },
-    { client: "Cursor", where: "~/.cursor/mcp.json", text: JSON.stringify({ mcpServers: { atelier: { url, headers } } }, null, 2) },
-    { client: "VS Code", where: ".vscode/mcp.json", text: JSON.stringify({ servers: { atelier: { type: "http", url, headers } } }, null, 2) },
+    {
+      client: "Claude Code",
+      where: "in a terminal",
+      text: `claude mcp add --transport http atelier ${url} --header "Authorization: Bearer YOUR_ATELIER_KEY"`,
+    },
+    {
+      client: "Cursor",
+      where: "~/.cursor/mcp.json",
+      text: JSON.stringify({ mcpServers: { atelier: { url, headers } } }, null, 2),
+    },
+    {
+      client: "VS Code",
+      where: ".vscode/mcp.json",
+      text: JSON.stringify({ servers: { atelier: { type: "http", url, headers } } }, null, 2),
+    },
     {
       client: "Claude Desktop",
       where: "claude_desktop_config.json (through the mcp-remote bridge)",
       text: JSON.stringify(
-        { mcpServers: { atelier: { command: "npx", args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH}"], env: { AUTH: "Bearer YOUR_ATELIER_KEY" } } } },
+        {
+          mcpServers: {
+            atelier: {
+              command: "npx",
+              args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH}"],
+              env: { AUTH: "Bearer YOUR_ATELIER_KEY" },
+            },
+          },
+        },
         null,
         2,
       ),
@@ -38,8 +58,9 @@ export function ConnectAgent({ url, tools }: { url: string; tools: AgentTool[] }
         Connect an agent
       </h2>
       <p className="mt-1 text-sm text-zinc-500">
-        Claude, Cursor, VS Code and any MCP client can browse the catalog, price and run models, and see the results, spending this
-        workspace&apos;s credit like the API. Runs they start show as source <code className="font-mono">mcp</code> in Runs.
+        Claude, Cursor, VS Code and any MCP client can browse the catalog, price and run models, and see the results,
+        spending this workspace&apos;s credit like the API. Runs they start show as source{" "}
+        <code className="font-mono">mcp</code> in Runs.
       </p>
       <div className="mt-4 flex flex-wrap items-center gap-2">
         <span className="text-sm font-medium text-zinc-700">MCP URL</span>
@@ -64,10 +85,14 @@ export function ConnectAgent({ url, tools }: { url: string; tools: AgentTool[] }
       </div>
       <div role="tabpanel" aria-label={config.client} className="mt-2">
         <div className="flex items-center justify-between gap-2">
-          <p className="text-xs text-zinc-500">{config.where}: replace YOUR_ATELIER_KEY with a key from the table above.</p>
+          <p className="text-xs text-zinc-500">
+            {config.where}: replace YOUR_ATELIER_KEY with a key from the table above.
+          </p>
           <CopyButton label="Copy" text={() => config.text} />
         </div>
-        <pre className="mt-2 overflow-x-auto rounded-md bg-zinc-900 p-3 text-xs leading-relaxed text-zinc-100">{config.text}</pre>
+        <pre className="mt-2 overflow-x-auto rounded-md bg-zinc-900 p-3 text-xs leading-relaxed text-zinc-100">
+          {config.text}
+        </pre>
       </div>
       <h3 className="mt-5 text-sm font-semibold text-zinc-900">Tools</h3>
       <dl className="mt-2 grid gap-x-4 gap-y-2 text-sm sm:grid-cols-[12rem_1fr]">

@@ -12,13 +12,20 @@ export interface CursorPages {
   nextHref: string | null;
 }
 
-export function cursorPages(input: { back: string[]; cursor: string | undefined; nextCursor: string | null | undefined; href: PageHref }): CursorPages {
+export function cursorPages(input: {
+  back: string[];
+  cursor: string | undefined;
+  nextCursor: string | null | undefined;
+  href: PageHref;
+}): CursorPages {
   const { back, cursor, nextCursor, href } = input;
   const previous = back[back.length - 1];
   return {
     pageNumber: back.length + 1,
     nextHref: nextCursor ? href({ cursor: nextCursor, back: [...back, cursor ?? "first"].join(",") }) : null,
-    prevHref: previous ? href({ cursor: previous === "first" ? undefined : previous, back: back.slice(0, -1).join(",") || undefined }) : null,
+    prevHref: previous
+      ? href({ cursor: previous === "first" ? undefined : previous, back: back.slice(0, -1).join(",") || undefined })
+      : null,
   };
 }
 
@@ -37,7 +44,15 @@ function PageLink({ href, children }: { href: string | null; children: string })
   );
 }
 
-export function CursorPager({ pages, count, noun }: { pages: CursorPages; count: number; noun: [singular: string, plural: string] }) {
+export function CursorPager({
+  pages,
+  count,
+  noun,
+}: {
+  pages: CursorPages;
+  count: number;
+  noun: [singular: string, plural: string];
+}) {
   return (
     <nav aria-label="Pages" className="mt-4 flex items-center justify-between text-sm">
       <span className="text-zinc-500" data-testid="page-number">

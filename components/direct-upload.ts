@@ -5,7 +5,11 @@
 import { completeUploadAction, openUploadAction } from "@/app/(studio)/runs/actions";
 import type { UploadResult } from "./schema-form/context";
 
-function putWithProgress(url: string, file: globalThis.File, onProgress: (share: number) => void): Promise<{ status: number; body: string }> {
+function putWithProgress(
+  url: string,
+  file: globalThis.File,
+  onProgress: (share: number) => void,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("PUT", url);
@@ -27,7 +31,11 @@ function errorMessageOf(body: string): string | null {
 }
 
 export async function directUpload(file: globalThis.File, onProgress: (share: number) => void): Promise<UploadResult> {
-  const opened = await openUploadAction({ filename: file.name, content_type: file.type || "application/octet-stream", bytes: file.size });
+  const opened = await openUploadAction({
+    filename: file.name,
+    content_type: file.type || "application/octet-stream",
+    bytes: file.size,
+  });
   if (!opened.ok) return { ok: false, error: opened.error };
   // The API's own signed URL carries PUBLIC_BASE_URL's host: send it to this page's origin so it
   // is never cross-origin. A bucket's presigned URL (S3_BUCKET) goes to the bucket as it is.
@@ -36,7 +44,14 @@ export async function directUpload(file: globalThis.File, onProgress: (share: nu
   try {
     const put = await putWithProgress(target, file, onProgress);
     if (put.status >= 400) {
-      return { ok: false, error: { code: "upload_failed", message: errorMessageOf(put.body) ?? `The upload failed (HTTP ${put.status}).`, param: null } };
+      return {
+        ok: false,
+        error: {
+          code: "upload_failed",
+          message: errorMessageOf(put.body) ?? `The upload failed (HTTP ${put.status}).`,
+          param: null,
+        },
+      };
     }
   } catch (err) {
     return { ok: false, error: { code: "upload_failed", message: (err as Error).message, param: null } };

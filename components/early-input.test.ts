@@ -9,7 +9,13 @@ const schema: RJSFSchema = {
     num_images: { type: "integer", minimum: 1, maximum: 4 },
     strength: { type: "number" },
     resolution: { type: "string", enum: ["sd", "hd"] },
-    voice: { type: "string", oneOf: [{ const: "alloy", title: "Alloy" }, { const: "ember", title: "Ember" }] },
+    voice: {
+      type: "string",
+      oneOf: [
+        { const: "alloy", title: "Alloy" },
+        { const: "ember", title: "Ember" },
+      ],
+    },
     image: { type: "string", contentMediaType: "image/*" },
   },
 };
@@ -27,7 +33,14 @@ describe("schemaFormEarlyInput", () => {
         "runs-from": "2026-11-28",
         root_unknown: "x",
       }),
-    ).toEqual({ prompt: "a red fox", num_images: 3, strength: 0.5, resolution: "hd", voice: "alloy", image: "file_abc" });
+    ).toEqual({
+      prompt: "a red fox",
+      num_images: 3,
+      strength: 0.5,
+      resolution: "hd",
+      voice: "alloy",
+      image: "file_abc",
+    });
   });
 
   it("gives an emptied field as undefined, a number that is no number as undefined, and nothing for fields not typed into", () => {

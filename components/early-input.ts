@@ -38,10 +38,13 @@ export function schemaFormEarlyInput(schema: RJSFSchema, early: Record<string, s
   for (const [name, field] of Object.entries(schema.properties ?? {})) {
     const typed = early[`root_${name}`];
     if (typed === undefined || typeof field !== "object") continue;
-    const options = Array.isArray(field.enum) ? field.enum : (field.oneOf ?? field.anyOf)?.map((o) => (typeof o === "object" ? o.const : undefined));
+    const options = Array.isArray(field.enum)
+      ? field.enum
+      : (field.oneOf ?? field.anyOf)?.map((o) => (typeof o === "object" ? o.const : undefined));
     if (typed === "") out[name] = undefined;
     else if (options) out[name] = options[Number(typed)];
-    else if (field.type === "number" || field.type === "integer") out[name] = Number.isFinite(Number(typed)) ? Number(typed) : undefined;
+    else if (field.type === "number" || field.type === "integer")
+      out[name] = Number.isFinite(Number(typed)) ? Number(typed) : undefined;
     else out[name] = typed;
   }
   return out;

@@ -5,7 +5,15 @@
 // In production Next hands the browser only `error.digest` (never the message). The digest is
 // Next's fingerprint of the error; instrumentation.ts logs every such failure with it, so the
 // reference shown here is the string ops search the log for.
-export function ErrorState({ error, reset, title = "Something went wrong on our side" }: { error: Error & { digest?: string }; reset: () => void; title?: string }) {
+export function ErrorState({
+  error,
+  reset,
+  title = "Something went wrong on our side",
+}: {
+  error: Error & { digest?: string };
+  reset: () => void;
+  title?: string;
+}) {
   return (
     <ErrorPanel
       title={title}
@@ -55,7 +63,8 @@ export function ErrorReference({ reference }: { reference: string | null | undef
   if (!reference) return null;
   return (
     <p className="mt-3 text-xs text-zinc-500" data-testid="error-reference">
-      Reference <code className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-zinc-700 select-all">{reference}</code>
+      Reference{" "}
+      <code className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-zinc-700 select-all">{reference}</code>
     </p>
   );
 }

@@ -49,14 +49,23 @@ export function FilesUpload({ accept }: { accept: string }) {
           {busy ? (
             <div className="flex items-center gap-3">
               <span>Uploading… {percent > 0 ? `${percent} %` : ""}</span>
-              <div className="h-1.5 w-40 overflow-hidden rounded-full bg-zinc-200" role="progressbar" aria-label="Upload progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent}>
+              <div
+                className="h-1.5 w-40 overflow-hidden rounded-full bg-zinc-200"
+                role="progressbar"
+                aria-label="Upload progress"
+                aria-valuemin={0}
+                aria-valuemax={100}
+                aria-valuenow={percent}
+              >
                 <div className="h-full bg-indigo-500 transition-[width]" style={{ width: `${percent}%` }} />
               </div>
             </div>
           ) : (
             <>
               Drop an image (up to 4 MB), a video or a sound here.{" "}
-              <span className="text-zinc-400">Video and sound go up directly and count toward the daily upload allowance.</span>
+              <span className="text-zinc-400">
+                Video and sound go up directly and count toward the daily upload allowance.
+              </span>
             </>
           )}
         </div>
@@ -68,7 +77,15 @@ export function FilesUpload({ accept }: { accept: string }) {
         >
           Upload a file
         </button>
-        <input ref={input} type="file" accept={accept} aria-label="Choose a file to upload" className="sr-only" tabIndex={-1} onChange={(e) => void send(e.target.files?.[0])} />
+        <input
+          ref={input}
+          type="file"
+          accept={accept}
+          aria-label="Choose a file to upload"
+          className="sr-only"
+          tabIndex={-1}
+          onChange={(e) => void send(e.target.files?.[0])}
+        />
       </div>
       {message ? (
         <p

@@ -22,7 +22,8 @@ const EXPIRY_CHOICES: { value: KeyExpiry; label: string }[] = [
   { value: "never", label: "Never" },
 ];
 
-const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString("en", { year: "numeric", month: "short", day: "numeric" }) : "—");
+const date = (iso: string | null) =>
+  iso ? new Date(iso).toLocaleDateString("en", { year: "numeric", month: "short", day: "numeric" }) : "—";
 
 interface FormValues {
   name: string;
@@ -30,7 +31,13 @@ interface FormValues {
   scopes: string[];
 }
 
-function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: { key: string; name: string }) => void; onCancel: () => void }) {
+function CreateKeyForm({
+  onCreated,
+  onCancel,
+}: {
+  onCreated: (key: { key: string; name: string }) => void;
+  onCancel: () => void;
+}) {
   const { register, handleSubmit, formState, setError } = useForm<FormValues>({
     defaultValues: { name: "", expires: "365d", scopes: SCOPE_CHOICES.map((s) => s.value) },
   });
@@ -120,21 +127,33 @@ function NewKey({ created, onDone }: { created: { key: string; name: string }; o
   return (
     <div className="mt-3 space-y-4">
       <p role="alert" className="rounded-lg border border-amber-300 bg-amber-50 px-3 py-2.5 text-sm text-amber-900">
-        <strong className="font-semibold">Copy the key “{created.name}” now.</strong> It is shown only this once: Atelier keeps a hash, not
-        the key. If you lose it, revoke it and create another.
+        <strong className="font-semibold">Copy the key “{created.name}” now.</strong> It is shown only this once:
+        Atelier keeps a hash, not the key. If you lose it, revoke it and create another.
       </p>
       <div className="flex items-center gap-2">
-        <code data-testid="new-key" className="min-w-0 flex-1 overflow-x-auto rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm whitespace-nowrap text-zinc-900">
+        <code
+          data-testid="new-key"
+          className="min-w-0 flex-1 overflow-x-auto rounded-md bg-zinc-100 px-3 py-2 font-mono text-sm whitespace-nowrap text-zinc-900"
+        >
           {created.key}
         </code>
-        <button type="button" className={primary} onClick={() => void navigator.clipboard?.writeText(created.key).then(() => setCopied(true))}>
+        <button
+          type="button"
+          className={primary}
+          onClick={() => void navigator.clipboard?.writeText(created.key).then(() => setCopied(true))}
+        >
           {copied ? "Copied" : "Copy"}
         </button>
       </div>
       <p className="text-sm text-zinc-600">
-        Send it in the <code className="font-mono text-xs text-zinc-800">x-api-key</code> header. Every endpoint, with curl and SDK examples:{" "}
-        {/* A new tab: leaving this dialog would lose the key before it is copied. */}
-        <a href="/docs/api" target="_blank" rel="noopener" className="font-medium text-indigo-600 hover:text-indigo-700 hover:underline">
+        Send it in the <code className="font-mono text-xs text-zinc-800">x-api-key</code> header. Every endpoint, with
+        curl and SDK examples: {/* A new tab: leaving this dialog would lose the key before it is copied. */}
+        <a
+          href="/docs/api"
+          target="_blank"
+          rel="noopener"
+          className="font-medium text-indigo-600 hover:text-indigo-700 hover:underline"
+        >
           API reference
         </a>
       </p>
@@ -185,7 +204,11 @@ export function KeysManager({ keys, intro }: { keys: ApiKey[]; intro?: ReactNode
         </div>
       </div>
 
-      <Modal open={dialog !== "closed"} title={dialog === "created" ? "Your new API key" : "Create key"} onClose={close}>
+      <Modal
+        open={dialog !== "closed"}
+        title={dialog === "created" ? "Your new API key" : "Create key"}
+        onClose={close}
+      >
         {dialog === "created" && created ? (
           <NewKey created={created} onDone={close} />
         ) : (
@@ -213,8 +236,8 @@ export function KeysManager({ keys, intro }: { keys: ApiKey[]; intro?: ReactNode
         }}
       >
         <p>
-          Programs using <code className="font-mono text-xs text-zinc-800">{revoking?.hint}</code> get 401 from their next request on. This
-          cannot be undone.
+          Programs using <code className="font-mono text-xs text-zinc-800">{revoking?.hint}</code> get 401 from their
+          next request on. This cannot be undone.
         </p>
       </ConfirmDialog>
 
@@ -251,7 +274,10 @@ export function KeysManager({ keys, intro }: { keys: ApiKey[]; intro?: ReactNode
                     <td className="px-4 py-2.5">
                       <div className="flex flex-wrap gap-1">
                         {key.scopes.map((s) => (
-                          <span key={s} className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] text-zinc-600">
+                          <span
+                            key={s}
+                            className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] text-zinc-600"
+                          >
                             {s}
                           </span>
                         ))}
@@ -260,18 +286,31 @@ export function KeysManager({ keys, intro }: { keys: ApiKey[]; intro?: ReactNode
                     <td className="px-4 py-2.5 whitespace-nowrap" title={key.created_at} data-testid="key-created">
                       {date(key.created_at)}
                     </td>
-                    <td className="px-4 py-2.5 whitespace-nowrap" title={key.expires_at ?? undefined} data-testid="key-expires">
+                    <td
+                      className="px-4 py-2.5 whitespace-nowrap"
+                      title={key.expires_at ?? undefined}
+                      data-testid="key-expires"
+                    >
                       {key.expires_at ? date(key.expires_at) : "Never"}
                     </td>
-                    <td className="px-4 py-2.5 whitespace-nowrap">{key.last_used_at ? date(key.last_used_at) : "Never"}</td>
+                    <td className="px-4 py-2.5 whitespace-nowrap">
+                      {key.last_used_at ? date(key.last_used_at) : "Never"}
+                    </td>
                     <td className="px-4 py-2.5 text-right">
                       {key.revoked_at ? (
-                        <span className="rounded-full bg-zinc-100 px-2 py-0.5 text-xs font-medium text-zinc-500" title={key.revoked_at}>
+                        <span
+                          className="rounded-full bg-zinc-100 px-2 py-0.5 text-xs font-medium text-zinc-500"
+                          title={key.revoked_at}
+                        >
                           Revoked
                         </span>
                       ) : (
                         <div className="flex items-center justify-end gap-2">
-                          {expired ? <span className="rounded-full bg-zinc-100 px-2 py-0.5 text-xs font-medium text-zinc-500">Expired</span> : null}
+                          {expired ? (
+                            <span className="rounded-full bg-zinc-100 px-2 py-0.5 text-xs font-medium text-zinc-500">
+                              Expired
+                            </span>
+                          ) : null}
                           <button
                             type="button"
                             aria-label={`Revoke ${key.name}`}

@@ -8,7 +8,15 @@ import type { Generation } from "@/lib/core/runs/generation-view";
 import type { File as StudioFile } from "@/lib/core/files/files";
 import type { Quote } from "@/lib/core/runs/quotes";
 import { SchemaForm } from "./schema-form";
-import { fileFields, fileNoun, plainError, sameInput, startingInput, withDefaults, type EnumLabels } from "./schema-form/messages";
+import {
+  fileFields,
+  fileNoun,
+  plainError,
+  sameInput,
+  startingInput,
+  withDefaults,
+  type EnumLabels,
+} from "./schema-form/messages";
 import { quoteAction, runAction, uploadImageAction, type PlainError } from "@/app/(studio)/runs/actions";
 import { CopyButton, RunView, curlFor, storeRun } from "./run-view";
 import { directUpload } from "./direct-upload";
@@ -47,7 +55,12 @@ function writeSaved(key: string, input: Record<string, unknown>): void {
 }
 
 function Spinner({ className = "" }: { className?: string }) {
-  return <span aria-hidden className={`inline-block h-3.5 w-3.5 animate-spin rounded-full border-2 border-current border-t-transparent ${className}`} />;
+  return (
+    <span
+      aria-hidden
+      className={`inline-block h-3.5 w-3.5 animate-spin rounded-full border-2 border-current border-t-transparent ${className}`}
+    />
+  );
 }
 
 export function ModelPlayground({
@@ -158,13 +171,20 @@ export function ModelPlayground({
   }, [formData, modelId]);
 
   const error = runError ?? quoteError;
-  const plain = useMemo(() => (error ? plainError(error, schema, formData, enumLabels) : null), [error, schema, formData, enumLabels]);
+  const plain = useMemo(
+    () => (error ? plainError(error, schema, formData, enumLabels) : null),
+    [error, schema, formData, enumLabels],
+  );
   /** A file not added yet is the next step (the footer says so), not an error, until a run is refused for it. */
-  const missingFile = plain?.field && files_.includes(plain.field) && formData[plain.field] === undefined && runError === null ? plain.field : null;
+  const missingFile =
+    plain?.field && files_.includes(plain.field) && formData[plain.field] === undefined && runError === null
+      ? plain.field
+      : null;
   const fieldErrors = useMemo(() => {
     const out: Record<string, string> = {};
     // Before the first edit, a required field left empty is not yet an error to shout about.
-    if (plain?.field && !missingFile && (dirty || formData[plain.field] !== undefined)) out[plain.field] = plain.message;
+    if (plain?.field && !missingFile && (dirty || formData[plain.field] !== undefined))
+      out[plain.field] = plain.message;
     return out;
   }, [plain, dirty, formData, missingFile]);
   const errorField = Object.keys(fieldErrors)[0] ?? null;
@@ -182,7 +202,8 @@ export function ModelPlayground({
     const cover = footer.getBoundingClientRect().top;
     const { bottom } = el.getBoundingClientRect();
     const top = field.getBoundingClientRect().top;
-    if (bottom > cover && top < window.innerHeight) window.scrollBy({ top: Math.min(bottom - cover + 12, Math.max(0, top - 16)) });
+    if (bottom > cover && top < window.innerHeight)
+      window.scrollBy({ top: Math.min(bottom - cover + 12, Math.max(0, top - 16)) });
   }, []);
 
   // A field's message is never left under the sticky footer: bring it up when it would be.
@@ -288,18 +309,26 @@ export function ModelPlayground({
   const quoteLine = disabledReason ? (
     <span className="text-zinc-500">{disabledReason}</span>
   ) : error && missingFile ? (
-    <span className="text-zinc-600">Add {fileNoun(schema.properties?.[missingFile] as RJSFSchema)} to see the price.</span>
+    <span className="text-zinc-600">
+      Add {fileNoun(schema.properties?.[missingFile] as RJSFSchema)} to see the price.
+    </span>
   ) : error && errorField && showError ? (
     // The message itself stands under its field; here only where to look.
     <span className="text-red-600">
       Check{" "}
-      <button type="button" onClick={() => focusField(errorField)} className="font-medium underline underline-offset-2 hover:text-red-700">
+      <button
+        type="button"
+        onClick={() => focusField(errorField)}
+        className="font-medium underline underline-offset-2 hover:text-red-700"
+      >
         {fieldTitle(errorField)}
       </button>{" "}
       to see the price.
     </span>
   ) : error ? (
-    <span className={showError ? "text-red-600" : "text-zinc-500"}>{showError ? plain?.message : "Fill in the form to see the price."}</span>
+    <span className={showError ? "text-red-600" : "text-zinc-500"}>
+      {showError ? plain?.message : "Fill in the form to see the price."}
+    </span>
   ) : quote ? (
     <span className="flex items-center gap-2 text-zinc-700">
       <span>
@@ -311,7 +340,8 @@ export function ModelPlayground({
             <>Reserved now, charged only if the run succeeds.</>
           ) : (
             <>
-              <span className="tabular-nums">${quote.hold_usd}</span> is reserved now; <span className="tabular-nums">${quote.cost_usd}</span> is charged only if the run succeeds.
+              <span className="tabular-nums">${quote.hold_usd}</span> is reserved now;{" "}
+              <span className="tabular-nums">${quote.cost_usd}</span> is charged only if the run succeeds.
             </>
           )}
         </span>
@@ -334,12 +364,18 @@ export function ModelPlayground({
               {origin === "restored" ? (
                 <p data-testid="restored-note" className="text-xs text-zinc-500">
                   Your last input is back.{" "}
-                  <button type="button" onClick={() => examples[0] && applyExample(examples[0])} className="font-medium text-indigo-600 hover:text-indigo-700">
+                  <button
+                    type="button"
+                    onClick={() => examples[0] && applyExample(examples[0])}
+                    className="font-medium text-indigo-600 hover:text-indigo-700"
+                  >
                     Back to the example
                   </button>
                 </p>
               ) : origin === "run" ? (
-                <p data-testid="run-input-note" className="text-xs text-zinc-500">The input of an earlier run.</p>
+                <p data-testid="run-input-note" className="text-xs text-zinc-500">
+                  The input of an earlier run.
+                </p>
               ) : null}
             </div>
             <div className="flex flex-wrap gap-2">
@@ -350,7 +386,9 @@ export function ModelPlayground({
                   aria-pressed={i === activeExample}
                   onClick={() => applyExample(example)}
                   className={`rounded-full border px-3 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 ${
-                    i === activeExample ? "border-indigo-200 bg-indigo-50 font-medium text-indigo-700" : "border-zinc-200 bg-white text-zinc-700 hover:border-zinc-300 hover:bg-zinc-50"
+                    i === activeExample
+                      ? "border-indigo-200 bg-indigo-50 font-medium text-indigo-700"
+                      : "border-zinc-200 bg-white text-zinc-700 hover:border-zinc-300 hover:bg-zinc-50"
                   }`}
                 >
                   {example.title}
@@ -359,7 +397,8 @@ export function ModelPlayground({
             </div>
             {needsFile ? (
               <p data-testid="examples-file-hint" className="mt-2 text-xs text-zinc-500">
-                Examples set everything except the {noun.replace(/^an? /, "")}: <strong className="font-medium text-zinc-700">add {noun}</strong> below, then Run.
+                Examples set everything except the {noun.replace(/^an? /, "")}:{" "}
+                <strong className="font-medium text-zinc-700">add {noun}</strong> below, then Run.
               </p>
             ) : null}
           </div>
@@ -399,12 +438,19 @@ export function ModelPlayground({
         </div>
       </div>
       {error?.code === "insufficient_credit" ? (
-        <p role="alert" data-testid="credit-help" className="border-x border-zinc-200 bg-amber-50 px-5 py-2.5 text-sm text-amber-900">
+        <p
+          role="alert"
+          data-testid="credit-help"
+          className="border-x border-zinc-200 bg-amber-50 px-5 py-2.5 text-sm text-amber-900"
+        >
           Not enough credit for this run. An operator adds credit on the Ops page of the studio, or with{" "}
           <code className="font-mono text-xs">npm run admin -- credit add --workspace &lt;id&gt; --usd 10</code>.
         </p>
       ) : null}
-      <div ref={footerRef} className="sticky bottom-0 z-10 flex items-center justify-between gap-4 rounded-b-lg border border-zinc-200 bg-white/95 px-5 py-3 backdrop-blur">
+      <div
+        ref={footerRef}
+        className="sticky bottom-0 z-10 flex items-center justify-between gap-4 rounded-b-lg border border-zinc-200 bg-white/95 px-5 py-3 backdrop-blur"
+      >
         <div className="min-w-0 text-sm" aria-live="polite" data-testid="quote">
           {quoteLine}
         </div>
@@ -431,18 +477,27 @@ export function ModelPlayground({
               onClick={() => setShowRequest((v) => !v)}
               className="inline-flex items-center gap-1.5 rounded-md text-zinc-500 hover:text-zinc-800 focus-visible:outline-2 focus-visible:outline-indigo-500"
             >
-              <span aria-hidden className={`inline-block text-[10px] transition-transform ${showRequest ? "rotate-90" : ""}`}>
+              <span
+                aria-hidden
+                className={`inline-block text-[10px] transition-transform ${showRequest ? "rotate-90" : ""}`}
+              >
                 ▶
               </span>
               The same run over the API
             </button>
             <div className="flex gap-2">
               <CopyButton label="Copy as curl" text={() => curlFor(window.location.origin, modelId, formData)} />
-              <CopyButton label="Copy as JSON" text={() => JSON.stringify({ model: modelId, input: formData }, null, 2)} />
+              <CopyButton
+                label="Copy as JSON"
+                text={() => JSON.stringify({ model: modelId, input: formData }, null, 2)}
+              />
             </div>
           </div>
           {showRequest ? (
-            <pre id="api-request-body" className="mt-2 overflow-x-auto rounded-lg border border-zinc-200 bg-ink p-3 font-mono text-xs leading-relaxed text-on-ink">
+            <pre
+              id="api-request-body"
+              className="mt-2 overflow-x-auto rounded-lg border border-zinc-200 bg-ink p-3 font-mono text-xs leading-relaxed text-on-ink"
+            >
               {curlFor("$ATELIER_URL", modelId, formData)}
             </pre>
           ) : null}
@@ -452,7 +507,11 @@ export function ModelPlayground({
   );
 
   const result = (
-    <div ref={resultRef} data-testid="result-area" className={`min-w-0 scroll-mt-4 ${revealed && !present ? "min-h-[calc(100svh-2rem)] lg:min-h-0" : ""}`}>
+    <div
+      ref={resultRef}
+      data-testid="result-area"
+      className={`min-w-0 scroll-mt-4 ${revealed && !present ? "min-h-[calc(100svh-2rem)] lg:min-h-0" : ""}`}
+    >
       <div className="mb-3 flex items-center justify-between gap-2">
         <h2 className="text-sm font-medium text-zinc-500">Result</h2>
         <div className="flex items-center gap-3">
@@ -476,7 +535,14 @@ export function ModelPlayground({
               title="The form and the result only, large (Esc leaves)"
               className="inline-flex items-center gap-1.5 rounded-md border border-zinc-200 bg-white px-2.5 py-1 text-xs font-medium text-zinc-700 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500"
             >
-              <svg viewBox="0 0 16 16" className="h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth={1.5} aria-hidden>
+              <svg
+                viewBox="0 0 16 16"
+                className="h-3.5 w-3.5"
+                fill="none"
+                stroke="currentColor"
+                strokeWidth={1.5}
+                aria-hidden
+              >
                 <path d="M2 6V2h4M14 6V2h-4M2 10v4h4M14 10v4h-4" strokeLinecap="round" strokeLinejoin="round" />
               </svg>
               Present
@@ -490,7 +556,11 @@ export function ModelPlayground({
         ) : (
           <div className="flex aspect-video flex-col items-center justify-center gap-1 rounded-lg border border-dashed border-zinc-300 text-center text-sm text-zinc-500">
             <span className="font-medium text-zinc-700">No run yet</span>
-            <span>{needsFile ? `Add ${noun}, then press Run. The result appears here.` : "Press Run: the result appears here."}</span>
+            <span>
+              {needsFile
+                ? `Add ${noun}, then press Run. The result appears here.`
+                : "Press Run: the result appears here."}
+            </span>
           </div>
         )}
       </div>
@@ -510,7 +580,13 @@ export function ModelPlayground({
 
   if (present) {
     return (
-      <div role="dialog" aria-modal="false" aria-label={`${modelName}, presentation`} data-testid="presentation" className="fixed inset-0 z-40 overflow-y-auto bg-zinc-50 px-4 py-6 md:px-10 md:py-8">
+      <div
+        role="dialog"
+        aria-modal="false"
+        aria-label={`${modelName}, presentation`}
+        data-testid="presentation"
+        className="fixed inset-0 z-40 overflow-y-auto bg-zinc-50 px-4 py-6 md:px-10 md:py-8"
+      >
         <div className="mx-auto flex max-w-[1600px] flex-col gap-6">
           <div className="flex items-center justify-between gap-4">
             <h1 className="text-3xl font-semibold tracking-tight text-zinc-900">{modelName}</h1>
@@ -519,7 +595,8 @@ export function ModelPlayground({
               onClick={() => setPresenting(false)}
               className="rounded-md border border-zinc-200 bg-white px-3 py-1.5 text-sm font-medium text-zinc-700 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500"
             >
-              Exit presentation <kbd className="ml-1 rounded bg-zinc-100 px-1 font-sans text-[11px] text-zinc-500">Esc</kbd>
+              Exit presentation{" "}
+              <kbd className="ml-1 rounded bg-zinc-100 px-1 font-sans text-[11px] text-zinc-500">Esc</kbd>
             </button>
           </div>
           <div className="grid gap-8 text-lg lg:grid-cols-[minmax(0,4fr)_minmax(0,6fr)] [&_label]:text-base">

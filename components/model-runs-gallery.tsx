@@ -13,7 +13,9 @@ export function promptOf(input: Record<string, unknown>): string | null {
     const v = input[key];
     if (typeof v === "string" && v.trim()) return v.trim();
   }
-  const first = Object.values(input).find((v) => typeof v === "string" && v.trim() && !v.startsWith("file_") && !v.startsWith("#"));
+  const first = Object.values(input).find(
+    (v) => typeof v === "string" && v.trim() && !v.startsWith("file_") && !v.startsWith("#"),
+  );
   return typeof first === "string" ? first.trim() : null;
 }
 
@@ -33,13 +35,25 @@ function Tile({ run }: { run: Generation }) {
   if (picture) {
     return (
       <>
-        <img src={picture} alt="" data-testid={model && !image ? "recent-run-poster" : undefined} className="h-full w-full object-cover" loading="lazy" />
+        <img
+          src={picture}
+          alt=""
+          data-testid={model && !image ? "recent-run-poster" : undefined}
+          className="h-full w-full object-cover"
+          loading="lazy"
+        />
         {video ? (
-          <span aria-hidden className="absolute right-1 bottom-1 rounded bg-black/60 px-1 text-[10px] font-medium text-white [--color-white:#fff]">
+          <span
+            aria-hidden
+            className="absolute right-1 bottom-1 rounded bg-black/60 px-1 text-[10px] font-medium text-white [--color-white:#fff]"
+          >
             ▶ {video.duration ? `${Math.round(video.duration)} s` : ""}
           </span>
         ) : model && !image ? (
-          <span aria-hidden className="absolute right-1 bottom-1 rounded bg-black/60 px-1 text-[10px] font-medium text-white [--color-white:#fff]">
+          <span
+            aria-hidden
+            className="absolute right-1 bottom-1 rounded bg-black/60 px-1 text-[10px] font-medium text-white [--color-white:#fff]"
+          >
             3D
           </span>
         ) : null}
@@ -57,7 +71,9 @@ function Tile({ run }: { run: Generation }) {
     );
   }
   return (
-    <span className={`flex h-full w-full items-center justify-center text-[11px] font-medium capitalize ${STATUS_TONE[run.status] ?? STATUS_TONE.queued} ${run.status === "running" || run.status === "queued" ? "animate-pulse" : ""}`}>
+    <span
+      className={`flex h-full w-full items-center justify-center text-[11px] font-medium capitalize ${STATUS_TONE[run.status] ?? STATUS_TONE.queued} ${run.status === "running" || run.status === "queued" ? "animate-pulse" : ""}`}
+    >
       {run.status}
     </span>
   );
@@ -82,7 +98,10 @@ export function ModelRunsGallery({
         <h2 id="recent-runs-heading" className="text-sm font-medium text-zinc-500">
           Your recent runs
         </h2>
-        <Link href={`/runs?model=${encodeURIComponent(modelId)}`} className="text-xs font-medium text-indigo-600 hover:text-indigo-700">
+        <Link
+          href={`/runs?model=${encodeURIComponent(modelId)}`}
+          className="text-xs font-medium text-indigo-600 hover:text-indigo-700"
+        >
           All runs of this model →
         </Link>
       </div>

@@ -19,7 +19,13 @@ export function loadModelViewer(): Promise<unknown> {
 }
 
 /** Fills its 4:3 box; its loading bar in the studio's accent, thin (the element's own CSS properties). */
-const VIEWER_STYLE = { display: "block", width: "100%", height: "100%", "--progress-bar-color": "var(--color-indigo-500)", "--progress-bar-height": "3px" } as CSSProperties;
+const VIEWER_STYLE = {
+  display: "block",
+  width: "100%",
+  height: "100%",
+  "--progress-bar-color": "var(--color-indigo-500)",
+  "--progress-bar-height": "3px",
+} as CSSProperties;
 
 /** Where the poster's camera stands (azimuth 35°, 24° down): the model turns up where its poster was. */
 const POSTER_ORBIT = "35deg 66deg auto";
@@ -37,7 +43,17 @@ export function blobOf(url: string): string {
  * the model again or reset the camera. Give it `key={blobOf(src)}` where the same spot may show
  * another model.
  */
-export function ModelViewer3D({ src: firstSrc, poster: firstPoster, alt, className = "" }: { src: string; poster?: string; alt: string; className?: string }) {
+export function ModelViewer3D({
+  src: firstSrc,
+  poster: firstPoster,
+  alt,
+  className = "",
+}: {
+  src: string;
+  poster?: string;
+  alt: string;
+  className?: string;
+}) {
   const ref = useRef<HTMLElement>(null);
   const [state, setState] = useState<ViewerState>("starting");
   const [{ src, poster }] = useState({ src: firstSrc, poster: firstPoster });
@@ -88,7 +104,12 @@ export function ModelViewer3D({ src: firstSrc, poster: firstPoster, alt, classNa
         />
         {stillShown && poster ? (
           // Before the viewer is ready, and where it cannot draw: the model's rendered still.
-          <img src={poster} alt={alt} data-testid="model-viewer-poster" className="pointer-events-none absolute inset-0 h-full w-full object-contain" />
+          <img
+            src={poster}
+            alt={alt}
+            data-testid="model-viewer-poster"
+            className="pointer-events-none absolute inset-0 h-full w-full object-contain"
+          />
         ) : null}
       </div>
       <p className="text-xs text-zinc-500" aria-live="polite">

@@ -19,7 +19,13 @@ export function OpsCreditForm({ workspaces }: { workspaces: { id: string; name: 
     <form action={action} aria-label="Add credit" className="grid gap-4 sm:grid-cols-[2fr_1fr_2fr_auto] sm:items-end">
       <label className="block text-sm font-medium text-zinc-700">
         Workspace
-        <select name="workspace" className={field} required value={workspace} onChange={(e) => setWorkspace(e.target.value)}>
+        <select
+          name="workspace"
+          className={field}
+          required
+          value={workspace}
+          onChange={(e) => setWorkspace(e.target.value)}
+        >
           {workspaces.map((w) => (
             <option key={w.id} value={w.id}>
               {w.name} · ${w.available_usd} available
@@ -29,7 +35,15 @@ export function OpsCreditForm({ workspaces }: { workspaces: { id: string; name: 
       </label>
       <label className="block text-sm font-medium text-zinc-700">
         Amount (USD)
-        <input name="amount" inputMode="decimal" placeholder="10.00" className={field} required value={amount} onChange={(e) => setAmount(e.target.value)} />
+        <input
+          name="amount"
+          inputMode="decimal"
+          placeholder="10.00"
+          className={field}
+          required
+          value={amount}
+          onChange={(e) => setAmount(e.target.value)}
+        />
       </label>
       <label className="block text-sm font-medium text-zinc-700">
         Note <span className="font-normal text-zinc-400">(optional)</span>
@@ -43,7 +57,10 @@ export function OpsCreditForm({ workspaces }: { workspaces: { id: string; name: 
         {pending ? "Adding…" : "Add credit"}
       </button>
       {result ? (
-        <p role={result.ok ? "status" : "alert"} className={`text-sm sm:col-span-4 ${result.ok ? "text-emerald-700" : "text-red-700"}`}>
+        <p
+          role={result.ok ? "status" : "alert"}
+          className={`text-sm sm:col-span-4 ${result.ok ? "text-emerald-700" : "text-red-700"}`}
+        >
           {result.message}
         </p>
       ) : null}

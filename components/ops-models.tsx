@@ -45,7 +45,8 @@ function Detail({ m, now }: { m: OpsModel; now: number }) {
     return (
       <p className={line} data-testid="model-detail">
         Paused {relativeTime(m.pause!.since, now)}
-        {m.pause!.by ? <span data-testid="paused-by"> by {m.pause!.by}</span> : null}, {until(m.pause!.until, now)}: &ldquo;{m.pause!.reason}&rdquo;. Quotes and new runs get 503; queued runs wait.
+        {m.pause!.by ? <span data-testid="paused-by"> by {m.pause!.by}</span> : null}, {until(m.pause!.until, now)}:
+        &ldquo;{m.pause!.reason}&rdquo;. Quotes and new runs get 503; queued runs wait.
         <span className="text-zinc-500"> Fix: Resume (or it comes back by itself at the end).</span>
       </p>
     );
@@ -54,7 +55,11 @@ function Detail({ m, now }: { m: OpsModel; now: number }) {
     return (
       <p className={line} data-testid="model-detail">
         Its provider {m.provider} is failing: {m.provider_outage!.reason}, {until(m.provider_outage!.until, now)}.
-        <span className="text-zinc-500"> Fix: none needed if it recovers; a good answer ends it early. Check the provider&apos;s status and its key in PROVIDERS_FILE.</span>
+        <span className="text-zinc-500">
+          {" "}
+          Fix: none needed if it recovers; a good answer ends it early. Check the provider&apos;s status and its key in
+          PROVIDERS_FILE.
+        </span>
       </p>
     );
   }
@@ -77,7 +82,13 @@ function Detail({ m, now }: { m: OpsModel; now: number }) {
       <p className={line} data-testid="model-detail">
         {m.availability.message}
         {m.availability.until ? `, ${until(m.availability.until, now)}` : ""}.
-        <span className="text-zinc-500"> Fix: {/its step /.test(m.availability.message ?? "") ? "bring that step back into service." : "wait for it, or check the server's log."}</span>
+        <span className="text-zinc-500">
+          {" "}
+          Fix:{" "}
+          {/its step /.test(m.availability.message ?? "")
+            ? "bring that step back into service."
+            : "wait for it, or check the server's log."}
+        </span>
       </p>
     );
   }
@@ -95,7 +106,8 @@ function Stats({ m }: { m: OpsModel }) {
             <span className="text-zinc-400">no runs</span>
           ) : (
             <>
-              <span className={rate >= 20 ? "font-semibold text-red-700" : "text-zinc-800"}>{rate}%</span> failed · {m.failed}/{m.finished}
+              <span className={rate >= 20 ? "font-semibold text-red-700" : "text-zinc-800"}>{rate}%</span> failed ·{" "}
+              {m.failed}/{m.finished}
             </>
           )}
         </dd>
@@ -103,7 +115,11 @@ function Stats({ m }: { m: OpsModel }) {
       <div className="min-w-16 text-right">
         <dt className="sr-only">Typical run time</dt>
         <dd data-testid="model-typical" title="Median run time of its last 20 succeeded runs">
-          {m.typical_run_seconds === null ? <span className="text-zinc-400">—</span> : `~${formatDuration(Math.round(m.typical_run_seconds * 1000))}`}
+          {m.typical_run_seconds === null ? (
+            <span className="text-zinc-400">—</span>
+          ) : (
+            `~${formatDuration(Math.round(m.typical_run_seconds * 1000))}`
+          )}
         </dd>
       </div>
     </dl>
@@ -127,14 +143,34 @@ function PauseDialog({ model, onClose }: { model: string | null; onClose: () => 
     onClose();
     router.refresh();
   }
-  const field = "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500";
+  const field =
+    "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500";
   return (
-    <ConfirmDialog open={model !== null} title={`Pause ${model ?? ""}`} confirmLabel="Pause" tone="danger" busy={state.busy} error={state.error} onConfirm={() => void confirm()} onCancel={onClose}>
-      <p>Quotes and new runs of it answer 503 with the reason below (API, MCP and studio alike); its queued runs wait until it is back.</p>
+    <ConfirmDialog
+      open={model !== null}
+      title={`Pause ${model ?? ""}`}
+      confirmLabel="Pause"
+      tone="danger"
+      busy={state.busy}
+      error={state.error}
+      onConfirm={() => void confirm()}
+      onCancel={onClose}
+    >
+      <p>
+        Quotes and new runs of it answer 503 with the reason below (API, MCP and studio alike); its queued runs wait
+        until it is back.
+      </p>
       <label htmlFor={reasonId} className="block pt-1 text-sm font-medium text-zinc-700">
         Reason <span className="font-normal text-zinc-500">(shown to everyone)</span>
       </label>
-      <input id={reasonId} value={reason} onChange={(e) => setReason(e.target.value)} maxLength={200} placeholder="it is paused for maintenance" className={field} />
+      <input
+        id={reasonId}
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        maxLength={200}
+        placeholder="it is paused for maintenance"
+        className={field}
+      />
       <label className="block pt-1 text-sm font-medium text-zinc-700">
         For how long
         <select value={hours} onChange={(e) => setHours(e.target.value)} className={field}>
@@ -164,7 +200,13 @@ function ResumeButton({ model }: { model: OpsModel }) {
           {state.error}
         </span>
       ) : null}
-      <button type="button" onClick={() => void resume()} disabled={state.busy} aria-label={`Resume ${model.id}`} className={`${secondary} px-2.5 py-1 text-xs`}>
+      <button
+        type="button"
+        onClick={() => void resume()}
+        disabled={state.busy}
+        aria-label={`Resume ${model.id}`}
+        className={`${secondary} px-2.5 py-1 text-xs`}
+      >
         {state.busy ? "Resuming…" : "Resume"}
       </button>
     </span>
@@ -174,7 +216,14 @@ function ResumeButton({ model }: { model: OpsModel }) {
 /** Every catalog entry with its state and health; out-of-service ones first. */
 export function OpsModels({ models, now }: { models: OpsModel[]; now: number }) {
   const [pausing, setPausing] = useState<string | null>(null);
-  const order: Record<State, number> = { paused: 0, provider_down: 1, out_of_service: 2, not_installed: 3, in_service: 4, retired: 5 };
+  const order: Record<State, number> = {
+    paused: 0,
+    provider_down: 1,
+    out_of_service: 2,
+    not_installed: 3,
+    in_service: 4,
+    retired: 5,
+  };
   const sorted = [...models].sort((a, b) => order[stateOf(a)] - order[stateOf(b)] || a.id.localeCompare(b.id));
   const inService = models.filter((m) => stateOf(m) === "in_service").length;
   const out = models.filter((m) => !["in_service", "retired"].includes(stateOf(m))).length;
@@ -185,7 +234,8 @@ export function OpsModels({ models, now }: { models: OpsModel[]; now: number }) 
           Models
         </h2>
         <span className="text-xs text-zinc-500" data-testid="ops-models-summary">
-          {inService} in service{out > 0 ? ` · ${out} out of service` : ""} · failures of the last 24 h · typical run time of the last 20 successes
+          {inService} in service{out > 0 ? ` · ${out} out of service` : ""} · failures of the last 24 h · typical run
+          time of the last 20 successes
         </span>
       </div>
       <ul className="divide-y divide-zinc-100">
@@ -193,19 +243,36 @@ export function OpsModels({ models, now }: { models: OpsModel[]; now: number }) 
           const state = stateOf(m);
           const tone = STATE_TONES[state];
           return (
-            <li key={m.id} data-testid="ops-model" data-model={m.id} data-state={state} className="flex flex-col gap-2 px-5 py-3 sm:flex-row sm:items-center sm:gap-4">
+            <li
+              key={m.id}
+              data-testid="ops-model"
+              data-model={m.id}
+              data-state={state}
+              className="flex flex-col gap-2 px-5 py-3 sm:flex-row sm:items-center sm:gap-4"
+            >
               <div className="min-w-0 flex-1 space-y-1">
                 <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
                   <span className="font-mono text-sm font-medium break-all text-zinc-900">{m.id}</span>
-                  <span data-testid="model-state" className={`inline-flex shrink-0 items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${tone.pill}`}>
+                  <span
+                    data-testid="model-state"
+                    className={`inline-flex shrink-0 items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${tone.pill}`}
+                  >
                     <span aria-hidden className={`h-1.5 w-1.5 rounded-full ${tone.dot}`} />
                     {tone.label}
                   </span>
-                  {m.type === "preset" ? <span className="rounded bg-indigo-50 px-1.5 py-0.5 text-[11px] font-medium text-indigo-700">Preset</span> : null}
+                  {m.type === "preset" ? (
+                    <span className="rounded bg-indigo-50 px-1.5 py-0.5 text-[11px] font-medium text-indigo-700">
+                      Preset
+                    </span>
+                  ) : null}
                   {m.provider ? (
                     <span className="text-xs text-zinc-500" data-testid="model-provider">
                       via {m.provider} ·{" "}
-                      {m.provider_outage ? <span className="font-medium text-red-700">failing</span> : <span className="text-emerald-700">healthy</span>}
+                      {m.provider_outage ? (
+                        <span className="font-medium text-red-700">failing</span>
+                      ) : (
+                        <span className="text-emerald-700">healthy</span>
+                      )}
                     </span>
                   ) : null}
                 </div>
@@ -217,7 +284,12 @@ export function OpsModels({ models, now }: { models: OpsModel[]; now: number }) 
                   {m.pause ? (
                     <ResumeButton model={m} />
                   ) : state === "not_installed" || state === "retired" ? null : (
-                    <button type="button" onClick={() => setPausing(m.id)} aria-label={`Pause ${m.id}`} className={`${secondary} px-2.5 py-1 text-xs`}>
+                    <button
+                      type="button"
+                      onClick={() => setPausing(m.id)}
+                      aria-label={`Pause ${m.id}`}
+                      className={`${secondary} px-2.5 py-1 text-xs`}
+                    >
                       Pause
                     </button>
                   )}

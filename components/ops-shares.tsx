@@ -34,7 +34,10 @@ export async function OpsShares({ ops, limit = 50 }: { ops: OpsCtx; limit?: numb
   const links = await listShareLinksForOps(ops, { limit });
   const now = Date.now();
   return (
-    <section aria-labelledby="ops-shares" className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">
+    <section
+      aria-labelledby="ops-shares"
+      className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm"
+    >
       <div className="flex flex-wrap items-baseline justify-between gap-2 border-b border-zinc-200 px-5 py-3">
         <h2 id="ops-shares" className="text-base font-semibold text-zinc-900">
           Share links
@@ -42,18 +45,32 @@ export async function OpsShares({ ops, limit = 50 }: { ops: OpsCtx; limit?: numb
         <span className="text-xs text-zinc-500">Public links to runs, newest first, across every workspace</span>
       </div>
       {links.length === 0 ? (
-        <p className="px-5 py-8 text-center text-sm text-zinc-500">Nobody has shared a run yet. Links made from a run page show up here.</p>
+        <p className="px-5 py-8 text-center text-sm text-zinc-500">
+          Nobody has shared a run yet. Links made from a run page show up here.
+        </p>
       ) : (
         <div className="overflow-x-auto">
           <table className="min-w-full text-left text-sm">
             <thead className="bg-zinc-50 text-xs font-medium tracking-wide text-zinc-500 uppercase">
               <tr>
-                <th scope="col" className="py-2 pr-4 pl-5">Workspace</th>
-                <th scope="col" className="px-4 py-2">Run</th>
-                <th scope="col" className="px-4 py-2">Shared by</th>
-                <th scope="col" className="px-4 py-2">Created · expires</th>
-                <th scope="col" className="px-4 py-2">State</th>
-                <th scope="col" className="py-2 pr-5 pl-4 text-right">Opens</th>
+                <th scope="col" className="py-2 pr-4 pl-5">
+                  Workspace
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  Run
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  Shared by
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  Created · expires
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  State
+                </th>
+                <th scope="col" className="py-2 pr-5 pl-4 text-right">
+                  Opens
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100">
@@ -64,13 +81,19 @@ export async function OpsShares({ ops, limit = 50 }: { ops: OpsCtx; limit?: numb
                     <OpsRunLink id={link.run_id} />
                     <span className="block font-mono text-xs text-zinc-500">{link.model}</span>
                   </td>
-                  <td className="max-w-[16rem] truncate px-4 py-2 text-zinc-700" title={link.created_by} data-testid="ops-share-by">
+                  <td
+                    className="max-w-[16rem] truncate px-4 py-2 text-zinc-700"
+                    title={link.created_by}
+                    data-testid="ops-share-by"
+                  >
                     {link.created_by}
                   </td>
                   <td className="px-4 py-2 whitespace-nowrap text-zinc-500">
                     <span title={link.created_at}>{relativeTime(link.created_at, now)}</span>
                     <span className="block text-xs" title={link.expires_at ?? undefined}>
-                      {link.expires_at ? `${link.state === "expired" ? "expired" : "expires"} ${when(link.expires_at, now)}` : "never expires"}
+                      {link.expires_at
+                        ? `${link.state === "expired" ? "expired" : "expires"} ${when(link.expires_at, now)}`
+                        : "never expires"}
                     </span>
                   </td>
                   <td className="px-4 py-2" data-testid="ops-share-state">

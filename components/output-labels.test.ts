@@ -13,6 +13,8 @@ describe("extentLabel", () => {
   });
 
   it("says the counts and the size of an output", () => {
-    expect(threeDFacts({ vertices: 15202, triangles: 1, bounding_box: { min: [0, 0, 0], max: [0.2, 0.1, 0.1] } })).toEqual(["15,202 vertices", "1 triangle", "20 × 10 × 10 cm"]);
+    expect(
+      threeDFacts({ vertices: 15202, triangles: 1, bounding_box: { min: [0, 0, 0], max: [0.2, 0.1, 0.1] } }),
+    ).toEqual(["15,202 vertices", "1 triangle", "20 × 10 × 10 cm"]);
   });
 });

@@ -15,11 +15,16 @@ import type { Generation } from "@/lib/core/runs/generation-view";
 function Stamp({ label, at, after }: { label: string; at: string | null; after?: string | null }) {
   return (
     <li className="relative pb-4 pl-6 last:pb-0">
-      <span aria-hidden className={`absolute top-1.5 left-0 h-2.5 w-2.5 rounded-full ${at ? "bg-indigo-500" : "border border-zinc-300 bg-white"}`} />
+      <span
+        aria-hidden
+        className={`absolute top-1.5 left-0 h-2.5 w-2.5 rounded-full ${at ? "bg-indigo-500" : "border border-zinc-300 bg-white"}`}
+      />
       <div className="text-sm font-medium text-zinc-800">{label}</div>
       <div className="text-xs text-zinc-500 tabular-nums" suppressHydrationWarning>
         {at ? new Date(at).toLocaleString() : "—"}
-        {at && after ? <span className="ml-1 text-zinc-400">(+{formatDuration(Date.parse(at) - Date.parse(after))})</span> : null}
+        {at && after ? (
+          <span className="ml-1 text-zinc-400">(+{formatDuration(Date.parse(at) - Date.parse(after))})</span>
+        ) : null}
       </div>
     </li>
   );
@@ -68,9 +73,15 @@ function RunAgain({ run, canRun }: { run: Generation; canRun: boolean }) {
           </Link>
         ) : null}
       </div>
-      {!canRun ? <p className="text-xs text-zinc-500">This model is no longer in the catalog, so this input cannot run again.</p> : null}
+      {!canRun ? (
+        <p className="text-xs text-zinc-500">This model is no longer in the catalog, so this input cannot run again.</p>
+      ) : null}
       {error ? (
-        <p role="alert" data-testid="run-again-error" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200">
+        <p
+          role="alert"
+          data-testid="run-again-error"
+          className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200"
+        >
           {error}
         </p>
       ) : null}
@@ -78,7 +89,15 @@ function RunAgain({ run, canRun }: { run: Generation; canRun: boolean }) {
   );
 }
 
-export function RunDetails({ initial, typicalSeconds, schema = null }: { initial: Generation; typicalSeconds: number | null; schema?: InputSchemaHints | null }) {
+export function RunDetails({
+  initial,
+  typicalSeconds,
+  schema = null,
+}: {
+  initial: Generation;
+  typicalSeconds: number | null;
+  schema?: InputSchemaHints | null;
+}) {
   const g = useLiveRun(initial).generation;
   return (
     <RunPanels g={g} schema={schema} main={<RunView initial={initial} typicalSeconds={typicalSeconds} />}>
@@ -111,7 +130,11 @@ export function RunRecord({ run: g, schema = null }: { run: Generation; schema?:
               </span>
             ) : null}
           </div>
-          {!final && g.output.length === 0 && !g.preview ? <p className="text-sm text-zinc-500">{g.status === "queued" ? "Waiting in the queue." : "Running."} Reload the page to see it later.</p> : null}
+          {!final && g.output.length === 0 && !g.preview ? (
+            <p className="text-sm text-zinc-500">
+              {g.status === "queued" ? "Waiting in the queue." : "Running."} Reload the page to see it later.
+            </p>
+          ) : null}
           <RunOutputs generation={g} />
           <RunEnding run={g} />
         </section>
@@ -121,7 +144,19 @@ export function RunRecord({ run: g, schema = null }: { run: Generation; schema?:
 }
 
 /** The run page's layout: `main` (the run) beside the timeline and the readable input, `children` under the input. */
-function RunPanels({ g, schema, main, readOnly = false, children }: { g: Generation; schema: InputSchemaHints | null; main: ReactNode; readOnly?: boolean; children?: ReactNode }) {
+function RunPanels({
+  g,
+  schema,
+  main,
+  readOnly = false,
+  children,
+}: {
+  g: Generation;
+  schema: InputSchemaHints | null;
+  main: ReactNode;
+  readOnly?: boolean;
+  children?: ReactNode;
+}) {
   const [copied, setCopied] = useState(false);
   const [showJson, setShowJson] = useState(false);
   const json = JSON.stringify(g.input, null, 2);
@@ -135,11 +170,17 @@ function RunPanels({ g, schema, main, readOnly = false, children }: { g: Generat
           <ol className="border-l border-zinc-200 pl-0" style={{ marginLeft: 4 }}>
             <Stamp label="Created" at={g.created_at} />
             <Stamp label="Started" at={g.started_at} after={g.created_at} />
-            <Stamp label={g.status === "canceled" ? "Canceled" : g.status === "failed" ? "Failed" : "Completed"} at={g.completed_at} after={g.started_at ?? g.created_at} />
+            <Stamp
+              label={g.status === "canceled" ? "Canceled" : g.status === "failed" ? "Failed" : "Completed"}
+              at={g.completed_at}
+              after={g.started_at ?? g.created_at}
+            />
           </ol>
           <dl className="mt-4 grid grid-cols-2 gap-y-1 border-t border-zinc-100 pt-3 text-sm">
             <dt className="text-zinc-500">Source</dt>
-            <dd className="text-right text-zinc-800" data-testid="run-source">{g.source}</dd>
+            <dd className="text-right text-zinc-800" data-testid="run-source">
+              {g.source}
+            </dd>
             <dt className="text-zinc-500">Revision</dt>
             <dd className="text-right text-zinc-800">{g.revision}</dd>
             {g.batch_id ? (
@@ -151,14 +192,14 @@ function RunPanels({ g, schema, main, readOnly = false, children }: { g: Generat
                       {g.batch_id}
                     </span>
                   ) : (
-                  <Link
-                    href={`/runs?batch=${g.batch_id}`}
-                    title="Every run of this batch"
-                    data-testid="run-batch"
-                    className="font-mono text-xs text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500"
-                  >
-                    {g.batch_id}
-                  </Link>
+                    <Link
+                      href={`/runs?batch=${g.batch_id}`}
+                      title="Every run of this batch"
+                      data-testid="run-batch"
+                      className="font-mono text-xs text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500"
+                    >
+                      {g.batch_id}
+                    </Link>
                   )}
                 </dd>
               </>
@@ -167,7 +208,9 @@ function RunPanels({ g, schema, main, readOnly = false, children }: { g: Generat
         </section>
         <section className="rounded-lg border border-zinc-200 bg-white p-5" aria-labelledby="run-input-heading">
           <div className="mb-3 flex items-center justify-between gap-2">
-            <h2 id="run-input-heading" className="text-sm font-semibold text-zinc-900">Input</h2>
+            <h2 id="run-input-heading" className="text-sm font-semibold text-zinc-900">
+              Input
+            </h2>
             <div className="flex items-center gap-2">
               <button
                 type="button"
@@ -193,26 +236,37 @@ function RunPanels({ g, schema, main, readOnly = false, children }: { g: Generat
             </div>
           </div>
           <div data-testid="run-input">
-          {readable.prompt ? (
-            <figure className="mb-3" data-testid="run-prompt">
-              <figcaption className="mb-1 text-xs font-medium text-zinc-500">{readable.prompt.label}</figcaption>
-              <blockquote className="text-sm leading-6 whitespace-pre-wrap text-zinc-900">{readable.prompt.text}</blockquote>
-            </figure>
-          ) : null}
-          {readable.fields.length ? (
-            <dl data-testid="run-fields" className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 border-t border-zinc-100 pt-3 text-sm">
-              {readable.fields.map((f) => (
-                <div key={f.key} className="contents">
-                  <dt className="text-zinc-500">{f.label}</dt>
-                  <dd className="text-right break-words text-zinc-800">{f.value}</dd>
-                </div>
-              ))}
-            </dl>
-          ) : null}
-          {!readable.prompt && !readable.fields.length ? <p className="text-sm text-zinc-500">No input.</p> : null}
+            {readable.prompt ? (
+              <figure className="mb-3" data-testid="run-prompt">
+                <figcaption className="mb-1 text-xs font-medium text-zinc-500">{readable.prompt.label}</figcaption>
+                <blockquote className="text-sm leading-6 whitespace-pre-wrap text-zinc-900">
+                  {readable.prompt.text}
+                </blockquote>
+              </figure>
+            ) : null}
+            {readable.fields.length ? (
+              <dl
+                data-testid="run-fields"
+                className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 border-t border-zinc-100 pt-3 text-sm"
+              >
+                {readable.fields.map((f) => (
+                  <div key={f.key} className="contents">
+                    <dt className="text-zinc-500">{f.label}</dt>
+                    <dd className="text-right break-words text-zinc-800">{f.value}</dd>
+                  </div>
+                ))}
+              </dl>
+            ) : null}
+            {!readable.prompt && !readable.fields.length ? <p className="text-sm text-zinc-500">No input.</p> : null}
           </div>
           {showJson ? (
-            <pre id="run-input-json" data-testid="run-input-json" className="mt-3 max-h-80 overflow-auto rounded-md bg-zinc-50 p-3 font-mono text-xs leading-5 text-zinc-800">{json}</pre>
+            <pre
+              id="run-input-json"
+              data-testid="run-input-json"
+              className="mt-3 max-h-80 overflow-auto rounded-md bg-zinc-50 p-3 font-mono text-xs leading-5 text-zinc-800"
+            >
+              {json}
+            </pre>
           ) : null}
           {children}
         </section>

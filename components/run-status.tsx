@@ -16,7 +16,11 @@ const DOTS: Record<string, string> = {
 
 export function RunStatusPill({ status, extra }: { status: string; extra?: string }) {
   return (
-    <span data-testid="status-pill" data-status={status} className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium capitalize ring-1 ring-inset ${TONES[status] ?? TONES.queued}`}>
+    <span
+      data-testid="status-pill"
+      data-status={status}
+      className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium capitalize ring-1 ring-inset ${TONES[status] ?? TONES.queued}`}
+    >
       <span aria-hidden className={`h-1.5 w-1.5 rounded-full ${DOTS[status] ?? DOTS.queued}`} />
       {status}
       {extra ? <span className="font-normal tabular-nums opacity-80">{extra}</span> : null}

@@ -48,7 +48,8 @@ const ESTIMATE_CAP = 0.95;
 /** Why cancel can no longer stop a run, as the run card says it. */
 const UNCANCELABLE: Record<string, string> = {
   preview: "Preview shown: this run can no longer be canceled. It is charged only if it succeeds.",
-  provider: "Sent to a provider that bills once a run is submitted: this run can no longer be canceled. It is charged only if it succeeds.",
+  provider:
+    "Sent to a provider that bills once a run is submitted: this run can no longer be canceled. It is charged only if it succeeds.",
 };
 
 /**
@@ -68,7 +69,12 @@ export function RunProgress({ run, typicalSeconds }: { run: Generation; typicalS
   } else if (typicalSeconds !== null && typicalSeconds > 0) {
     value = Math.min(ESTIMATE_CAP, elapsed / typicalSeconds);
     const left = typicalSeconds - elapsed;
-    label = left >= 1 ? `about ${roughSeconds(left)} left` : elapsed < typicalSeconds * 1.5 ? "almost done" : "taking longer than usual";
+    label =
+      left >= 1
+        ? `about ${roughSeconds(left)} left`
+        : elapsed < typicalSeconds * 1.5
+          ? "almost done"
+          : "taking longer than usual";
     source = "estimate";
   } else {
     label = "working…";
@@ -97,8 +103,18 @@ export function RunProgress({ run, typicalSeconds }: { run: Generation; typicalS
         )}
       </div>
       <div className="flex items-center justify-between gap-2 text-xs text-zinc-500 tabular-nums">
-        <span>{source === "estimate" ? "Estimated from this model's recent runs" : source === "model" ? "Progress" : "Running"}</span>
-        <span data-testid="run-progress-label" className={source === "model" ? "font-medium text-blue-700" : ""} suppressHydrationWarning>
+        <span>
+          {source === "estimate"
+            ? "Estimated from this model's recent runs"
+            : source === "model"
+              ? "Progress"
+              : "Running"}
+        </span>
+        <span
+          data-testid="run-progress-label"
+          className={source === "model" ? "font-medium text-blue-700" : ""}
+          suppressHydrationWarning
+        >
           {label}
         </span>
       </div>
@@ -138,7 +154,10 @@ function NoKeep({ kind }: { kind: "video" | "audio" | "3d" }) {
   return (
     <span data-testid="no-keep" className="text-zinc-500">
       Only images can be kept as files: download this {kind === "video" ? "video" : "sound"}, then upload it on the{" "}
-      <Link href="/files" className="font-medium text-indigo-600 hover:text-indigo-700">Files</Link> page to reuse it.
+      <Link href="/files" className="font-medium text-indigo-600 hover:text-indigo-700">
+        Files
+      </Link>{" "}
+      page to reuse it.
     </span>
   );
 }
@@ -151,7 +170,12 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
       {generation.output.length === 0 && generation.preview ? (
         <figure className="relative">
           {/* A preset's first image while the run goes on. */}
-          <img src={generation.preview.url} alt="Preview of the run" data-testid="run-preview" className="w-full rounded-lg border border-zinc-200 opacity-80" />
+          <img
+            src={generation.preview.url}
+            alt="Preview of the run"
+            data-testid="run-preview"
+            className="w-full rounded-lg border border-zinc-200 opacity-80"
+          />
           <figcaption className="mt-1 text-xs text-zinc-500">Preview: the run goes on.</figcaption>
         </figure>
       ) : null}
@@ -160,18 +184,39 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
           {generation.output.map((o, i) =>
             o.type === "image" ? (
               <div key={i} className="group relative">
-                <button type="button" onClick={() => setZoom(o.url)} className="block w-full overflow-hidden rounded-lg border border-zinc-200 bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-500" aria-label={`Zoom output ${i + 1}`}>
-                  <img src={o.url} alt={`Output ${i + 1}`} data-testid="output-image" width={o.width} height={o.height} className="h-auto w-full object-contain" />
+                <button
+                  type="button"
+                  onClick={() => setZoom(o.url)}
+                  className="block w-full overflow-hidden rounded-lg border border-zinc-200 bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-500"
+                  aria-label={`Zoom output ${i + 1}`}
+                >
+                  <img
+                    src={o.url}
+                    alt={`Output ${i + 1}`}
+                    data-testid="output-image"
+                    width={o.width}
+                    height={o.height}
+                    className="h-auto w-full object-contain"
+                  />
                 </button>
                 <div className="mt-1.5 flex items-center gap-3 text-xs">
                   <span className="text-zinc-500 tabular-nums">
                     {o.width}×{o.height}
                   </span>
-                  <a href={o.download_url ?? o.url} download data-testid="output-download" className="font-medium text-indigo-600 hover:text-indigo-700">
+                  <a
+                    href={o.download_url ?? o.url}
+                    download
+                    data-testid="output-download"
+                    className="font-medium text-indigo-600 hover:text-indigo-700"
+                  >
                     Download
                   </a>
                   {onKeep ? (
-                    <button type="button" onClick={() => onKeep(i)} className="font-medium text-indigo-600 hover:text-indigo-700">
+                    <button
+                      type="button"
+                      onClick={() => onKeep(i)}
+                      className="font-medium text-indigo-600 hover:text-indigo-700"
+                    >
                       Keep as file
                     </button>
                   ) : null}
@@ -184,9 +229,20 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
       {generation.output.map((o, i) =>
         o.type === "video" ? (
           <div key={i}>
-            <video controls poster={o.poster?.url} src={o.url} data-testid="output-video" className="w-full rounded-lg border border-zinc-200 bg-black" />
+            <video
+              controls
+              poster={o.poster?.url}
+              src={o.url}
+              data-testid="output-video"
+              className="w-full rounded-lg border border-zinc-200 bg-black"
+            />
             <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
-              <a href={o.download_url ?? o.url} download data-testid="output-download" className="font-medium text-indigo-600 hover:text-indigo-700">
+              <a
+                href={o.download_url ?? o.url}
+                download
+                data-testid="output-download"
+                className="font-medium text-indigo-600 hover:text-indigo-700"
+              >
                 Download video{o.duration ? ` (${o.duration} s)` : ""}
               </a>
               {onKeep ? <NoKeep kind="video" /> : null}
@@ -196,7 +252,12 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
           <div key={i}>
             <audio controls src={o.url} data-testid="output-audio" className="w-full" />
             <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs">
-              <a href={o.download_url ?? o.url} download data-testid="output-download" className="font-medium text-indigo-600 hover:text-indigo-700">
+              <a
+                href={o.download_url ?? o.url}
+                download
+                data-testid="output-download"
+                className="font-medium text-indigo-600 hover:text-indigo-700"
+              >
                 Download audio
               </a>
               {onKeep ? <NoKeep kind="audio" /> : null}
@@ -209,7 +270,12 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
               <span data-testid="output-3d-facts" className="text-zinc-500 tabular-nums">
                 {threeDFacts(o).join(" · ")}
               </span>
-              <a href={o.download_url ?? o.url} download data-testid="output-download" className="font-medium text-indigo-600 hover:text-indigo-700">
+              <a
+                href={o.download_url ?? o.url}
+                download
+                data-testid="output-download"
+                className="font-medium text-indigo-600 hover:text-indigo-700"
+              >
                 Download .glb
               </a>
               {onKeep ? <NoKeep kind="3d" /> : null}
@@ -218,9 +284,21 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
         ) : null,
       )}
       {zoom ? (
-        <div role="dialog" aria-modal="true" aria-label="Full-size image" className="fixed inset-0 z-50 flex items-center justify-center bg-black/80 p-6" onClick={() => setZoom(null)} onKeyDown={(e) => e.key === "Escape" && setZoom(null)}>
+        <div
+          role="dialog"
+          aria-modal="true"
+          aria-label="Full-size image"
+          className="fixed inset-0 z-50 flex items-center justify-center bg-black/80 p-6"
+          onClick={() => setZoom(null)}
+          onKeyDown={(e) => e.key === "Escape" && setZoom(null)}
+        >
           <img src={zoom} alt="Full size output" className="max-h-full max-w-full rounded-lg shadow-2xl" />
-          <button type="button" autoFocus onClick={() => setZoom(null)} className="absolute top-4 right-4 rounded-md bg-white/90 px-3 py-1 text-sm font-medium text-zinc-900">
+          <button
+            type="button"
+            autoFocus
+            onClick={() => setZoom(null)}
+            className="absolute top-4 right-4 rounded-md bg-white/90 px-3 py-1 text-sm font-medium text-zinc-900"
+          >
             Close
           </button>
         </div>
@@ -247,7 +325,9 @@ export function RunEnding({ run: g }: { run: Generation }) {
         {g.completed_at && g.started_at ? (
           <>
             <dt className="text-zinc-500">Took</dt>
-            <dd className="text-right text-zinc-700 tabular-nums">{formatDuration(Date.parse(g.completed_at) - Date.parse(g.started_at))}</dd>
+            <dd className="text-right text-zinc-700 tabular-nums">
+              {formatDuration(Date.parse(g.completed_at) - Date.parse(g.started_at))}
+            </dd>
           </>
         ) : null}
       </dl>
@@ -256,7 +336,15 @@ export function RunEnding({ run: g }: { run: Generation }) {
 }
 
 /** The run card of the model page and the body of the run page. */
-export function RunView({ initial, compact = false, typicalSeconds = null }: { initial: Generation; compact?: boolean; typicalSeconds?: number | null }) {
+export function RunView({
+  initial,
+  compact = false,
+  typicalSeconds = null,
+}: {
+  initial: Generation;
+  compact?: boolean;
+  typicalSeconds?: number | null;
+}) {
   const { generation: g, uncancelable_reason: uncancelable } = useLiveRun(initial);
   const client = useQueryClient();
   const [message, setMessage] = useState<{ tone: "error" | "info"; text: string; file?: string } | null>(null);
@@ -289,7 +377,11 @@ export function RunView({ initial, compact = false, typicalSeconds = null }: { i
   }
   async function keep(index: number) {
     const answer = await keepOutputAction(g.id, index);
-    setMessage(answer.ok ? { tone: "info", text: "Kept as", file: answer.value.id } : { tone: "error", text: answer.error.message });
+    setMessage(
+      answer.ok
+        ? { tone: "info", text: "Kept as", file: answer.value.id }
+        : { tone: "error", text: answer.error.message },
+    );
   }
 
   return (
@@ -327,7 +419,10 @@ export function RunView({ initial, compact = false, typicalSeconds = null }: { i
           <CopyButton label="Copy as curl" text={() => curlFor(window.location.origin, g.model, g.input)} />
           <CopyButton label="Copy as JSON" text={() => JSON.stringify({ model: g.model, input: g.input }, null, 2)} />
           {compact ? (
-            <Link href={`/runs/${g.id}`} className="rounded-md px-2 py-1 text-xs font-medium text-indigo-600 hover:text-indigo-700">
+            <Link
+              href={`/runs/${g.id}`}
+              className="rounded-md px-2 py-1 text-xs font-medium text-indigo-600 hover:text-indigo-700"
+            >
               Open run →
             </Link>
           ) : null}
@@ -340,11 +435,19 @@ export function RunView({ initial, compact = false, typicalSeconds = null }: { i
       ) : null}
       {g.status === "running" ? <RunProgress run={g} typicalSeconds={typicalSeconds} /> : null}
       {message ? (
-        <p role={message.tone === "error" ? "alert" : "status"} data-testid="run-message" className={`rounded-md px-3 py-2 text-sm ${message.tone === "error" ? "bg-amber-50 text-amber-900 ring-1 ring-amber-200" : "bg-emerald-50 text-emerald-800"}`}>
+        <p
+          role={message.tone === "error" ? "alert" : "status"}
+          data-testid="run-message"
+          className={`rounded-md px-3 py-2 text-sm ${message.tone === "error" ? "bg-amber-50 text-amber-900 ring-1 ring-amber-200" : "bg-emerald-50 text-emerald-800"}`}
+        >
           {message.file ? (
             <>
               {message.text}{" "}
-              <Link href="/files" data-testid="kept-file" className="font-mono font-medium underline hover:text-emerald-900">
+              <Link
+                href="/files"
+                data-testid="kept-file"
+                className="font-mono font-medium underline hover:text-emerald-900"
+              >
                 {message.file}
               </Link>
               . It is on the Files page, ready to use as an input.

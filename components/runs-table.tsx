@@ -29,8 +29,10 @@ const THUMB = "h-10 w-10 shrink-0 rounded-md border border-zinc-200";
 
 /** The image, else a video's or 3D model's poster, else the preset's preview; a sound's waveform. */
 function Thumbnail({ run: r }: { run: Generation }) {
-  const image = r.output.find((o) => o.type === "image")?.url ?? r.output.find((o) => o.poster)?.poster?.url ?? r.preview?.url;
-  if (image) return <img src={image} alt="" data-testid="run-thumbnail" className={`${THUMB} object-cover`} loading="lazy" />;
+  const image =
+    r.output.find((o) => o.type === "image")?.url ?? r.output.find((o) => o.poster)?.poster?.url ?? r.preview?.url;
+  if (image)
+    return <img src={image} alt="" data-testid="run-thumbnail" className={`${THUMB} object-cover`} loading="lazy" />;
   const audio = r.output.find((o) => o.type === "audio");
   if (audio) return <AudioWaveform url={audio.url} className={THUMB} />;
   return (
@@ -48,7 +50,9 @@ function Prompt({ run: r, className = "" }: { run: Generation; className?: strin
       {prompt.text}
     </span>
   ) : (
-    <span data-testid="run-prompt" className={`block text-zinc-400 ${className}`}>—</span>
+    <span data-testid="run-prompt" className={`block text-zinc-400 ${className}`}>
+      —
+    </span>
   );
 }
 
@@ -137,7 +141,13 @@ function RunCard({ run: r, inBatch = false }: { run: Generation; inBatch?: boole
 function RunRow({ run: r, inBatch = false }: { run: Generation; inBatch?: boolean }) {
   const router = useRouter();
   return (
-    <tr data-testid="run-row" data-status={r.status} data-batch={r.batch_id ?? undefined} className="cursor-pointer hover:bg-zinc-50" onClick={() => router.push(`/runs/${r.id}`)}>
+    <tr
+      data-testid="run-row"
+      data-status={r.status}
+      data-batch={r.batch_id ?? undefined}
+      className="cursor-pointer hover:bg-zinc-50"
+      onClick={() => router.push(`/runs/${r.id}`)}
+    >
       <td className={`py-2 pr-4 ${inBatch ? "border-l-2 border-indigo-300 pl-[14px]" : "pl-4"}`}>
         <Thumbnail run={r} />
       </td>
@@ -145,15 +155,29 @@ function RunRow({ run: r, inBatch = false }: { run: Generation; inBatch?: boolea
         <Prompt run={r} className="text-zinc-800" />
       </td>
       <td className="px-4 py-2">
-        <a href={`/runs/${r.id}`} onClick={(e) => e.stopPropagation()} className="block truncate font-medium text-zinc-900 hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500">
+        <a
+          href={`/runs/${r.id}`}
+          onClick={(e) => e.stopPropagation()}
+          className="block truncate font-medium text-zinc-900 hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500"
+        >
           {r.model}
         </a>
-        <div data-testid="run-id" className="truncate font-mono text-xs text-zinc-400">{r.id}</div>
+        <div data-testid="run-id" className="truncate font-mono text-xs text-zinc-400">
+          {r.id}
+        </div>
       </td>
-      <td className="px-4 py-2 whitespace-nowrap"><RunStatusPill status={r.status} extra={pillExtra(r)} /></td>
-      <td className="px-4 py-2 text-zinc-600" data-testid="run-source">{r.source}</td>
+      <td className="px-4 py-2 whitespace-nowrap">
+        <RunStatusPill status={r.status} extra={pillExtra(r)} />
+      </td>
+      <td className="px-4 py-2 text-zinc-600" data-testid="run-source">
+        {r.source}
+      </td>
       <td className="px-4 py-2 text-right text-zinc-700 tabular-nums">{cost(r)}</td>
-      <td className="px-4 py-2 text-right whitespace-nowrap text-zinc-500" title={new Date(r.created_at).toLocaleString()} suppressHydrationWarning>
+      <td
+        className="px-4 py-2 text-right whitespace-nowrap text-zinc-500"
+        title={new Date(r.created_at).toLocaleString()}
+        suppressHydrationWarning
+      >
         {relativeTime(r.created_at)}
       </td>
     </tr>
@@ -170,7 +194,10 @@ function BatchLabel({ line }: { line: Extract<Line, { kind: "batch" }> }) {
         Batch of {line.size} run{line.size === 1 ? "" : "s"}
         {shown}
       </span>
-      <span className="text-zinc-500"> · {summary.text} · {batchCost(line.runs)}</span>
+      <span className="text-zinc-500">
+        {" "}
+        · {summary.text} · {batchCost(line.runs)}
+      </span>
     </>
   );
 }
@@ -216,13 +243,27 @@ export function RunsTable({ runs: initial, batchSizes }: { runs: Generation[]; b
         <table className="w-full table-fixed text-left text-sm" data-testid="runs-table">
           <thead className="border-b border-zinc-200 bg-zinc-50 text-xs font-medium text-zinc-500">
             <tr>
-              <th scope="col" className="w-[4.5rem] px-4 py-2.5"><span className="sr-only">Preview</span></th>
-              <th scope="col" className="px-4 py-2.5">Prompt</th>
-              <th scope="col" className="w-56 px-4 py-2.5">Model</th>
-              <th scope="col" className="w-36 px-4 py-2.5">Status</th>
-              <th scope="col" className="w-20 px-4 py-2.5">Source</th>
-              <th scope="col" className="w-24 px-4 py-2.5 text-right">Cost</th>
-              <th scope="col" className="w-28 px-4 py-2.5 text-right">Created</th>
+              <th scope="col" className="w-[4.5rem] px-4 py-2.5">
+                <span className="sr-only">Preview</span>
+              </th>
+              <th scope="col" className="px-4 py-2.5">
+                Prompt
+              </th>
+              <th scope="col" className="w-56 px-4 py-2.5">
+                Model
+              </th>
+              <th scope="col" className="w-36 px-4 py-2.5">
+                Status
+              </th>
+              <th scope="col" className="w-20 px-4 py-2.5">
+                Source
+              </th>
+              <th scope="col" className="w-24 px-4 py-2.5 text-right">
+                Cost
+              </th>
+              <th scope="col" className="w-28 px-4 py-2.5 text-right">
+                Created
+              </th>
             </tr>
           </thead>
           {lines.map((line) =>
@@ -231,14 +272,23 @@ export function RunsTable({ runs: initial, batchSizes }: { runs: Generation[]; b
                 <RunRow run={line.run} />
               </tbody>
             ) : (
-              <tbody key={line.id} data-testid="batch-group" data-batch={line.id} className="divide-y divide-zinc-100 border-b border-zinc-100 last:border-b-0">
+              <tbody
+                key={line.id}
+                data-testid="batch-group"
+                data-batch={line.id}
+                className="divide-y divide-zinc-100 border-b border-zinc-100 last:border-b-0"
+              >
                 <tr data-testid="batch-row" className="bg-indigo-50/60">
                   <td colSpan={7} className="border-l-2 border-indigo-300 py-1.5 pr-4 pl-[14px] text-xs">
                     <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1">
                       <span>
                         <BatchLabel line={line} /> <span className="ml-1 font-mono text-zinc-400">{line.id}</span>
                       </span>
-                      <Link href={batchHref(line.id)} data-testid="batch-link" className="font-medium text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500">
+                      <Link
+                        href={batchHref(line.id)}
+                        data-testid="batch-link"
+                        className="font-medium text-indigo-600 hover:text-indigo-700 focus-visible:outline-2 focus-visible:outline-indigo-500"
+                      >
                         All runs of this batch →
                       </Link>
                     </div>

@@ -35,8 +35,8 @@ function NewLink({ created, onDone }: { created: CreatedShareLink & { url: strin
   return (
     <div data-testid="share-new" className="space-y-2 rounded-lg border border-indigo-200 bg-indigo-50 p-3">
       <p className="text-sm text-zinc-800">
-        <strong className="font-semibold">Your link is ready.</strong> Copy it now: it is shown only this once (Atelier keeps a hash of it,
-        not the link).
+        <strong className="font-semibold">Your link is ready.</strong> Copy it now: it is shown only this once (Atelier
+        keeps a hash of it, not the link).
       </p>
       <div className="flex flex-wrap items-center gap-2">
         <input
@@ -47,7 +47,11 @@ function NewLink({ created, onDone }: { created: CreatedShareLink & { url: strin
           onFocus={(e) => e.currentTarget.select()}
           className="min-w-0 flex-1 basis-64 rounded-md border border-zinc-300 bg-white px-2.5 py-1.5 font-mono text-xs text-zinc-900"
         />
-        <button type="button" className={primary} onClick={() => void navigator.clipboard?.writeText(created.url).then(() => setCopied(true))}>
+        <button
+          type="button"
+          className={primary}
+          onClick={() => void navigator.clipboard?.writeText(created.url).then(() => setCopied(true))}
+        >
           {copied ? "Copied" : "Copy link"}
         </button>
         <a href={created.path} target="_blank" rel="noopener noreferrer" className={secondary}>
@@ -64,11 +68,22 @@ function NewLink({ created, onDone }: { created: CreatedShareLink & { url: strin
 function LinkRow({ link, onRevoke, busy }: { link: ShareLink; onRevoke: () => void; busy: boolean }) {
   const live = link.state === "active";
   return (
-    <li data-testid="share-link" data-share-id={link.id} data-state={link.state} className="flex flex-wrap items-center gap-x-4 gap-y-1 py-2.5">
+    <li
+      data-testid="share-link"
+      data-share-id={link.id}
+      data-state={link.state}
+      className="flex flex-wrap items-center gap-x-4 gap-y-1 py-2.5"
+    >
       <div className="min-w-0 flex-1 basis-56">
         <div className="flex flex-wrap items-center gap-2">
-          <code className={`font-mono text-xs ${live ? "text-zinc-900" : "text-zinc-500 line-through"}`}>{link.hint}</code>
-          <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ${STATE_TONE[link.state]}`}>{STATE_LABEL[link.state]}</span>
+          <code className={`font-mono text-xs ${live ? "text-zinc-900" : "text-zinc-500 line-through"}`}>
+            {link.hint}
+          </code>
+          <span
+            className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ${STATE_TONE[link.state]}`}
+          >
+            {STATE_LABEL[link.state]}
+          </span>
           <span className="text-xs text-zinc-500">{link.show_input ? "Prompt shown" : "Outputs only"}</span>
         </div>
         <div className="mt-0.5 text-xs text-zinc-500">
@@ -87,12 +102,22 @@ function LinkRow({ link, onRevoke, busy }: { link: ShareLink; onRevoke: () => vo
           )}
           {" · "}
           <span data-testid="share-opens">
-            {link.open_count === 1 ? "opened once" : link.open_count === 0 ? "not opened yet" : `opened ${link.open_count} times`}
+            {link.open_count === 1
+              ? "opened once"
+              : link.open_count === 0
+                ? "not opened yet"
+                : `opened ${link.open_count} times`}
           </span>
         </div>
       </div>
       {live ? (
-        <button type="button" onClick={onRevoke} disabled={busy} aria-label={`Revoke link ${link.hint}`} className={danger}>
+        <button
+          type="button"
+          onClick={onRevoke}
+          disabled={busy}
+          aria-label={`Revoke link ${link.hint}`}
+          className={danger}
+        >
           {busy ? "Revoking…" : "Revoke"}
         </button>
       ) : null}
@@ -135,16 +160,24 @@ export function SharePanelView({ initial, links: initialLinks }: { initial: Gene
   }
 
   return (
-    <section aria-labelledby={headingId} data-testid="share-panel" className="mt-6 rounded-lg border border-zinc-200 bg-white p-5">
+    <section
+      aria-labelledby={headingId}
+      data-testid="share-panel"
+      className="mt-6 rounded-lg border border-zinc-200 bg-white p-5"
+    >
       <h2 id={headingId} className="text-sm font-semibold text-zinc-900">
         Share
       </h2>
       <p className="mt-1 text-sm text-zinc-500">
-        A public link to this run&apos;s outputs. Anyone with the link sees them without signing in, and nothing else of your workspace.
+        A public link to this run&apos;s outputs. Anyone with the link sees them without signing in, and nothing else of
+        your workspace.
       </p>
 
       {!shareable ? (
-        <p data-testid="share-unavailable" className="mt-4 rounded-md bg-zinc-50 px-3 py-2 text-sm text-zinc-600 ring-1 ring-zinc-200">
+        <p
+          data-testid="share-unavailable"
+          className="mt-4 rounded-md bg-zinc-50 px-3 py-2 text-sm text-zinc-600 ring-1 ring-zinc-200"
+        >
           {NOT_YET[g.status] ?? NOT_YET.running}
         </p>
       ) : (
@@ -163,14 +196,26 @@ export function SharePanelView({ initial, links: initialLinks }: { initial: Gene
                   key={choice.value}
                   className="relative cursor-pointer rounded-md px-2.5 py-1 text-center text-sm font-medium whitespace-nowrap text-zinc-600 hover:text-zinc-900 has-checked:bg-white has-checked:text-zinc-900 has-checked:shadow-sm has-checked:ring-1 has-checked:ring-zinc-200 has-focus-visible:outline-2 has-focus-visible:outline-indigo-500"
                 >
-                  <input type="radio" name="share-expires" value={choice.value} checked={expires === choice.value} onChange={() => setExpires(choice.value)} className="sr-only" />
+                  <input
+                    type="radio"
+                    name="share-expires"
+                    value={choice.value}
+                    checked={expires === choice.value}
+                    onChange={() => setExpires(choice.value)}
+                    className="sr-only"
+                  />
                   {choice.label}
                 </label>
               ))}
             </div>
           </fieldset>
           <label className="flex cursor-pointer items-center gap-2 pb-1.5 text-sm text-zinc-800">
-            <input type="checkbox" checked={showInput} onChange={(e) => setShowInput(e.target.checked)} className="size-4 accent-indigo-600" />
+            <input
+              type="checkbox"
+              checked={showInput}
+              onChange={(e) => setShowInput(e.target.checked)}
+              className="size-4 accent-indigo-600"
+            />
             Show the prompt and settings
           </label>
           <button type="submit" disabled={creating} className={`${primary} ml-auto`}>
@@ -180,7 +225,11 @@ export function SharePanelView({ initial, links: initialLinks }: { initial: Gene
       )}
 
       {error ? (
-        <p role="alert" data-testid="share-error" className="mt-3 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200">
+        <p
+          role="alert"
+          data-testid="share-error"
+          className="mt-3 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200"
+        >
           {error}
         </p>
       ) : null}
@@ -197,7 +246,9 @@ export function SharePanelView({ initial, links: initialLinks }: { initial: Gene
           ))}
         </ul>
       ) : shareable ? (
-        <p className="mt-4 border-t border-zinc-100 pt-3 text-xs text-zinc-500">No links yet. Links you create are listed here, and can be revoked at any time.</p>
+        <p className="mt-4 border-t border-zinc-100 pt-3 text-xs text-zinc-500">
+          No links yet. Links you create are listed here, and can be revoked at any time.
+        </p>
       ) : null}
     </section>
   );

@@ -26,7 +26,11 @@ export function SignInForm({
     setBusy(true);
     setError(null);
     try {
-      const outcome = await signInWithPassword(String(form.get("email") ?? ""), String(form.get("password") ?? ""), callbackUrl);
+      const outcome = await signInWithPassword(
+        String(form.get("email") ?? ""),
+        String(form.get("password") ?? ""),
+        callbackUrl,
+      );
       if (outcome === "ok") {
         router.push(callbackUrl);
         router.refresh();

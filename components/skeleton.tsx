@@ -3,7 +3,15 @@
 // loading for screen readers; the shapes themselves are hidden from them.
 import type { ReactNode } from "react";
 
-export function PageSkeleton({ label, className = "max-w-6xl", children }: { label: string; className?: string; children: ReactNode }) {
+export function PageSkeleton({
+  label,
+  className = "max-w-6xl",
+  children,
+}: {
+  label: string;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     <div role="status" aria-busy="true" aria-label={label} className={`mx-auto motion-safe:animate-pulse ${className}`}>
       <span className="sr-only">{label}…</span>

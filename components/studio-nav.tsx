@@ -6,9 +6,15 @@ import { usePathname } from "next/navigation";
 export function StudioNav({ items }: { items: { href: string; label: string }[] }) {
   const pathname = usePathname();
   return (
-    <nav aria-label="Studio" className="flex min-w-0 flex-1 gap-1 overflow-x-auto md:mt-6 md:flex-col md:overflow-visible">
+    <nav
+      aria-label="Studio"
+      className="flex min-w-0 flex-1 gap-1 overflow-x-auto md:mt-6 md:flex-col md:overflow-visible"
+    >
       {items.map((item) => {
-        const current = pathname === item.href || pathname.startsWith(`${item.href}/`) || (item.href === "/catalog" && pathname.startsWith("/models/"));
+        const current =
+          pathname === item.href ||
+          pathname.startsWith(`${item.href}/`) ||
+          (item.href === "/catalog" && pathname.startsWith("/models/"));
         return (
           <Link
             key={item.href}

@@ -47,7 +47,11 @@ function reasonSeen(generation: Generation): string | null {
 export function storeRun(client: QueryClient, generation: Generation, uncancelableReason?: string | null): void {
   client.setQueryData<LiveRun>(runKey(generation.id), (old) => {
     if (old && !mayReplace(old.generation, generation)) return old;
-    const reason = isFinal(generation.status) ? null : uncancelableReason === undefined ? (old?.uncancelable_reason ?? reasonSeen(generation)) : uncancelableReason;
+    const reason = isFinal(generation.status)
+      ? null
+      : uncancelableReason === undefined
+        ? (old?.uncancelable_reason ?? reasonSeen(generation))
+        : uncancelableReason;
     return { generation, uncancelable_reason: reason };
   });
 }
@@ -182,11 +186,16 @@ export function useLiveRuns(initial: readonly Generation[]): LiveRun[] {
     const cached = results[i]?.data;
     return cached && mayReplace(g, cached.generation) ? cached : { generation: g, uncancelable_reason: reasonSeen(g) };
   });
-  const behind = initial.filter((g, i) => runs[i]!.generation === g && results[i]?.data && results[i]!.data.generation !== g);
+  const behind = initial.filter(
+    (g, i) => runs[i]!.generation === g && results[i]?.data && results[i]!.data.generation !== g,
+  );
   useEffect(() => {
     for (const g of behind) storeRun(client, g);
   });
-  const pending = runs.filter((r) => !isFinal(r.generation.status)).map((r) => r.generation.id).join(",");
+  const pending = runs
+    .filter((r) => !isFinal(r.generation.status))
+    .map((r) => r.generation.id)
+    .join(",");
   useEffect(() => {
     if (!pending) return;
     const hub = hubOf(client);

@@ -26,7 +26,10 @@ const TYPE_DOTS: Record<string, string> = {
 
 export function EventType({ type }: { type: string }) {
   return (
-    <span className="inline-flex items-center gap-1.5 font-mono text-xs font-medium text-zinc-800" data-testid="event-type">
+    <span
+      className="inline-flex items-center gap-1.5 font-mono text-xs font-medium text-zinc-800"
+      data-testid="event-type"
+    >
       <span aria-hidden className={`h-2 w-2 rounded-full ${TYPE_DOTS[type] ?? "bg-zinc-400"}`} />
       {type}
     </span>
@@ -34,9 +37,23 @@ export function EventType({ type }: { type: string }) {
 }
 
 /** Sends an event again, to one endpoint (webhookId) or to every destination it has now. */
-export function ResendButton({ eventId, webhookId, label, target }: { eventId: string; webhookId: string | null; label: string; target: string }) {
+export function ResendButton({
+  eventId,
+  webhookId,
+  label,
+  target,
+}: {
+  eventId: string;
+  webhookId: string | null;
+  label: string;
+  target: string;
+}) {
   const router = useRouter();
-  const [state, setState] = useState<{ busy: boolean; note: string | null; error: boolean }>({ busy: false, note: null, error: false });
+  const [state, setState] = useState<{ busy: boolean; note: string | null; error: boolean }>({
+    busy: false,
+    note: null,
+    error: false,
+  });
   async function resend() {
     setState({ busy: true, note: null, error: false });
     const result = await resendEventAction(eventId, webhookId);
@@ -45,7 +62,11 @@ export function ResendButton({ eventId, webhookId, label, target }: { eventId: s
       return;
     }
     const n = result.value.count;
-    setState({ busy: false, note: n === 0 ? "No destination to send to." : n === 1 ? "Sent again." : `Sent again to ${n} destinations.`, error: false });
+    setState({
+      busy: false,
+      note: n === 0 ? "No destination to send to." : n === 1 ? "Sent again." : `Sent again to ${n} destinations.`,
+      error: false,
+    });
     router.refresh();
   }
   return (
@@ -53,7 +74,13 @@ export function ResendButton({ eventId, webhookId, label, target }: { eventId: s
       <span role="status" aria-live="polite" className={`text-xs ${state.error ? "text-red-700" : "text-zinc-500"}`}>
         {state.note}
       </span>
-      <button type="button" onClick={() => void resend()} disabled={state.busy} aria-label={`${label} ${target}`} className={`${secondary} px-2 py-1 text-xs`}>
+      <button
+        type="button"
+        onClick={() => void resend()}
+        disabled={state.busy}
+        aria-label={`${label} ${target}`}
+        className={`${secondary} px-2 py-1 text-xs`}
+      >
         {state.busy ? "Sending…" : label}
       </button>
     </span>
@@ -67,7 +94,11 @@ function Attempts({ delivery }: { delivery: Delivery }) {
   return (
     <ol aria-label="Attempts" className="mt-2 space-y-1.5">
       {delivery.attempts.map((a) => (
-        <li key={a.attempt} data-testid="attempt" className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-600">
+        <li
+          key={a.attempt}
+          data-testid="attempt"
+          className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-600"
+        >
           <span className="font-medium text-zinc-700">Attempt {a.attempt}</span>
           <HttpStatus status={a.response_status} />
           <span className="tabular-nums">{a.latency_ms} ms</span>
@@ -75,8 +106,12 @@ function Attempts({ delivery }: { delivery: Delivery }) {
           {a.error ? <span className="text-red-700">{a.error}</span> : null}
           {a.response_body ? (
             <details className="basis-full">
-              <summary className="cursor-pointer text-zinc-500 hover:text-zinc-700 focus-visible:outline-2 focus-visible:outline-indigo-500">Response body</summary>
-              <pre className="mt-1 max-h-40 overflow-auto rounded-md bg-zinc-50 p-2 font-mono text-[11px] leading-4 whitespace-pre-wrap text-zinc-700">{a.response_body}</pre>
+              <summary className="cursor-pointer text-zinc-500 hover:text-zinc-700 focus-visible:outline-2 focus-visible:outline-indigo-500">
+                Response body
+              </summary>
+              <pre className="mt-1 max-h-40 overflow-auto rounded-md bg-zinc-50 p-2 font-mono text-[11px] leading-4 whitespace-pre-wrap text-zinc-700">
+                {a.response_body}
+              </pre>
             </details>
           ) : null}
         </li>
@@ -89,7 +124,17 @@ function Attempts({ delivery }: { delivery: Delivery }) {
  * Deliveries, newest first. `showUrl` names the destination (an event's list); each delivery to an
  * endpoint that still exists (`liveEndpoints`) gets a "Resend" to that endpoint.
  */
-export function DeliveryList({ deliveries, showUrl, liveEndpoints, empty }: { deliveries: Delivery[]; showUrl: boolean; liveEndpoints: readonly string[]; empty: string }) {
+export function DeliveryList({
+  deliveries,
+  showUrl,
+  liveEndpoints,
+  empty,
+}: {
+  deliveries: Delivery[];
+  showUrl: boolean;
+  liveEndpoints: readonly string[];
+  empty: string;
+}) {
   if (deliveries.length === 0) return <p className="py-3 text-sm text-zinc-500">{empty}</p>;
   return (
     <ul className="divide-y divide-zinc-100">
@@ -105,9 +150,16 @@ export function DeliveryList({ deliveries, showUrl, liveEndpoints, empty }: { de
               <span className="min-w-0 flex-1 font-mono text-xs text-zinc-500">{d.event_id}</span>
             )}
             {d.webhook_id === null ? <span className="text-xs text-zinc-500">the run&apos;s own webhook</span> : null}
-            {d.webhook_id !== null && !liveEndpoints.includes(d.webhook_id) ? <span className="text-xs text-zinc-500">endpoint deleted</span> : null}
+            {d.webhook_id !== null && !liveEndpoints.includes(d.webhook_id) ? (
+              <span className="text-xs text-zinc-500">endpoint deleted</span>
+            ) : null}
             {d.webhook_id !== null && liveEndpoints.includes(d.webhook_id) ? (
-              <ResendButton eventId={d.event_id} webhookId={d.webhook_id} label="Resend" target={`${d.event_id} to ${d.url}`} />
+              <ResendButton
+                eventId={d.event_id}
+                webhookId={d.webhook_id}
+                label="Resend"
+                target={`${d.event_id} to ${d.url}`}
+              />
             ) : null}
           </div>
           <Attempts delivery={d} />
@@ -123,11 +175,20 @@ export function DeliveryList({ deliveries, showUrl, liveEndpoints, empty }: { de
 }
 
 /** The workspace's recent events, each with where it went. */
-export function WebhookEvents({ events, retentionDays, liveEndpoints }: { events: EventSummary[]; retentionDays: number; liveEndpoints: readonly string[] }) {
+export function WebhookEvents({
+  events,
+  retentionDays,
+  liveEndpoints,
+}: {
+  events: EventSummary[];
+  retentionDays: number;
+  liveEndpoints: readonly string[];
+}) {
   if (events.length === 0) {
     return (
       <p className={`${card} border-dashed border-zinc-300 p-8 text-center text-sm text-zinc-500`}>
-        No events yet. Every run that ends (succeeded, failed or canceled) writes one and sends it to your endpoints. Events are kept {retentionDays} days.
+        No events yet. Every run that ends (succeeded, failed or canceled) writes one and sends it to your endpoints.
+        Events are kept {retentionDays} days.
       </p>
     );
   }
@@ -188,7 +249,9 @@ function UndeliveredGroup({ events }: { events: EventSummary[] }) {
               <span className="text-xs text-zinc-500 tabular-nums">× {n}</span>
             </span>
           ))}
-          <span className="basis-full text-xs text-zinc-500 sm:basis-auto">No destination: no enabled endpoint took them and their runs named no webhook.</span>
+          <span className="basis-full text-xs text-zinc-500 sm:basis-auto">
+            No destination: no enabled endpoint took them and their runs named no webhook.
+          </span>
           <span className="ml-auto text-xs text-zinc-500">
             {Date.parse(newest.timestamp) - Date.parse(oldest.timestamp) >= 60_000 ? (
               <>
@@ -202,13 +265,20 @@ function UndeliveredGroup({ events }: { events: EventSummary[] }) {
             ▸
           </span>
         </summary>
-        <ul className="mt-2 divide-y divide-zinc-100 border-t border-zinc-100" aria-label={`${events.length} events without a destination`}>
+        <ul
+          className="mt-2 divide-y divide-zinc-100 border-t border-zinc-100"
+          aria-label={`${events.length} events without a destination`}
+        >
           {events.map((e) => (
             <li key={e.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-1.5 text-xs">
               <span className="font-mono text-zinc-500">{e.id}</span>
               {e.runId ? (
-                <Link href={`/runs/${e.runId}`} className="text-zinc-700 hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500">
-                  {e.model ? <span className="font-medium">{e.model}</span> : null} <span className="font-mono text-zinc-500">{e.runId}</span>
+                <Link
+                  href={`/runs/${e.runId}`}
+                  className="text-zinc-700 hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500"
+                >
+                  {e.model ? <span className="font-medium">{e.model}</span> : null}{" "}
+                  <span className="font-mono text-zinc-500">{e.runId}</span>
                 </Link>
               ) : null}
               <When iso={e.timestamp} className="text-zinc-500" />
@@ -226,8 +296,12 @@ function EventCard({ e, liveEndpoints }: { e: EventSummary; liveEndpoints: reado
       <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
         <EventType type={e.type} />
         {e.runId ? (
-          <Link href={`/runs/${e.runId}`} className="text-sm text-zinc-700 hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500">
-            {e.model ? <span className="font-medium">{e.model}</span> : null} <span className="font-mono text-xs text-zinc-500">{e.runId}</span>
+          <Link
+            href={`/runs/${e.runId}`}
+            className="text-sm text-zinc-700 hover:text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-500"
+          >
+            {e.model ? <span className="font-medium">{e.model}</span> : null}{" "}
+            <span className="font-mono text-xs text-zinc-500">{e.runId}</span>
           </Link>
         ) : null}
         <When iso={e.timestamp} className="text-xs text-zinc-500" />
@@ -236,7 +310,12 @@ function EventCard({ e, liveEndpoints }: { e: EventSummary; liveEndpoints: reado
         </span>
       </div>
       <div className="mt-1 border-t border-zinc-100">
-        <DeliveryList deliveries={e.deliveries} showUrl liveEndpoints={liveEndpoints} empty="No destination: no enabled endpoint took this event and the run named no webhook." />
+        <DeliveryList
+          deliveries={e.deliveries}
+          showUrl
+          liveEndpoints={liveEndpoints}
+          empty="No destination: no enabled endpoint took this event and the run named no webhook."
+        />
       </div>
     </li>
   );

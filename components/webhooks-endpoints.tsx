@@ -5,7 +5,12 @@ import { useId, useState } from "react";
 import { useForm } from "react-hook-form";
 import type { Delivery } from "@/lib/core/webhooks/webhook-deliveries";
 import type { WebhookEndpoint } from "@/lib/core/webhooks/webhook-endpoints";
-import { createEndpointAction, deleteEndpointAction, setEndpointEnabledAction, updateEndpointAction } from "@/app/(studio)/webhooks/actions";
+import {
+  createEndpointAction,
+  deleteEndpointAction,
+  setEndpointEnabledAction,
+  updateEndpointAction,
+} from "@/app/(studio)/webhooks/actions";
 import { DeliveryList } from "./webhooks-deliveries";
 import { card, ConfirmDialog, danger, primary, quiet, secondary } from "./webhooks-ui";
 
@@ -23,10 +28,20 @@ interface FormValues {
 const FIELDS = ["url", "description", "event_types"] as const;
 type Field = (typeof FIELDS)[number];
 
-const date = (iso: string) => new Date(iso).toLocaleDateString("en", { year: "numeric", month: "short", day: "numeric" });
-const input = "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-base text-zinc-900 focus:outline-2 focus:outline-indigo-500/40 aria-[invalid=true]:border-red-400";
+const date = (iso: string) =>
+  new Date(iso).toLocaleDateString("en", { year: "numeric", month: "short", day: "numeric" });
+const input =
+  "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-base text-zinc-900 focus:outline-2 focus:outline-indigo-500/40 aria-[invalid=true]:border-red-400";
 
-function EndpointForm({ endpoint, eventTypes, onDone }: { endpoint: WebhookEndpoint | null; eventTypes: readonly string[]; onDone: () => void }) {
+function EndpointForm({
+  endpoint,
+  eventTypes,
+  onDone,
+}: {
+  endpoint: WebhookEndpoint | null;
+  eventTypes: readonly string[];
+  onDone: () => void;
+}) {
   const id = useId();
   const { register, handleSubmit, formState, setError } = useForm<FormValues>({
     defaultValues: endpoint
@@ -47,7 +62,8 @@ function EndpointForm({ endpoint, eventTypes, onDone }: { endpoint: WebhookEndpo
     onDone();
   }
 
-  const describedBy = (field: Field, hint?: string) => [hint, errors[field] ? `${id}-${field}-error` : null].filter(Boolean).join(" ") || undefined;
+  const describedBy = (field: Field, hint?: string) =>
+    [hint, errors[field] ? `${id}-${field}-error` : null].filter(Boolean).join(" ") || undefined;
 
   return (
     <form
@@ -107,8 +123,16 @@ function EndpointForm({ endpoint, eventTypes, onDone }: { endpoint: WebhookEndpo
         </p>
         <div className="mt-1 grid gap-1 sm:grid-cols-3">
           {eventTypes.map((type) => (
-            <label key={type} className="flex items-start gap-2 rounded-md p-1.5 text-sm text-zinc-700 hover:bg-zinc-50">
-              <input type="checkbox" value={type} {...register("event_types")} className="mt-0.5 size-4 shrink-0 accent-indigo-600" />
+            <label
+              key={type}
+              className="flex items-start gap-2 rounded-md p-1.5 text-sm text-zinc-700 hover:bg-zinc-50"
+            >
+              <input
+                type="checkbox"
+                value={type}
+                {...register("event_types")}
+                className="mt-0.5 size-4 shrink-0 accent-indigo-600"
+              />
               <span>
                 <code className="text-xs text-zinc-900">{type}</code>
                 <span className="block text-xs text-zinc-500">{TYPE_HINTS[type] ?? ""}</span>
@@ -153,7 +177,15 @@ function EnabledPill({ enabled }: { enabled: boolean }) {
   );
 }
 
-function EndpointRow({ endpoint, deliveries, eventTypes }: { endpoint: WebhookEndpoint; deliveries: Delivery[]; eventTypes: readonly string[] }) {
+function EndpointRow({
+  endpoint,
+  deliveries,
+  eventTypes,
+}: {
+  endpoint: WebhookEndpoint;
+  deliveries: Delivery[];
+  eventTypes: readonly string[];
+}) {
   const [editing, setEditing] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -215,13 +247,29 @@ function EndpointRow({ endpoint, deliveries, eventTypes }: { endpoint: WebhookEn
           </div>
         </div>
         <div className="flex shrink-0 flex-wrap gap-1">
-          <button type="button" onClick={() => setEditing(true)} className={secondary} aria-label={`Edit ${endpoint.url}`}>
+          <button
+            type="button"
+            onClick={() => setEditing(true)}
+            className={secondary}
+            aria-label={`Edit ${endpoint.url}`}
+          >
             Edit
           </button>
-          <button type="button" onClick={() => void toggle()} disabled={busy} className={secondary} aria-label={`${endpoint.enabled ? "Disable" : "Enable"} ${endpoint.url}`}>
+          <button
+            type="button"
+            onClick={() => void toggle()}
+            disabled={busy}
+            className={secondary}
+            aria-label={`${endpoint.enabled ? "Disable" : "Enable"} ${endpoint.url}`}
+          >
             {endpoint.enabled ? "Disable" : "Enable"}
           </button>
-          <button type="button" onClick={() => setDeleting(true)} className={danger} aria-label={`Delete ${endpoint.url}`}>
+          <button
+            type="button"
+            onClick={() => setDeleting(true)}
+            className={danger}
+            aria-label={`Delete ${endpoint.url}`}
+          >
             Delete
           </button>
         </div>
@@ -235,7 +283,12 @@ function EndpointRow({ endpoint, deliveries, eventTypes }: { endpoint: WebhookEn
         <summary className="cursor-pointer py-2 text-sm font-medium text-zinc-700 focus-visible:outline-2 focus-visible:outline-indigo-500">
           Recent deliveries <span className="font-normal text-zinc-500">({deliveries.length})</span>
         </summary>
-        <DeliveryList deliveries={deliveries} showUrl={false} liveEndpoints={[endpoint.id]} empty="Nothing sent to this endpoint yet: deliveries appear when a run ends." />
+        <DeliveryList
+          deliveries={deliveries}
+          showUrl={false}
+          liveEndpoints={[endpoint.id]}
+          empty="Nothing sent to this endpoint yet: deliveries appear when a run ends."
+        />
       </details>
       <ConfirmDialog
         open={deleting}
@@ -292,8 +345,8 @@ export function WebhookEndpoints({
           <div className={`${card} border-dashed border-zinc-300 p-8 text-center`}>
             <p className="text-sm font-medium text-zinc-900">No endpoints yet</p>
             <p className="mx-auto mt-1 max-w-md text-sm text-zinc-500">
-              A webhook tells your app when a run ends — succeeded, failed or canceled — so it never has to poll. Add the URL of a
-              receiver and Atelier POSTs a signed JSON event to it, retrying until it answers.
+              A webhook tells your app when a run ends — succeeded, failed or canceled — so it never has to poll. Add
+              the URL of a receiver and Atelier POSTs a signed JSON event to it, retrying until it answers.
             </p>
             <button type="button" onClick={() => setAdding(true)} className={`${primary} mt-4`}>
               Add your first endpoint

@@ -35,7 +35,9 @@ export function RunWebhookDeliveries({
     wasEnded.current = ended;
   }, [ended, router]);
   const now = Date.now();
-  const due = deliveries.some((d) => d.status === "pending" && (d.next_attempt_at === null || Date.parse(d.next_attempt_at) - now < 30_000));
+  const due = deliveries.some(
+    (d) => d.status === "pending" && (d.next_attempt_at === null || Date.parse(d.next_attempt_at) - now < 30_000),
+  );
 
   return (
     <section aria-labelledby="run-webhooks-title" className={`${card} mt-6 p-5`} data-testid="run-webhooks">
@@ -44,7 +46,10 @@ export function RunWebhookDeliveries({
         <h2 id="run-webhooks-title" className="text-sm font-semibold text-zinc-900">
           Webhook deliveries
         </h2>
-        <Link href="/webhooks" className="text-sm text-indigo-600 hover:text-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500">
+        <Link
+          href="/webhooks"
+          className="text-sm text-indigo-600 hover:text-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500"
+        >
           Manage webhooks
         </Link>
       </div>
@@ -64,7 +69,12 @@ export function RunWebhookDeliveries({
             <When iso={event.timestamp} className="text-xs text-zinc-500" />
             {deliveries.length > 0 ? (
               <span className="ml-auto">
-                <ResendButton eventId={event.id} webhookId={null} label="Resend all" target={`${event.id} to every destination`} />
+                <ResendButton
+                  eventId={event.id}
+                  webhookId={null}
+                  label="Resend all"
+                  target={`${event.id} to every destination`}
+                />
               </span>
             ) : null}
           </div>

@@ -7,7 +7,13 @@ import { card, ConfirmDialog, secondary, When } from "./webhooks-ui";
 
 const MASK = `whsec_${"•".repeat(28)}`;
 
-export function WebhookSecretCard({ previousExpiresAt, overlapHours }: { previousExpiresAt: string | null; overlapHours: number }) {
+export function WebhookSecretCard({
+  previousExpiresAt,
+  overlapHours,
+}: {
+  previousExpiresAt: string | null;
+  overlapHours: number;
+}) {
   const [secret, setSecret] = useState<string | null>(null);
   const [shown, setShown] = useState(false);
   const [note, setNote] = useState<{ text: string; error: boolean } | null>(null);
@@ -55,7 +61,10 @@ export function WebhookSecretCard({ previousExpiresAt, overlapHours }: { previou
     setConfirming(false);
     setSecret(null);
     setShown(false);
-    setNote({ text: "Rotated. New deliveries are signed with the new secret, and with the old one until the overlap ends.", error: false });
+    setNote({
+      text: "Rotated. New deliveries are signed with the new secret, and with the old one until the overlap ends.",
+      error: false,
+    });
   }
 
   return (
@@ -64,8 +73,8 @@ export function WebhookSecretCard({ previousExpiresAt, overlapHours }: { previou
         Signing secret
       </h2>
       <p className="mt-1 text-sm text-zinc-500">
-        Every delivery carries a <code className="text-xs">webhook-signature</code> header: an HMAC of the body made with this secret
-        (Standard Webhooks). Check it on your receiver to know a request came from Atelier.
+        Every delivery carries a <code className="text-xs">webhook-signature</code> header: an HMAC of the body made
+        with this secret (Standard Webhooks). Check it on your receiver to know a request came from Atelier.
       </p>
       <div className="mt-4 flex flex-col gap-2 sm:flex-row sm:items-center">
         <code
@@ -92,7 +101,8 @@ export function WebhookSecretCard({ previousExpiresAt, overlapHours }: { previou
       </p>
       {previousExpiresAt ? (
         <p className="text-sm text-amber-800" data-testid="previous-secret">
-          After the last rotation the previous secret also signs deliveries; that overlap ends <When iso={previousExpiresAt} />.
+          After the last rotation the previous secret also signs deliveries; that overlap ends{" "}
+          <When iso={previousExpiresAt} />.
         </p>
       ) : null}
       <ConfirmDialog
@@ -109,8 +119,9 @@ export function WebhookSecretCard({ previousExpiresAt, overlapHours }: { previou
       >
         <p>A new secret starts signing deliveries at once.</p>
         <p>
-          The current secret keeps signing too for {overlapHours} hours: during that time every delivery carries both signatures, so
-          receivers that still check the old secret keep working. Update them with the new secret before the {overlapHours} hours are over.
+          The current secret keeps signing too for {overlapHours} hours: during that time every delivery carries both
+          signatures, so receivers that still check the old secret keep working. Update them with the new secret before
+          the {overlapHours} hours are over.
         </p>
       </ConfirmDialog>
     </section>

@@ -62,10 +62,14 @@ export function DeliveryStatusPill({ status }: { status: string }) {
 
 /** An HTTP status code as a chip: 2xx green, anything else red, no answer grey. */
 export function HttpStatus({ status }: { status: number | null }) {
-  if (status === null) return <span className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-zinc-600">no answer</span>;
+  if (status === null)
+    return <span className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-zinc-600">no answer</span>;
   const ok = status >= 200 && status < 300;
   return (
-    <span className={`rounded px-1.5 py-0.5 font-mono ${ok ? "bg-emerald-50 text-emerald-700" : "bg-red-50 text-red-700"}`} data-testid="http-status">
+    <span
+      className={`rounded px-1.5 py-0.5 font-mono ${ok ? "bg-emerald-50 text-emerald-700" : "bg-red-50 text-red-700"}`}
+      data-testid="http-status"
+    >
       HTTP {status}
     </span>
   );

@@ -4,7 +4,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
-const pages = ["README.md", ...readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(path.join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
 function anchorsOf(file) {
@@ -31,10 +36,16 @@ for (const page of pages) {
   for (const [, target] of text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:: not ours to check
     const [file, fragment] = target.split("#", 2);
-    const resolved = file === "" ? path.join(root, page) : path.resolve(path.dirname(path.join(root, page)), decodeURIComponent(file));
+    const resolved =
+      file === "" ? path.join(root, page) : path.resolve(path.dirname(path.join(root, page)), decodeURIComponent(file));
     if (!resolved.startsWith(root + path.sep)) problems.push(`${page}: ${target} leaves the repository`);
     else if (!existsSync(resolved)) problems.push(`${page}: ${target} does not exist`);
-    else if (fragment !== undefined && statSync(resolved).isFile() && resolved.endsWith(".md") && !anchorsOf(resolved).has(fragment)) {
+    else if (
+      fragment !== undefined &&
+      statSync(resolved).isFile() &&
+      resolved.endsWith(".md") &&
+      !anchorsOf(resolved).has(fragment)
+    ) {
       problems.push(`${page}: ${target} names no heading of ${path.relative(root, resolved)}`);
     }
   }

@@ -18,7 +18,9 @@ const TYPICAL: Record<string, Record<string, unknown>> = {
   "atelier/image-edit": { image: PHOTO, aspect_ratio: "1:1", filter: "sepia" },
   "atelier/pan-zoom": { image: PHOTO },
   "atelier/title-motion": { prompt: "Spring launch 2027" },
-  "atelier/speech": { text: "Welcome to Atelier. Everything you hear was made on this machine, with no network and no GPU." },
+  "atelier/speech": {
+    text: "Welcome to Atelier. Everything you hear was made on this machine, with no network and no GPU.",
+  },
   "atelier/music": { prompt: "calm rainy night piano" },
   "atelier/waveform": { audio: SOUND },
   "atelier/gradient-poster@1": { prompt: "sea", title: "Hello" },
@@ -28,11 +30,21 @@ const TYPICAL: Record<string, Record<string, unknown>> = {
 };
 
 async function main(): Promise<void> {
-  const photo = await sharp({ create: { width: 1024, height: 768, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 40 } } })
+  const photo = await sharp({
+    create: {
+      width: 1024,
+      height: 768,
+      channels: 3,
+      background: "#808080",
+      noise: { type: "gaussian", mean: 128, sigma: 40 },
+    },
+  })
     .png()
     .toBuffer();
   // 30 seconds of a swelling tone at 44.1 kHz, as a WAV upload would be.
-  const tone = new Float32Array(44_100 * 30).map((_, i) => (i / (44_100 * 30)) * Math.sin((2 * Math.PI * 220 * i) / 44_100));
+  const tone = new Float32Array(44_100 * 30).map(
+    (_, i) => (i / (44_100 * 30)) * Math.sin((2 * Math.PI * 220 * i) / 44_100),
+  );
   const sound = encodeWav([tone], 44_100);
   console.log("| id | typical input | median seconds |\n| - | - | - |");
   for (const model of BUILT_IN_MODELS) {
@@ -41,13 +53,24 @@ async function main(): Promise<void> {
     if (!input) continue;
     const seconds: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const tools = testRunTools({ models: BUILT_IN_MODELS, files: { [PHOTO]: { data: photo, contentType: "image/png" }, [SOUND]: { data: sound, contentType: "audio/wav" } } });
+      const tools = testRunTools({
+        models: BUILT_IN_MODELS,
+        files: {
+          [PHOTO]: { data: photo, contentType: "image/png" },
+          [SOUND]: { data: sound, contentType: "audio/wav" },
+        },
+      });
       const started = performance.now();
       await runModelForTest(model, input, tools);
       seconds.push((performance.now() - started) / 1000);
     }
     seconds.sort((a, b) => a - b);
-    const shown = Object.entries(input).map(([k, v]) => `${k}: ${k === "image" ? "1024×768 PNG" : k === "audio" ? "30 s WAV, 44.1 kHz" : JSON.stringify(v)}`).join(", ");
+    const shown = Object.entries(input)
+      .map(
+        ([k, v]) =>
+          `${k}: ${k === "image" ? "1024×768 PNG" : k === "audio" ? "30 s WAV, 44.1 kHz" : JSON.stringify(v)}`,
+      )
+      .join(", ");
     console.log(`| \`${model.id}\` | ${shown}, defaults otherwise | ${seconds[1]!.toFixed(2)} |`);
   }
 }

@@ -37,23 +37,35 @@ function checkedArguments(name: ToolName, raw: unknown): Record<string, unknown>
   const problem = findJsonProblem(args);
   if (problem?.kind === "nul") {
     const param = paramName(problem.path);
-    throw new ApiError("invalid_parameter", `${param ?? "A key of the arguments"} holds the character U+0000 (NUL), which no field accepts.`, { param });
+    throw new ApiError(
+      "invalid_parameter",
+      `${param ?? "A key of the arguments"} holds the character U+0000 (NUL), which no field accepts.`,
+      { param },
+    );
   }
   if (problem) {
     // The top-level argument the deep part sits in; the full path would be the limit's length.
     const top = typeof problem.path[0] === "string" ? problem.path[0] : null;
-    throw new ApiError("invalid_parameter", `The arguments are nested too deeply${top ? ` in ${top}` : ""}: at most ${LIMITS.jsonNestingDepth} levels.`, { param: top });
+    throw new ApiError(
+      "invalid_parameter",
+      `The arguments are nested too deeply${top ? ` in ${top}` : ""}: at most ${LIMITS.jsonNestingDepth} levels.`,
+      { param: top },
+    );
   }
   try {
     return validateModelInput(ARGUMENTS[name], args, { modelId: `the ${name} tool`, paramPrefix: "arguments" });
   } catch (err) {
-    if (err instanceof ApiError && err.param) throw new ApiError(err.code, err.message, { param: err.param.replace(/^arguments\.?/, "") || null });
+    if (err instanceof ApiError && err.param)
+      throw new ApiError(err.code, err.message, { param: err.param.replace(/^arguments\.?/, "") || null });
     throw err;
   }
 }
 
 function createMcpServer(ctx: Ctx, deps: ApiDeps, requestId: string): Server {
-  const server = new Server({ name: "atelier", title: "Atelier", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: "atelier", title: "Atelier", version: "1.0.0" },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: Object.entries(TOOLS).map(([name, tool]) => ({
@@ -71,7 +83,11 @@ function createMcpServer(ctx: Ctx, deps: ApiDeps, requestId: string): Server {
     const { name } = request.params;
     try {
       if (!isToolName(name)) {
-        throw new ApiError("invalid_parameter", `There is no tool "${name}". The tools are: ${Object.keys(TOOLS).join(", ")}.`, { param: "name" });
+        throw new ApiError(
+          "invalid_parameter",
+          `There is no tool "${name}". The tools are: ${Object.keys(TOOLS).join(", ")}.`,
+          { param: "name" },
+        );
       }
       const token = request.params._meta?.progressToken;
       const call: ToolCall = {
@@ -80,7 +96,10 @@ function createMcpServer(ctx: Ctx, deps: ApiDeps, requestId: string): Server {
           token === undefined
             ? null
             : (progress, total, message) =>
-                extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, total, message } }),
+                extra.sendNotification({
+                  method: "notifications/progress",
+                  params: { progressToken: token, progress, total, message },
+                }),
       };
       return await TOOLS[name].run(ctx, checkedArguments(name, request.params.arguments), call);
     } catch (err) {
@@ -96,7 +115,11 @@ function createMcpServer(ctx: Ctx, deps: ApiDeps, requestId: string): Server {
 export function mcpRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   app.post("/mcp", async (c) => {
     const ctx = await keyCtx(c, deps, "mcp");
-    const bytes = await readLimitedBytes(c.req.raw, LIMITS.mcpBodyBytes, `An MCP message is at most ${LIMITS.mcpBodyBytes / 1024 / 1024} MB.`);
+    const bytes = await readLimitedBytes(
+      c.req.raw,
+      LIMITS.mcpBodyBytes,
+      `An MCP message is at most ${LIMITS.mcpBodyBytes / 1024 / 1024} MB.`,
+    );
     let parsedBody: unknown;
     try {
       parsedBody = JSON.parse(bytes.toString("utf8"));
@@ -107,7 +130,9 @@ export function mcpRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
     await createMcpServer(ctx, deps, c.get("requestId")).connect(transport);
     // Not JSON: the transport reads the bytes itself and answers the JSON-RPC parse error.
     if (parsedBody === undefined) {
-      return transport.handleRequest(new Request(c.req.url, { method: "POST", headers: c.req.raw.headers, body: new Uint8Array(bytes) }));
+      return transport.handleRequest(
+        new Request(c.req.url, { method: "POST", headers: c.req.raw.headers, body: new Uint8Array(bytes) }),
+      );
     }
     return transport.handleRequest(c.req.raw, { parsedBody });
   });
@@ -115,7 +140,11 @@ export function mcpRoutes(app: Hono<ApiEnv>, deps: ApiDeps): void {
   // Stateless: no stream to resume (GET) and no session to end (DELETE).
   for (const method of ["GET", "DELETE", "PUT", "PATCH"] as const) {
     app.on(method, "/mcp", () => {
-      throw new ApiError("method_not_allowed", `${method} /mcp is not served: this MCP endpoint is stateless and takes POST only.`, { headers: { Allow: "POST" } });
+      throw new ApiError(
+        "method_not_allowed",
+        `${method} /mcp is not served: this MCP endpoint is stateless and takes POST only.`,
+        { headers: { Allow: "POST" } },
+      );
     });
   }
 }

@@ -31,7 +31,8 @@ function summary(generation: Generation): string {
     const outputs = generation.output.map(describeOutput).join(", ");
     return `${id} (${model}) succeeded: ${outputs || "no outputs"}; cost $${generation.usage.cost_usd ?? "0"}. Full outputs are linked below (links expire after ${LIMITS.outputLinkHours} h; keep_output keeps an image as a file).`;
   }
-  if (status === "failed") return `${id} (${model}) failed: ${generation.error?.message ?? "no reason given"}. Nothing was charged.`;
+  if (status === "failed")
+    return `${id} (${model}) failed: ${generation.error?.message ?? "no reason given"}. Nothing was charged.`;
   if (status === "canceled") return `${id} (${model}) was canceled. Nothing was charged.`;
   return `${id} (${model}) is ${status}. Call get_generation with id "${id}" and wait_seconds (up to ${LIMITS.preferWaitSeconds}) to wait for its result.`;
 }
@@ -48,7 +49,11 @@ export async function generationResult(ctx: Ctx, generation: Generation): Promis
       } else if ((kept?.type === "video" || kept?.type === "3d") && kept.poster) {
         content.push({ type: "image", ...(await inlineImage(await ctx.services.blobs.readAll(kept.poster.blob))) });
       } else if (kept?.type === "audio" && kept.bytes <= LIMITS.mcpInlineAudioBytes) {
-        content.push({ type: "audio", data: (await ctx.services.blobs.readAll(kept.blob)).toString("base64"), mimeType: kept.content_type });
+        content.push({
+          type: "audio",
+          data: (await ctx.services.blobs.readAll(kept.blob)).toString("base64"),
+          mimeType: kept.content_type,
+        });
       }
       content.push({
         type: "resource_link",
@@ -60,7 +65,13 @@ export async function generationResult(ctx: Ctx, generation: Generation): Promis
     }
   }
   if (generation.preview && !isFinal(generation.status)) {
-    content.push({ type: "resource_link", uri: generation.preview.url, name: `${generation.id}-preview`, mimeType: generation.preview.content_type, description: "A first look while the run goes on." });
+    content.push({
+      type: "resource_link",
+      uri: generation.preview.url,
+      name: `${generation.id}-preview`,
+      mimeType: generation.preview.content_type,
+      description: "A first look while the run goes on.",
+    });
   }
   return { content, structuredContent: { ...generation } };
 }

@@ -8,7 +8,6 @@ import { GENERATION_STATUSES } from "../../lib/core/runs/run-states";
 import { SOURCES } from "../../lib/core/context";
 import { MODALITIES } from "../../lib/core/catalog/model-definition";
 
-
 function args(properties: Record<string, JsonSchemaObject>, required: string[] = []): JsonSchemaObject {
   return { type: "object", additionalProperties: false, properties, required };
 }
@@ -21,7 +20,8 @@ const modelId: JsonSchemaObject = {
 };
 const modelInput: JsonSchemaObject = {
   type: "object",
-  description: "The model's own input: the fields of its input_schema (get_model shows it). Defaults fill what is left out.",
+  description:
+    "The model's own input: the fields of its input_schema (get_model shows it). Defaults fill what is left out.",
 };
 const waitSeconds: JsonSchemaObject = {
   type: "integer",
@@ -29,13 +29,28 @@ const waitSeconds: JsonSchemaObject = {
   maximum: LIMITS.preferWaitSeconds,
   description: `How long to wait for the run to finish before answering, in seconds (at most ${LIMITS.preferWaitSeconds}).`,
 };
-const generationId: JsonSchemaObject = { type: "string", minLength: 1, maxLength: 100, description: "The run's ID, gen_…" };
+const generationId: JsonSchemaObject = {
+  type: "string",
+  minLength: 1,
+  maxLength: 100,
+  description: "The run's ID, gen_…",
+};
 
 export const ARGUMENTS = {
   list_models: args({
     modality: { type: "string", enum: [...MODALITIES], description: "Only models that make this kind of output." },
-    task: { type: "string", minLength: 1, maxLength: 100, description: "Only models that do this task, e.g. text-to-image, text-to-speech." },
-    search: { type: "string", minLength: 1, maxLength: 200, description: "Words to find in a model's ID, name, creator or description." },
+    task: {
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+      description: "Only models that do this task, e.g. text-to-image, text-to-speech.",
+    },
+    search: {
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      description: "Words to find in a model's ID, name, creator or description.",
+    },
   }),
   get_model: args({ id: modelId }, ["id"]),
   quote: args({ model: modelId, input: modelInput }, ["model"]),
@@ -48,7 +63,8 @@ export const ARGUMENTS = {
         type: "string",
         minLength: LIMITS.idempotencyKeyLength.min,
         maxLength: LIMITS.idempotencyKeyLength.max,
-        description: "Send the same key again (with the same model and input) to get the same run instead of a second one.",
+        description:
+          "Send the same key again (with the same model and input) to get the same run instead of a second one.",
       },
     },
     ["model"],
@@ -56,11 +72,31 @@ export const ARGUMENTS = {
   get_generation: args({ id: generationId, wait_seconds: { ...waitSeconds, default: 0 } }, ["id"]),
   cancel_generation: args({ id: generationId }, ["id"]),
   list_generations: args({
-    limit: { type: "integer", minimum: LIMITS.pageSize.min, maximum: LIMITS.pageSize.max, description: `How many runs, newest first (default ${LIMITS.pageSize.default}).` },
-    cursor: { type: "string", minLength: LIMITS.cursorLength.min, maxLength: LIMITS.cursorLength.max, description: "next_cursor of the previous page." },
+    limit: {
+      type: "integer",
+      minimum: LIMITS.pageSize.min,
+      maximum: LIMITS.pageSize.max,
+      description: `How many runs, newest first (default ${LIMITS.pageSize.default}).`,
+    },
+    cursor: {
+      type: "string",
+      minLength: LIMITS.cursorLength.min,
+      maxLength: LIMITS.cursorLength.max,
+      description: "next_cursor of the previous page.",
+    },
     model: modelId,
-    source: { type: "string", minLength: 1, maxLength: 100, description: `Where runs were started, comma-separated: ${SOURCES.join(", ")}.` },
-    status: { type: "string", minLength: 1, maxLength: 200, description: `Comma-separated statuses: ${GENERATION_STATUSES.join(", ")}.` },
+    source: {
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+      description: `Where runs were started, comma-separated: ${SOURCES.join(", ")}.`,
+    },
+    status: {
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      description: `Comma-separated statuses: ${GENERATION_STATUSES.join(", ")}.`,
+    },
     batch: { type: "string", minLength: 1, maxLength: 100, description: "Only the runs of this batch, batch_…" },
   }),
   get_credits: args({}),
@@ -80,7 +116,12 @@ export const ARGUMENTS = {
   keep_output: args(
     {
       generation_id: generationId,
-      index: { type: "integer", minimum: LIMITS.outputIndex.min, maximum: LIMITS.outputIndex.max, description: "The output's position in the run's output list, from 0." },
+      index: {
+        type: "integer",
+        minimum: LIMITS.outputIndex.min,
+        maximum: LIMITS.outputIndex.max,
+        description: "The output's position in the run's output list, from 0.",
+      },
     },
     ["generation_id", "index"],
   ),
@@ -107,7 +148,12 @@ const generation: JsonSchemaObject = {
       items: {
         type: "object",
         required: ["type", "url", "content_type"],
-        properties: { type: { type: "string" }, url: { type: "string" }, content_type: { type: "string" }, expires_at: { type: "string" } },
+        properties: {
+          type: { type: "string" },
+          url: { type: "string" },
+          content_type: { type: "string" },
+          expires_at: { type: "string" },
+        },
       },
     },
     preview: { type: ["object", "null"] },
@@ -124,7 +170,13 @@ const generation: JsonSchemaObject = {
 const file: JsonSchemaObject = {
   type: "object",
   required: ["id", "object", "url"],
-  properties: { id: { type: "string" }, object: { const: "file" }, content_type: { type: "string" }, url: { type: "string" }, expires_at: { type: "string" } },
+  properties: {
+    id: { type: "string" },
+    object: { const: "file" },
+    content_type: { type: "string" },
+    url: { type: "string" },
+    expires_at: { type: "string" },
+  },
 };
 
 const modelSummary: JsonSchemaObject = {
@@ -143,17 +195,33 @@ const modelSummary: JsonSchemaObject = {
 
 export const RESULTS: Record<ToolName, JsonSchemaObject> = {
   list_models: { type: "object", required: ["models"], properties: { models: { type: "array", items: modelSummary } } },
-  get_model: { type: "object", required: ["id", "input_schema"], properties: { id: { type: "string" }, input_schema: { type: "object" }, pricing: { type: "object" } } },
-  quote: { type: "object", required: ["object", "model", "cost_usd", "hold_usd"], properties: { object: { const: "quote" }, model: { type: "string" }, cost_usd: usd, hold_usd: usd } },
+  get_model: {
+    type: "object",
+    required: ["id", "input_schema"],
+    properties: { id: { type: "string" }, input_schema: { type: "object" }, pricing: { type: "object" } },
+  },
+  quote: {
+    type: "object",
+    required: ["object", "model", "cost_usd", "hold_usd"],
+    properties: { object: { const: "quote" }, model: { type: "string" }, cost_usd: usd, hold_usd: usd },
+  },
   generate: generation,
   get_generation: generation,
   cancel_generation: generation,
   list_generations: {
     type: "object",
     required: ["data", "has_more"],
-    properties: { data: { type: "array", items: generation }, has_more: { type: "boolean" }, next_cursor: nullableString },
+    properties: {
+      data: { type: "array", items: generation },
+      has_more: { type: "boolean" },
+      next_cursor: nullableString,
+    },
   },
-  get_credits: { type: "object", required: ["available_usd", "held_usd"], properties: { available_usd: usd, held_usd: usd } },
+  get_credits: {
+    type: "object",
+    required: ["available_usd", "held_usd"],
+    properties: { available_usd: usd, held_usd: usd },
+  },
   upload_image: file,
   keep_output: file,
 };

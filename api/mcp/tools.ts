@@ -91,7 +91,11 @@ function modelSummary(model: Model) {
 function decodeBase64Image(data: string): Buffer {
   const bare = data.replace(/^data:[\w.+-]+\/[\w.+-]+;base64,/i, "").replace(/\s+/g, "");
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(bare) || bare.length % 4 === 1) {
-    throw new ApiError("invalid_parameter", "data must be the image in base64 (A–Z, a–z, 0–9, + and /), bare or as a data: URI.", { param: "data" });
+    throw new ApiError(
+      "invalid_parameter",
+      "data must be the image in base64 (A–Z, a–z, 0–9, + and /), bare or as a data: URI.",
+      { param: "data" },
+    );
   }
   const bytes = Buffer.from(bare, "base64");
   if (bytes.length > LIMITS.imageUploadBytes) throw new ApiError("payload_too_large", "Images are at most 4 MB.");
@@ -110,16 +114,21 @@ export const TOOLS: Record<ToolName, Tool> = {
         (m) =>
           (args.modality === undefined || m.modality === args.modality) &&
           (args.task === undefined || m.tasks.includes(args.task as string)) &&
-          (search === null || [m.id, m.name, m.creator, m.description].some((text) => text.toLowerCase().includes(search))),
+          (search === null ||
+            [m.id, m.name, m.creator, m.description].some((text) => text.toLowerCase().includes(search))),
       );
-      const lines = models.map((m) => `${m.id} — ${m.name} (${m.modality}; ${m.tasks.join(", ")}) ${priceLabel(m.pricing)}${m.deprecation ? ` [deprecated, sunset ${m.deprecation.sunset_at}]` : ""}`);
+      const lines = models.map(
+        (m) =>
+          `${m.id} — ${m.name} (${m.modality}; ${m.tasks.join(", ")}) ${priceLabel(m.pricing)}${m.deprecation ? ` [deprecated, sunset ${m.deprecation.sunset_at}]` : ""}`,
+      );
       return dataResult({ models: models.map(modelSummary) }, lines.length ? lines.join("\n") : "No model matches.");
     },
   },
 
   get_model: {
     title: "Get a model",
-    description: "One model with its input_schema (a JSON Schema of the input that generate and quote take), price and availability.",
+    description:
+      "One model with its input_schema (a JSON Schema of the input that generate and quote take), price and availability.",
     annotations: READ,
     async run(ctx, args) {
       const model = await getModel(ctx, { id: args.id as string });
@@ -129,7 +138,8 @@ export const TOOLS: Record<ToolName, Tool> = {
 
   quote: {
     title: "Price a run",
-    description: "The exact cost of running a model with this input, and the amount held while it runs. Starts nothing and spends nothing. An invalid input is reported with the field at fault.",
+    description:
+      "The exact cost of running a model with this input, and the amount held while it runs. Starts nothing and spends nothing. An invalid input is reported with the field at fault.",
     annotations: READ,
     async run(ctx, args) {
       const { quote } = await quoteRun(ctx, { model: args.model, input: args.input ?? {} });
@@ -139,14 +149,17 @@ export const TOOLS: Record<ToolName, Tool> = {
 
   generate: {
     title: "Run a model",
-    description:
-      `Runs a model (or preset) with an input, spending the workspace's credit (the price is held, then charged only if it succeeds). Waits up to wait_seconds (default ${LIMITS.mcpDefaultWaitSeconds}) for the result: images come back as images, a short sound as audio, a video or a 3D model as its poster, each with a link to the full output. A run still going is returned with its id: call get_generation to wait for it. Send idempotency_key to retry safely.`,
+    description: `Runs a model (or preset) with an input, spending the workspace's credit (the price is held, then charged only if it succeeds). Waits up to wait_seconds (default ${LIMITS.mcpDefaultWaitSeconds}) for the result: images come back as images, a short sound as audio, a video or a 3D model as its poster, each with a link to the full output. A run still going is returned with its id: call get_generation to wait for it. Send idempotency_key to retry safely.`,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run(ctx, args, call) {
       const key = args.idempotency_key as string | undefined;
       // The reader slot is taken before the run starts: a refused wait must not leave a run the agent never heard of.
       return whileWaiting(ctx, args.wait_seconds as number, call, async () => {
-        const { generation } = await createGeneration(ctx, { model: args.model, input: args.input ?? {} }, { idempotencyKey: key });
+        const { generation } = await createGeneration(
+          ctx,
+          { model: args.model, input: args.input ?? {} },
+          { idempotencyKey: key },
+        );
         return generationResult(ctx, await waitForRun(ctx, generation.id, args.wait_seconds as number, call));
       });
     },
@@ -154,7 +167,8 @@ export const TOOLS: Record<ToolName, Tool> = {
 
   get_generation: {
     title: "Get a run",
-    description: "A run by its id, with its outputs once it has succeeded. wait_seconds waits for it to finish first (up to 60).",
+    description:
+      "A run by its id, with its outputs once it has succeeded. wait_seconds waits for it to finish first (up to 60).",
     annotations: READ,
     async run(ctx, args, call) {
       return whileWaiting(ctx, args.wait_seconds as number, call, async () =>
@@ -165,7 +179,8 @@ export const TOOLS: Record<ToolName, Tool> = {
 
   cancel_generation: {
     title: "Cancel a run",
-    description: "Stops a queued or running run and releases its held credit; nothing is charged. Refused (conflict) once a run can no longer be stopped, for instance after a provider started billing. Safe to repeat.",
+    description:
+      "Stops a queued or running run and releases its held credit; nothing is charged. Refused (conflict) once a run can no longer be stopped, for instance after a provider started billing. Safe to repeat.",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async run(ctx, args) {
       return generationResult(ctx, (await cancelGeneration(ctx, { id: args.id as string })).generation);
@@ -174,19 +189,24 @@ export const TOOLS: Record<ToolName, Tool> = {
 
   list_generations: {
     title: "List runs",
-    description: "The workspace's runs, newest first, with the same filters as GET /v1/generations (model, source, status, batch) and a cursor for the next page.",
+    description:
+      "The workspace's runs, newest first, with the same filters as GET /v1/generations (model, source, status, batch) and a cursor for the next page.",
     annotations: READ,
     async run(ctx, args) {
       const query = Object.fromEntries(Object.entries(args).map(([name, value]) => [name, String(value)]));
       const list = await listGenerations(ctx, query);
       const lines = list.data.map((g) => `${g.id} ${g.model} ${g.status} ${g.created_at}`);
-      return dataResult(list, `${lines.join("\n") || "No runs."}${list.has_more ? `\nMore: call again with cursor "${list.next_cursor}".` : ""}`);
+      return dataResult(
+        list,
+        `${lines.join("\n") || "No runs."}${list.has_more ? `\nMore: call again with cursor "${list.next_cursor}".` : ""}`,
+      );
     },
   },
 
   get_credits: {
     title: "Get credit",
-    description: "The workspace's credit in US dollars: what is available to spend, and what is held for runs in progress.",
+    description:
+      "The workspace's credit in US dollars: what is available to spend, and what is held for runs in progress.",
     annotations: READ,
     async run(ctx) {
       const credits = await getCredits(ctx);
@@ -196,17 +216,25 @@ export const TOOLS: Record<ToolName, Tool> = {
 
   upload_image: {
     title: "Upload an image",
-    description: "Stores an image (base64, at most 4 MB) as a workspace file and returns its id (file_…), to pass in a model input's image field.",
+    description:
+      "Stores an image (base64, at most 4 MB) as a workspace file and returns its id (file_…), to pass in a model input's image field.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(ctx, args) {
-      const file = await createImageFile(ctx, { data: decodeBase64Image(args.data as string), filename: (args.filename as string | undefined) ?? null });
-      return dataResult(file, `Stored as ${file.id} (${file.content_type}, ${file.width}×${file.height}). Use "${file.id}" in a model's image field.`);
+      const file = await createImageFile(ctx, {
+        data: decodeBase64Image(args.data as string),
+        filename: (args.filename as string | undefined) ?? null,
+      });
+      return dataResult(
+        file,
+        `Stored as ${file.id} (${file.content_type}, ${file.width}×${file.height}). Use "${file.id}" in a model's image field.`,
+      );
     },
   },
 
   keep_output: {
     title: "Keep an output as a file",
-    description: "Keeps an image output of a succeeded run as a workspace file (file_…) that does not expire with the run's links and can feed another run. Again for the same output → the same file.",
+    description:
+      "Keeps an image output of a succeeded run as a workspace file (file_…) that does not expire with the run's links and can feed another run. Again for the same output → the same file.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run(ctx, args) {
       const file = await keepOutputAsFile(ctx, { id: args.generation_id as string, index: String(args.index) });

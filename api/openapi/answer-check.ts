@@ -21,7 +21,13 @@ export interface AnswerChecker {
   /** The documented path template a request goes to; null when the document has no such operation. */
   operationOf(method: string, path: string): string | null;
   /** Why the answer disagrees with the document; [] when it agrees; null when no operation matches. */
-  checkAnswer(answer: { method: string; path: string; status: number; contentType: string | null; body: string }): string[] | null;
+  checkAnswer(answer: {
+    method: string;
+    path: string;
+    status: number;
+    contentType: string | null;
+    body: string;
+  }): string[] | null;
   /** Why a JSON request body disagrees with the operation's request schema; null when there is none to check. */
   checkRequestBody(request: { method: string; path: string; body: unknown }): string[] | null;
 }
@@ -42,19 +48,38 @@ export function answerChecker(document: Record<string, unknown>): AnswerChecker 
     return fn;
   };
 
-  const paths = document.paths as Record<string, Record<string, { responses: Record<string, { $ref?: string; content?: Record<string, unknown> }>; requestBody?: { content: Record<string, unknown> } }>>;
+  const paths = document.paths as Record<
+    string,
+    Record<
+      string,
+      {
+        responses: Record<string, { $ref?: string; content?: Record<string, unknown> }>;
+        requestBody?: { content: Record<string, unknown> };
+      }
+    >
+  >;
   const routes: Route[] = [];
   for (const [template, methods] of Object.entries(paths)) {
     for (const method of Object.keys(methods)) {
       const source = template.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/]+");
-      routes.push({ method: method.toUpperCase(), template, pattern: new RegExp(`^${source}/?$`), params: (template.match(/\{/g) ?? []).length });
+      routes.push({
+        method: method.toUpperCase(),
+        template,
+        pattern: new RegExp(`^${source}/?$`),
+        params: (template.match(/\{/g) ?? []).length,
+      });
     }
   }
   // A literal segment wins over a parameter (/v1/webhooks/default/secret before /v1/webhooks/{id}).
   routes.sort((a, b) => a.params - b.params);
 
-  const operationOf = (method: string, path: string) => routes.find((r) => r.method === method.toUpperCase() && r.pattern.test(path))?.template ?? null;
-  const messages = (fn: ValidateFunction) => (fn.errors ?? []).map((e) => `${e.instancePath || "(body)"} ${e.message ?? "is invalid"}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`);
+  const operationOf = (method: string, path: string) =>
+    routes.find((r) => r.method === method.toUpperCase() && r.pattern.test(path))?.template ?? null;
+  const messages = (fn: ValidateFunction) =>
+    (fn.errors ?? []).map(
+      (e) =>
+        `${e.instancePath || "(body)"} ${e.message ?? "is invalid"}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`,
+    );
 
   return {
     operationOf,
@@ -64,18 +89,37 @@ export function answerChecker(document: Record<string, unknown>): AnswerChecker 
       const operation = paths[template]![method.toLowerCase()]!;
       const key = String(status) in operation.responses ? String(status) : `${String(status)[0]}XX`;
       const listed = operation.responses[key];
-      if (!listed) return [`${method} ${template} answered ${status}, which the document does not list (it lists ${Object.keys(operation.responses).join(", ")}).`];
+      if (!listed)
+        return [
+          `${method} ${template} answered ${status}, which the document does not list (it lists ${Object.keys(operation.responses).join(", ")}).`,
+        ];
       // A shared answer (components.responses) is followed to where its schema is.
-      const at = listed.$ref ? listed.$ref.slice(2).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~")) : ["paths", template, method.toLowerCase(), "responses", key];
-      const response = (listed.$ref ? at.reduce<unknown>((node, token) => (node as Record<string, unknown>)[token], document) : listed) as { content?: Record<string, unknown> };
+      const at = listed.$ref
+        ? listed.$ref
+            .slice(2)
+            .split("/")
+            .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+        : ["paths", template, method.toLowerCase(), "responses", key];
+      const response = (
+        listed.$ref ? at.reduce<unknown>((node, token) => (node as Record<string, unknown>)[token], document) : listed
+      ) as { content?: Record<string, unknown> };
       const mediaType = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
       if (!response.content) return [];
       if (mediaType !== "application/json") {
         const listed = Object.keys(response.content);
-        const fits = listed.some((m) => m === "*/*" || m === mediaType || (m.endsWith("/*") && mediaType.startsWith(m.slice(0, -1))));
-        return fits ? [] : [`${method} ${template} ${status} answered ${mediaType || "no content type"}; the document lists ${listed.join(", ")}.`];
+        const fits = listed.some(
+          (m) => m === "*/*" || m === mediaType || (m.endsWith("/*") && mediaType.startsWith(m.slice(0, -1))),
+        );
+        return fits
+          ? []
+          : [
+              `${method} ${template} ${status} answered ${mediaType || "no content type"}; the document lists ${listed.join(", ")}.`,
+            ];
       }
-      if (!("application/json" in response.content)) return [`${method} ${template} ${status} answered JSON; the document lists ${Object.keys(response.content).join(", ")}.`];
+      if (!("application/json" in response.content))
+        return [
+          `${method} ${template} ${status} answered JSON; the document lists ${Object.keys(response.content).join(", ")}.`,
+        ];
       let json: unknown;
       try {
         json = JSON.parse(body);
@@ -90,7 +134,15 @@ export function answerChecker(document: Record<string, unknown>): AnswerChecker 
       if (!template) return null;
       const content = paths[template]![method.toLowerCase()]!.requestBody?.content;
       if (!content || !("application/json" in content)) return null;
-      const fn = validator(["paths", template, method.toLowerCase(), "requestBody", "content", "application/json", "schema"]);
+      const fn = validator([
+        "paths",
+        template,
+        method.toLowerCase(),
+        "requestBody",
+        "content",
+        "application/json",
+        "schema",
+      ]);
       return fn(body) ? [] : messages(fn).map((m) => `${method} ${template} request: ${m}`);
     },
   };

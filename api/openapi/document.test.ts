@@ -16,7 +16,10 @@ function servedRoutes(): string[] {
   return routes;
 }
 
-const doc = () => structuredClone(openApiDocument()) as Record<string, unknown> & { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> };
+const doc = () =>
+  structuredClone(openApiDocument()) as Record<string, unknown> & {
+    paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+  };
 
 describe("the OpenAPI document", () => {
   it("is a valid OpenAPI 3.1 document (a well-kept validator's verdict)", async () => {
@@ -30,8 +33,17 @@ describe("the OpenAPI document", () => {
   it("describes exactly the routes the API serves, and nothing else", () => {
     const served = servedRoutes().sort();
     expect(Object.keys(OPERATIONS).sort()).toEqual(served);
-    const documented = Object.entries(doc().paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(documented.sort()).toEqual(served.map((r) => { const [m, p] = r.split(" "); return `${m} ${openApiPath(p!)}`; }).sort());
+    const documented = Object.entries(doc().paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(documented.sort()).toEqual(
+      served
+        .map((r) => {
+          const [m, p] = r.split(" ");
+          return `${m} ${openApiPath(p!)}`;
+        })
+        .sort(),
+    );
   });
 
   it("gives each operation a unique id, curl and SDK examples, and the error envelope for every error status", () => {
@@ -41,12 +53,16 @@ describe("the OpenAPI document", () => {
       for (const [method, op] of Object.entries(methods)) {
         expect(ids.has(op.operationId), `${method} ${path}`).toBe(false);
         ids.add(op.operationId);
-        const samples = (op as unknown as { "x-codeSamples": Array<{ label: string; source: string }> })["x-codeSamples"];
+        const samples = (op as unknown as { "x-codeSamples": Array<{ label: string; source: string }> })[
+          "x-codeSamples"
+        ];
         expect(samples.map((s) => s.label)).toEqual(["curl", "SDK"]);
         expect(samples[0]!.source).toContain(path.replace(/\{\w+\}/g, "").split("/")[2]!);
         for (const status of Object.keys(op.responses).filter((s) => Number(s) >= 400)) {
           const ref = (op.responses[status] as { $ref: string }).$ref;
-          const shared = (document.components as { responses: Record<string, unknown> }).responses[ref.split("/").pop()!];
+          const shared = (document.components as { responses: Record<string, unknown> }).responses[
+            ref.split("/").pop()!
+          ];
           expect(JSON.stringify(shared), `${method} ${path} ${status}`).toContain("#/components/schemas/Error");
         }
       }
@@ -55,21 +71,40 @@ describe("the OpenAPI document", () => {
 
   it("every key route documents 401 and 403 and both security schemes; the public catalog needs none", () => {
     const paths = doc().paths;
-    const listModels = paths["/v1/models"]!.get as unknown as { security: unknown[]; responses: Record<string, unknown> };
+    const listModels = paths["/v1/models"]!.get as unknown as {
+      security: unknown[];
+      responses: Record<string, unknown>;
+    };
     expect(listModels.security).toEqual([{ ApiKey: [] }, { Bearer: [] }]);
-    expect(Object.keys(listModels.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "429", "500", "503"]));
-    const publicModels = paths["/v1/public/models"]!.get as unknown as { security: unknown[]; responses: Record<string, unknown> };
+    expect(Object.keys(listModels.responses)).toEqual(
+      expect.arrayContaining(["200", "400", "401", "403", "429", "500", "503"]),
+    );
+    const publicModels = paths["/v1/public/models"]!.get as unknown as {
+      security: unknown[];
+      responses: Record<string, unknown>;
+    };
     expect(publicModels.security).toEqual([]);
     expect(publicModels.responses["401"]).toBeUndefined();
   });
 
   it("the checker refuses what the document does not allow and takes what it does", () => {
     const checker = answerChecker(doc());
-    const answer = (status: number, body: unknown, path = "/v1/credits") => checker.checkAnswer({ method: "GET", path, status, contentType: "application/json; charset=utf-8", body: JSON.stringify(body) });
+    const answer = (status: number, body: unknown, path = "/v1/credits") =>
+      checker.checkAnswer({
+        method: "GET",
+        path,
+        status,
+        contentType: "application/json; charset=utf-8",
+        body: JSON.stringify(body),
+      });
     expect(answer(200, { object: "credits", available_usd: "10.00", held_usd: "0.00" })).toEqual([]);
     expect(answer(200, { object: "credits", available_usd: 10, held_usd: "0.00" })!.join()).toContain("/available_usd");
-    expect(answer(200, { object: "credits", available_usd: "10.00", held_usd: "0.00", extra: 1 })!.join()).toContain("additional");
-    const error = (code: string, type: string) => ({ error: { type, code, message: "m", param: null, doc_url: null, request_id: "req_abc" } });
+    expect(answer(200, { object: "credits", available_usd: "10.00", held_usd: "0.00", extra: 1 })!.join()).toContain(
+      "additional",
+    );
+    const error = (code: string, type: string) => ({
+      error: { type, code, message: "m", param: null, doc_url: null, request_id: "req_abc" },
+    });
     expect(answer(401, error("missing_api_key", "authentication_error"))).toEqual([]);
     expect(answer(401, error("gone", "invalid_request_error"))!.length).toBeGreaterThan(0);
     expect(answer(402, error("insufficient_credit", "billing_error"))![0]).toContain("does not list");
@@ -78,7 +113,15 @@ describe("the OpenAPI document", () => {
     expect(checker.operationOf("GET", "/v1/webhooks/default/secret")).toBe("/v1/webhooks/default/secret");
     expect(checker.operationOf("GET", "/v1/webhooks/wh_abc")).toBe("/v1/webhooks/{id}");
     expect(checker.operationOf("GET", "/v1/models/atelier/gradient-poster%401")).toBe("/v1/models/{creator}/{name}");
-    expect(checker.checkRequestBody({ method: "POST", path: "/v1/generations", body: { model: "atelier/gradient", input: { prompt: "x" } } })).toEqual([]);
-    expect(checker.checkRequestBody({ method: "POST", path: "/v1/generations", body: { input: {} } })!.join()).toContain("model");
+    expect(
+      checker.checkRequestBody({
+        method: "POST",
+        path: "/v1/generations",
+        body: { model: "atelier/gradient", input: { prompt: "x" } },
+      }),
+    ).toEqual([]);
+    expect(
+      checker.checkRequestBody({ method: "POST", path: "/v1/generations", body: { input: {} } })!.join(),
+    ).toContain("model");
   });
 });

@@ -36,20 +36,33 @@ const EVERY_ROUTE: Array<{ status: number; code: ErrorCode }> = [
   { status: 503, code: "service_unavailable" },
 ];
 
-const HEADER_DOCS: Record<AnswerHeader | "X-Request-Id" | "RateLimit-Limit" | "RateLimit-Remaining" | "RateLimit-Reset" | "WWW-Authenticate", { description: string; schema: JsonSchema }> = {
+const HEADER_DOCS: Record<
+  AnswerHeader | "X-Request-Id" | "RateLimit-Limit" | "RateLimit-Remaining" | "RateLimit-Reset" | "WWW-Authenticate",
+  { description: string; schema: JsonSchema }
+> = {
   "X-Request-Id": { description: "`req_…`, the same as `error.request_id`.", schema: { type: "string" } },
   "RateLimit-Limit": { description: "Requests a minute this IP address may make.", schema: { type: "integer" } },
   "RateLimit-Remaining": { description: "Requests left in this window.", schema: { type: "integer" } },
   "RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
   "WWW-Authenticate": { description: '`Bearer realm="Atelier"`.', schema: { type: "string" } },
   Location: { description: "The path of what was created.", schema: { type: "string" } },
-  "Retry-After": { description: "Seconds to wait: on a run not final, how often to poll (2 for image and audio, 5 for video and 3D); on 429 and 503, when to try again.", schema: { type: "integer" } },
-  "Idempotent-Replayed": { description: "Whenever an `Idempotency-Key` was sent: whether this answers an earlier request.", schema: { type: "string", enum: ["true", "false"] } },
+  "Retry-After": {
+    description:
+      "Seconds to wait: on a run not final, how often to poll (2 for image and audio, 5 for video and 3D); on 429 and 503, when to try again.",
+    schema: { type: "integer" },
+  },
+  "Idempotent-Replayed": {
+    description: "Whenever an `Idempotency-Key` was sent: whether this answers an earlier request.",
+    schema: { type: "string", enum: ["true", "false"] },
+  },
   "Preference-Applied": { description: "`wait=N` when `Prefer: wait` was honoured.", schema: { type: "string" } },
   Vary: { description: "The request headers the answer depends on.", schema: { type: "string" } },
   Deprecation: { description: "On a deprecated entry: `@<unix time>` it was deprecated.", schema: { type: "string" } },
   Sunset: { description: "On a deprecated entry: the HTTP date it stops running.", schema: { type: "string" } },
-  Link: { description: 'On a deprecated entry with a replacement: `</v1/models/<id>>; rel="successor-version"`.', schema: { type: "string" } },
+  Link: {
+    description: 'On a deprecated entry with a replacement: `</v1/models/<id>>; rel="successor-version"`.',
+    schema: { type: "string" },
+  },
   "Cache-Control": { description: "How long a cache may keep the answer.", schema: { type: "string" } },
   Allow: { description: "The methods the path takes.", schema: { type: "string" } },
 };
@@ -65,7 +78,11 @@ function answerHeaders(extra: readonly (keyof typeof HEADER_DOCS)[] = []): Recor
  * An error answer, kept once in components.responses and referred to by every operation that
  * answers the same status with the same codes (most share them: the document stays small).
  */
-function errorAnswerRef(responses: Record<string, unknown>, status: number, codes: ErrorCode[]): Record<string, unknown> {
+function errorAnswerRef(
+  responses: Record<string, unknown>,
+  status: number,
+  codes: ErrorCode[],
+): Record<string, unknown> {
   const name = `Error${status}_${[...codes].sort().join("_")}`;
   responses[name] ??= errorAnswer(status, [...codes].sort());
   return { $ref: `#/components/responses/${name}` };
@@ -83,7 +100,18 @@ function errorAnswer(status: number, codes: ErrorCode[]): Record<string, unknown
         schema: {
           allOf: [
             { $ref: "#/components/schemas/Error" },
-            { type: "object", properties: { error: { type: "object", properties: { code: { enum: codes }, type: { enum: [...new Set(codes.map((c) => ERROR_CODES[c].type))] } } } } },
+            {
+              type: "object",
+              properties: {
+                error: {
+                  type: "object",
+                  properties: {
+                    code: { enum: codes },
+                    type: { enum: [...new Set(codes.map((c) => ERROR_CODES[c].type))] },
+                  },
+                },
+              },
+            },
           ],
         },
       },
@@ -98,7 +126,12 @@ export function openApiPath(honoPath: string): string {
 
 const BODY_EXAMPLES: Record<string, unknown> = {
   GenerationRequest: { model: "atelier/gradient", input: { prompt: "a lighthouse at dawn" } },
-  BatchRequest: { requests: [{ model: "atelier/gradient", input: { prompt: "one" } }, { model: "atelier/gradient", input: { prompt: "two" } }] },
+  BatchRequest: {
+    requests: [
+      { model: "atelier/gradient", input: { prompt: "one" } },
+      { model: "atelier/gradient", input: { prompt: "two" } },
+    ],
+  },
   UploadRequest: { filename: "clip.mp4", content_type: "video/mp4", bytes: 1234567 },
   WebhookEndpointRequest: { url: "https://example.com/atelier-hook" },
   WebhookEndpointUpdate: { enabled: false },
@@ -120,7 +153,10 @@ function curlSample(method: string, honoPath: string, op: Operation): string {
 function sdkSample(call: string): string {
   const lines = call.split("\n");
   const imports = lines.filter((l) => l.startsWith("import "));
-  const body = lines.filter((l) => !l.startsWith("import ")).join("\n").trim();
+  const body = lines
+    .filter((l) => !l.startsWith("import "))
+    .join("\n")
+    .trim();
   return [
     'import { Atelier } from "@atelier/sdk";',
     ...imports,
@@ -130,30 +166,50 @@ function sdkSample(call: string): string {
   ].join("\n");
 }
 
-function operationObject(method: string, honoPath: string, op: Operation, sharedResponses: Record<string, unknown>): Record<string, unknown> {
+function operationObject(
+  method: string,
+  honoPath: string,
+  op: Operation,
+  sharedResponses: Record<string, unknown>,
+): Record<string, unknown> {
   const errors = new Map<number, ErrorCode[]>();
-  const add = ({ status, code }: { status: number; code: ErrorCode }) => errors.set(status, [...new Set([...(errors.get(status) ?? []), code])]);
-  for (const e of [...EVERY_ROUTE, ...SHARED_ERRORS[op.access], ...(op.errors ?? []).map((e) => (typeof e === "string" ? { status: ERROR_CODES[e].status, code: e } : e))]) add(e);
+  const add = ({ status, code }: { status: number; code: ErrorCode }) =>
+    errors.set(status, [...new Set([...(errors.get(status) ?? []), code])]);
+  for (const e of [
+    ...EVERY_ROUTE,
+    ...SHARED_ERRORS[op.access],
+    ...(op.errors ?? []).map((e) => (typeof e === "string" ? { status: ERROR_CODES[e].status, code: e } : e)),
+  ])
+    add(e);
 
   const success = {
     description: op.success.description,
     headers: answerHeaders(op.success.headers),
-    content: op.success.content ?? { "application/json": { schema: { $ref: `#/components/schemas/${op.success.schema}` } } },
+    content: op.success.content ?? {
+      "application/json": { schema: { $ref: `#/components/schemas/${op.success.schema}` } },
+    },
   };
   const responses: Record<string, unknown> = { [op.success.status]: success };
-  for (const more of op.alsoAnswers ?? []) responses[more.status] = { description: more.description, headers: answerHeaders(), content: success.content };
-  for (const [status, codes] of [...errors].sort(([a], [b]) => a - b)) responses[status] = errorAnswerRef(sharedResponses, status, codes);
+  for (const more of op.alsoAnswers ?? [])
+    responses[more.status] = { description: more.description, headers: answerHeaders(), content: success.content };
+  for (const [status, codes] of [...errors].sort(([a], [b]) => a - b))
+    responses[status] = errorAnswerRef(sharedResponses, status, codes);
 
   const body = op.body
     ? "schema" in op.body
-      ? { required: op.body.required ?? false, content: { "application/json": { schema: { $ref: `#/components/schemas/${op.body.schema}` } } } }
+      ? {
+          required: op.body.required ?? false,
+          content: { "application/json": { schema: { $ref: `#/components/schemas/${op.body.schema}` } } },
+        }
       : { required: true, description: op.body.description, content: op.body.content }
     : undefined;
   return {
     operationId: op.operationId,
     tags: [op.tag],
     summary: op.summary,
-    ...(op.description || op.scope ? { description: [op.description, op.scope ? `Scope: \`${op.scope}\`.` : null].filter(Boolean).join("\n\n") } : {}),
+    ...(op.description || op.scope
+      ? { description: [op.description, op.scope ? `Scope: \`${op.scope}\`.` : null].filter(Boolean).join("\n\n") }
+      : {}),
     security: op.access === "key" ? [{ ApiKey: [] }, { Bearer: [] }] : [],
     ...(op.parameters?.length ? { parameters: op.parameters } : {}),
     ...(body ? { requestBody: body } : {}),
@@ -184,7 +240,12 @@ export function openApiDocument(): Record<string, unknown> {
   const sharedResponses: Record<string, unknown> = {};
   for (const [route, op] of Object.entries(OPERATIONS)) {
     const [method, honoPath] = route.split(" ") as [string, string];
-    (paths[openApiPath(honoPath)] ??= {})[method.toLowerCase()] = operationObject(method, honoPath, op, sharedResponses);
+    (paths[openApiPath(honoPath)] ??= {})[method.toLowerCase()] = operationObject(
+      method,
+      honoPath,
+      op,
+      sharedResponses,
+    );
   }
   const webhooks = Object.fromEntries(
     EVENT_TYPES.map((type) => [
@@ -195,17 +256,33 @@ export function openApiDocument(): Record<string, unknown> {
           description:
             "POSTed to the run's own `webhook` URL and to every enabled endpoint whose `event_types` is empty or names it, signed with the workspace's default secret (Standard Webhooks). Any 2xx within 15 s is success; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. 410 disables the endpoint. Deliveries are at least once: deduplicate on `webhook-id`.",
           parameters: [
-            { name: "webhook-id", in: "header", required: true, description: "The event's ID (`evt_…`), the same on every attempt.", schema: { type: "string" } },
-            { name: "webhook-timestamp", in: "header", required: true, description: "Unix seconds of this attempt.", schema: { type: "string" } },
+            {
+              name: "webhook-id",
+              in: "header",
+              required: true,
+              description: "The event's ID (`evt_…`), the same on every attempt.",
+              schema: { type: "string" },
+            },
+            {
+              name: "webhook-timestamp",
+              in: "header",
+              required: true,
+              description: "Unix seconds of this attempt.",
+              schema: { type: "string" },
+            },
             {
               name: "webhook-signature",
               in: "header",
               required: true,
-              description: '`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed with the base64 part of the secret after `whsec_`; two space-separated signatures for 24 hours after a rotation.',
+              description:
+                '`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed with the base64 part of the secret after `whsec_`; two space-separated signatures for 24 hours after a rotation.',
               schema: { type: "string" },
             },
           ],
-          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookPayload" } } } },
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookPayload" } } },
+          },
           responses: { "2XX": { description: "Received." } },
         },
       },

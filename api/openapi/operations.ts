@@ -16,7 +16,17 @@ export interface Parameter {
 }
 
 /** Headers an answer may carry, beyond those on every answer. */
-export type AnswerHeader = "Location" | "Retry-After" | "Idempotent-Replayed" | "Preference-Applied" | "Vary" | "Deprecation" | "Sunset" | "Link" | "Cache-Control" | "Allow";
+export type AnswerHeader =
+  | "Location"
+  | "Retry-After"
+  | "Idempotent-Replayed"
+  | "Preference-Applied"
+  | "Vary"
+  | "Deprecation"
+  | "Sunset"
+  | "Link"
+  | "Cache-Control"
+  | "Allow";
 
 export interface Operation {
   operationId: string;
@@ -28,9 +38,17 @@ export interface Operation {
   scope?: "generations:read" | "generations:write" | "workspace:read";
   parameters?: Parameter[];
   /** A component schema name, with its media type (application/json by default). */
-  body?: { schema: string; required?: boolean } | { content: Record<string, { schema: Record<string, unknown> }>; description: string };
+  body?:
+    | { schema: string; required?: boolean }
+    | { content: Record<string, { schema: Record<string, unknown> }>; description: string };
   /** The success answer: status, component schema (or a raw media type), headers. */
-  success: { status: number; schema?: string; content?: Record<string, { schema: Record<string, unknown> }>; description: string; headers?: AnswerHeader[] };
+  success: {
+    status: number;
+    schema?: string;
+    content?: Record<string, { schema: Record<string, unknown> }>;
+    description: string;
+    headers?: AnswerHeader[];
+  };
   /** Other non-error answers (a range's 206). */
   alsoAnswers?: Array<{ status: number; description: string }>;
   /** Error codes beyond the shared ones (document.ts: auth, validation, rate limits, 500, 503). */
@@ -39,12 +57,23 @@ export interface Operation {
   sdk: string;
 }
 
-const ID = (what: string, prefix: string): Parameter => ({ name: "id", in: "path", required: true, description: `The ${what}'s ID (\`${prefix}…\`).`, schema: { type: "string" } });
+const ID = (what: string, prefix: string): Parameter => ({
+  name: "id",
+  in: "path",
+  required: true,
+  description: `The ${what}'s ID (\`${prefix}…\`).`,
+  schema: { type: "string" },
+});
 const LIMIT: Parameter = {
   name: "limit",
   in: "query",
   description: `Page size, ${LIMITS.pageSize.min} to ${LIMITS.pageSize.max}.`,
-  schema: { type: "integer", minimum: LIMITS.pageSize.min, maximum: LIMITS.pageSize.max, default: LIMITS.pageSize.default },
+  schema: {
+    type: "integer",
+    minimum: LIMITS.pageSize.min,
+    maximum: LIMITS.pageSize.max,
+    default: LIMITS.pageSize.default,
+  },
 };
 const CURSOR: Parameter = {
   name: "cursor",
@@ -53,14 +82,32 @@ const CURSOR: Parameter = {
   schema: { type: "string", minLength: LIMITS.cursorLength.min, maxLength: LIMITS.cursorLength.max },
 };
 const MODEL_PATH: Parameter[] = [
-  { name: "creator", in: "path", required: true, description: "The creator part of the model ID.", schema: { type: "string" } },
-  { name: "name", in: "path", required: true, description: "The name part, with `@<version>` for one version of a preset (URL-encoded `%40`).", schema: { type: "string" } },
+  {
+    name: "creator",
+    in: "path",
+    required: true,
+    description: "The creator part of the model ID.",
+    schema: { type: "string" },
+  },
+  {
+    name: "name",
+    in: "path",
+    required: true,
+    description: "The name part, with `@<version>` for one version of a preset (URL-encoded `%40`).",
+    schema: { type: "string" },
+  },
 ];
 const IDEMPOTENCY_KEY: Parameter = {
   name: "Idempotency-Key",
   in: "header",
-  description: "A retry with the same key answers what the first request started; nothing runs or is charged twice. A different body with a used key answers 409.",
-  schema: { type: "string", minLength: LIMITS.idempotencyKeyLength.min, maxLength: LIMITS.idempotencyKeyLength.max, pattern: "^[\\x21-\\x7E]+$" },
+  description:
+    "A retry with the same key answers what the first request started; nothing runs or is charged twice. A different body with a used key answers 409.",
+  schema: {
+    type: "string",
+    minLength: LIMITS.idempotencyKeyLength.min,
+    maxLength: LIMITS.idempotencyKeyLength.max,
+    pattern: "^[\\x21-\\x7E]+$",
+  },
 };
 const PREFER: Parameter = {
   name: "Prefer",
@@ -68,7 +115,14 @@ const PREFER: Parameter = {
   description: `\`wait=N\`: answer when the run is final or after N seconds (at most ${LIMITS.preferWaitSeconds}); \`Preference-Applied\` says the wait honoured.`,
   schema: { type: "string", examples: ["wait=30"] },
 };
-const GENERATION_HEADERS: AnswerHeader[] = ["Retry-After", "Preference-Applied", "Vary", "Deprecation", "Sunset", "Link"];
+const GENERATION_HEADERS: AnswerHeader[] = [
+  "Retry-After",
+  "Preference-Applied",
+  "Vary",
+  "Deprecation",
+  "Sunset",
+  "Link",
+];
 const DEPRECATION_HEADERS: AnswerHeader[] = ["Deprecation", "Sunset", "Link"];
 const PUBLIC_CACHE: AnswerHeader[] = ["Cache-Control", ...DEPRECATION_HEADERS];
 
@@ -78,7 +132,12 @@ export const OPERATIONS: Record<string, Operation> = {
     tag: "Meta",
     summary: "This document",
     access: "public",
-    success: { status: 200, content: { "application/json": { schema: { type: "object" } } }, description: "The OpenAPI 3.1 document of /v1.", headers: ["Cache-Control"] },
+    success: {
+      status: 200,
+      content: { "application/json": { schema: { type: "object" } } },
+      description: "The OpenAPI 3.1 document of /v1.",
+      headers: ["Cache-Control"],
+    },
     sdk: "// The SDK's types are generated from this document.",
   },
   "GET /v1/models": {
@@ -97,7 +156,12 @@ export const OPERATIONS: Record<string, Operation> = {
     access: "key",
     scope: "generations:read",
     parameters: MODEL_PATH,
-    success: { status: 200, schema: "ModelWithSchema", description: "The entry with `input_schema`.", headers: DEPRECATION_HEADERS },
+    success: {
+      status: 200,
+      schema: "ModelWithSchema",
+      description: "The entry with `input_schema`.",
+      headers: DEPRECATION_HEADERS,
+    },
     errors: ["resource_not_found", "gone"],
     sdk: 'const model = await atelier.models.get("atelier/gradient");',
   },
@@ -107,7 +171,12 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "List models (public, no key)",
     description: "The same list, cacheable by a CDN for an hour: its `availability` may be that old.",
     access: "public",
-    success: { status: 200, schema: "ModelList", description: "Every entry that has not passed its sunset.", headers: ["Cache-Control"] },
+    success: {
+      status: 200,
+      schema: "ModelList",
+      description: "Every entry that has not passed its sunset.",
+      headers: ["Cache-Control"],
+    },
     sdk: "const { data } = await atelier.models.listPublic();",
   },
   "GET /v1/public/models/:creator/:name": {
@@ -116,7 +185,12 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "Retrieve a model (public, no key)",
     access: "public",
     parameters: MODEL_PATH,
-    success: { status: 200, schema: "ModelWithSchema", description: "The entry with `input_schema`.", headers: PUBLIC_CACHE },
+    success: {
+      status: 200,
+      schema: "ModelWithSchema",
+      description: "The entry with `input_schema`.",
+      headers: PUBLIC_CACHE,
+    },
     errors: ["resource_not_found", "gone"],
     sdk: 'const model = await atelier.models.getPublic("atelier/gradient");',
   },
@@ -159,8 +233,20 @@ export const OPERATIONS: Record<string, Operation> = {
     scope: "generations:write",
     parameters: [IDEMPOTENCY_KEY, PREFER],
     body: { schema: "GenerationRequest", required: true },
-    success: { status: 201, schema: "Generation", description: "The run, queued (or as it is after the wait, or now for a replay).", headers: ["Location", "Idempotent-Replayed", ...GENERATION_HEADERS] },
-    errors: ["insufficient_credit", "resource_not_found", "conflict", "gone", "payload_too_large", "unsupported_media_type"],
+    success: {
+      status: 201,
+      schema: "Generation",
+      description: "The run, queued (or as it is after the wait, or now for a replay).",
+      headers: ["Location", "Idempotent-Replayed", ...GENERATION_HEADERS],
+    },
+    errors: [
+      "insufficient_credit",
+      "resource_not_found",
+      "conflict",
+      "gone",
+      "payload_too_large",
+      "unsupported_media_type",
+    ],
     sdk: 'const run = await atelier.generations.create({ model: "atelier/gradient", input: { prompt: "a lighthouse at dawn" } }, { wait: 30 });',
   },
   "GET /v1/generations": {
@@ -173,8 +259,18 @@ export const OPERATIONS: Record<string, Operation> = {
     parameters: [
       LIMIT,
       CURSOR,
-      { name: "model", in: "query", description: "Only this model's runs (a preset without version: every version).", schema: { type: "string", maxLength: LIMITS.modelIdLength } },
-      { name: "source", in: "query", description: "Comma-separated: `api`, `mcp`, `studio`.", schema: { type: "string" } },
+      {
+        name: "model",
+        in: "query",
+        description: "Only this model's runs (a preset without version: every version).",
+        schema: { type: "string", maxLength: LIMITS.modelIdLength },
+      },
+      {
+        name: "source",
+        in: "query",
+        description: "Comma-separated: `api`, `mcp`, `studio`.",
+        schema: { type: "string" },
+      },
       { name: "status", in: "query", description: "Comma-separated statuses.", schema: { type: "string" } },
       { name: "batch", in: "query", description: "Only this batch's runs (`bat_…`).", schema: { type: "string" } },
     ],
@@ -185,21 +281,32 @@ export const OPERATIONS: Record<string, Operation> = {
     operationId: "getGeneration",
     tag: "Generations",
     summary: "Retrieve a run, or follow it as a stream",
-    description:
-      `Fresh output links on every read. With \`Prefer: wait=N\`, answers when the run is final or after N seconds. With \`Accept: text/event-stream\`, a Server-Sent Events stream instead: \`retry: 1000\`, then an event \`generation\` (data: the whole Generation) at once and on every change, ids increasing and continuing after \`Last-Event-ID\`, a \`: keep-alive\` comment every 15 s, closed right after the final state. An API key holds at most ${LIMITS.openReadersPerKey} status streams and \`Prefer: wait\` reads open at once; the next answers 429 \`rate_limit_exceeded\` with \`Retry-After\`.`,
+    description: `Fresh output links on every read. With \`Prefer: wait=N\`, answers when the run is final or after N seconds. With \`Accept: text/event-stream\`, a Server-Sent Events stream instead: \`retry: 1000\`, then an event \`generation\` (data: the whole Generation) at once and on every change, ids increasing and continuing after \`Last-Event-ID\`, a \`: keep-alive\` comment every 15 s, closed right after the final state. An API key holds at most ${LIMITS.openReadersPerKey} status streams and \`Prefer: wait\` reads open at once; the next answers 429 \`rate_limit_exceeded\` with \`Retry-After\`.`,
     access: "key",
     scope: "generations:read",
     parameters: [
       ID("run", "gen_"),
       PREFER,
-      { name: "Accept", in: "header", description: "`text/event-stream` for the status stream.", schema: { type: "string" } },
-      { name: "Last-Event-ID", in: "header", description: "On a stream: the last event id seen; the stream goes on from there.", schema: { type: "string" } },
+      {
+        name: "Accept",
+        in: "header",
+        description: "`text/event-stream` for the status stream.",
+        schema: { type: "string" },
+      },
+      {
+        name: "Last-Event-ID",
+        in: "header",
+        description: "On a stream: the last event id seen; the stream goes on from there.",
+        schema: { type: "string" },
+      },
     ],
     success: {
       status: 200,
       content: {
         "application/json": { schema: { $ref: "#/components/schemas/Generation" } },
-        "text/event-stream": { schema: { type: "string", description: "`event: generation`, `id: <n>`, `data: <Generation JSON>` blocks." } },
+        "text/event-stream": {
+          schema: { type: "string", description: "`event: generation`, `id: <n>`, `data: <Generation JSON>` blocks." },
+        },
       },
       description: "The run (JSON), or its status stream.",
       headers: GENERATION_HEADERS,
@@ -211,11 +318,17 @@ export const OPERATIONS: Record<string, Operation> = {
     operationId: "cancelGeneration",
     tag: "Generations",
     summary: "Cancel a run",
-    description: "Stops the run and releases its hold; safe to repeat. Past its cancel point (a preview shown, or a provider that bills on submission has it) answers 409.",
+    description:
+      "Stops the run and releases its hold; safe to repeat. Past its cancel point (a preview shown, or a provider that bills on submission has it) answers 409.",
     access: "key",
     scope: "generations:write",
     parameters: [ID("run", "gen_")],
-    success: { status: 200, schema: "Generation", description: "The run, canceled (or as it ended).", headers: GENERATION_HEADERS },
+    success: {
+      status: 200,
+      schema: "Generation",
+      description: "The run, canceled (or as it ended).",
+      headers: GENERATION_HEADERS,
+    },
     errors: ["resource_not_found", "conflict"],
     sdk: 'const run = await atelier.generations.cancel("gen_…");',
   },
@@ -226,7 +339,16 @@ export const OPERATIONS: Record<string, Operation> = {
     description: "Images only; again answers the same file.",
     access: "key",
     scope: "generations:write",
-    parameters: [ID("run", "gen_"), { name: "index", in: "path", required: true, description: "The output's index.", schema: { type: "integer", minimum: LIMITS.outputIndex.min, maximum: LIMITS.outputIndex.max } }],
+    parameters: [
+      ID("run", "gen_"),
+      {
+        name: "index",
+        in: "path",
+        required: true,
+        description: "The output's index.",
+        schema: { type: "integer", minimum: LIMITS.outputIndex.min, maximum: LIMITS.outputIndex.max },
+      },
+    ],
     success: { status: 201, schema: "File", description: "The file.", headers: ["Location"] },
     errors: ["resource_not_found", "conflict", "unsupported_media_type"],
     sdk: 'const file = await atelier.generations.keepOutput("gen_…", 0);',
@@ -235,13 +357,26 @@ export const OPERATIONS: Record<string, Operation> = {
     operationId: "createBatch",
     tag: "Generations",
     summary: "Start many runs at once",
-    description: "Every run priced, then all held and queued in one transaction; a bad item or short credit starts nothing.",
+    description:
+      "Every run priced, then all held and queued in one transaction; a bad item or short credit starts nothing.",
     access: "key",
     scope: "generations:write",
     parameters: [IDEMPOTENCY_KEY],
     body: { schema: "BatchRequest", required: true },
-    success: { status: 201, schema: "Batch", description: "The batch with its runs, queued.", headers: ["Location", "Idempotent-Replayed"] },
-    errors: ["insufficient_credit", "resource_not_found", "conflict", "gone", "payload_too_large", "unsupported_media_type"],
+    success: {
+      status: 201,
+      schema: "Batch",
+      description: "The batch with its runs, queued.",
+      headers: ["Location", "Idempotent-Replayed"],
+    },
+    errors: [
+      "insufficient_credit",
+      "resource_not_found",
+      "conflict",
+      "gone",
+      "payload_too_large",
+      "unsupported_media_type",
+    ],
     sdk: 'const batch = await atelier.batches.create({ requests: [{ model: "atelier/gradient", input: { prompt: "one" } }] });',
   },
   "GET /v1/batches/:id": {
@@ -265,7 +400,13 @@ export const OPERATIONS: Record<string, Operation> = {
     body: {
       description: "The image.",
       content: {
-        "multipart/form-data": { schema: { type: "object", properties: { file: { type: "string", contentMediaType: "image/*" } }, required: ["file"] } },
+        "multipart/form-data": {
+          schema: {
+            type: "object",
+            properties: { file: { type: "string", contentMediaType: "image/*" } },
+            required: ["file"],
+          },
+        },
         "image/*": { schema: { type: "string", contentMediaType: "image/*" } },
       },
     },
@@ -310,14 +451,32 @@ export const OPERATIONS: Record<string, Operation> = {
     operationId: "putUploadContent",
     tag: "Files",
     summary: "Send an upload's bytes",
-    description: "The `upload_url` of the upload: its signature is the credential (no API key). A body larger than declared answers 413.",
+    description:
+      "The `upload_url` of the upload: its signature is the credential (no API key). A body larger than declared answers 413.",
     access: "signed",
     parameters: [
       ID("upload", "upl_"),
-      { name: "expires", in: "query", required: true, description: "Part of the signed URL.", schema: { type: "string" } },
-      { name: "signature", in: "query", required: true, description: "Part of the signed URL.", schema: { type: "string" } },
+      {
+        name: "expires",
+        in: "query",
+        required: true,
+        description: "Part of the signed URL.",
+        schema: { type: "string" },
+      },
+      {
+        name: "signature",
+        in: "query",
+        required: true,
+        description: "Part of the signed URL.",
+        schema: { type: "string" },
+      },
     ],
-    body: { description: "The bytes.", content: { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
+    body: {
+      description: "The bytes.",
+      content: {
+        "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } },
+      },
+    },
     success: { status: 200, schema: "UploadReceipt", description: "The bytes received." },
     errors: ["resource_not_found", "conflict", "payload_too_large"],
     sdk: "// atelier.uploads.upload() sends the bytes for you.",
@@ -326,7 +485,8 @@ export const OPERATIONS: Record<string, Operation> = {
     operationId: "completeUpload",
     tag: "Files",
     summary: "Complete a direct upload",
-    description: "Checks the size, reads the container and measures it; safe to repeat. Bytes that are not the declared kind answer 415 and the upload stays open.",
+    description:
+      "Checks the size, reads the container and measures it; safe to repeat. Bytes that are not the declared kind answer 415 and the upload stays open.",
     access: "key",
     scope: "generations:write",
     parameters: [ID("upload", "upl_")],
@@ -349,20 +509,34 @@ export const OPERATIONS: Record<string, Operation> = {
     operationId: "getBlob",
     tag: "Files",
     summary: "Download an output or a file",
-    description: "The signed links of outputs and files (no API key; valid 24 hours). Answers `Range` requests with 206. A changed or expired link answers 403.",
+    description:
+      "The signed links of outputs and files (no API key; valid 24 hours). Answers `Range` requests with 206. A changed or expired link answers 403.",
     access: "signed",
     parameters: [
       { name: "key", in: "path", required: true, description: "The blob's key.", schema: { type: "string" } },
       { name: "type", in: "query", required: true, description: "Its media type, signed.", schema: { type: "string" } },
-      { name: "expires", in: "query", required: true, description: "Unix seconds, signed.", schema: { type: "string" } },
-      { name: "filename", in: "query", description: "A download name, signed (adds `Content-Disposition`).", schema: { type: "string" } },
+      {
+        name: "expires",
+        in: "query",
+        required: true,
+        description: "Unix seconds, signed.",
+        schema: { type: "string" },
+      },
+      {
+        name: "filename",
+        in: "query",
+        description: "A download name, signed (adds `Content-Disposition`).",
+        schema: { type: "string" },
+      },
       { name: "signature", in: "query", required: true, description: "The signature.", schema: { type: "string" } },
       { name: "Range", in: "header", description: "`bytes=start-end`.", schema: { type: "string" } },
     ],
-    success: { status: 200, content: { "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } } }, description: "The bytes." },
-    alsoAnswers: [
-      { status: 206, description: "The range asked for (`Content-Range`)." },
-    ],
+    success: {
+      status: 200,
+      content: { "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } } },
+      description: "The bytes.",
+    },
+    alsoAnswers: [{ status: 206, description: "The range asked for (`Content-Range`)." }],
     errors: ["resource_not_found", { status: 416, code: "invalid_request" }],
     sdk: "// Output links are plain URLs: fetch(run.output[0].url).",
   },
@@ -460,7 +634,11 @@ export const OPERATIONS: Record<string, Operation> = {
     description: `Kept ${LIMITS.eventRetentionDays} days.`,
     access: "key",
     scope: "generations:read",
-    parameters: [LIMIT, CURSOR, { name: "type", in: "query", description: "Comma-separated event types.", schema: { type: "string" } }],
+    parameters: [
+      LIMIT,
+      CURSOR,
+      { name: "type", in: "query", description: "Comma-separated event types.", schema: { type: "string" } },
+    ],
     success: { status: 200, schema: "EventList", description: "A page of events, newest first." },
     sdk: "for await (const event of atelier.events.iterate()) console.log(event.type);",
   },

@@ -13,5 +13,7 @@ export function batchRoutes(router: Router): void {
   });
 
   // GET /v1/batches/:id – the batch and its runs as they are now
-  router.keyed("GET", "/v1/batches/:id", {}, async (_c, ctx, { params }) => jsonResponse(await getBatch(ctx, { id: params.id! })));
+  router.keyed("GET", "/v1/batches/:id", {}, async (_c, ctx, { params }) =>
+    jsonResponse(await getBatch(ctx, { id: params.id! })),
+  );
 }

@@ -44,10 +44,14 @@ export function fileRoutes(router: Router): void {
   });
 
   // GET /v1/files – the workspace's files, newest first
-  router.keyed("GET", "/v1/files", { query: ["limit", "cursor"] }, async (_c, ctx, { query }) => jsonResponse(await listFiles(ctx, query)));
+  router.keyed("GET", "/v1/files", { query: ["limit", "cursor"] }, async (_c, ctx, { query }) =>
+    jsonResponse(await listFiles(ctx, query)),
+  );
 
   // GET /v1/files/:id – one file with a fresh link
-  router.keyed("GET", "/v1/files/:id", {}, async (_c, ctx, { params }) => jsonResponse(await getFile(ctx, { id: params.id! })));
+  router.keyed("GET", "/v1/files/:id", {}, async (_c, ctx, { params }) =>
+    jsonResponse(await getFile(ctx, { id: params.id! })),
+  );
 
   // POST /v1/generations/:id/outputs/:index/file – keep an image output as a file; again → the same file
   router.keyed("POST", "/v1/generations/:id/outputs/:index/file", {}, async (_c, ctx, { params }) => {

@@ -44,13 +44,18 @@ export function generationRoutes(router: Router): void {
   router.keyed("POST", "/v1/generations", { body: true }, async (c, ctx, { body }) => {
     const wait = parsePreferWait(requestHeader(c, "prefer"));
     const idempotencyKey = requestHeader(c, "idempotency-key");
-    const answer = await whileWaiting(c, ctx, wait, () => createGeneration(ctx, body, { idempotencyKey, waitSeconds: wait }));
+    const answer = await whileWaiting(c, ctx, wait, () =>
+      createGeneration(ctx, body, { idempotencyKey, waitSeconds: wait }),
+    );
     return generationResponse(answer, 201, { wait, created: true, idempotencyKeySent: idempotencyKey !== undefined });
   });
 
   // GET /v1/generations – the workspace's runs, newest first, cursor paged
-  router.keyed("GET", "/v1/generations", { query: ["limit", "cursor", "model", "source", "status", "batch"] }, async (_c, ctx, { query }) =>
-    jsonResponse(await listGenerations(ctx, query)),
+  router.keyed(
+    "GET",
+    "/v1/generations",
+    { query: ["limit", "cursor", "model", "source", "status", "batch"] },
+    async (_c, ctx, { query }) => jsonResponse(await listGenerations(ctx, query)),
   );
 
   // GET /v1/generations/:id – one run with fresh output links (Prefer: wait honoured), or with
@@ -61,7 +66,10 @@ export function generationRoutes(router: Router): void {
       const release = acquireKeyReader(ctx.actor.id);
       let follow: Awaited<ReturnType<typeof followRuns>>;
       try {
-        follow = await followRuns(ctx, { ids: [params.id!], afterSeq: parseLastEventId(requestHeader(c, "last-event-id")) });
+        follow = await followRuns(ctx, {
+          ids: [params.id!],
+          afterSeq: parseLastEventId(requestHeader(c, "last-event-id")),
+        });
       } catch (err) {
         release();
         throw err;
@@ -74,11 +82,20 @@ export function generationRoutes(router: Router): void {
         { onError: (err) => loggedError(router.deps, err, where) },
       );
       return new Response(body, {
-        headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no", Vary: "Accept" },
+        headers: {
+          "Content-Type": "text/event-stream; charset=utf-8",
+          "Cache-Control": "no-cache, no-transform",
+          "X-Accel-Buffering": "no",
+          Vary: "Accept",
+        },
       });
     }
     const wait = parsePreferWait(requestHeader(c, "prefer"));
-    return generationResponse(await whileWaiting(c, ctx, wait, () => getGeneration(ctx, { id: params.id!, waitSeconds: wait })), 200, { wait });
+    return generationResponse(
+      await whileWaiting(c, ctx, wait, () => getGeneration(ctx, { id: params.id!, waitSeconds: wait })),
+      200,
+      { wait },
+    );
   });
 
   // POST /v1/generations/:id/cancel – stop a run and release its hold; safe to repeat

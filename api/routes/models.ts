@@ -1,4 +1,10 @@
-import { getModel, getPublicModel, listCatalogJson, listModelsJson, deprecationHeaders } from "../../lib/core/catalog/catalog";
+import {
+  getModel,
+  getPublicModel,
+  listCatalogJson,
+  listModelsJson,
+  deprecationHeaders,
+} from "../../lib/core/catalog/catalog";
 import { jsonResponse, serializedJsonResponse } from "../respond";
 import type { Router } from "../route";
 
@@ -17,7 +23,9 @@ export function modelRoutes(router: Router): void {
   });
 
   // GET /v1/public/models – the catalog without a key
-  router.open("GET", "/v1/public/models", {}, async (_c, _parts, sys) => serializedJsonResponse(await listCatalogJson(sys.db), 200, PUBLIC_CACHE));
+  router.open("GET", "/v1/public/models", {}, async (_c, _parts, sys) =>
+    serializedJsonResponse(await listCatalogJson(sys.db), 200, PUBLIC_CACHE),
+  );
 
   // GET /v1/public/models/:creator/:name – one entry without a key
   router.open("GET", "/v1/public/models/:creator/:name", {}, async (_c, { params }, sys) => {

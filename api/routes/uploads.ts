@@ -31,8 +31,12 @@ export function uploadRoutes(router: Router, deps: ApiDeps): void {
   );
 
   // POST /v1/uploads/:id/complete – check size and type, measure, and answer the File
-  router.keyed("POST", "/v1/uploads/:id/complete", {}, async (_c, ctx, { params }) => jsonResponse(await completeUpload(ctx, { id: params.id! })));
+  router.keyed("POST", "/v1/uploads/:id/complete", {}, async (_c, ctx, { params }) =>
+    jsonResponse(await completeUpload(ctx, { id: params.id! })),
+  );
 
   // GET /v1/uploads/:id – an upload and, once completed, its File
-  router.keyed("GET", "/v1/uploads/:id", {}, async (_c, ctx, { params }) => jsonResponse(await getUpload(ctx, { id: params.id! })));
+  router.keyed("GET", "/v1/uploads/:id", {}, async (_c, ctx, { params }) =>
+    jsonResponse(await getUpload(ctx, { id: params.id! })),
+  );
 }

@@ -34,5 +34,10 @@ export function actionError(err: unknown): ActionError {
   }
   const requestId = newId("request");
   logger.error({ err, requestId, door: "studio" }, "unexpected error");
-  return { code: "internal_error", message: `Something went wrong on our side. Reference ${requestId}.`, param: null, request_id: requestId };
+  return {
+    code: "internal_error",
+    message: `Something went wrong on our side. Reference ${requestId}.`,
+    param: null,
+    request_id: requestId,
+  };
 }

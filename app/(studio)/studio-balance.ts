@@ -14,5 +14,9 @@ export interface StudioBalance {
 export async function studioBalance(ctx: Pick<Ctx, "db" | "workspaceId">): Promise<StudioBalance> {
   const balance = await readBalance(ctx.db, ctx.workspaceId);
   const credits = presentCredits(balance);
-  return { available_usd: credits.available_usd, held_usd: balance.heldMicros > 0 ? credits.held_usd : null, low: balance.availableMicros < 1_000_000 };
+  return {
+    available_usd: credits.available_usd,
+    held_usd: balance.heldMicros > 0 ? credits.held_usd : null,
+    low: balance.availableMicros < 1_000_000,
+  };
 }

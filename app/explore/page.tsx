@@ -13,7 +13,10 @@ export const metadata = { title: "Models · Atelier" };
 export default async function ExplorePage() {
   const [{ store, services }, user] = await Promise.all([getRuntime(), studioUser()]);
   const { data } = await listCatalog(store.db);
-  const { images, making } = catalogCardImages(services.examplePictures, data.map((m) => m.id));
+  const { images, making } = catalogCardImages(
+    services.examplePictures,
+    data.map((m) => m.id),
+  );
   return (
     <div className="min-h-screen bg-zinc-50">
       <header className="flex items-center justify-between border-b border-zinc-200 bg-white px-6 py-3">
@@ -30,7 +33,8 @@ export default async function ExplorePage() {
       <main className="mx-auto max-w-6xl px-6 py-8">
         <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Models</h1>
         <p className="mt-1 mb-6 text-sm text-zinc-500">
-          Every model and preset Atelier runs, with its price. Sign in to run one in the studio, or call it with an API key at <code className="font-mono text-xs">/v1</code>.
+          Every model and preset Atelier runs, with its price. Sign in to run one in the studio, or call it with an API
+          key at <code className="font-mono text-xs">/v1</code>.
         </p>
         {/* Signed out: a model's link goes through sign-in and back to that model. */}
         <SignInFirst enabled={!user}>

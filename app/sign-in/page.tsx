@@ -35,7 +35,11 @@ function destination(path: string): { callback: string; model: string | null } {
   }
 }
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const sp = await searchParams;
   await getRuntime(); // the catalog, remote entries included
   // Where the visitor was going (a model chosen in /explore): same-origin paths only.
@@ -43,7 +47,10 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const { callback, model } = destination(asked);
   if (await studioUser()) redirect(callback);
   const code = sp.error;
-  const error = typeof code === "string" ? ((Object.hasOwn(OAUTH_ERRORS, code) ? OAUTH_ERRORS[code] : undefined) ?? "Signing in did not work. Try again.") : null;
+  const error =
+    typeof code === "string"
+      ? ((Object.hasOwn(OAUTH_ERRORS, code) ? OAUTH_ERRORS[code] : undefined) ?? "Signing in did not work. Try again.")
+      : null;
   return (
     <main className="flex min-h-screen items-center justify-center bg-zinc-50 px-4">
       <div className="w-full max-w-sm">
@@ -55,7 +62,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           <p className="mt-1 mb-6 text-sm text-zinc-500">
             {model ? (
               <>
-                Then you go on to <span data-testid="sign-in-next" className="font-medium text-zinc-800">{model}</span>.{" "}
+                Then you go on to{" "}
+                <span data-testid="sign-in-next" className="font-medium text-zinc-800">
+                  {model}
+                </span>
+                .{" "}
               </>
             ) : null}
             Use the login ops gave you, or the demo login printed on the first start.

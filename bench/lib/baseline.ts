@@ -13,7 +13,14 @@ export interface CapturedResponse {
   body: Buffer;
 }
 
-const HOP_HEADERS = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"]);
+const HOP_HEADERS = new Set([
+  "date",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "content-encoding",
+]);
 
 /** Makes a request with fetch and keeps what came back, to be answered by the baseline. */
 export async function capture(url: string, init: RequestInit): Promise<CapturedResponse> {
@@ -30,13 +37,22 @@ const FLOOR_SERVERS = { bare: "baseline-server.mjs", framework: "framework-floor
 export type Floor = keyof typeof FLOOR_SERVERS;
 
 /** Runs `options` (its URL's path and query kept) against a floor server answering `response`. */
-export async function measureBaseline(response: CapturedResponse, options: LoadOptions, floor: Floor = "bare"): Promise<LoadResult> {
+export async function measureBaseline(
+  response: CapturedResponse,
+  options: LoadOptions,
+  floor: Floor = "bare",
+): Promise<LoadResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "atelier-bench-baseline-"));
   const specFile = path.join(dir, "response.json");
-  writeFileSync(specFile, JSON.stringify({ status: response.status, headers: response.headers, body: response.body.toString("base64") }));
+  writeFileSync(
+    specFile,
+    JSON.stringify({ status: response.status, headers: response.headers, body: response.body.toString("base64") }),
+  );
   // The framework floor shares Atelier's own write-out (lib/primitives/event-loop.ts): TypeScript, through tsx.
   const loader = floor === "framework" ? ["--import", "tsx"] : [];
-  const child = spawn(process.execPath, [...loader, path.join(__dirname, "..", FLOOR_SERVERS[floor]), specFile], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...loader, path.join(__dirname, "..", FLOOR_SERVERS[floor]), specFile], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let out = "";

@@ -10,14 +10,20 @@ import type { ServerHandle } from "./server";
 import { sleep } from "./stats";
 
 /** Makes `n` queued runs of the workspace through POST /v1/batches, 50 at a time (the workers must be paused). */
-export async function queueRuns(server: ServerHandle, key: string, n: number, request: { model: string; input: Record<string, unknown> }): Promise<void> {
+export async function queueRuns(
+  server: ServerHandle,
+  key: string,
+  n: number,
+  request: { model: string; input: Record<string, unknown> },
+): Promise<void> {
   for (let made = 0; made < n; made += 50) {
     const res = await fetch(`${server.api}/v1/batches`, {
       method: "POST",
       headers: { "x-api-key": key, "content-type": "application/json" },
       body: JSON.stringify({ requests: Array.from({ length: Math.min(50, n - made) }, () => request) }),
     });
-    if (res.status !== 201) throw new Error(`POST /v1/batches answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    if (res.status !== 201)
+      throw new Error(`POST /v1/batches answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
     await res.arrayBuffer();
   }
 }
@@ -26,7 +32,13 @@ export async function queueRuns(server: ServerHandle, key: string, n: number, re
 export async function queuedRuns(server: ServerHandle, workspaceId: string, n: number): Promise<string[]> {
   const store = openStore({ databaseUrl: server.store.databaseUrl || null, dataDir: server.store.dataDir });
   try {
-    const rows = await store.db.selectFrom("generations").select("id").where("workspace_id", "=", workspaceId).where("status", "=", "queued").limit(n).execute();
+    const rows = await store.db
+      .selectFrom("generations")
+      .select("id")
+      .where("workspace_id", "=", workspaceId)
+      .where("status", "=", "queued")
+      .limit(n)
+      .execute();
     return rows.map((r) => r.id);
   } finally {
     await store.close();
@@ -104,7 +116,12 @@ export interface Readers {
  * RSS is sampled throughout. `readers.ready` (when given) is waited for, at most 30 s, after
  * each batch has settled. Every request is destroyed at the end, after `readers.problems()`.
  */
-export async function holdIdleReaders(settings: BenchSettings, server: ServerHandle, ws: { workspaceId: string; key: string }, readers: Readers): Promise<IdleReaders> {
+export async function holdIdleReaders(
+  settings: BenchSettings,
+  server: ServerHandle,
+  ws: { workspaceId: string; key: string },
+  readers: Readers,
+): Promise<IdleReaders> {
   const few = settings.smoke ? 5 : 500;
   const many = settings.smoke ? 50 : 5000;
   const window = settings.smoke ? 1 : 5;

@@ -36,11 +36,16 @@ export function verdict(row: Row): string {
 
 /** A Markdown table (readable in a terminal, pasted as is into docs/performance.md). */
 export function formatTable(rows: Row[]): string {
-  const lines = ["| scenario | figure | value | baseline | ratio | target | result |", "| - | - | -: | -: | -: | - | - |"];
+  const lines = [
+    "| scenario | figure | value | baseline | ratio | target | result |",
+    "| - | - | -: | -: | -: | - | - |",
+  ];
   for (const r of rows) {
     const ratio = r.ratio === null ? "–" : `${(r.ratio * 100).toFixed(0)} %`;
     const result = verdict(r) + (r.note ? ` (${r.note})` : "");
-    lines.push(`| ${r.scenario} | ${r.figure} | ${fmt(r.value, r.unit)} | ${fmt(r.baseline, r.unit)} | ${ratio} | ${r.target} | ${result} |`);
+    lines.push(
+      `| ${r.scenario} | ${r.figure} | ${fmt(r.value, r.unit)} | ${fmt(r.baseline, r.unit)} | ${ratio} | ${r.target} | ${result} |`,
+    );
   }
   return lines.join("\n");
 }

@@ -70,16 +70,26 @@ export async function dropStore(store: StoreSpec): Promise<void> {
 }
 
 function storeEnv(store: StoreSpec): Record<string, string> {
-  return { DATA_DIR: store.dataDir, DATABASE_URL: store.databaseUrl, API_KEY_PREFIX: "atl", LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1" };
+  return {
+    DATA_DIR: store.dataDir,
+    DATABASE_URL: store.databaseUrl,
+    API_KEY_PREFIX: "atl",
+    LOG_LEVEL: "warn",
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
 }
 
 export function admin<T = Record<string, unknown>>(store: StoreSpec, args: string[]): T {
-  const out = execFileSync(process.execPath, ["--import", "tsx", path.join(ROOT, "bin", "admin.ts"), "--json", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...storeEnv(store) },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const out = execFileSync(
+    process.execPath,
+    ["--import", "tsx", path.join(ROOT, "bin", "admin.ts"), "--json", ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...storeEnv(store) },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   return JSON.parse(out) as T;
 }
 
@@ -129,7 +139,8 @@ function watch(child: ChildProcess, label: string): { stderr: () => string } {
   });
   child.stdout?.resume();
   child.once("exit", (code, signal) => {
-    if (code !== 0 && code !== null && signal === null) process.stderr.write(`[bench] ${label} exited with ${code}\n${stderr}\n`);
+    if (code !== 0 && code !== null && signal === null)
+      process.stderr.write(`[bench] ${label} exited with ${code}\n${stderr}\n`);
   });
   return { stderr: () => stderr };
 }
@@ -213,7 +224,14 @@ export async function startWorker(options: ProcessOptions): Promise<Started> {
   const child = spawn(process.execPath, nodeArgs(options, "bin/worker.ts"), {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...storeEnv(options.store), WORKER_CONCURRENCY: String(Math.max(1, options.workers)), WEBHOOK_ALLOW_INSECURE: "1", LOG_LEVEL: "info", ...options.env },
+    env: {
+      ...process.env,
+      ...storeEnv(options.store),
+      WORKER_CONCURRENCY: String(Math.max(1, options.workers)),
+      WEBHOOK_ALLOW_INSECURE: "1",
+      LOG_LEVEL: "info",
+      ...options.env,
+    },
   });
   watch(child, options.label);
   // Ready once it logs that it started (pino JSON on stdout).
@@ -233,7 +251,11 @@ export async function startWorker(options: ProcessOptions): Promise<Started> {
 }
 
 /** A workspace with credit and a key on the server's store. */
-export function workspaceWithKey(store: StoreSpec, name: string, creditUsd: string): { workspaceId: string; key: string } {
+export function workspaceWithKey(
+  store: StoreSpec,
+  name: string,
+  creditUsd: string,
+): { workspaceId: string; key: string } {
   const ws = admin<{ id: string }>(store, ["workspace", "create", "--name", name, "--credit", creditUsd]);
   const key = admin<{ key: string }>(store, ["key", "create", "--workspace", ws.id, "--name", "bench"]);
   return { workspaceId: ws.id, key: key.key };

@@ -16,8 +16,19 @@ export const QUOTE_BODY = JSON.stringify({ model: "atelier/gradient", input: { p
 
 export async function modelsScenario(settings: BenchSettings, server: ServerHandle, key: string): Promise<Row[]> {
   const scenario = "GET /v1/models with a key";
-  const r = await measureThroughput(settings, { scenario, url: `${server.api}/v1/models`, method: "GET", headers: { "x-api-key": key }, expectStatus: 200, frameworkFloor: true });
-  return [rpsRow(scenario, "req/s", r, 0.7, "framework"), rpsRow(scenario, "req/s (baseline: bare node:http)", r, null), latencyRow(scenario, "p99", r, 20)];
+  const r = await measureThroughput(settings, {
+    scenario,
+    url: `${server.api}/v1/models`,
+    method: "GET",
+    headers: { "x-api-key": key },
+    expectStatus: 200,
+    frameworkFloor: true,
+  });
+  return [
+    rpsRow(scenario, "req/s", r, 0.7, "framework"),
+    rpsRow(scenario, "req/s (baseline: bare node:http)", r, null),
+    latencyRow(scenario, "p99", r, 20),
+  ];
 }
 
 export async function quotesScenario(settings: BenchSettings, server: ServerHandle, key: string): Promise<Row[]> {
@@ -31,14 +42,25 @@ export async function quotesScenario(settings: BenchSettings, server: ServerHand
     expectStatus: 200,
     frameworkFloor: true,
   });
-  return [rpsRow(scenario, "req/s", r, 0.5, "framework"), rpsRow(scenario, "req/s (baseline: bare node:http)", r, null), latencyRow(scenario, "p99", r, 20)];
+  return [
+    rpsRow(scenario, "req/s", r, 0.5, "framework"),
+    rpsRow(scenario, "req/s (baseline: bare node:http)", r, null),
+    latencyRow(scenario, "p99", r, 20),
+  ];
 }
 
 /** Runs are created and stay queued (WORKER_CONCURRENCY=0); then the ledger must still add up. */
-export async function generationsScenario(settings: BenchSettings, server: ServerHandle, ws: { workspaceId: string; key: string }, floorWorkspaceId: string): Promise<Row[]> {
+export async function generationsScenario(
+  settings: BenchSettings,
+  server: ServerHandle,
+  ws: { workspaceId: string; key: string },
+  floorWorkspaceId: string,
+): Promise<Row[]> {
   const scenario = "POST /v1/generations (workers paused)";
   // The floor first, in a workspace of its own (its runs stay queued and held there too).
-  const floor = await measureStoreFloor(settings, server, floorWorkspaceId, JSON.parse(QUOTE_BODY), { idempotencyKeys: false });
+  const floor = await measureStoreFloor(settings, server, floorWorkspaceId, JSON.parse(QUOTE_BODY), {
+    idempotencyKeys: false,
+  });
   const r = await measureThroughput(settings, {
     scenario,
     url: `${server.api}/v1/generations`,
@@ -71,13 +93,20 @@ export async function generationsScenario(settings: BenchSettings, server: Serve
  * The balance row against the ledger summed on its own, the identity
  * granted = available + held + charged, and what is held against the runs still queued.
  */
-export async function checkLedger(server: ServerHandle, workspaceId: string): Promise<{ runs: number; problems: string[] }> {
+export async function checkLedger(
+  server: ServerHandle,
+  workspaceId: string,
+): Promise<{ runs: number; problems: string[] }> {
   const store = openStore({ databaseUrl: server.store.databaseUrl || null, dataDir: server.store.dataDir });
   try {
     // One snapshot for every read (SQLite: one transaction; PostgreSQL: repeatable read).
     return await store.db.transaction().execute(async (trx) => {
       if (store.dialect === "postgres") await sql`set transaction isolation level repeatable read`.execute(trx);
-      const balance = await trx.selectFrom("credit_balances").selectAll().where("workspace_id", "=", workspaceId).executeTakeFirstOrThrow();
+      const balance = await trx
+        .selectFrom("credit_balances")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        .executeTakeFirstOrThrow();
       const sums = await sumLedger(trx, workspaceId);
       const runs = await trx
         .selectFrom("generations")
@@ -86,12 +115,14 @@ export async function checkLedger(server: ServerHandle, workspaceId: string): Pr
         .where("status", "=", "queued")
         .executeTakeFirstOrThrow();
       const problems: string[] = [];
-      if (balance.granted_micros !== balance.available_micros + balance.held_micros + balance.charged_micros) problems.push("granted ≠ available + held + charged");
+      if (balance.granted_micros !== balance.available_micros + balance.held_micros + balance.charged_micros)
+        problems.push("granted ≠ available + held + charged");
       if (sums.grantedMicros !== balance.granted_micros) problems.push("ledger grants ≠ balance");
       if (sums.availableMicros !== balance.available_micros) problems.push("ledger available ≠ balance");
       if (sums.heldMicros !== balance.held_micros) problems.push("ledger held ≠ balance");
       if (sums.chargedMicros !== balance.charged_micros) problems.push("ledger charged ≠ balance");
-      if (Number(runs.price ?? 0) !== balance.held_micros) problems.push(`held ${balance.held_micros} µ$ ≠ prices of queued runs ${Number(runs.price ?? 0)} µ$`);
+      if (Number(runs.price ?? 0) !== balance.held_micros)
+        problems.push(`held ${balance.held_micros} µ$ ≠ prices of queued runs ${Number(runs.price ?? 0)} µ$`);
       return { runs: Number(runs.n), problems };
     });
   } finally {

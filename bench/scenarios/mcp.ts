@@ -10,16 +10,27 @@ import type { ServerHandle } from "../lib/server";
 import { percentile } from "../lib/stats";
 import { createAndWait, type FastestModel } from "./runs";
 
-export async function mcpGenerateScenario(settings: BenchSettings, server: ServerHandle, key: string, model: FastestModel): Promise<Row[]> {
+export async function mcpGenerateScenario(
+  settings: BenchSettings,
+  server: ServerHandle,
+  key: string,
+  model: FastestModel,
+): Promise<Row[]> {
   const client = new Client({ name: "atelier-bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.api}/mcp`), { requestInit: { headers: { "x-api-key": key } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.api}/mcp`), { requestInit: { headers: { "x-api-key": key } } }),
+  );
   const body = JSON.stringify({ model: model.id, input: model.input });
   const generate = async (): Promise<number> => {
     const started = performance.now();
-    const result = await client.callTool({ name: "generate", arguments: { model: model.id, input: model.input, wait_seconds: 30 } });
+    const result = await client.callTool({
+      name: "generate",
+      arguments: { model: model.id, input: model.input, wait_seconds: 30 },
+    });
     const ms = performance.now() - started;
     const status = (result.structuredContent as { status?: string } | undefined)?.status;
-    if (result.isError || status !== "succeeded") throw new Error(`MCP generate ended ${status ?? JSON.stringify(result.content)}`);
+    if (result.isError || status !== "succeeded")
+      throw new Error(`MCP generate ended ${status ?? JSON.stringify(result.content)}`);
     return ms;
   };
   try {

@@ -52,7 +52,11 @@ interface Generation {
   completed_at: string | null;
 }
 
-export async function createAndWait(server: ServerHandle, key: string, body: string): Promise<{ generation: Generation; ms: number; answeredAt: number }> {
+export async function createAndWait(
+  server: ServerHandle,
+  key: string,
+  body: string,
+): Promise<{ generation: Generation; ms: number; answeredAt: number }> {
   const started = performance.now();
   const res = await fetch(`${server.api}/v1/generations`, {
     method: "POST",
@@ -79,13 +83,19 @@ export interface QueueLatency {
  * worker slot is asleep again): created_at → started_at as the store recorded them (millisecond
  * times), and completed_at → the moment the waiting request was answered.
  */
-export async function queueLatency(settings: BenchSettings, server: ServerHandle, key: string, model: FastestModel): Promise<QueueLatency> {
+export async function queueLatency(
+  settings: BenchSettings,
+  server: ServerHandle,
+  key: string,
+  model: FastestModel,
+): Promise<QueueLatency> {
   const n = settings.smoke ? 3 : 100;
   const body = JSON.stringify({ model: model.id, input: model.input });
   const latency: QueueLatency = { started: [], answered: [] };
   for (let i = 0; i < n; i++) {
     const { generation, answeredAt } = await createAndWait(server, key, body);
-    if (generation.status !== "succeeded" || !generation.started_at || !generation.completed_at) throw new Error(`run ${generation.id} ended ${generation.status}`);
+    if (generation.status !== "succeeded" || !generation.started_at || !generation.completed_at)
+      throw new Error(`run ${generation.id} ended ${generation.status}`);
     latency.started.push(Date.parse(generation.started_at) - Date.parse(generation.created_at));
     latency.answered.push(answeredAt - Date.parse(generation.completed_at));
     await sleep(30);
@@ -102,15 +112,56 @@ export function queueRows(where: string, latency: QueueLatency, p50Target: numbe
   return [
     p50Target === null
       ? { scenario: queue, figure: "p50", unit: "ms", value: p50, baseline: null, ratio: null, target: "–", pass: null }
-      : { scenario: queue, figure: "p50", unit: "ms", value: p50, baseline: null, ratio: null, target: `≤ ${p50Target} ms`, pass: p50 <= p50Target },
-    { scenario: queue, figure: "p99", unit: "ms", value: percentile(latency.started, 99)!, baseline: null, ratio: null, target: "–", pass: null },
-    { scenario: wake, figure: "p50", unit: "ms", value: percentile(latency.answered, 50)!, baseline: null, ratio: null, target: "–", pass: null },
-    { scenario: wake, figure: "p99", unit: "ms", value: wakeP99, baseline: null, ratio: null, target: "≤ 100 ms", pass: wakeP99 <= 100 },
+      : {
+          scenario: queue,
+          figure: "p50",
+          unit: "ms",
+          value: p50,
+          baseline: null,
+          ratio: null,
+          target: `≤ ${p50Target} ms`,
+          pass: p50 <= p50Target,
+        },
+    {
+      scenario: queue,
+      figure: "p99",
+      unit: "ms",
+      value: percentile(latency.started, 99)!,
+      baseline: null,
+      ratio: null,
+      target: "–",
+      pass: null,
+    },
+    {
+      scenario: wake,
+      figure: "p50",
+      unit: "ms",
+      value: percentile(latency.answered, 50)!,
+      baseline: null,
+      ratio: null,
+      target: "–",
+      pass: null,
+    },
+    {
+      scenario: wake,
+      figure: "p99",
+      unit: "ms",
+      value: wakeP99,
+      baseline: null,
+      ratio: null,
+      target: "≤ 100 ms",
+      pass: wakeP99 <= 100,
+    },
   ];
 }
 
 /** The fastest image model through the API, one run at a time, answered when done. */
-export async function preferWaitScenario(settings: BenchSettings, server: ServerHandle, key: string, model: FastestModel): Promise<Row[]> {
+export async function preferWaitScenario(
+  settings: BenchSettings,
+  server: ServerHandle,
+  key: string,
+  model: FastestModel,
+): Promise<Row[]> {
   const scenario = `${model.id} end to end, Prefer: wait`;
   const n = settings.smoke ? 3 : 50;
   const body = JSON.stringify({ model: model.id, input: model.input });
@@ -141,14 +192,24 @@ export async function preferWaitScenario(settings: BenchSettings, server: Server
  * `n` runs of the fastest model queued at once through batches in a workspace of their own, then
  * the span from the first created_at to the last completed_at, read from the store.
  */
-export async function runThroughputScenario(settings: BenchSettings, server: ServerHandle, ws: { workspaceId: string; key: string }, model: FastestModel, workers: number): Promise<Row[]> {
+export async function runThroughputScenario(
+  settings: BenchSettings,
+  server: ServerHandle,
+  ws: { workspaceId: string; key: string },
+  model: FastestModel,
+  workers: number,
+): Promise<Row[]> {
   const n = settings.smoke ? 10 : 400;
   await queueRuns(server, ws.key, n, { model: model.id, input: model.input });
   const store = openStore({ databaseUrl: server.store.databaseUrl || null, dataDir: server.store.dataDir });
   try {
     const deadline = Date.now() + 300_000;
     for (;;) {
-      const rows = await store.db.selectFrom("generations").select(["status", "created_at", "completed_at"]).where("workspace_id", "=", ws.workspaceId).execute();
+      const rows = await store.db
+        .selectFrom("generations")
+        .select(["status", "created_at", "completed_at"])
+        .where("workspace_id", "=", ws.workspaceId)
+        .execute();
       const open = rows.filter((r) => r.status === "queued" || r.status === "running").length;
       if (rows.length >= n && open === 0) {
         const failed = rows.filter((r) => r.status !== "succeeded").length;

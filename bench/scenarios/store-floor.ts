@@ -17,19 +17,42 @@ export interface StoreFloor {
   n: number;
 }
 
-export async function measureStoreFloor(settings: BenchSettings, server: ServerHandle, workspaceId: string, body: unknown, options: { idempotencyKeys: boolean }): Promise<StoreFloor> {
+export async function measureStoreFloor(
+  settings: BenchSettings,
+  server: ServerHandle,
+  workspaceId: string,
+  body: unknown,
+  options: { idempotencyKeys: boolean },
+): Promise<StoreFloor> {
   const store = openStore({ databaseUrl: server.store.databaseUrl || null, dataDir: server.store.dataDir });
   try {
-    const config = loadConfig({ DATA_DIR: server.store.dataDir, DATABASE_URL: server.store.databaseUrl, LOG_LEVEL: "silent", PATH: process.env.PATH });
+    const config = loadConfig({
+      DATA_DIR: server.store.dataDir,
+      DATABASE_URL: server.store.databaseUrl,
+      LOG_LEVEL: "silent",
+      PATH: process.env.PATH,
+    });
     // The catalog holds what boot puts in it (the built-in models), as in the server.
     installCatalog(config);
-    const ctx: Ctx = { db: store.db, workspaceId, actor: { kind: "api_key", id: "key_bench" }, scopes: [...SCOPES], source: "api", services: createServices(config) };
+    const ctx: Ctx = {
+      db: store.db,
+      workspaceId,
+      actor: { kind: "api_key", id: "key_bench" },
+      scopes: [...SCOPES],
+      source: "api",
+      services: createServices(config),
+    };
     const priced = await priceRunRequest(ctx, body);
     let n = 0;
     const once = () =>
       startIdempotently(
         ctx,
-        { key: options.idempotencyKeys ? `store-floor-${n}-${Date.now()}` : null, endpoint: "generations", body, resource: "generation" },
+        {
+          key: options.idempotencyKeys ? `store-floor-${n}-${Date.now()}` : null,
+          endpoint: "generations",
+          body,
+          resource: "generation",
+        },
         async () => priced,
         (db, p, runId, now) => writeQueuedRun(db, ctx, p, runId, now),
       );

@@ -62,27 +62,41 @@ interface FollowedRun {
 }
 
 /** Follows one run's status stream until the server ends it (or `timeoutMs`). */
-function followStream(server: ServerHandle, key: string, id: string, agent: http.Agent, timeoutMs = 30_000): Promise<FollowedRun> {
+function followStream(
+  server: ServerHandle,
+  key: string,
+  id: string,
+  agent: http.Agent,
+  timeoutMs = 30_000,
+): Promise<FollowedRun> {
   return new Promise((resolve, reject) => {
     const out: FollowedRun = { events: [], ended: false };
-    const req = http.get(`${server.api}/v1/generations/${id}`, { agent, headers: { "x-api-key": key, accept: "text/event-stream" } }, (res) => {
-      if (res.statusCode !== 200 || !String(res.headers["content-type"]).startsWith("text/event-stream")) {
-        res.resume();
-        reject(new Error(`GET /v1/generations/${id} (event stream) answered ${res.statusCode} ${res.headers["content-type"]}`));
-        return;
-      }
-      res.on(
-        "data",
-        eventParser((e) => {
-          if (e.event === "generation") out.events.push({ generation: JSON.parse(e.data) as Generation, at: e.at });
-        }),
-      );
-      res.on("end", () => {
-        clearTimeout(timer);
-        out.ended = true;
-        resolve(out);
-      });
-    });
+    const req = http.get(
+      `${server.api}/v1/generations/${id}`,
+      { agent, headers: { "x-api-key": key, accept: "text/event-stream" } },
+      (res) => {
+        if (res.statusCode !== 200 || !String(res.headers["content-type"]).startsWith("text/event-stream")) {
+          res.resume();
+          reject(
+            new Error(
+              `GET /v1/generations/${id} (event stream) answered ${res.statusCode} ${res.headers["content-type"]}`,
+            ),
+          );
+          return;
+        }
+        res.on(
+          "data",
+          eventParser((e) => {
+            if (e.event === "generation") out.events.push({ generation: JSON.parse(e.data) as Generation, at: e.at });
+          }),
+        );
+        res.on("end", () => {
+          clearTimeout(timer);
+          out.ended = true;
+          resolve(out);
+        });
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       resolve(out);
@@ -108,7 +122,12 @@ export interface StreamLatency {
  * its stream was open (the first event already final) measures the opening, not the signal: it
  * is counted as missed and another run is made.
  */
-export async function streamLatency(settings: BenchSettings, server: ServerHandle, key: string, model: FastestModel): Promise<StreamLatency> {
+export async function streamLatency(
+  settings: BenchSettings,
+  server: ServerHandle,
+  key: string,
+  model: FastestModel,
+): Promise<StreamLatency> {
   const n = settings.smoke ? 5 : 200;
   const warmup = settings.smoke ? 1 : 5;
   const body = JSON.stringify({ model: model.id, input: model.input });
@@ -117,14 +136,21 @@ export async function streamLatency(settings: BenchSettings, server: ServerHandl
   let notClosed = 0;
   try {
     for (let attempt = 0; out.finished.length < n && attempt < warmup + n * 3; attempt++) {
-      const res = await fetch(`${server.api}/v1/generations`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body });
+      const res = await fetch(`${server.api}/v1/generations`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body,
+      });
       const created = (await res.json()) as Generation;
-      if (res.status !== 201) throw new Error(`POST /v1/generations answered ${res.status}: ${JSON.stringify(created)}`);
+      if (res.status !== 201)
+        throw new Error(`POST /v1/generations answered ${res.status}: ${JSON.stringify(created)}`);
       const followed = await followStream(server, key, created.id, agent);
       const first = followed.events[0];
       const last = followed.events.at(-1);
-      if (!first || !last || !isFinal(last.generation.status)) throw new Error(`the stream of ${created.id} ended without a final event (${followed.events.length} events)`);
-      if (last.generation.status !== "succeeded" || !last.generation.completed_at) throw new Error(`run ${created.id} ended ${last.generation.status}`);
+      if (!first || !last || !isFinal(last.generation.status))
+        throw new Error(`the stream of ${created.id} ended without a final event (${followed.events.length} events)`);
+      if (last.generation.status !== "succeeded" || !last.generation.completed_at)
+        throw new Error(`run ${created.id} ended ${last.generation.status}`);
       if (!followed.ended) notClosed += 1;
       if (attempt < warmup) continue;
       if (isFinal(first.generation.status)) out.missed += 1;
@@ -134,7 +160,10 @@ export async function streamLatency(settings: BenchSettings, server: ServerHandl
   } finally {
     agent.destroy();
   }
-  if (out.finished.length < n) out.problems.push(`only ${out.finished.length} of ${n} samples (${out.missed} runs finished before their stream opened)`);
+  if (out.finished.length < n)
+    out.problems.push(
+      `only ${out.finished.length} of ${n} samples (${out.missed} runs finished before their stream opened)`,
+    );
   if (notClosed > 0) out.problems.push(`${notClosed} streams not closed after the final event`);
   return out;
 }
@@ -146,7 +175,17 @@ export function streamLatencyRows(where: string, latency: StreamLatency, p99Targ
   const p50 = percentile(latency.finished, 50);
   const p99 = percentile(latency.finished, 99);
   return [
-    { scenario, figure: "p50", unit: "ms", value: p50, baseline: null, ratio: null, target: "–", pass: null, note: p50 === null ? "no sample" : samples },
+    {
+      scenario,
+      figure: "p50",
+      unit: "ms",
+      value: p50,
+      baseline: null,
+      ratio: null,
+      target: "–",
+      pass: null,
+      note: p50 === null ? "no sample" : samples,
+    },
     {
       scenario,
       figure: "p99",
@@ -166,7 +205,11 @@ export function streamLatencyRows(where: string, latency: StreamLatency, p99Targ
  * queries per second with few and with many streams. Every stream must get its first event
  * (status queued) and none may fail or end.
  */
-export async function openStreamsScenario(settings: BenchSettings, server: ServerHandle, ws: { workspaceId: string; key: string }): Promise<Row[]> {
+export async function openStreamsScenario(
+  settings: BenchSettings,
+  server: ServerHandle,
+  ws: { workspaceId: string; key: string },
+): Promise<Row[]> {
   const scenario = `${settings.smoke ? "50" : "5,000"} open status streams (text/event-stream)`;
   let firstQueued = 0;
   let firstOther = 0;
@@ -175,25 +218,29 @@ export async function openStreamsScenario(settings: BenchSettings, server: Serve
   let failed = 0;
   const measured = await holdIdleReaders(settings, server, ws, {
     open: (id, agent) => {
-      const req = http.get(`${server.api}/v1/generations/${id}`, { agent, headers: { "x-api-key": ws.key, accept: "text/event-stream" } }, (res) => {
-        if (res.statusCode !== 200) {
-          refused += 1;
-          res.resume();
-          return;
-        }
-        let first = true;
-        const parse = eventParser((e) => {
-          if (!first || e.event !== "generation") return;
-          first = false;
-          if ((JSON.parse(e.data) as Generation).status === "queued") firstQueued += 1;
-          else firstOther += 1;
-        });
-        // Only the first event is parsed; keep-alive comments after it are read and dropped.
-        res.on("data", (chunk: Buffer) => (first ? parse(chunk) : undefined));
-        res.on("end", () => {
-          ended += 1;
-        });
-      });
+      const req = http.get(
+        `${server.api}/v1/generations/${id}`,
+        { agent, headers: { "x-api-key": ws.key, accept: "text/event-stream" } },
+        (res) => {
+          if (res.statusCode !== 200) {
+            refused += 1;
+            res.resume();
+            return;
+          }
+          let first = true;
+          const parse = eventParser((e) => {
+            if (!first || e.event !== "generation") return;
+            first = false;
+            if ((JSON.parse(e.data) as Generation).status === "queued") firstQueued += 1;
+            else firstOther += 1;
+          });
+          // Only the first event is parsed; keep-alive comments after it are read and dropped.
+          res.on("data", (chunk: Buffer) => (first ? parse(chunk) : undefined));
+          res.on("end", () => {
+            ended += 1;
+          });
+        },
+      );
       req.on("error", () => {
         failed += 1;
       });
@@ -277,17 +324,41 @@ const PAINT_PROBE = `(() => {
  * again; for each run, the wall clock (in the page) when its output image was painted against
  * the run's completed_at read through the API.
  */
-export async function studioPaintScenario(settings: BenchSettings, server: ServerHandle, ws: { workspaceId: string; key: string }, model: FastestModel): Promise<Row[]> {
+export async function studioPaintScenario(
+  settings: BenchSettings,
+  server: ServerHandle,
+  ws: { workspaceId: string; key: string },
+  model: FastestModel,
+): Promise<Row[]> {
   const scenario = `studio: run finished → result painted in Chromium (${model.id})`;
   if (!existsSync(CHROMIUM)) {
-    return [{ scenario, figure: "p50", unit: "ms", value: null, baseline: null, ratio: null, target: "≤ 100 ms", pass: null, note: `skipped: no Chromium at ${CHROMIUM}` }];
+    return [
+      {
+        scenario,
+        figure: "p50",
+        unit: "ms",
+        value: null,
+        baseline: null,
+        ratio: null,
+        target: "≤ 100 ms",
+        pass: null,
+        note: `skipped: no Chromium at ${CHROMIUM}`,
+      },
+    ];
   }
   const n = settings.smoke ? 2 : 20;
   const user = studioUser(server, ws.workspaceId);
   const cookie = await signIn(server, user.email, user.password);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+      "--disable-sync",
+    ],
   });
   const painted: number[] = [];
   /** completed_at → the final state's event reached the page (when the page follows the stream). */
@@ -321,31 +392,42 @@ export async function studioPaintScenario(settings: BenchSettings, server: Serve
     let previous = (await view.count()) > 0 ? await view.getAttribute("data-run-id") : null;
     for (let i = 0; i < n + 1; i++) {
       await run.click(); // waits until enabled (the quote is in)
-      await page.waitForFunction((before) => {
-        const id = document.querySelector("[data-testid=run-view]")?.getAttribute("data-run-id");
-        return id !== null && id !== undefined && id !== before;
-      }, previous, { timeout: 15_000, polling: 20 });
+      await page.waitForFunction(
+        (before) => {
+          const id = document.querySelector("[data-testid=run-view]")?.getAttribute("data-run-id");
+          return id !== null && id !== undefined && id !== before;
+        },
+        previous,
+        { timeout: 15_000, polling: 20 },
+      );
       const id = (await view.getAttribute("data-run-id"))!;
       previous = id;
-      const paintedAt = await page.waitForFunction((runId) => (window as unknown as { __painted: Record<string, number> }).__painted[runId], id, { timeout: 30_000, polling: 20 });
-      const at = (await paintedAt.jsonValue()) as number;
-      const probe = await page.evaluate(
-        (runId) => {
-          const w = window as unknown as {
-            __paintErrors: Record<string, string>;
-            __finalEvent: Record<string, number>;
-            __imageFetched: Record<string, [number, number]>;
-            __firstStatus: Record<string, string>;
-          };
-          return { paintError: w.__paintErrors[runId], finalEventAt: w.__finalEvent[runId], imageFetched: w.__imageFetched[runId], firstStatus: w.__firstStatus[runId] };
-        },
+      const paintedAt = await page.waitForFunction(
+        (runId) => (window as unknown as { __painted: Record<string, number> }).__painted[runId],
         id,
+        { timeout: 30_000, polling: 20 },
       );
+      const at = (await paintedAt.jsonValue()) as number;
+      const probe = await page.evaluate((runId) => {
+        const w = window as unknown as {
+          __paintErrors: Record<string, string>;
+          __finalEvent: Record<string, number>;
+          __imageFetched: Record<string, [number, number]>;
+          __firstStatus: Record<string, string>;
+        };
+        return {
+          paintError: w.__paintErrors[runId],
+          finalEventAt: w.__finalEvent[runId],
+          imageFetched: w.__imageFetched[runId],
+          firstStatus: w.__firstStatus[runId],
+        };
+      }, id);
       const paintError = probe.paintError;
       if (paintError) problems.push(`run ${id}: the image did not decode (${paintError})`);
       const res = await fetch(`${server.api}/v1/generations/${id}`, { headers: { "x-api-key": ws.key } });
       const generation = (await res.json()) as Generation;
-      if (generation.status !== "succeeded" || !generation.completed_at) throw new Error(`run ${id} ended ${generation.status}`);
+      if (generation.status !== "succeeded" || !generation.completed_at)
+        throw new Error(`run ${id} ended ${generation.status}`);
       if (i > 0) {
         // The first run warms the page up.
         painted.push(at - Date.parse(generation.completed_at));
@@ -364,10 +446,32 @@ export async function studioPaintScenario(settings: BenchSettings, server: Serve
     await browser.close();
   }
   const p50 = percentile(painted, 50)!;
-  const how = streamRequests > 0 ? `${n} runs; the page followed /api/runs/events` : `${n} runs; the page polled (${pollRequests} server-action calls, no /api/runs/events stream)`;
+  const how =
+    streamRequests > 0
+      ? `${n} runs; the page followed /api/runs/events`
+      : `${n} runs; the page polled (${pollRequests} server-action calls, no /api/runs/events stream)`;
   return [
-    { scenario, figure: "p50", unit: "ms", value: p50, baseline: null, ratio: null, target: "≤ 100 ms", pass: p50 <= 100 && problems.length === 0, note: [how, ...problems].join("; ") },
-    { scenario, figure: "p99", unit: "ms", value: percentile(painted, 99)!, baseline: null, ratio: null, target: "–", pass: null },
+    {
+      scenario,
+      figure: "p50",
+      unit: "ms",
+      value: p50,
+      baseline: null,
+      ratio: null,
+      target: "≤ 100 ms",
+      pass: p50 <= 100 && problems.length === 0,
+      note: [how, ...problems].join("; "),
+    },
+    {
+      scenario,
+      figure: "p99",
+      unit: "ms",
+      value: percentile(painted, 99)!,
+      baseline: null,
+      ratio: null,
+      target: "–",
+      pass: null,
+    },
     {
       scenario,
       figure: "of which: final event in the page, p50",

@@ -21,7 +21,13 @@ export async function signIn(server: ServerHandle, email: string, password: stri
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.join("; ") },
-    body: new URLSearchParams({ csrfToken, email, password, json: "true", callbackUrl: `${server.studio}/catalog` }).toString(),
+    body: new URLSearchParams({
+      csrfToken,
+      email,
+      password,
+      json: "true",
+      callbackUrl: `${server.studio}/catalog`,
+    }).toString(),
   });
   const session = cookiesOf(res).find((c) => c.startsWith("next-auth.session-token="));
   if (!session) throw new Error(`studio sign-in failed (${res.status})`);
@@ -30,7 +36,18 @@ export async function signIn(server: ServerHandle, email: string, password: stri
 
 export function studioUser(server: ServerHandle, workspaceId: string): { email: string; password: string } {
   const user = { email: `bench-${Date.now().toString(36)}@example.com`, password: "bench-pass-1" };
-  admin(server.store, ["user", "create", "--email", user.email, "--password", user.password, "--workspace", workspaceId, "--role", "creator"]);
+  admin(server.store, [
+    "user",
+    "create",
+    "--email",
+    user.email,
+    "--password",
+    user.password,
+    "--workspace",
+    workspaceId,
+    "--role",
+    "creator",
+  ]);
   return user;
 }
 
@@ -53,18 +70,34 @@ export async function firstLoadJsScenario(server: ServerHandle, cookie: string):
   const html = await (await fetch(`${server.studio}/catalog`, { headers: { cookie, accept: "text/html" } })).text();
   const sources = new Set<string>();
   for (const m of html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)) sources.add(m[1]!);
-  for (const m of html.matchAll(/<link[^>]*rel="preload"[^>]*as="script"[^>]*href="([^"]+)"|<link[^>]*href="([^"]+)"[^>]*as="script"/g)) sources.add((m[1] ?? m[2])!);
+  for (const m of html.matchAll(
+    /<link[^>]*rel="preload"[^>]*as="script"[^>]*href="([^"]+)"|<link[^>]*href="([^"]+)"[^>]*as="script"/g,
+  ))
+    sources.add((m[1] ?? m[2])!);
   let gzipped = 0;
   let files = 0;
   for (const src of sources) {
     const pathname = new URL(src.replace(/&amp;/g, "&"), server.studio).pathname;
     if (!pathname.startsWith("/_next/")) continue;
     const file = path.join(ROOT, ".next", pathname.slice("/_next/".length));
-    const bytes = existsSync(file) ? readFileSync(file) : Buffer.from(await (await fetch(`${server.studio}${pathname}`)).arrayBuffer());
+    const bytes = existsSync(file)
+      ? readFileSync(file)
+      : Buffer.from(await (await fetch(`${server.studio}${pathname}`)).arrayBuffer());
     gzipped += gzipSync(bytes, { level: 9 }).length;
     files += 1;
   }
   if (files === 0) throw new Error(`${scenario}: the page loads no script`);
   const kb = gzipped / 1024;
-  return [{ scenario, figure: `kB gzipped (${files} files)`, unit: "kB", value: kb, baseline: null, ratio: null, target: "≤ 250 kB", pass: kb <= 250 }];
+  return [
+    {
+      scenario,
+      figure: `kB gzipped (${files} files)`,
+      unit: "kB",
+      value: kb,
+      baseline: null,
+      ratio: null,
+      target: "≤ 250 kB",
+      pass: kb <= 250,
+    },
+  ];
 }

@@ -31,7 +31,9 @@ export async function measureThroughput(settings: BenchSettings, c: ThroughputCa
   const init: RequestInit = { method: c.method, headers: c.headers, body: c.body };
   const captured = await capture(c.url, init);
   if (captured.status !== c.expectStatus) {
-    throw new Error(`${c.scenario}: expected ${c.expectStatus}, got ${captured.status}: ${captured.body.toString().slice(0, 300)}`);
+    throw new Error(
+      `${c.scenario}: expected ${c.expectStatus}, got ${captured.status}: ${captured.body.toString().slice(0, 300)}`,
+    );
   }
   const options: LoadOptions = {
     url: c.url,
@@ -57,8 +59,15 @@ export function badNote(r: LoadResult): string | undefined {
  * The req/s row with a minimum share of a floor's req/s: the bare server's (`baseline`), the
  * framework floor's (`framework`), or another measured in the same run (the store floor).
  */
-export function rpsRow(scenario: string, figure: string, r: ThroughputResult, minShare: number | null, against: "baseline" | "framework" | { name: string; rps: number } = "baseline"): Row {
-  const floor = against === "baseline" ? r.baseline.rps : against === "framework" ? r.framework?.rps ?? null : against.rps;
+export function rpsRow(
+  scenario: string,
+  figure: string,
+  r: ThroughputResult,
+  minShare: number | null,
+  against: "baseline" | "framework" | { name: string; rps: number } = "baseline",
+): Row {
+  const floor =
+    against === "baseline" ? r.baseline.rps : against === "framework" ? (r.framework?.rps ?? null) : against.rps;
   const name = against === "baseline" ? "baseline" : against === "framework" ? "the framework floor" : against.name;
   const ratio = ratioOf(r.atelier.rps, floor);
   return {
@@ -74,7 +83,13 @@ export function rpsRow(scenario: string, figure: string, r: ThroughputResult, mi
   };
 }
 
-export function latencyRow(scenario: string, figure: string, r: ThroughputResult, maxMs: number | null, which: "p50" | "p99" = figure.endsWith("p50") ? "p50" : "p99"): Row {
+export function latencyRow(
+  scenario: string,
+  figure: string,
+  r: ThroughputResult,
+  maxMs: number | null,
+  which: "p50" | "p99" = figure.endsWith("p50") ? "p50" : "p99",
+): Row {
   const value = r.atelier[which];
   const baseline = r.baseline[which];
   return {

@@ -29,7 +29,11 @@ async function receiver(receipts: Receipt[]): Promise<{ server: Server; url: str
 }
 
 async function api(server: ServerHandle, key: string, method: string, path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${server.api}${path}`, { method, headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.api}${path}`, {
+    method,
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
   return json;
@@ -38,10 +42,16 @@ async function api(server: ServerHandle, key: string, method: string, path: stri
 async function waitForReceipts(receipts: Receipt[], count: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (receipts.length < count && Date.now() < deadline) await sleep(50);
-  if (receipts.length < count) throw new Error(`webhooks: ${receipts.length} of ${count} deliveries arrived within ${timeoutMs / 1000} s`);
+  if (receipts.length < count)
+    throw new Error(`webhooks: ${receipts.length} of ${count} deliveries arrived within ${timeoutMs / 1000} s`);
 }
 
-export async function webhooksScenario(settings: BenchSettings, server: ServerHandle, key: string, model: FastestModel): Promise<Row[]> {
+export async function webhooksScenario(
+  settings: BenchSettings,
+  server: ServerHandle,
+  key: string,
+  model: FastestModel,
+): Promise<Row[]> {
   const scenario = "webhook deliveries to a local receiver";
   const receipts: Receipt[] = [];
   const { server: hook, url } = await receiver(receipts);
@@ -53,7 +63,11 @@ export async function webhooksScenario(settings: BenchSettings, server: ServerHa
     const sequential = settings.smoke ? 3 : 100;
     for (let i = 0; i < sequential; i++) {
       const before = receipts.length;
-      await fetch(`${server.api}/v1/generations`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json", prefer: "wait=30" }, body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
+      await fetch(`${server.api}/v1/generations`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json", prefer: "wait=30" },
+        body: JSON.stringify(body),
+      }).then((r) => r.arrayBuffer());
       await waitForReceipts(receipts, before + 1, 30_000);
     }
     const latencies = receipts.map((r) => r.at - r.eventAt);
@@ -63,7 +77,9 @@ export async function webhooksScenario(settings: BenchSettings, server: ServerHa
     receipts.length = 0;
     const runs = settings.smoke ? 2 : 150;
     for (let made = 0; made < runs; made += 50) {
-      await api(server, key, "POST", "/v1/batches", { requests: Array.from({ length: Math.min(50, runs - made) }, () => body) });
+      await api(server, key, "POST", "/v1/batches", {
+        requests: Array.from({ length: Math.min(50, runs - made) }, () => body),
+      });
     }
     await waitForReceipts(receipts, runs * 20, 120_000);
     const first = Math.min(...receipts.map((r) => r.at));
@@ -71,8 +87,26 @@ export async function webhooksScenario(settings: BenchSettings, server: ServerHa
     const rate = (receipts.length - 1) / Math.max(0.001, (last - first) / 1000);
     const p50 = percentile(latencies, 50)!;
     return [
-      { scenario, figure: `deliveries/s (${runs} runs × 20 endpoints)`, unit: "/s", value: rate, baseline: null, ratio: null, target: "≥ 500/s", pass: rate >= 500 },
-      { scenario, figure: "event → delivered p50", unit: "ms", value: p50, baseline: null, ratio: null, target: "≤ 50 ms", pass: p50 <= 50 },
+      {
+        scenario,
+        figure: `deliveries/s (${runs} runs × 20 endpoints)`,
+        unit: "/s",
+        value: rate,
+        baseline: null,
+        ratio: null,
+        target: "≥ 500/s",
+        pass: rate >= 500,
+      },
+      {
+        scenario,
+        figure: "event → delivered p50",
+        unit: "ms",
+        value: p50,
+        baseline: null,
+        ratio: null,
+        target: "≤ 50 ms",
+        pass: p50 <= 50,
+      },
     ];
   } finally {
     hook.closeAllConnections();

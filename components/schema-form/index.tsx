@@ -33,7 +33,13 @@ export function SchemaForm({
         showErrorList={false}
         onChange={(e) => onChange((e.formData ?? {}) as Record<string, unknown>)}
         onSubmit={() => {}}
-        templates={{ FieldTemplate, ObjectFieldTemplate, BaseInputTemplate, ErrorListTemplate, ButtonTemplates: { SubmitButton } }}
+        templates={{
+          FieldTemplate,
+          ObjectFieldTemplate,
+          BaseInputTemplate,
+          ErrorListTemplate,
+          ButtonTemplates: { SubmitButton },
+        }}
         widgets={{ SelectWidget, CheckboxWidget, TextWidget, UpDownWidget: NumberWidget, TextareaWidget: TextWidget }}
       />
     </SchemaFormContext.Provider>

@@ -17,7 +17,12 @@ export function SelectWidget(props: WidgetProps) {
   const enumOptions = (options.enumOptions ?? []).map((o) => ({ ...o, label: labels?.[String(o.value)] ?? o.label }));
   if (enumOptions.length <= 4) {
     return (
-      <div role="radiogroup" aria-labelledby={`${id}-label`} id={id} className="inline-flex w-full rounded-lg border border-zinc-300 bg-zinc-50 p-0.5">
+      <div
+        role="radiogroup"
+        aria-labelledby={`${id}-label`}
+        id={id}
+        className="inline-flex w-full rounded-lg border border-zinc-300 bg-zinc-50 p-0.5"
+      >
         {enumOptions.map((o) => {
           const selected = o.value === value;
           return (
@@ -75,7 +80,9 @@ export function CheckboxWidget(props: WidgetProps) {
         className={`relative mt-0.5 inline-flex h-5 w-9 shrink-0 rounded-full transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500 ${on ? "bg-indigo-600" : "bg-zinc-300"}`}
       >
         {/* The knob stays white in the dark theme too (where bg-white is the card surface). */}
-        <span className={`absolute top-0.5 h-4 w-4 rounded-full bg-white shadow transition-transform [--color-white:#fff] ${on ? "translate-x-4" : "translate-x-0.5"}`} />
+        <span
+          className={`absolute top-0.5 h-4 w-4 rounded-full bg-white shadow transition-transform [--color-white:#fff] ${on ? "translate-x-4" : "translate-x-0.5"}`}
+        />
       </button>
       <div>
         <div className="text-sm font-medium text-zinc-800">{label}</div>
@@ -103,7 +110,12 @@ export function NumberWidget(props: WidgetProps) {
     const t = setTimeout(() => setNote(null), 4000);
     return () => clearTimeout(t);
   }, [note]);
-  const range = min !== undefined && max !== undefined ? `${min} to ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+  const range =
+    min !== undefined && max !== undefined
+      ? `${min} to ${max}`
+      : min !== undefined
+        ? `at least ${min}`
+        : `at most ${max}`;
   const refuse = (to: number) => {
     setNote(`${label} is ${range}, so it was set to ${to}.`);
     onChange(to);
@@ -190,17 +202,36 @@ function AutoTextarea(props: WidgetProps) {
 }
 
 function mediaNoun(pattern: string): string {
-  return pattern.startsWith("image/") ? "image" : pattern.startsWith("audio/") ? "sound" : pattern.startsWith("video/") ? "video" : "file";
+  return pattern.startsWith("image/")
+    ? "image"
+    : pattern.startsWith("audio/")
+      ? "sound"
+      : pattern.startsWith("video/")
+        ? "video"
+        : "file";
 }
 
 /** What a chosen file looks like: a thumbnail for an image, a player for a sound or video. */
 function FilePreview({ file, noun }: { file: StudioFile | undefined; noun: string }) {
   const box = "h-16 w-16 shrink-0 rounded-md border border-zinc-200";
-  if (!file) return <div className={`${box} flex items-center justify-center bg-zinc-100 text-xs text-zinc-400`}>No {noun}</div>;
-  if (file.content_type.startsWith("image/")) return <img src={file.url} alt={file.filename ?? file.id} data-testid="file-thumbnail" className={`${box} object-cover`} />;
-  if (file.content_type.startsWith("video/")) return <video src={file.url} muted data-testid="file-thumbnail" className={`${box} bg-black object-cover`} />;
+  if (!file)
+    return <div className={`${box} flex items-center justify-center bg-zinc-100 text-xs text-zinc-400`}>No {noun}</div>;
+  if (file.content_type.startsWith("image/"))
+    return (
+      <img
+        src={file.url}
+        alt={file.filename ?? file.id}
+        data-testid="file-thumbnail"
+        className={`${box} object-cover`}
+      />
+    );
+  if (file.content_type.startsWith("video/"))
+    return <video src={file.url} muted data-testid="file-thumbnail" className={`${box} bg-black object-cover`} />;
   return (
-    <div data-testid="file-thumbnail" className={`${box} flex flex-col items-center justify-center bg-indigo-50 text-indigo-600`}>
+    <div
+      data-testid="file-thumbnail"
+      className={`${box} flex flex-col items-center justify-center bg-indigo-50 text-indigo-600`}
+    >
       <svg viewBox="0 0 24 24" className="h-6 w-6" fill="none" stroke="currentColor" strokeWidth={1.6} aria-hidden>
         <path d="M3 12h2M7 8v8M11 5v14M15 9v6M19 11v2" strokeLinecap="round" />
       </svg>
@@ -255,11 +286,25 @@ export function FileWidget(props: WidgetProps) {
         <FilePreview file={chosen} noun={noun} />
         <div className="min-w-0 flex-1 text-sm">
           <div className="truncate text-zinc-700" aria-live="polite">
-            {busy ? `Uploading… ${noun === "image" ? "" : `${Math.round((progress ?? 0) * 100)} %`}` : chosen ? (chosen.filename ?? chosen.id) : `Drop ${noun === "image" ? "an image" : `a ${noun}`} here or`}
+            {busy
+              ? `Uploading… ${noun === "image" ? "" : `${Math.round((progress ?? 0) * 100)} %`}`
+              : chosen
+                ? (chosen.filename ?? chosen.id)
+                : `Drop ${noun === "image" ? "an image" : `a ${noun}`} here or`}
           </div>
           {busy && noun !== "image" ? (
-            <div className="mt-1 h-1.5 w-full overflow-hidden rounded-full bg-zinc-200" role="progressbar" aria-label={`Uploading ${label}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round((progress ?? 0) * 100)}>
-              <div className="h-full bg-indigo-500 transition-[width]" style={{ width: `${Math.round((progress ?? 0) * 100)}%` }} />
+            <div
+              className="mt-1 h-1.5 w-full overflow-hidden rounded-full bg-zinc-200"
+              role="progressbar"
+              aria-label={`Uploading ${label}`}
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={Math.round((progress ?? 0) * 100)}
+            >
+              <div
+                className="h-full bg-indigo-500 transition-[width]"
+                style={{ width: `${Math.round((progress ?? 0) * 100)}%` }}
+              />
             </div>
           ) : null}
           <button
@@ -281,7 +326,14 @@ export function FileWidget(props: WidgetProps) {
           />
         </div>
       </div>
-      {chosen && noun === "sound" ? <audio controls src={chosen.url} className="h-9 w-full" aria-label={`Listen to ${chosen.filename ?? chosen.id}`} /> : null}
+      {chosen && noun === "sound" ? (
+        <audio
+          controls
+          src={chosen.url}
+          className="h-9 w-full"
+          aria-label={`Listen to ${chosen.filename ?? chosen.id}`}
+        />
+      ) : null}
       {error ? (
         <p role="alert" className="text-sm text-red-600">
           {error}
@@ -297,7 +349,9 @@ export function FileWidget(props: WidgetProps) {
         <option value="">{files.length ? "Choose from files…" : "No files yet: upload one"}</option>
         {files.map((f) => (
           <option key={f.id} value={f.id}>
-            {(f.filename ?? f.id) + (f.width ? ` · ${f.width}×${f.height}` : "") + (f.duration ? ` · ${f.duration.toFixed(1)} s` : "")}
+            {(f.filename ?? f.id) +
+              (f.width ? ` · ${f.width}×${f.height}` : "") +
+              (f.duration ? ` · ${f.duration.toFixed(1)} s` : "")}
           </option>
         ))}
       </select>

@@ -4,7 +4,6 @@ import { execFileSync } from "node:child_process";
 import { ADMIN_CLI } from "../admin-cli";
 import { REPO_ROOT, SERVERS, storeEnv, type ServerSpec } from "./servers";
 
-
 function run(spec: ServerSpec, args: string[]): string {
   return execFileSync(process.execPath, [ADMIN_CLI, "--json", ...args], {
     cwd: REPO_ROOT,
@@ -21,7 +20,10 @@ export function admin<T = Record<string, unknown>>(args: string[], spec: ServerS
 }
 
 /** Runs the CLI expecting it to fail; returns its exit status and parsed stderr JSON. */
-export function adminFailure(args: string[], spec: ServerSpec = SERVERS.main): { status: number; stderr: string; stdout: string } {
+export function adminFailure(
+  args: string[],
+  spec: ServerSpec = SERVERS.main,
+): { status: number; stderr: string; stdout: string } {
   try {
     const stdout = run(spec, args);
     return { status: 0, stderr: "", stdout };
@@ -59,7 +61,10 @@ export function uniqueName(label: string): string {
   return `e2e-${label}-${process.pid}-${Date.now().toString(36)}-${counter}`;
 }
 
-export function createWorkspace(opts: { name?: string; credit?: string } = {}, spec: ServerSpec = SERVERS.main): Workspace {
+export function createWorkspace(
+  opts: { name?: string; credit?: string } = {},
+  spec: ServerSpec = SERVERS.main,
+): Workspace {
   const args = ["workspace", "create", "--name", opts.name ?? uniqueName("ws")];
   if (opts.credit !== undefined) args.push("--credit", opts.credit);
   return admin<Workspace>(args, spec);

@@ -51,7 +51,9 @@ test.describe("sending the key", () => {
     await expectError(res, 400, "conflicting_credentials");
   });
 
-  test("two different keys are refused even when both are valid on their own, on every keyed endpoint", async ({ request }) => {
+  test("two different keys are refused even when both are valid on their own, on every keyed endpoint", async ({
+    request,
+  }) => {
     for (const path of ["/v1/models", "/v1/workspace", "/v1/models/atelier/gradient"]) {
       const res = await request.get(path, { headers: { ...keyHeader(otherKey.key), ...bearer(key.key) } });
       await expectError(res, 400, "conflicting_credentials");
@@ -66,7 +68,9 @@ test.describe("sending the key", () => {
         const req = http.get(`${SERVERS.main.baseURL}/v1/credits`, { headers: { [name]: [first, second] } }, (res) => {
           let text = "";
           res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { error: { code: string } } }));
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { error: { code: string } } }),
+          );
         });
         req.on("error", reject);
       });
@@ -127,7 +131,10 @@ test.describe("invalid keys → 401 invalid_api_key naming the slip", () => {
 
   test("unknown key of the right shape", async ({ request }) => {
     // Same length and alphabet as a real key, but never issued.
-    const secret = randomBytes(60).toString("base64").replace(/[^0-9A-Za-z]/g, "").slice(0, key.key.length - 4);
+    const secret = randomBytes(60)
+      .toString("base64")
+      .replace(/[^0-9A-Za-z]/g, "")
+      .slice(0, key.key.length - 4);
     const fake = `atl_${secret}`;
     expect(fake.length).toBe(key.key.length);
     const res = await request.get("/v1/credits", { headers: keyHeader(fake) });
@@ -156,7 +163,10 @@ test.describe("invalid keys → 401 invalid_api_key naming the slip", () => {
     const expiring = createKey(workspace.id, { name: "to expire", expires: "30d" });
     const db = new Database(path.join(SERVERS.main.dataDir, "atelier.sqlite"));
     try {
-      db.prepare("update api_keys set expires_at = ? where id = ?").run(new Date(Date.now() - 60_000).toISOString(), expiring.id);
+      db.prepare("update api_keys set expires_at = ? where id = ?").run(
+        new Date(Date.now() - 60_000).toISOString(),
+        expiring.id,
+      );
     } finally {
       db.close();
     }
@@ -178,18 +188,28 @@ test.describe("scopes → 403 permission_denied naming the scope", () => {
     const list = await expectOk<{ object: string }>(await request.get("/v1/models", { headers }));
     expect(list.object).toBe("list");
     expect(await expectOk(await request.get("/v1/credits", { headers }))).toEqual(CREDITS);
-    const quote = await request.post("/v1/quotes", { headers, data: { model: "atelier/gradient", input: { prompt: "x" } } });
+    const quote = await request.post("/v1/quotes", {
+      headers,
+      data: { model: "atelier/gradient", input: { prompt: "x" } },
+    });
     expect((await expectOk<{ object: string }>(quote)).object).toBe("quote");
   });
 
   test("workspace:read key cannot list or read models, read credits or quote", async ({ request }) => {
     const headers = keyHeader(workspaceOnlyKey.key);
-    await expectError(await request.get("/v1/models", { headers }), 403, "permission_denied", { message: /generations:read/ });
+    await expectError(await request.get("/v1/models", { headers }), 403, "permission_denied", {
+      message: /generations:read/,
+    });
     await expectError(await request.get("/v1/models/atelier/gradient", { headers }), 403, "permission_denied", {
       message: /generations:read/,
     });
-    await expectError(await request.get("/v1/credits", { headers }), 403, "permission_denied", { message: /generations:read/ });
-    const quote = await request.post("/v1/quotes", { headers, data: { model: "atelier/gradient", input: { prompt: "x" } } });
+    await expectError(await request.get("/v1/credits", { headers }), 403, "permission_denied", {
+      message: /generations:read/,
+    });
+    const quote = await request.post("/v1/quotes", {
+      headers,
+      data: { model: "atelier/gradient", input: { prompt: "x" } },
+    });
     await expectError(quote, 403, "permission_denied", { message: /generations:read/ });
   });
 
@@ -200,16 +220,30 @@ test.describe("scopes → 403 permission_denied naming the scope", () => {
 
   test("generations:write key alone cannot list models or read the workspace", async ({ request }) => {
     const headers = keyHeader(writeOnlyKey.key);
-    await expectError(await request.get("/v1/models", { headers }), 403, "permission_denied", { message: /generations:read/ });
-    await expectError(await request.get("/v1/workspace", { headers }), 403, "permission_denied", { message: /workspace:read/ });
+    await expectError(await request.get("/v1/models", { headers }), 403, "permission_denied", {
+      message: /generations:read/,
+    });
+    await expectError(await request.get("/v1/workspace", { headers }), 403, "permission_denied", {
+      message: /workspace:read/,
+    });
   });
 
   test("scopes are the same through Bearer", async ({ request }) => {
-    await expectError(await request.get("/v1/workspace", { headers: bearer(readOnlyKey.key) }), 403, "permission_denied", {
-      message: /workspace:read/,
-    });
-    await expectError(await request.get("/v1/models", { headers: bearer(workspaceOnlyKey.key) }), 403, "permission_denied", {
-      message: /generations:read/,
-    });
+    await expectError(
+      await request.get("/v1/workspace", { headers: bearer(readOnlyKey.key) }),
+      403,
+      "permission_denied",
+      {
+        message: /workspace:read/,
+      },
+    );
+    await expectError(
+      await request.get("/v1/models", { headers: bearer(workspaceOnlyKey.key) }),
+      403,
+      "permission_denied",
+      {
+        message: /generations:read/,
+      },
+    );
   });
 });

@@ -118,7 +118,13 @@ test.describe("GET /v1/models", () => {
     expect(new Set(list.data.map((m) => m.id)).size).toBe(list.data.length);
 
     const gradient = byId(list.data, "atelier/gradient");
-    expect(gradient).toMatchObject({ type: "model", version: null, latest: true, deprecation: null, modality: "image" });
+    expect(gradient).toMatchObject({
+      type: "model",
+      version: null,
+      latest: true,
+      deprecation: null,
+      modality: "image",
+    });
     expect(gradient.pricing.usd).toBe("0.002");
     expect(gradient.pricing.drivers).toEqual(["num_images"]);
 
@@ -202,7 +208,11 @@ test.describe("GET /v1/models/{creator}/{name}", () => {
   test("an unknown model → 404 resource_not_found", async ({ request }) => {
     await expectError(await request.get("/v1/models/atelier/no-such-model", { headers }), 404, "resource_not_found");
     await expectError(await request.get("/v1/models/nobody/gradient", { headers }), 404, "resource_not_found");
-    await expectError(await request.get("/v1/models/atelier/gradient-poster@9", { headers }), 404, "resource_not_found");
+    await expectError(
+      await request.get("/v1/models/atelier/gradient-poster@9", { headers }),
+      404,
+      "resource_not_found",
+    );
   });
 
   test("needs a key", async ({ request }) => {

@@ -7,7 +7,16 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { expect, test } from "./fixtures";
 import { startReplicateFake } from "../../lib/providers/replicate/testing/replicate-fake";
-import { admin, adminFailure, createKey, createWorkspace, revokeKey, uniqueName, type CreatedKey, type Workspace } from "./admin";
+import {
+  admin,
+  adminFailure,
+  createKey,
+  createWorkspace,
+  revokeKey,
+  uniqueName,
+  type CreatedKey,
+  type Workspace,
+} from "./admin";
 import { expectError, expectOk, ISO_MS, keyHeader } from "./helpers";
 import { REPO_ROOT, SERVERS, storeEnv } from "./servers";
 
@@ -52,7 +61,10 @@ test("key create: a raw atl_ key shown once, with scopes and expiry", () => {
 test("key list shows the workspace's keys without the raw key", () => {
   const workspace = createWorkspace();
   const other = createWorkspace();
-  const keys: CreatedKey[] = [createKey(workspace.id, { name: "one" }), createKey(workspace.id, { name: "two", scopes: ["workspace:read"] })];
+  const keys: CreatedKey[] = [
+    createKey(workspace.id, { name: "one" }),
+    createKey(workspace.id, { name: "two", scopes: ["workspace:read"] }),
+  ];
   const foreign = createKey(other.id);
 
   const list = admin<{ object: string; data: Record<string, unknown>[] }>(["key", "list", "--workspace", workspace.id]);
@@ -63,7 +75,12 @@ test("key list shows the workspace's keys without the raw key", () => {
   for (const entry of list.data) {
     expect(entry).not.toHaveProperty("key");
     const created = keys.find((k) => k.id === entry.id)!;
-    expect(entry).toMatchObject({ name: created.name, scopes: created.scopes, workspace_id: workspace.id, revoked_at: null });
+    expect(entry).toMatchObject({
+      name: created.name,
+      scopes: created.scopes,
+      workspace_id: workspace.id,
+      revoked_at: null,
+    });
   }
 });
 
@@ -80,12 +97,22 @@ test("key revoke: the key then gets 401 invalid_api_key mentioning revoked; othe
 
   const res = await request.get("/v1/credits", { headers: keyHeader(doomed.key) });
   await expectError(res, 401, "invalid_api_key", { message: /revoked/i });
-  await expectError(await request.get("/v1/models", { headers: { authorization: `Bearer ${doomed.key}` } }), 401, "invalid_api_key", {
-    message: /revoked/i,
-  });
+  await expectError(
+    await request.get("/v1/models", { headers: { authorization: `Bearer ${doomed.key}` } }),
+    401,
+    "invalid_api_key",
+    {
+      message: /revoked/i,
+    },
+  );
   await expectOk(await request.get("/v1/credits", { headers: keyHeader(kept.key) }));
 
-  const listed = admin<{ data: { id: string; revoked_at: string | null }[] }>(["key", "list", "--workspace", workspace.id]);
+  const listed = admin<{ data: { id: string; revoked_at: string | null }[] }>([
+    "key",
+    "list",
+    "--workspace",
+    workspace.id,
+  ]);
   expect(listed.data.find((k) => k.id === doomed.id)!.revoked_at).toBe(revoked.revoked_at);
   expect(listed.data.find((k) => k.id === kept.id)!.revoked_at).toBeNull();
 
@@ -96,17 +123,30 @@ test("key revoke: the key then gets 401 invalid_api_key mentioning revoked; othe
 test("CLI errors print JSON on stderr and exit 1", () => {
   const unknown = adminFailure(["key", "create", "--workspace", "ws_doesnotexist000000000000"]);
   expect(unknown.status).toBe(1);
-  expect(JSON.parse(unknown.stderr.trim().split("\n").at(-1)!)).toMatchObject({ error: { code: "resource_not_found" } });
+  expect(JSON.parse(unknown.stderr.trim().split("\n").at(-1)!)).toMatchObject({
+    error: { code: "resource_not_found" },
+  });
 
-  const badScope = adminFailure(["key", "create", "--workspace", createWorkspace().id, "--scopes", "generations:admin"]);
+  const badScope = adminFailure([
+    "key",
+    "create",
+    "--workspace",
+    createWorkspace().id,
+    "--scopes",
+    "generations:admin",
+  ]);
   expect(badScope.status).toBe(1);
-  expect(JSON.parse(badScope.stderr.trim().split("\n").at(-1)!)).toMatchObject({ error: { code: "invalid_parameter", param: "scopes" } });
+  expect(JSON.parse(badScope.stderr.trim().split("\n").at(-1)!)).toMatchObject({
+    error: { code: "invalid_parameter", param: "scopes" },
+  });
 
   const badUsd = adminFailure(["credit", "add", "--workspace", createWorkspace().id, "--usd", "-5"]);
   expect(badUsd.status).toBe(1);
 });
 
-test("workspace create: no credit yet is the normal first step (--credit 0 or omitted); bad amounts are refused", async ({ request }) => {
+test("workspace create: no credit yet is the normal first step (--credit 0 or omitted); bad amounts are refused", async ({
+  request,
+}) => {
   for (const credit of ["0", "0.00", undefined]) {
     const workspace = createWorkspace(credit === undefined ? {} : { credit });
     const res = await request.get("/v1/credits", { headers: keyHeader(createKey(workspace.id).key) });
@@ -133,16 +173,29 @@ test("user password: a new random password printed once, or the one given; unkno
   const generated = admin<{ email: string; password: string }>(["user", "password", "--email", email.toUpperCase()]);
   expect(generated).toMatchObject({ object: "user", email, workspace_id: workspace.id });
   expect(generated.password).toMatch(/^[A-Za-z0-9_-]{12}$/);
-  const chosen = admin<Record<string, unknown>>(["user", "password", "--email", email, "--password", "my-own-password"]);
+  const chosen = admin<Record<string, unknown>>([
+    "user",
+    "password",
+    "--email",
+    email,
+    "--password",
+    "my-own-password",
+  ]);
   expect(chosen).toMatchObject({ email });
   expect(chosen).not.toHaveProperty("password");
   expect(admin<{ data: { email: string }[] }>(["user", "list"]).data.map((u) => u.email)).toContain(email);
 
   const unknown = adminFailure(["user", "password", "--email", "nobody-here@example.com"]);
   expect(unknown.status).toBe(1);
-  expect(JSON.parse(unknown.stderr.trim().split("\n").at(-1)!).error).toMatchObject({ code: "resource_not_found", param: "email" });
+  expect(JSON.parse(unknown.stderr.trim().split("\n").at(-1)!).error).toMatchObject({
+    code: "resource_not_found",
+    param: "email",
+  });
   const short = adminFailure(["user", "password", "--email", email, "--password", "short"]);
-  expect(JSON.parse(short.stderr.trim().split("\n").at(-1)!).error).toMatchObject({ code: "invalid_parameter", param: "password" });
+  expect(JSON.parse(short.stderr.trim().split("\n").at(-1)!).error).toMatchObject({
+    code: "invalid_parameter",
+    param: "password",
+  });
 });
 
 test("provider import writes a ready entry from a Replicate model's own schema, and refuses a bad call with the message", async () => {
@@ -157,26 +210,83 @@ test("provider import writes a ready entry from a Replicate model's own schema, 
     });
   try {
     const base = ["provider", "import", "--file", file, "--provider", "replicate", "--base-url", replicate.url];
-    const { stdout } = await cli([...base, "--replicate", "black-forest-labs/flux-schnell", "--id", "bfl/flux-schnell", "--usd", "0.003", "--unit", "image"]);
-    expect(JSON.parse(stdout)).toMatchObject({ object: "provider_import", provider: "replicate", entry: "bfl/flux-schnell" });
-    const written = JSON.parse(await readFile(file, "utf8")) as { providers: { id: string; kind: string; api_key_env: string; entries: Record<string, unknown>[] }[] };
+    const { stdout } = await cli([
+      ...base,
+      "--replicate",
+      "black-forest-labs/flux-schnell",
+      "--id",
+      "bfl/flux-schnell",
+      "--usd",
+      "0.003",
+      "--unit",
+      "image",
+    ]);
+    expect(JSON.parse(stdout)).toMatchObject({
+      object: "provider_import",
+      provider: "replicate",
+      entry: "bfl/flux-schnell",
+    });
+    const written = JSON.parse(await readFile(file, "utf8")) as {
+      providers: { id: string; kind: string; api_key_env: string; entries: Record<string, unknown>[] }[];
+    };
     expect(written.providers).toHaveLength(1);
-    expect(written.providers[0]).toMatchObject({ id: "replicate", kind: "replicate", api_key_env: "REPLICATE_API_TOKEN" });
+    expect(written.providers[0]).toMatchObject({
+      id: "replicate",
+      kind: "replicate",
+      api_key_env: "REPLICATE_API_TOKEN",
+    });
     const entry = written.providers[0]!.entries[0]!;
-    expect(entry).toMatchObject({ id: "bfl/flux-schnell", upstream_model: "black-forest-labs/flux-schnell", pricing: { unit: "image", usd: "0.003" } });
+    expect(entry).toMatchObject({
+      id: "bfl/flux-schnell",
+      upstream_model: "black-forest-labs/flux-schnell",
+      pricing: { unit: "image", usd: "0.003" },
+    });
     expect(entry.input_schema).toMatchObject({ type: "object", additionalProperties: false });
     // The file it wrote is one the server loads: the CLI's own catalog, read from it as PROVIDERS_FILE.
-    const models = await execFileAsync(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", "model", "list"], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...storeEnv(SERVERS.main), PROVIDERS_FILE: file, REPLICATE_API_TOKEN: replicate.token },
-    });
-    expect((JSON.parse(models.stdout) as { data: { id: string }[] }).data.map((m) => m.id)).toContain("bfl/flux-schnell");
+    const models = await execFileAsync(
+      process.execPath,
+      ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", "model", "list"],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...storeEnv(SERVERS.main), PROVIDERS_FILE: file, REPLICATE_API_TOKEN: replicate.token },
+      },
+    );
+    expect((JSON.parse(models.stdout) as { data: { id: string }[] }).data.map((m) => m.id)).toContain(
+      "bfl/flux-schnell",
+    );
 
-    const again = await cli([...base, "--replicate", "black-forest-labs/flux-schnell", "--id", "bfl/flux-schnell", "--usd", "0.003", "--unit", "image"]).catch((err: { code: number; stderr: string }) => err);
+    const again = await cli([
+      ...base,
+      "--replicate",
+      "black-forest-labs/flux-schnell",
+      "--id",
+      "bfl/flux-schnell",
+      "--usd",
+      "0.003",
+      "--unit",
+      "image",
+    ]).catch((err: { code: number; stderr: string }) => err);
     expect((again as { code: number }).code).toBe(1);
-    expect(JSON.parse((again as { stderr: string }).stderr.trim().split("\n").at(-1)!).error.message).toContain("already has the entry bfl/flux-schnell");
-    const both = await cli([...base, "--replicate", "a/b", "--fal", "c/d", "--id", "x/y", "--usd", "1", "--unit", "run"]).catch((err: { code: number; stderr: string }) => err);
-    expect(JSON.parse((both as { stderr: string }).stderr.trim().split("\n").at(-1)!).error).toMatchObject({ code: "invalid_parameter", param: "replicate" });
+    expect(JSON.parse((again as { stderr: string }).stderr.trim().split("\n").at(-1)!).error.message).toContain(
+      "already has the entry bfl/flux-schnell",
+    );
+    const both = await cli([
+      ...base,
+      "--replicate",
+      "a/b",
+      "--fal",
+      "c/d",
+      "--id",
+      "x/y",
+      "--usd",
+      "1",
+      "--unit",
+      "run",
+    ]).catch((err: { code: number; stderr: string }) => err);
+    expect(JSON.parse((both as { stderr: string }).stderr.trim().split("\n").at(-1)!).error).toMatchObject({
+      code: "invalid_parameter",
+      param: "replicate",
+    });
   } finally {
     await replicate.close();
     await rm(dir, { recursive: true, force: true });
@@ -193,17 +303,40 @@ test("provider import --comfyui writes an entry from a workflow and its bindings
       env: { ...process.env, ...storeEnv(SERVERS.main), ...env },
     });
   try {
-    const binds = ["prompt=6.text", "seed=3.seed", "steps=3.steps", "width=5.width", "height=5.height"].flatMap((b) => ["--bind", b]);
-    const base = ["provider", "import", "--file", file, "--provider", "gpu-box", "--comfyui", workflow, ...binds, "--id", "gpu-box/sdxl", "--usd", "0.01", "--unit", "image"];
+    const binds = ["prompt=6.text", "seed=3.seed", "steps=3.steps", "width=5.width", "height=5.height"].flatMap((b) => [
+      "--bind",
+      b,
+    ]);
+    const base = [
+      "provider",
+      "import",
+      "--file",
+      file,
+      "--provider",
+      "gpu-box",
+      "--comfyui",
+      workflow,
+      ...binds,
+      "--id",
+      "gpu-box/sdxl",
+      "--usd",
+      "0.01",
+      "--unit",
+      "image",
+    ];
     // No box to ask here: a port nothing listens on; the import still writes the entry, with a note.
     const { stdout } = await cli([...base, "--base-url", "http://127.0.0.1:9"]);
     expect(JSON.parse(stdout)).toMatchObject({ object: "provider_import", provider: "gpu-box", entry: "gpu-box/sdxl" });
     const models = await cli(["model", "list"], { PROVIDERS_FILE: file });
     expect((JSON.parse(models.stdout) as { data: { id: string }[] }).data.map((m) => m.id)).toContain("gpu-box/sdxl");
 
-    const badBind = await cli([...base.map((a) => (a === "prompt=6.text" ? "prompt=99.text" : a)), "--replace"]).catch((err: { code: number; stderr: string }) => err);
+    const badBind = await cli([...base.map((a) => (a === "prompt=6.text" ? "prompt=99.text" : a)), "--replace"]).catch(
+      (err: { code: number; stderr: string }) => err,
+    );
     expect((badBind as { code: number }).code).toBe(1);
-    expect(JSON.parse((badBind as { stderr: string }).stderr.trim().split("\n").at(-1)!).error.message).toMatch(/node "99"/);
+    expect(JSON.parse((badBind as { stderr: string }).stderr.trim().split("\n").at(-1)!).error.message).toMatch(
+      /node "99"/,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -20,7 +20,9 @@ test.describe("GET /v1/credits", () => {
   test("a workspace without opening credit reads 0.00", async ({ request }) => {
     const workspace = createWorkspace();
     const headers = keyHeader(createKey(workspace.id).key);
-    const credits = await expectOk<{ available_usd: string; held_usd: string }>(await request.get("/v1/credits", { headers }));
+    const credits = await expectOk<{ available_usd: string; held_usd: string }>(
+      await request.get("/v1/credits", { headers }),
+    );
     expect(credits).toEqual({ object: "credits", available_usd: "0.00", held_usd: "0.00" });
     expect(credits.available_usd).toMatch(DECIMAL_USD);
   });
@@ -34,7 +36,9 @@ test.describe("GET /v1/credits", () => {
     expect((await expectOk(await request.get("/v1/credits", { headers: keyHeader(keyB) }))).available_usd).toBe("2.25");
     addCredit(b.id, "100");
     expect((await expectOk(await request.get("/v1/credits", { headers: keyHeader(keyA) }))).available_usd).toBe("1.00");
-    expect((await expectOk(await request.get("/v1/credits", { headers: keyHeader(keyB) }))).available_usd).toBe("102.25");
+    expect((await expectOk(await request.get("/v1/credits", { headers: keyHeader(keyB) }))).available_usd).toBe(
+      "102.25",
+    );
   });
 });
 
@@ -44,15 +48,24 @@ test.describe("GET /v1/workspace", () => {
     expect(workspace.id).toMatch(/^ws_/);
     const res = await request.get("/v1/workspace", { headers: keyHeader(createKey(workspace.id).key) });
     const body = await expectOk<{ id: string; object: string; name: string; created_at: string }>(res);
-    expect(body).toEqual({ id: workspace.id, object: "workspace", name: workspace.name, created_at: workspace.created_at });
+    expect(body).toEqual({
+      id: workspace.id,
+      object: "workspace",
+      name: workspace.name,
+      created_at: workspace.created_at,
+    });
     expect(body.created_at).toMatch(ISO_MS);
   });
 
   test("two workspaces' keys see two different workspaces", async ({ request }) => {
     const a = createWorkspace();
     const b = createWorkspace();
-    const seenA = await expectOk<{ id: string }>(await request.get("/v1/workspace", { headers: keyHeader(createKey(a.id).key) }));
-    const seenB = await expectOk<{ id: string }>(await request.get("/v1/workspace", { headers: keyHeader(createKey(b.id).key) }));
+    const seenA = await expectOk<{ id: string }>(
+      await request.get("/v1/workspace", { headers: keyHeader(createKey(a.id).key) }),
+    );
+    const seenB = await expectOk<{ id: string }>(
+      await request.get("/v1/workspace", { headers: keyHeader(createKey(b.id).key) }),
+    );
     expect(seenA.id).toBe(a.id);
     expect(seenB.id).toBe(b.id);
   });

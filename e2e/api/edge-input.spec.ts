@@ -26,7 +26,12 @@ function postRaw(api: Api, path: string, json: string, headers: Record<string, s
 }
 
 function send(api: Api, method: string, path: string, data?: unknown): Promise<APIResponse> {
-  return api.request.fetch(api.url(path), { method, headers: api.headers(), ...(data === undefined ? {} : { data }), timeout: 60_000 });
+  return api.request.fetch(api.url(path), {
+    method,
+    headers: api.headers(),
+    ...(data === undefined ? {} : { data }),
+    timeout: 60_000,
+  });
 }
 
 async function expectTooDeep(res: APIResponse, param: string | null): Promise<void> {
@@ -36,14 +41,22 @@ async function expectTooDeep(res: APIResponse, param: string | null): Promise<vo
 
 for (const store of STORES) {
   test.describe(`[${store.name}] JSON nested deeper than ${LIMIT} levels`, () => {
-    test("inside input: quotes and generations, with and without Idempotency-Key → 400 naming the limit", async ({ request }) => {
+    test("inside input: quotes and generations, with and without Idempotency-Key → 400 naming the limit", async ({
+      request,
+    }) => {
       const { api } = newTenant(request, store.idle, "1", "deep");
       const body = `{"model":"atelier/gradient","input":{"prompt":${nestedArrays(2000)}}}`;
       await expectTooDeep(await postRaw(api, "/v1/quotes", body), "input");
       await expectTooDeep(await postRaw(api, "/v1/generations", body), "input");
-      await expectTooDeep(await postRaw(api, "/v1/generations", body, { "idempotency-key": `deep-${Date.now()}` }), "input");
+      await expectTooDeep(
+        await postRaw(api, "/v1/generations", body, { "idempotency-key": `deep-${Date.now()}` }),
+        "input",
+      );
       const deeper = `{"model":"atelier/gradient","input":{"prompt":${nestedArrays(5000)}}}`;
-      await expectTooDeep(await postRaw(api, "/v1/generations", deeper, { "idempotency-key": `deeper-${Date.now()}` }), "input");
+      await expectTooDeep(
+        await postRaw(api, "/v1/generations", deeper, { "idempotency-key": `deeper-${Date.now()}` }),
+        "input",
+      );
       // Nothing was started or held.
       expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
     });
@@ -51,7 +64,10 @@ for (const store of STORES) {
     test("batches, with an Idempotency-Key → 400 naming the limit", async ({ request }) => {
       const { api } = newTenant(request, store.idle, "1", "deep");
       const items = `{"requests":[{"model":"atelier/gradient","input":{"prompt":${nestedArrays(5000)}}}]}`;
-      await expectTooDeep(await postRaw(api, "/v1/batches", items, { "idempotency-key": `batch-${Date.now()}` }), "requests");
+      await expectTooDeep(
+        await postRaw(api, "/v1/batches", items, { "idempotency-key": `batch-${Date.now()}` }),
+        "requests",
+      );
       await expectTooDeep(await postRaw(api, "/v1/batches", `{"requests":${nestedArrays(5000)}}`), "requests");
     });
 
@@ -69,7 +85,10 @@ for (const store of STORES) {
         "description",
       );
       await expectTooDeep(await postRaw(api, "/v1/uploads", `{"filename":${deep}}`), "filename");
-      await expectTooDeep(await postRaw(api, "/v1/events/evt_000000000000000000000000/resend", `{"webhook_id":${deep}}`), "webhook_id");
+      await expectTooDeep(
+        await postRaw(api, "/v1/events/evt_000000000000000000000000/resend", `{"webhook_id":${deep}}`),
+        "webhook_id",
+      );
       await expectTooDeep(await postRaw(api, "/v1/webhooks/default/secret/rotate", `{"x":${deep}}`), "x");
       // A whole megabyte of nesting, the largest body there is: refused the same way.
       const huge = `{"model":"atelier/gradient","input":${nestedArrays(499_000)}}`;
@@ -96,19 +115,31 @@ for (const store of STORES) {
   test.describe(`[${store.name}] U+0000 (NUL)`, () => {
     const NUL = "\u0000";
 
-    test("in a body field → 400 invalid_parameter with its param, on every endpoint that reads a body", async ({ request }) => {
+    test("in a body field → 400 invalid_parameter with its param, on every endpoint that reads a body", async ({
+      request,
+    }) => {
       const { api } = newTenant(request, store.busy, "1", "nul");
       const endpoint = await expectOkJson<{ id: string }>(await send(api, "POST", "/v1/webhooks", { url: HOOK }), 201);
       const cases: [string, string, unknown, string][] = [
         ["POST", "/v1/quotes", { model: "atelier/gradient", input: { prompt: `a${NUL}b` } }, "input.prompt"],
         ["POST", "/v1/generations", { model: "atelier/gradient", input: { prompt: `a${NUL}` } }, "input.prompt"],
-        ["POST", "/v1/generations", { model: "atelier/gradient", input: { prompt: "x" }, webhook: `${HOOK}${NUL}` }, "webhook"],
+        [
+          "POST",
+          "/v1/generations",
+          { model: "atelier/gradient", input: { prompt: "x" }, webhook: `${HOOK}${NUL}` },
+          "webhook",
+        ],
         ["POST", "/v1/generations", { model: `atelier/gradient${NUL}` }, "model"],
         ["POST", "/v1/quotes", { model: "atelier/gradient", input: { [`prompt${NUL}`]: "x" } }, `input.prompt${NUL}`],
         [
           "POST",
           "/v1/batches",
-          { requests: [{ model: "atelier/gradient", input: { prompt: "x" } }, { model: "atelier/gradient", input: { prompt: "y" }, webhook: `${HOOK}/${NUL}` }] },
+          {
+            requests: [
+              { model: "atelier/gradient", input: { prompt: "x" } },
+              { model: "atelier/gradient", input: { prompt: "y" }, webhook: `${HOOK}/${NUL}` },
+            ],
+          },
           "requests[1].webhook",
         ],
         ["POST", "/v1/webhooks", { url: `${HOOK}/${NUL}` }, "url"],
@@ -178,7 +209,9 @@ for (const store of STORES) {
         }
       }
       // The upload's content URL needs no key: the same answer.
-      const put = await api.request.put(api.url("/v1/uploads/upl_%00/content?expires=1&signature=x"), { data: Buffer.from("x") });
+      const put = await api.request.put(api.url("/v1/uploads/upl_%00/content?expires=1&signature=x"), {
+        data: Buffer.from("x"),
+      });
       await expectError(put, 404, "resource_not_found");
     });
   });

@@ -29,7 +29,8 @@ export const REQUEST_ID = /^req_[0-9A-Za-z]+$/;
 export const MODEL_ID = /^[a-z0-9-]+\/[a-z0-9.-]+(@[1-9]\d{0,3})?$/;
 export const DECIMAL_USD = /^\d+\.\d+$/;
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-export const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+export const HTTP_DATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 export interface RateLimitHeaders {
   limit: number;

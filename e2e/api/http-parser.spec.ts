@@ -21,7 +21,11 @@ function rawRequest(raw: string | Buffer): Promise<RawAnswer> {
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`the server kept the connection open; got so far: ${JSON.stringify(Buffer.concat(chunks).toString("utf8").slice(0, 300))}`));
+      reject(
+        new Error(
+          `the server kept the connection open; got so far: ${JSON.stringify(Buffer.concat(chunks).toString("utf8").slice(0, 300))}`,
+        ),
+      );
     }, 10_000);
     socket.on("data", (d: Buffer) => chunks.push(d));
     // A reset after the answer (the server closes while bytes are still coming) is fine.
@@ -37,7 +41,12 @@ function rawRequest(raw: string | Buffer): Promise<RawAnswer> {
         const at = line.indexOf(":");
         if (at > 0) headers[line.slice(0, at).trim().toLowerCase()] = line.slice(at + 1).trim();
       }
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0), headers, body: split === -1 ? "" : data.slice(split + 4), raw: data });
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0),
+        headers,
+        body: split === -1 ? "" : data.slice(split + 4),
+        raw: data,
+      });
     });
   });
 }
@@ -70,10 +79,30 @@ const HOST = `127.0.0.1:${SERVERS.main.port}`;
 
 test.describe("requests the HTTP parser refuses", () => {
   const cases: [string, string | Buffer, number, RegExp][] = [
-    ["a control character in a header value", `GET /v1/models HTTP/1.1\r\nHost: ${HOST}\r\nX-Note: a\u0001b\r\n\r\n`, 400, /header/i],
-    ["a NUL in a header value", Buffer.from(`GET /v1/models HTTP/1.1\r\nHost: ${HOST}\r\nx-api-key: atl_\u0000x\r\n\r\n`, "latin1"), 400, /header/i],
-    ["a space in a header name", `GET /v1/public/models HTTP/1.1\r\nHost: ${HOST}\r\nBad Header: 1\r\n\r\n`, 400, /header/i],
-    ["headers over 16 KB", `GET /v1/public/models HTTP/1.1\r\nHost: ${HOST}\r\nX-Big: ${"a".repeat(17_000)}\r\n\r\n`, 431, /16 KB/],
+    [
+      "a control character in a header value",
+      `GET /v1/models HTTP/1.1\r\nHost: ${HOST}\r\nX-Note: a\u0001b\r\n\r\n`,
+      400,
+      /header/i,
+    ],
+    [
+      "a NUL in a header value",
+      Buffer.from(`GET /v1/models HTTP/1.1\r\nHost: ${HOST}\r\nx-api-key: atl_\u0000x\r\n\r\n`, "latin1"),
+      400,
+      /header/i,
+    ],
+    [
+      "a space in a header name",
+      `GET /v1/public/models HTTP/1.1\r\nHost: ${HOST}\r\nBad Header: 1\r\n\r\n`,
+      400,
+      /header/i,
+    ],
+    [
+      "headers over 16 KB",
+      `GET /v1/public/models HTTP/1.1\r\nHost: ${HOST}\r\nX-Big: ${"a".repeat(17_000)}\r\n\r\n`,
+      431,
+      /16 KB/,
+    ],
     ["an unknown method", `FOO /v1/public/models HTTP/1.1\r\nHost: ${HOST}\r\n\r\n`, 400, /method/i],
     [
       "Content-Length with Transfer-Encoding",
@@ -81,12 +110,27 @@ test.describe("requests the HTTP parser refuses", () => {
       400,
       /Content-Length|Transfer-Encoding/,
     ],
-    ["two different Content-Lengths", `POST /v1/quotes HTTP/1.1\r\nHost: ${HOST}\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400, /Content-Length/],
+    [
+      "two different Content-Lengths",
+      `POST /v1/quotes HTTP/1.1\r\nHost: ${HOST}\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+      400,
+      /Content-Length/,
+    ],
     ["HTTP/9.9", `GET /v1/public/models HTTP/9.9\r\nHost: ${HOST}\r\n\r\n`, 400, /HTTP/],
-    ["a studio path with a bad header", `GET /catalog HTTP/1.1\r\nHost: ${HOST}\r\nX-Note: a\u0001b\r\n\r\n`, 400, /header/i],
+    [
+      "a studio path with a bad header",
+      `GET /catalog HTTP/1.1\r\nHost: ${HOST}\r\nX-Note: a\u0001b\r\n\r\n`,
+      400,
+      /header/i,
+    ],
     // Parsed, but Node would answer them bare itself.
     ["no Host header", "GET /v1/public/models HTTP/1.1\r\n\r\n", 400, /Host/],
-    ["an Expect other than 100-continue", `GET /v1/public/models HTTP/1.1\r\nHost: ${HOST}\r\nExpect: 200-ok\r\n\r\n`, 417, /Expect/],
+    [
+      "an Expect other than 100-continue",
+      `GET /v1/public/models HTTP/1.1\r\nHost: ${HOST}\r\nExpect: 200-ok\r\n\r\n`,
+      417,
+      /Expect/,
+    ],
   ];
   for (const [name, raw, status, message] of cases) {
     test(`${name} → ${status} invalid_request with X-Request-Id and RateLimit-*`, async () => {

@@ -30,7 +30,9 @@ function toolError(result: CallToolResult): { code: string; message: string; par
   expect(result.structuredContent).toBeUndefined();
   const first = result.content[0];
   expect(first?.type).toBe("text");
-  return (JSON.parse((first as { text: string }).text) as { error: { code: string; message: string; param: string | null } }).error;
+  return (
+    JSON.parse((first as { text: string }).text) as { error: { code: string; message: string; param: string | null } }
+  ).error;
 }
 
 function generationOf(result: CallToolResult): Generation {
@@ -39,26 +41,44 @@ function generationOf(result: CallToolResult): Generation {
 }
 
 function contentOfType<T extends CallToolResult["content"][number]["type"]>(result: CallToolResult, type: T) {
-  return result.content.filter((c) => c.type === type) as Array<Extract<CallToolResult["content"][number], { type: T }>>;
+  return result.content.filter((c) => c.type === type) as Array<
+    Extract<CallToolResult["content"][number], { type: T }>
+  >;
 }
 
-test("without a key, or with a bad one: 401 with WWW-Authenticate and the API's error envelope", async ({ request }) => {
-  const body = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+test("without a key, or with a bad one: 401 with WWW-Authenticate and the API's error envelope", async ({
+  request,
+}) => {
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  };
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const none = await request.post(`${SERVERS.main.baseURL}/mcp`, { headers, data: body });
   expect(none.status()).toBe(401);
   expect(none.headers()["www-authenticate"]).toMatch(/^Bearer /);
   expect((await none.json()).error).toMatchObject({ type: "authentication_error", code: "missing_api_key" });
-  const bad = await request.post(`${SERVERS.main.baseURL}/mcp`, { headers: { ...headers, "x-api-key": "atl_nope" }, data: body });
+  const bad = await request.post(`${SERVERS.main.baseURL}/mcp`, {
+    headers: { ...headers, "x-api-key": "atl_nope" },
+    data: body,
+  });
   expect(bad.status()).toBe(401);
   expect((await bad.json()).error.code).toBe("invalid_api_key");
   // The SDK's client gives up with the status and shows the API's message.
   await expect(connect(SERVERS.main, "atl_nope")).rejects.toMatchObject({ code: 401, message: /looks cut short/ });
 });
 
-test("malformed messages get the JSON-RPC error they deserve, bad arguments the tool's error; GET and DELETE are 405", async ({ request }) => {
+test("malformed messages get the JSON-RPC error they deserve, bad arguments the tool's error; GET and DELETE are 405", async ({
+  request,
+}) => {
   const tenant = newTenant(request, SERVERS.main, "1", "mcp-bad");
-  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "x-api-key": tenant.api.key };
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "x-api-key": tenant.api.key,
+  };
   const res = await request.post(`${SERVERS.main.baseURL}/mcp`, { headers, data: "{not json" });
   expect(res.status()).toBe(400);
   expect((await res.json()).error).toMatchObject({ code: -32700 });
@@ -66,13 +86,24 @@ test("malformed messages get the JSON-RPC error they deserve, bad arguments the 
   const message = async (data: unknown) => {
     const answer = await request.post(`${SERVERS.main.baseURL}/mcp`, { headers, data });
     expect(answer.status()).toBe(200);
-    return JSON.parse(/^data: (.*)$/m.exec(await answer.text())![1]!) as { error?: { code: number; message: string }; result?: CallToolResult };
+    return JSON.parse(/^data: (.*)$/m.exec(await answer.text())![1]!) as {
+      error?: { code: number; message: string };
+      result?: CallToolResult;
+    };
   };
   const toolsCall = (params: unknown) => message({ jsonrpc: "2.0", id: 2, method: "tools/call", params });
   // Params that are not tools/call's: JSON-RPC's invalid params, saying what is wrong.
-  for (const params of [{ name: "get_credits", arguments: null }, { name: "get_credits", arguments: [1] }, { arguments: {} }, undefined]) {
+  for (const params of [
+    { name: "get_credits", arguments: null },
+    { name: "get_credits", arguments: [1] },
+    { arguments: {} },
+    undefined,
+  ]) {
     const answer = await toolsCall(params);
-    expect(answer.error, JSON.stringify(params)).toMatchObject({ code: -32602, message: /Invalid tools\/call request/ });
+    expect(answer.error, JSON.stringify(params)).toMatchObject({
+      code: -32602,
+      message: /Invalid tools\/call request/,
+    });
   }
   expect((await message({ jsonrpc: "2.0", id: 3, method: "resources/list" })).error?.code).toBe(-32601);
   // Arguments nested past the API's limit, or holding U+0000: the tool's invalid_parameter, never a crash.
@@ -80,8 +111,13 @@ test("malformed messages get the JSON-RPC error they deserve, bad arguments the 
   const deep = `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`;
   const deepCall = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"quote","arguments":{"model":"atelier/gradient","input":${deep}}}}`;
   expect(toolError((await message(deepCall)).result!)).toMatchObject({ code: "invalid_parameter", param: "input" });
-  expect(toolError((await toolsCall({ name: "get_generation", arguments: { id: "gen_\u0000" } })).result!)).toMatchObject({ code: "invalid_parameter", param: "id" });
-  const huge = await request.post(`${SERVERS.main.baseURL}/mcp`, { headers, data: JSON.stringify({ pad: "x".repeat(7 * 1024 * 1024) }) });
+  expect(
+    toolError((await toolsCall({ name: "get_generation", arguments: { id: "gen_\u0000" } })).result!),
+  ).toMatchObject({ code: "invalid_parameter", param: "id" });
+  const huge = await request.post(`${SERVERS.main.baseURL}/mcp`, {
+    headers,
+    data: JSON.stringify({ pad: "x".repeat(7 * 1024 * 1024) }),
+  });
   expect(huge.status()).toBe(413);
   expect((await huge.json()).error.code).toBe("payload_too_large");
 
@@ -93,7 +129,9 @@ test("malformed messages get the JSON-RPC error they deserve, bad arguments the 
   }
 });
 
-test("the tool list: every tool with a title, a description, input and output schemas and annotations", async ({ request }) => {
+test("the tool list: every tool with a title, a description, input and output schemas and annotations", async ({
+  request,
+}) => {
   const tenant = newTenant(request, SERVERS.main, "1", "mcp-list");
   const client = await connect(SERVERS.main, tenant.api.key);
   const { tools } = await client.listTools();
@@ -118,7 +156,9 @@ for (const store of STORES) {
     test("list_models, get_model, quote: data as over REST; an invalid input names its field", async ({ request }) => {
       const tenant = newTenant(request, store.busy, "1", "mcp-catalog");
       const client = await connect(store.busy, tenant.api.key);
-      const all = (await call(client, "list_models")).structuredContent as { models: Array<{ id: string; modality: string; price: string }> };
+      const all = (await call(client, "list_models")).structuredContent as {
+        models: Array<{ id: string; modality: string; price: string }>;
+      };
       expect(all.models.map((m) => m.id)).toContain("atelier/gradient");
       const audio = (await call(client, "list_models", { modality: "audio" })).structuredContent as typeof all;
       expect(audio.models.length).toBeGreaterThan(0);
@@ -129,29 +169,51 @@ for (const store of STORES) {
       expect(found.models.length).toBeLessThan(all.models.length);
       expect(found.models.find((m) => m.id === "atelier/gradient")?.price).toMatch(/^\$[\d.]+ \/ image$/);
 
-      const model = (await call(client, "get_model", { id: "atelier/gradient" })).structuredContent as { input_schema: { properties: Record<string, unknown> } };
+      const model = (await call(client, "get_model", { id: "atelier/gradient" })).structuredContent as {
+        input_schema: { properties: Record<string, unknown> };
+      };
       expect(Object.keys(model.input_schema.properties)).toContain("prompt");
 
       const quote = await call(client, "quote", { model: "atelier/gradient", input: { prompt: "dunes" } });
       expect(micros((quote.structuredContent as { cost_usd: string }).cost_usd)).toBe(PRICE.gradientStandard);
-      expect(micros((quote.structuredContent as { cost_usd: string }).cost_usd)).toBe(await tenant.api.quote("atelier/gradient", { prompt: "dunes" }));
+      expect(micros((quote.structuredContent as { cost_usd: string }).cost_usd)).toBe(
+        await tenant.api.quote("atelier/gradient", { prompt: "dunes" }),
+      );
 
-      expect(toolError(await call(client, "quote", { model: "atelier/gradient", input: { prompt: "x", num_images: 99 } }))).toMatchObject({
+      expect(
+        toolError(await call(client, "quote", { model: "atelier/gradient", input: { prompt: "x", num_images: 99 } })),
+      ).toMatchObject({
         code: "invalid_parameter",
         param: "input.num_images",
       });
-      expect(toolError(await call(client, "get_model", { id: "atelier/nothing-here" })).code).toBe("resource_not_found");
-      expect(toolError(await call(client, "list_models", { modality: "smell" }))).toMatchObject({ code: "invalid_parameter", param: "modality" });
-      expect(toolError(await call(client, "list_models", { colour: "red" }))).toMatchObject({ code: "invalid_parameter", param: "colour" });
-      expect(toolError(await call(client, "quote", { model: "atelier/gradient", input: { prompt: "a\u0000b" } }))).toMatchObject({ code: "invalid_parameter", param: "input.prompt" });
+      expect(toolError(await call(client, "get_model", { id: "atelier/nothing-here" })).code).toBe(
+        "resource_not_found",
+      );
+      expect(toolError(await call(client, "list_models", { modality: "smell" }))).toMatchObject({
+        code: "invalid_parameter",
+        param: "modality",
+      });
+      expect(toolError(await call(client, "list_models", { colour: "red" }))).toMatchObject({
+        code: "invalid_parameter",
+        param: "colour",
+      });
+      expect(
+        toolError(await call(client, "quote", { model: "atelier/gradient", input: { prompt: "a\u0000b" } })),
+      ).toMatchObject({ code: "invalid_parameter", param: "input.prompt" });
       await client.close();
       await expectLedgerIdentity(tenant);
     });
 
-    test("generate: the image inline and linked, the run recorded as mcp, charged exactly the quote", async ({ request }) => {
+    test("generate: the image inline and linked, the run recorded as mcp, charged exactly the quote", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.busy, "1", "mcp-generate");
       const client = await connect(store.busy, tenant.api.key);
-      const result = await call(client, "generate", { model: "atelier/gradient", input: { prompt: "harbour at dawn", resolution: "hd" }, wait_seconds: 30 });
+      const result = await call(client, "generate", {
+        model: "atelier/gradient",
+        input: { prompt: "harbour at dawn", resolution: "hd" },
+        wait_seconds: 30,
+      });
       const gen = generationOf(result);
       expect(gen.status).toBe("succeeded");
       expect(gen.source).toBe("mcp");
@@ -171,25 +233,48 @@ for (const store of STORES) {
       expect(await tenant.api.credits()).toEqual({ available: 1_000_000 - PRICE.gradientHd, held: 0 });
 
       // The same idempotency key twice is one run.
-      const first = generationOf(await call(client, "generate", { model: "atelier/gradient", input: { prompt: "kite" }, idempotency_key: "mcp-once" }));
-      const again = generationOf(await call(client, "generate", { model: "atelier/gradient", input: { prompt: "kite" }, idempotency_key: "mcp-once" }));
+      const first = generationOf(
+        await call(client, "generate", {
+          model: "atelier/gradient",
+          input: { prompt: "kite" },
+          idempotency_key: "mcp-once",
+        }),
+      );
+      const again = generationOf(
+        await call(client, "generate", {
+          model: "atelier/gradient",
+          input: { prompt: "kite" },
+          idempotency_key: "mcp-once",
+        }),
+      );
       expect(again.id).toBe(first.id);
       await client.close();
       await expectLedgerIdentity(tenant);
     });
 
-    test("a run still queued comes back with its id and advice, reports progress while waiting, and can be canceled", async ({ request }) => {
+    test("a run still queued comes back with its id and advice, reports progress while waiting, and can be canceled", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "1", "mcp-queued");
       const client = await connect(store.idle, tenant.api.key);
       const progress: Array<{ progress: number; message?: string }> = [];
-      const result = await call(client, "generate", { model: "atelier/gradient", input: { prompt: "slow" }, wait_seconds: 3 }, (p) => progress.push(p));
+      const result = await call(
+        client,
+        "generate",
+        { model: "atelier/gradient", input: { prompt: "slow" }, wait_seconds: 3 },
+        (p) => progress.push(p),
+      );
       const gen = generationOf(result);
       expect(gen.status).toBe("queued");
       expect((result.content[0] as { text: string }).text).toContain(`get_generation with id "${gen.id}"`);
       expect(progress.length).toBeGreaterThanOrEqual(2);
       expect(progress[0]!.message).toMatch(/^gen_\w+: queued, #\d+ in the queue$/);
-      for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
-      expect(await tenant.api.credits()).toEqual({ available: 1_000_000 - PRICE.gradientStandard, held: PRICE.gradientStandard });
+      for (let i = 1; i < progress.length; i++)
+        expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
+      expect(await tenant.api.credits()).toEqual({
+        available: 1_000_000 - PRICE.gradientStandard,
+        held: PRICE.gradientStandard,
+      });
 
       expect(generationOf(await call(client, "get_generation", { id: gen.id, wait_seconds: 1 })).status).toBe("queued");
       const canceled = generationOf(await call(client, "cancel_generation", { id: gen.id }));
@@ -197,17 +282,25 @@ for (const store of STORES) {
       expect(generationOf(await call(client, "cancel_generation", { id: gen.id })).status).toBe("canceled");
       expect(await tenant.api.credits()).toEqual({ available: 1_000_000, held: 0 });
 
-      const list = (await call(client, "list_generations", { source: "mcp", status: "canceled", limit: 5 })).structuredContent as { data: Generation[] };
+      const list = (await call(client, "list_generations", { source: "mcp", status: "canceled", limit: 5 }))
+        .structuredContent as { data: Generation[] };
       expect(list.data.map((g) => g.id)).toEqual([gen.id]);
       await client.close();
       await expectLedgerIdentity(tenant);
     });
 
-    test("refusals are tool results with the code: no credit, another workspace's run, a read-only key", async ({ request }) => {
+    test("refusals are tool results with the code: no credit, another workspace's run, a read-only key", async ({
+      request,
+    }) => {
       const poor = newTenant(request, store.idle, "0", "mcp-poor");
       const client = await connect(store.idle, poor.api.key);
-      expect(toolError(await call(client, "generate", { model: "atelier/gradient", input: { prompt: "x" } })).code).toBe("insufficient_credit");
-      expect(toolError(await call(client, "generate", { model: "atelier/gradient", wait_seconds: 61 }))).toMatchObject({ code: "invalid_parameter", param: "wait_seconds" });
+      expect(
+        toolError(await call(client, "generate", { model: "atelier/gradient", input: { prompt: "x" } })).code,
+      ).toBe("insufficient_credit");
+      expect(toolError(await call(client, "generate", { model: "atelier/gradient", wait_seconds: 61 }))).toMatchObject({
+        code: "invalid_parameter",
+        param: "wait_seconds",
+      });
       expect(await poor.api.list()).toMatchObject({ data: [] });
 
       const other = newTenant(request, store.idle, "1", "mcp-other");
@@ -224,43 +317,80 @@ for (const store of STORES) {
 
       const reader = createKey(other.workspaceId, { scopes: ["generations:read"] }, store.idle).key;
       const readOnly = await connect(store.idle, reader);
-      expect(toolError(await call(readOnly, "generate", { model: "atelier/gradient", input: { prompt: "x" } })).code).toBe("permission_denied");
+      expect(
+        toolError(await call(readOnly, "generate", { model: "atelier/gradient", input: { prompt: "x" } })).code,
+      ).toBe("permission_denied");
       expect(generationOf(await call(readOnly, "get_generation", { id: gen.id })).id).toBe(gen.id);
       await readOnly.close();
-      await other.api.request.post(`${store.idle.baseURL}/v1/generations/${gen.id}/cancel`, { headers: { "x-api-key": other.api.key } });
+      await other.api.request.post(`${store.idle.baseURL}/v1/generations/${gen.id}/cancel`, {
+        headers: { "x-api-key": other.api.key },
+      });
       await expectLedgerIdentity(poor);
       await expectLedgerIdentity(other);
     });
 
-    test("upload_image feeds a run; keep_output keeps its result; sound comes back as audio, video as its poster", async ({ request }) => {
+    test("upload_image feeds a run; keep_output keeps its result; sound comes back as audio, video as its poster", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.busy, "5", "mcp-files");
       const client = await connect(store.busy, tenant.api.key);
       const png = await makePng(64, 48);
-      const uploaded = (await call(client, "upload_image", { data: `data:image/png;base64,${png.toString("base64")}`, filename: "tile.png" })).structuredContent as { id: string; width: number };
+      const uploaded = (
+        await call(client, "upload_image", {
+          data: `data:image/png;base64,${png.toString("base64")}`,
+          filename: "tile.png",
+        })
+      ).structuredContent as { id: string; width: number };
       expect(uploaded.id).toMatch(/^file_/);
       expect(uploaded.width).toBe(64);
-      expect(toolError(await call(client, "upload_image", { data: "not base64 at all!" }))).toMatchObject({ code: "invalid_parameter", param: "data" });
+      expect(toolError(await call(client, "upload_image", { data: "not base64 at all!" }))).toMatchObject({
+        code: "invalid_parameter",
+        param: "data",
+      });
 
-      const edited = generationOf(await call(client, "generate", { model: "atelier/upscale", input: { image: uploaded.id, scale: 2 }, wait_seconds: 60 }));
+      const edited = generationOf(
+        await call(client, "generate", {
+          model: "atelier/upscale",
+          input: { image: uploaded.id, scale: 2 },
+          wait_seconds: 60,
+        }),
+      );
       expect(edited.status).toBe("succeeded");
-      const kept = (await call(client, "keep_output", { generation_id: edited.id, index: 0 })).structuredContent as { id: string };
-      expect((await call(client, "keep_output", { generation_id: edited.id, index: 0 })).structuredContent).toMatchObject({ id: kept.id });
+      const kept = (await call(client, "keep_output", { generation_id: edited.id, index: 0 })).structuredContent as {
+        id: string;
+      };
+      expect(
+        (await call(client, "keep_output", { generation_id: edited.id, index: 0 })).structuredContent,
+      ).toMatchObject({ id: kept.id });
 
-      const speech = await call(client, "generate", { model: "atelier/speech", input: { text: "Hello from the agent." }, wait_seconds: 60 });
+      const speech = await call(client, "generate", {
+        model: "atelier/speech",
+        input: { text: "Hello from the agent." },
+        wait_seconds: 60,
+      });
       expect(generationOf(speech).status).toBe("succeeded");
       const [audio] = contentOfType(speech, "audio");
       expect(audio!.mimeType).toMatch(/^audio\//);
       expect(Buffer.from(audio!.data, "base64").length).toBeGreaterThan(1000);
 
-      const video = await call(client, "generate", { model: "atelier/title-motion", input: { prompt: "teal dusk", title: "Agents", duration: 2 }, wait_seconds: 60 });
+      const video = await call(client, "generate", {
+        model: "atelier/title-motion",
+        input: { prompt: "teal dusk", title: "Agents", duration: 2 },
+        wait_seconds: 60,
+      });
       const videoGen = generationOf(video);
       expect(videoGen.status).toBe("succeeded");
       expect(contentOfType(video, "image")).toHaveLength(1);
       expect(contentOfType(video, "resource_link")[0]!.mimeType).toBe("video/mp4");
       expect((videoGen.output[0] as { poster?: unknown }).poster).toBeTruthy();
 
-      const credits = (await call(client, "get_credits")).structuredContent as { available_usd: string; held_usd: string };
-      expect({ available: micros(credits.available_usd), held: micros(credits.held_usd) }).toEqual(await tenant.api.credits());
+      const credits = (await call(client, "get_credits")).structuredContent as {
+        available_usd: string;
+        held_usd: string;
+      };
+      expect({ available: micros(credits.available_usd), held: micros(credits.held_usd) }).toEqual(
+        await tenant.api.credits(),
+      );
       await client.close();
       await expectLedgerIdentity(tenant);
     });
@@ -270,10 +400,15 @@ for (const store of STORES) {
 test("the per-key rate limit counts MCP calls: past it, HTTP 429 with the envelope", async ({ request }) => {
   const spec = SERVERS.keyLimit;
   const tenant = newTenant(request, spec, "1", "mcp-rate");
-  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "x-api-key": tenant.api.key };
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "x-api-key": tenant.api.key,
+  };
   const list = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
   const statuses: number[] = [];
-  for (let i = 0; i < 5; i++) statuses.push((await request.post(`${spec.baseURL}/mcp`, { headers, data: list })).status());
+  for (let i = 0; i < 5; i++)
+    statuses.push((await request.post(`${spec.baseURL}/mcp`, { headers, data: list })).status());
   expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 200]);
   expect(statuses[4]).toBe(429);
   const limited = await request.post(`${spec.baseURL}/mcp`, { headers, data: list });

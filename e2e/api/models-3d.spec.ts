@@ -79,17 +79,31 @@ async function checkThreeD(request: APIRequestContext, item: ThreeDItem): Promis
 }
 
 async function uploadPicture(api: Api): Promise<string> {
-  const stripes = await sharp({ create: { width: 96, height: 256, channels: 3, background: "#ffffff" } }).png().toBuffer();
+  const stripes = await sharp({ create: { width: 96, height: 256, channels: 3, background: "#ffffff" } })
+    .png()
+    .toBuffer();
   const png = await sharp({ create: { width: 256, height: 256, channels: 3, background: "#223366" } })
     .composite([{ input: stripes, left: 80, top: 0 }])
     .png()
     .toBuffer();
-  return (await expectOk<{ id: string }>(await api.request.post(api.url("/v1/files"), { headers: api.headers({ "content-type": "image/png" }), data: png }), 201)).id;
+  return (
+    await expectOk<{ id: string }>(
+      await api.request.post(api.url("/v1/files"), {
+        headers: api.headers({ "content-type": "image/png" }),
+        data: png,
+      }),
+      201,
+    )
+  ).id;
 }
 
-test("the catalog lists the 3D entries with modality 3d, and a queued 3D run holds its price with Retry-After 5", async ({ request }) => {
+test("the catalog lists the 3D entries with modality 3d, and a queued 3D run holds its price with Retry-After 5", async ({
+  request,
+}) => {
   const api = newTenant(request, SERVERS.runsSqliteIdle, "1.00", "three-d-hold").api;
-  const list = await expectOk<{ data: { id: string; modality: string; tasks: string[] }[] }>(await api.get("/v1/models"));
+  const list = await expectOk<{ data: { id: string; modality: string; tasks: string[] }[] }>(
+    await api.get("/v1/models"),
+  );
   expect(list.data.find((m) => m.id === "atelier/shapes-3d")).toMatchObject({ modality: "3d", tasks: ["text-to-3d"] });
   expect(list.data.find((m) => m.id === "atelier/relief-3d")).toMatchObject({ modality: "3d", tasks: ["image-to-3d"] });
 
@@ -105,7 +119,9 @@ test("the catalog lists the 3D entries with modality 3d, and a queued 3D run hol
   expect(await api.credits()).toEqual(before);
 });
 
-test("each 3D entry runs end to end: charged its quote once, a valid .glb with the counts and extent it states, a poster", async ({ request }) => {
+test("each 3D entry runs end to end: charged its quote once, a valid .glb with the counts and extent it states, a poster", async ({
+  request,
+}) => {
   test.setTimeout(120_000);
   const api = newTenant(request, SERVERS.models, "1.00", "three-d-run").api;
   const picture = await uploadPicture(api);
@@ -135,21 +151,32 @@ test("each 3D entry runs end to end: charged its quote once, a valid .glb with t
   expect((await download(request, second.url)).equals(await download(request, first.url))).toBe(true);
 
   // Keep-as-file stays for images: a 3D output is refused by name.
-  await expectError(await api.post(`/v1/generations/${done[0]!.id}/outputs/0/file`), 400, "invalid_parameter", { param: "index", message: /only image outputs can be kept as files/ });
+  await expectError(await api.post(`/v1/generations/${done[0]!.id}/outputs/0/file`), 400, "invalid_parameter", {
+    param: "index",
+    message: /only image outputs can be kept as files/,
+  });
 
   // History filters by the 3D model like any other.
   const listed = await api.list({ model: "atelier/relief-3d" });
   expect(listed.data.map((g) => g.id)).toEqual([done[1]!.id]);
 });
 
-test("the MCP door: list_models filters by modality 3d, and generate answers a 3D run with its poster and a link to the .glb", async ({ request }) => {
+test("the MCP door: list_models filters by modality 3d, and generate answers a 3D run with its poster and a link to the .glb", async ({
+  request,
+}) => {
   test.setTimeout(90_000);
   const { api } = newTenant(request, SERVERS.models, "1.00", "three-d-mcp");
   const client = await connect(SERVERS.models, api.key);
   try {
-    const listed = (await call(client, "list_models", { modality: "3d" })).structuredContent as { models: Array<{ id: string; modality: string }> };
+    const listed = (await call(client, "list_models", { modality: "3d" })).structuredContent as {
+      models: Array<{ id: string; modality: string }>;
+    };
     expect(listed.models.map((m) => m.id).sort()).toEqual(["atelier/relief-3d", "atelier/shapes-3d"]);
-    const result = await call(client, "generate", { model: "atelier/shapes-3d", input: { prompt: "a blue torus", detail: "low" }, wait_seconds: 60 });
+    const result = await call(client, "generate", {
+      model: "atelier/shapes-3d",
+      input: { prompt: "a blue torus", detail: "low" },
+      wait_seconds: 60,
+    });
     expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
     const generation = result.structuredContent as unknown as Generation;
     expect(generation.status).toBe("succeeded");
@@ -158,7 +185,11 @@ test("the MCP door: list_models filters by modality 3d, and generate answers a 3
     const image = result.content.find((c) => c.type === "image") as { data: string; mimeType: string } | undefined;
     expect(image, "the poster as an image").toBeDefined();
     expect((await sharp(Buffer.from(image!.data, "base64")).metadata()).width).toBeGreaterThan(0);
-    const link = result.content.find((c) => c.type === "resource_link") as { uri: string; mimeType: string; description: string };
+    const link = result.content.find((c) => c.type === "resource_link") as {
+      uri: string;
+      mimeType: string;
+      description: string;
+    };
     expect(link).toMatchObject({ uri: item.url, mimeType: "model/gltf-binary" });
     expect(link.description).toMatch(/3d model, [\d,]+ triangles/);
     expect((result.content[0] as { text: string }).text).toMatch(/succeeded: 3d model, [\d,]+ triangles/);

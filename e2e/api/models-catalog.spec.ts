@@ -28,7 +28,11 @@ function probeMedia(file: string): MediaInfo {
 }
 /** The sound's loudness: RMS (0–1) of all of it, decoded by ffmpeg to mono 16-bit PCM. */
 function soundLevel(file: string): number {
-  const result = spawnSync(ffmpeg, ["-hide_banner", "-v", "error", "-i", file, "-f", "s16le", "-ac", "1", "-ar", "16000", "-"], { maxBuffer: 256 << 20 });
+  const result = spawnSync(
+    ffmpeg,
+    ["-hide_banner", "-v", "error", "-i", file, "-f", "s16le", "-ac", "1", "-ar", "16000", "-"],
+    { maxBuffer: 256 << 20 },
+  );
   expect(result.status, String(result.stderr)).toBe(0);
   const pcm = result.stdout;
   const samples = Math.floor(pcm.length / 2);
@@ -40,7 +44,22 @@ function soundLevel(file: string): number {
 
 /** The frame shown at `seconds`, decoded by ffmpeg to a small RGB picture. */
 function frameAt(file: string, seconds: number): Buffer {
-  const args = ["-hide_banner", "-v", "error", "-ss", seconds.toFixed(2), "-i", file, "-frames:v", "1", "-vf", "scale=160:90,format=rgb24", "-f", "rawvideo", "-"];
+  const args = [
+    "-hide_banner",
+    "-v",
+    "error",
+    "-ss",
+    seconds.toFixed(2),
+    "-i",
+    file,
+    "-frames:v",
+    "1",
+    "-vf",
+    "scale=160:90,format=rgb24",
+    "-f",
+    "rawvideo",
+    "-",
+  ];
   const result = spawnSync(ffmpeg, args, { maxBuffer: 16 << 20 });
   expect(result.status, String(result.stderr)).toBe(0);
   expect(result.stdout.length).toBe(160 * 90 * 3);
@@ -84,7 +103,11 @@ async function checkImage(request: APIRequestContext, item: Output): Promise<{ b
   return { bytes, meanRed: stats.channels[0]!.mean };
 }
 
-async function checkVideo(request: APIRequestContext, item: Output, expected: { duration: number; audio: boolean }): Promise<void> {
+async function checkVideo(
+  request: APIRequestContext,
+  item: Output,
+  expected: { duration: number; audio: boolean },
+): Promise<void> {
   expect(item.content_type).toBe("video/mp4");
   const file = path.join(scratch, `${path.basename(new URL(item.url).pathname)}.mp4`);
   writeFileSync(file, await download(request, item.url));
@@ -94,12 +117,18 @@ async function checkVideo(request: APIRequestContext, item: Output, expected: { 
   expect(Math.abs(media.duration! - expected.duration)).toBeLessThan(0.25);
   expect(item.duration).toBeCloseTo(expected.duration, 0);
   // It moves: a frame near the start and one near the end differ (a still video would not).
-  expect(frameDifference(frameAt(file, 0.1), frameAt(file, expected.duration - 0.3)), "frames change").toBeGreaterThan(3);
+  expect(frameDifference(frameAt(file, 0.1), frameAt(file, expected.duration - 0.3)), "frames change").toBeGreaterThan(
+    3,
+  );
   const poster = await download(request, item.poster!.url);
   expect(await sharp(poster).metadata()).toMatchObject({ width: item.poster!.width, height: item.poster!.height });
 }
 
-async function checkAudio(request: APIRequestContext, item: Output, expected: { minSeconds: number; maxSeconds: number }): Promise<void> {
+async function checkAudio(
+  request: APIRequestContext,
+  item: Output,
+  expected: { minSeconds: number; maxSeconds: number },
+): Promise<void> {
   const bytes = await download(request, item.url);
   const meta = await parseBuffer(bytes, { mimeType: item.content_type });
   const seconds = meta.format.duration!;
@@ -107,7 +136,10 @@ async function checkAudio(request: APIRequestContext, item: Output, expected: { 
   expect(seconds).toBeLessThanOrEqual(expected.maxSeconds);
   expect(Math.abs(seconds - item.duration!)).toBeLessThan(0.3);
   // Not silence: about -40 dBFS at the very least (speech and music are far louder).
-  const file = path.join(scratch, `${path.basename(new URL(item.url).pathname)}.${item.content_type === "audio/mpeg" ? "mp3" : "wav"}`);
+  const file = path.join(
+    scratch,
+    `${path.basename(new URL(item.url).pathname)}.${item.content_type === "audio/mpeg" ? "mp3" : "wav"}`,
+  );
   writeFileSync(file, bytes);
   expect(soundLevel(file), "RMS of the decoded sound").toBeGreaterThan(0.01);
 }
@@ -116,10 +148,21 @@ async function uploadImage(api: Api): Promise<string> {
   const png = await sharp({
     create: { width: 320, height: 200, channels: 3, background: "#3366aa" },
   })
-    .composite([{ input: await sharp({ create: { width: 120, height: 200, channels: 3, background: "#ffcc00" } }).png().toBuffer(), left: 0, top: 0 }])
+    .composite([
+      {
+        input: await sharp({ create: { width: 120, height: 200, channels: 3, background: "#ffcc00" } })
+          .png()
+          .toBuffer(),
+        left: 0,
+        top: 0,
+      },
+    ])
     .png()
     .toBuffer();
-  const res = await api.request.post(api.url("/v1/files"), { headers: api.headers({ "content-type": "image/png" }), data: png });
+  const res = await api.request.post(api.url("/v1/files"), {
+    headers: api.headers({ "content-type": "image/png" }),
+    data: png,
+  });
   return (await expectOk<{ id: string }>(res, 201)).id;
 }
 
@@ -130,7 +173,11 @@ async function uploadSound(api: Api): Promise<string> {
     await api.post("/v1/uploads", { filename: "tone.wav", content_type: "audio/wav", bytes: wav.length }),
     201,
   );
-  expect((await api.request.put(upload.upload_url, { data: wav, headers: { "content-type": "application/octet-stream" } })).ok()).toBe(true);
+  expect(
+    (
+      await api.request.put(upload.upload_url, { data: wav, headers: { "content-type": "application/octet-stream" } })
+    ).ok(),
+  ).toBe(true);
   return (await expectOk<{ id: string }>(await api.post(`/v1/uploads/${upload.id}/complete`))).id;
 }
 
@@ -138,7 +185,9 @@ test.describe.configure({ mode: "serial" });
 
 test("the catalog lists every built-in model and preset, in service", async ({ request }) => {
   const api = newTenant(request, spec, "1.00", "catalog").api;
-  const list = await expectOk<{ data: { id: string; availability: { status: string } }[] }>(await api.get("/v1/models"));
+  const list = await expectOk<{ data: { id: string; availability: { status: string } }[] }>(
+    await api.get("/v1/models"),
+  );
   const ids = list.data.map((m) => m.id);
   for (const id of [
     "atelier/artwork",
@@ -169,23 +218,41 @@ test("every built-in model runs through the API and makes real, decodable media"
   const image = await uploadImage(api);
   const sound = await uploadSound(api);
   const runs: Record<string, { model: string; input: Record<string, unknown> }> = {
-    artwork: { model: "atelier/artwork", input: { prompt: "neon night grid of circles and stars", size: 512, num_images: 2, seed: 1 } },
+    artwork: {
+      model: "atelier/artwork",
+      input: { prompt: "neon night grid of circles and stars", size: 512, num_images: 2, seed: 1 },
+    },
     artworkOther: { model: "atelier/artwork", input: { prompt: "pastel mountains at sunrise", size: 512, seed: 1 } },
-    typeCard: { model: "atelier/type-card", input: { text: "Make something wonderful", subtitle: "Atelier", size: 512, style: "neon-night" } },
+    typeCard: {
+      model: "atelier/type-card",
+      input: { text: "Make something wonderful", subtitle: "Atelier", size: 512, style: "neon-night" },
+    },
     qr: { model: "atelier/qr-code", input: { content: "https://atelier.example/launch?ref=e2e", size: 400 } },
     gradient: { model: "atelier/gradient", input: { prompt: "ocean dusk", seed: 3 } },
     classic: { model: "atelier/gradient-classic", input: { prompt: "ocean dusk" } },
     upscale: { model: "atelier/upscale", input: { image, scale: 2 } },
     edit: { model: "atelier/image-edit", input: { image, aspect_ratio: "1:1", filter: "grayscale", format: "jpeg" } },
     panZoom: { model: "atelier/pan-zoom", input: { image, duration: 2, resolution: "480p", motion: "pan-left" } },
-    titleMotion: { model: "atelier/title-motion", input: { prompt: "Spring launch 2027", duration: 2, resolution: "480p", seed: 2 } },
-    speech: { model: "atelier/speech", input: { text: "Welcome to Atelier. Everything you hear was made on this machine.", format: "mp3" } },
+    titleMotion: {
+      model: "atelier/title-motion",
+      input: { prompt: "Spring launch 2027", duration: 2, resolution: "480p", seed: 2 },
+    },
+    speech: {
+      model: "atelier/speech",
+      input: { text: "Welcome to Atelier. Everything you hear was made on this machine.", format: "mp3" },
+    },
     music: { model: "atelier/music", input: { prompt: "calm rain at night", duration: 3, format: "wav", seed: 4 } },
     waveform: { model: "atelier/waveform", input: { audio: sound, width: 600, height: 120 } },
     posterV1: { model: "atelier/gradient-poster@1", input: { prompt: "sea", title: "Hello" } },
     posterV2: { model: "atelier/gradient-poster@2", input: { prompt: "sea", title: "Hello" } },
-    promoV1: { model: "atelier/promo-video@1", input: { title: "Spring", prompt: "pastel mountains", duration: 2, resolution: "480p", seed: 5 } },
-    promoV2: { model: "atelier/promo-video@2", input: { title: "Spring", prompt: "pastel mountains", duration: 2, resolution: "480p", seed: 5 } },
+    promoV1: {
+      model: "atelier/promo-video@1",
+      input: { title: "Spring", prompt: "pastel mountains", duration: 2, resolution: "480p", seed: 5 },
+    },
+    promoV2: {
+      model: "atelier/promo-video@2",
+      input: { title: "Spring", prompt: "pastel mountains", duration: 2, resolution: "480p", seed: 5 },
+    },
   };
   const started: Record<string, Generation> = {};
   for (const [name, body] of Object.entries(runs)) started[name] = (await api.create(body)).gen;
@@ -193,7 +260,9 @@ test("every built-in model runs through the API and makes real, decodable media"
   for (const [name, gen] of Object.entries(started)) {
     done[name] = await api.waitFinal(gen.id, 150);
     expect(done[name]!.status, `${name}: ${done[name]!.error?.message}`).toBe("succeeded");
-    expect(done[name]!.usage.cost_usd, name).toBe((await expectOk<{ cost_usd: string }>(await api.post("/v1/quotes", runs[name]))).cost_usd);
+    expect(done[name]!.usage.cost_usd, name).toBe(
+      (await expectOk<{ cost_usd: string }>(await api.post("/v1/quotes", runs[name]))).cost_usd,
+    );
   }
   const out = (name: string) => done[name]!.output as Output[];
 
@@ -203,7 +272,8 @@ test("every built-in model runs through the API and makes real, decodable media"
   expect(art1!.bytes.equals(art2!.bytes)).toBe(false);
   const other = await checkImage(request, out("artworkOther")[0]!);
   expect(Math.abs(other.meanRed - art1!.meanRed)).toBeGreaterThan(5);
-  for (const name of ["typeCard", "gradient", "classic", "posterV1", "posterV2"]) await checkImage(request, out(name)[0]!);
+  for (const name of ["typeCard", "gradient", "classic", "posterV1", "posterV2"])
+    await checkImage(request, out(name)[0]!);
   const drawn = out("waveform")[0]!;
   expect([drawn.content_type, drawn.width, drawn.height]).toEqual(["image/png", 600, 120]);
   await checkImage(request, drawn);
@@ -212,13 +282,17 @@ test("every built-in model runs through the API and makes real, decodable media"
   await checkImage(request, upscaled);
   const edited = out("edit")[0]!;
   expect([edited.content_type, edited.width, edited.height]).toEqual(["image/jpeg", 200, 200]);
-  const { data: gray } = await sharp(await download(request, edited.url)).raw().toBuffer({ resolveWithObject: true });
+  const { data: gray } = await sharp(await download(request, edited.url))
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   expect(Math.abs(gray[0]! - gray[1]!) + Math.abs(gray[1]! - gray[2]!)).toBeLessThan(4);
 
   // The QR code scans back to its content.
   const qrBytes = (await checkImage(request, out("qr")[0]!)).bytes;
   const { data, info } = await sharp(qrBytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  expect(jsQR(new Uint8ClampedArray(data), info.width, info.height)?.data).toBe("https://atelier.example/launch?ref=e2e");
+  expect(jsQR(new Uint8ClampedArray(data), info.width, info.height)?.data).toBe(
+    "https://atelier.example/launch?ref=e2e",
+  );
 
   // Video: H.264 of the asked length with a poster; @2 of the promo preset has a sound track.
   await checkVideo(request, out("panZoom")[0]!, { duration: 2, audio: false });
@@ -234,10 +308,15 @@ test("every built-in model runs through the API and makes real, decodable media"
   await checkAudio(request, out("music")[0]!, { minSeconds: 2.8, maxSeconds: 3.2 });
 });
 
-test("a preset shows its preview while it runs; cancel then answers 409 and the run goes on to be charged", async ({ request }) => {
+test("a preset shows its preview while it runs; cancel then answers 409 and the run goes on to be charged", async ({
+  request,
+}) => {
   test.setTimeout(120_000);
   const api = newTenant(request, spec, "1.00", "preview").api;
-  const body = { model: "atelier/promo-video@2", input: { title: "Grand opening", prompt: "gold night stars", duration: 10, resolution: "720p" } };
+  const body = {
+    model: "atelier/promo-video@2",
+    input: { title: "Grand opening", prompt: "gold night stars", duration: 10, resolution: "720p" },
+  };
   const { gen } = await api.create(body);
   let seen: Generation = gen;
   const deadline = Date.now() + 60_000;
@@ -248,7 +327,11 @@ test("a preset shows its preview while it runs; cancel then answers 409 and the 
   const preview = seen.preview;
   expect(preview, "a preview while running").not.toBeNull();
   expect(seen.status).toBe("running");
-  expect(await sharp(await download(request, preview!.url)).metadata()).toMatchObject({ format: "png", width: 1280, height: 720 });
+  expect(await sharp(await download(request, preview!.url)).metadata()).toMatchObject({
+    format: "png",
+    width: 1280,
+    height: 720,
+  });
 
   const err = await expectError(await api.post(`/v1/generations/${gen.id}/cancel`), 409, "conflict");
   expect(err.message).toMatch(/preview/);
@@ -257,18 +340,31 @@ test("a preset shows its preview while it runs; cancel then answers 409 and the 
   expect(await api.credits()).toEqual({ available: 1_000_000 - 120_000, held: 0 });
 });
 
-test("a preset run canceled before its preview is out: 200 canceled, its hold released, nothing charged", async ({ request }) => {
+test("a preset run canceled before its preview is out: 200 canceled, its hold released, nothing charged", async ({
+  request,
+}) => {
   // On a server without workers the run stays queued, so the cancel surely comes before the preview.
   // (@1: models-ops.spec.ts pauses the music step of @2 on this server.)
   const api = newTenant(request, SERVERS.runsSqliteIdle, "1.00", "preset-cancel").api;
-  const { gen } = await api.create({ model: "atelier/promo-video@1", input: { title: "Soon", prompt: "gold night stars", duration: 10 } });
+  const { gen } = await api.create({
+    model: "atelier/promo-video@1",
+    input: { title: "Soon", prompt: "gold night stars", duration: 10 },
+  });
   expect(gen).toMatchObject({ status: "queued", preview: null });
   expect(await api.credits()).toEqual({ available: 1_000_000 - 110_000, held: 110_000 });
 
   const canceled = await expectOk<Generation>(await api.post(`/v1/generations/${gen.id}/cancel`));
-  expect(canceled).toMatchObject({ id: gen.id, status: "canceled", preview: null, output: [], usage: { cost_usd: null } });
+  expect(canceled).toMatchObject({
+    id: gen.id,
+    status: "canceled",
+    preview: null,
+    output: [],
+    usage: { cost_usd: null },
+  });
   expect(canceled.completed_at).not.toBeNull();
   expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
   // Canceling again returns it as it is.
-  expect(await expectOk<Generation>(await api.post(`/v1/generations/${gen.id}/cancel`))).toMatchObject({ status: "canceled" });
+  expect(await expectOk<Generation>(await api.post(`/v1/generations/${gen.id}/cancel`))).toMatchObject({
+    status: "canceled",
+  });
 });

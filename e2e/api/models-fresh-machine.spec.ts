@@ -55,7 +55,9 @@ async function download(request: APIRequestContext, url: string): Promise<Buffer
 
 /** RMS (0–1) of a sound file decoded to mono 16-bit PCM. */
 function soundLevel(file: string): number {
-  const result = spawnSync(ffmpeg, ["-hide_banner", "-v", "error", "-i", file, "-f", "s16le", "-ac", "1", "-"], { maxBuffer: 64 << 20 });
+  const result = spawnSync(ffmpeg, ["-hide_banner", "-v", "error", "-i", file, "-f", "s16le", "-ac", "1", "-"], {
+    maxBuffer: 64 << 20,
+  });
   expect(result.status, String(result.stderr)).toBe(0);
   const samples = Math.floor(result.stdout.length / 2);
   expect(samples).toBeGreaterThan(8_000);
@@ -64,33 +66,50 @@ function soundLevel(file: string): number {
   return Math.sqrt(sum / samples);
 }
 
-test("every built-in entry is in service; speech offers exactly Flite's voices and says how to get more", async ({ request }) => {
+test("every built-in entry is in service; speech offers exactly Flite's voices and says how to get more", async ({
+  request,
+}) => {
   const { api } = newTenant(request, spec, "1.00", "fresh-catalog");
-  const list = await expectOk<{ data: { id: string; availability: { status: string; message: string | null } }[] }>(await api.get("/v1/models"));
-  expect(list.data.map((m) => m.id)).toEqual(expect.arrayContaining(["atelier/speech", "atelier/title-motion", "atelier/promo-video@2"]));
-  for (const entry of list.data) expect(entry.availability, entry.id).toEqual({ status: "available", message: null, until: null });
-
-  const speech = await expectOk<{ input_schema: { properties: { voice: { enum: string[]; default: string; description: string } } } }>(
-    await api.get("/v1/models/atelier/speech"),
+  const list = await expectOk<{ data: { id: string; availability: { status: string; message: string | null } }[] }>(
+    await api.get("/v1/models"),
   );
+  expect(list.data.map((m) => m.id)).toEqual(
+    expect.arrayContaining(["atelier/speech", "atelier/title-motion", "atelier/promo-video@2"]),
+  );
+  for (const entry of list.data)
+    expect(entry.availability, entry.id).toEqual({ status: "available", message: null, until: null });
+
+  const speech = await expectOk<{
+    input_schema: { properties: { voice: { enum: string[]; default: string; description: string } } };
+  }>(await api.get("/v1/models/atelier/speech"));
   const voice = speech.input_schema.properties.voice;
   expect(voice.enum).toEqual(FLITE_VOICES);
   expect(voice.default).toBe("en-us");
   expect(voice.description).toContain("apt-get install espeak-ng");
 
   // An eSpeak NG voice is not offered here: 400 naming what is.
-  await expectError(await api.post("/v1/quotes", { model: "atelier/speech", input: { text: "Bonjour", voice: "fr" } }), 400, "invalid_parameter", {
-    param: "input.voice",
-    message: /must be one of "en-us", "en-us-female", "en-scotland"/,
-  });
+  await expectError(
+    await api.post("/v1/quotes", { model: "atelier/speech", input: { text: "Bonjour", voice: "fr" } }),
+    400,
+    "invalid_parameter",
+    {
+      param: "input.voice",
+      message: /must be one of "en-us", "en-us-female", "en-scotland"/,
+    },
+  );
 });
 
-test("POST /v1/generations atelier/speech with Prefer: wait → succeeded, a real MP3 made with npm's ffmpeg", async ({ request }) => {
+test("POST /v1/generations atelier/speech with Prefer: wait → succeeded, a real MP3 made with npm's ffmpeg", async ({
+  request,
+}) => {
   test.setTimeout(90_000);
   const { api } = newTenant(request, spec, "1.00", "fresh-speech");
   const text = "Welcome to Atelier. Everything you hear was made on this machine.";
   const res = await api.post("/v1/generations", { model: "atelier/speech", input: { text } }, { prefer: "wait=60" });
-  const gen = await expectOk<Generation & { output: { url: string; content_type: string; duration: number }[] }>(res, 201);
+  const gen = await expectOk<Generation & { output: { url: string; content_type: string; duration: number }[] }>(
+    res,
+    201,
+  );
   expect(gen.status, JSON.stringify(gen.error)).toBe("succeeded");
   expect(gen.input).toMatchObject({ voice: "en-us", format: "mp3", speed: 165, pitch: 50 });
   expect(gen.usage.cost_usd).toBe("0.0013");
@@ -110,7 +129,14 @@ test("POST /v1/generations atelier/speech with Prefer: wait → succeeded, a rea
 
   // Each voice this server offers speaks.
   for (const id of FLITE_VOICES.slice(1)) {
-    const other = await expectOk<Generation>(await api.post("/v1/generations", { model: "atelier/speech", input: { text: "Good morning.", voice: id, format: "wav" } }, { prefer: "wait=60" }), 201);
+    const other = await expectOk<Generation>(
+      await api.post(
+        "/v1/generations",
+        { model: "atelier/speech", input: { text: "Good morning.", voice: id, format: "wav" } },
+        { prefer: "wait=60" },
+      ),
+      201,
+    );
     expect(other.status, `${id}: ${JSON.stringify(other.error)}`).toBe("succeeded");
   }
 });

@@ -20,7 +20,9 @@ let provider: Server;
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
-  const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#2288cc" } }).png().toBuffer();
+  const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#2288cc" } })
+    .png()
+    .toBuffer();
   provider = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -30,10 +32,18 @@ test.beforeAll(async () => {
       const answer = () =>
         res
           .writeHead(200, { "content-type": "application/json" })
-          .end(JSON.stringify({ created: 1, data: Array.from({ length: Number(body.n ?? 1) }, () => ({ b64_json: png.toString("base64") })) }));
+          .end(
+            JSON.stringify({
+              created: 1,
+              data: Array.from({ length: Number(body.n ?? 1) }, () => ({ b64_json: png.toString("base64") })),
+            }),
+          );
       if (behaviour === "ok") answer();
       else if (behaviour === "slow") setTimeout(answer, 1_500);
-      else if (behaviour === "refuse") res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "Your prompt mentions a trademark." } }));
+      else if (behaviour === "refuse")
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: "Your prompt mentions a trademark." } }));
       else if (behaviour === "down") res.writeHead(502).end("bad gateway");
       // "hang": never answers; the provider's timeout_ms (3 s) ends it.
     });
@@ -46,11 +56,18 @@ test.afterAll(async () => {
   await new Promise((resolve) => provider.close(resolve));
 });
 
-test("a remote entry is in the catalog with its provider's price and runs there: charged once, provider named", async ({ request }) => {
+test("a remote entry is in the catalog with its provider's price and runs there: charged once, provider named", async ({
+  request,
+}) => {
   const tenant = newTenant(request, spec, "1.00", "provider");
   const api = tenant.api;
-  const list = await expectOk<{ data: { id: string; creator: string; availability: { status: string } }[] }>(await api.get("/v1/models"));
-  expect(list.data.find((m) => m.id === "fakeimg/sketch")).toMatchObject({ creator: "Fake Images Inc.", availability: { status: "available" } });
+  const list = await expectOk<{ data: { id: string; creator: string; availability: { status: string } }[] }>(
+    await api.get("/v1/models"),
+  );
+  expect(list.data.find((m) => m.id === "fakeimg/sketch")).toMatchObject({
+    creator: "Fake Images Inc.",
+    availability: { status: "available" },
+  });
   expect(await api.quote("fakeimg/sketch", { prompt: "a fox", n: 2 })).toBe(40_000);
 
   behaviour = "ok";
@@ -60,7 +77,10 @@ test("a remote entry is in the catalog with its provider's price and runs there:
   expect(done.output).toHaveLength(2);
   const bytes = await (await request.get(done.output[0]!.url)).body();
   expect(await sharp(bytes).metadata()).toMatchObject({ format: "png", width: 32, height: 32 });
-  expect(seen.at(-1)).toMatchObject({ auth: "Bearer sk-e2e-fake-provider", body: { model: "sketch-1", prompt: "a fox", n: 2 } });
+  expect(seen.at(-1)).toMatchObject({
+    auth: "Bearer sk-e2e-fake-provider",
+    body: { model: "sketch-1", prompt: "a fox", n: 2 },
+  });
   expect(await api.credits()).toEqual({ available: 1_000_000 - 40_000, held: 0 });
 });
 
@@ -79,7 +99,9 @@ test("a slow provider still succeeds, and its run cannot be canceled once submit
 test("a provider's refusal fails the run with its message; nothing is charged", async ({ request }) => {
   const api = newTenant(request, spec, "1.00", "provider-fail").api;
   behaviour = "refuse";
-  const refused = await api.waitFinal((await api.create({ model: "fakeimg/sketch", input: { prompt: "a mouse" } })).gen.id);
+  const refused = await api.waitFinal(
+    (await api.create({ model: "fakeimg/sketch", input: { prompt: "a mouse" } })).gen.id,
+  );
   expect(refused.status).toBe("failed");
   expect(refused.error!.message).toContain("Your prompt mentions a trademark.");
   // A refusal is the prompt's fault, not the provider's: its entries stay in service.
@@ -87,30 +109,49 @@ test("a provider's refusal fails the run with its message; nothing is charged", 
   expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
 });
 
-test("moderation: a blocked word fails the run with a clear message, nothing charged; other words pass", async ({ request }) => {
+test("moderation: a blocked word fails the run with a clear message, nothing charged; other words pass", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "moderation").api;
-  const blocked = await api.waitFinal((await api.create({ model: "atelier/gradient", input: { prompt: "a ForbiddenWord sunset" } })).gen.id);
+  const blocked = await api.waitFinal(
+    (await api.create({ model: "atelier/gradient", input: { prompt: "a ForbiddenWord sunset" } })).gen.id,
+  );
   expect(blocked).toMatchObject({ status: "failed", usage: { cost_usd: null }, output: [] });
   expect(blocked.error!.message).toMatch(/prompt was refused/);
-  const phrase = await api.waitFinal((await api.create({ model: "atelier/gradient", input: { prompt: "never  say THIS" } })).gen.id);
+  const phrase = await api.waitFinal(
+    (await api.create({ model: "atelier/gradient", input: { prompt: "never  say THIS" } })).gen.id,
+  );
   expect(phrase.status).toBe("failed");
-  const fine = await api.waitFinal((await api.create({ model: "atelier/gradient", input: { prompt: "forbiddenwords are fine as part of words" } })).gen.id);
+  const fine = await api.waitFinal(
+    (await api.create({ model: "atelier/gradient", input: { prompt: "forbiddenwords are fine as part of words" } })).gen
+      .id,
+  );
   expect(fine.status).toBe("succeeded");
   expect(await api.credits()).toEqual({ available: 1_000_000 - 2_000, held: 0 });
 });
 
-test("ops pause an entry with the admin CLI: 503 + Retry-After, the catalog says so; resume brings it back", async ({ request }) => {
+test("ops pause an entry with the admin CLI: 503 + Retry-After, the catalog says so; resume brings it back", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "pause").api;
   const model = "atelier/gradient-poster@1";
   const until = new Date(Date.now() + 10 * 60_000).toISOString();
-  expect(admin(["model", "pause", model, "--until", until, "--reason", "new fonts are being installed"], spec)).toMatchObject({ model, until });
+  expect(
+    admin(["model", "pause", model, "--until", until, "--reason", "new fonts are being installed"], spec),
+  ).toMatchObject({ model, until });
 
   const quote = await api.post("/v1/quotes", { model, input: { prompt: "x", title: "T" } });
   const err = await expectError(quote, 503, "service_unavailable");
   expect(err.message).toContain("new fonts are being installed");
   expect(Number(quote.headers()["retry-after"])).toBeGreaterThan(500);
-  await expectError(await api.post("/v1/generations", { model, input: { prompt: "x", title: "T" } }), 503, "service_unavailable");
-  const entry = await expectOk<{ availability: unknown }>(await request.get(`${spec.baseURL}/v1/public/models/${model}`));
+  await expectError(
+    await api.post("/v1/generations", { model, input: { prompt: "x", title: "T" } }),
+    503,
+    "service_unavailable",
+  );
+  const entry = await expectOk<{ availability: unknown }>(
+    await request.get(`${spec.baseURL}/v1/public/models/${model}`),
+  );
   expect(entry.availability).toEqual({ status: "out_of_service", message: "new fonts are being installed", until });
 
   // (That queued runs wait meanwhile is tested in lib/engine/cancel-point.test.ts, where no
@@ -121,7 +162,9 @@ test("ops pause an entry with the admin CLI: 503 + Retry-After, the catalog says
   await expectOk(await api.post("/v1/quotes", { model, input: { prompt: "x", title: "T" } }));
 });
 
-test("pausing a model takes the presets that use it as a step out of service too; resume brings them back", async ({ request }) => {
+test("pausing a model takes the presets that use it as a step out of service too; resume brings them back", async ({
+  request,
+}) => {
   // On the idle server (no worker), where no other suite runs these entries meanwhile.
   const idle = SERVERS.runsSqliteIdle;
   const api = newTenant(request, idle, "1.00", "step-pause").api;
@@ -134,7 +177,11 @@ test("pausing a model takes the presets that use it as a step out of service too
     const err = await expectError(quote, 503, "service_unavailable");
     expect(err.message).toContain(why);
     expect(Number(quote.headers()["retry-after"])).toBeGreaterThan(500);
-    await expectError(await api.post("/v1/generations", { model: "atelier/promo-video@2", input }), 503, "service_unavailable");
+    await expectError(
+      await api.post("/v1/generations", { model: "atelier/promo-video@2", input }),
+      503,
+      "service_unavailable",
+    );
     const list = await expectOk<{ data: { id: string; availability: unknown }[] }>(await api.get("/v1/models"));
     const availability = (id: string) => list.data.find((m) => m.id === id)!.availability;
     expect(availability("atelier/promo-video@2")).toEqual({ status: "out_of_service", message: why, until });
@@ -148,7 +195,9 @@ test("pausing a model takes the presets that use it as a step out of service too
   expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
 });
 
-test("a provider that fails with a 5xx: the run fails with a message for a person, nothing charged, and its entries are out of service", async ({ request }) => {
+test("a provider that fails with a 5xx: the run fails with a message for a person, nothing charged, and its entries are out of service", async ({
+  request,
+}) => {
   // flakyimg is the same fake server under a second provider, so fakeimg stays in service.
   const api = newTenant(request, spec, "1.00", "provider-5xx").api;
   const model = "flakyimg/sketch";
@@ -167,8 +216,14 @@ test("a provider that fails with a 5xx: the run fails with a message for a perso
   const retryAfter = Number(quote.headers()["retry-after"]);
   expect(retryAfter).toBeGreaterThan(0);
   expect(retryAfter).toBeLessThanOrEqual(30);
-  await expectError(await api.post("/v1/generations", { model, input: { prompt: "again" } }), 503, "service_unavailable");
-  const list = await expectOk<{ data: { id: string; availability: { status: string; message: string | null; until: string | null } }[] }>(await api.get("/v1/models"));
+  await expectError(
+    await api.post("/v1/generations", { model, input: { prompt: "again" } }),
+    503,
+    "service_unavailable",
+  );
+  const list = await expectOk<{
+    data: { id: string; availability: { status: string; message: string | null; until: string | null } }[];
+  }>(await api.get("/v1/models"));
   const entry = list.data.find((m) => m.id === model)!;
   expect(entry.availability.status).toBe("out_of_service");
   expect(entry.availability.message).toMatch(/^its provider flakyimg is failing \(HTTP 502, at /);
@@ -178,18 +233,28 @@ test("a provider that fails with a 5xx: the run fails with a message for a perso
 });
 
 // Last of the provider tests: the provider stays out of service for 30 s after this.
-test("a provider that does not answer: the run fails on its timeout, nothing charged, and its entries are out of service (503)", async ({ request }) => {
+test("a provider that does not answer: the run fails on its timeout, nothing charged, and its entries are out of service (503)", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "provider-down").api;
   behaviour = "hang";
-  const hung = await api.waitFinal((await api.create({ model: "fakeimg/sketch", input: { prompt: "a heron" } })).gen.id);
+  const hung = await api.waitFinal(
+    (await api.create({ model: "fakeimg/sketch", input: { prompt: "a heron" } })).gen.id,
+  );
   expect(hung.status).toBe("failed");
   expect(hung.error!.message).toMatch(/no answer|did not answer|time/i);
   expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
   const quote = await api.post("/v1/quotes", { model: "fakeimg/sketch", input: { prompt: "again" } });
   await expectError(quote, 503, "service_unavailable");
   expect(Number(quote.headers()["retry-after"])).toBeGreaterThan(0);
-  await expectError(await api.post("/v1/generations", { model: "fakeimg/sketch", input: { prompt: "again" } }), 503, "service_unavailable");
-  const entry = await expectOk<{ availability: { status: string; until: string } }>(await api.get("/v1/models/fakeimg/sketch"));
+  await expectError(
+    await api.post("/v1/generations", { model: "fakeimg/sketch", input: { prompt: "again" } }),
+    503,
+    "service_unavailable",
+  );
+  const entry = await expectOk<{ availability: { status: string; until: string } }>(
+    await api.get("/v1/models/fakeimg/sketch"),
+  );
   expect(entry.availability.status).toBe("out_of_service");
   expect(Date.parse(entry.availability.until)).toBeGreaterThan(Date.now());
   behaviour = "ok";

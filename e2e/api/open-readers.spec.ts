@@ -27,7 +27,10 @@ async function openStream(api: Api, id: string): Promise<EventStream> {
 /** A Prefer: wait read left in flight; `drop` ends it from the client's side. */
 function waitInFlight(api: Api, id: string): { answered: Promise<Response | null>; drop: () => void } {
   const abort = new AbortController();
-  const answered = fetch(api.url(`/v1/generations/${id}`), { headers: api.headers({ prefer: "wait=60" }), signal: abort.signal }).catch(() => null);
+  const answered = fetch(api.url(`/v1/generations/${id}`), {
+    headers: api.headers({ prefer: "wait=60" }),
+    signal: abort.signal,
+  }).catch(() => null);
   return { answered, drop: () => abort.abort() };
 }
 
@@ -68,12 +71,22 @@ for (const store of STORES) {
       const streams = await Promise.all(Array.from({ length: CAP }, () => openStream(tenant.api, gen.id)));
       try {
         const refused = await tenant.api.get(`/v1/generations/${gen.id}`, { accept: "text/event-stream" });
-        const error = await expectError(refused, 429, "rate_limit_exceeded", { message: /already has 25 status streams and Prefer: wait reads open; close one/ });
+        const error = await expectError(refused, 429, "rate_limit_exceeded", {
+          message: /already has 25 status streams and Prefer: wait reads open; close one/,
+        });
         expect(error.type).toBe("rate_limit_error");
         expect(refused.headers()["retry-after"]).toBe("5");
         // A Prefer: wait read shares the cap; a POST with Prefer: wait starts no run.
-        await expectError(await tenant.api.get(`/v1/generations/${gen.id}`, { prefer: "wait=5" }), 429, "rate_limit_exceeded");
-        await expectError(await tenant.api.post("/v1/generations", BODY, { prefer: "wait=5" }), 429, "rate_limit_exceeded");
+        await expectError(
+          await tenant.api.get(`/v1/generations/${gen.id}`, { prefer: "wait=5" }),
+          429,
+          "rate_limit_exceeded",
+        );
+        await expectError(
+          await tenant.api.post("/v1/generations", BODY, { prefer: "wait=5" }),
+          429,
+          "rate_limit_exceeded",
+        );
         expect((await tenant.api.listAll()).map((g) => g.id)).toEqual([gen.id]);
         // Reads without a wait are not held open: they still answer.
         await expectOk(await tenant.api.get(`/v1/generations/${gen.id}`));
@@ -88,18 +101,26 @@ for (const store of STORES) {
       }
       // Every slot comes back once the streams are closed.
       const reopened: EventStream[] = [];
-      while (reopened.length < CAP) reopened.push(await eventually(() => tryStream(tenant.api, gen.id), `stream ${reopened.length + 1} after all were closed`));
+      while (reopened.length < CAP)
+        reopened.push(
+          await eventually(() => tryStream(tenant.api, gen.id), `stream ${reopened.length + 1} after all were closed`),
+        );
       reopened.forEach((s) => s.close());
       await expectOk(await tenant.api.post(`/v1/generations/${gen.id}/cancel`));
     });
 
-    test("Prefer: wait reads share the cap until they answer or the client leaves; a run's end frees every slot", async ({ request }) => {
+    test("Prefer: wait reads share the cap until they answer or the client leaves; a run's end frees every slot", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "1");
       const gen = await queuedRun(tenant);
       const streams = await Promise.all(Array.from({ length: CAP - 1 }, () => openStream(tenant.api, gen.id)));
       try {
         const first = waitInFlight(tenant.api, gen.id);
-        await eventually(async () => ((await atCap(tenant.api, gen.id)) ? true : null), "the wait holding the 25th slot");
+        await eventually(
+          async () => ((await atCap(tenant.api, gen.id)) ? true : null),
+          "the wait holding the 25th slot",
+        );
         const refused = await tenant.api.get(`/v1/generations/${gen.id}`, { accept: "text/event-stream" });
         await expectError(refused, 429, "rate_limit_exceeded");
         expect(refused.headers()["retry-after"]).toBe("5");
@@ -120,7 +141,11 @@ for (const store of STORES) {
         streams.forEach((s) => s.close());
       }
       const next = await queuedRun(tenant);
-      const reopened = await Promise.all(Array.from({ length: CAP }, () => openEventStream(tenant.api.url(`/v1/generations/${next.id}`), tenant.api.headers(), 90)));
+      const reopened = await Promise.all(
+        Array.from({ length: CAP }, () =>
+          openEventStream(tenant.api.url(`/v1/generations/${next.id}`), tenant.api.headers(), 90),
+        ),
+      );
       expect(reopened.map((s) => s.response.status)).toEqual(Array(CAP).fill(200));
       reopened.forEach((s) => s.close());
       await expectOk(await tenant.api.post(`/v1/generations/${next.id}/cancel`));

@@ -21,9 +21,13 @@ async function stopServer(server: WorkerProcess | null): Promise<void> {
 }
 
 function psql(...commands: string[]): void {
-  execFileSync("psql", [`${PG_SERVER_URL}/postgres`, "-q", "-v", "ON_ERROR_STOP=1", ...commands.flatMap((c) => ["-c", c])], {
-    env: { ...process.env, PGOPTIONS: "--client-min-messages=warning" },
-  });
+  execFileSync(
+    "psql",
+    [`${PG_SERVER_URL}/postgres`, "-q", "-v", "ON_ERROR_STOP=1", ...commands.flatMap((c) => ["-c", c])],
+    {
+      env: { ...process.env, PGOPTIONS: "--client-min-messages=warning" },
+    },
+  );
 }
 
 /** The value of one sample line of the exposition (`name{labels} value`), or null when absent. */
@@ -31,13 +35,21 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split("\n")) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => found[k] === v) && Object.keys(found).length === Object.keys(labels).length) return Number(match[3]);
+    const found = Object.fromEntries(
+      [...(match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
+    if (
+      Object.entries(labels).every(([k, v]) => found[k] === v) &&
+      Object.keys(found).length === Object.keys(labels).length
+    )
+      return Number(match[3]);
   }
   return null;
 }
 
-async function readyzBody(res: APIResponse): Promise<{ status: string; checks: Record<string, string>; errors?: Record<string, string> }> {
+async function readyzBody(
+  res: APIResponse,
+): Promise<{ status: string; checks: Record<string, string>; errors?: Record<string, string> }> {
   expect(res.headers()["content-type"]).toBe("application/json; charset=utf-8");
   expect(res.headers()["cache-control"]).toBe("no-store");
   return (await res.json()) as { status: string; checks: Record<string, string>; errors?: Record<string, string> };
@@ -56,7 +68,9 @@ async function untilStatus(url: string, status: number, why: string): Promise<Re
 }
 
 test.describe("health, readiness and metrics on the main server", () => {
-  test("/healthz and /readyz answer 200 with their JSON to GET and HEAD, without an API key or the API's headers", async ({ request }) => {
+  test("/healthz and /readyz answer 200 with their JSON to GET and HEAD, without an API key or the API's headers", async ({
+    request,
+  }) => {
     const base = SERVERS.main.baseURL;
     const health = await request.get(`${base}/healthz`);
     expect(health.status()).toBe(200);
@@ -78,7 +92,9 @@ test.describe("health, readiness and metrics on the main server", () => {
     expect(html.headers()["content-type"]).toBe("application/json; charset=utf-8");
   });
 
-  test("/metrics from 127.0.0.1 answers the text format: requests by route pattern, runs by model and status, the queue depth", async ({ request }) => {
+  test("/metrics from 127.0.0.1 answers the text format: requests by route pattern, runs by model and status, the queue depth", async ({
+    request,
+  }) => {
     const main = SERVERS.main;
     const { api } = newTenant(request, main, "5", "operate");
     const { gen } = await api.create({ model: "atelier/gradient", input: { prompt: "a lamp in the window" } });
@@ -90,12 +106,20 @@ test.describe("health, readiness and metrics on the main server", () => {
     expect(res.headers()["content-type"]).toMatch(/^text\/plain; version=0\.0\.4; charset=utf-8/);
     const text = await res.text();
     expect(text).toContain("# TYPE atelier_http_requests_total counter");
-    expect(sample(text, "atelier_http_requests_total", { route: "/v1/generations", method: "POST", status: "201" })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, "atelier_http_requests_total", { route: "/v1/generations/:id", method: "GET", status: "200" })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, "atelier_http_requests_total", { route: "/v1/generations", method: "POST", status: "201" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, "atelier_http_requests_total", { route: "/v1/generations/:id", method: "GET", status: "200" }),
+    ).toBeGreaterThanOrEqual(1);
     // Never a raw path: the run's ID appears nowhere.
     expect(text).not.toContain(gen.id);
-    expect(sample(text, "atelier_runs_total", { model: "atelier/gradient", status: "succeeded" })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, "atelier_run_duration_seconds_count", { model: "atelier/gradient", status: "succeeded" })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, "atelier_runs_total", { model: "atelier/gradient", status: "succeeded" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, "atelier_run_duration_seconds_count", { model: "atelier/gradient", status: "succeeded" }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sample(text, "atelier_queue_wait_seconds_count")).toBeGreaterThanOrEqual(1);
     expect(text).toContain("# TYPE atelier_queue_depth gauge");
     expect(sample(text, "atelier_queue_depth")).toBeGreaterThanOrEqual(0);
@@ -132,12 +156,17 @@ test.describe("[sqlite] a server with a small IP budget and METRICS_TOKEN", () =
 
     // The budget spent: the API answers 429, health and readiness still 200.
     let limited = false;
-    for (let i = 0; i < 10 && !limited; i++) limited = (await request.get(`${s.baseURL}/v1/public/models`)).status() === 429;
+    for (let i = 0; i < 10 && !limited; i++)
+      limited = (await request.get(`${s.baseURL}/v1/public/models`)).status() === 429;
     expect(limited).toBe(true);
     expect((await request.get(`${s.baseURL}/healthz`)).status()).toBe(200);
     expect((await request.get(`${s.baseURL}/readyz`)).status()).toBe(200);
 
-    for (const headers of [{}, { authorization: "Bearer not-the-token-at-all" }, { authorization: METRICS_TOKEN }] as Array<Record<string, string>>) {
+    for (const headers of [
+      {},
+      { authorization: "Bearer not-the-token-at-all" },
+      { authorization: METRICS_TOKEN },
+    ] as Array<Record<string, string>>) {
       const refused = await request.get(`${s.baseURL}/metrics`, { headers });
       expect(refused.status()).toBe(401);
       expect(refused.headers()["www-authenticate"]).toBe('Bearer realm="Atelier"');
@@ -147,14 +176,21 @@ test.describe("[sqlite] a server with a small IP budget and METRICS_TOKEN", () =
     expect(res.status()).toBe(200);
     const text = await res.text();
     expect(sample(text, "atelier_rate_limit_refusals_total", { kind: "ip" })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, "atelier_http_requests_total", { route: "/v1/public/models", method: "GET", status: "429" })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, "atelier_http_requests_total", { route: "/healthz", method: "GET", status: "200" })).toBeGreaterThanOrEqual(10);
+    expect(
+      sample(text, "atelier_http_requests_total", { route: "/v1/public/models", method: "GET", status: "429" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, "atelier_http_requests_total", { route: "/healthz", method: "GET", status: "200" }),
+    ).toBeGreaterThanOrEqual(10);
     expect(sample(text, "atelier_queue_depth")).toBe(0);
   });
 });
 
 test.describe("[postgres] /readyz while the database stops and comes back", () => {
-  const s: ServerSpec = serverSpec("operate-postgres", 3377, 100_000, 100_000, { workers: 1, pgDatabase: "atelier_e2e_operate" });
+  const s: ServerSpec = serverSpec("operate-postgres", 3377, 100_000, 100_000, {
+    workers: 1,
+    pgDatabase: "atelier_e2e_operate",
+  });
   let server: WorkerProcess | null = null;
   let proxy: TcpProxy | null = null;
   test.beforeAll(() => {
@@ -179,7 +215,11 @@ test.describe("[postgres] /readyz while the database stops and comes back", () =
     const down = await untilStatus(readyz, 503, "after the database went away");
     expect(down.headers.get("retry-after")).toBe("2");
     expect(down.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    const body = (await down.json()) as { status: string; checks: Record<string, string>; errors: Record<string, string> };
+    const body = (await down.json()) as {
+      status: string;
+      checks: Record<string, string>;
+      errors: Record<string, string>;
+    };
     expect(body.status).toBe("not_ready");
     expect(body.checks).toEqual({ store: "failed", schema: "skipped" });
     expect(body.errors.store).toMatch(/^the store cannot be reached: /);
@@ -210,7 +250,10 @@ test.describe("[sqlite · bucket] /readyz while the bucket stops and comes back"
     test.setTimeout(120_000);
     // The test bucket behind a TCP proxy this test stops and starts.
     proxy = await startTcpProxy({ host: "127.0.0.1", port: TEST_S3.port });
-    server = await startOwnServer(s, { ...bucketEnv("operate-bucket/"), S3_ENDPOINT: `http://127.0.0.1:${proxy.port}` });
+    server = await startOwnServer(s, {
+      ...bucketEnv("operate-bucket/"),
+      S3_ENDPOINT: `http://127.0.0.1:${proxy.port}`,
+    });
     const readyz = `${s.baseURL}/readyz`;
     const ready = await untilStatus(readyz, 200, "with the bucket reachable");
     expect(await ready.json()).toEqual({ status: "ready", checks: { store: "ok", schema: "ok", bucket: "ok" } });
@@ -218,7 +261,11 @@ test.describe("[sqlite · bucket] /readyz while the bucket stops and comes back"
     await proxy.stop();
     const down = await untilStatus(readyz, 503, "after the bucket went away");
     expect(down.headers.get("retry-after")).toBe("2");
-    const body = (await down.json()) as { status: string; checks: Record<string, string>; errors: Record<string, string> };
+    const body = (await down.json()) as {
+      status: string;
+      checks: Record<string, string>;
+      errors: Record<string, string>;
+    };
     expect(body.checks).toEqual({ store: "ok", schema: "ok", bucket: "failed" });
     expect(body.errors.bucket).toMatch(/^the bucket cannot be reached: /);
     expect((await fetch(`${s.baseURL}/healthz`)).status).toBe(200);

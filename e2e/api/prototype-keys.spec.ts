@@ -14,8 +14,12 @@ for (const store of STORES) {
     test("as list filters: status, source, batch, model and event type", async ({ request }) => {
       const { api } = newTenant(request, store.busy, "1", "proto");
       for (const name of NAMES) {
-        await expectError(await api.get(`/v1/generations?status=${name}`), 400, "invalid_parameter", { param: "status" });
-        await expectError(await api.get(`/v1/generations?source=${name}`), 400, "invalid_parameter", { param: "source" });
+        await expectError(await api.get(`/v1/generations?status=${name}`), 400, "invalid_parameter", {
+          param: "status",
+        });
+        await expectError(await api.get(`/v1/generations?source=${name}`), 400, "invalid_parameter", {
+          param: "source",
+        });
         await expectError(await api.get(`/v1/generations?batch=${name}`), 400, "invalid_parameter", { param: "batch" });
         await expectError(await api.get(`/v1/events?type=${name}`), 400, "invalid_parameter", { param: "type" });
         const byModel = await api.get(`/v1/generations?model=${name}`);
@@ -30,12 +34,34 @@ for (const store of STORES) {
       const { api } = newTenant(request, store.busy, "1", "proto");
       for (const name of NAMES) {
         for (const path of ["/v1/generations", "/v1/quotes"]) {
-          await expectError(await api.post(path, { model: name, input: { prompt: "x" } }), 400, "invalid_parameter", { param: "model" });
-          await expectError(await api.post(path, { model: `atelier/${name}`, input: { prompt: "x" } }), 400, "invalid_parameter", { param: "model" });
-          await expectError(await api.post(path, { model: "atelier/gradient", input: { prompt: "x", [name]: 1 } }), 400, "invalid_parameter", { param: `input.${name}` });
+          await expectError(await api.post(path, { model: name, input: { prompt: "x" } }), 400, "invalid_parameter", {
+            param: "model",
+          });
+          await expectError(
+            await api.post(path, { model: `atelier/${name}`, input: { prompt: "x" } }),
+            400,
+            "invalid_parameter",
+            { param: "model" },
+          );
+          await expectError(
+            await api.post(path, { model: "atelier/gradient", input: { prompt: "x", [name]: 1 } }),
+            400,
+            "invalid_parameter",
+            { param: `input.${name}` },
+          );
           // An enum-like input field (the image format) given a prototype name.
-          await expectError(await api.post(path, { model: "atelier/gradient", input: { prompt: "x", format: name } }), 400, "invalid_parameter", { param: "input.format" });
-          await expectError(await api.post(path, { model: "atelier/gradient", input: { prompt: "x" }, [name]: 1 }), 400, "invalid_parameter", { param: name });
+          await expectError(
+            await api.post(path, { model: "atelier/gradient", input: { prompt: "x", format: name } }),
+            400,
+            "invalid_parameter",
+            { param: "input.format" },
+          );
+          await expectError(
+            await api.post(path, { model: "atelier/gradient", input: { prompt: "x" }, [name]: 1 }),
+            400,
+            "invalid_parameter",
+            { param: name },
+          );
         }
         await expectError(await api.get(`/v1/models/atelier/${name}`), 404, "resource_not_found");
         await expectError(await api.get(`/v1/models/${name}/${name}`), 404, "resource_not_found");
@@ -45,9 +71,24 @@ for (const store of STORES) {
     test("as webhook event kinds and fields, and in a resend", async ({ request }) => {
       const { api } = newTenant(request, store.busy, "1", "proto");
       for (const name of NAMES) {
-        await expectError(await api.post("/v1/webhooks", { url: "https://example.com/hook", event_types: [name] }), 400, "invalid_parameter", { param: "event_types" });
-        await expectError(await api.post("/v1/webhooks", { url: "https://example.com/hook", [name]: true }), 400, "invalid_parameter", { param: name });
-        await expectError(await api.post(`/v1/events/evt_000000000000000000000000/resend`, { [name]: 1 }), 400, "invalid_parameter", { param: name });
+        await expectError(
+          await api.post("/v1/webhooks", { url: "https://example.com/hook", event_types: [name] }),
+          400,
+          "invalid_parameter",
+          { param: "event_types" },
+        );
+        await expectError(
+          await api.post("/v1/webhooks", { url: "https://example.com/hook", [name]: true }),
+          400,
+          "invalid_parameter",
+          { param: name },
+        );
+        await expectError(
+          await api.post(`/v1/events/evt_000000000000000000000000/resend`, { [name]: 1 }),
+          400,
+          "invalid_parameter",
+          { param: name },
+        );
       }
     });
 
@@ -83,8 +124,14 @@ for (const store of STORES) {
         expect(refused.stderr).toContain("A workspace holds at most $1000000000.00 of credit");
       }
       addCredit(ws.id, "1", store.busy);
-      expect(adminFailure(["credit", "add", "--workspace", ws.id, "--usd", "0.000001"], store.busy).stderr).toContain("at most $0.00 more");
-      expect(await expectOk(await api.get("/v1/credits"))).toEqual({ object: "credits", available_usd: "1000000000.00", held_usd: "0.00" });
+      expect(adminFailure(["credit", "add", "--workspace", ws.id, "--usd", "0.000001"], store.busy).stderr).toContain(
+        "at most $0.00 more",
+      );
+      expect(await expectOk(await api.get("/v1/credits"))).toEqual({
+        object: "credits",
+        available_usd: "1000000000.00",
+        held_usd: "0.00",
+      });
     });
   });
 }

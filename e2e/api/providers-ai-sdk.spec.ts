@@ -15,7 +15,15 @@ import { parseBuffer } from "music-metadata";
 import sharp from "sharp";
 import { decodeWav } from "../../lib/models/audio/wav";
 import { findFfmpeg } from "../../lib/providers/testing/fake-media";
-import { elevenLabsFake, fakeState, googleFake, listenFake, openAiFake, REFUSALS, type FakeState } from "../../lib/providers/ai-sdk/testing/ai-sdk-fake";
+import {
+  elevenLabsFake,
+  fakeState,
+  googleFake,
+  listenFake,
+  openAiFake,
+  REFUSALS,
+  type FakeState,
+} from "../../lib/providers/ai-sdk/testing/ai-sdk-fake";
 import { expectError, expectOk } from "./helpers";
 import { newTenant, startOwnServer, stopWorker, type Generation, type WorkerProcess } from "./runs-helpers";
 import { REPO_ROOT, serverSpec, type ServerSpec } from "./servers";
@@ -36,7 +44,12 @@ const spec: ServerSpec = serverSpec("providers-ai-sdk", 3385, 100_000, 100_000, 
 const ffmpegPath = findFfmpeg();
 const scratch = mkdtempSync(path.join(os.tmpdir(), "atelier-e2e-ai-sdk-"));
 
-const fakes = { openai: fakeState(), elevenlabs: fakeState(), local: fakeState(), google: fakeState() } satisfies Record<string, FakeState>;
+const fakes = {
+  openai: fakeState(),
+  elevenlabs: fakeState(),
+  local: fakeState(),
+  google: fakeState(),
+} satisfies Record<string, FakeState>;
 const closers: Array<() => Promise<void>> = [];
 let server: WorkerProcess | null = null;
 
@@ -72,7 +85,11 @@ async function fetchOutput(request: APIRequestContext, url: string): Promise<Buf
   return res.body();
 }
 
-async function run(api: ReturnType<typeof newTenant>["api"], model: string, input: Record<string, unknown>): Promise<Generation> {
+async function run(
+  api: ReturnType<typeof newTenant>["api"],
+  model: string,
+  input: Record<string, unknown>,
+): Promise<Generation> {
   const { gen } = await api.create({ model, input }, { prefer: "wait=60" });
   return gen.status === "succeeded" || gen.status === "failed" ? gen : api.waitFinal(gen.id);
 }
@@ -84,42 +101,83 @@ function noKeyIn(value: unknown): void {
 
 test("the catalog lists the AI SDK entries in service, with their prices and no key anywhere", async ({ request }) => {
   const { api } = newTenant(request, spec, "1.00", "ai-sdk-catalog");
-  const list = await expectOk<{ data: { id: string; modality: string; availability: { status: string } }[] }>(await api.get("/v1/models"));
-  const ours = ["openai/gpt-image-1", "openai/gpt-4o-mini-tts", "elevenlabs/multilingual-v2", "local/sd-turbo", "google/veo-3"];
-  for (const id of ours) expect(list.data.find((m) => m.id === id), id).toMatchObject({ availability: { status: "available" } });
+  const list = await expectOk<{ data: { id: string; modality: string; availability: { status: string } }[] }>(
+    await api.get("/v1/models"),
+  );
+  const ours = [
+    "openai/gpt-image-1",
+    "openai/gpt-4o-mini-tts",
+    "elevenlabs/multilingual-v2",
+    "local/sd-turbo",
+    "google/veo-3",
+  ];
+  for (const id of ours)
+    expect(
+      list.data.find((m) => m.id === id),
+      id,
+    ).toMatchObject({ availability: { status: "available" } });
   noKeyIn(list);
   expect(await api.quote("openai/gpt-image-1", { prompt: "x", n: 3 })).toBe(120_000);
   expect(await api.quote("google/veo-3", { prompt: "x", duration: 8 })).toBe(400_000);
 });
 
-test("OpenAI images: succeeded, provider named, real PNGs through Atelier's links, exactly the price charged", async ({ request }) => {
+test("OpenAI images: succeeded, provider named, real PNGs through Atelier's links, exactly the price charged", async ({
+  request,
+}) => {
   const { api } = newTenant(request, spec, "1.00", "ai-sdk-image");
   const gen = await run(api, "openai/gpt-image-1", { prompt: "a red fox", n: 2, size: "96x64" });
-  expect(gen).toMatchObject({ status: "succeeded", provider: "openai", modality: "image", usage: { cost_usd: "0.08" } });
+  expect(gen).toMatchObject({
+    status: "succeeded",
+    provider: "openai",
+    modality: "image",
+    usage: { cost_usd: "0.08" },
+  });
   expect(gen.output).toHaveLength(2);
   for (const item of gen.output) {
     expect(item).toMatchObject({ type: "image", content_type: "image/png", width: 96, height: 64 });
-    expect(await sharp(await fetchOutput(request, item.url)).metadata()).toMatchObject({ format: "png", width: 96, height: 64 });
+    expect(await sharp(await fetchOutput(request, item.url)).metadata()).toMatchObject({
+      format: "png",
+      width: 96,
+      height: 64,
+    });
   }
   const sent = fakes.openai.requests.at(-1)!;
   expect(sent.headers.authorization).toBe(`Bearer ${KEYS.AI_SDK_E2E_OPENAI_KEY}`);
-  expect(JSON.parse(sent.body)).toMatchObject({ model: "gpt-image-1", prompt: "a red fox", n: 2, size: "96x64", quality: "low" });
+  expect(JSON.parse(sent.body)).toMatchObject({
+    model: "gpt-image-1",
+    prompt: "a red fox",
+    n: 2,
+    size: "96x64",
+    quality: "low",
+  });
   expect(await api.credits()).toEqual({ available: 1_000_000 - 80_000, held: 0 });
 });
 
 test("OpenAI speech: a WAV that decodes to a second of sound, charged once", async ({ request }) => {
   const { api } = newTenant(request, spec, "1.00", "ai-sdk-speech");
   const gen = await run(api, "openai/gpt-4o-mini-tts", { text: "Welcome to Atelier." });
-  expect(gen).toMatchObject({ status: "succeeded", provider: "openai", modality: "audio", usage: { cost_usd: "0.015" } });
+  expect(gen).toMatchObject({
+    status: "succeeded",
+    provider: "openai",
+    modality: "audio",
+    usage: { cost_usd: "0.015" },
+  });
   expect(gen.output).toHaveLength(1);
   expect(gen.output[0]).toMatchObject({ type: "audio", content_type: "audio/wav" });
   const wav = decodeWav(await fetchOutput(request, gen.output[0]!.url));
   expect(wav.channels[0]!.length / wav.sampleRate).toBeCloseTo(1, 1);
-  expect(JSON.parse(fakes.openai.requests.at(-1)!.body)).toEqual({ model: "gpt-4o-mini-tts", input: "Welcome to Atelier.", voice: "alloy", response_format: "wav" });
+  expect(JSON.parse(fakes.openai.requests.at(-1)!.body)).toEqual({
+    model: "gpt-4o-mini-tts",
+    input: "Welcome to Atelier.",
+    voice: "alloy",
+    response_format: "wav",
+  });
   expect(await api.credits()).toEqual({ available: 1_000_000 - 15_000, held: 0 });
 });
 
-test("ElevenLabs speech (its fixed host redirected to the fake): an MP3 that decodes; provider options on the wire", async ({ request }) => {
+test("ElevenLabs speech (its fixed host redirected to the fake): an MP3 that decodes; provider options on the wire", async ({
+  request,
+}) => {
   const { api } = newTenant(request, spec, "1.00", "ai-sdk-eleven");
   const gen = await run(api, "elevenlabs/multilingual-v2", { text: "Bonjour tout le monde.", stability: 0.25 });
   expect(gen).toMatchObject({ status: "succeeded", provider: "elevenlabs", usage: { cost_usd: "0.03" } });
@@ -131,29 +189,55 @@ test("ElevenLabs speech (its fixed host redirected to the fake): an MP3 that dec
   const sent = fakes.elevenlabs.requests.at(-1)!;
   expect(sent.path).toBe("/v1/text-to-speech/21m00Tcm4TlvDq8ikWAM?output_format=mp3_44100_128");
   expect(sent.headers["xi-api-key"]).toBe(KEYS.AI_SDK_E2E_ELEVENLABS_KEY);
-  expect(JSON.parse(sent.body)).toEqual({ text: "Bonjour tout le monde.", model_id: "eleven_multilingual_v2", voice_settings: { stability: 0.25 } });
+  expect(JSON.parse(sent.body)).toEqual({
+    text: "Bonjour tout le monde.",
+    model_id: "eleven_multilingual_v2",
+    voice_settings: { stability: 0.25 },
+  });
   expect(await api.credits()).toEqual({ available: 1_000_000 - 30_000, held: 0 });
 });
 
-test("an OpenAI-compatible local server: no key sent, a schema field reaches the body as a provider option", async ({ request }) => {
+test("an OpenAI-compatible local server: no key sent, a schema field reaches the body as a provider option", async ({
+  request,
+}) => {
   const { api } = newTenant(request, spec, "1.00", "ai-sdk-local");
   const gen = await run(api, "local/sd-turbo", { prompt: "a lighthouse", step: 8 });
   expect(gen).toMatchObject({ status: "succeeded", provider: "local", usage: { cost_usd: "0.001" } });
-  expect(await sharp(await fetchOutput(request, gen.output[0]!.url)).metadata()).toMatchObject({ format: "png", width: 32, height: 32 });
+  expect(await sharp(await fetchOutput(request, gen.output[0]!.url)).metadata()).toMatchObject({
+    format: "png",
+    width: 32,
+    height: 32,
+  });
   const sent = fakes.local.requests.at(-1)!;
   expect(sent.headers.authorization).toBeUndefined();
-  expect(JSON.parse(sent.body)).toEqual({ model: "sd-turbo", prompt: "a lighthouse", n: 1, size: "32x32", steps: 8, response_format: "b64_json" });
+  expect(JSON.parse(sent.body)).toEqual({
+    model: "sd-turbo",
+    prompt: "a lighthouse",
+    n: 1,
+    size: "32x32",
+    steps: 8,
+    response_format: "b64_json",
+  });
   expect(await api.credits()).toEqual({ available: 1_000_000 - 1_000, held: 0 });
 });
 
-test("Google Veo: the operation polled to the end, the MP4 stored, served and decodable, charged per second", async ({ request }) => {
+test("Google Veo: the operation polled to the end, the MP4 stored, served and decodable, charged per second", async ({
+  request,
+}) => {
   const { api } = newTenant(request, spec, "1.00", "ai-sdk-video");
   const gen = await run(api, "google/veo-3", { prompt: "waves at dusk" });
-  expect(gen).toMatchObject({ status: "succeeded", provider: "google", modality: "video", usage: { cost_usd: "0.20" } });
+  expect(gen).toMatchObject({
+    status: "succeeded",
+    provider: "google",
+    modality: "video",
+    usage: { cost_usd: "0.20" },
+  });
   expect(gen.output[0]).toMatchObject({ type: "video", content_type: "video/mp4", width: 160, height: 90 });
   const file = path.join(scratch, "veo.mp4");
   writeFileSync(file, await fetchOutput(request, gen.output[0]!.url));
-  const decoded = spawnSync(ffmpegPath, ["-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", "gray", "-"], { maxBuffer: 64 << 20 });
+  const decoded = spawnSync(ffmpegPath, ["-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", "gray", "-"], {
+    maxBuffer: 64 << 20,
+  });
   expect(decoded.status, String(decoded.stderr)).toBe(0);
   expect(decoded.stdout.length).toBe(160 * 90 * 12);
   expect(fakes.google.requests.map((r) => r.method + " " + new URL(r.path, "http://x").pathname)).toEqual([
@@ -166,7 +250,9 @@ test("Google Veo: the operation polled to the end, the MP4 stored, served and de
   expect(await api.credits()).toEqual({ available: 1_000_000 - 200_000, held: 0 });
 });
 
-test("a refusal fails the run with the provider's words, charges nothing, and leaves the provider in service", async ({ request }) => {
+test("a refusal fails the run with the provider's words, charges nothing, and leaves the provider in service", async ({
+  request,
+}) => {
   const { api } = newTenant(request, spec, "1.00", "ai-sdk-refusal");
   fakes.openai.mode = "refuse";
   try {
@@ -181,13 +267,17 @@ test("a refusal fails the run with the provider's words, charges nothing, and le
 });
 
 // Last: the provider stays out of service for 30 s after this.
-test("an outage (5xx) fails the run, charges nothing, and takes the provider's entries out of service (503 + Retry-After)", async ({ request }) => {
+test("an outage (5xx) fails the run, charges nothing, and takes the provider's entries out of service (503 + Retry-After)", async ({
+  request,
+}) => {
   const { api } = newTenant(request, spec, "1.00", "ai-sdk-outage");
   fakes.elevenlabs.mode = "down";
   const gen = await run(api, "elevenlabs/multilingual-v2", { text: "Hello" });
   fakes.elevenlabs.mode = "ok";
   expect(gen).toMatchObject({ status: "failed", provider: "elevenlabs", usage: { cost_usd: null } });
-  expect(gen.error!.message).toBe("The provider elevenlabs failed (HTTP 503: The service is temporarily unavailable.). Try again later.");
+  expect(gen.error!.message).toBe(
+    "The provider elevenlabs failed (HTTP 503: The service is temporarily unavailable.). Try again later.",
+  );
   expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
   const quote = await api.post("/v1/quotes", { model: "elevenlabs/multilingual-v2", input: { text: "again" } });
   const err = await expectError(quote, 503, "service_unavailable");

@@ -37,18 +37,30 @@ test.afterAll(async () => {
   await fake?.close();
 });
 
-test("an SDXL workflow on the GPU box runs through POST /v1/generations: succeeded, charged its price, the PNG served by Atelier", async ({ request }) => {
+test("an SDXL workflow on the GPU box runs through POST /v1/generations: succeeded, charged its price, the PNG served by Atelier", async ({
+  request,
+}) => {
   const tenant = newTenant(request, spec, "1.00", "comfyui-ok");
   const { api } = tenant;
-  const entry = await expectOk<{ id: string; availability: { status: string } }>(await api.get("/v1/models/gpu-box/sdxl"));
+  const entry = await expectOk<{ id: string; availability: { status: string } }>(
+    await api.get("/v1/models/gpu-box/sdxl"),
+  );
   expect(entry.availability.status).toBe("available");
   expect(await api.quote("gpu-box/sdxl", { prompt: "a lighthouse" })).toBe(10_000);
 
   const prompts = fake.prompts.length;
-  const { gen } = await api.create({ model: "gpu-box/sdxl", input: { prompt: "a lighthouse at dusk", seed: 7, width: 512, height: 640 } }, { prefer: "wait=60" });
+  const { gen } = await api.create(
+    { model: "gpu-box/sdxl", input: { prompt: "a lighthouse at dusk", seed: 7, width: 512, height: 640 } },
+    { prefer: "wait=60" },
+  );
   expect(gen.status, JSON.stringify(gen.error)).toBe("succeeded");
   expect(gen).toMatchObject({ model: "gpu-box/sdxl", provider: "gpu-box", usage: { cost_usd: "0.01" }, error: null });
-  expect(gen.input).toMatchObject({ prompt: "a lighthouse at dusk", seed: 7, steps: 25, negative_prompt: "blurry, low quality, watermark, text" });
+  expect(gen.input).toMatchObject({
+    prompt: "a lighthouse at dusk",
+    seed: 7,
+    steps: 25,
+    negative_prompt: "blurry, low quality, watermark, text",
+  });
 
   // The graph the box received carries the person's input in the bound node inputs.
   expect(fake.prompts).toHaveLength(prompts + 1);
@@ -74,12 +86,17 @@ test("an SDXL workflow on the GPU box runs through POST /v1/generations: succeed
   expect(await api.credits()).toEqual({ available: 1_000_000 - 10_000, held: 0 });
 });
 
-test("a run canceled while ComfyUI runs it → canceled, nothing charged, and the box interrupts that prompt", async ({ request }) => {
+test("a run canceled while ComfyUI runs it → canceled, nothing charged, and the box interrupts that prompt", async ({
+  request,
+}) => {
   const { api } = newTenant(request, spec, "1.00", "comfyui-cancel");
   fake.setMode("hold");
   try {
     const prompts = fake.prompts.length;
-    const { gen } = await api.create({ model: "gpu-box/sdxl", input: { prompt: "a slow painting", width: 512, height: 512 } });
+    const { gen } = await api.create({
+      model: "gpu-box/sdxl",
+      input: { prompt: "a slow painting", width: 512, height: 512 },
+    });
     await expect.poll(() => fake.prompts.length, { timeout: 15_000 }).toBe(prompts + 1);
     const promptId = fake.prompts.at(-1)!.id;
     await expect.poll(() => fake.running(), { timeout: 15_000 }).toBe(promptId);
@@ -98,14 +115,20 @@ test("a run canceled while ComfyUI runs it → canceled, nothing charged, and th
   }
 });
 
-test("a run on the GPU box tells its sampler steps over the status stream: running with progress, then succeeded", async ({ request }) => {
+test("a run on the GPU box tells its sampler steps over the status stream: running with progress, then succeeded", async ({
+  request,
+}) => {
   const { api } = newTenant(request, spec, "1.00", "comfyui-progress");
   fake.setMode("hold");
   try {
-    const { gen } = await api.create({ model: "gpu-box/sdxl", input: { prompt: "a slow sunrise", width: 512, height: 512 } });
+    const { gen } = await api.create({
+      model: "gpu-box/sdxl",
+      input: { prompt: "a slow sunrise", width: 512, height: 512 },
+    });
     const stream = await openEventStream(api.url(`/v1/generations/${gen.id}`), { "x-api-key": api.key }, 90);
     expect(stream.response.status).toBe(200);
-    const progressOf = (e: SseEvent | null) => (e ? (JSON.parse(e.data) as Generation & { progress: number | null }).progress : null);
+    const progressOf = (e: SseEvent | null) =>
+      e ? (JSON.parse(e.data) as Generation & { progress: number | null }).progress : null;
     await expect.poll(() => fake.running(), { timeout: 15_000 }).not.toBeNull();
     // ComfyUI says step 5 of 20 over its websocket, to the client that queued the prompt.
     await expect.poll(() => fake.sockets().length, { timeout: 15_000 }).toBeGreaterThan(0);
@@ -122,10 +145,15 @@ test("a run on the GPU box tells its sampler steps over the status stream: runni
   }
 });
 
-test("a workflow ComfyUI refuses (a checkpoint the box lacks) → failed with ComfyUI's words, nothing charged, entries still in service", async ({ request }) => {
+test("a workflow ComfyUI refuses (a checkpoint the box lacks) → failed with ComfyUI's words, nothing charged, entries still in service", async ({
+  request,
+}) => {
   const { api } = newTenant(request, spec, "1.00", "comfyui-refused");
   const prompts = fake.prompts.length;
-  const { gen } = await api.create({ model: "gpu-box/sdxl-lightning", input: { prompt: "a fox" } }, { prefer: "wait=60" });
+  const { gen } = await api.create(
+    { model: "gpu-box/sdxl-lightning", input: { prompt: "a fox" } },
+    { prefer: "wait=60" },
+  );
   expect(gen).toMatchObject({ status: "failed", provider: "gpu-box", output: [], usage: { cost_usd: null } });
   expect(gen.error!.message).toBe(
     "The provider gpu-box refused the workflow: Prompt outputs failed validation; node 4 (CheckpointLoaderSimple): Value not in list: ckpt_name: 'sdxl_lightning_4step.safetensors' not in ['sd_xl_base_1.0.safetensors', 'v1-5-pruned-emaonly.safetensors', 'stable-audio-open-1.0.safetensors']",
@@ -134,6 +162,9 @@ test("a workflow ComfyUI refuses (a checkpoint the box lacks) → failed with Co
   expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
 
   // A refusal is the workflow's fault, not the box's: its entries stay in service.
-  const list = await expectOk<{ data: Array<{ id: string; availability: { status: string } }> }>(await api.get("/v1/models"));
-  for (const id of ["gpu-box/sdxl", "gpu-box/sdxl-lightning"]) expect(list.data.find((m) => m.id === id)?.availability.status, id).toBe("available");
+  const list = await expectOk<{ data: Array<{ id: string; availability: { status: string } }> }>(
+    await api.get("/v1/models"),
+  );
+  for (const id of ["gpu-box/sdxl", "gpu-box/sdxl-lightning"])
+    expect(list.data.find((m) => m.id === id)?.availability.status, id).toBe("available");
 });

@@ -52,7 +52,10 @@ test.afterAll(async () => {
 
 async function download(request: APIRequestContext, url: string): Promise<Buffer> {
   const at = new URL(url);
-  expect([at.port, at.pathname.startsWith("/v1/blobs/"), at.searchParams.has("signature")], `${url} is an Atelier signed link`).toEqual([String(spec.port), true, true]);
+  expect(
+    [at.port, at.pathname.startsWith("/v1/blobs/"), at.searchParams.has("signature")],
+    `${url} is an Atelier signed link`,
+  ).toEqual([String(spec.port), true, true]);
   const res = await request.get(url);
   expect(res.status(), url).toBe(200);
   return res.body();
@@ -63,11 +66,16 @@ function micros(usd: string): number {
   return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, "0"));
 }
 
-test("a Replicate entry runs in one call: succeeded, provider named, images served by Atelier, exactly the price charged", async ({ request }) => {
+test("a Replicate entry runs in one call: succeeded, provider named, images served by Atelier, exactly the price charged", async ({
+  request,
+}) => {
   const tenant = newTenant(request, spec, "1.00", "replicate-ok");
   const quote = await tenant.api.quote("bfl/flux-schnell", { prompt: "a red fox", num_outputs: 2 });
   expect(quote).toBe(6_000);
-  const { gen } = await tenant.api.create({ model: "bfl/flux-schnell", input: { prompt: "a red fox", num_outputs: 2 } }, { prefer: "wait=30" });
+  const { gen } = await tenant.api.create(
+    { model: "bfl/flux-schnell", input: { prompt: "a red fox", num_outputs: 2 } },
+    { prefer: "wait=30" },
+  );
   expect(gen).toMatchObject({ status: "succeeded", provider: "replicate", usage: { cost_usd: "0.006" } });
   expect(gen.input).toMatchObject({ prompt: "a red fox", num_outputs: 2, aspect_ratio: "1:1", go_fast: true });
   expect(gen.output).toHaveLength(2);
@@ -77,7 +85,9 @@ test("a Replicate entry runs in one call: succeeded, provider named, images serv
     expect([meta.format, meta.width, meta.height]).toEqual(["png", 64, 48]);
   }
   expect(JSON.stringify(gen)).not.toContain("127.0.0.1:3394");
-  const create = replicate.requests.find((r) => r.method === "POST" && JSON.parse(r.body).input?.prompt === "a red fox")!;
+  const create = replicate.requests.find(
+    (r) => r.method === "POST" && JSON.parse(r.body).input?.prompt === "a red fox",
+  )!;
   expect(create.path).toBe("/v1/models/black-forest-labs/flux-schnell/predictions");
   expect(create.headers.prefer).toMatch(/^wait=\d+$/);
   expect(await tenant.api.credits()).toEqual({ available: 1_000_000 - 6_000, held: 0 });
@@ -85,7 +95,10 @@ test("a Replicate entry runs in one call: succeeded, provider named, images serv
 
 test("a Replicate audio entry: the sound is stored and served as a WAV", async ({ request }) => {
   const tenant = newTenant(request, spec, "1.00", "replicate-audio");
-  const { gen } = await tenant.api.create({ model: "acme/speaker", input: { text: "Hello from Replicate" } }, { prefer: "wait=30" });
+  const { gen } = await tenant.api.create(
+    { model: "acme/speaker", input: { text: "Hello from Replicate" } },
+    { prefer: "wait=30" },
+  );
   expect(gen).toMatchObject({ status: "succeeded", provider: "replicate", usage: { cost_usd: "0.01" } });
   expect(gen.output[0]).toMatchObject({ type: "audio", content_type: "audio/wav" });
   const wav = parseWav(await download(request, gen.output[0]!.url));
@@ -93,34 +106,56 @@ test("a Replicate audio entry: the sound is stored and served as a WAV", async (
   expect(await tenant.api.credits()).toEqual({ available: 1_000_000 - 10_000, held: 0 });
 });
 
-test("a fal entry runs through fal's queue: succeeded, provider named, the image served by Atelier, exactly the price charged", async ({ request }) => {
+test("a fal entry runs through fal's queue: succeeded, provider named, the image served by Atelier, exactly the price charged", async ({
+  request,
+}) => {
   const tenant = newTenant(request, spec, "1.00", "fal-ok");
-  const { gen } = await tenant.api.create({ model: "bfl/flux-dev", input: { prompt: "a quiet harbour", image_size: "square" } }, { prefer: "wait=30" });
+  const { gen } = await tenant.api.create(
+    { model: "bfl/flux-dev", input: { prompt: "a quiet harbour", image_size: "square" } },
+    { prefer: "wait=30" },
+  );
   expect(gen).toMatchObject({ status: "succeeded", provider: "fal", usage: { cost_usd: "0.025" } });
   expect(gen.output).toHaveLength(1);
   expect(gen.output[0]).toMatchObject({ type: "image", content_type: "image/png", width: 64, height: 48 });
-  expect((await sharp(await download(request, gen.output[0]!.url)).stats()).channels.some((c) => c.stdev > 0)).toBe(true);
+  expect((await sharp(await download(request, gen.output[0]!.url)).stats()).channels.some((c) => c.stdev > 0)).toBe(
+    true,
+  );
   const submitted = fal.requests.find((r) => r.method === "POST" && JSON.parse(r.body).prompt === "a quiet harbour")!;
   expect(submitted.path).toBe("/fal-ai/flux/dev");
   expect(submitted.headers.authorization).toBe(`Key ${FAL_KEY}`);
   expect(await tenant.api.credits()).toEqual({ available: 1_000_000 - 25_000, held: 0 });
 });
 
-test("a failed prediction and a refused fal request fail the run with the provider's words; nothing is charged", async ({ request }) => {
+test("a failed prediction and a refused fal request fail the run with the provider's words; nothing is charged", async ({
+  request,
+}) => {
   const tenant = newTenant(request, spec, "1.00", "refused");
-  const failed = (await tenant.api.create({ model: "bfl/flux-schnell", input: { prompt: "please refuse this" } }, { prefer: "wait=30" })).gen;
+  const failed = (
+    await tenant.api.create(
+      { model: "bfl/flux-schnell", input: { prompt: "please refuse this" } },
+      { prefer: "wait=30" },
+    )
+  ).gen;
   expect(failed).toMatchObject({ status: "failed", provider: "replicate", output: [], usage: { cost_usd: null } });
-  expect(failed.error!.message).toBe("The provider replicate failed the prediction: NSFW content detected. Try running it again, or try a different prompt.");
-  const refused = (await tenant.api.create({ model: "bfl/flux-dev", input: { prompt: "refuse me" } }, { prefer: "wait=30" })).gen;
+  expect(failed.error!.message).toBe(
+    "The provider replicate failed the prediction: NSFW content detected. Try running it again, or try a different prompt.",
+  );
+  const refused = (
+    await tenant.api.create({ model: "bfl/flux-dev", input: { prompt: "refuse me" } }, { prefer: "wait=30" })
+  ).gen;
   expect(refused).toMatchObject({ status: "failed", provider: "fal", usage: { cost_usd: null } });
-  expect(refused.error!.message).toBe("The provider fal refused the request: prompt: The content could not be processed because it contained material flagged by a content checker.");
+  expect(refused.error!.message).toBe(
+    "The provider fal refused the request: prompt: The content could not be processed because it contained material flagged by a content checker.",
+  );
   expect(await tenant.api.credits()).toEqual({ available: 1_000_000, held: 0 });
   // Refusals are the input's fault: both providers' entries stay in service.
   const catalog = await tenant.api.get("/v1/models/bfl/flux-dev");
   expect((await catalog.json()).availability.status).toBe("available");
 });
 
-test("cancel: a queued fal request is canceled there and the hold released; a Replicate prediction bills, so 409 and it goes on", async ({ request }) => {
+test("cancel: a queued fal request is canceled there and the hold released; a Replicate prediction bills, so 409 and it goes on", async ({
+  request,
+}) => {
   const tenant = newTenant(request, spec, "1.00", "cancel");
   fal.mode = "manual";
   replicate.mode = "manual";

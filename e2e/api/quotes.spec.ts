@@ -59,7 +59,10 @@ test.describe("prices", () => {
   });
 
   test("three HD images: $0.012", async ({ request }) => {
-    const res = await quote(request, { model: "atelier/gradient", input: { prompt: "x", num_images: 3, resolution: "hd" } });
+    const res = await quote(request, {
+      model: "atelier/gradient",
+      input: { prompt: "x", num_images: 3, resolution: "hd" },
+    });
     const body = await expectOk<Quote>(res);
     expect(body.input).toEqual({ prompt: "x", aspect_ratio: "1:1", resolution: "hd", num_images: 3, format: "png" });
     expect(body.cost_usd).toBe("0.012");
@@ -68,9 +71,19 @@ test.describe("prices", () => {
 
   test("the price scales with num_images; given values are kept", async ({ request }) => {
     const body = await expectOk<Quote>(
-      await quote(request, { model: "atelier/gradient", input: { prompt: "y", num_images: 4, aspect_ratio: "16:9", format: "webp", seed: 7 } }),
+      await quote(request, {
+        model: "atelier/gradient",
+        input: { prompt: "y", num_images: 4, aspect_ratio: "16:9", format: "webp", seed: 7 },
+      }),
     );
-    expect(body.input).toEqual({ prompt: "y", aspect_ratio: "16:9", resolution: "standard", num_images: 4, format: "webp", seed: 7 });
+    expect(body.input).toEqual({
+      prompt: "y",
+      aspect_ratio: "16:9",
+      resolution: "standard",
+      num_images: 4,
+      format: "webp",
+      seed: 7,
+    });
     expect(body.cost_usd).toBe("0.008");
   });
 
@@ -85,12 +98,18 @@ test.describe("prices", () => {
   });
 
   test("a workspace with no credit can still quote", async ({ request }) => {
-    const body = await expectOk<Quote>(await quote(request, { model: "atelier/gradient", input: { prompt: "x" } }, emptyHeaders));
+    const body = await expectOk<Quote>(
+      await quote(request, { model: "atelier/gradient", input: { prompt: "x" } }, emptyHeaders),
+    );
     expect(body.cost_usd).toBe("0.002");
   });
 
   test("an https webhook is accepted", async ({ request }) => {
-    const res = await quote(request, { model: "atelier/gradient", input: { prompt: "x" }, webhook: "https://example.com/hook" });
+    const res = await quote(request, {
+      model: "atelier/gradient",
+      input: { prompt: "x" },
+      webhook: "https://example.com/hook",
+    });
     expect((await expectOk<Quote>(res)).cost_usd).toBe("0.002");
   });
 });
@@ -135,9 +154,14 @@ test.describe("invalid input → 400 invalid_parameter with param", () => {
   });
 
   test("an empty prompt → input.prompt", async ({ request }) => {
-    await expectError(await quote(request, { model: "atelier/gradient", input: { prompt: "" } }), 400, "invalid_parameter", {
-      param: "input.prompt",
-    });
+    await expectError(
+      await quote(request, { model: "atelier/gradient", input: { prompt: "" } }),
+      400,
+      "invalid_parameter",
+      {
+        param: "input.prompt",
+      },
+    );
   });
 
   test("a preset without its title → input.title", async ({ request }) => {
@@ -147,12 +171,23 @@ test.describe("invalid input → 400 invalid_parameter with param", () => {
 
   test("input that is not an object → input", async ({ request }) => {
     for (const input of ["x", [], 3]) {
-      await expectError(await quote(request, { model: "atelier/gradient", input }), 400, "invalid_parameter", { param: "input" });
+      await expectError(await quote(request, { model: "atelier/gradient", input }), 400, "invalid_parameter", {
+        param: "input",
+      });
     }
   });
 
   test("a model ID that breaks the pattern → model", async ({ request }) => {
-    for (const model of ["Atelier/Gradient", "atelier", "atelier/gradient@0", "atelier/gradient@01", "atelier/gradient@10000", "atelier/grad ient", `atelier/${"a".repeat(100)}`, 42]) {
+    for (const model of [
+      "Atelier/Gradient",
+      "atelier",
+      "atelier/gradient@0",
+      "atelier/gradient@01",
+      "atelier/gradient@10000",
+      "atelier/grad ient",
+      `atelier/${"a".repeat(100)}`,
+      42,
+    ]) {
       const res = await quote(request, { model, input: { prompt: "x" } });
       await expectError(res, 400, "invalid_parameter", { param: "model" });
     }
@@ -170,7 +205,13 @@ test.describe("invalid input → 400 invalid_parameter with param", () => {
   });
 
   test("a webhook that is not https → webhook", async ({ request }) => {
-    for (const webhook of ["http://example.com/hook", "example.com/hook", "ftp://example.com/hook", 5, `https://example.com/${"a".repeat(2048)}`]) {
+    for (const webhook of [
+      "http://example.com/hook",
+      "example.com/hook",
+      "ftp://example.com/hook",
+      5,
+      `https://example.com/${"a".repeat(2048)}`,
+    ]) {
       const res = await quote(request, { model: "atelier/gradient", input: { prompt: "x" }, webhook });
       await expectError(res, 400, "invalid_parameter", { param: "webhook" });
     }
@@ -200,7 +241,11 @@ test.describe("lifecycle", () => {
     expect(res.status()).toBe(410);
     expectStandardHeaders(res);
     const { error } = (await res.json()) as { error: ApiErrorBody };
-    expect(error).toMatchObject({ type: "invalid_request_error", code: "gone", request_id: res.headers()["x-request-id"] });
+    expect(error).toMatchObject({
+      type: "invalid_request_error",
+      code: "gone",
+      request_id: res.headers()["x-request-id"],
+    });
     expect(error.message).toMatch(NAMES_GRADIENT);
   });
 

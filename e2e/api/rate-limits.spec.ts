@@ -40,7 +40,8 @@ test("per IP: the budget counts down to 429 ip_rate_limit_exceeded with Retry-Af
     expect(limited, `no 429 after ${spec.ipPerMin + 1} requests`).toBeDefined();
     expect(remaining.length).toBeGreaterThan(0);
     expect(remaining.length).toBeLessThanOrEqual(spec.ipPerMin);
-    for (let i = 1; i < remaining.length; i++) expect(remaining[i], `remaining after ${remaining.slice(0, i)}`).toBe(remaining[i - 1]! - 1);
+    for (let i = 1; i < remaining.length; i++)
+      expect(remaining[i], `remaining after ${remaining.slice(0, i)}`).toBe(remaining[i - 1]! - 1);
     expect(remaining.at(-1)).toBe(0);
 
     await expectError(limited!, 429, "ip_rate_limit_exceeded");
@@ -51,7 +52,11 @@ test("per IP: the budget counts down to 429 ip_rate_limit_exceeded with Retry-Af
     expect(retryAfter).toBeLessThanOrEqual(h.reset + 1);
 
     // The IP limit applies to every request, keyed or not, known path or not.
-    await expectError(await api.get("/v1/credits", { headers: keyHeader("atl_whatever") }), 429, "ip_rate_limit_exceeded");
+    await expectError(
+      await api.get("/v1/credits", { headers: keyHeader("atl_whatever") }),
+      429,
+      "ip_rate_limit_exceeded",
+    );
     await expectError(await api.post("/v1/quotes", { data: {} }), 429, "ip_rate_limit_exceeded");
     await expectError(await api.get("/v1/nope"), 429, "ip_rate_limit_exceeded");
   } finally {

@@ -33,8 +33,29 @@ import {
   type Generation,
   type WorkerProcess,
 } from "./runs-helpers";
-import { bucketEnv, pgUrl, REPLICAS, resetPgDatabase, serverEnv, serverSpec, storeEnv, TEST_S3, type ServerSpec } from "./servers";
-import { createEndpoint, endedRun, eventOfRun, expectSignedDelivery, finalDeliveries, readSecret, Receiver, sleep, writeServerStore, type EventObject } from "./webhooks-helpers";
+import {
+  bucketEnv,
+  pgUrl,
+  REPLICAS,
+  resetPgDatabase,
+  serverEnv,
+  serverSpec,
+  storeEnv,
+  TEST_S3,
+  type ServerSpec,
+} from "./servers";
+import {
+  createEndpoint,
+  endedRun,
+  eventOfRun,
+  expectSignedDelivery,
+  finalDeliveries,
+  readSecret,
+  Receiver,
+  sleep,
+  writeServerStore,
+  type EventObject,
+} from "./webhooks-helpers";
 
 test.describe.configure({ mode: "serial" });
 
@@ -61,7 +82,11 @@ const SHARED_ENV: Record<string, string> = {
 
 /** A process of the deployment: its own data dir under .data-e2e/, the shared database and bucket. */
 function replica(name: string, port: number): ServerSpec {
-  return serverSpec(`replicas-${name}`, port, 100_000, KEY_PER_MIN, { pgDatabase: REPLICAS.database, workers: 0, env: SHARED_ENV });
+  return serverSpec(`replicas-${name}`, port, 100_000, KEY_PER_MIN, {
+    pgDatabase: REPLICAS.database,
+    workers: 0,
+    env: SHARED_ENV,
+  });
 }
 
 const A = replica("a", REPLICAS.ports.a);
@@ -111,7 +136,12 @@ function startWorkerProcess(): Proc {
   workerCount += 1;
   const spec = workerSpec(workerCount);
   fs.rmSync(spec.dataDir, { recursive: true, force: true });
-  const proc = spawnRepoProcess("bin/worker.ts", { ...storeEnv(spec), WORKER_CONCURRENCY: "1", LOG_LEVEL: "warn", NODE_ENV: "production" });
+  const proc = spawnRepoProcess("bin/worker.ts", {
+    ...storeEnv(spec),
+    WORKER_CONCURRENCY: "1",
+    LOG_LEVEL: "warn",
+    NODE_ENV: "production",
+  });
   const p = { name: `W${workerCount}`, proc };
   workers.push(p);
   return p;
@@ -164,7 +194,11 @@ function expectBucketLink(url: string): void {
 
 async function bytesOf(url: string): Promise<{ status: number; contentType: string | null; body: Buffer }> {
   const res = await fetch(url);
-  return { status: res.status, contentType: res.headers.get("content-type"), body: Buffer.from(await res.arrayBuffer()) };
+  return {
+    status: res.status,
+    contentType: res.headers.get("content-type"),
+    body: Buffer.from(await res.arrayBuffer()),
+  };
 }
 
 interface Upload {
@@ -177,12 +211,17 @@ interface Upload {
 
 // ---------------------------------------------------------------------------------------------
 
-test("a run created on A is read on B with Prefer: wait, woken when a worker process finishes it; its outputs are bucket links", async ({ request }) => {
+test("a run created on A is read on B with Prefer: wait, woken when a worker process finishes it; its outputs are bucket links", async ({
+  request,
+}) => {
   test.setTimeout(150_000);
   const tenant = newTenant(request, A, "1", "replicas-read");
   const { onA, onB } = both(tenant.api);
   expect(workers.filter(alive), "no worker runs yet").toHaveLength(0);
-  const { gen } = await onA.create({ model: "atelier/gradient", input: { prompt: "harbour lights seen from another replica", num_images: 2, format: "png" } });
+  const { gen } = await onA.create({
+    model: "atelier/gradient",
+    input: { prompt: "harbour lights seen from another replica", num_images: 2, format: "png" },
+  });
   expect(gen.status).toBe("queued");
 
   const asked = Date.now();
@@ -220,7 +259,9 @@ test("a run created on A is read on B with Prefer: wait, woken when a worker pro
   await expectLedgerIdentity(tenant);
 });
 
-test("a file posted on A is read on B; a sound uploaded through A's bucket link is completed on B; a worker runs B's run on A's file", async ({ request }) => {
+test("a file posted on A is read on B; a sound uploaded through A's bucket link is completed on B; a worker runs B's run on A's file", async ({
+  request,
+}) => {
   test.setTimeout(120_000);
   ensureWorkers();
   const tenant = newTenant(request, A, "1", "replicas-files");
@@ -228,22 +269,36 @@ test("a file posted on A is read on B; a sound uploaded through A's bucket link 
 
   const png = makePng(48, 32);
   const posted = await expectOk<FileObject>(
-    await request.post(onA.url("/v1/files"), { headers: onA.headers({ "content-type": "image/png", "content-disposition": 'inline; filename="replica.png"' }), data: png }),
+    await request.post(onA.url("/v1/files"), {
+      headers: onA.headers({ "content-type": "image/png", "content-disposition": 'inline; filename="replica.png"' }),
+      data: png,
+    }),
     201,
   );
   expect(posted.id).toMatch(FILE_ID);
-  expect(posted).toMatchObject({ content_type: "image/png", bytes: png.length, width: 48, height: 32, filename: "replica.png" });
+  expect(posted).toMatchObject({
+    content_type: "image/png",
+    bytes: png.length,
+    width: 48,
+    height: 32,
+    filename: "replica.png",
+  });
   const read = await expectOk<FileObject>(await onB.get(`/v1/files/${posted.id}`));
   expect({ ...read, url: "", expires_at: "" }).toEqual({ ...posted, url: "", expires_at: "" });
   expectBucketLink(read.url);
   const served = await bytesOf(read.url);
   expect(served.status).toBe(200);
   expect(served.body.equals(png)).toBe(true);
-  expect((await expectOk<{ data: FileObject[] }>(await onB.get("/v1/files"))).data.map((f) => f.id)).toEqual([posted.id]);
+  expect((await expectOk<{ data: FileObject[] }>(await onB.get("/v1/files"))).data.map((f) => f.id)).toEqual([
+    posted.id,
+  ]);
 
   // A direct upload: opened on A, bytes PUT straight into the bucket, completed on B.
   const wav = makeWav(1.5);
-  const upload = await expectOk<Upload>(await onA.post("/v1/uploads", { filename: "replica.wav", content_type: "audio/wav", bytes: wav.length }), 201);
+  const upload = await expectOk<Upload>(
+    await onA.post("/v1/uploads", { filename: "replica.wav", content_type: "audio/wav", bytes: wav.length }),
+    201,
+  );
   expect(upload.id).toMatch(UPLOAD_ID);
   expectBucketLink(upload.upload_url!);
   const put = await request.put(upload.upload_url!, { data: wav, headers: { "content-type": "audio/wav" } });
@@ -251,7 +306,14 @@ test("a file posted on A is read on B; a sound uploaded through A's bucket link 
   const completed = await onB.post(`/v1/uploads/${upload.id}/complete`);
   expect([200, 201]).toContain(completed.status());
   const sound = await expectOk<FileObject>(completed, completed.status());
-  expect(sound).toMatchObject({ object: "file", content_type: "audio/wav", bytes: wav.length, width: null, height: null, filename: "replica.wav" });
+  expect(sound).toMatchObject({
+    object: "file",
+    content_type: "audio/wav",
+    bytes: wav.length,
+    width: null,
+    height: null,
+    filename: "replica.wav",
+  });
   expect(sound.duration).toBeCloseTo(1.5, 2);
   const soundOnA = await expectOk<FileObject>(await onA.get(`/v1/files/${sound.id}`));
   expect(soundOnA.duration).toBeCloseTo(1.5, 2);
@@ -271,7 +333,9 @@ test("a file posted on A is read on B; a sound uploaded through A's bucket link 
   await expectLedgerIdentity(tenant);
 });
 
-test("an Idempotency-Key used on A replays on B; one key raced on both starts one run; each charged once", async ({ request }) => {
+test("an Idempotency-Key used on A replays on B; one key raced on both starts one run; each charged once", async ({
+  request,
+}) => {
   test.setTimeout(120_000);
   ensureWorkers();
   const tenant = newTenant(request, A, "1", "replicas-idem");
@@ -286,12 +350,20 @@ test("an Idempotency-Key used on A replays on B; one key raced on both starts on
   expect(again.res.headers()["location"]).toBe(`/v1/generations/${first.gen.id}`);
   expect(again.gen.id).toBe(first.gen.id);
   // The same key with another body, on the other replica: 409.
-  await expectError(await onB.post("/v1/generations", { ...body, input: { prompt: "another body" } }, { "idempotency-key": key }), 409, "conflict");
+  await expectError(
+    await onB.post("/v1/generations", { ...body, input: { prompt: "another body" } }, { "idempotency-key": key }),
+    409,
+    "conflict",
+  );
 
   // Ten requests with one new key at once, half on each replica: one run.
   const raceKey = `replicas-race-${Date.now()}`;
   const raceBody = { model: "atelier/gradient", input: { prompt: "raced on two replicas" } };
-  const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? onA : onB).post("/v1/generations", raceBody, { "idempotency-key": raceKey })));
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      (i % 2 === 0 ? onA : onB).post("/v1/generations", raceBody, { "idempotency-key": raceKey }),
+    ),
+  );
   const raced: Generation[] = [];
   for (const res of answers) raced.push(await expectOk<Generation>(res, 201));
   const raceIds = new Set(raced.map((r) => r.id));
@@ -357,29 +429,43 @@ test(`a key's ${KEY_PER_MIN} a minute is one budget across both servers, not one
   for (const api of [onA, onB]) await expectError(await api.get("/v1/models"), 429, "rate_limit_exceeded");
   // Another key of the same workspace has its own budget, on both.
   const sibling = createKey(workspace.id, {}, A).key;
-  for (const spec of [A, B]) expect(await expectOk(await new Api(request, spec, sibling).get("/v1/credits"))).toMatchObject({ object: "credits" });
+  for (const spec of [A, B])
+    expect(await expectOk(await new Api(request, spec, sibling).get("/v1/credits"))).toMatchObject({
+      object: "credits",
+    });
 });
 
-test("a key both replicas answered from memory stops at once on both when the admin CLI revokes it", async ({ request }) => {
+test("a key both replicas answered from memory stops at once on both when the admin CLI revokes it", async ({
+  request,
+}) => {
   test.setTimeout(60_000);
   const workspace = createWorkspace({ name: uniqueName("replicas-revoke"), credit: "1" }, A);
   const doomed = createKey(workspace.id, {}, A);
   const kept = createKey(workspace.id, {}, A);
   const apis = [new Api(request, A, doomed.key), new Api(request, B, doomed.key)];
   // Each replica has looked the key up, and keeps it live in memory (lib/core/keys/api-key-cache.ts).
-  for (const api of apis) for (let i = 0; i < 3; i++) expect(await expectOk(await api.get("/v1/credits"))).toMatchObject({ object: "credits" });
+  for (const api of apis)
+    for (let i = 0; i < 3; i++)
+      expect(await expectOk(await api.get("/v1/credits"))).toMatchObject({ object: "credits" });
   revokeKey(doomed.id, A);
   // The CLI announced it (NOTIFY) before it exited: the very next request is refused on both.
   for (const api of apis) {
     const res = await api.get("/v1/credits");
     await expectError(res, 401, "invalid_api_key");
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^This API key was revoked on /);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+      /^This API key was revoked on /,
+    );
   }
   // Another key of the workspace is untouched on both.
-  for (const spec of [A, B]) expect(await expectOk(await new Api(request, spec, kept.key).get("/v1/credits"))).toMatchObject({ object: "credits" });
+  for (const spec of [A, B])
+    expect(await expectOk(await new Api(request, spec, kept.key).get("/v1/credits"))).toMatchObject({
+      object: "credits",
+    });
 });
 
-test("a studio session signed in on A works on B (one SECRET_KEY); without it B sends the visitor to sign-in", async ({ request }) => {
+test("a studio session signed in on A works on B (one SECRET_KEY); without it B sends the visitor to sign-in", async ({
+  request,
+}) => {
   test.setTimeout(90_000);
   ensureWorkers();
   const tenant = newTenant(request, A, "1", "replicas-studio");
@@ -406,7 +492,13 @@ test("a studio session signed in on A works on B (one SECRET_KEY); without it B 
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookie() },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${A.baseURL}/runs`, json: "true" }).toString(),
+    body: new URLSearchParams({
+      csrfToken,
+      email,
+      password,
+      callbackUrl: `${A.baseURL}/runs`,
+      json: "true",
+    }).toString(),
   });
   expect(signIn.status, await signIn.text()).toBeLessThan(400);
   keep(signIn);
@@ -416,13 +508,22 @@ test("a studio session signed in on A works on B (one SECRET_KEY); without it B 
   const session = `${sessionCookie}=${jar.get(sessionCookie!)}`;
 
   const sessionOn = async (spec: ServerSpec, withCookie: boolean) =>
-    (await (await fetch(`${spec.baseURL}/api/auth/session`, { headers: withCookie ? { cookie: session } : {} })).json()) as { user?: Record<string, unknown> };
+    (await (
+      await fetch(`${spec.baseURL}/api/auth/session`, { headers: withCookie ? { cookie: session } : {} })
+    ).json()) as { user?: Record<string, unknown> };
   expect((await sessionOn(A, true)).user).toMatchObject({ email, workspaceId: tenant.workspaceId, role: "creator" });
-  expect((await sessionOn(B, true)).user, "B reads A's session").toMatchObject({ email, workspaceId: tenant.workspaceId, role: "creator" });
+  expect((await sessionOn(B, true)).user, "B reads A's session").toMatchObject({
+    email,
+    workspaceId: tenant.workspaceId,
+    role: "creator",
+  });
   expect((await sessionOn(B, false)).user).toBeUndefined();
 
   const page = (spec: ServerSpec, path: string, withCookie: boolean) =>
-    fetch(`${spec.baseURL}${path}`, { redirect: "manual", headers: { accept: "text/html", ...(withCookie ? { cookie: session } : {}) } });
+    fetch(`${spec.baseURL}${path}`, {
+      redirect: "manual",
+      headers: { accept: "text/html", ...(withCookie ? { cookie: session } : {}) },
+    });
   // The run's page on B, signed in on A: the workspace's run, shown.
   const runPage = await page(B, `/runs/${gen.id}`, true);
   const html = await runPage.text();
@@ -451,7 +552,9 @@ test("a studio session signed in on A works on B (one SECRET_KEY); without it B 
   expect(ended.headers.get("location")).toMatch(/\/sign-in(\?|$)/);
 });
 
-test("each webhook event is delivered once, not once per process; deliveries are signed with the secret B publishes", async ({ request }) => {
+test("each webhook event is delivered once, not once per process; deliveries are signed with the secret B publishes", async ({
+  request,
+}) => {
   test.setTimeout(120_000);
   ensureWorkers();
   const tenant = newTenant(request, A, "1", "replicas-webhooks");
@@ -465,7 +568,15 @@ test("each webhook event is delivered once, not once per process; deliveries are
   const created: Generation[] = [];
   for (let i = 0; i < 6; i++) {
     const api = i % 2 === 0 ? onA : onB;
-    created.push((await api.create({ model: "atelier/gradient", input: { prompt: `delivered once ${i}` }, ...(i < 2 ? { webhook: receiver.url(runPath) } : {}) })).gen);
+    created.push(
+      (
+        await api.create({
+          model: "atelier/gradient",
+          input: { prompt: `delivered once ${i}` },
+          ...(i < 2 ? { webhook: receiver.url(runPath) } : {}),
+        })
+      ).gen,
+    );
   }
   const events: EventObject[] = [];
   for (const [i, run] of created.entries()) {
@@ -477,28 +588,44 @@ test("each webhook event is delivered once, not once per process; deliveries are
   await receiver.waitFor(runPath, 2);
   // Every process runs a webhook sender (2 servers, 2 workers): give any second copy time to come.
   // The retry schedule is 0.3 s, so 3 s is ten retry steps.
-  for (const event of events) await finalDeliveries(onA, `/v1/events/${event.id}/deliveries`, event.data.id === created[0]!.id || event.data.id === created[1]!.id ? 2 : 1);
+  for (const event of events)
+    await finalDeliveries(
+      onA,
+      `/v1/events/${event.id}/deliveries`,
+      event.data.id === created[0]!.id || event.data.id === created[1]!.id ? 2 : 1,
+    );
   await sleep(3_000);
 
   const atEndpoint = receiver.at(endpointPath);
   const atRun = receiver.at(runPath);
   const idsAt = (arrivals: typeof atEndpoint) => arrivals.map((a) => String(a.headers["webhook-id"])).sort();
   expect(idsAt(atEndpoint), "one delivery per event at the endpoint").toEqual(events.map((e) => e.id).sort());
-  expect(idsAt(atRun), "one delivery per event at the runs' own URL").toEqual(events.slice(0, 2).map((e) => e.id).sort());
+  expect(idsAt(atRun), "one delivery per event at the runs' own URL").toEqual(
+    events
+      .slice(0, 2)
+      .map((e) => e.id)
+      .sort(),
+  );
   for (const arrival of [...atEndpoint, ...atRun]) {
     const event = events.find((e) => e.id === arrival.headers["webhook-id"])!;
     expect(expectSignedDelivery(arrival, secret, { eventId: event.id }).data.id).toBe(event.data.id);
   }
   // Each delivery was attempted once, and succeeded.
   for (const event of events) {
-    for (const delivery of await finalDeliveries(onB, `/v1/events/${event.id}/deliveries`, event.id === events[0]!.id || event.id === events[1]!.id ? 2 : 1)) {
+    for (const delivery of await finalDeliveries(
+      onB,
+      `/v1/events/${event.id}/deliveries`,
+      event.id === events[0]!.id || event.id === events[1]!.id ? 2 : 1,
+    )) {
       expect(delivery.status).toBe("succeeded");
       expect(delivery.attempts).toHaveLength(1);
     }
   }
 });
 
-test("the events purge removes what is past 30 days and takes one turn per interval across all four processes", async ({ request }) => {
+test("the events purge removes what is past 30 days and takes one turn per interval across all four processes", async ({
+  request,
+}) => {
   test.setTimeout(120_000);
   ensureWorkers();
   const tenant = newTenant(request, A, "1", "replicas-purge");
@@ -510,7 +637,12 @@ test("the events purge removes what is past 30 days and takes one turn per inter
     ["update events set created_at = ? where id = ?", [daysAgo(31), old.id]],
     ["update events set created_at = ? where id = ?", [daysAgo(29), recent.id]],
   ]);
-  await expect.poll(async () => (await onB.get(`/v1/events/${old.id}`)).status(), { timeout: 20_000, message: "the 31-day event is purged" }).toBe(404);
+  await expect
+    .poll(async () => (await onB.get(`/v1/events/${old.id}`)).status(), {
+      timeout: 20_000,
+      message: "the 31-day event is purged",
+    })
+    .toBe(404);
   await expectError(await onA.get(`/v1/events/${old.id}`), 404, "resource_not_found");
   expect(await expectOk<EventObject>(await onA.get(`/v1/events/${recent.id}`))).toEqual(recent);
 
@@ -525,7 +657,10 @@ test("the events purge removes what is past 30 days and takes one turn per inter
     last_run_by: string;
   }
   const turn = async (): Promise<Turn> => {
-    const rows = await query<Turn>("select runs, due_at, last_run_at, last_run_by from scheduled_tasks where name = $1", ["events_purge"]);
+    const rows = await query<Turn>(
+      "select runs, due_at, last_run_at, last_run_by from scheduled_tasks where name = $1",
+      ["events_purge"],
+    );
     expect(rows, "the events purge's turn record").toHaveLength(1);
     return { ...rows[0]!, runs: Number(rows[0]!.runs) };
   };
@@ -537,7 +672,9 @@ test("the events purge removes what is past 30 days and takes one turn per inter
   }
   const pids = new Set([...servers, ...workers].map(pidOf));
   for (const s of samples) {
-    expect(Date.parse(s.due_at) - Date.parse(s.last_run_at), "the next turn is one interval after the last").toBe(PURGE_EVERY_MS);
+    expect(Date.parse(s.due_at) - Date.parse(s.last_run_at), "the next turn is one interval after the last").toBe(
+      PURGE_EVERY_MS,
+    );
     const pid = Number(/^(?:server|worker)-(\d+)-/.exec(s.last_run_by)?.[1]);
     expect(pids.has(pid), `${s.last_run_by} is one of this file's processes`).toBe(true);
   }
@@ -545,20 +682,31 @@ test("the events purge removes what is past 30 days and takes one turn per inter
   const last = samples.at(-1)!;
   const turns = last.runs - first.runs;
   const span = Date.parse(last.last_run_at) - Date.parse(first.last_run_at);
-  expect(turns, `${turns} turns in ${span} ms, by ${[...new Set(samples.map((s) => s.last_run_by))].join(", ")}`).toBeLessThanOrEqual(Math.floor(span / PURGE_EVERY_MS));
+  expect(
+    turns,
+    `${turns} turns in ${span} ms, by ${[...new Set(samples.map((s) => s.last_run_by))].join(", ")}`,
+  ).toBeLessThanOrEqual(Math.floor(span / PURGE_EVERY_MS));
   for (let i = 1; i < samples.length; i++) {
     const [a, b] = [samples[i - 1]!, samples[i]!];
-    expect(Date.parse(b.last_run_at) - Date.parse(a.last_run_at), "turns are at least an interval apart").toBeGreaterThanOrEqual((b.runs - a.runs) * PURGE_EVERY_MS);
+    expect(
+      Date.parse(b.last_run_at) - Date.parse(a.last_run_at),
+      "turns are at least an interval apart",
+    ).toBeGreaterThanOrEqual((b.runs - a.runs) * PURGE_EVERY_MS);
   }
 });
 
-test("a worker killed with SIGKILL mid-run: the other worker recovers the run after its lease lapses, charged once", async ({ request }) => {
+test("a worker killed with SIGKILL mid-run: the other worker recovers the run after its lease lapses, charged once", async ({
+  request,
+}) => {
   test.setTimeout(240_000);
   ensureWorkers();
   const tenant = newTenant(request, A, "5", "replicas-kill");
   const { onA, onB } = both(tenant.api);
   // A video of a few seconds: long enough to catch its worker inside it.
-  const slow = (i: number) => ({ model: "atelier/title-motion", input: { prompt: `rescued on another worker ${i}`, duration: 4, resolution: "480p" } });
+  const slow = (i: number) => ({
+    model: "atelier/title-motion",
+    input: { prompt: `rescued on another worker ${i}`, duration: 4, resolution: "480p" },
+  });
 
   let orphan: { id: string; killed: Proc; survivor: Proc } | null = null;
   let seed = 0;
@@ -570,7 +718,9 @@ test("a worker killed with SIGKILL mid-run: the other worker recovers the run af
     let held = null as { id: string; owner: Proc } | null;
     const deadline = Date.now() + 60_000;
     while (!held) {
-      expect(Date.now(), `no run started within 60 s: ${live.map((w) => w.proc.stderr()).join("\n")}`).toBeLessThan(deadline);
+      expect(Date.now(), `no run started within 60 s: ${live.map((w) => w.proc.stderr()).join("\n")}`).toBeLessThan(
+        deadline,
+      );
       const rows = await query<{ id: string; lease_owner: string }>(
         "select id, lease_owner from generations where workspace_id = $1 and status = 'running' and lease_owner is not null",
         [tenant.workspaceId],
@@ -585,7 +735,8 @@ test("a worker killed with SIGKILL mid-run: the other worker recovers the run af
     expect((await held.owner.proc.exited).signal).toBe("SIGKILL");
     // Still running with nobody running it: an orphan. (Had it just ended, try again.)
     const now = await onB.read(held.id);
-    if (now.status === "running") orphan = { id: held.id, killed: held.owner, survivor: live.find((w) => w !== held!.owner)! };
+    if (now.status === "running")
+      orphan = { id: held.id, killed: held.owner, survivor: live.find((w) => w !== held!.owner)! };
   }
   expect(orphan, "a run was caught running when its worker was killed").not.toBeNull();
   const { id, killed, survivor } = orphan!;
@@ -604,12 +755,21 @@ test("a worker killed with SIGKILL mid-run: the other worker recovers the run af
   expect(done.output).toHaveLength(1);
   expect(micros(done.usage.cost_usd)).toBe(await onA.quote(done.model, done.input));
   expect(alive(survivor), "the surviving worker is still up").toBe(true);
-  expect(workers.filter(alive).map((w) => w.name), "no other worker was started meanwhile").toEqual([survivor.name]);
+  expect(
+    workers.filter(alive).map((w) => w.name),
+    "no other worker was started meanwhile",
+  ).toEqual([survivor.name]);
 
   // Charged once: one charge entry in the ledger for the run's hold, though it was run twice.
-  const [row] = await query<{ attempts: number; charged_micros: string; hold_id: string }>("select attempts, charged_micros, hold_id from generations where id = $1", [id]);
+  const [row] = await query<{ attempts: number; charged_micros: string; hold_id: string }>(
+    "select attempts, charged_micros, hold_id from generations where id = $1",
+    [id],
+  );
   expect(Number(row!.attempts), "claimed twice: by the killed worker and by the survivor").toBe(2);
-  const charges = await query<{ amount_micros: string }>("select amount_micros from ledger_entries where kind = 'charge' and hold_id = $1", [row!.hold_id]);
+  const charges = await query<{ amount_micros: string }>(
+    "select amount_micros from ledger_entries where kind = 'charge' and hold_id = $1",
+    [row!.hold_id],
+  );
   expect(charges.map((c) => Number(c.amount_micros))).toEqual([micros(done.usage.cost_usd)]);
 
   const runs = await settle(onA, 120);

@@ -79,8 +79,15 @@ test.describe("paths", () => {
     expect(upperMessage).not.toContain("no API version");
   });
 
-  test("a request with an API key, or asking for JSON, on a path no studio page has → 404 not_found JSON", async ({ request }) => {
-    for (const extra of [{ authorization: `Bearer ${key.key}` }, headers, { "x-api-key": "atl_wrong" }, { accept: "application/json" }]) {
+  test("a request with an API key, or asking for JSON, on a path no studio page has → 404 not_found JSON", async ({
+    request,
+  }) => {
+    for (const extra of [
+      { authorization: `Bearer ${key.key}` },
+      headers,
+      { "x-api-key": "atl_wrong" },
+      { accept: "application/json" },
+    ]) {
       const res = await request.get("/nowhere", { headers: extra });
       const error = await expectError(res, 404, "not_found");
       expect(error.message).toContain("/v1");
@@ -174,7 +181,10 @@ test.describe("request bodies", () => {
   test("a body that is not JSON → 400 invalid_parameter, param null, fixed message", async ({ request }) => {
     for (const body of ["{bad", '{"model": "atelier/gradient",}', "not json at all"]) {
       // A Buffer, so that the client sends the bytes as they are (a string would be JSON-encoded).
-      const res = await request.post("/v1/quotes", { headers: { ...headers, "content-type": "application/json" }, data: Buffer.from(body) });
+      const res = await request.post("/v1/quotes", {
+        headers: { ...headers, "content-type": "application/json" },
+        data: Buffer.from(body),
+      });
       await expectError(res, 400, "invalid_parameter", { param: null, message: "Invalid request parameters." });
     }
   });
@@ -199,12 +209,18 @@ test.describe("request bodies", () => {
     const json = JSON.stringify(QUOTE);
     const atLimit = Buffer.from(json + " ".repeat(1_000_000 - json.length));
     expect(atLimit.byteLength).toBe(1_000_000);
-    const ok = await request.post("/v1/quotes", { headers: { ...headers, "content-type": "application/json" }, data: atLimit });
+    const ok = await request.post("/v1/quotes", {
+      headers: { ...headers, "content-type": "application/json" },
+      data: atLimit,
+    });
     expect((await expectOk<{ object: string }>(ok)).object).toBe("quote");
 
     const over = Buffer.from(json + " ".repeat(1_000_001 - json.length));
     expect(over.byteLength).toBe(1_000_001);
-    const res = await request.post("/v1/quotes", { headers: { ...headers, "content-type": "application/json" }, data: over });
+    const res = await request.post("/v1/quotes", {
+      headers: { ...headers, "content-type": "application/json" },
+      data: over,
+    });
     await expectError(res, 413, "payload_too_large");
   });
 
@@ -226,7 +242,10 @@ test.describe("request bodies", () => {
 
   test("a body that is JSON but not an object → 400 invalid_parameter", async ({ request }) => {
     for (const body of ["[]", '"atelier/gradient"', "42", "null"]) {
-      const res = await request.post("/v1/quotes", { headers: { ...headers, "content-type": "application/json" }, data: Buffer.from(body) });
+      const res = await request.post("/v1/quotes", {
+        headers: { ...headers, "content-type": "application/json" },
+        data: Buffer.from(body),
+      });
       const error = await expectError(res, 400, "invalid_parameter");
       expect(error.message).not.toBe("Invalid request parameters.");
     }

@@ -45,7 +45,14 @@ for (const store of STORES) {
       ]);
       for (const g of batch.data) {
         expect(g.id).toMatch(GENERATION_ID);
-        expect(g).toMatchObject({ object: "generation", status: "queued", batch_id: batch.id, provider: null, completed_at: null, source: "api" });
+        expect(g).toMatchObject({
+          object: "generation",
+          status: "queued",
+          batch_id: batch.id,
+          provider: null,
+          completed_at: null,
+          source: "api",
+        });
         expect(g.usage.cost_usd).toBeNull();
         expect(await api.read(g.id)).toEqual(g);
       }
@@ -86,14 +93,18 @@ for (const store of STORES) {
         [bad(2, { model: "atelier/gradient", input: { prompt: "x", colour: "red" } }), "requests[2].input.colour"],
         [bad(2, { model: "atelier/no-such-model", input: {} }), "requests[2].model"],
         [bad(1, { model: "atelier/gradient", input: { prompt: "x" }, extra: 1 }), "requests[1].extra"],
-        [bad(0, { model: "atelier/gradient", input: { prompt: "x" }, webhook: "http://example.com/hook" }), "requests[0].webhook"],
+        [
+          bad(0, { model: "atelier/gradient", input: { prompt: "x" }, webhook: "http://example.com/hook" }),
+          "requests[0].webhook",
+        ],
         [{ requests: [] }, "requests"],
         [{ requests: Array.from({ length: 51 }, () => REQUESTS[3]) }, "requests"],
         [{ requests: "all of them" }, "requests"],
         [{}, "requests"],
         [{ requests: REQUESTS, note: "hi" }, "note"],
       ];
-      for (const [body, param] of cases) await expectError(await api.post("/v1/batches", body), 400, "invalid_parameter", { param });
+      for (const [body, param] of cases)
+        await expectError(await api.post("/v1/batches", body), 400, "invalid_parameter", { param });
       expect(await api.listAll()).toEqual([]);
       expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
       await expectLedgerIdentity(tenant);
@@ -101,14 +112,22 @@ for (const store of STORES) {
 
     test("50 requests are accepted", async ({ request }) => {
       const tenant = newTenant(request, store.idle, "1");
-      const batch = await expectOk<Batch>(await tenant.api.post("/v1/batches", { requests: Array.from({ length: 50 }, () => REQUESTS[3]) }), 201);
+      const batch = await expectOk<Batch>(
+        await tenant.api.post("/v1/batches", { requests: Array.from({ length: 50 }, () => REQUESTS[3]) }),
+        201,
+      );
       expect(batch.data).toHaveLength(50);
       expect(new Set(batch.data.map((g) => g.id)).size).toBe(50);
-      expect(await tenant.api.credits()).toEqual({ available: 1_000_000 - 50 * PRICE.gradientStandard, held: 50 * PRICE.gradientStandard });
+      expect(await tenant.api.credits()).toEqual({
+        available: 1_000_000 - 50 * PRICE.gradientStandard,
+        held: 50 * PRICE.gradientStandard,
+      });
       await expectLedgerIdentity(tenant);
     });
 
-    test("credit short of the total → 402 insufficient_credit, nothing starts (though each run alone would fit)", async ({ request }) => {
+    test("credit short of the total → 402 insufficient_credit, nothing starts (though each run alone would fit)", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "0.02");
       const { api } = tenant;
       expect(TOTAL).toBeGreaterThan(20_000);
@@ -134,12 +153,23 @@ for (const store of STORES) {
       expect(againRes.headers()["idempotent-replayed"]).toBe("true");
       expect(again.id).toBe(first.id);
       expect(again.data.map((g) => g.id)).toEqual(first.data.map((g) => g.id));
-      await expectError(await api.post("/v1/batches", { requests: REQUESTS.slice(1) }, { "idempotency-key": key }), 409, "conflict");
-      await expectError(await api.post("/v1/batches", { requests: REQUESTS }, { "idempotency-key": "bad key" }), 400, "invalid_parameter", {
-        param: "Idempotency-Key",
-      });
+      await expectError(
+        await api.post("/v1/batches", { requests: REQUESTS.slice(1) }, { "idempotency-key": key }),
+        409,
+        "conflict",
+      );
+      await expectError(
+        await api.post("/v1/batches", { requests: REQUESTS }, { "idempotency-key": "bad key" }),
+        400,
+        "invalid_parameter",
+        {
+          param: "Idempotency-Key",
+        },
+      );
       // Concurrent replays start nothing more.
-      const racing = await Promise.all(Array.from({ length: 10 }, () => api.post("/v1/batches", { requests: REQUESTS }, { "idempotency-key": key })));
+      const racing = await Promise.all(
+        Array.from({ length: 10 }, () => api.post("/v1/batches", { requests: REQUESTS }, { "idempotency-key": key })),
+      );
       for (const res of racing) expect((await expectOk<Batch>(res, 201)).id).toBe(first.id);
       expect(await api.listAll()).toHaveLength(4);
       expect(await api.credits()).toEqual({ available: 1_000_000 - TOTAL, held: TOTAL });

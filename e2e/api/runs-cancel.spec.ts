@@ -3,7 +3,18 @@
 // as it is; a final run → 200 unchanged; another workspace's or an unknown ID → 404.
 import { expect, test } from "./fixtures";
 import { expectError, expectOk, ISO_MS } from "./helpers";
-import { expectLedgerIdentity, expectNotFound, micros, newTenant, PRICE, settle, STORES, storeTitle, type Batch, type Generation } from "./runs-helpers";
+import {
+  expectLedgerIdentity,
+  expectNotFound,
+  micros,
+  newTenant,
+  PRICE,
+  settle,
+  STORES,
+  storeTitle,
+  type Batch,
+  type Generation,
+} from "./runs-helpers";
 
 const BODY = { model: "atelier/gradient", input: { prompt: "to be canceled", resolution: "hd" } };
 
@@ -14,7 +25,9 @@ function withoutLinks(gen: Generation): Omit<Generation, "output"> & { output: u
 
 for (const store of STORES) {
   test.describe(`[${storeTitle(store)}] cancel`, () => {
-    test("a queued run → 200 canceled, provider null, completed_at set, hold released; again → 200 the same", async ({ request }) => {
+    test("a queued run → 200 canceled, provider null, completed_at set, hold released; again → 200 the same", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "1");
       const { api } = tenant;
       const { gen } = await api.create(BODY);
@@ -77,14 +90,21 @@ for (const store of STORES) {
       const { api } = tenant;
       const batch = await expectOk<Batch>(
         await api.post("/v1/batches", {
-          requests: [BODY, { model: "atelier/gradient-poster@1", input: { prompt: "p", title: "t" } }, { model: "atelier/gradient", input: { prompt: "q" } }],
+          requests: [
+            BODY,
+            { model: "atelier/gradient-poster@1", input: { prompt: "p", title: "t" } },
+            { model: "atelier/gradient", input: { prompt: "q" } },
+          ],
         }),
         201,
       );
       const total = PRICE.gradientHd + PRICE.posterV1 + PRICE.gradientStandard;
       expect(await api.credits()).toEqual({ available: 1_000_000 - total, held: total });
       await expectOk(await api.post(`/v1/generations/${batch.data[1]!.id}/cancel`));
-      expect(await api.credits()).toEqual({ available: 1_000_000 - total + PRICE.posterV1, held: total - PRICE.posterV1 });
+      expect(await api.credits()).toEqual({
+        available: 1_000_000 - total + PRICE.posterV1,
+        held: total - PRICE.posterV1,
+      });
       const now = await expectOk<Batch>(await api.get(`/v1/batches/${batch.id}`));
       expect(now.data.map((g) => g.status)).toEqual(["queued", "canceled", "queued"]);
       await expectLedgerIdentity(tenant);
@@ -111,7 +131,9 @@ for (const store of STORES) {
       }
     });
 
-    test("404 resource_not_found answers have the error envelope: param null (it is for a 400 only)", async ({ request }) => {
+    test("404 resource_not_found answers have the error envelope: param null (it is for a 400 only)", async ({
+      request,
+    }) => {
       // docs/api.md, "Errors": error.param names the field at fault for a 400 and is null for
       // every other status. The catalog's 404 already answers param null; these must too.
       const { api } = newTenant(request, store.idle, "1");

@@ -38,7 +38,9 @@ async function race(api: Api): Promise<{ created: Generation[]; refused: number;
 
 for (const store of STORES) {
   test.describe(`[${storeTitle(store)}] concurrent holds`, () => {
-    test("100 concurrent creates against a balance for 10 (runs stay queued) → 10 × 201, 90 × 402", async ({ request }) => {
+    test("100 concurrent creates against a balance for 10 (runs stay queued) → 10 × 201, 90 × 402", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "0.02");
       const { api } = tenant;
       const { created, refused, other } = await race(api);
@@ -55,7 +57,9 @@ for (const store of STORES) {
       await expectError(await api.post("/v1/generations", BODY), 402, "insufficient_credit");
     });
 
-    test("100 concurrent creates against a balance for 10 (runs run) → 10 succeed, 0 available at the end", async ({ request }) => {
+    test("100 concurrent creates against a balance for 10 (runs run) → 10 succeed, 0 available at the end", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.busy, "0.02");
       const { api } = tenant;
       const { created, refused, other } = await race(api);
@@ -73,10 +77,14 @@ for (const store of STORES) {
       expect(ledger.charged).toBe(20_000);
     });
 
-    test("5 concurrent batches of 5 against a balance for 2 of them → exactly 2 start, all or none", async ({ request }) => {
+    test("5 concurrent batches of 5 against a balance for 2 of them → exactly 2 start, all or none", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "0.02");
       const { api } = tenant;
-      const batchBody = { requests: Array.from({ length: 5 }, (_, i) => ({ model: "atelier/gradient", input: { prompt: `item ${i}` } })) };
+      const batchBody = {
+        requests: Array.from({ length: 5 }, (_, i) => ({ model: "atelier/gradient", input: { prompt: `item ${i}` } })),
+      };
       const answers = await concurrently(5, () => api.post("/v1/batches", batchBody));
       const batches: Batch[] = [];
       for (const res of answers) {

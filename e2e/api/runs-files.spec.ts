@@ -44,11 +44,17 @@ interface Upload {
 }
 
 function postImage(api: Api, data: Buffer, contentType: string, extra: Record<string, string> = {}) {
-  return api.request.post(api.url("/v1/files"), { headers: api.headers({ "content-type": contentType, ...extra }), data });
+  return api.request.post(api.url("/v1/files"), {
+    headers: api.headers({ "content-type": contentType, ...extra }),
+    data,
+  });
 }
 
 function postMultipart(api: Api, data: Buffer, name: string, mimeType = "image/png", field = "file") {
-  return api.request.post(api.url("/v1/files"), { headers: api.headers(), multipart: { [field]: { name, mimeType, buffer: data } } });
+  return api.request.post(api.url("/v1/files"), {
+    headers: api.headers(),
+    multipart: { [field]: { name, mimeType, buffer: data } },
+  });
 }
 
 async function openUpload(api: Api, body: Record<string, unknown>) {
@@ -73,7 +79,11 @@ for (const store of STORES) {
       const res = await postMultipart(api, png, "swatch.png");
       const file = await expectOk<FileObject>(res, 201);
       const target = expectBlobLink(store.idle, file, { contentType: "image/png", readAt: Date.now() });
-      if (target.objectKey !== null) expect(await bucketHolds(store.idle, target.objectKey), "the bytes are in the bucket under the server's prefix").toBe(true);
+      if (target.objectKey !== null)
+        expect(
+          await bucketHolds(store.idle, target.objectKey),
+          "the bytes are in the bucket under the server's prefix",
+        ).toBe(true);
       expect(file.id).toMatch(FILE_ID);
       expect(file).toMatchObject({
         object: "file",
@@ -85,7 +95,19 @@ for (const store of STORES) {
         filename: "swatch.png",
       });
       expect(Object.keys(file).sort()).toEqual(
-        ["bytes", "content_type", "created_at", "duration", "expires_at", "filename", "height", "id", "object", "url", "width"].sort(),
+        [
+          "bytes",
+          "content_type",
+          "created_at",
+          "duration",
+          "expires_at",
+          "filename",
+          "height",
+          "id",
+          "object",
+          "url",
+          "width",
+        ].sort(),
       );
       expect(file.created_at).toMatch(ISO_MS);
       expect(file.expires_at).toMatch(ISO_MS);
@@ -96,19 +118,33 @@ for (const store of STORES) {
 
       const read = await expectOk<FileObject>(await api.get(`/v1/files/${file.id}`));
       expect({ ...read, url: "", expires_at: "" }).toEqual({ ...file, url: "", expires_at: "" });
-      expect(expectBlobLink(store.idle, read, { contentType: "image/png", readAt: Date.now() }).key, "the same blob, a fresh link").toBe(target.key);
+      expect(
+        expectBlobLink(store.idle, read, { contentType: "image/png", readAt: Date.now() }).key,
+        "the same blob, a fresh link",
+      ).toBe(target.key);
       expect(pngSize(await (await request.get(read.url)).body())).toEqual({ width: 37, height: 21 });
       // Listed files carry links too.
       const listed = await expectOk<{ data: FileObject[] }>(await api.get("/v1/files"));
       expect(listed.data.map((f) => f.id)).toEqual([file.id]);
-      expect(expectBlobLink(store.idle, listed.data[0]!, { contentType: "image/png", readAt: Date.now() }).key).toBe(target.key);
+      expect(expectBlobLink(store.idle, listed.data[0]!, { contentType: "image/png", readAt: Date.now() }).key).toBe(
+        target.key,
+      );
     });
 
     test("raw body with an image content type → 201; the type is measured, not trusted", async ({ request }) => {
       const { api } = newTenant(request, store.idle, "1");
       const png = makePng(8, 9);
-      const raw = await expectOk<FileObject>(await postImage(api, png, "image/png", { "content-disposition": 'inline; filename="raw.png"' }), 201);
-      expect(raw).toMatchObject({ content_type: "image/png", width: 8, height: 9, bytes: png.length, filename: "raw.png" });
+      const raw = await expectOk<FileObject>(
+        await postImage(api, png, "image/png", { "content-disposition": 'inline; filename="raw.png"' }),
+        201,
+      );
+      expect(raw).toMatchObject({
+        content_type: "image/png",
+        width: 8,
+        height: 9,
+        bytes: png.length,
+        filename: "raw.png",
+      });
       // Declared JPEG, is PNG: stored as what it is.
       const lying = await expectOk<FileObject>(await postImage(api, png, "image/jpeg"), 201);
       expect(lying.content_type).toBe("image/png");
@@ -151,7 +187,9 @@ for (const store of STORES) {
       expect(list.data).toEqual([]);
     });
 
-    test("an image over the pixel limit → 400 invalid_parameter naming the limit; nothing stored", async ({ request }) => {
+    test("an image over the pixel limit → 400 invalid_parameter naming the limit; nothing stored", async ({
+      request,
+    }) => {
       const { api } = newTenant(request, store.idle, "1");
       const huge = makePngHeaderOnly(20_000, 20_000);
       expect(huge.length).toBeLessThan(64 * 1024);
@@ -162,7 +200,12 @@ for (const store of STORES) {
         });
       }
       // One row over the limit is over it.
-      await expectError(await postImage(api, makePngHeaderOnly(16_383, 16_384), "image/png"), 400, "invalid_parameter", { param: "file" });
+      await expectError(
+        await postImage(api, makePngHeaderOnly(16_383, 16_384), "image/png"),
+        400,
+        "invalid_parameter",
+        { param: "file" },
+      );
       const list = await expectOk<{ data: FileObject[] }>(await api.get("/v1/files"));
       expect(list.data).toEqual([]);
     });
@@ -170,10 +213,15 @@ for (const store of STORES) {
     test("GET /v1/files pages newest first; other workspaces' files are 404", async ({ request }) => {
       const { api } = newTenant(request, store.idle, "1");
       const made: string[] = [];
-      for (let i = 0; i < 5; i++) made.push((await expectOk<FileObject>(await postImage(api, makePng(i + 1, 1), "image/png"), 201)).id);
-      const first = await expectOk<{ object: string; url: string; data: FileObject[]; has_more: boolean; next_cursor: string | null }>(
-        await api.get("/v1/files?limit=2"),
-      );
+      for (let i = 0; i < 5; i++)
+        made.push((await expectOk<FileObject>(await postImage(api, makePng(i + 1, 1), "image/png"), 201)).id);
+      const first = await expectOk<{
+        object: string;
+        url: string;
+        data: FileObject[];
+        has_more: boolean;
+        next_cursor: string | null;
+      }>(await api.get("/v1/files?limit=2"));
       expect(first).toMatchObject({ object: "list", url: "/v1/files", has_more: true });
       expect(first.next_cursor).toMatch(CURSOR);
       const seen = [...first.data.map((f) => f.id)];
@@ -187,28 +235,43 @@ for (const store of STORES) {
       }
       expect(seen).toEqual([...made].reverse());
       await expectError(await api.get("/v1/files?limit=0"), 400, "invalid_parameter", { param: "limit" });
-      await expectError(await api.get(`/v1/files?cursor=${encodeURIComponent(`${first.next_cursor!.slice(0, -1)}x`)}`), 400, "invalid_parameter", {
-        param: "cursor",
-      });
+      await expectError(
+        await api.get(`/v1/files?cursor=${encodeURIComponent(`${first.next_cursor!.slice(0, -1)}x`)}`),
+        400,
+        "invalid_parameter",
+        {
+          param: "cursor",
+        },
+      );
 
       const stranger = newTenant(request, store.idle, "1");
       await expectNotFound(await stranger.api.get(`/v1/files/${made[0]}`));
       expect((await expectOk<{ data: FileObject[] }>(await stranger.api.get("/v1/files"))).data).toEqual([]);
     });
 
-    test("a file feeds a model input by its ID; a URL or another workspace's file → 400 input.<field>", async ({ request }) => {
+    test("a file feeds a model input by its ID; a URL or another workspace's file → 400 input.<field>", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.busy, "1");
       const { api } = tenant;
       const file = await expectOk<FileObject>(await postImage(api, makePng(30, 20), "image/png"), 201);
-      const { gen } = await api.create({ model: "atelier/upscale", input: { image: file.id, scale: 4 } }, { prefer: "wait=30" });
+      const { gen } = await api.create(
+        { model: "atelier/upscale", input: { image: file.id, scale: 4 } },
+        { prefer: "wait=30" },
+      );
       expect(gen.status).toBe("succeeded");
       expect(gen.output[0]).toMatchObject({ width: 120, height: 80 });
       expectBlobLink(store.busy, gen.output[0]!, { contentType: gen.output[0]!.content_type, readAt: Date.now() });
       expect(pngSize(await (await request.get(gen.output[0]!.url)).body())).toEqual({ width: 120, height: 80 });
 
-      await expectError(await api.post("/v1/generations", { model: "atelier/upscale", input: { image: file.url } }), 400, "invalid_parameter", {
-        param: "input.image",
-      });
+      await expectError(
+        await api.post("/v1/generations", { model: "atelier/upscale", input: { image: file.url } }),
+        400,
+        "invalid_parameter",
+        {
+          param: "input.image",
+        },
+      );
       const stranger = newTenant(request, store.busy, "1");
       await expectError(
         await stranger.api.post("/v1/generations", { model: "atelier/upscale", input: { image: file.id } }),
@@ -222,13 +285,22 @@ for (const store of STORES) {
   });
 
   test.describe(`[${storeTitle(store)}] direct uploads`, () => {
-    test("open, PUT without a key, complete → File with the measured duration; complete again → same File", async ({ request }) => {
+    test("open, PUT without a key, complete → File with the measured duration; complete again → same File", async ({
+      request,
+    }) => {
       const { api } = newTenant(request, store.idle, "1");
       const wav = makeWav(1.5);
       const res = await openUpload(api, { filename: "tone.wav", content_type: "audio/wav", bytes: wav.length });
       const upload = await expectOk<Upload>(res, 201);
       expect(upload.id).toMatch(UPLOAD_ID);
-      expect(upload).toMatchObject({ object: "upload", status: "pending", filename: "tone.wav", content_type: "audio/wav", bytes: wav.length, file: null });
+      expect(upload).toMatchObject({
+        object: "upload",
+        status: "pending",
+        filename: "tone.wav",
+        content_type: "audio/wav",
+        bytes: wav.length,
+        file: null,
+      });
       expect(upload.expires_at).toMatch(ISO_MS);
       expect(Date.parse(upload.expires_at)).toBeGreaterThan(Date.now());
       // On disk the API's own PUT; on the bucket a presigned PUT of <prefix><key>, valid until expires_at.
@@ -240,13 +312,23 @@ for (const store of STORES) {
       expect(again0?.objectKey ?? null).toBe(bucketTarget?.objectKey ?? null);
 
       await expectPutAccepted(await put(api, upload.upload_url!, wav));
-      if (bucketTarget) expect(await bucketHolds(store.idle, bucketTarget.objectKey!), "the bytes went straight to the bucket").toBe(true);
+      if (bucketTarget)
+        expect(await bucketHolds(store.idle, bucketTarget.objectKey!), "the bytes went straight to the bucket").toBe(
+          true,
+        );
 
       const done = await api.post(`/v1/uploads/${upload.id}/complete`);
       expect([200, 201]).toContain(done.status());
       const file = await expectOk<FileObject>(done, done.status());
       expect(file.id).toMatch(FILE_ID);
-      expect(file).toMatchObject({ object: "file", content_type: "audio/wav", bytes: wav.length, width: null, height: null, filename: "tone.wav" });
+      expect(file).toMatchObject({
+        object: "file",
+        content_type: "audio/wav",
+        bytes: wav.length,
+        width: null,
+        height: null,
+        filename: "tone.wav",
+      });
       expect(file.duration).toBeCloseTo(1.5, 2);
       const fileTarget = expectBlobLink(store.idle, file, { contentType: "audio/wav", readAt: Date.now() });
       // On the bucket the File is a copy made at complete, not the object upload_url writes
@@ -279,23 +361,35 @@ for (const store of STORES) {
       expect(shown.file?.id).toBe(file.id);
       const read = await expectOk<FileObject>(await api.get(`/v1/files/${file.id}`));
       expect(read.duration).toBeCloseTo(1.5, 2);
-      expect(expectBlobLink(store.idle, read, { contentType: "audio/wav", readAt: Date.now() }).key).toBe(fileTarget.key);
-      expect(expectBlobLink(store.idle, shown.file!, { contentType: "audio/wav", readAt: Date.now() }).key).toBe(fileTarget.key);
+      expect(expectBlobLink(store.idle, read, { contentType: "audio/wav", readAt: Date.now() }).key).toBe(
+        fileTarget.key,
+      );
+      expect(expectBlobLink(store.idle, shown.file!, { contentType: "audio/wav", readAt: Date.now() }).key).toBe(
+        fileTarget.key,
+      );
       // Opening and completing an upload is free.
       expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
     });
 
-    test("a body shorter than declared → 400 at complete; the whole file PUT again to the same upload_url completes", async ({ request }) => {
+    test("a body shorter than declared → 400 at complete; the whole file PUT again to the same upload_url completes", async ({
+      request,
+    }) => {
       const { api } = newTenant(request, store.idle, "1");
       const wav = makeWav(0.5);
-      const upload = await expectOk<Upload>(await openUpload(api, { filename: "short.wav", content_type: "audio/wav", bytes: wav.length }), 201);
+      const upload = await expectOk<Upload>(
+        await openUpload(api, { filename: "short.wav", content_type: "audio/wav", bytes: wav.length }),
+        201,
+      );
       const target = expectUploadUrl(store.idle, upload, Date.now());
       await expectPutAccepted(await put(api, upload.upload_url!, wav.subarray(0, wav.length - 10)));
-      await expectError(await api.post(`/v1/uploads/${upload.id}/complete`), 400, "invalid_parameter", { param: "bytes" });
+      await expectError(await api.post(`/v1/uploads/${upload.id}/complete`), 400, "invalid_parameter", {
+        param: "bytes",
+      });
       const pending = await expectOk<Upload>(await api.get(`/v1/uploads/${upload.id}`));
       expect(pending).toMatchObject({ status: "pending", file: null });
       // On the bucket nothing of the wrong-sized body is kept.
-      if (target) expect(await bucketHolds(store.idle, target.objectKey!), "the wrong-sized object is deleted").toBe(false);
+      if (target)
+        expect(await bucketHolds(store.idle, target.objectKey!), "the wrong-sized object is deleted").toBe(false);
 
       await expectPutAccepted(await put(api, upload.upload_url!, wav));
       const done = await api.post(`/v1/uploads/${upload.id}/complete`);
@@ -304,10 +398,15 @@ for (const store of STORES) {
       expect((await (await request.get(file.url)).body()).equals(wav)).toBe(true);
     });
 
-    test("a body larger than declared: 413 at the API's PUT on disk; on the bucket 400 at complete, then the right bytes complete", async ({ request }) => {
+    test("a body larger than declared: 413 at the API's PUT on disk; on the bucket 400 at complete, then the right bytes complete", async ({
+      request,
+    }) => {
       const { api } = newTenant(request, store.idle, "1");
       const right = makeWav(0.25);
-      const upload = await expectOk<Upload>(await openUpload(api, { filename: "small.wav", content_type: "audio/wav", bytes: right.length }), 201);
+      const upload = await expectOk<Upload>(
+        await openUpload(api, { filename: "small.wav", content_type: "audio/wav", bytes: right.length }),
+        201,
+      );
       const target = expectUploadUrl(store.idle, upload, Date.now());
       const tooBig = await put(api, upload.upload_url!, makeWav(0.5));
       if (store.blobs === "disk") {
@@ -316,7 +415,9 @@ for (const store of STORES) {
         // The bucket cannot refuse it at PUT time the way the API does (s3rver does not check the
         // signed content-length at all; a real S3 refuses the PUT with 403): complete does.
         await expectPutAccepted(tooBig);
-        await expectError(await api.post(`/v1/uploads/${upload.id}/complete`), 400, "invalid_parameter", { param: "bytes" });
+        await expectError(await api.post(`/v1/uploads/${upload.id}/complete`), 400, "invalid_parameter", {
+          param: "bytes",
+        });
         expect(await bucketHolds(store.idle, target!.objectKey!), "the wrong-sized object is deleted").toBe(false);
       }
       expect((await expectOk<Upload>(await api.get(`/v1/uploads/${upload.id}`))).status).toBe("pending");
@@ -331,16 +432,25 @@ for (const store of STORES) {
     test("bytes that are not media → 415 on complete", async ({ request }) => {
       const { api } = newTenant(request, store.idle, "1");
       const junk = Buffer.from("this is not a sound file at all. ".repeat(10));
-      const upload = await expectOk<Upload>(await openUpload(api, { filename: "junk.wav", content_type: "audio/wav", bytes: junk.length }), 201);
+      const upload = await expectOk<Upload>(
+        await openUpload(api, { filename: "junk.wav", content_type: "audio/wav", bytes: junk.length }),
+        201,
+      );
       expect((await put(api, upload.upload_url!, junk)).status()).toBeLessThan(300);
       await expectError(await api.post(`/v1/uploads/${upload.id}/complete`), 415, "unsupported_media_type");
     });
 
     test("a changed upload URL → 403 permission_denied", async ({ request }) => {
-      test.skip(store.blobs === "bucket", "s3rver verifies no SigV4 signatures; a real S3 refuses a changed presigned URL");
+      test.skip(
+        store.blobs === "bucket",
+        "s3rver verifies no SigV4 signatures; a real S3 refuses a changed presigned URL",
+      );
       const { api } = newTenant(request, store.idle, "1");
       const wav = makeWav(0.25);
-      const upload = await expectOk<Upload>(await openUpload(api, { filename: "t.wav", content_type: "audio/wav", bytes: wav.length }), 201);
+      const upload = await expectOk<Upload>(
+        await openUpload(api, { filename: "t.wav", content_type: "audio/wav", bytes: wav.length }),
+        201,
+      );
       const u = new URL(upload.upload_url!);
       const sig = u.searchParams.get("signature")!;
       u.searchParams.set("signature", `${sig.slice(0, -1)}${sig.at(-1) === "A" ? "B" : "A"}`);
@@ -357,14 +467,23 @@ for (const store of STORES) {
         [{ content_type: "audio/wav", bytes: 10 }, "filename"],
         [{ filename: "a.wav", content_type: "audio/wav", bytes: 10, colour: "red" }, "colour"],
       ];
-      for (const [body, param] of cases) await expectError(await openUpload(api, body), 400, "invalid_parameter", { param });
+      for (const [body, param] of cases)
+        await expectError(await openUpload(api, body), 400, "invalid_parameter", { param });
     });
 
-    test("10 uploads in flight → the 11th gets 429 rate_limit_exceeded; completing one makes room", async ({ request }) => {
+    test("10 uploads in flight → the 11th gets 429 rate_limit_exceeded; completing one makes room", async ({
+      request,
+    }) => {
       const { api } = newTenant(request, store.idle, "1");
       const wav = makeWav(0.1);
       const open: Upload[] = [];
-      for (let i = 0; i < 10; i++) open.push(await expectOk<Upload>(await openUpload(api, { filename: `f${i}.wav`, content_type: "audio/wav", bytes: wav.length }), 201));
+      for (let i = 0; i < 10; i++)
+        open.push(
+          await expectOk<Upload>(
+            await openUpload(api, { filename: `f${i}.wav`, content_type: "audio/wav", bytes: wav.length }),
+            201,
+          ),
+        );
       const refused = await openUpload(api, { filename: "eleven.wav", content_type: "audio/wav", bytes: wav.length });
       await expectError(refused, 429, "rate_limit_exceeded");
       expect(refused.headers()["retry-after"]).toMatch(/^\d+$/);
@@ -372,14 +491,26 @@ for (const store of STORES) {
       expect((await put(api, open[0]!.upload_url!, wav)).status()).toBeLessThan(300);
       const done = await api.post(`/v1/uploads/${open[0]!.id}/complete`);
       expect(done.status()).toBeLessThan(300);
-      await expectOk<Upload>(await openUpload(api, { filename: "eleven.wav", content_type: "audio/wav", bytes: wav.length }), 201);
-      await expectError(await openUpload(api, { filename: "twelve.wav", content_type: "audio/wav", bytes: wav.length }), 429, "rate_limit_exceeded");
+      await expectOk<Upload>(
+        await openUpload(api, { filename: "eleven.wav", content_type: "audio/wav", bytes: wav.length }),
+        201,
+      );
+      await expectError(
+        await openUpload(api, { filename: "twelve.wav", content_type: "audio/wav", bytes: wav.length }),
+        429,
+        "rate_limit_exceeded",
+      );
     });
 
-    test("5 GB a day: an upload past the daily allowance → 429 rate_limit_exceeded with Retry-After", async ({ request }) => {
+    test("5 GB a day: an upload past the daily allowance → 429 rate_limit_exceeded with Retry-After", async ({
+      request,
+    }) => {
       const { api } = newTenant(request, store.idle, "1");
       // Declared sizes count when opened; no bytes need to move.
-      await expectOk<Upload>(await openUpload(api, { filename: "long.mp4", content_type: "video/mp4", bytes: 5 * 1024 ** 3 }), 201);
+      await expectOk<Upload>(
+        await openUpload(api, { filename: "long.mp4", content_type: "video/mp4", bytes: 5 * 1024 ** 3 }),
+        201,
+      );
       const refused = await openUpload(api, { filename: "one-more.wav", content_type: "audio/wav", bytes: 1 });
       await expectError(refused, 429, "rate_limit_exceeded");
       const retryAfter = Number(refused.headers()["retry-after"]);
@@ -389,18 +520,29 @@ for (const store of STORES) {
 
     test("a workspace with $0 available → 402 insufficient_credit", async ({ request }) => {
       const broke = newTenant(request, store.idle, "0");
-      await expectError(await openUpload(broke.api, { filename: "a.wav", content_type: "audio/wav", bytes: 100 }), 402, "insufficient_credit");
+      await expectError(
+        await openUpload(broke.api, { filename: "a.wav", content_type: "audio/wav", bytes: 100 }),
+        402,
+        "insufficient_credit",
+      );
       // All of it held counts as $0 available too.
       const held = newTenant(request, store.idle, "0.002");
       await held.api.create({ model: "atelier/gradient", input: { prompt: "hold it all" } });
       expect(await held.api.credits()).toEqual({ available: 0, held: 2_000 });
-      await expectError(await openUpload(held.api, { filename: "a.wav", content_type: "audio/wav", bytes: 100 }), 402, "insufficient_credit");
+      await expectError(
+        await openUpload(held.api, { filename: "a.wav", content_type: "audio/wav", bytes: 100 }),
+        402,
+        "insufficient_credit",
+      );
       await expectLedgerIdentity(held);
     });
 
     test("another workspace's upload → 404", async ({ request }) => {
       const { api } = newTenant(request, store.idle, "1");
-      const upload = await expectOk<Upload>(await openUpload(api, { filename: "a.wav", content_type: "audio/wav", bytes: 100 }), 201);
+      const upload = await expectOk<Upload>(
+        await openUpload(api, { filename: "a.wav", content_type: "audio/wav", bytes: 100 }),
+        201,
+      );
       const stranger = newTenant(request, store.idle, "1");
       await expectNotFound(await stranger.api.get(`/v1/uploads/${upload.id}`));
       await expectNotFound(await stranger.api.post(`/v1/uploads/${upload.id}/complete`));

@@ -36,8 +36,20 @@ export interface StoreServers {
 }
 
 export const STORES: readonly StoreServers[] = [
-  { name: "sqlite", blobs: "disk", busy: SERVERS.runsSqlite, idle: SERVERS.runsSqliteIdle, workers: SERVERS.runsSqliteWorkers },
-  { name: "postgres", blobs: "bucket", busy: SERVERS.runsPostgres, idle: SERVERS.runsPostgresIdle, workers: SERVERS.runsPostgresWorkers },
+  {
+    name: "sqlite",
+    blobs: "disk",
+    busy: SERVERS.runsSqlite,
+    idle: SERVERS.runsSqliteIdle,
+    workers: SERVERS.runsSqliteWorkers,
+  },
+  {
+    name: "postgres",
+    blobs: "bucket",
+    busy: SERVERS.runsPostgres,
+    idle: SERVERS.runsPostgresIdle,
+    workers: SERVERS.runsPostgresWorkers,
+  },
 ];
 
 /** Where `spec` keeps its blobs, from its environment (S3_BUCKET). */
@@ -48,7 +60,8 @@ export function blobsOf(spec: ServerSpec): BlobsKind {
 // A STORES entry that says "bucket" for a server on disk (or the other way) would test the wrong thing quietly.
 for (const store of STORES) {
   for (const spec of [store.busy, store.idle, store.workers]) {
-    if (blobsOf(spec) !== store.blobs) throw new Error(`runs-helpers: ${spec.name} keeps its blobs on the ${blobsOf(spec)}, STORES says ${store.blobs}`);
+    if (blobsOf(spec) !== store.blobs)
+      throw new Error(`runs-helpers: ${spec.name} keeps its blobs on the ${blobsOf(spec)}, STORES says ${store.blobs}`);
   }
 }
 
@@ -213,7 +226,9 @@ export class Api {
   }
 
   async credits(): Promise<Credits> {
-    const body = await expectOk<{ object: string; available_usd: string; held_usd: string }>(await this.get("/v1/credits"));
+    const body = await expectOk<{ object: string; available_usd: string; held_usd: string }>(
+      await this.get("/v1/credits"),
+    );
     expect(body.object).toBe("credits");
     return { available: micros(body.available_usd), held: micros(body.held_usd) };
   }
@@ -244,7 +259,9 @@ export class Api {
     const key = JSON.stringify([model, input]);
     const cached = this.quoteCache.get(key);
     if (cached !== undefined) return cached;
-    const quote = await expectOk<{ cost_usd: string; hold_usd: string }>(await this.post("/v1/quotes", { model, input }));
+    const quote = await expectOk<{ cost_usd: string; hold_usd: string }>(
+      await this.post("/v1/quotes", { model, input }),
+    );
     const cost = micros(quote.cost_usd);
     this.quoteCache.set(key, cost);
     return cost;
@@ -392,11 +409,19 @@ export async function startOwnServer(spec: ServerSpec, env: Record<string, strin
 
 /** Starts a `npm run worker` process on the store of `spec`. */
 export function startWorker(spec: ServerSpec, concurrency = 1): WorkerProcess {
-  return spawnRepoProcess("bin/worker.ts", { ...storeEnv(spec), WORKER_CONCURRENCY: String(concurrency), LOG_LEVEL: "warn", NODE_ENV: "production" });
+  return spawnRepoProcess("bin/worker.ts", {
+    ...storeEnv(spec),
+    WORKER_CONCURRENCY: String(concurrency),
+    LOG_LEVEL: "warn",
+    NODE_ENV: "production",
+  });
 }
 
 /** Stops a worker this test started (SIGTERM, then SIGKILL after a grace) and waits for it. */
-export async function stopWorker(worker: WorkerProcess | null | undefined, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+export async function stopWorker(
+  worker: WorkerProcess | null | undefined,
+  signal: NodeJS.Signals = "SIGTERM",
+): Promise<void> {
   if (!worker || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
   worker.child.kill(signal);
   const timer = setTimeout(() => worker.child.kill("SIGKILL"), 15_000);
@@ -444,7 +469,10 @@ export function amzDateMs(value: string | null): number {
 
 /** ms since the epoch → "20261124T162431Z". */
 export function amzDate(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
+  return new Date(ms)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z")
+    .replace(/[-:]/g, "");
 }
 
 /** The blob (and on the bucket the object) a link names; on the bucket the object key must start with the server's prefix. */
@@ -460,8 +488,14 @@ export function linkTarget(spec: ServerSpec, url: string): LinkTarget {
   expect(u.pathname.startsWith(bucketPath), `a path-style URL in bucket ${TEST_S3.bucket}: ${url}`).toBe(true);
   const objectKey = decodeURIComponent(u.pathname.slice(bucketPath.length));
   const prefix = bucketPrefixOf(spec);
-  expect(objectKey.startsWith(prefix), `the object key ${objectKey} starts with ${spec.name}'s prefix ${prefix}`).toBe(true);
-  return { key: objectKey.slice(prefix.length), objectKey, contentType: u.searchParams.get("response-content-type") ?? "" };
+  expect(objectKey.startsWith(prefix), `the object key ${objectKey} starts with ${spec.name}'s prefix ${prefix}`).toBe(
+    true,
+  );
+  return {
+    key: objectKey.slice(prefix.length),
+    objectKey,
+    contentType: u.searchParams.get("response-content-type") ?? "",
+  };
 }
 
 /**
@@ -472,7 +506,11 @@ export function linkTarget(spec: ServerSpec, url: string): LinkTarget {
  * the second of the read, expires_at == X-Amz-Date + 86400 s to the second, the type (and the
  * download name) as response-* overrides. `contentType` left out: any (a poster carries none).
  */
-export function expectBlobLink(spec: ServerSpec, link: Link, expected: { contentType?: string; readAt: number; filename?: string }): LinkTarget {
+export function expectBlobLink(
+  spec: ServerSpec,
+  link: Link,
+  expected: { contentType?: string; readAt: number; filename?: string },
+): LinkTarget {
   const { readAt, filename } = expected;
   const u = new URL(link.url);
   expect(link.expires_at).toMatch(ISO_MS);
@@ -481,12 +519,15 @@ export function expectBlobLink(spec: ServerSpec, link: Link, expected: { content
   expect(expiresAt, "expires_at is 24 hours after the read").toBeLessThan(readAt + DAY_MS + LINK_SLACK_MS);
   const target = linkTarget(spec, link.url);
   expect(target.key, "a blob key").toMatch(BLOB_KEY);
-  if (expected.contentType !== undefined) expect(target.contentType, "the link answers with the item's content_type").toBe(expected.contentType);
+  if (expected.contentType !== undefined)
+    expect(target.contentType, "the link answers with the item's content_type").toBe(expected.contentType);
   else expect(target.contentType).toMatch(/^[a-z]+\/[\w.+-]+$/);
   if (blobsOf(spec) === "disk") {
     expect(u.port, `a link to ${spec.name} itself`).toBe(String(spec.port));
     expect(["127.0.0.1", "localhost"]).toContain(u.hostname);
-    expect([...u.searchParams.keys()].sort()).toEqual(["expires", "signature", "type", ...(filename === undefined ? [] : ["filename"])].sort());
+    expect([...u.searchParams.keys()].sort()).toEqual(
+      ["expires", "signature", "type", ...(filename === undefined ? [] : ["filename"])].sort(),
+    );
     // Whole seconds in the link.
     expect(Number(u.searchParams.get("expires")) * 1000, "expires is expires_at").toBe(expiresAt);
     if (filename !== undefined) expect(u.searchParams.get("filename")).toBe(filename);
@@ -503,14 +544,21 @@ export function expectBlobLink(spec: ServerSpec, link: Link, expected: { content
   expect(q("X-Amz-Expires"), "valid for 24 hours").toBe("86400");
   expect(Math.abs(signedAt - readAt), `signed at the read (X-Amz-Date ${q("X-Amz-Date")})`).toBeLessThan(LINK_SLACK_MS);
   expect(expiresAt, "expires_at == X-Amz-Date + X-Amz-Expires, to the second").toBe(signedAt + 86_400_000);
-  expect(q("response-content-disposition"), "a download name only when asked for").toBe(filename === undefined ? null : `attachment; filename="${filename}"`);
+  expect(q("response-content-disposition"), "a download name only when asked for").toBe(
+    filename === undefined ? null : `attachment; filename="${filename}"`,
+  );
   // None of the API's own link parameters.
-  for (const name of ["type", "expires", "signature", "filename"]) expect(u.searchParams.has(name), `no "${name}" in a bucket link`).toBe(false);
+  for (const name of ["type", "expires", "signature", "filename"])
+    expect(u.searchParams.has(name), `no "${name}" in a bucket link`).toBe(false);
   return target;
 }
 
 /** A direct upload's upload_url: the API's signed PUT on disk; on the bucket a presigned PUT of the object, content-length signed, until expires_at. */
-export function expectUploadUrl(spec: ServerSpec, upload: { id: string; upload_url: string | null; expires_at: string }, openedAt: number): LinkTarget | null {
+export function expectUploadUrl(
+  spec: ServerSpec,
+  upload: { id: string; upload_url: string | null; expires_at: string },
+  openedAt: number,
+): LinkTarget | null {
   expect(upload.upload_url).toEqual(expect.any(String));
   const u = new URL(upload.upload_url!);
   const expiresAt = Date.parse(upload.expires_at);
@@ -555,14 +603,23 @@ export function linkReadAgo(spec: ServerSpec, url: string, ageMs: number): strin
   if (blobsOf(spec) === "disk") {
     const { key, contentType } = linkTarget(spec, url);
     const filename = u.searchParams.get("filename") ?? undefined;
-    return signBlobLink({ secret: secretKeyOf(spec), baseUrl: u.origin, now: Date.now() - ageMs, ...(filename ? { filename } : {}) }, key, contentType).url;
+    return signBlobLink(
+      { secret: secretKeyOf(spec), baseUrl: u.origin, now: Date.now() - ageMs, ...(filename ? { filename } : {}) },
+      key,
+      contentType,
+    ).url;
   }
   u.searchParams.set("X-Amz-Date", amzDate(amzDateMs(u.searchParams.get("X-Amz-Date")) - ageMs));
   return u.toString();
 }
 
 /** An answer of the test bucket refusing a request: status, and the S3 error XML's Code (and Message). */
-export async function expectBucketError(res: APIResponse, status: number, code: string, message?: RegExp): Promise<void> {
+export async function expectBucketError(
+  res: APIResponse,
+  status: number,
+  code: string,
+  message?: RegExp,
+): Promise<void> {
   const text = await res.text();
   expect(res.status(), `the bucket answered ${res.status()}: ${text}`).toBe(status);
   expect(res.headers()["content-type"]).toMatch(/^application\/xml/);
@@ -599,10 +656,20 @@ async function withBucketCredentials<T>(spec: ServerSpec, use: () => Promise<T>)
  * product's own blobLink the way the studio makes its Download links (API answers carry none):
  * signed with the server's key on disk, presigned for the server's bucket and prefix on the bucket.
  */
-export async function namedDownloadLink(spec: ServerSpec, link: Link, contentType: string, filename: string): Promise<Link> {
+export async function namedDownloadLink(
+  spec: ServerSpec,
+  link: Link,
+  contentType: string,
+  filename: string,
+): Promise<Link> {
   const { key } = linkTarget(spec, link.url);
   if (blobsOf(spec) === "disk") {
-    return blobLink(localBlobStore(spec.dataDir), { secret: secretKeyOf(spec), baseUrl: new URL(link.url).origin, filename }, key, contentType);
+    return blobLink(
+      localBlobStore(spec.dataDir),
+      { secret: secretKeyOf(spec), baseUrl: new URL(link.url).origin, filename },
+      key,
+      contentType,
+    );
   }
   return withBucketCredentials(spec, async () => {
     const store = s3BlobStore({
@@ -700,7 +767,12 @@ export function makePngHeaderOnly(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8;
   ihdr[9] = 2;
-  return Buffer.concat([PNG_SIGNATURE, pngChunk("IHDR", ihdr), pngChunk("IDAT", deflateSync(Buffer.alloc(width * 3 + 1))), pngChunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", deflateSync(Buffer.alloc(width * 3 + 1))),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /** Width and height from a PNG's IHDR chunk; fails the test when the bytes are not a PNG. */
@@ -714,7 +786,8 @@ export function pngSize(bytes: Buffer): { width: number; height: number } {
 export function makeWav(seconds: number, sampleRate = 8000): Buffer {
   const samples = Math.round(seconds * sampleRate);
   const data = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / sampleRate) * 8000), i * 2);
+  for (let i = 0; i < samples; i++)
+    data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / sampleRate) * 8000), i * 2);
   const header = Buffer.alloc(44);
   header.write("RIFF", 0, "ascii");
   header.writeUInt32LE(36 + data.length, 4);

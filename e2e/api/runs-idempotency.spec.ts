@@ -3,7 +3,16 @@
 // another body with the key is a 409; a refused request does not use the key up.
 import { expect, test } from "./fixtures";
 import { expectError, expectOk } from "./helpers";
-import { concurrently, expectLedgerIdentity, newTenant, PRICE, settle, STORES, storeTitle, type Generation } from "./runs-helpers";
+import {
+  concurrently,
+  expectLedgerIdentity,
+  newTenant,
+  PRICE,
+  settle,
+  STORES,
+  storeTitle,
+  type Generation,
+} from "./runs-helpers";
 
 const BODY = { model: "atelier/gradient", input: { prompt: "ocean dusk", num_images: 1 } };
 
@@ -31,7 +40,10 @@ for (const store of STORES) {
       const listed = await api.listAll();
       expect(listed.map((r) => r.id)).toEqual([id]);
       // The balance moved once.
-      expect(await api.credits()).toEqual({ available: 1_000_000 - PRICE.gradientStandard, held: PRICE.gradientStandard });
+      expect(await api.credits()).toEqual({
+        available: 1_000_000 - PRICE.gradientStandard,
+        held: PRICE.gradientStandard,
+      });
       await expectLedgerIdentity(tenant);
     });
 
@@ -45,7 +57,10 @@ for (const store of STORES) {
       expect(done.status).toBe("succeeded");
 
       // Same body with its fields in another order is the same request.
-      const again = await api.create({ input: { num_images: 1, prompt: "ocean dusk" }, model: "atelier/gradient" }, { "idempotency-key": key });
+      const again = await api.create(
+        { input: { num_images: 1, prompt: "ocean dusk" }, model: "atelier/gradient" },
+        { "idempotency-key": key },
+      );
       expect(again.res.headers()["idempotent-replayed"]).toBe("true");
       expect(again.res.headers()["location"]).toBe(`/v1/generations/${first.gen.id}`);
       expect(again.gen.id).toBe(first.gen.id);
@@ -67,17 +82,28 @@ for (const store of STORES) {
       const key = `conflict-${Date.now()}`;
       const first = await api.create(BODY, { "idempotency-key": key });
       await expectError(
-        await api.post("/v1/generations", { ...BODY, input: { prompt: "ocean dusk", num_images: 2 } }, { "idempotency-key": key }),
+        await api.post(
+          "/v1/generations",
+          { ...BODY, input: { prompt: "ocean dusk", num_images: 2 } },
+          { "idempotency-key": key },
+        ),
         409,
         "conflict",
       );
       await expectError(
-        await api.post("/v1/generations", { model: "atelier/gradient-poster", input: { prompt: "p", title: "t" } }, { "idempotency-key": key }),
+        await api.post(
+          "/v1/generations",
+          { model: "atelier/gradient-poster", input: { prompt: "p", title: "t" } },
+          { "idempotency-key": key },
+        ),
         409,
         "conflict",
       );
       expect((await api.listAll()).map((r) => r.id)).toEqual([first.gen.id]);
-      expect(await api.credits()).toEqual({ available: 1_000_000 - PRICE.gradientStandard, held: PRICE.gradientStandard });
+      expect(await api.credits()).toEqual({
+        available: 1_000_000 - PRICE.gradientStandard,
+        held: PRICE.gradientStandard,
+      });
       await expectLedgerIdentity(tenant);
     });
 
@@ -90,7 +116,11 @@ for (const store of STORES) {
       const again = await api.create(BODY, { "idempotency-key": key });
       expect(again.gen.id).toBe(first.gen.id);
       expect(again.res.headers()["idempotent-replayed"]).toBe("true");
-      await expectError(await api.post("/v1/generations", BODY, { "idempotency-key": `${key}-other` }), 402, "insufficient_credit");
+      await expectError(
+        await api.post("/v1/generations", BODY, { "idempotency-key": `${key}-other` }),
+        402,
+        "insufficient_credit",
+      );
       expect(await api.listAll()).toHaveLength(1);
       await expectLedgerIdentity(tenant);
     });
@@ -99,7 +129,11 @@ for (const store of STORES) {
       const tenant = newTenant(request, store.idle, "0.001");
       const { api } = tenant;
       const key = `after-402-${Date.now()}`;
-      await expectError(await api.post("/v1/generations", BODY, { "idempotency-key": key }), 402, "insufficient_credit");
+      await expectError(
+        await api.post("/v1/generations", BODY, { "idempotency-key": key }),
+        402,
+        "insufficient_credit",
+      );
       tenant.topUp("0.01");
       const created = await api.create(BODY, { "idempotency-key": key });
       expect(created.res.headers()["idempotent-replayed"]).toBe("false");
@@ -112,7 +146,11 @@ for (const store of STORES) {
       const { api } = tenant;
       const key = `after-400-${Date.now()}`;
       await expectError(
-        await api.post("/v1/generations", { model: "atelier/gradient", input: { prompt: "x", num_images: 0 } }, { "idempotency-key": key }),
+        await api.post(
+          "/v1/generations",
+          { model: "atelier/gradient", input: { prompt: "x", num_images: 0 } },
+          { "idempotency-key": key },
+        ),
         400,
         "invalid_parameter",
         { param: "input.num_images" },
@@ -135,13 +173,20 @@ for (const store of STORES) {
       await expectLedgerIdentity(b);
     });
 
-    test("Idempotency-Key is 1 to 255 printable ASCII characters, else 400 param Idempotency-Key", async ({ request }) => {
+    test("Idempotency-Key is 1 to 255 printable ASCII characters, else 400 param Idempotency-Key", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "1");
       const { api } = tenant;
       for (const bad of ["k".repeat(256), "has space", "tab\there", ""]) {
-        await expectError(await api.post("/v1/generations", BODY, { "idempotency-key": bad }), 400, "invalid_parameter", {
-          param: "Idempotency-Key",
-        });
+        await expectError(
+          await api.post("/v1/generations", BODY, { "idempotency-key": bad }),
+          400,
+          "invalid_parameter",
+          {
+            param: "Idempotency-Key",
+          },
+        );
       }
       expect(await api.listAll()).toHaveLength(0);
       expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });

@@ -25,19 +25,31 @@ for (const store of STORES) {
       const { api } = tenant;
       expect(await api.credits()).toEqual({ available: 1_500_000, held: 0 });
 
-      const hd = await api.create({ model: "atelier/gradient", input: { prompt: "ocean dusk", num_images: 3, resolution: "hd" } });
+      const hd = await api.create({
+        model: "atelier/gradient",
+        input: { prompt: "ocean dusk", num_images: 3, resolution: "hd" },
+      });
       expect(hd.gen.status).toBe("queued");
       expect(hd.gen.usage.cost_usd).toBeNull();
       expect(await api.quote("atelier/gradient", hd.gen.input)).toBe(3 * PRICE.gradientHd);
       expect(await api.credits()).toEqual({ available: 1_500_000 - 12_000, held: 12_000 });
       await expectLedgerIdentity(tenant);
 
-      const poster = await api.create({ model: "atelier/gradient-poster@1", input: { prompt: "spring", title: "Fair" } });
-      expect(await api.credits()).toEqual({ available: 1_500_000 - 12_000 - PRICE.posterV1, held: 12_000 + PRICE.posterV1 });
+      const poster = await api.create({
+        model: "atelier/gradient-poster@1",
+        input: { prompt: "spring", title: "Fair" },
+      });
+      expect(await api.credits()).toEqual({
+        available: 1_500_000 - 12_000 - PRICE.posterV1,
+        held: 12_000 + PRICE.posterV1,
+      });
       await expectLedgerIdentity(tenant);
 
       tenant.topUp("0.25");
-      expect(await api.credits()).toEqual({ available: 1_750_000 - 12_000 - PRICE.posterV1, held: 12_000 + PRICE.posterV1 });
+      expect(await api.credits()).toEqual({
+        available: 1_750_000 - 12_000 - PRICE.posterV1,
+        held: 12_000 + PRICE.posterV1,
+      });
 
       const canceled = await expectOk<Generation>(await api.post(`/v1/generations/${hd.gen.id}/cancel`));
       expect(canceled.status).toBe("canceled");
@@ -63,7 +75,13 @@ for (const store of STORES) {
         { model: "atelier/gradient-classic", input: { prompt: "old school" } },
       ];
       const quotes = await Promise.all(bodies.map((b) => api.quote(b.model, b.input)));
-      expect(quotes).toEqual([2 * PRICE.gradientHd, PRICE.gradientStandard, PRICE.posterV2, PRICE.posterV1, PRICE.classic]);
+      expect(quotes).toEqual([
+        2 * PRICE.gradientHd,
+        PRICE.gradientStandard,
+        PRICE.posterV2,
+        PRICE.posterV1,
+        PRICE.classic,
+      ]);
 
       const created: Generation[] = [];
       for (const body of bodies) created.push((await api.create(body)).gen);
@@ -109,10 +127,15 @@ for (const store of STORES) {
 
       // The same model on a good image succeeds and is charged its quote.
       const small = await expectOk<FileObject>(
-        await request.post(api.url("/v1/files"), { headers: api.headers({ "content-type": "image/png" }), data: makePng(40, 30) }),
+        await request.post(api.url("/v1/files"), {
+          headers: api.headers({ "content-type": "image/png" }),
+          data: makePng(40, 30),
+        }),
         201,
       );
-      const ok = await api.waitFinal((await api.create({ model: "atelier/upscale", input: { image: small.id, scale: 2 } })).gen.id);
+      const ok = await api.waitFinal(
+        (await api.create({ model: "atelier/upscale", input: { image: small.id, scale: 2 } })).gen.id,
+      );
       expect(ok.status).toBe("succeeded");
       expect(ok.output[0]).toMatchObject({ width: 80, height: 60 });
       expect(micros(ok.usage.cost_usd)).toBe(await api.quote("atelier/upscale", ok.input));
@@ -120,7 +143,9 @@ for (const store of STORES) {
       await expectLedgerIdentity(tenant);
     });
 
-    test("402 insufficient_credit when the available balance is short of the price; nothing is written", async ({ request }) => {
+    test("402 insufficient_credit when the available balance is short of the price; nothing is written", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "0.003");
       const { api } = tenant;
       // 0.004 > 0.003
@@ -135,13 +160,21 @@ for (const store of STORES) {
       await api.create({ model: "atelier/gradient", input: { prompt: "x" } });
       expect(await api.credits()).toEqual({ available: 1_000, held: 2_000 });
       // The held 0.002 is not available any more: a second 0.002 does not fit in 0.001.
-      await expectError(await api.post("/v1/generations", { model: "atelier/gradient", input: { prompt: "y" } }), 402, "insufficient_credit");
+      await expectError(
+        await api.post("/v1/generations", { model: "atelier/gradient", input: { prompt: "y" } }),
+        402,
+        "insufficient_credit",
+      );
       expect((await api.list()).data).toHaveLength(1);
       await expectLedgerIdentity(tenant);
 
       // A workspace with no credit at all.
       const broke = newTenant(request, store.idle, "0");
-      await expectError(await broke.api.post("/v1/generations", { model: "atelier/gradient", input: { prompt: "x" } }), 402, "insufficient_credit");
+      await expectError(
+        await broke.api.post("/v1/generations", { model: "atelier/gradient", input: { prompt: "x" } }),
+        402,
+        "insufficient_credit",
+      );
       expect(await broke.api.credits()).toEqual({ available: 0, held: 0 });
       expect((await broke.api.list()).data).toEqual([]);
     });
@@ -155,12 +188,22 @@ for (const store of STORES) {
         "invalid_parameter",
         { param: "input.num_images" },
       );
-      await expectError(await api.post("/v1/generations", { model: "atelier/gradient", input: {} }), 400, "invalid_parameter", {
-        param: "input.prompt",
-      });
-      await expectError(await api.post("/v1/generations", { model: "atelier/no-such-model", input: {} }), 400, "invalid_parameter", {
-        param: "model",
-      });
+      await expectError(
+        await api.post("/v1/generations", { model: "atelier/gradient", input: {} }),
+        400,
+        "invalid_parameter",
+        {
+          param: "input.prompt",
+        },
+      );
+      await expectError(
+        await api.post("/v1/generations", { model: "atelier/no-such-model", input: {} }),
+        400,
+        "invalid_parameter",
+        {
+          param: "model",
+        },
+      );
       expect(await api.credits()).toEqual({ available: 1_000_000, held: 0 });
       expect((await api.list()).data).toEqual([]);
       await expectLedgerIdentity(tenant);

@@ -47,7 +47,10 @@ interface VideoItem extends OutputItem {
 }
 
 /** A short video of the built-in catalog (atelier/title-motion: a second or two here). */
-const VIDEO = { model: "atelier/title-motion", input: { prompt: "ranges of a harbour at dusk", duration: 2, resolution: "480p" } };
+const VIDEO = {
+  model: "atelier/title-motion",
+  input: { prompt: "ranges of a harbour at dusk", duration: 2, resolution: "480p" },
+};
 
 for (const store of STORES) {
   test.describe(`[${storeTitle(store)}] outputs and their links`, () => {
@@ -55,7 +58,10 @@ for (const store of STORES) {
       const tenant = newTenant(request, store.busy, "1");
       const { api } = tenant;
       const { gen } = await api.create(
-        { model: "atelier/gradient", input: { prompt: "ocean dusk", num_images: 2, resolution: "hd", aspect_ratio: "16:9" } },
+        {
+          model: "atelier/gradient",
+          input: { prompt: "ocean dusk", num_images: 2, resolution: "hd", aspect_ratio: "16:9" },
+        },
         { prefer: "wait=30" },
       );
       expect(gen.status).toBe("succeeded");
@@ -86,9 +92,10 @@ for (const store of STORES) {
       const laterAt = Date.now();
       expect(Date.parse(later.output[0]!.expires_at)).toBeGreaterThan(Date.parse(run.output[0]!.expires_at));
       expect(later.output[0]!.url).not.toBe(run.output[0]!.url);
-      expect(expectBlobLink(store.busy, later.output[0]!, { contentType: "image/png", readAt: laterAt }).key, "the same blob").toBe(
-        linkTarget(store.busy, run.output[0]!.url).key,
-      );
+      expect(
+        expectBlobLink(store.busy, later.output[0]!, { contentType: "image/png", readAt: laterAt }).key,
+        "the same blob",
+      ).toBe(linkTarget(store.busy, run.output[0]!.url).key);
       expect((await request.get(run.output[0]!.url)).status()).toBe(200);
       expect((await (await request.get(later.output[0]!.url)).body()).equals(bodies[0]!)).toBe(true);
       await expectLedgerIdentity(tenant);
@@ -97,7 +104,12 @@ for (const store of STORES) {
     test("formats and presets: JPEG and WebP bytes, a 3:4 poster", async ({ request }) => {
       const tenant = newTenant(request, store.busy, "1");
       const { api } = tenant;
-      const jpeg = (await api.create({ model: "atelier/gradient", input: { prompt: "x", format: "jpeg", aspect_ratio: "9:16" } }, { prefer: "wait=30" })).gen;
+      const jpeg = (
+        await api.create(
+          { model: "atelier/gradient", input: { prompt: "x", format: "jpeg", aspect_ratio: "9:16" } },
+          { prefer: "wait=30" },
+        )
+      ).gen;
       expect(jpeg.output[0]).toMatchObject({ content_type: "image/jpeg", width: 288, height: 512 });
       expectBlobLink(store.busy, jpeg.output[0]!, { contentType: "image/jpeg", readAt: Date.now() });
       const jpegRes = await request.get(jpeg.output[0]!.url);
@@ -105,7 +117,9 @@ for (const store of STORES) {
       const jpegBytes = await jpegRes.body();
       expect([...jpegBytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
 
-      const webp = (await api.create({ model: "atelier/gradient", input: { prompt: "x", format: "webp" } }, { prefer: "wait=30" })).gen;
+      const webp = (
+        await api.create({ model: "atelier/gradient", input: { prompt: "x", format: "webp" } }, { prefer: "wait=30" })
+      ).gen;
       expect(webp.output[0]).toMatchObject({ content_type: "image/webp", width: 512, height: 512 });
       expectBlobLink(store.busy, webp.output[0]!, { contentType: "image/webp", readAt: Date.now() });
       const webpRes = await request.get(webp.output[0]!.url);
@@ -114,7 +128,12 @@ for (const store of STORES) {
       expect(webpBytes.subarray(0, 4).toString("ascii")).toBe("RIFF");
       expect(webpBytes.subarray(8, 12).toString("ascii")).toBe("WEBP");
 
-      const poster = (await api.create({ model: "atelier/gradient-poster@1", input: { prompt: "x", title: "Hello" } }, { prefer: "wait=30" })).gen;
+      const poster = (
+        await api.create(
+          { model: "atelier/gradient-poster@1", input: { prompt: "x", title: "Hello" } },
+          { prefer: "wait=30" },
+        )
+      ).gen;
       expect(poster.output).toHaveLength(1);
       expect(poster.output[0]).toMatchObject({ type: "image", content_type: "image/png", width: 576, height: 768 });
       expectBlobLink(store.busy, poster.output[0]!, { contentType: "image/png", readAt: Date.now() });
@@ -125,7 +144,10 @@ for (const store of STORES) {
 
     test("Range requests → 206 with Content-Range; unsatisfiable → 416", async ({ request }) => {
       const tenant = newTenant(request, store.busy, "1");
-      const { gen } = await tenant.api.create({ model: "atelier/gradient", input: { prompt: "ranges" } }, { prefer: "wait=30" });
+      const { gen } = await tenant.api.create(
+        { model: "atelier/gradient", input: { prompt: "ranges" } },
+        { prefer: "wait=30" },
+      );
       const url = gen.output[0]!.url;
       const whole = await (await request.get(url)).body();
       const size = whole.length;
@@ -162,7 +184,9 @@ for (const store of STORES) {
       else await expectBucketError(beyond, 416, "InvalidRange");
     });
 
-    test("a video output: its link and poster, and Range reads of the video → 206 with exactly those bytes", async ({ request }) => {
+    test("a video output: its link and poster, and Range reads of the video → 206 with exactly those bytes", async ({
+      request,
+    }) => {
       test.setTimeout(90_000);
       const tenant = newTenant(request, store.busy, "1");
       const { api } = tenant;
@@ -173,7 +197,16 @@ for (const store of STORES) {
       const readAt = Date.now();
       expect(fresh.output).toHaveLength(1);
       const item = fresh.output[0] as VideoItem;
-      expect(Object.keys(item).sort()).toEqual(["content_type", "duration", "expires_at", "height", "poster", "type", "url", "width"]);
+      expect(Object.keys(item).sort()).toEqual([
+        "content_type",
+        "duration",
+        "expires_at",
+        "height",
+        "poster",
+        "type",
+        "url",
+        "width",
+      ]);
       expect(item).toMatchObject({ type: "video", content_type: "video/mp4" });
       expect(item.duration).toBeCloseTo(2, 1);
       const video = expectBlobLink(store.busy, item, { contentType: "video/mp4", readAt });
@@ -188,7 +221,8 @@ for (const store of STORES) {
       expect(posterRes.status()).toBe(200);
       expect(posterRes.headers()["content-type"]).toBe(poster.contentType);
       const posterBytes = await posterRes.body();
-      if (poster.contentType === "image/png") expect(pngSize(posterBytes)).toEqual({ width: item.width, height: item.height });
+      if (poster.contentType === "image/png")
+        expect(pngSize(posterBytes)).toEqual({ width: item.width, height: item.height });
       else expect(posterBytes.length).toBeGreaterThan(100);
 
       const wholeRes = await request.get(item.url);
@@ -220,9 +254,14 @@ for (const store of STORES) {
       await expectLedgerIdentity(tenant);
     });
 
-    test("links expire: a link read 23 hours ago still works, one read two days ago is refused", async ({ request }) => {
+    test("links expire: a link read 23 hours ago still works, one read two days ago is refused", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.busy, "1");
-      const { gen } = await tenant.api.create({ model: "atelier/gradient", input: { prompt: "expiring" } }, { prefer: "wait=30" });
+      const { gen } = await tenant.api.create(
+        { model: "atelier/gradient", input: { prompt: "expiring" } },
+        { prefer: "wait=30" },
+      );
       const [a] = gen.output as [OutputItem];
       const bytes = await (await request.get(a.url)).body();
       // See linkReadAgo (runs-helpers.ts): on the bucket, X-Amz-Date moved back; s3rver checks the
@@ -237,9 +276,15 @@ for (const store of STORES) {
     });
 
     test("a changed or cut link → 403 permission_denied", async ({ request }) => {
-      test.skip(store.blobs === "bucket", "s3rver verifies no SigV4 signatures; a real S3 refuses a changed presigned URL");
+      test.skip(
+        store.blobs === "bucket",
+        "s3rver verifies no SigV4 signatures; a real S3 refuses a changed presigned URL",
+      );
       const tenant = newTenant(request, store.busy, "1");
-      const { gen } = await tenant.api.create({ model: "atelier/gradient", input: { prompt: "tamper", num_images: 2 } }, { prefer: "wait=30" });
+      const { gen } = await tenant.api.create(
+        { model: "atelier/gradient", input: { prompt: "tamper", num_images: 2 } },
+        { prefer: "wait=30" },
+      );
       const [a, b] = gen.output as [OutputItem, OutputItem];
       const u = new URL(a.url);
       const expires = u.searchParams.get("expires")!;
@@ -261,7 +306,10 @@ for (const store of STORES) {
 
     test("a link made with a filename answers as a download under that name", async ({ request }) => {
       const tenant = newTenant(request, store.busy, "1");
-      const { gen } = await tenant.api.create({ model: "atelier/gradient", input: { prompt: "named download" } }, { prefer: "wait=30" });
+      const { gen } = await tenant.api.create(
+        { model: "atelier/gradient", input: { prompt: "named download" } },
+        { prefer: "wait=30" },
+      );
       const [a] = gen.output as [OutputItem];
       // The API's own links carry no name and answer inline.
       const plain = await request.get(a.url);
@@ -280,9 +328,15 @@ for (const store of STORES) {
     });
 
     test("the download name is covered by the signature", async ({ request }) => {
-      test.skip(store.blobs === "bucket", "s3rver verifies no SigV4 signatures; a real S3 refuses a changed presigned URL");
+      test.skip(
+        store.blobs === "bucket",
+        "s3rver verifies no SigV4 signatures; a real S3 refuses a changed presigned URL",
+      );
       const tenant = newTenant(request, store.busy, "1");
-      const { gen } = await tenant.api.create({ model: "atelier/gradient", input: { prompt: "named download" } }, { prefer: "wait=30" });
+      const { gen } = await tenant.api.create(
+        { model: "atelier/gradient", input: { prompt: "named download" } },
+        { prefer: "wait=30" },
+      );
       const [a] = gen.output as [OutputItem];
       const filename = `gradient-${gen.id}-1.png`;
       const named = (await namedDownloadLink(store.busy, a, a.content_type, filename)).url;
@@ -297,13 +351,22 @@ for (const store of STORES) {
     test("keep an output as a file: 201 File; again → the same file; bytes are the output's", async ({ request }) => {
       const tenant = newTenant(request, store.busy, "1");
       const { api } = tenant;
-      const { gen } = await api.create({ model: "atelier/gradient", input: { prompt: "keep me", num_images: 2 } }, { prefer: "wait=30" });
+      const { gen } = await api.create(
+        { model: "atelier/gradient", input: { prompt: "keep me", num_images: 2 } },
+        { prefer: "wait=30" },
+      );
       expect(gen.status).toBe("succeeded");
 
       const res = await api.post(`/v1/generations/${gen.id}/outputs/0/file`);
       const file = await expectOk<FileObject>(res, 201);
       expect(file.id).toMatch(FILE_ID);
-      expect(file).toMatchObject({ object: "file", content_type: "image/png", width: 512, height: 512, duration: null });
+      expect(file).toMatchObject({
+        object: "file",
+        content_type: "image/png",
+        width: 512,
+        height: 512,
+        duration: null,
+      });
       expect(file.created_at).toMatch(ISO_MS);
       expect(file.expires_at).toMatch(ISO_MS);
       expect(typeof file.filename === "string" || file.filename === null).toBe(true);
@@ -323,9 +386,15 @@ for (const store of STORES) {
       const read = await expectOk<FileObject>(await api.get(`/v1/files/${file.id}`));
       expect({ ...read, url: "", expires_at: "" }).toEqual({ ...file, url: "", expires_at: "" });
       expectBlobLink(store.busy, read, { contentType: "image/png", readAt: Date.now() });
-      expect((await (await request.get(read.url)).body()).equals(output), "the kept file's link, read again, gives the output's bytes").toBe(true);
+      expect(
+        (await (await request.get(read.url)).body()).equals(output),
+        "the kept file's link, read again, gives the output's bytes",
+      ).toBe(true);
       const secondBytes = await (await request.get(second.url)).body();
-      expect(secondBytes.equals(await (await request.get(gen.output[1]!.url)).body()), "the second kept file holds the second output").toBe(true);
+      expect(
+        secondBytes.equals(await (await request.get(gen.output[1]!.url)).body()),
+        "the second kept file holds the second output",
+      ).toBe(true);
       const listed = await expectOk<{ data: FileObject[] }>(await api.get("/v1/files"));
       expect(listed.data.map((f) => f.id).sort()).toEqual([file.id, second.id].sort());
       // Keeping is free.
@@ -335,8 +404,13 @@ for (const store of STORES) {
     test("concurrent keeps of one output make one file", async ({ request }) => {
       const tenant = newTenant(request, store.busy, "1");
       const { api } = tenant;
-      const { gen } = await api.create({ model: "atelier/gradient", input: { prompt: "race to keep" } }, { prefer: "wait=30" });
-      const answers = await Promise.all(Array.from({ length: 8 }, () => api.post(`/v1/generations/${gen.id}/outputs/0/file`)));
+      const { gen } = await api.create(
+        { model: "atelier/gradient", input: { prompt: "race to keep" } },
+        { prefer: "wait=30" },
+      );
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => api.post(`/v1/generations/${gen.id}/outputs/0/file`)),
+      );
       const files = await Promise.all(answers.map((res) => expectOk<FileObject>(res, 201)));
       expect(new Set(files.map((f) => f.id)).size).toBe(1);
       const listed = await expectOk<{ data: FileObject[] }>(await api.get("/v1/files"));
@@ -346,10 +420,15 @@ for (const store of STORES) {
     test("index out of range or not a number → 400 param index", async ({ request }) => {
       const tenant = newTenant(request, store.busy, "1");
       const { api } = tenant;
-      const { gen } = await api.create({ model: "atelier/gradient", input: { prompt: "one output" } }, { prefer: "wait=30" });
+      const { gen } = await api.create(
+        { model: "atelier/gradient", input: { prompt: "one output" } },
+        { prefer: "wait=30" },
+      );
       expect(gen.output).toHaveLength(1);
       for (const index of ["1", "63", "64", "abc", "-1", "1.5", "999"]) {
-        await expectError(await api.post(`/v1/generations/${gen.id}/outputs/${index}/file`), 400, "invalid_parameter", { param: "index" });
+        await expectError(await api.post(`/v1/generations/${gen.id}/outputs/${index}/file`), 400, "invalid_parameter", {
+          param: "index",
+        });
       }
       const listed = await expectOk<{ data: FileObject[] }>(await api.get("/v1/files"));
       expect(listed.data).toEqual([]);
@@ -359,15 +438,22 @@ for (const store of STORES) {
       test.setTimeout(60_000);
       const tenant = newTenant(request, store.busy, "1");
       const { api } = tenant;
-      const { gen } = await api.create({ model: "atelier/music", input: { prompt: "calm rain", duration: 1, seed: 3 } }, { prefer: "wait=45" });
+      const { gen } = await api.create(
+        { model: "atelier/music", input: { prompt: "calm rain", duration: 1, seed: 3 } },
+        { prefer: "wait=45" },
+      );
       expect(gen.status).toBe("succeeded");
       expect(gen.output[0]!.type).toBe("audio");
-      await expectError(await api.post(`/v1/generations/${gen.id}/outputs/0/file`), 400, "invalid_parameter", { param: "index" });
+      await expectError(await api.post(`/v1/generations/${gen.id}/outputs/0/file`), 400, "invalid_parameter", {
+        param: "index",
+      });
       const listed = await expectOk<{ data: FileObject[] }>(await api.get("/v1/files"));
       expect(listed.data).toEqual([]);
     });
 
-    test("a run that has not succeeded has no output to keep → 400; another workspace's run → 404", async ({ request }) => {
+    test("a run that has not succeeded has no output to keep → 400; another workspace's run → 404", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "1");
       const { api } = tenant;
       const { gen } = await api.create({ model: "atelier/gradient", input: { prompt: "still queued" } });

@@ -113,7 +113,9 @@ for (const store of STORES) {
       expectNewestFirst(listed);
       // Batches were created one after another: the newest batch fills the first 50 places.
       for (let b = 0; b < 5; b++) {
-        expect(ids(listed.slice(b * 50, b * 50 + 50)).sort(), `places ${b * 50}–${b * 50 + 49}`).toEqual(ids(batches[4 - b]!).sort());
+        expect(ids(listed.slice(b * 50, b * 50 + 50)).sort(), `places ${b * 50}–${b * 50 + 49}`).toEqual(
+          ids(batches[4 - b]!).sort(),
+        );
       }
       // Default page size is 50; limit=1 and limit=100 are the bounds.
       expect((await api.list()).data).toHaveLength(50);
@@ -125,7 +127,9 @@ for (const store of STORES) {
       const count = (f: (r: Generation) => boolean) => all.filter(f).length;
       const posters = await api.listAll({ model: "atelier/gradient-poster" });
       expect(posters).toHaveLength(count((r) => r.model.startsWith("atelier/gradient-poster@")));
-      expect(new Set(posters.map((r) => r.model))).toEqual(new Set(["atelier/gradient-poster@1", "atelier/gradient-poster@2"]));
+      expect(new Set(posters.map((r) => r.model))).toEqual(
+        new Set(["atelier/gradient-poster@1", "atelier/gradient-poster@2"]),
+      );
       expectNewestFirst(posters);
 
       const v1 = await api.listAll({ model: "atelier/gradient-poster@1" });
@@ -149,15 +153,23 @@ for (const store of STORES) {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: GenerationList = await api.list({ model: "atelier/gradient-poster", limit: "30", ...(cursor ? { cursor } : {}) });
+        const page: GenerationList = await api.list({
+          model: "atelier/gradient-poster",
+          limit: "30",
+          ...(cursor ? { cursor } : {}),
+        });
         for (const r of page.data) expect(r.model).toMatch(/^atelier\/gradient-poster@[12]$/);
         seen.push(...ids(page.data));
         cursor = page.has_more ? page.next_cursor : null;
       } while (cursor);
       expect(seen.sort()).toEqual(ids(posters).sort());
 
-      await expectError(await api.get("/v1/generations?model=Not%20A%20Model"), 400, "invalid_parameter", { param: "model" });
-      await expectError(await api.get(`/v1/generations?model=atelier/${"x".repeat(100)}`), 400, "invalid_parameter", { param: "model" });
+      await expectError(await api.get("/v1/generations?model=Not%20A%20Model"), 400, "invalid_parameter", {
+        param: "model",
+      });
+      await expectError(await api.get(`/v1/generations?model=atelier/${"x".repeat(100)}`), 400, "invalid_parameter", {
+        param: "model",
+      });
     });
 
     test("a changed cursor → 400 param cursor", async () => {
@@ -173,7 +185,12 @@ for (const store of STORES) {
         "not-a-cursor",
       ];
       for (const c of bad) {
-        await expectError(await api.get(`/v1/generations?limit=10&cursor=${encodeURIComponent(c)}`), 400, "invalid_parameter", { param: "cursor" });
+        await expectError(
+          await api.get(`/v1/generations?limit=10&cursor=${encodeURIComponent(c)}`),
+          400,
+          "invalid_parameter",
+          { param: "cursor" },
+        );
       }
       // The untouched cursor still works.
       const second = await api.list({ limit: "10", cursor });
@@ -207,7 +224,12 @@ for (const store of STORES) {
 
     test("limit is 1 to 100: 0, 101, abc, -1, 1.5 and empty → 400 param limit", async () => {
       for (const limit of ["0", "101", "abc", "-1", "1.5", "", "1000"]) {
-        await expectError(await api.get(`/v1/generations?limit=${encodeURIComponent(limit)}`), 400, "invalid_parameter", { param: "limit" });
+        await expectError(
+          await api.get(`/v1/generations?limit=${encodeURIComponent(limit)}`),
+          400,
+          "invalid_parameter",
+          { param: "limit" },
+        );
       }
       expect((await api.list({ limit: "100" })).data).toHaveLength(100);
     });
@@ -217,14 +239,17 @@ for (const store of STORES) {
       const first = await api.list({ limit: "100" });
       // New runs, one by one and in a batch, between the page reads.
       const fresh: string[] = [];
-      for (let i = 0; i < 3; i++) fresh.push((await api.create({ model: "atelier/gradient", input: { prompt: `fresh ${i}` } })).gen.id);
+      for (let i = 0; i < 3; i++)
+        fresh.push((await api.create({ model: "atelier/gradient", input: { prompt: `fresh ${i}` } })).gen.id);
       const second = await api.list({ limit: "100", cursor: first.next_cursor! });
       const batch = await expectOk<Batch>(
         await api.post("/v1/batches", { requests: [item(0, 9), item(2, 9), item(4, 9)] }),
         201,
       );
       fresh.push(...ids(batch.data));
-      fresh.push((await api.create({ model: "atelier/gradient-poster", input: { prompt: "fresh", title: "Late" } })).gen.id);
+      fresh.push(
+        (await api.create({ model: "atelier/gradient-poster", input: { prompt: "fresh", title: "Late" } })).gen.id,
+      );
       const rest: Generation[] = [];
       let cursor = second.has_more ? second.next_cursor : null;
       while (cursor) {
@@ -252,7 +277,8 @@ for (const store of STORES) {
       expect(await api.listAll({ source: "studio,mcp" })).toHaveLength(0);
 
       const toCancel = [all[0]!.id, all[100]!.id, all[249]!.id];
-      for (const id of toCancel) expect((await expectOk<Generation>(await api.post(`/v1/generations/${id}/cancel`))).status).toBe("canceled");
+      for (const id of toCancel)
+        expect((await expectOk<Generation>(await api.post(`/v1/generations/${id}/cancel`))).status).toBe("canceled");
       const canceled = await api.listAll({ status: "canceled" });
       expect(ids(canceled).sort()).toEqual([...toCancel].sort());
       expect(await api.listAll({ status: "queued" })).toHaveLength(total - 3);
@@ -260,11 +286,16 @@ for (const store of STORES) {
       expect(await api.listAll({ status: "canceled", source: "api" })).toHaveLength(3);
       const canceledPosters = await api.listAll({ status: "canceled", model: "atelier/gradient-poster" });
       expect(ids(canceledPosters).sort()).toEqual(
-        all.filter((r) => toCancel.includes(r.id) && r.model.startsWith("atelier/gradient-poster@")).map((r) => r.id).sort(),
+        all
+          .filter((r) => toCancel.includes(r.id) && r.model.startsWith("atelier/gradient-poster@"))
+          .map((r) => r.id)
+          .sort(),
       );
 
       await expectError(await api.get("/v1/generations?status=done"), 400, "invalid_parameter", { param: "status" });
-      await expectError(await api.get("/v1/generations?status=queued,nope"), 400, "invalid_parameter", { param: "status" });
+      await expectError(await api.get("/v1/generations?status=queued,nope"), 400, "invalid_parameter", {
+        param: "status",
+      });
       await expectError(await api.get("/v1/generations?source=cli"), 400, "invalid_parameter", { param: "source" });
       await expectLedgerIdentity(tenant);
     });

@@ -4,7 +4,15 @@
 // (Waking by a run another process finishes is in runs-workers.spec.ts.)
 import { expect, test, type APIResponse } from "./fixtures";
 import { expectDeprecationHeaders, expectNoDeprecationHeaders, expectOk } from "./helpers";
-import { expectLedgerIdentity, GENERATION_ID, newTenant, settle, STORES, storeTitle, type Generation } from "./runs-helpers";
+import {
+  expectLedgerIdentity,
+  GENERATION_ID,
+  newTenant,
+  settle,
+  STORES,
+  storeTitle,
+  type Generation,
+} from "./runs-helpers";
 
 const BODY = { model: "atelier/gradient", input: { prompt: "a fast one" } };
 
@@ -12,7 +20,8 @@ function expectRunHeaders(res: APIResponse, gen: Generation, opts: { applied: st
   const h = res.headers();
   if (opts.applied === null) expect(h["preference-applied"], "no Preference-Applied").toBeUndefined();
   else expect(h["preference-applied"]).toBe(opts.applied);
-  if (["succeeded", "failed", "canceled"].includes(gen.status)) expect(h["retry-after"], "a final answer has no Retry-After").toBeUndefined();
+  if (["succeeded", "failed", "canceled"].includes(gen.status))
+    expect(h["retry-after"], "a final answer has no Retry-After").toBeUndefined();
   else expect(h["retry-after"], "Retry-After while not final (image: 2)").toBe("2");
   if (opts.created) expect(h["location"]).toBe(`/v1/generations/${gen.id}`);
   expect(h["vary"] ?? "", "Vary names Prefer").toMatch(/\bPrefer\b/i);
@@ -20,7 +29,9 @@ function expectRunHeaders(res: APIResponse, gen: Generation, opts: { applied: st
 
 for (const store of STORES) {
   test.describe(`[${storeTitle(store)}] Prefer: wait`, () => {
-    test("Retry-After while not final follows the modality: 2 for image and audio, 5 for video", async ({ request }) => {
+    test("Retry-After while not final follows the modality: 2 for image and audio, 5 for video", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "1");
       const cases = [
         { body: { model: "atelier/gradient", input: { prompt: "an image" } }, retryAfter: "2" },
@@ -42,7 +53,15 @@ for (const store of STORES) {
       const tenant = newTenant(request, store.busy, "1");
       const { res, gen } = await tenant.api.create(BODY);
       expect(gen.id).toMatch(GENERATION_ID);
-      expect(gen).toMatchObject({ object: "generation", status: "queued", provider: null, started_at: null, completed_at: null, output: [], error: null });
+      expect(gen).toMatchObject({
+        object: "generation",
+        status: "queued",
+        provider: null,
+        started_at: null,
+        completed_at: null,
+        output: [],
+        error: null,
+      });
       expect(gen.usage).toEqual({ cost_usd: null });
       expectRunHeaders(res, gen, { applied: null, created: true });
       expect(res.headers()["idempotent-replayed"], "no Idempotent-Replayed without a key").toBeUndefined();
@@ -50,7 +69,9 @@ for (const store of STORES) {
       await expectLedgerIdentity(tenant);
     });
 
-    test("POST with Prefer: wait=30 on a fast model → 201 succeeded, Preference-Applied wait=30, no Retry-After", async ({ request }) => {
+    test("POST with Prefer: wait=30 on a fast model → 201 succeeded, Preference-Applied wait=30, no Retry-After", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.busy, "1");
       const asked = Date.now();
       const { res, gen } = await tenant.api.create(BODY, { prefer: "wait=30" });
@@ -85,7 +106,9 @@ for (const store of STORES) {
       await expectLedgerIdentity(tenant);
     });
 
-    test("a run still going after N seconds is answered as it is: queued, Preference-Applied, Retry-After", async ({ request }) => {
+    test("a run still going after N seconds is answered as it is: queued, Preference-Applied, Retry-After", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "1");
       const { api } = tenant;
       const created = await api.create(BODY, { prefer: "wait=1" });
@@ -100,7 +123,9 @@ for (const store of STORES) {
       await expectLedgerIdentity(tenant);
     });
 
-    test("GET with Prefer: wait on a final run answers at once with Preference-Applied and no Retry-After", async ({ request }) => {
+    test("GET with Prefer: wait on a final run answers at once with Preference-Applied and no Retry-After", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.busy, "1");
       const { gen } = await tenant.api.create(BODY, { prefer: "wait=30" });
       expect(gen.status).toBe("succeeded");
@@ -132,7 +157,10 @@ for (const store of STORES) {
 
     test("a run of a deprecated model carries Deprecation, Sunset and Link on create and read", async ({ request }) => {
       const tenant = newTenant(request, store.busy, "1");
-      const { res, gen } = await tenant.api.create({ model: "atelier/gradient-classic", input: { prompt: "old" } }, { prefer: "wait=30" });
+      const { res, gen } = await tenant.api.create(
+        { model: "atelier/gradient-classic", input: { prompt: "old" } },
+        { prefer: "wait=30" },
+      );
       expect(gen.status).toBe("succeeded");
       expectDeprecationHeaders(res);
       expectDeprecationHeaders(await tenant.api.get(`/v1/generations/${gen.id}`));

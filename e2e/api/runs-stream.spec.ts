@@ -65,14 +65,20 @@ const GENERATION_FIELDS = [
 ];
 
 /** A video that takes a second or two here: long enough to be seen running and to report progress. */
-const SHORT_VIDEO = { model: "atelier/title-motion", input: { prompt: "harbour lights at dusk", duration: 2, resolution: "480p" } };
+const SHORT_VIDEO = {
+  model: "atelier/title-motion",
+  input: { prompt: "harbour lights at dusk", duration: 2, resolution: "480p" },
+};
 /** The same at the default resolution: a few seconds. */
 const VIDEO = { model: "atelier/title-motion", input: { prompt: "a slow night sky", duration: 2 } };
 /** A fraction of a second. */
 const SOUND = { model: "atelier/music", input: { prompt: "calm piano", duration: 2 } };
 const IMAGE = { model: "atelier/gradient", input: { prompt: "a streamed one" } };
 /** The preset publishes its poster as the run's preview before it makes the video. */
-const PRESET = { model: "atelier/promo-video@1", input: { title: "Streams", prompt: "pastel mountains", duration: 2, resolution: "480p" } };
+const PRESET = {
+  model: "atelier/promo-video@1",
+  input: { title: "Streams", prompt: "pastel mountains", duration: 2, resolution: "480p" },
+};
 
 const RANK: Record<Gen["status"], number> = { queued: 0, running: 1, succeeded: 2, failed: 2, canceled: 2 };
 
@@ -83,7 +89,10 @@ function expectGeneration(gen: Gen, label: string): void {
   expect(gen.id).toMatch(GENERATION_ID);
   expect(Object.keys(RANK), label).toContain(gen.status);
   if (gen.status === "queued") {
-    expect(Number.isInteger(gen.queue_position) && gen.queue_position! >= 1, `${label}: queue_position of a queued run is a whole number ≥ 1, got ${gen.queue_position}`).toBe(true);
+    expect(
+      Number.isInteger(gen.queue_position) && gen.queue_position! >= 1,
+      `${label}: queue_position of a queued run is a whole number ≥ 1, got ${gen.queue_position}`,
+    ).toBe(true);
     expect(gen.started_at, label).toBeNull();
   } else {
     expect(gen.queue_position, `${label}: queue_position is null unless queued`).toBeNull();
@@ -124,12 +133,21 @@ function expectGeneration(gen: Gen, label: string): void {
 
 /** A Generation without its signed links (fresh on every read). */
 function withoutLinks(gen: Gen): unknown {
-  const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== "url" && k !== "expires_at" && k !== "poster"));
-  return { ...gen, output: gen.output.map((o) => strip(o as unknown as Record<string, unknown>)), preview: gen.preview && strip(gen.preview) };
+  const strip = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).filter(([k]) => k !== "url" && k !== "expires_at" && k !== "poster"));
+  return {
+    ...gen,
+    output: gen.output.map((o) => strip(o as unknown as Record<string, unknown>)),
+    preview: gen.preview && strip(gen.preview),
+  };
 }
 
 /** Opens the status stream of run `id` with `api`'s key (Last-Event-ID when given). */
-async function follow(api: Api, id: string, options: { lastEventId?: string; seconds?: number } = {}): Promise<EventStream> {
+async function follow(
+  api: Api,
+  id: string,
+  options: { lastEventId?: string; seconds?: number } = {},
+): Promise<EventStream> {
   const headers: Record<string, string> = { "x-api-key": api.key };
   if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
   const stream = await openEventStream(api.url(`/v1/generations/${id}`), headers, options.seconds ?? 60);
@@ -139,7 +157,8 @@ async function follow(api: Api, id: string, options: { lastEventId?: string; sec
   expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
   expect(res.headers.get("cache-control")).toBe("no-cache, no-transform");
   expect(res.headers.get("x-request-id"), "X-Request-Id").toMatch(REQUEST_ID);
-  for (const name of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(res.headers.get(name), name).toMatch(/^\d+$/);
+  for (const name of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"])
+    expect(res.headers.get(name), name).toMatch(/^\d+$/);
   return stream;
 }
 
@@ -168,7 +187,9 @@ function expectFinishedStream(stream: EventStream, id: string, after = 0): Gen[]
     return gen;
   });
   for (let i = 1; i < gens.length; i++) {
-    expect(RANK[gens[i]!.status], `statuses only move forward\n${seen}`).toBeGreaterThanOrEqual(RANK[gens[i - 1]!.status]);
+    expect(RANK[gens[i]!.status], `statuses only move forward\n${seen}`).toBeGreaterThanOrEqual(
+      RANK[gens[i - 1]!.status],
+    );
   }
   expect(gens.filter((g) => isFinal(g.status)).length, `exactly one final event\n${seen}`).toBe(1);
   expect(isFinal(gens.at(-1)!.status), `the final event is the last\n${seen}`).toBe(true);
@@ -179,7 +200,12 @@ function expectFinishedStream(stream: EventStream, id: string, after = 0): Gen[]
  * The video output of a succeeded run as `spec` hands it out (`readAt`: about when the answer
  * came): links to its video and poster of the server's blob store, and the MP4 bytes behind them.
  */
-async function expectVideoOutput(request: APIRequestContext, spec: ServerSpec, gen: Gen, readAt: number): Promise<void> {
+async function expectVideoOutput(
+  request: APIRequestContext,
+  spec: ServerSpec,
+  gen: Gen,
+  readAt: number,
+): Promise<void> {
   const item = gen.output[0]! as Gen["output"][number] & { poster: { url: string; expires_at: string } };
   expect(item).toMatchObject({ type: "video", content_type: "video/mp4" });
   expectBlobLink(spec, item, { contentType: "video/mp4", readAt });
@@ -198,13 +224,16 @@ function progressOf(gens: Gen[], seen: string): number[] {
     expect(v, seen).toBeGreaterThanOrEqual(0);
     expect(v, seen).toBeLessThanOrEqual(1);
   }
-  for (let i = 1; i < values.length; i++) expect(values[i]!, `progress never goes down\n${seen}`).toBeGreaterThanOrEqual(values[i - 1]!);
+  for (let i = 1; i < values.length; i++)
+    expect(values[i]!, `progress never goes down\n${seen}`).toBeGreaterThanOrEqual(values[i - 1]!);
   return values;
 }
 
 for (const store of STORES) {
   test.describe(`[${storeTitle(store)}] status stream`, () => {
-    test("a run that succeeds: queued/running first, then on to one final succeeded event with outputs; ids 1..n; the server closes the stream", async ({ request }) => {
+    test("a run that succeeds: queued/running first, then on to one final succeeded event with outputs; ids 1..n; the server closes the stream", async ({
+      request,
+    }) => {
       test.setTimeout(90_000);
       const tenant = newTenant(request, store.busy, "1");
       const { api } = tenant;
@@ -218,7 +247,10 @@ for (const store of STORES) {
       expect(last.status, seen).toBe("succeeded");
       expect(last.output[0]).toMatchObject({ type: "video", content_type: "video/mp4" });
       const progress = progressOf(gens, seen);
-      expect(progress.length, `a ${gens.length}-event stream of a video run reported progress\n${seen}`).toBeGreaterThan(0);
+      expect(
+        progress.length,
+        `a ${gens.length}-event stream of a video run reported progress\n${seen}`,
+      ).toBeGreaterThan(0);
       // The final event's links are the store's own, fresh, and lead to the video.
       await expectVideoOutput(request, store.busy, last, Date.now());
       // The final event is the run as a plain read answers it (but for fresh links).
@@ -233,7 +265,10 @@ for (const store of STORES) {
       const { api } = tenant;
       // atelier/upscale refuses results longer than 8192 pixels: 4100 × 2 = 8200 (runs-money.spec.ts).
       const file = await expectOk<FileObject>(
-        await request.post(api.url("/v1/files"), { headers: api.headers({ "content-type": "image/png" }), data: makePng(4100, 4) }),
+        await request.post(api.url("/v1/files"), {
+          headers: api.headers({ "content-type": "image/png" }),
+          data: makePng(4100, 4),
+        }),
         201,
       );
       const { gen } = await api.create({ model: "atelier/upscale", input: { image: file.id, scale: 2 } });
@@ -247,7 +282,9 @@ for (const store of STORES) {
       await expectLedgerIdentity(tenant);
     });
 
-    test("cancel while the stream is open: queued with its position, then one final canceled event, and the stream closes", async ({ request }) => {
+    test("cancel while the stream is open: queued with its position, then one final canceled event, and the stream closes", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "1");
       const { api } = tenant;
       const { gen } = await api.create(IMAGE);
@@ -267,12 +304,17 @@ for (const store of STORES) {
       expectGeneration(canceled, "cancel answer");
       await stream.readToEnd();
       const gens = expectFinishedStream(stream, gen.id);
-      expect(gens.map((g) => g.status), stream.describe()).toEqual(["queued", "canceled"]);
+      expect(
+        gens.map((g) => g.status),
+        stream.describe(),
+      ).toEqual(["queued", "canceled"]);
       expect(withoutLinks(gens[1]!)).toEqual(withoutLinks(canceled));
       await expectLedgerIdentity(tenant);
     });
 
-    test("Last-Event-ID: 7 resumes at id 8; a finished run is answered with its final state once and the stream closes", async ({ request }) => {
+    test("Last-Event-ID: 7 resumes at id 8; a finished run is answered with its final state once and the stream closes", async ({
+      request,
+    }) => {
       const tenant = newTenant(request, store.idle, "1");
       const { api } = tenant;
       const { gen } = await api.create(IMAGE);
@@ -289,7 +331,10 @@ for (const store of STORES) {
       const again = await follow(api, gen.id, { lastEventId: "7" });
       await again.readToEnd();
       const final = expectFinishedStream(again, gen.id, 7);
-      expect(final.map((g) => g.status), again.describe()).toEqual(["canceled"]);
+      expect(
+        final.map((g) => g.status),
+        again.describe(),
+      ).toEqual(["canceled"]);
       // Without Last-Event-ID a finished run's stream is that one event with id 1.
       const fresh = await follow(api, gen.id);
       await fresh.readToEnd();
@@ -321,25 +366,41 @@ for (const store of STORES) {
       expect(image.headers()["content-type"]).toMatch(/^image\/png/);
       expect(pngSize(await image.body())).toEqual({ width: 854, height: 480 });
       // The preview stays the same picture (a fresh link to the same blob) to the end.
-      expect(expectBlobLink(store.busy, last.preview!, { contentType: "image/png", readAt: Date.now() }).key).toBe(previewLink.key);
+      expect(expectBlobLink(store.busy, last.preview!, { contentType: "image/png", readAt: Date.now() }).key).toBe(
+        previewLink.key,
+      );
       expect(last.output[0]).toMatchObject({ type: "video" });
       progressOf(gens, seen);
       await expectLedgerIdentity(tenant);
     });
 
-    test("before a stream: 404 for an unknown or another workspace's run, 401 without or with a bad key, 403 without generations:read, all JSON; Accept: application/json still answers JSON", async ({ request }) => {
+    test("before a stream: 404 for an unknown or another workspace's run, 401 without or with a bad key, 403 without generations:read, all JSON; Accept: application/json still answers JSON", async ({
+      request,
+    }) => {
       const owner = newTenant(request, store.idle, "1");
       const stranger = newTenant(request, store.idle, "1");
       const { gen } = await owner.api.create(IMAGE);
       await expectOk(await owner.api.post(`/v1/generations/${gen.id}/cancel`));
       const url = owner.api.url(`/v1/generations/${gen.id}`);
-      const asStream = (headers: Record<string, string>) => request.get(url, { headers: { accept: "text/event-stream", ...headers }, timeout: 30_000 });
-      const fetchStream = (target: string, headers: Record<string, string>) => fetch(target, { headers: { accept: "text/event-stream", ...headers }, signal: AbortSignal.timeout(30_000) });
+      const asStream = (headers: Record<string, string>) =>
+        request.get(url, { headers: { accept: "text/event-stream", ...headers }, timeout: 30_000 });
+      const fetchStream = (target: string, headers: Record<string, string>) =>
+        fetch(target, { headers: { accept: "text/event-stream", ...headers }, signal: AbortSignal.timeout(30_000) });
 
       await expectError(await asStream({ "x-api-key": stranger.api.key }), 404, "resource_not_found");
-      await expectError(await request.get(owner.api.url("/v1/generations/gen_0000000000000000000000ab"), { headers: { accept: "text/event-stream", "x-api-key": owner.api.key } }), 404, "resource_not_found");
+      await expectError(
+        await request.get(owner.api.url("/v1/generations/gen_0000000000000000000000ab"), {
+          headers: { accept: "text/event-stream", "x-api-key": owner.api.key },
+        }),
+        404,
+        "resource_not_found",
+      );
       await expectError(await asStream({}), 401, "missing_api_key");
-      await expectError(await asStream({ "x-api-key": "atl_notakeyatall0000000000000000000000" }), 401, "invalid_api_key");
+      await expectError(
+        await asStream({ "x-api-key": "atl_notakeyatall0000000000000000000000" }),
+        401,
+        "invalid_api_key",
+      );
       const writeOnly = createKey(owner.workspaceId, { scopes: ["generations:write"] }, store.idle).key;
       await expectError(await asStream({ "x-api-key": writeOnly }), 403, "permission_denied");
       // The same with Node's fetch, as a stream client sends it: JSON, not an event stream.
@@ -377,9 +438,13 @@ const OWN = [
 ];
 
 function psql(...commands: string[]): void {
-  execFileSync("psql", [`${PG_SERVER_URL}/postgres`, "-q", "-v", "ON_ERROR_STOP=1", ...commands.flatMap((c) => ["-c", c])], {
-    env: { ...process.env, PGOPTIONS: "--client-min-messages=warning" },
-  });
+  execFileSync(
+    "psql",
+    [`${PG_SERVER_URL}/postgres`, "-q", "-v", "ON_ERROR_STOP=1", ...commands.flatMap((c) => ["-c", c])],
+    {
+      env: { ...process.env, PGOPTIONS: "--client-min-messages=warning" },
+    },
+  );
 }
 
 /** Reads `stream` to its end while polling the run list of `api`; returns every run the list showed meanwhile. */
@@ -422,7 +487,9 @@ for (const { name, spec: s } of OWN) {
       if (s.pgDatabase) psql(`DROP DATABASE IF EXISTS ${s.pgDatabase} WITH (FORCE)`);
     });
 
-    test("queue_position on create, batch, read and list; a queued run's stream counts down to 1, then running, then succeeded", async ({ request }) => {
+    test("queue_position on create, batch, read and list; a queued run's stream counts down to 1, then running, then succeeded", async ({
+      request,
+    }) => {
       test.setTimeout(120_000);
       const tenant = newTenant(request, s, "5", "stream-queue");
       const { api } = tenant;
@@ -444,7 +511,11 @@ for (const { name, spec: s } of OWN) {
       const all = [...created, ...batched];
       const placeAtCreate = new Map(all.map((g) => [g.id, g.queue_position!]));
 
-      expect((await api.read(followed.id)) as Gen).toMatchObject({ status: "queued", queue_position: 4, progress: null });
+      expect((await api.read(followed.id)) as Gen).toMatchObject({
+        status: "queued",
+        queue_position: 4,
+        progress: null,
+      });
       const queued = (await api.list({ status: "queued" })).data as Gen[];
       for (const gen of queued) expectGeneration(gen, "listed");
       expect(new Map(queued.map((g) => [g.id, g.queue_position]))).toEqual(placeAtCreate);
@@ -459,7 +530,8 @@ for (const { name, spec: s } of OWN) {
       const seen = stream.describe();
       const places = gens.filter((g) => g.status === "queued").map((g) => g.queue_position!);
       expect(places[0], seen).toBe(4);
-      for (let i = 1; i < places.length; i++) expect(places[i]!, `queue_position strictly goes down\n${seen}`).toBeLessThan(places[i - 1]!);
+      for (let i = 1; i < places.length; i++)
+        expect(places[i]!, `queue_position strictly goes down\n${seen}`).toBeLessThan(places[i - 1]!);
       expect(places.at(-1), `counted down to 1\n${seen}`).toBe(1);
       const after = gens.slice(places.length).map((g) => g.status);
       expect(after.length, `running after the queue, then the end\n${seen}`).toBeGreaterThanOrEqual(2);
@@ -468,18 +540,27 @@ for (const { name, spec: s } of OWN) {
 
       // What the list showed meanwhile: a place for each queued run, none for a running one.
       for (const gen of listed) expectGeneration(gen, `listed while the worker ran (${gen.status})`);
-      expect(listed.some((g) => g.status === "running"), "the list showed a run running").toBe(true);
+      expect(
+        listed.some((g) => g.status === "running"),
+        "the list showed a run running",
+      ).toBe(true);
       const done = await settle(api);
       for (const gen of done) expect(gen).toMatchObject({ status: "succeeded", queue_position: null, progress: null });
       // One worker slot: the runs started one after another, in the order of their places
       // (queue_position 1 is the next run to start).
       const byStart = [...done].sort((a, b) => Date.parse(a.started_at!) - Date.parse(b.started_at!));
-      const startedAt = (g: Gen) => `${g.started_at} place ${placeAtCreate.get(g.id)} ${g.batch_id ? `batch run ${batched.findIndex((b) => b.id === g.id)}` : g.model}`;
-      expect(byStart.map((g) => placeAtCreate.get(g.id)), `runs start in the order of the queue_position they were given (1 = the next to start); started at, place, run:\n${byStart.map((g) => startedAt(g as Gen)).join("\n")}`).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      const startedAt = (g: Gen) =>
+        `${g.started_at} place ${placeAtCreate.get(g.id)} ${g.batch_id ? `batch run ${batched.findIndex((b) => b.id === g.id)}` : g.model}`;
+      expect(
+        byStart.map((g) => placeAtCreate.get(g.id)),
+        `runs start in the order of the queue_position they were given (1 = the next to start); started at, place, run:\n${byStart.map((g) => startedAt(g as Gen)).join("\n")}`,
+      ).toEqual([1, 2, 3, 4, 5, 6, 7]);
       await expectLedgerIdentity(tenant);
     });
 
-    test("a stream on a server with no worker slots sees a worker process start the run, its progress, and its end", async ({ request }) => {
+    test("a stream on a server with no worker slots sees a worker process start the run, its progress, and its end", async ({
+      request,
+    }) => {
       test.setTimeout(120_000);
       const tenant = newTenant(request, s, "5", "stream-worker");
       const { api } = tenant;
@@ -507,14 +588,19 @@ for (const { name, spec: s } of OWN) {
       const gens = expectFinishedStream(stream, gen.id);
       const seen = stream.describe();
       expect(gens[0]!.status).toBe("queued");
-      expect(gens.some((g) => g.status === "running"), `the stream saw the run start\n${seen}`).toBe(true);
+      expect(
+        gens.some((g) => g.status === "running"),
+        `the stream saw the run start\n${seen}`,
+      ).toBe(true);
       const last = gens.at(-1)!;
       expect(last.status, seen).toBe("succeeded");
       expect(last.output[0]).toMatchObject({ type: "video", content_type: "video/mp4" });
       // Written by the worker process into the store's blobs (the bucket on PostgreSQL), handed out by the server.
       await expectVideoOutput(request, s, last, Date.now());
       const progress = progressOf(gens, seen);
-      expect(progress.length, `progress reported across processes for a multi-second video\n${seen}`).toBeGreaterThan(0);
+      expect(progress.length, `progress reported across processes for a multi-second video\n${seen}`).toBeGreaterThan(
+        0,
+      );
 
       const other = expectFinishedStream(resumed, gen.id, 100);
       expect(other.at(-1)!.status, resumed.describe()).toBe("succeeded");
@@ -522,7 +608,8 @@ for (const { name, spec: s } of OWN) {
 
       for (const read of reads) expectGeneration(read, `read while the worker ran (${read.status})`);
       const readProgress = reads.filter((r) => r.status === "running" && r.progress !== null).map((r) => r.progress!);
-      for (let i = 1; i < readProgress.length; i++) expect(readProgress[i]!).toBeGreaterThanOrEqual(readProgress[i - 1]!);
+      for (let i = 1; i < readProgress.length; i++)
+        expect(readProgress[i]!).toBeGreaterThanOrEqual(readProgress[i - 1]!);
       await expectLedgerIdentity(tenant);
     });
   });

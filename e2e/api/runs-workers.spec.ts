@@ -21,7 +21,10 @@ import {
   type WorkerProcess,
 } from "./runs-helpers";
 
-const HEAVY = { model: "atelier/gradient", input: { prompt: "storm over the bay at night", num_images: 4, resolution: "hd" } };
+const HEAVY = {
+  model: "atelier/gradient",
+  input: { prompt: "storm over the bay at night", num_images: 4, resolution: "hd" },
+};
 
 for (const store of STORES) {
   test.describe(`[${storeTitle(store)}] worker processes`, () => {
@@ -31,13 +34,16 @@ for (const store of STORES) {
       for (const worker of started.splice(0)) await stopWorker(worker, "SIGKILL");
     });
 
-    test("a worker killed with SIGKILL mid-run: the run is re-run by another worker and charged once", async ({ request }) => {
+    test("a worker killed with SIGKILL mid-run: the run is re-run by another worker and charged once", async ({
+      request,
+    }) => {
       test.setTimeout(150_000);
       const tenant = newTenant(request, store.workers, "5");
       const { api } = tenant;
       // Enough back-to-back work that the worker is caught inside a run.
       const created: Generation[] = [];
-      for (let i = 0; i < 12; i++) created.push((await api.create({ ...HEAVY, input: { ...HEAVY.input, seed: i } })).gen);
+      for (let i = 0; i < 12; i++)
+        created.push((await api.create({ ...HEAVY, input: { ...HEAVY.input, seed: i } })).gen);
       for (const run of created) expect(run.status).toBe("queued");
       // Nothing runs without a worker.
       expect((await api.list({ status: "queued" })).data).toHaveLength(12);
@@ -91,7 +97,9 @@ for (const store of STORES) {
       await expectLedgerIdentity(tenant);
     });
 
-    test("cancel a running run: 200 canceled, hold released; the result the worker still makes is thrown away", async ({ request }) => {
+    test("cancel a running run: 200 canceled, hold released; the result the worker still makes is thrown away", async ({
+      request,
+    }) => {
       test.setTimeout(90_000);
       const tenant = newTenant(request, store.workers, "5");
       const { api } = tenant;
@@ -161,7 +169,10 @@ for (const store of STORES) {
       const { api } = tenant;
       const batch = await expectOk<Batch>(
         await api.post("/v1/batches", {
-          requests: Array.from({ length: 30 }, (_, i) => ({ model: "atelier/gradient", input: { prompt: `shared queue ${i}`, num_images: 2 } })),
+          requests: Array.from({ length: 30 }, (_, i) => ({
+            model: "atelier/gradient",
+            input: { prompt: `shared queue ${i}`, num_images: 2 },
+          })),
         }),
         201,
       );

@@ -7,7 +7,14 @@
 // a duration. Last, the package builds: tsc emits ESM with declarations that plain Node imports.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -37,7 +44,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 /** Every wait between attempts a thousand times shorter: 1 s of backoff or Retry-After is 1 ms. */
 const FAST = 0.001;
 
-function sdkFor(tenant: Tenant, baseUrl = SERVER.baseURL, options: ConstructorParameters<typeof Atelier>[0] = {}): Atelier {
+function sdkFor(
+  tenant: Tenant,
+  baseUrl = SERVER.baseURL,
+  options: ConstructorParameters<typeof Atelier>[0] = {},
+): Atelier {
   return new Atelier({ apiKey: tenant.api.key, baseUrl, retryDelayScale: FAST, ...options });
 }
 
@@ -71,8 +82,17 @@ interface Attempt {
   upstream: { status: number; headers: IncomingHttpHeaders; body: string } | null;
 }
 
-const PROXY_502_PAGE = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>";
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "host", "proxy-connection", "upgrade"]);
+const PROXY_502_PAGE =
+  "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>";
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "host",
+  "proxy-connection",
+  "upgrade",
+]);
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -126,7 +146,13 @@ class FaultProxy {
     const body = await readBody(req);
     const fault = this.plan.shift() ?? "pass";
     const key = req.headers["idempotency-key"];
-    const attempt: Attempt = { method: req.method ?? "", path: req.url ?? "", idempotencyKey: typeof key === "string" ? key : null, fault, upstream: null };
+    const attempt: Attempt = {
+      method: req.method ?? "",
+      path: req.url ?? "",
+      idempotencyKey: typeof key === "string" ? key : null,
+      fault,
+      upstream: null,
+    };
     this.attempts.push(attempt);
     const envelope = (type: string, code: string, message: string) =>
       JSON.stringify({ error: { type, code, message, param: null, doc_url: null, request_id: "req_proxy" } });
@@ -156,20 +182,28 @@ class FaultProxy {
       return;
     }
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    for (const [name, value] of Object.entries(upstream.headers))
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     res.writeHead(upstream.status, headers);
     res.end(upstream.body);
   }
 
-  private forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  private forward(
+    req: IncomingMessage,
+    body: Buffer,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     headers["content-length"] = String(body.length);
     return new Promise((resolve, reject) => {
       const out = httpRequest(
         { host: this.target.hostname, port: this.target.port, method: req.method, path: req.url, headers },
         (res) => {
-          readBody(res).then((data) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data.toString("utf8") }), reject);
+          readBody(res).then(
+            (data) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data.toString("utf8") }),
+            reject,
+          );
         },
       );
       out.on("error", reject);
@@ -182,7 +216,9 @@ class FaultProxy {
 // Against the real server
 
 test.describe("SDK against the real server", () => {
-  test("run() returns a succeeded Generation with outputs; quotes, credits, workspace, models (a preset with @)", async ({ request }) => {
+  test("run() returns a succeeded Generation with outputs; quotes, credits, workspace, models (a preset with @)", async ({
+    request,
+  }) => {
     const tenant = newTenant(request, SERVER, "1", "sdk");
     const atelier = sdkFor(tenant);
 
@@ -209,7 +245,9 @@ test.describe("SDK against the real server", () => {
     const models = await atelier.models.list();
     expect(models.object).toBe("list");
     const ids = models.data.map((m) => m.id);
-    expect(ids).toEqual(expect.arrayContaining(["atelier/gradient", "atelier/gradient-poster@1", "atelier/gradient-poster@2"]));
+    expect(ids).toEqual(
+      expect.arrayContaining(["atelier/gradient", "atelier/gradient-poster@1", "atelier/gradient-poster@2"]),
+    );
     // The @ of a preset's version is URL-encoded in the path: /v1/models/atelier/gradient-poster%402.
     const preset = await atelier.models.get("atelier/gradient-poster@2");
     expect(preset).toMatchObject({ id: "atelier/gradient-poster@2", type: "preset", version: "2" });
@@ -218,7 +256,10 @@ test.describe("SDK against the real server", () => {
     // The public twins need no key.
     const keyless = new Atelier({ baseUrl: SERVER.baseURL, apiKey: "" });
     expect((await keyless.models.listPublic()).data.map((m) => m.id)).toEqual(ids);
-    expect(await keyless.models.getPublic("atelier/gradient-poster@2")).toMatchObject({ id: "atelier/gradient-poster@2", version: "2" });
+    expect(await keyless.models.getPublic("atelier/gradient-poster@2")).toMatchObject({
+      id: "atelier/gradient-poster@2",
+      version: "2",
+    });
   });
 
   test("iterate() follows next_cursor over more than one page: runs of a batch, their events", async ({ request }) => {
@@ -231,7 +272,12 @@ test.describe("SDK against the real server", () => {
         return globalThis.fetch(url, init);
       },
     });
-    const batch = await atelier.batches.create({ requests: Array.from({ length: 7 }, (_, i) => ({ model: "atelier/gradient", input: { prompt: `sdk page ${i}` } })) });
+    const batch = await atelier.batches.create({
+      requests: Array.from({ length: 7 }, (_, i) => ({
+        model: "atelier/gradient",
+        input: { prompt: `sdk page ${i}` },
+      })),
+    });
     expect(batch.id).toMatch(/^bat_/);
     expect(batch.data).toHaveLength(7);
     const batchIds = batch.data.map((g) => g.id);
@@ -242,7 +288,8 @@ test.describe("SDK against the real server", () => {
     const runPages = listed.filter((u) => u.includes("/v1/generations?"));
     expect(runPages).toHaveLength(3);
     expect(runPages[0]).not.toContain("cursor=");
-    for (const page of runPages.slice(1)) expect(new URL(page).searchParams.get("cursor")).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    for (const page of runPages.slice(1))
+      expect(new URL(page).searchParams.get("cursor")).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     for (const page of runPages) expect(new URL(page).searchParams.get("limit")).toBe("3");
 
     // Each run followed to its end with Prefer: wait; then the batch reads them all succeeded.
@@ -260,19 +307,34 @@ test.describe("SDK against the real server", () => {
     expect(await all(atelier.generations.iterate({ status: "queued,running", limit: 3 }))).toEqual([]);
   });
 
-  test("files.upload of a PNG, uploads.upload of a WAV (open, PUT upload_url, complete), files.iterate", async ({ request }) => {
+  test("files.upload of a PNG, uploads.upload of a WAV (open, PUT upload_url, complete), files.iterate", async ({
+    request,
+  }) => {
     const tenant = newTenant(request, SERVER, "1", "sdk");
     const atelier = sdkFor(tenant);
-    const png = await sharp({ create: { width: 33, height: 17, channels: 3, background: { r: 200, g: 80, b: 20 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 33, height: 17, channels: 3, background: { r: 200, g: 80, b: 20 } } })
+      .png()
+      .toBuffer();
     const image = await atelier.files.upload(png, { filename: "swatch.png", contentType: "image/png" });
-    expect(image).toMatchObject({ object: "file", content_type: "image/png", bytes: png.length, width: 33, height: 17, filename: "swatch.png", duration: null });
+    expect(image).toMatchObject({
+      object: "file",
+      content_type: "image/png",
+      bytes: png.length,
+      width: 33,
+      height: 17,
+      filename: "swatch.png",
+      duration: null,
+    });
     const back = await fetch(image.url);
     expect(Buffer.from(await back.arrayBuffer()).equals(png)).toBe(true);
     expect(await atelier.files.get(image.id)).toMatchObject({ id: image.id, bytes: png.length });
 
     // A Blob works as well as a Buffer.
     const wav = makeWav(0.5);
-    const sound = await atelier.uploads.upload(new Blob([new Uint8Array(wav)]), { filename: "tone.wav", contentType: "audio/wav" });
+    const sound = await atelier.uploads.upload(new Blob([new Uint8Array(wav)]), {
+      filename: "tone.wav",
+      contentType: "audio/wav",
+    });
     expect(sound).toMatchObject({ object: "file", content_type: "audio/wav", bytes: wav.length, filename: "tone.wav" });
     expect(sound.duration).toBeCloseTo(0.5, 1);
 
@@ -284,7 +346,9 @@ test.describe("SDK against the real server", () => {
     const tenant = newTenant(request, SERVER, "1", "sdk");
     const atelier = sdkFor(tenant);
 
-    const unknownRun = await rejection(atelier.generations.create({ model: "atelier/no-such-model", input: { prompt: "x" } }));
+    const unknownRun = await rejection(
+      atelier.generations.create({ model: "atelier/no-such-model", input: { prompt: "x" } }),
+    );
     expect([400, 404]).toContain(unknownRun.status);
     expect(unknownRun.type).toBe("invalid_request_error");
     expect(["resource_not_found", "invalid_parameter"]).toContain(unknownRun.code);
@@ -295,13 +359,27 @@ test.describe("SDK against the real server", () => {
     expect(unknownRun.message).toContain("atelier/no-such-model");
 
     const unknownModel = await rejection(atelier.models.get("atelier/no-such-model"));
-    expect(unknownModel).toMatchObject({ status: 404, type: "invalid_request_error", code: "resource_not_found", param: null });
+    expect(unknownModel).toMatchObject({
+      status: 404,
+      type: "invalid_request_error",
+      code: "resource_not_found",
+      param: null,
+    });
     expect(unknownModel.requestId).toMatch(REQUEST_ID);
 
-    const badInput = await rejection(atelier.quotes.create({ model: "atelier/gradient", input: { prompt: "x", num_images: 0 } }));
-    expect(badInput).toMatchObject({ status: 400, type: "invalid_request_error", code: "invalid_parameter", param: "input.num_images" });
+    const badInput = await rejection(
+      atelier.quotes.create({ model: "atelier/gradient", input: { prompt: "x", num_images: 0 } }),
+    );
+    expect(badInput).toMatchObject({
+      status: 400,
+      type: "invalid_request_error",
+      code: "invalid_parameter",
+      param: "input.num_images",
+    });
 
-    const noKey = await rejection(new Atelier({ baseUrl: SERVER.baseURL, apiKey: "atl_not-a-real-key", retryDelayScale: FAST }).credits.get());
+    const noKey = await rejection(
+      new Atelier({ baseUrl: SERVER.baseURL, apiKey: "atl_not-a-real-key", retryDelayScale: FAST }).credits.get(),
+    );
     expect(noKey).toMatchObject({ status: 401, type: "authentication_error", code: "invalid_api_key" });
 
     // The run never started: nothing held, nothing listed.
@@ -309,7 +387,9 @@ test.describe("SDK against the real server", () => {
     expect((await atelier.generations.list()).data).toEqual([]);
   });
 
-  test("verifyWebhook: a payload signed with standardwebhooks is read; a tampered one is refused", async ({ request }) => {
+  test("verifyWebhook: a payload signed with standardwebhooks is read; a tampered one is refused", async ({
+    request,
+  }) => {
     const tenant = newTenant(request, SERVER, "1", "sdk");
     const atelier = sdkFor(tenant);
     const { secret } = await atelier.webhooks.getSecret();
@@ -317,7 +397,11 @@ test.describe("SDK against the real server", () => {
     const run = await atelier.run("atelier/gradient", { prompt: "sdk signed" });
     const payload = JSON.stringify({ type: "generation.succeeded", timestamp: run.completed_at, data: run });
     const now = new Date();
-    const headers = { "webhook-id": "evt_sdkTest1", "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign("evt_sdkTest1", now, payload) };
+    const headers = {
+      "webhook-id": "evt_sdkTest1",
+      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+      "webhook-signature": new Webhook(secret).sign("evt_sdkTest1", now, payload),
+    };
 
     const verified = verifyWebhook(payload, headers, secret);
     expect(verified.type).toBe("generation.succeeded");
@@ -327,13 +411,21 @@ test.describe("SDK against the real server", () => {
     expect(verifyWebhook(new TextEncoder().encode(payload), upper, secret).data.id).toBe(run.id);
     expect(verifyWebhook(payload, new Headers(headers), secret).data.id).toBe(run.id);
 
-    expect(() => verifyWebhook(payload.replace('"succeeded"', '"failed"'), headers, secret)).toThrow(WebhookVerificationError);
-    expect(() => verifyWebhook(payload, { ...headers, "webhook-id": "evt_other" }, secret)).toThrow(WebhookVerificationError);
-    expect(() => verifyWebhook(payload, headers, `whsec_${Buffer.from("another secret of 32 bytes......").toString("base64")}`)).toThrow(WebhookVerificationError);
+    expect(() => verifyWebhook(payload.replace('"succeeded"', '"failed"'), headers, secret)).toThrow(
+      WebhookVerificationError,
+    );
+    expect(() => verifyWebhook(payload, { ...headers, "webhook-id": "evt_other" }, secret)).toThrow(
+      WebhookVerificationError,
+    );
+    expect(() =>
+      verifyWebhook(payload, headers, `whsec_${Buffer.from("another secret of 32 bytes......").toString("base64")}`),
+    ).toThrow(WebhookVerificationError);
     expect(() => verifyWebhook(payload, { "webhook-id": "evt_sdkTest1" }, secret)).toThrow(WebhookVerificationError);
   });
 
-  test("verifyWebhook reads a real delivery of the server's (webhooks server, a local receiver)", async ({ request }) => {
+  test("verifyWebhook reads a real delivery of the server's (webhooks server, a local receiver)", async ({
+    request,
+  }) => {
     const spec = SERVERS.webhooks;
     const tenant = newTenant(request, spec, "1", "sdk-hook");
     const atelier = sdkFor(tenant, spec.baseURL);
@@ -356,10 +448,16 @@ test.describe("SDK against the real server", () => {
       expect(payload.type).toBe("generation.succeeded");
       expect(payload.data.id).toBe(run.id);
       const eventId = delivery.headers["webhook-id"] as string;
-      expect(await atelier.events.get(eventId)).toMatchObject({ id: eventId, type: "generation.succeeded", data: { id: run.id } });
+      expect(await atelier.events.get(eventId)).toMatchObject({
+        id: eventId,
+        type: "generation.succeeded",
+        data: { id: run.id },
+      });
       const deliveries = await atelier.events.deliveries(eventId);
       expect(deliveries.data.map((d) => d.url)).toContain(url);
-      expect(() => verifyWebhook(delivery.body.replace(run.id, "gen_someoneElse"), delivery.headers, secret)).toThrow(WebhookVerificationError);
+      expect(() => verifyWebhook(delivery.body.replace(run.id, "gen_someoneElse"), delivery.headers, secret)).toThrow(
+        WebhookVerificationError,
+      );
     } finally {
       await new Promise<void>((resolve) => receiver.close(() => resolve()));
     }
@@ -381,7 +479,9 @@ test.describe("SDK retries (the API's retry rules) through a fault proxy", () =>
     await proxy.close();
   });
 
-  test("generations.create through two lost answers, a 502, a 503 and a 429 ends with one run: the first attempt's", async ({ request }) => {
+  test("generations.create through two lost answers, a 502, a 503 and a 429 ends with one run: the first attempt's", async ({
+    request,
+  }) => {
     const tenant = newTenant(request, SERVER, "1", "sdk-faults");
     const retries: RetryInfo[] = [];
     const atelier = sdkFor(tenant, proxy.url, { onRetry: (info) => retries.push(info) });
@@ -428,13 +528,20 @@ test.describe("SDK retries (the API's retry rules) through a fault proxy", () =>
     expect(await direct.credits.get()).toMatchObject({ available_usd: "0.998", held_usd: "0.00" });
   });
 
-  test("batches.create through a lost answer starts one batch; a caller's key is sent as given", async ({ request }) => {
+  test("batches.create through a lost answer starts one batch; a caller's key is sent as given", async ({
+    request,
+  }) => {
     const tenant = newTenant(request, SERVER, "1", "sdk-faults");
     const atelier = sdkFor(tenant, proxy.url);
     const key = `sdk-batch-${Date.now()}`;
     proxy.script("drop", "html502");
     const batch = await atelier.batches.create(
-      { requests: [{ model: "atelier/gradient", input: { prompt: "one" } }, { model: "atelier/gradient", input: { prompt: "two" } }] },
+      {
+        requests: [
+          { model: "atelier/gradient", input: { prompt: "one" } },
+          { model: "atelier/gradient", input: { prompt: "two" } },
+        ],
+      },
       { idempotencyKey: key },
     );
     expect(proxy.attempts.map((a) => a.idempotencyKey)).toEqual([key, key, key]);
@@ -460,7 +567,9 @@ test.describe("SDK retries (the API's retry rules) through a fault proxy", () =>
     const atelier = sdkFor(tenant, proxy.url, { maxRetries: 5 });
 
     proxy.script();
-    const bad = await rejection(atelier.generations.create({ model: "atelier/gradient", input: { prompt: "x", num_images: 0 } }));
+    const bad = await rejection(
+      atelier.generations.create({ model: "atelier/gradient", input: { prompt: "x", num_images: 0 } }),
+    );
     expect(bad).toMatchObject({ status: 400, code: "invalid_parameter", param: "input.num_images" });
     expect(proxy.attempts).toHaveLength(1);
 
@@ -470,19 +579,31 @@ test.describe("SDK retries (the API's retry rules) through a fault proxy", () =>
     expect(proxy.attempts).toHaveLength(1);
 
     const key = `sdk-conflict-${Date.now()}`;
-    await atelier.generations.create({ model: "atelier/gradient", input: { prompt: "first body" } }, { idempotencyKey: key });
+    await atelier.generations.create(
+      { model: "atelier/gradient", input: { prompt: "first body" } },
+      { idempotencyKey: key },
+    );
     proxy.script();
-    const conflict = await rejection(atelier.generations.create({ model: "atelier/gradient", input: { prompt: "another body" } }, { idempotencyKey: key }));
+    const conflict = await rejection(
+      atelier.generations.create(
+        { model: "atelier/gradient", input: { prompt: "another body" } },
+        { idempotencyKey: key },
+      ),
+    );
     expect(conflict).toMatchObject({ status: 409, type: "conflict_error", code: "conflict" });
     expect(proxy.attempts).toHaveLength(1);
 
     proxy.script();
-    const unauthorized = await rejection(new Atelier({ baseUrl: proxy.url, apiKey: "atl_wrong", retryDelayScale: FAST }).credits.get());
+    const unauthorized = await rejection(
+      new Atelier({ baseUrl: proxy.url, apiKey: "atl_wrong", retryDelayScale: FAST }).credits.get(),
+    );
     expect(unauthorized).toMatchObject({ status: 401, code: "invalid_api_key" });
     expect(proxy.attempts).toHaveLength(1);
   });
 
-  test("a proxy's HTML 502 becomes an AtelierError with the text as its message once retries are spent", async ({ request }) => {
+  test("a proxy's HTML 502 becomes an AtelierError with the text as its message once retries are spent", async ({
+    request,
+  }) => {
     const tenant = newTenant(request, SERVER, "1", "sdk-faults");
 
     proxy.script("html502", "html502", "html502");
@@ -493,7 +614,12 @@ test.describe("SDK retries (the API's retry rules) through a fault proxy", () =>
     expect(once.message).toContain("<h1>502 Bad Gateway</h1>");
 
     proxy.script("html502", "html502");
-    const never = await rejection(sdkFor(tenant, proxy.url, { maxRetries: 0 }).generations.create({ model: "atelier/gradient", input: { prompt: "x" } }));
+    const never = await rejection(
+      sdkFor(tenant, proxy.url, { maxRetries: 0 }).generations.create({
+        model: "atelier/gradient",
+        input: { prompt: "x" },
+      }),
+    );
     expect(proxy.attempts).toHaveLength(1);
     expect(never.status).toBe(502);
     expect(never.message).toContain("502 Bad Gateway");
@@ -505,7 +631,9 @@ test.describe("SDK retries (the API's retry rules) through a fault proxy", () =>
     const tenant = newTenant(request, SERVER, "1", "sdk-faults");
     const atelier = sdkFor(tenant, proxy.url);
     const direct = sdkFor(tenant);
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } })
+      .png()
+      .toBuffer();
 
     // The server stored the image and the answer was lost: retrying would store a second copy.
     proxy.script("drop");
@@ -515,7 +643,9 @@ test.describe("SDK retries (the API's retry rules) through a fault proxy", () =>
     expect((await direct.files.list()).data.map((f) => f.filename)).toEqual(["once.png"]);
 
     proxy.script("html502");
-    const refused = await rejection(atelier.uploads.create({ filename: "clip.wav", content_type: "audio/wav", bytes: 100 }));
+    const refused = await rejection(
+      atelier.uploads.create({ filename: "clip.wav", content_type: "audio/wav", bytes: 100 }),
+    );
     expect(refused.status).toBe(502);
     expect(proxy.attempts).toHaveLength(1);
 
@@ -544,7 +674,10 @@ test("the package builds: tsc emits ESM and declarations that plain Node imports
   // Inside the repository, so that the emitted code finds standardwebhooks in its node_modules.
   const outDir = fs.mkdtempSync(path.join(results, "sdk-build-"));
   try {
-    await execFileAsync("npx", ["tsc", "-p", "sdk/tsconfig.json", "--outDir", outDir], { cwd: REPO_ROOT, timeout: 150_000 });
+    await execFileAsync("npx", ["tsc", "-p", "sdk/tsconfig.json", "--outDir", outDir], {
+      cwd: REPO_ROOT,
+      timeout: 150_000,
+    });
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "sdk", "package.json"), "utf8")) as {
       name: string;
       type: string;
@@ -569,12 +702,18 @@ test("the package builds: tsc emits ESM and declarations that plain Node imports
       try { await atelier.models.getPublic("atelier/none"); } catch (e) { error = { isAtelierError: e instanceof sdk.AtelierError, status: e.status, code: e.code }; }
       console.log(JSON.stringify({ exports: Object.keys(sdk).sort(), models: list.data.length, preset: preset.id, error }));
     `;
-    const { stdout } = await execFileAsync(process.execPath, ["--input-type=module", "-e", script, pathToFileURL(path.join(outDir, "index.js")).href, SERVER.baseURL], {
-      cwd: outDir,
-      timeout: 60_000,
-    });
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ["--input-type=module", "-e", script, pathToFileURL(path.join(outDir, "index.js")).href, SERVER.baseURL],
+      {
+        cwd: outDir,
+        timeout: 60_000,
+      },
+    );
     const out = JSON.parse(stdout) as { exports: string[]; models: number; preset: string; error: unknown };
-    expect(out.exports).toEqual(expect.arrayContaining(["Atelier", "AtelierError", "verifyWebhook", "WebhookVerificationError"]));
+    expect(out.exports).toEqual(
+      expect.arrayContaining(["Atelier", "AtelierError", "verifyWebhook", "WebhookVerificationError"]),
+    );
     expect(out.models).toBeGreaterThan(5);
     expect(out.preset).toBe("atelier/gradient-poster@2");
     expect(out.error).toEqual({ isAtelierError: true, status: 404, code: "resource_not_found" });

@@ -15,7 +15,10 @@ function expectCommon(res: APIResponse, what: string): void {
 test("JSON answers, errors, blobs and /healthz carry nosniff; blobs are sandboxed", async ({ request }) => {
   const main = SERVERS.main;
   const { api } = newTenant(request, main, "5", "headers");
-  const { res: created, gen } = await api.create({ model: "atelier/gradient", input: { prompt: "headers on every answer" } });
+  const { res: created, gen } = await api.create({
+    model: "atelier/gradient",
+    input: { prompt: "headers on every answer" },
+  });
   expectCommon(created, "POST /v1/generations");
   // The API's JSON is not a studio page: no page policy on it.
   expect(created.headers()["content-security-policy"]).toBeUndefined();
@@ -26,7 +29,8 @@ test("JSON answers, errors, blobs and /healthz carry nosniff; blobs are sandboxe
   expect(refused.status()).toBe(401);
   expectCommon(refused, "401");
 
-  for (const path of ["/healthz", "/readyz", "/v1/public/models"]) expectCommon(await request.get(`${main.baseURL}${path}`), path);
+  for (const path of ["/healthz", "/readyz", "/v1/public/models"])
+    expectCommon(await request.get(`${main.baseURL}${path}`), path);
 
   const blob = await request.get(done.output[0]!.url);
   expect(blob.status()).toBe(200);

@@ -7,7 +7,10 @@ import { expect, test } from "./fixtures";
 import { expectLedgerIdentity, newTenant, settle, startOwnServer, type WorkerProcess } from "./runs-helpers";
 import { PG_SERVER_URL, serverSpec, type ServerSpec } from "./servers";
 
-const HEAVY = { model: "atelier/gradient", input: { prompt: "storm over the bay at night", num_images: 4, resolution: "hd" } };
+const HEAVY = {
+  model: "atelier/gradient",
+  input: { prompt: "storm over the bay at night", num_images: 4, resolution: "hd" },
+};
 
 function spec(name: string, port: number, pgDatabase: string | null): ServerSpec {
   return serverSpec(name, port, 100_000, 100_000, { pgDatabase, workers: 2 });
@@ -22,9 +25,22 @@ for (const s of STORES) {
     test.beforeAll(() => {
       execFileSync("rm", ["-rf", s.dataDir]);
       if (s.pgDatabase) {
-        execFileSync("psql", [`${PG_SERVER_URL}/postgres`, "-q", "-v", "ON_ERROR_STOP=1", "-c", `DROP DATABASE IF EXISTS ${s.pgDatabase} WITH (FORCE)`, "-c", `CREATE DATABASE ${s.pgDatabase}`], {
-          env: { ...process.env, PGOPTIONS: "--client-min-messages=warning" },
-        });
+        execFileSync(
+          "psql",
+          [
+            `${PG_SERVER_URL}/postgres`,
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            `DROP DATABASE IF EXISTS ${s.pgDatabase} WITH (FORCE)`,
+            "-c",
+            `CREATE DATABASE ${s.pgDatabase}`,
+          ],
+          {
+            env: { ...process.env, PGOPTIONS: "--client-min-messages=warning" },
+          },
+        );
       }
     });
     test.afterEach(async () => {
@@ -35,7 +51,9 @@ for (const s of STORES) {
       server = null;
     });
 
-    test("SIGTERM mid-queue: exit 0, no run left running, a restarted server finishes each run once", async ({ request }) => {
+    test("SIGTERM mid-queue: exit 0, no run left running, a restarted server finishes each run once", async ({
+      request,
+    }) => {
       test.setTimeout(240_000);
       server = await startOwnServer(s, { WORKER_CONCURRENCY: "2" });
       const tenant = newTenant(request, s, "5", "shutdown");
@@ -57,7 +75,8 @@ for (const s of STORES) {
       const after = await api.listAll();
       expect(after).toHaveLength(12);
       expect(after.filter((run) => run.status === "running")).toEqual([]);
-      for (const run of after.filter((r) => r.status === "queued")) expect(run).toMatchObject({ provider: null, started_at: null });
+      for (const run of after.filter((r) => r.status === "queued"))
+        expect(run).toMatchObject({ provider: null, started_at: null });
 
       server.child.kill("SIGTERM");
       expect(await server.exited).toEqual({ code: 0, signal: null });

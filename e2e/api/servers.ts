@@ -50,7 +50,12 @@ export const FAKE_PROVIDER_PORT = 3398;
  * Atelier servers: the PostgreSQL runs servers keep files and outputs in its bucket, each under its
  * own prefix, so every blob path of the runs suites runs on the disk (SQLite) and on the bucket.
  */
-export const TEST_S3 = { port: 3390, bucket: "atelier-e2e", endpoint: "http://127.0.0.1:3390", dataDir: path.join(REPO_ROOT, ".data-e2e", "s3") } as const;
+export const TEST_S3 = {
+  port: 3390,
+  bucket: "atelier-e2e",
+  endpoint: "http://127.0.0.1:3390",
+  dataDir: path.join(REPO_ROOT, ".data-e2e", "s3"),
+} as const;
 
 /** The environment that puts a server's (or worker's) files and outputs in the test bucket under `prefix`. */
 export function bucketEnv(prefix: string): Record<string, string> {
@@ -67,7 +72,10 @@ export function bucketEnv(prefix: string): Record<string, string> {
 }
 
 /** The PostgreSQL server the PostgreSQL-backed test servers use (trust auth, user postgres). */
-export const PG_SERVER_URL = (process.env.ATELIER_E2E_PG_URL || "postgres://postgres@127.0.0.1:5432").replace(/\/+$/, "");
+export const PG_SERVER_URL = (process.env.ATELIER_E2E_PG_URL || "postgres://postgres@127.0.0.1:5432").replace(
+  /\/+$/,
+  "",
+);
 
 /** The database URL of a PostgreSQL-backed server spec. */
 export function pgUrl(database: string): string {
@@ -101,9 +109,21 @@ export const SERVERS = {
   runsSqliteIdle: serverSpec("runs-sqlite-idle", 3312, 100_000, 100_000, { workers: 0 }),
   runsSqliteWorkers: serverSpec("runs-sqlite-workers", 3313, 100_000, 100_000, { workers: 0 }),
   // The PostgreSQL ones keep files and outputs in the test bucket (TEST_S3), the SQLite ones on disk.
-  runsPostgres: serverSpec("runs-postgres", 3321, 100_000, 100_000, { workers: 2, pgDatabase: "atelier_e2e_runs", env: bucketEnv("runs-postgres/") }),
-  runsPostgresIdle: serverSpec("runs-postgres-idle", 3322, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_idle", env: bucketEnv("runs-postgres-idle/") }),
-  runsPostgresWorkers: serverSpec("runs-postgres-workers", 3323, 100_000, 100_000, { workers: 0, pgDatabase: "atelier_e2e_runs_workers", env: bucketEnv("runs-postgres-workers/") }),
+  runsPostgres: serverSpec("runs-postgres", 3321, 100_000, 100_000, {
+    workers: 2,
+    pgDatabase: "atelier_e2e_runs",
+    env: bucketEnv("runs-postgres/"),
+  }),
+  runsPostgresIdle: serverSpec("runs-postgres-idle", 3322, 100_000, 100_000, {
+    workers: 0,
+    pgDatabase: "atelier_e2e_runs_idle",
+    env: bucketEnv("runs-postgres-idle/"),
+  }),
+  runsPostgresWorkers: serverSpec("runs-postgres-workers", 3323, 100_000, 100_000, {
+    workers: 0,
+    pgDatabase: "atelier_e2e_runs_workers",
+    env: bucketEnv("runs-postgres-workers/"),
+  }),
 
   // Issue 4's suites (models-*.spec.ts): every built-in model, moderation, a remote provider.
   models: serverSpec("models", 3331, 100_000, 100_000, {
@@ -119,7 +139,11 @@ export const SERVERS = {
   // schedule, and the engine's purge of events past 30 days every second instead of hourly.
   webhooks: serverSpec("webhooks", 3341, 100_000, 100_000, {
     workers: 2,
-    env: { WEBHOOK_ALLOW_INSECURE: "1", WEBHOOK_RETRY_SCHEDULE: "0,0.3,0.3,0.3,0.3,0.3,0.3,0.3", EVENTS_PURGE_INTERVAL_SECONDS: "1" },
+    env: {
+      WEBHOOK_ALLOW_INSECURE: "1",
+      WEBHOOK_RETRY_SCHEDULE: "0,0.3,0.3,0.3,0.3,0.3,0.3,0.3",
+      EVENTS_PURGE_INTERVAL_SECONDS: "1",
+    },
   }),
 } as const satisfies Record<string, ServerSpec>;
 

@@ -14,7 +14,8 @@ export interface SseEvent {
 }
 
 /** One block of the stream as it came: an event, a `retry:` line or a comment. */
-export type SseItem = { kind: "event"; event: SseEvent } | { kind: "retry"; ms: number } | { kind: "comment"; text: string };
+export type SseItem =
+  { kind: "event"; event: SseEvent } | { kind: "retry"; ms: number } | { kind: "comment"; text: string };
 
 export class EventStream {
   /** Everything parsed so far, in order. */
@@ -48,7 +49,9 @@ export class EventStream {
       try {
         chunk = await this.reader.read();
       } catch (err) {
-        throw new Error(`${this.label}: the stream broke or did not end in time (${String(err)}); seen so far:\n${this.describe()}`);
+        throw new Error(
+          `${this.label}: the stream broke or did not end in time (${String(err)}); seen so far:\n${this.describe()}`,
+        );
       }
       if (chunk.done) {
         this.buffer += this.decoder.decode();
@@ -88,7 +91,13 @@ export class EventStream {
   /** What was seen, one line per block, for failure messages. */
   describe(): string {
     return this.items
-      .map((item) => (item.kind === "event" ? `id=${item.event.id} event=${item.event.event} ${brief(item.event.data)}` : item.kind === "retry" ? `retry: ${item.ms}` : `:${item.text}`))
+      .map((item) =>
+        item.kind === "event"
+          ? `id=${item.event.id} event=${item.event.event} ${brief(item.event.data)}`
+          : item.kind === "retry"
+            ? `retry: ${item.ms}`
+            : `:${item.text}`,
+      )
       .join("\n");
   }
 
@@ -131,7 +140,12 @@ export class EventStream {
 function brief(data: string): string {
   try {
     const g = JSON.parse(data) as Record<string, unknown>;
-    return JSON.stringify({ status: g.status, progress: g.progress, queue_position: g.queue_position, preview: g.preview ? "yes" : null });
+    return JSON.stringify({
+      status: g.status,
+      progress: g.progress,
+      queue_position: g.queue_position,
+      preview: g.preview ? "yes" : null,
+    });
   } catch {
     return data.slice(0, 200);
   }
@@ -141,7 +155,11 @@ function brief(data: string): string {
  * GET `url` asking for an event stream (Accept: text/event-stream) with `headers`; the request
  * (and so any read of its body) is aborted after `seconds`.
  */
-export async function openEventStream(url: string, headers: Record<string, string>, seconds = 60): Promise<EventStream> {
+export async function openEventStream(
+  url: string,
+  headers: Record<string, string>,
+  seconds = 60,
+): Promise<EventStream> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new Error(`no end within ${seconds} s`)), seconds * 1000);
   timer.unref();

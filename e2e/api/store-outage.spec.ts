@@ -10,7 +10,14 @@ import SqliteDatabase from "better-sqlite3";
 import { expect, test, type APIResponse } from "./fixtures";
 import { startTcpProxy, viaProxy, type TcpProxy } from "../../lib/store/testing/test-proxy";
 import { expectError } from "./helpers";
-import { expectLedgerIdentity, newTenant, settle, startOwnServer, type Tenant, type WorkerProcess } from "./runs-helpers";
+import {
+  expectLedgerIdentity,
+  newTenant,
+  settle,
+  startOwnServer,
+  type Tenant,
+  type WorkerProcess,
+} from "./runs-helpers";
 import { PG_SERVER_URL, pgUrl, serverSpec, type ServerSpec } from "./servers";
 
 const RUN = { model: "atelier/gradient", input: { prompt: "lighthouse in fog" } };
@@ -36,9 +43,13 @@ async function stillUp(s: ServerSpec, server: WorkerProcess): Promise<void> {
 }
 
 function psql(...commands: string[]): void {
-  execFileSync("psql", [`${PG_SERVER_URL}/postgres`, "-q", "-v", "ON_ERROR_STOP=1", ...commands.flatMap((c) => ["-c", c])], {
-    env: { ...process.env, PGOPTIONS: "--client-min-messages=warning" },
-  });
+  execFileSync(
+    "psql",
+    [`${PG_SERVER_URL}/postgres`, "-q", "-v", "ON_ERROR_STOP=1", ...commands.flatMap((c) => ["-c", c])],
+    {
+      env: { ...process.env, PGOPTIONS: "--client-min-messages=warning" },
+    },
+  );
 }
 
 test.describe("[postgres] the database stops and comes back", () => {
@@ -59,7 +70,9 @@ test.describe("[postgres] the database stops and comes back", () => {
     psql(`DROP DATABASE IF EXISTS ${s.pgDatabase} WITH (FORCE)`);
   });
 
-  test("503 service_unavailable with Retry-After while it is unreachable, the server stays up, and every request works again once it is back", async ({ request }) => {
+  test("503 service_unavailable with Retry-After while it is unreachable, the server stays up, and every request works again once it is back", async ({
+    request,
+  }) => {
     test.setTimeout(180_000);
     const target = new URL(PG_SERVER_URL);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
@@ -111,7 +124,9 @@ test.describe("[sqlite] another connection holds the write lock past the busy ti
     }
   });
 
-  test("a write answers 503 service_unavailable with Retry-After, and works once the lock is released", async ({ request }) => {
+  test("a write answers 503 service_unavailable with Retry-After, and works once the lock is released", async ({
+    request,
+  }) => {
     // The server waits out SQLite's busy timeout (10 s) before it gives up on the lock.
     test.setTimeout(180_000);
     server = await startOwnServer(s, { WORKER_CONCURRENCY: "0" });

@@ -57,7 +57,9 @@ test.beforeEach(async () => {
 
 test.afterEach(() => release());
 
-test("the run's own webhook and the matching endpoints get the ending event, signed with the published secret over the exact bytes", async ({ request }) => {
+test("the run's own webhook and the matching endpoints get the ending event, signed with the published secret over the exact bytes", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-signed").api;
   const secret = await readSecret(api);
   expect(secret.previous_expires_at).toBeNull();
@@ -75,13 +77,24 @@ test("the run's own webhook and the matching endpoints get the ending event, sig
     paused: receiver.path("signed-paused"),
   };
   const all = await createEndpoint(api, { url: receiver.url(p.all), description: "every event" });
-  expect(all).toMatchObject({ url: receiver.url(p.all), description: "every event", event_types: [], enabled: true, disabled_reason: null });
-  const matching = await createEndpoint(api, { url: receiver.url(p.matching), event_types: ["generation.succeeded", "generation.canceled"] });
+  expect(all).toMatchObject({
+    url: receiver.url(p.all),
+    description: "every event",
+    event_types: [],
+    enabled: true,
+    disabled_reason: null,
+  });
+  const matching = await createEndpoint(api, {
+    url: receiver.url(p.matching),
+    event_types: ["generation.succeeded", "generation.canceled"],
+  });
   const failedOnly = await createEndpoint(api, { url: receiver.url(p.failedOnly), event_types: ["generation.failed"] });
   const disabled = await createEndpoint(api, { url: receiver.url(p.disabled), enabled: false });
   expect(disabled).toMatchObject({ enabled: false });
   const paused = await createEndpoint(api, { url: receiver.url(p.paused) });
-  expect(await expectOk<Endpoint>(await patch(api, `/v1/webhooks/${paused.id}`, { enabled: false }))).toMatchObject({ enabled: false });
+  expect(await expectOk<Endpoint>(await patch(api, `/v1/webhooks/${paused.id}`, { enabled: false }))).toMatchObject({
+    enabled: false,
+  });
 
   const run = await endedRun(api, receiver.url(p.run));
   expect(run.status).toBe("succeeded");
@@ -105,11 +118,21 @@ test("the run's own webhook and the matching endpoints get the ending event, sig
     expect(d.attempts[0]).toMatchObject({ attempt: 1, response_status: 204, error: null });
   }
 
-  const arrivals = [...(await receiver.waitFor(p.run, 1)), ...(await receiver.waitFor(p.all, 1)), ...(await receiver.waitFor(p.matching, 1))];
+  const arrivals = [
+    ...(await receiver.waitFor(p.run, 1)),
+    ...(await receiver.waitFor(p.all, 1)),
+    ...(await receiver.waitFor(p.matching, 1)),
+  ];
   for (const arrival of arrivals) {
     const payload = expectSignedDelivery(arrival, secret.secret, { eventId: event.id });
     expect(payload.type).toBe("generation.succeeded");
-    expect(payload.data).toMatchObject({ id: run.id, object: "generation", status: "succeeded", model: "atelier/gradient", input: run.input });
+    expect(payload.data).toMatchObject({
+      id: run.id,
+      object: "generation",
+      status: "succeeded",
+      model: "atelier/gradient",
+      input: run.input,
+    });
     expect(payload.data.usage).toEqual(run.usage);
     expect(payload.data.completed_at).toBe(run.completed_at);
     // "timestamp" is when the run ended.
@@ -134,12 +157,21 @@ test("the run's own webhook and the matching endpoints get the ending event, sig
   expect(receiver.at(p.matching)).toHaveLength(1);
 });
 
-test("a failed run sends generation.failed: the failures-only endpoint gets it, the succeeded/canceled one does not", async ({ request }) => {
+test("a failed run sends generation.failed: the failures-only endpoint gets it, the succeeded/canceled one does not", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-failed").api;
   const secret = (await readSecret(api)).secret;
-  const p = { run: receiver.path("failed-run"), failedOnly: receiver.path("failed-only"), others: receiver.path("failed-others") };
+  const p = {
+    run: receiver.path("failed-run"),
+    failedOnly: receiver.path("failed-only"),
+    others: receiver.path("failed-others"),
+  };
   await createEndpoint(api, { url: receiver.url(p.failedOnly), event_types: ["generation.failed"] });
-  const others = await createEndpoint(api, { url: receiver.url(p.others), event_types: ["generation.succeeded", "generation.canceled"] });
+  const others = await createEndpoint(api, {
+    url: receiver.url(p.others),
+    event_types: ["generation.succeeded", "generation.canceled"],
+  });
   const run = await failedRun(api, receiver.url(p.run));
   const event = await eventOfRun(api, run);
   expect(event.type).toBe("generation.failed");
@@ -161,7 +193,11 @@ test("each item of a batch sends its own event to its own webhook", async ({ req
   const p = [receiver.path("batch-0"), receiver.path("batch-1")];
   const batch = await expectOk<{ data: Generation[] }>(
     await api.post("/v1/batches", {
-      requests: p.map((x, i) => ({ model: "atelier/gradient", input: { prompt: `item ${i}` }, webhook: receiver.url(x) })),
+      requests: p.map((x, i) => ({
+        model: "atelier/gradient",
+        input: { prompt: `item ${i}` },
+        webhook: receiver.url(x),
+      })),
     }),
     201,
   );
@@ -175,7 +211,9 @@ test("each item of a batch sends its own event to its own webhook", async ({ req
   expect(receiver.at(p[0]!)[0]!.headers["webhook-id"]).not.toBe(receiver.at(p[1]!)[0]!.headers["webhook-id"]);
 });
 
-test("after a rotation deliveries carry two signatures, v1,<new> v1,<old>: each verifies with its own secret only", async ({ request }) => {
+test("after a rotation deliveries carry two signatures, v1,<new> v1,<old>: each verifies with its own secret only", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-rotate").api;
   const old = await readSecret(api);
   const rotateRes = await api.post("/v1/webhooks/default/secret/rotate");
@@ -211,7 +249,9 @@ test("after a rotation deliveries carry two signatures, v1,<new> v1,<old>: each 
   }
 });
 
-test("a receiver failing twice (500) then answering 200 gets exactly three attempts with one webhook-id; the record shows 500, 500, 200", async ({ request }) => {
+test("a receiver failing twice (500) then answering 200 gets exactly three attempts with one webhook-id; the record shows 500, 500, 200", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-retry").api;
   const secret = (await readSecret(api)).secret;
   const p = receiver.path("retry");
@@ -235,7 +275,13 @@ test("a receiver failing twice (500) then answering 200 gets exactly three attem
   const [byEvent] = await finalDeliveries(api, `/v1/events/${event.id}/deliveries`, 1);
   expect(byEvent).toEqual(byEndpoint);
   const delivery: Delivery = byEndpoint!;
-  expect(delivery).toMatchObject({ event_id: event.id, webhook_id: endpoint.id, url: receiver.url(p), status: "succeeded", next_attempt_at: null });
+  expect(delivery).toMatchObject({
+    event_id: event.id,
+    webhook_id: endpoint.id,
+    url: receiver.url(p),
+    status: "succeeded",
+    next_attempt_at: null,
+  });
   expect(delivery.attempts.map((a) => [a.attempt, a.response_status])).toEqual([
     [1, 500],
     [2, 500],
@@ -251,11 +297,14 @@ test("a receiver failing twice (500) then answering 200 gets exactly three attem
   expect(receiver.at(p)).toHaveLength(3);
 });
 
-test("a redirect is a failure and is never followed: the target gets nothing, the delivery fails after 8 attempts", async ({ request }) => {
+test("a redirect is a failure and is never followed: the target gets nothing, the delivery fails after 8 attempts", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-redirect").api;
   const p = { endpoint: receiver.path("redirect-endpoint"), run: receiver.path("redirect-run") };
   const target = elsewhere.path("redirect-target");
-  for (const x of [p.endpoint, p.run]) receiver.answer(x, { status: 302, headers: { location: elsewhere.url(target) } });
+  for (const x of [p.endpoint, p.run])
+    receiver.answer(x, { status: 302, headers: { location: elsewhere.url(target) } });
   const endpoint = await createEndpoint(api, { url: receiver.url(p.endpoint) });
   const run = await endedRun(api, receiver.url(p.run));
   const event = await eventOfRun(api, run);
@@ -273,14 +322,18 @@ test("a redirect is a failure and is never followed: the target gets nothing, th
   expect(deliveries.map((d) => d.webhook_id).sort()).toEqual([endpoint.id, null].sort());
   expect(receiver.at(p.endpoint)).toHaveLength(8);
   expect(receiver.at(p.run)).toHaveLength(8);
-  expect(new Set([...receiver.at(p.endpoint), ...receiver.at(p.run)].map((a) => a.headers["webhook-id"]))).toEqual(new Set([event.id]));
+  expect(new Set([...receiver.at(p.endpoint), ...receiver.at(p.run)].map((a) => a.headers["webhook-id"]))).toEqual(
+    new Set([event.id]),
+  );
   await sleep(500);
   expect(elsewhere.arrivals).toEqual([]);
   // Failing 8 times in a few seconds is far from 5 days of failures: the endpoint stays enabled.
   expect(await readEndpoint(api, endpoint.id)).toMatchObject({ enabled: true, disabled_reason: null });
 });
 
-test("410 disables the endpoint at once: no retry, no later event; enabling it again clears the reason", async ({ request }) => {
+test("410 disables the endpoint at once: no retry, no later event; enabling it again clears the reason", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-gone").api;
   const p = { gone: receiver.path("gone"), control: receiver.path("gone-control") };
   receiver.answer(p.gone, { status: 410, body: "this hook is gone" });
@@ -297,7 +350,11 @@ test("410 disables the endpoint at once: no retry, no later event; enabling it a
   const firstEvent = await eventOfRun(api, first);
   const [goneDelivery] = await deliveriesOf(api, `/v1/webhooks/${gone.id}/deliveries`);
   expect(goneDelivery).toMatchObject({ event_id: firstEvent.id, webhook_id: gone.id });
-  expect(goneDelivery!.attempts[0]).toMatchObject({ attempt: 1, response_status: 410, response_body: "this hook is gone" });
+  expect(goneDelivery!.attempts[0]).toMatchObject({
+    attempt: 1,
+    response_status: 410,
+    response_body: "this hook is gone",
+  });
 
   // The next event goes to the control endpoint only.
   const second = await endedRun(api);
@@ -325,24 +382,35 @@ test("410 from a run's own webhook ends that delivery at once: one request, fail
   const event = await eventOfRun(api, run);
   const [delivery] = await finalDeliveries(api, `/v1/events/${event.id}/deliveries`, 1);
   expect(delivery).toMatchObject({ webhook_id: null, url: receiver.url(p), status: "failed", next_attempt_at: null });
-  expect(delivery!.attempts.map((a) => [a.attempt, a.response_status, a.response_body])).toEqual([[1, 410, "no such hook"]]);
+  expect(delivery!.attempts.map((a) => [a.attempt, a.response_status, a.response_body])).toEqual([
+    [1, 410, "no such hook"],
+  ]);
   await sleep(1_000);
   expect(receiver.at(p), "410 is not retried").toHaveLength(1);
 });
 
-test("disabling an endpoint fails its pending deliveries; a new URL takes them along and they arrive there at once", async ({ request }) => {
+test("disabling an endpoint fails its pending deliveries; a new URL takes them along and they arrive there at once", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-patch-pending").api;
   const secret = (await readSecret(api)).secret;
   const p = { off: receiver.path("patch-off"), old: receiver.path("patch-old"), moved: receiver.path("patch-new") };
   // Both receivers ask for an hour's pause, so the deliveries stay pending.
-  for (const x of [p.off, p.old]) receiver.answer(x, { status: 503, headers: { "retry-after": "3600" }, body: "back in an hour" });
+  for (const x of [p.off, p.old])
+    receiver.answer(x, { status: 503, headers: { "retry-after": "3600" }, body: "back in an hour" });
   const off = await createEndpoint(api, { url: receiver.url(p.off) });
   const moving = await createEndpoint(api, { url: receiver.url(p.old) });
   const event = await eventOfRun(api, await endedRun(api));
   const waiting = async (id: string) => {
     let last: Delivery[] = [];
     await expect
-      .poll(async () => ((last = await deliveriesOf(api, `/v1/webhooks/${id}/deliveries`)), last.length === 1 && last[0]!.attempts.length === 1), { timeout: 15_000 })
+      .poll(
+        async () => (
+          (last = await deliveriesOf(api, `/v1/webhooks/${id}/deliveries`)),
+          last.length === 1 && last[0]!.attempts.length === 1
+        ),
+        { timeout: 15_000 },
+      )
       .toBe(true);
     expect(last[0]).toMatchObject({ event_id: event.id, status: "pending" });
     return last[0]!;
@@ -350,7 +418,10 @@ test("disabling an endpoint fails its pending deliveries; a new URL takes them a
   const pendingOff = await waiting(off.id);
   await waiting(moving.id);
 
-  expect(await expectOk<Endpoint>(await patch(api, `/v1/webhooks/${off.id}`, { enabled: false }))).toMatchObject({ enabled: false, disabled_reason: null });
+  expect(await expectOk<Endpoint>(await patch(api, `/v1/webhooks/${off.id}`, { enabled: false }))).toMatchObject({
+    enabled: false,
+    disabled_reason: null,
+  });
   const [failed] = await deliveriesOf(api, `/v1/webhooks/${off.id}/deliveries`);
   expect(failed).toMatchObject({ id: pendingOff.id, status: "failed", next_attempt_at: null });
   expect(failed!.attempts).toHaveLength(1);
@@ -359,7 +430,12 @@ test("disabling an endpoint fails its pending deliveries; a new URL takes them a
   const [arrival] = await receiver.waitFor(p.moved, 1);
   expectSignedDelivery(arrival!, secret, { eventId: event.id });
   const [delivered] = await finalDeliveries(api, `/v1/webhooks/${moving.id}/deliveries`, 1);
-  expect(delivered).toMatchObject({ event_id: event.id, url: receiver.url(p.moved), status: "succeeded", next_attempt_at: null });
+  expect(delivered).toMatchObject({
+    event_id: event.id,
+    url: receiver.url(p.moved),
+    status: "succeeded",
+    next_attempt_at: null,
+  });
   expect(delivered!.attempts.map((a) => [a.attempt, a.response_status])).toEqual([
     [1, 503],
     [2, 204],
@@ -369,11 +445,18 @@ test("disabling an endpoint fails its pending deliveries; a new URL takes them a
   expect(receiver.at(p.old)).toHaveLength(1);
 });
 
-test("an answer is recorded as text the store takes: U+0000 removed, cut at 20 kB on a whole character", async ({ request }) => {
+test("an answer is recorded as text the store takes: U+0000 removed, cut at 20 kB on a whole character", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-odd-body").api;
   const p = receiver.path("odd-body");
   // 20 479 bytes of "x" then "é" (2 bytes), which the 20 480-byte limit cuts in two.
-  receiver.answer(p, { status: 500, body: "before\u0000after\u0000" }, { status: 500, body: "x".repeat(20_479) + "é" + "tail" }, { status: 200, body: "ok" });
+  receiver.answer(
+    p,
+    { status: 500, body: "before\u0000after\u0000" },
+    { status: 500, body: "x".repeat(20_479) + "é" + "tail" },
+    { status: 200, body: "ok" },
+  );
   const endpoint = await createEndpoint(api, { url: receiver.url(p) });
   await endedRun(api);
   const [delivery] = await finalDeliveries(api, `/v1/webhooks/${endpoint.id}/deliveries`, 1);
@@ -383,7 +466,9 @@ test("an answer is recorded as text the store takes: U+0000 removed, cut at 20 k
   expect(delivery!.attempts[1]!.response_body).toBe("x".repeat(20_479));
 });
 
-test("Retry-After is honoured up to 10 hours: a receiver asking for longer gets its next attempt 10 hours later", async ({ request }) => {
+test("Retry-After is honoured up to 10 hours: a receiver asking for longer gets its next attempt 10 hours later", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-retry-after").api;
   const p = { far: receiver.path("retry-after-far"), near: receiver.path("retry-after-near") };
   receiver.answer(p.far, { status: 429, headers: { "retry-after": "99999999999999999999" } });
@@ -397,7 +482,13 @@ test("Retry-After is honoured up to 10 hours: a receiver asking for longer gets 
   ] as const) {
     let last: Delivery[] = [];
     await expect
-      .poll(async () => ((last = await deliveriesOf(api, `/v1/webhooks/${endpoint.id}/deliveries`)), last[0]?.attempts.length ?? 0), { timeout: 15_000 })
+      .poll(
+        async () => (
+          (last = await deliveriesOf(api, `/v1/webhooks/${endpoint.id}/deliveries`)),
+          last[0]?.attempts.length ?? 0
+        ),
+        { timeout: 15_000 },
+      )
       .toBe(1);
     const delivery = last[0]!;
     expect(delivery.status).toBe("pending");

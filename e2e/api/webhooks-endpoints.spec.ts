@@ -52,12 +52,27 @@ async function listAll(api: Api): Promise<Endpoint[]> {
   throw new Error("too many pages");
 }
 
-test("create with defaults and with every field; list (paged), read, change each field, delete", async ({ request }) => {
+test("create with defaults and with every field; list (paged), read, change each field, delete", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-crud").api;
-  expect(await expectOk<ListOf<Endpoint>>(await api.get("/v1/webhooks"))).toEqual({ object: "list", url: "/v1/webhooks", data: [], has_more: false, next_cursor: null });
+  expect(await expectOk<ListOf<Endpoint>>(await api.get("/v1/webhooks"))).toEqual({
+    object: "list",
+    url: "/v1/webhooks",
+    data: [],
+    has_more: false,
+    next_cursor: null,
+  });
 
   const plain = await createEndpoint(api, { url: hook("/plain") });
-  expect(plain).toMatchObject({ object: "webhook_endpoint", url: hook("/plain"), description: "", event_types: [], enabled: true, disabled_reason: null });
+  expect(plain).toMatchObject({
+    object: "webhook_endpoint",
+    url: hook("/plain"),
+    description: "",
+    event_types: [],
+    enabled: true,
+    disabled_reason: null,
+  });
   expect(plain.updated_at).toBe(plain.created_at);
   expect(Math.abs(Date.parse(plain.created_at) - Date.now())).toBeLessThan(60_000);
 
@@ -76,7 +91,10 @@ test("create with defaults and with every field; list (paged), read, change each
   expect([...full.event_types].sort()).toEqual(["generation.canceled", "generation.failed"]);
   const longUrl = hook("/long/") + "x".repeat(2048 - hook("/long/").length);
   expect(longUrl).toHaveLength(2048);
-  const long = await createEndpoint(api, { url: longUrl, event_types: ["generation.succeeded", "generation.failed", "generation.canceled"] });
+  const long = await createEndpoint(api, {
+    url: longUrl,
+    event_types: ["generation.succeeded", "generation.failed", "generation.canceled"],
+  });
   expect(long.url).toBe(longUrl);
   expect(new Set([plain.id, full.id, long.id]).size).toBe(3);
 
@@ -93,18 +111,39 @@ test("create with defaults and with every field; list (paged), read, change each
   await sleep(5);
   const renamed = await expectOk<Endpoint>(await patch(api, `/v1/webhooks/${plain.id}`, { description: "renamed" }));
   expectEndpointShape(renamed);
-  expect(renamed).toMatchObject({ id: plain.id, url: hook("/plain"), description: "renamed", event_types: [], enabled: true, created_at: plain.created_at });
+  expect(renamed).toMatchObject({
+    id: plain.id,
+    url: hook("/plain"),
+    description: "renamed",
+    event_types: [],
+    enabled: true,
+    created_at: plain.created_at,
+  });
   expect(renamed.updated_at > plain.updated_at).toBe(true);
   const moved = await expectOk<Endpoint>(await patch(api, `/v1/webhooks/${plain.id}`, { url: hook("/moved") }));
   expect(moved).toMatchObject({ url: hook("/moved"), description: "renamed" });
-  const filtered = await expectOk<Endpoint>(await patch(api, `/v1/webhooks/${plain.id}`, { event_types: ["generation.succeeded"] }));
+  const filtered = await expectOk<Endpoint>(
+    await patch(api, `/v1/webhooks/${plain.id}`, { event_types: ["generation.succeeded"] }),
+  );
   expect(filtered).toMatchObject({ url: hook("/moved"), event_types: ["generation.succeeded"] });
   const off = await expectOk<Endpoint>(await patch(api, `/v1/webhooks/${plain.id}`, { enabled: false }));
   expect(off).toMatchObject({ enabled: false, event_types: ["generation.succeeded"], disabled_reason: null });
   const all = await expectOk<Endpoint>(
-    await patch(api, `/v1/webhooks/${plain.id}`, { enabled: true, event_types: [], description: "", url: hook("/back") }),
+    await patch(api, `/v1/webhooks/${plain.id}`, {
+      enabled: true,
+      event_types: [],
+      description: "",
+      url: hook("/back"),
+    }),
   );
-  expect(all).toMatchObject({ id: plain.id, url: hook("/back"), description: "", event_types: [], enabled: true, disabled_reason: null });
+  expect(all).toMatchObject({
+    id: plain.id,
+    url: hook("/back"),
+    description: "",
+    event_types: [],
+    enabled: true,
+    disabled_reason: null,
+  });
   expect(await readEndpoint(api, plain.id)).toEqual(all);
   expect(Object.keys(all).sort()).toEqual(ENDPOINT_KEYS);
 
@@ -154,26 +193,38 @@ test("fields are validated on create and on change: 400 invalid_parameter naming
   expect(await readEndpoint(api, endpoint.id), "nothing was changed").toEqual(endpoint);
 });
 
-test("at most 20 endpoints per workspace: the 21st → 400 param url; after a delete there is room again", async ({ request }) => {
+test("at most 20 endpoints per workspace: the 21st → 400 param url; after a delete there is room again", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-limit").api;
   const created: Endpoint[] = [];
   for (let i = 0; i < 20; i++) created.push(await createEndpoint(api, { url: hook(`/limit/${i}`) }));
-  await expectError(await api.post("/v1/webhooks", { url: hook("/limit/20") }), 400, "invalid_parameter", { param: "url" });
+  await expectError(await api.post("/v1/webhooks", { url: hook("/limit/20") }), 400, "invalid_parameter", {
+    param: "url",
+  });
   expect(await listAll(api)).toHaveLength(20);
   // Another workspace's count is its own.
   await createEndpoint(newTenant(request, spec, "1.00", "wh-limit-other").api, { url: hook("/limit/other") });
   await expectOk(await del(api, `/v1/webhooks/${created[0]!.id}`));
   await createEndpoint(api, { url: hook("/limit/again") });
-  await expectError(await api.post("/v1/webhooks", { url: hook("/limit/21") }), 400, "invalid_parameter", { param: "url" });
+  await expectError(await api.post("/v1/webhooks", { url: hook("/limit/21") }), 400, "invalid_parameter", {
+    param: "url",
+  });
 });
 
-test("another workspace's endpoint and unknown ids → 404 on read, change, delete and deliveries", async ({ request }) => {
+test("another workspace's endpoint and unknown ids → 404 on read, change, delete and deliveries", async ({
+  request,
+}) => {
   const owner = newTenant(request, spec, "1.00", "wh-owner").api;
   const stranger = newTenant(request, spec, "1.00", "wh-stranger").api;
   const endpoint = await createEndpoint(owner, { url: hook("/owned") });
   for (const id of [endpoint.id, "wh_doesnotexist0000000000", "nope"]) {
     await expectError(await stranger.get(`/v1/webhooks/${id}`), 404, "resource_not_found");
-    await expectError(await patch(stranger, `/v1/webhooks/${id}`, { description: "mine now" }), 404, "resource_not_found");
+    await expectError(
+      await patch(stranger, `/v1/webhooks/${id}`, { description: "mine now" }),
+      404,
+      "resource_not_found",
+    );
     await expectError(await del(stranger, `/v1/webhooks/${id}`), 404, "resource_not_found");
     await expectError(await stranger.get(`/v1/webhooks/${id}/deliveries`), 404, "resource_not_found");
   }
@@ -181,7 +232,9 @@ test("another workspace's endpoint and unknown ids → 404 on read, change, dele
   expect(await readEndpoint(owner, endpoint.id), "untouched").toEqual(endpoint);
 });
 
-test("scopes: generations:write manages endpoints and the secret; a generations:read key gets 403 there but reads events", async ({ request }) => {
+test("scopes: generations:write manages endpoints and the secret; a generations:read key gets 403 there but reads events", async ({
+  request,
+}) => {
   const tenant = newTenant(request, spec, "1.00", "wh-scopes");
   const endpoint = await createEndpoint(tenant.api, { url: hook("/scoped") });
   const readOnly = new Api(request, spec, createKey(tenant.workspaceId, { scopes: ["generations:read"] }, spec).key);
@@ -189,7 +242,12 @@ test("scopes: generations:write manages endpoints and the secret; a generations:
   await expectError(await readOnly.post("/v1/webhooks", { url: hook("/scoped-2") }), 403, "permission_denied", denied);
   await expectError(await readOnly.get("/v1/webhooks"), 403, "permission_denied", denied);
   await expectError(await readOnly.get(`/v1/webhooks/${endpoint.id}`), 403, "permission_denied", denied);
-  await expectError(await patch(readOnly, `/v1/webhooks/${endpoint.id}`, { enabled: false }), 403, "permission_denied", denied);
+  await expectError(
+    await patch(readOnly, `/v1/webhooks/${endpoint.id}`, { enabled: false }),
+    403,
+    "permission_denied",
+    denied,
+  );
   await expectError(await del(readOnly, `/v1/webhooks/${endpoint.id}`), 403, "permission_denied", denied);
   await expectError(await readOnly.get("/v1/webhooks/default/secret"), 403, "permission_denied", denied);
   await expectError(await readOnly.post("/v1/webhooks/default/secret/rotate"), 403, "permission_denied", denied);

@@ -53,7 +53,9 @@ test.beforeEach(async () => {
 
 test.afterEach(() => release());
 
-test("events: one per ended run, newest first, paged with limit 1 + cursor, filtered by type, read by id; others' → 404", async ({ request }) => {
+test("events: one per ended run, newest first, paged with limit 1 + cursor, filtered by type, read by id; others' → 404", async ({
+  request,
+}) => {
   const tenant = newTenant(request, spec, "1.00", "wh-events");
   const api = tenant.api;
   expect(await allEvents(api), "a new workspace has no events").toEqual([]);
@@ -74,7 +76,13 @@ test("events: one per ended run, newest first, paged with limit 1 + cursor, filt
     expect(Object.keys(event).sort()).toEqual(EVENT_KEYS);
     expect(event.id).toMatch(EVENT_ID);
     expect(event.object).toBe("event");
-    expect(event.data).toMatchObject({ id: run.id, object: "generation", status: run.status, completed_at: run.completed_at, usage: run.usage });
+    expect(event.data).toMatchObject({
+      id: run.id,
+      object: "generation",
+      status: run.status,
+      completed_at: run.completed_at,
+      usage: run.usage,
+    });
     expect(Math.abs(Date.parse(event.timestamp) - Date.parse(run.completed_at!))).toBeLessThan(2_000);
     if (i > 0) expect(event.timestamp <= events[i - 1]!.timestamp).toBe(true);
   }
@@ -88,7 +96,9 @@ test("events: one per ended run, newest first, paged with limit 1 + cursor, filt
   let cursor = first.next_cursor;
   for (let page = 0; cursor !== null && page < 50; page++) {
     expect(cursor).toMatch(CURSOR);
-    const body: ListOf<EventObject> = await expectOk<ListOf<EventObject>>(await api.get(`/v1/events?limit=1&cursor=${encodeURIComponent(cursor)}`));
+    const body: ListOf<EventObject> = await expectOk<ListOf<EventObject>>(
+      await api.get(`/v1/events?limit=1&cursor=${encodeURIComponent(cursor)}`),
+    );
     expect(body.data.length).toBeLessThanOrEqual(1);
     paged.push(...body.data);
     cursor = body.has_more ? body.next_cursor : null;
@@ -98,20 +108,30 @@ test("events: one per ended run, newest first, paged with limit 1 + cursor, filt
 
   // type filter: one type, a comma list; a cursor keeps its filter.
   const canceled = await expectOk<ListOf<EventObject>>(await api.get("/v1/events?type=generation.canceled"));
-  expect(canceled.data.map((e) => e.id)).toEqual(events.filter((e) => e.type === "generation.canceled").map((e) => e.id));
+  expect(canceled.data.map((e) => e.id)).toEqual(
+    events.filter((e) => e.type === "generation.canceled").map((e) => e.id),
+  );
   expect(canceled.data).toHaveLength(1);
   const notSucceeded = await allEvents(api, { type: "generation.failed,generation.canceled" });
-  expect(notSucceeded.map((e) => e.id)).toEqual(events.filter((e) => e.type !== "generation.succeeded").map((e) => e.id));
+  expect(notSucceeded.map((e) => e.id)).toEqual(
+    events.filter((e) => e.type !== "generation.succeeded").map((e) => e.id),
+  );
   const succeeded = await expectOk<ListOf<EventObject>>(await api.get("/v1/events?type=generation.succeeded&limit=1"));
   expect(succeeded.has_more).toBe(true);
   const succeeded2 = await expectOk<ListOf<EventObject>>(
-    await api.get(`/v1/events?type=generation.succeeded&limit=100&cursor=${encodeURIComponent(succeeded.next_cursor!)}`),
+    await api.get(
+      `/v1/events?type=generation.succeeded&limit=100&cursor=${encodeURIComponent(succeeded.next_cursor!)}`,
+    ),
   );
-  expect([...succeeded.data, ...succeeded2.data].map((e) => e.id)).toEqual(events.filter((e) => e.type === "generation.succeeded").map((e) => e.id));
+  expect([...succeeded.data, ...succeeded2.data].map((e) => e.id)).toEqual(
+    events.filter((e) => e.type === "generation.succeeded").map((e) => e.id),
+  );
 
   // Bad queries, as for generations.
   await expectError(await api.get("/v1/events?type=generation.started"), 400, "invalid_parameter", { param: "type" });
-  await expectError(await api.get("/v1/events?type=generation.failed,nope"), 400, "invalid_parameter", { param: "type" });
+  await expectError(await api.get("/v1/events?type=generation.failed,nope"), 400, "invalid_parameter", {
+    param: "type",
+  });
   await expectError(await api.get("/v1/events?limit=0"), 400, "invalid_parameter", { param: "limit" });
   await expectError(await api.get("/v1/events?limit=101"), 400, "invalid_parameter", { param: "limit" });
   await expectError(await api.get("/v1/events?cursor=not-a-cursor"), 400, "invalid_parameter", { param: "cursor" });
@@ -124,7 +144,8 @@ test("events: one per ended run, newest first, paged with limit 1 + cursor, filt
   await expectError(await api.get("/v1/events?colour=red"), 400, "invalid_parameter", { param: "colour" });
 
   // One by one: the same object as in the list.
-  for (const event of events) expect(await expectOk<EventObject>(await api.get(`/v1/events/${event.id}`))).toEqual(event);
+  for (const event of events)
+    expect(await expectOk<EventObject>(await api.get(`/v1/events/${event.id}`))).toEqual(event);
 
   // A read-only key reads events and deliveries.
   const readOnly = new Api(request, spec, createKey(tenant.workspaceId, { scopes: ["generations:read"] }, spec).key);
@@ -134,7 +155,9 @@ test("events: one per ended run, newest first, paged with limit 1 + cursor, filt
   // A key without generations:read does not.
   const writeOnly = new Api(request, spec, createKey(tenant.workspaceId, { scopes: ["generations:write"] }, spec).key);
   await expectError(await writeOnly.get("/v1/events"), 403, "permission_denied", { message: /generations:read/ });
-  await expectError(await writeOnly.get(`/v1/events/${events[0]!.id}`), 403, "permission_denied", { message: /generations:read/ });
+  await expectError(await writeOnly.get(`/v1/events/${events[0]!.id}`), 403, "permission_denied", {
+    message: /generations:read/,
+  });
 
   // Another workspace: none listed, each one 404, as are unknown ids.
   const stranger = newTenant(request, spec, "1.00", "wh-events-stranger").api;
@@ -149,16 +172,26 @@ test("events: one per ended run, newest first, paged with limit 1 + cursor, filt
   await expectError(await api.post("/v1/events/evt_doesnotexist0000000000/resend"), 404, "resource_not_found");
 });
 
-test("resend to every destination and to one endpoint: new pending deliveries that arrive with the same webhook-id and bytes", async ({ request }) => {
+test("resend to every destination and to one endpoint: new pending deliveries that arrive with the same webhook-id and bytes", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-resend").api;
   const secret = (await readSecret(api)).secret;
-  const p = { run: receiver.path("resend-run"), endpoint: receiver.path("resend-endpoint"), other: receiver.path("resend-other") };
+  const p = {
+    run: receiver.path("resend-run"),
+    endpoint: receiver.path("resend-endpoint"),
+    other: receiver.path("resend-other"),
+  };
   const endpoint = await createEndpoint(api, { url: receiver.url(p.endpoint) });
   const other = await createEndpoint(api, { url: receiver.url(p.other) });
   const run = await endedRun(api, receiver.url(p.run));
   const event = await eventOfRun(api, run);
   const originals = await finalDeliveries(api, `/v1/events/${event.id}/deliveries`, 3);
-  const original = { run: receiver.at(p.run)[0]!, endpoint: receiver.at(p.endpoint)[0]!, other: receiver.at(p.other)[0]! };
+  const original = {
+    run: receiver.at(p.run)[0]!,
+    endpoint: receiver.at(p.endpoint)[0]!,
+    other: receiver.at(p.other)[0]!,
+  };
 
   // Every destination.
   const allRes = await api.post(`/v1/events/${event.id}/resend`);
@@ -181,11 +214,19 @@ test("resend to every destination and to one endpoint: new pending deliveries th
   await finalDeliveries(api, `/v1/events/${event.id}/deliveries`, 6);
 
   // One endpoint.
-  const one = await expectOk<{ object: string; data: Delivery[] }>(await api.post(`/v1/events/${event.id}/resend`, { webhook_id: endpoint.id }), 201);
+  const one = await expectOk<{ object: string; data: Delivery[] }>(
+    await api.post(`/v1/events/${event.id}/resend`, { webhook_id: endpoint.id }),
+    201,
+  );
   expect(one.object).toBe("list");
   expect(one.data).toHaveLength(1);
   expectDeliveryShape(one.data[0]!);
-  expect(one.data[0]).toMatchObject({ event_id: event.id, webhook_id: endpoint.id, url: receiver.url(p.endpoint), status: "pending" });
+  expect(one.data[0]).toMatchObject({
+    event_id: event.id,
+    webhook_id: endpoint.id,
+    url: receiver.url(p.endpoint),
+    status: "pending",
+  });
   await receiver.waitFor(p.endpoint, 3);
   await sleep(800);
   expect(receiver.at(p.run)).toHaveLength(2);
@@ -211,7 +252,9 @@ test("resend to every destination and to one endpoint: new pending deliveries th
   let cursor: string | null = null;
   for (let page = 0; page < 10; page++) {
     const qs: string = cursor ? `limit=1&cursor=${encodeURIComponent(cursor)}` : "limit=1";
-    const body: ListOf<Delivery> = await expectOk<ListOf<Delivery>>(await api.get(`/v1/webhooks/${endpoint.id}/deliveries?${qs}`));
+    const body: ListOf<Delivery> = await expectOk<ListOf<Delivery>>(
+      await api.get(`/v1/webhooks/${endpoint.id}/deliveries?${qs}`),
+    );
     expect(body.object).toBe("list");
     walked.push(...body.data);
     if (!body.has_more) break;
@@ -223,11 +266,18 @@ test("resend to every destination and to one endpoint: new pending deliveries th
   // The event's deliveries: 3 + 3 + 1, newest first.
   const byEvent = await finalDeliveries(api, `/v1/events/${event.id}/deliveries`, 7);
   expect(byEvent[0]!.id).toBe(one.data[0]!.id);
-  expect(byEvent.slice(4).map((d) => d.id).sort()).toEqual(originals.map((d) => d.id).sort());
+  expect(
+    byEvent
+      .slice(4)
+      .map((d) => d.id)
+      .sort(),
+  ).toEqual(originals.map((d) => d.id).sort());
   expect(byEvent.every((d) => d.event_id === event.id)).toBe(true);
 });
 
-test("resend to a disabled endpoint is sent anyway; to another workspace's or an unknown endpoint → refused, nothing sent", async ({ request }) => {
+test("resend to a disabled endpoint is sent anyway; to another workspace's or an unknown endpoint → refused, nothing sent", async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-resend-more").api;
   const secret = (await readSecret(api)).secret;
   const p = { endpoint: receiver.path("resend-disabled"), stranger: receiver.path("resend-stranger") };
@@ -238,7 +288,10 @@ test("resend to a disabled endpoint is sent anyway; to another workspace's or an
   await finalDeliveries(api, `/v1/events/${event.id}/deliveries`, 1);
 
   await expectOk(await patch(api, `/v1/webhooks/${endpoint.id}`, { enabled: false }));
-  const one = await expectOk<{ data: Delivery[] }>(await api.post(`/v1/events/${event.id}/resend`, { webhook_id: endpoint.id }), 201);
+  const one = await expectOk<{ data: Delivery[] }>(
+    await api.post(`/v1/events/${event.id}/resend`, { webhook_id: endpoint.id }),
+    201,
+  );
   expect(one.data).toHaveLength(1);
   expect(one.data[0]).toMatchObject({ webhook_id: endpoint.id, status: "pending", event_id: event.id });
   const [, again] = await receiver.waitFor(p.endpoint, 2);
@@ -252,8 +305,12 @@ test("resend to a disabled endpoint is sent anyway; to another workspace's or an
     if (res.status() === 400) await expectError(res, 400, "invalid_parameter", { param: "webhook_id" });
     else await expectError(res, 404, "resource_not_found");
   }
-  await expectError(await api.post(`/v1/events/${event.id}/resend`, { webhook_id: 42 }), 400, "invalid_parameter", { param: "webhook_id" });
-  await expectError(await api.post(`/v1/events/${event.id}/resend`, { colour: "red" }), 400, "invalid_parameter", { param: "colour" });
+  await expectError(await api.post(`/v1/events/${event.id}/resend`, { webhook_id: 42 }), 400, "invalid_parameter", {
+    param: "webhook_id",
+  });
+  await expectError(await api.post(`/v1/events/${event.id}/resend`, { colour: "red" }), 400, "invalid_parameter", {
+    param: "colour",
+  });
   await sleep(800);
   expect(receiver.at(p.stranger)).toEqual([]);
   expect(await deliveriesOf(stranger, `/v1/webhooks/${strangers.id}/deliveries`)).toEqual([]);

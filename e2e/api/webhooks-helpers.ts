@@ -55,7 +55,17 @@ export interface Endpoint {
   created_at: string;
   updated_at: string;
 }
-export const ENDPOINT_KEYS = ["created_at", "description", "disabled_reason", "enabled", "event_types", "id", "object", "updated_at", "url"];
+export const ENDPOINT_KEYS = [
+  "created_at",
+  "description",
+  "disabled_reason",
+  "enabled",
+  "event_types",
+  "id",
+  "object",
+  "updated_at",
+  "url",
+];
 
 export interface EventObject {
   id: string;
@@ -87,7 +97,17 @@ export interface Delivery {
   next_attempt_at: string | null;
   created_at: string;
 }
-export const DELIVERY_KEYS = ["attempts", "created_at", "event_id", "id", "next_attempt_at", "object", "status", "url", "webhook_id"];
+export const DELIVERY_KEYS = [
+  "attempts",
+  "created_at",
+  "event_id",
+  "id",
+  "next_attempt_at",
+  "object",
+  "status",
+  "url",
+  "webhook_id",
+];
 
 export interface Secret {
   object: "webhook_secret";
@@ -180,7 +200,11 @@ export async function endedRun(api: Api, webhook?: string): Promise<Generation> 
 
 /** A run that fails: atelier/type-card refuses text that is only blanks (it passes the schema). */
 export async function failedRun(api: Api, webhook?: string): Promise<Generation> {
-  const { gen } = await api.create({ model: "atelier/type-card", input: { text: "   " }, ...(webhook ? { webhook } : {}) });
+  const { gen } = await api.create({
+    model: "atelier/type-card",
+    input: { text: "   " },
+    ...(webhook ? { webhook } : {}),
+  });
   const done = await api.waitFinal(gen.id);
   expect(done.status, "a blank type card fails").toBe("failed");
   return done;
@@ -221,7 +245,10 @@ export async function allEvents(api: Api, query: Record<string, string> = {}): P
 /** The one event a run wrote when it ended. */
 export async function eventOfRun(api: Api, run: Generation): Promise<EventObject> {
   const events = (await allEvents(api)).filter((e) => e.data.id === run.id);
-  expect(events.map((e) => e.type), `one event for ${run.id}`).toEqual([`generation.${run.status}`]);
+  expect(
+    events.map((e) => e.type),
+    `one event for ${run.id}`,
+  ).toEqual([`generation.${run.status}`]);
   return events[0]!;
 }
 
@@ -284,7 +311,13 @@ export class Receiver {
       req.on("end", () => {
         const raw = Buffer.concat(chunks);
         const p = req.url ?? "";
-        this.arrivals.push({ method: req.method ?? "", path: p, headers: req.headers, raw, body: raw.toString("utf8") });
+        this.arrivals.push({
+          method: req.method ?? "",
+          path: p,
+          headers: req.headers,
+          raw,
+          body: raw.toString("utf8"),
+        });
         const script = this.scripts.get(p) ?? [{ status: 204 }];
         const n = this.at(p).length;
         const answer = script[Math.min(n - 1, script.length - 1)]!;
@@ -318,7 +351,9 @@ export class Receiver {
   answer(p: string, ...answers: (number | Answer)[]): void {
     this.scripts.set(
       p,
-      answers.map((a) => (typeof a === "number" ? { status: a, body: a >= 400 ? `status ${a} from the receiver` : "" } : a)),
+      answers.map((a) =>
+        typeof a === "number" ? { status: a, body: a >= 400 ? `status ${a} from the receiver` : "" } : a,
+      ),
     );
   }
 
@@ -328,7 +363,9 @@ export class Receiver {
 
   /** Waits until `count` requests arrived at the path; returns them. */
   async waitFor(p: string, count: number): Promise<Arrival[]> {
-    await expect.poll(() => this.at(p).length, { timeout: 15_000, message: `${count} requests at ${p}` }).toBeGreaterThanOrEqual(count);
+    await expect
+      .poll(() => this.at(p).length, { timeout: 15_000, message: `${count} requests at ${p}` })
+      .toBeGreaterThanOrEqual(count);
     return this.at(p);
   }
 }
@@ -341,27 +378,39 @@ export function sleep(ms: number): Promise<void> {
 // Standard Webhooks
 
 /** The three signing headers as one string each (what a receiver hands to `verify`). */
-export function signingHeaders(arrival: Arrival): Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string> {
+export function signingHeaders(
+  arrival: Arrival,
+): Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string> {
   const one = (name: string): string => {
     const v = arrival.headers[name];
     expect(typeof v, `one ${name} header`).toBe("string");
     return v as string;
   };
-  return { "webhook-id": one("webhook-id"), "webhook-timestamp": one("webhook-timestamp"), "webhook-signature": one("webhook-signature") };
+  return {
+    "webhook-id": one("webhook-id"),
+    "webhook-timestamp": one("webhook-timestamp"),
+    "webhook-signature": one("webhook-signature"),
+  };
 }
 
 /** The v1 signature of an arrival's exact bytes with a secret, computed by hand. */
 export function hmacOf(secret: string, arrival: Arrival): string {
   const h = signingHeaders(arrival);
   const key = Buffer.from(secret.slice("whsec_".length), "base64");
-  const mac = createHmac("sha256", key).update(`${h["webhook-id"]}.${h["webhook-timestamp"]}.`).update(arrival.raw).digest("base64");
+  const mac = createHmac("sha256", key)
+    .update(`${h["webhook-id"]}.${h["webhook-timestamp"]}.`)
+    .update(arrival.raw)
+    .digest("base64");
   return `v1,${mac}`;
 }
 
 /** Verifies as a customer would (standardwebhooks); returns the parsed payload or throws. */
 export function verifyWith(secret: string, arrival: Arrival, signature?: string): unknown {
   const headers = signingHeaders(arrival);
-  return new Webhook(secret).verify(arrival.body, signature === undefined ? headers : { ...headers, "webhook-signature": signature });
+  return new Webhook(secret).verify(
+    arrival.body,
+    signature === undefined ? headers : { ...headers, "webhook-signature": signature },
+  );
 }
 
 /**
@@ -481,7 +530,10 @@ export async function purgeGuard(): Promise<() => void> {
 // DNS change would; everything else goes through the API.
 
 /** Runs statements (with `?` parameters) in one transaction on the server's store. */
-export async function writeServerStore(spec: ServerSpec, statements: [sql: string, params: unknown[]][]): Promise<void> {
+export async function writeServerStore(
+  spec: ServerSpec,
+  statements: [sql: string, params: unknown[]][],
+): Promise<void> {
   if (spec.pgDatabase === null) {
     const db = new Database(path.join(spec.dataDir, "atelier.sqlite"));
     try {
@@ -500,7 +552,10 @@ export async function writeServerStore(spec: ServerSpec, statements: [sql: strin
     await client.query("begin");
     for (const [sql, params] of statements) {
       let n = 0;
-      await client.query(sql.replace(/\?/g, () => `$${++n}`), params);
+      await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      );
     }
     await client.query("commit");
   } finally {

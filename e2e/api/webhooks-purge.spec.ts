@@ -42,7 +42,9 @@ test.afterAll(async () => {
   await receiver.stop();
 });
 
-test("purge --older-than-days 30 keeps today's events; 0 deletes them with their deliveries; the runs stay; new events still come", async ({ request }) => {
+test("purge --older-than-days 30 keeps today's events; 0 deletes them with their deliveries; the runs stay; new events still come", async ({
+  request,
+}) => {
   test.setTimeout(180_000);
   const release = await purgeGuard();
   try {
@@ -59,7 +61,8 @@ test("purge --older-than-days 30 keeps today's events; 0 deletes them with their
     expect(kept).toEqual({ object: "events_purge", deleted: 0 });
     // The default is 30 days too.
     expect(admin<Purged>(["events", "purge"], spec)).toEqual({ object: "events_purge", deleted: 0 });
-    for (const event of events) expect(await expectOk<EventObject>(await api.get(`/v1/events/${event.id}`))).toEqual(event);
+    for (const event of events)
+      expect(await expectOk<EventObject>(await api.get(`/v1/events/${event.id}`))).toEqual(event);
 
     const purged = admin<Purged>(["events", "purge", "--older-than-days", "0"], spec);
     expect(Object.keys(purged).sort()).toEqual(["deleted", "object"]);
@@ -76,7 +79,10 @@ test("purge --older-than-days 30 keeps today's events; 0 deletes them with their
     expect(await deliveriesOf(api, `/v1/webhooks/${endpoint.id}/deliveries`)).toEqual([]);
     // The runs themselves stay, and the endpoint.
     for (const run of runs) expect(await api.read(run.id)).toMatchObject({ id: run.id, status: "succeeded" });
-    expect(await expectOk(await api.get(`/v1/webhooks/${endpoint.id}`))).toMatchObject({ id: endpoint.id, enabled: true });
+    expect(await expectOk(await api.get(`/v1/webhooks/${endpoint.id}`))).toMatchObject({
+      id: endpoint.id,
+      enabled: true,
+    });
 
     // A run ending after the purge writes and delivers a new event.
     const later = await endedRun(api);
@@ -90,14 +96,19 @@ test("purge --older-than-days 30 keeps today's events; 0 deletes them with their
   }
 });
 
-test("the engine's scheduled purge deletes an event older than 30 days with its deliveries, and keeps one of 29 days", async ({ request }) => {
+test("the engine's scheduled purge deletes an event older than 30 days with its deliveries, and keeps one of 29 days", async ({
+  request,
+}) => {
   test.setTimeout(60_000);
   const release = await holdEvents();
   try {
     const api = newTenant(request, spec, "1.00", "wh-purge-scheduled").api;
     const p = receiver.path("scheduled");
     await createEndpoint(api, { url: receiver.url(p) });
-    const [old, recent] = [await eventOfRun(api, await endedRun(api)), await eventOfRun(api, await endedRun(api))] as [EventObject, EventObject];
+    const [old, recent] = [await eventOfRun(api, await endedRun(api)), await eventOfRun(api, await endedRun(api))] as [
+      EventObject,
+      EventObject,
+    ];
     for (const event of [old, recent]) await finalDeliveries(api, `/v1/events/${event.id}/deliveries`, 1);
 
     // Both ages in one transaction: any purge that sees the 31-day one also sees the 29-day one.
@@ -108,7 +119,10 @@ test("the engine's scheduled purge deletes an event older than 30 days with its 
     ]);
 
     await expect
-      .poll(async () => (await api.get(`/v1/events/${old.id}`)).status(), { timeout: 20_000, message: "the 31-day event is purged" })
+      .poll(async () => (await api.get(`/v1/events/${old.id}`)).status(), {
+        timeout: 20_000,
+        message: "the 31-day event is purged",
+      })
       .toBe(404);
     await expectError(await api.get(`/v1/events/${old.id}/deliveries`), 404, "resource_not_found");
     expect(await expectOk<EventObject>(await api.get(`/v1/events/${recent.id}`))).toEqual(recent);

@@ -11,7 +11,17 @@ import { expect, test } from "./fixtures";
 import { expectError, expectOk } from "./helpers";
 import { newTenant } from "./runs-helpers";
 import { SERVERS } from "./servers";
-import { createEndpoint, del, deliveriesOf, endedRun, eventOfRun, patch, readEndpoint, WEBHOOK_PORTS, writeServerStore } from "./webhooks-helpers";
+import {
+  createEndpoint,
+  del,
+  deliveriesOf,
+  endedRun,
+  eventOfRun,
+  patch,
+  readEndpoint,
+  WEBHOOK_PORTS,
+  writeServerStore,
+} from "./webhooks-helpers";
 
 const spec = SERVERS.main;
 
@@ -75,15 +85,21 @@ const REFUSED: [url: string, why: string][] = [
 
 const RUN = { model: "atelier/gradient", input: { prompt: "never started" } };
 
-test(`${REFUSED.length} refused URLs → 400 invalid_parameter on the field that named them (url, webhook, requests[i].webhook)`, async ({ request }) => {
+test(`${REFUSED.length} refused URLs → 400 invalid_parameter on the field that named them (url, webhook, requests[i].webhook)`, async ({
+  request,
+}) => {
   const api = newTenant(request, spec, "1.00", "wh-ssrf").api;
   const before = await api.credits();
   const endpoint = await createEndpoint(api, { url: "https://93.184.216.34/kept" });
   for (const [url, why] of REFUSED) {
     await test.step(`${url} (${why})`, async () => {
       await expectError(await api.post("/v1/webhooks", { url }), 400, "invalid_parameter", { param: "url" });
-      await expectError(await patch(api, `/v1/webhooks/${endpoint.id}`, { url }), 400, "invalid_parameter", { param: "url" });
-      await expectError(await api.post("/v1/generations", { ...RUN, webhook: url }), 400, "invalid_parameter", { param: "webhook" });
+      await expectError(await patch(api, `/v1/webhooks/${endpoint.id}`, { url }), 400, "invalid_parameter", {
+        param: "url",
+      });
+      await expectError(await api.post("/v1/generations", { ...RUN, webhook: url }), 400, "invalid_parameter", {
+        param: "webhook",
+      });
       await expectError(
         await api.post("/v1/batches", { requests: [{ ...RUN }, { ...RUN, webhook: url }] }),
         400,
@@ -105,9 +121,15 @@ test("an https URL to a public IP literal is accepted at registration", async ({
   const api = newTenant(request, spec, "1.00", "wh-ssrf-ok").api;
   const endpoint = await createEndpoint(api, { url: "https://93.184.216.34/hook" });
   expect(endpoint).toMatchObject({ url: "https://93.184.216.34/hook", enabled: true });
-  const moved = await expectOk<{ url: string }>(await patch(api, `/v1/webhooks/${endpoint.id}`, { url: "https://93.184.216.34:8443/other?x=1" }));
+  const moved = await expectOk<{ url: string }>(
+    await patch(api, `/v1/webhooks/${endpoint.id}`, { url: "https://93.184.216.34:8443/other?x=1" }),
+  );
   expect(moved.url).toBe("https://93.184.216.34:8443/other?x=1");
-  expect(await expectOk(await del(api, `/v1/webhooks/${endpoint.id}`))).toEqual({ id: endpoint.id, object: "webhook_endpoint", deleted: true });
+  expect(await expectOk(await del(api, `/v1/webhooks/${endpoint.id}`))).toEqual({
+    id: endpoint.id,
+    object: "webhook_endpoint",
+    deleted: true,
+  });
 });
 
 const INSECURE_REFUSED: [url: string, why: string][] = [
@@ -123,16 +145,27 @@ const INSECURE_REFUSED: [url: string, why: string][] = [
   ["http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook", "Teredo"],
 ];
 
-test(`WEBHOOK_ALLOW_INSECURE=1 allows http and loopback/private receivers, and still refuses ${INSECURE_REFUSED.length} others`, async ({ request }) => {
+test(`WEBHOOK_ALLOW_INSECURE=1 allows http and loopback/private receivers, and still refuses ${INSECURE_REFUSED.length} others`, async ({
+  request,
+}) => {
   const api = newTenant(request, SERVERS.webhooks, "1.00", "wh-ssrf-insecure").api;
   for (const [url, why] of INSECURE_REFUSED) {
     await test.step(`${url} (${why})`, async () => {
       await expectError(await api.post("/v1/webhooks", { url }), 400, "invalid_parameter", { param: "url" });
-      await expectError(await api.post("/v1/generations", { ...RUN, webhook: url }), 400, "invalid_parameter", { param: "webhook" });
+      await expectError(await api.post("/v1/generations", { ...RUN, webhook: url }), 400, "invalid_parameter", {
+        param: "webhook",
+      });
     });
   }
   // Registered only: no run ends in this workspace, so nothing is sent to them.
-  for (const url of ["http://127.0.0.1:3357/hook", "http://localhost:3357/hook", "http://[::1]:3357/hook", "http://10.1.2.3/hook", "http://192.168.1.20:8080/hook", "http://[fd00::5]/hook"]) {
+  for (const url of [
+    "http://127.0.0.1:3357/hook",
+    "http://localhost:3357/hook",
+    "http://[::1]:3357/hook",
+    "http://10.1.2.3/hook",
+    "http://192.168.1.20:8080/hook",
+    "http://[fd00::5]/hook",
+  ]) {
     const endpoint = await createEndpoint(api, { url });
     expect(endpoint.url).toBe(url);
     await expectOk(await del(api, `/v1/webhooks/${endpoint.id}`));
@@ -140,7 +173,9 @@ test(`WEBHOOK_ALLOW_INSECURE=1 allows http and loopback/private receivers, and s
   expect(await api.listAll()).toEqual([]);
 });
 
-test("every attempt checks the address again at connect time: a name that now resolves to loopback is refused and nothing connects", async ({ request }) => {
+test("every attempt checks the address again at connect time: a name that now resolves to loopback is refused and nothing connects", async ({
+  request,
+}) => {
   // A listener where the delivery would land if the connect-time check let it through.
   const connections: string[] = [];
   const listener: Server = createServer((socket) => {
@@ -157,7 +192,9 @@ test("every attempt checks the address again at connect time: a name that now re
     // Since registration the endpoint's host has come to mean this machine: the store now says
     // "localhost", as a DNS change would make of a checked name. Registration would refuse it.
     const target = `https://localhost:${WEBHOOK_PORTS.refusedTarget}/hook`;
-    await expectError(await patch(api, `/v1/webhooks/${endpoint.id}`, { url: target }), 400, "invalid_parameter", { param: "url" });
+    await expectError(await patch(api, `/v1/webhooks/${endpoint.id}`, { url: target }), 400, "invalid_parameter", {
+      param: "url",
+    });
     await writeServerStore(spec, [["update webhook_endpoints set url = ? where id = ?", [target, endpoint.id]]]);
 
     const event = await eventOfRun(api, await endedRun(api));
@@ -175,7 +212,9 @@ test("every attempt checks the address again at connect time: a name that now re
       )
       .toBeGreaterThanOrEqual(1);
     expect(attempts[0]).toMatchObject({ response_status: null });
-    expect(attempts[0]!.error).toMatch(/^refused address: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/);
+    expect(attempts[0]!.error).toMatch(
+      /^refused address: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/,
+    );
     expect(connections, "nothing connected to the listener").toEqual([]);
   } finally {
     await new Promise((resolve) => listener.close(resolve));

@@ -48,7 +48,10 @@ test("an unknown page and another workspace's run answer a 404 page", async ({ p
     await expect(page.getByRole("heading", { name: "This page does not exist" })).toBeVisible();
   }
   const other = newUser("creator");
-  const otherRun = await request.post("/v1/generations", { headers: { "x-api-key": newKey(other.workspaceId) }, data: { model: "atelier/gradient", input: { prompt: "theirs" } } });
+  const otherRun = await request.post("/v1/generations", {
+    headers: { "x-api-key": newKey(other.workspaceId) },
+    data: { model: "atelier/gradient", input: { prompt: "theirs" } },
+  });
   expect(otherRun.status()).toBe(201);
   expect((await page.goto(`/runs/${((await otherRun.json()) as { id: string }).id}`))?.status()).toBe(404);
   await page.getByRole("link", { name: "Back to the catalog" }).click();
@@ -64,9 +67,16 @@ test("a run the workspace cannot pay for says how to add credit", async ({ page 
   await expect(page.getByTestId("credit-help")).toContainText("An operator adds credit on the Ops page");
 });
 
-test("a person who missed the first start's demo sign-in gets in with a password the admin CLI sets", async ({ page }) => {
+test("a person who missed the first start's demo sign-in gets in with a password the admin CLI sets", async ({
+  page,
+}) => {
   // The studio server started on an empty store, so it made the demo login and printed it once.
-  const reset = admin<{ email: string; role: string; password: string }>(["user", "password", "--email", "demo@atelier.local"]);
+  const reset = admin<{ email: string; role: string; password: string }>([
+    "user",
+    "password",
+    "--email",
+    "demo@atelier.local",
+  ]);
   expect(reset).toMatchObject({ email: "demo@atelier.local", role: "ops" });
   expect(reset.password).toMatch(/^[A-Za-z0-9_-]{12}$/);
   await signIn(page, { email: "demo@atelier.local", password: reset.password });

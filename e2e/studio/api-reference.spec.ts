@@ -15,19 +15,27 @@ function requestsOf(page: Page): string[] {
 
 /** What left this origin: nothing may (data: and blob: URLs never leave the browser). */
 function foreign(urls: string[]): string[] {
-  return urls.filter((url) => !url.startsWith(`${STUDIO_URL}/`) && !url.startsWith("data:") && !url.startsWith("blob:"));
+  return urls.filter(
+    (url) => !url.startsWith(`${STUDIO_URL}/`) && !url.startsWith("data:") && !url.startsWith("blob:"),
+  );
 }
 
 interface OpenApiDocument {
   info: { title: string };
-  paths: Record<string, Record<string, { summary: string; "x-codeSamples"?: Array<{ lang: string; label: string; source: string }> }>>;
+  paths: Record<
+    string,
+    Record<string, { summary: string; "x-codeSamples"?: Array<{ lang: string; label: string; source: string }> }>
+  >;
   webhooks: Record<string, { post: { summary: string } }>;
 }
 
 /** The first page of the reference takes a while on a busy 2-core machine: Scalar parses the whole document. */
 const RENDER = { timeout: 30_000 };
 
-test("signed out, /docs/api draws the server's OpenAPI document and asks nothing of any other origin", async ({ page, request }) => {
+test("signed out, /docs/api draws the server's OpenAPI document and asks nothing of any other origin", async ({
+  page,
+  request,
+}) => {
   const docRes = await request.get("/v1/openapi.json");
   expect(docRes.status(), await docRes.text()).toBe(200);
   const doc = (await docRes.json()) as OpenApiDocument;
@@ -56,10 +64,15 @@ test("signed out, /docs/api draws the server's OpenAPI document and asks nothing
   const sidebar = page.getByRole("complementary", { name: `Sidebar for ${doc.info.title}` });
   await sidebar.getByRole("link", { name: "Generations", exact: true }).click();
   await sidebar.getByRole("link", { name: new RegExp(`^${start.summary} HTTP Method: POST$`) }).click();
-  const operation = page.locator("section").filter({ has: page.getByRole("heading", { name: start.summary, exact: true }) }).last();
+  const operation = page
+    .locator("section")
+    .filter({ has: page.getByRole("heading", { name: start.summary, exact: true }) })
+    .last();
   await expect(operation.getByRole("heading", { name: start.summary, exact: true })).toBeVisible();
   await expect(operation.getByText("/v1/generations", { exact: true }).first()).toBeVisible();
-  await expect(operation.getByText(curl.source.split("\n")[0]!.replace(/ \\$/, ""), { exact: false }).first()).toBeVisible();
+  await expect(
+    operation.getByText(curl.source.split("\n")[0]!.replace(/ \\$/, ""), { exact: false }).first(),
+  ).toBeVisible();
   // Its samples are the document's x-codeSamples: curl and the TypeScript SDK.
   await operation.getByRole("button", { name: /curl/ }).first().click();
   await expect(page.getByRole("option", { name: "SDK" })).toBeVisible();
@@ -76,7 +89,13 @@ test("signed out, /docs/api draws the server's OpenAPI document and asks nothing
 });
 
 test("on a phone in dark mode the reference fits the screen and follows the system's colours", async ({ browser }) => {
-  const context = await browser.newContext({ baseURL: STUDIO_URL, viewport: { width: 390, height: 844 }, colorScheme: "dark", isMobile: true, hasTouch: true });
+  const context = await browser.newContext({
+    baseURL: STUDIO_URL,
+    viewport: { width: 390, height: 844 },
+    colorScheme: "dark",
+    isMobile: true,
+    hasTouch: true,
+  });
   const page = await context.newPage();
   const urls = requestsOf(page);
   await page.goto("/docs/api");
@@ -97,7 +116,11 @@ test("on a phone in dark mode the reference fits the screen and follows the syst
 
   // The sections are a menu away.
   await page.getByRole("button", { name: /open menu/i }).click();
-  await expect(page.getByRole("complementary", { name: "Sidebar for Atelier API" }).getByRole("link", { name: "Webhook events", exact: true })).toBeVisible();
+  await expect(
+    page
+      .getByRole("complementary", { name: "Sidebar for Atelier API" })
+      .getByRole("link", { name: "Webhook events", exact: true }),
+  ).toBeVisible();
   await screenshot(page, "api-reference-phone-dark-menu", { fullPage: false });
   expect(foreign(urls)).toEqual([]);
   await context.close();
@@ -111,7 +134,16 @@ test("when the document cannot be read the page says so, with the request id, an
       ? route.fulfill({
           status: 503,
           contentType: "application/json",
-          body: JSON.stringify({ error: { type: "api_error", code: "service_unavailable", message: "The service is starting.", param: null, doc_url: null, request_id: "req_test503" } }),
+          body: JSON.stringify({
+            error: {
+              type: "api_error",
+              code: "service_unavailable",
+              message: "The service is starting.",
+              param: null,
+              doc_url: null,
+              request_id: "req_test503",
+            },
+          }),
         })
       : route.continue(),
   );

@@ -52,7 +52,8 @@ async function pageLuminanceIsDark(page: Page): Promise<boolean> {
   });
 }
 
-const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name, exact: true });
+const nav = (page: Page, name: string) =>
+  page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name, exact: true });
 
 test.describe("dark mode", () => {
   test.use({ colorScheme: "dark" });
@@ -74,7 +75,9 @@ test.describe("dark mode", () => {
     const card = page.getByTestId("model-card").filter({ hasText: "atelier/promo-video@2" });
     await expectLegible(card.getByRole("link"));
     await expectLegible(card.getByText("Preset v2"));
-    await expectLegible(page.getByTestId("model-card").filter({ hasText: "atelier/gradient-classic" }).getByText("Deprecated"));
+    await expectLegible(
+      page.getByTestId("model-card").filter({ hasText: "atelier/gradient-classic" }).getByText("Deprecated"),
+    );
     await expectLegible(page.getByTestId("balance"));
     await screenshot(page, "dark-catalog");
 
@@ -94,7 +97,9 @@ test.describe("dark mode", () => {
     await expect(pill).toHaveAttribute("data-status", "succeeded", { timeout: 45_000 });
     await expectLegible(pill);
     const image = page.getByTestId("output-image").first();
-    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+      .toBeGreaterThan(0);
     // Dark mode is the palette only: outputs are never inverted or dimmed.
     await expect(image).toHaveCSS("filter", "none");
     await screenshot(page, "dark-model-page");
@@ -147,7 +152,8 @@ test.describe("dark mode", () => {
     await expectLegible(page.getByTestId("ops-queued"));
     await expectLegible(page.getByRole("button", { name: "Add credit" }));
     await expectLegible(page.getByRole("button", { name: "Filter" }));
-    for (const p of (await page.getByTestId("ops-run").getByTestId("status-pill").all()).slice(0, 6)) await expectLegible(p);
+    for (const p of (await page.getByTestId("ops-run").getByTestId("status-pill").all()).slice(0, 6))
+      await expectLegible(p);
     await screenshot(page, "dark-ops");
   });
 
@@ -169,7 +175,12 @@ test.describe("dark mode", () => {
     await expect(async () => {
       release();
       held = new Promise<void>((resolve) => (release = resolve));
-      const prefetched = page.waitForResponse((r) => /\/keys(\?|$)/.test(r.url()) && isPrefetch(r.request().headers()) && !r.request().headers()["next-router-segment-prefetch"]);
+      const prefetched = page.waitForResponse(
+        (r) =>
+          /\/keys(\?|$)/.test(r.url()) &&
+          isPrefetch(r.request().headers()) &&
+          !r.request().headers()["next-router-segment-prefetch"],
+      );
       await page.goto("/catalog");
       await prefetched;
       await nav(page, "API keys").click();
@@ -182,7 +193,10 @@ test.describe("dark mode", () => {
     await expect(skeleton).toHaveCount(0);
   });
 
-  test("a page that fails on the server shows the error state with its reference; the frame stays", async ({ page, request }) => {
+  test("a page that fails on the server shows the error state with its reference; the frame stays", async ({
+    page,
+    request,
+  }) => {
     // A real failure on real data: a run whose stored input is no longer JSON makes the run page
     // throw inside lib/core, an unexpected error rather than an ApiError.
     const user = newUser("creator", "1");
@@ -237,7 +251,9 @@ test.describe("phone", () => {
     await page.getByLabel("Prompt", { exact: true }).fill("a kite over the dunes");
     await expect(page.getByTestId("quote")).toContainText("Cost $0.003");
     await page.getByRole("button", { name: /^Run/ }).click();
-    await expect(page.getByTestId("status-pill").first()).toHaveAttribute("data-status", "succeeded", { timeout: 45_000 });
+    await expect(page.getByTestId("status-pill").first()).toHaveAttribute("data-status", "succeeded", {
+      timeout: 45_000,
+    });
     await expect(page.getByTestId("output-image").first()).toBeVisible();
     await expectNoSidewaysScroll(page);
     await expectLegible(page.getByRole("heading", { name: "Artwork" }).first());

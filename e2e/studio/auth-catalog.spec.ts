@@ -3,7 +3,9 @@
 import { expect, test } from "@playwright/test";
 import { newUser, screenshot, signIn } from "./helpers";
 
-test("signed-out visitors are sent to sign-in; a wrong password says so; a right one opens the catalog", async ({ page }) => {
+test("signed-out visitors are sent to sign-in; a wrong password says so; a right one opens the catalog", async ({
+  page,
+}) => {
   const user = newUser("creator", "5");
   await page.goto("/catalog");
   await expect(page).toHaveURL(/\/sign-in$/);
@@ -13,7 +15,9 @@ test("signed-out visitors are sent to sign-in; a wrong password says so; a right
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill("not the password");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "do not match" })).toHaveText("That email and password do not match a user.");
+  await expect(page.getByRole("alert").filter({ hasText: "do not match" })).toHaveText(
+    "That email and password do not match a user.",
+  );
 
   await signIn(page, user);
   await expect(page.getByText(user.workspaceName)).toBeVisible();
@@ -24,7 +28,9 @@ test("signed-out visitors are sent to sign-in; a wrong password says so; a right
   await expect(page).toHaveURL(/\/sign-in$/);
 });
 
-test("the catalog shows every entry with its price and badges, filtered by modality, task and search", async ({ page }) => {
+test("the catalog shows every entry with its price and badges, filtered by modality, task and search", async ({
+  page,
+}) => {
   await signIn(page, newUser("creator", "0.50"));
   const cards = page.getByTestId("model-card");
   await expect(cards.first()).toBeVisible();

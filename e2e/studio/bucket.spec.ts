@@ -32,7 +32,12 @@ const RESULT_SCREENSHOT = path.join(REPO_ROOT, "test-results", "e2e-studio", "bu
  * origin), in a process of its own: the module reads import.meta, so a spec that Playwright
  * compiles to CommonJS cannot import startTestS3Server ("exports is not defined in ES module scope").
  */
-const S3 = { port: 3495, bucket: "atelier-studio-e2e", endpoint: "http://127.0.0.1:3495", dataDir: path.join(REPO_ROOT, ".data-e2e", "studio-bucket-s3") } as const;
+const S3 = {
+  port: 3495,
+  bucket: "atelier-studio-e2e",
+  endpoint: "http://127.0.0.1:3495",
+  dataDir: path.join(REPO_ROOT, ".data-e2e", "studio-bucket-s3"),
+} as const;
 const S3_ORIGIN = new URL(S3.endpoint).origin;
 /** What test-s3-server.ts's env(prefix) gives a server process. */
 const BUCKET_ENV: Record<string, string> = {
@@ -69,9 +74,27 @@ function admin<T>(args: string[]): T {
 
 function newUser(): TestUser {
   const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const workspace = admin<{ id: string; name: string }>(["workspace", "create", "--name", `Bucket ${tag}`, "--credit", "5"]);
+  const workspace = admin<{ id: string; name: string }>([
+    "workspace",
+    "create",
+    "--name",
+    `Bucket ${tag}`,
+    "--credit",
+    "5",
+  ]);
   const email = `bucket-${tag}@example.com`;
-  admin(["user", "create", "--email", email, "--password", "studio-pass-1", "--workspace", workspace.id, "--role", "creator"]);
+  admin([
+    "user",
+    "create",
+    "--email",
+    email,
+    "--password",
+    "studio-pass-1",
+    "--workspace",
+    workspace.id,
+    "--role",
+    "creator",
+  ]);
   return { email, password: "studio-pass-1", workspaceId: workspace.id, workspaceName: workspace.name };
 }
 
@@ -85,7 +108,11 @@ interface Child {
 
 /** A TypeScript entry of the repo as one node process (no npx wrapper: the pid is the program itself). */
 function spawnRepo(args: string[], env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let err = "";
   child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -120,7 +147,14 @@ async function listKeys(prefix: string): Promise<string[]> {
   const keys: string[] = [];
   let marker: string | undefined;
   for (;;) {
-    const page = await s3Client!.send(new ListObjectsCommand({ Bucket: S3.bucket, MaxKeys: 1000, Prefix: prefix, ...(marker ? { Marker: marker } : {}) }));
+    const page = await s3Client!.send(
+      new ListObjectsCommand({
+        Bucket: S3.bucket,
+        MaxKeys: 1000,
+        Prefix: prefix,
+        ...(marker ? { Marker: marker } : {}),
+      }),
+    );
     const found = (page.Contents ?? []).flatMap((object) => (object.Key === undefined ? [] : [object.Key]));
     keys.push(...found);
     if (!page.IsTruncated || found.length === 0) break;
@@ -134,7 +168,18 @@ test.use({ baseURL: BASE_URL });
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
-  s3Server = spawnRepo([path.join(REPO_ROOT, "lib", "blobs", "testing", "test-s3-server.ts"), "--port", String(S3.port), "--dir", S3.dataDir, "--bucket", S3.bucket], {});
+  s3Server = spawnRepo(
+    [
+      path.join(REPO_ROOT, "lib", "blobs", "testing", "test-s3-server.ts"),
+      "--port",
+      String(S3.port),
+      "--dir",
+      S3.dataDir,
+      "--bucket",
+      S3.bucket,
+    ],
+    {},
+  );
   await waitFor200(s3Server, "s3rver", `${S3.endpoint}/`, 30_000);
   s3Client = new S3Client({
     region: "us-east-1",
@@ -168,7 +213,9 @@ test.afterAll(async () => {
   await stop(s3Server);
 });
 
-test("a direct upload of a sound goes from the browser straight to the bucket; a picture's thumbnail comes from it", async ({ page }) => {
+test("a direct upload of a sound goes from the browser straight to the bucket; a picture's thumbnail comes from it", async ({
+  page,
+}) => {
   await signIn(page, user);
   await page.goto("/files");
   await expect(page.getByRole("heading", { name: "Files", exact: true })).toBeVisible();
@@ -176,7 +223,9 @@ test("a direct upload of a sound goes from the browser straight to the bucket; a
 
   // The sound: PUT cross-origin to the bucket's presigned URL, then completed by a server action.
   const put = page.waitForRequest((r) => r.method() === "PUT");
-  await page.getByLabel("Choose a file to upload").setInputFiles({ name: "tone.wav", mimeType: "audio/wav", buffer: makeWav(1.5) });
+  await page
+    .getByLabel("Choose a file to upload")
+    .setInputFiles({ name: "tone.wav", mimeType: "audio/wav", buffer: makeWav(1.5) });
   const request = await put;
   const putUrl = new URL(request.url());
   expect(putUrl.origin).toBe(S3_ORIGIN);
@@ -195,8 +244,12 @@ test("a direct upload of a sound goes from the browser straight to the bucket; a
   expect(await listKeys(PREFIX)).not.toContain(objectKey);
 
   // A picture (uploaded through the studio) shows its thumbnail straight from the bucket.
-  const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toBuffer();
-  await page.getByLabel("Choose a file to upload").setInputFiles({ name: "swatch.png", mimeType: "image/png", buffer: png });
+  const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 40, g: 120, b: 200 } } })
+    .png()
+    .toBuffer();
+  await page
+    .getByLabel("Choose a file to upload")
+    .setInputFiles({ name: "swatch.png", mimeType: "image/png", buffer: png });
   await expect(page.getByTestId("upload-message")).toContainText(/Uploaded swatch\.png as file_/);
   const thumb = page.getByTestId("file-row").filter({ hasText: "swatch.png" }).getByTestId("file-thumbnail");
   await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(96);
@@ -220,7 +273,9 @@ test("a run from the model page shows its image loaded from the bucket", async (
   expect(runId).toMatch(/^gen_/);
 
   const image = view.getByTestId("output-image").first();
-  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  await expect
+    .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+    .toBeGreaterThan(0);
   const src = await image.evaluate((img: HTMLImageElement) => img.currentSrc || img.src);
   const srcUrl = new URL(src);
   expect(srcUrl.origin).toBe(S3_ORIGIN);
@@ -258,7 +313,10 @@ test("the run's Download link is a presigned bucket URL that answers with an att
   const bytes = await answer.body();
   // A PNG, and the same bytes the page shows.
   expect(bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
-  const shown = await view.getByTestId("output-image").first().evaluate((img: HTMLImageElement) => img.currentSrc || img.src);
+  const shown = await view
+    .getByTestId("output-image")
+    .first()
+    .evaluate((img: HTMLImageElement) => img.currentSrc || img.src);
   const shownBytes = await (await page.request.get(shown)).body();
   expect(bytes.equals(shownBytes)).toBe(true);
 });

@@ -28,17 +28,28 @@ async function waitForPictures(page: Page, ids: readonly string[]): Promise<void
     const image = card(page, id).getByTestId("model-card-image");
     await expect(image, `${id}'s card picture`).toBeVisible({ timeout: 120_000 });
     await image.scrollIntoViewIfNeeded();
-    await expect.poll(() => naturalWidth(image), { message: `${id}'s picture loads`, timeout: 15_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => naturalWidth(image), { message: `${id}'s picture loads`, timeout: 15_000 })
+      .toBeGreaterThan(0);
   }
 }
 
-test("cards show a real example output of each built-in model once made, served as a cached WebP", async ({ page, request }) => {
+test("cards show a real example output of each built-in model once made, served as a cached WebP", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(240_000);
   await signIn(page, newUser("creator", "5"));
   // No reload: while pictures are being made the page looks again on its own.
   await waitForPictures(page, IMAGE_MODELS);
   // Video shows its poster, audio a waveform; every built-in card ends with a picture.
-  await waitForPictures(page, ["atelier/title-motion", "atelier/pan-zoom", "atelier/promo-video@2", "atelier/music", "atelier/speech"]);
+  await waitForPictures(page, [
+    "atelier/title-motion",
+    "atelier/pan-zoom",
+    "atelier/promo-video@2",
+    "atelier/music",
+    "atelier/speech",
+  ]);
   await expect(page.getByTestId("model-card-icon")).toHaveCount(0);
 
   const src = await card(page, "atelier/artwork").getByTestId("model-card-image").getAttribute("src");
@@ -56,7 +67,10 @@ test("cards show a real example output of each built-in model once made, served 
   await expect(card(page, "atelier/qr-code").getByTestId("model-card-image")).toBeVisible();
   expect(await page.getByTestId("model-card-icon").count()).toBe(0);
 
-  for (const [name, viewport] of [["desktop", { width: 1440, height: 900 }], ["phone", { width: 390, height: 844 }]] as const) {
+  for (const [name, viewport] of [
+    ["desktop", { width: 1440, height: 900 }],
+    ["phone", { width: 390, height: 844 }],
+  ] as const) {
     await page.setViewportSize(viewport);
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });
@@ -84,7 +98,10 @@ test("a preset's versions are one card with a version picker that changes the li
   await expect(poster).toHaveAttribute("data-model-id", "atelier/gradient-poster@2");
   await expect(poster).toContainText("Preset v2");
   await expect(poster.getByTestId("model-card-price")).toHaveText("$0.006 / run");
-  await expect(poster.getByRole("link")).toHaveAttribute("href", `/catalog/atelier/${encodeURIComponent("gradient-poster@2")}`);
+  await expect(poster.getByRole("link")).toHaveAttribute(
+    "href",
+    `/catalog/atelier/${encodeURIComponent("gradient-poster@2")}`,
+  );
   const v1 = poster.getByRole("button", { name: /^Version 1/ });
   await expect(poster.getByRole("button", { name: "Version 2 (latest)" })).toHaveAttribute("aria-pressed", "true");
 
@@ -93,7 +110,10 @@ test("a preset's versions are one card with a version picker that changes the li
   await expect(poster).toHaveAttribute("data-model-id", "atelier/gradient-poster@1");
   await expect(poster).toContainText("Preset v1");
   await expect(poster.getByTestId("model-card-price")).toHaveText("$0.005 / run");
-  await expect(poster.getByRole("link")).toHaveAttribute("href", `/catalog/atelier/${encodeURIComponent("gradient-poster@1")}`);
+  await expect(poster.getByRole("link")).toHaveAttribute(
+    "href",
+    `/catalog/atelier/${encodeURIComponent("gradient-poster@1")}`,
+  );
   // Picking a version stays on the catalog; the card's link opens the picked one.
   await expect(page).toHaveURL(/\/catalog$/);
   await poster.getByRole("link").click();

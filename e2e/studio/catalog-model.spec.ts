@@ -14,7 +14,12 @@ async function runAndWait(page: Page, request: APIRequestContext, user: TestUser
 }
 
 /** Waits for the result area's run to reach `status` and reads it back from the API: source "studio". */
-async function expectStudioRun(page: Page, request: APIRequestContext, user: TestUser, status: string): Promise<string> {
+async function expectStudioRun(
+  page: Page,
+  request: APIRequestContext,
+  user: TestUser,
+  status: string,
+): Promise<string> {
   const view = page.getByTestId("run-view");
   await expect(view.getByTestId("status-pill")).toHaveAttribute("data-status", status, { timeout: 45_000 });
   const id = (await view.getAttribute("data-run-id"))!;
@@ -29,7 +34,11 @@ function keyOf(user: TestUser): string {
   return keys.get(user.workspaceId)!;
 }
 
-test("filter the catalog, open atelier/artwork, see field errors and the quote follow the input, run it", async ({ page, request, context }) => {
+test("filter the catalog, open atelier/artwork, see field errors and the quote follow the input, run it", async ({
+  page,
+  request,
+  context,
+}) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const user = newUser("creator", "5");
   await signIn(page, user);
@@ -66,10 +75,15 @@ test("filter the catalog, open atelier/artwork, see field errors and the quote f
   const apiRequest = page.getByTestId("api-request");
   await apiRequest.getByRole("button", { name: "Copy as JSON" }).click();
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('"model": "atelier/artwork"');
-  const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as { model: string; input: Record<string, unknown> };
+  const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as {
+    model: string;
+    input: Record<string, unknown>;
+  };
   expect(copied).toMatchObject({ model: "atelier/artwork", input: { num_images: 1 } });
   await apiRequest.getByRole("button", { name: "Copy as curl" }).click();
-  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(/^curl -X POST http:\/\/localhost:\d+\/v1\/generations/);
+  await expect
+    .poll(() => page.evaluate(() => navigator.clipboard.readText()))
+    .toMatch(/^curl -X POST http:\/\/localhost:\d+\/v1\/generations/);
   await page.getByText("The same run over the API").click();
   await expect(page.getByTestId("api-request").locator("pre")).toContainText('"model":"atelier/artwork"');
   await expect(page.getByTestId("api-request").locator("pre")).toContainText('"num_images":1');
@@ -86,7 +100,9 @@ test("filter the catalog, open atelier/artwork, see field errors and the quote f
   await runAndWait(page, request, user);
   const image = page.getByTestId("output-image").first();
   await expect(image).toBeVisible();
-  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  await expect
+    .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+    .toBeGreaterThan(0);
   await expect(page.getByTestId("run-cost")).toHaveText("$0.003");
   // The header follows the run: $5.00 less the charge, nothing left held.
   await expect(page.getByTestId("balance")).toHaveText(/^\$4\.997 available/);
@@ -126,7 +142,9 @@ test("a preset opens by its versioned ID; upload an image and upscale it", async
   await expect(page.getByTestId("quote")).toContainText(/Cost \$0\.006|Fill in the form/);
 
   await page.goto("/catalog/atelier/upscale");
-  const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 200, g: 80, b: 40 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 200, g: 80, b: 40 } } })
+    .png()
+    .toBuffer();
   await page.getByLabel("Upload Image").setInputFiles({ name: "swatch.png", mimeType: "image/png", buffer: png });
   await expect(page.getByTestId("file-thumbnail")).toBeVisible();
   await expect(page.getByTestId("quote")).toContainText("Cost $0.004");
@@ -143,7 +161,9 @@ test("an image chosen before the page has come alive is uploaded once it does", 
   await page.goto("/catalog/atelier/upscale", { waitUntil: "commit" });
   const picker = page.getByLabel("Upload Image");
   await picker.waitFor({ state: "attached" });
-  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 20, g: 160, b: 90 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 20, g: 160, b: 90 } } })
+    .png()
+    .toBuffer();
   await picker.setInputFiles({ name: "early.png", mimeType: "image/png", buffer: png });
   release();
   await expect(page.getByTestId("file-thumbnail")).toBeVisible();
@@ -163,9 +183,13 @@ test("a prompt and a count typed before the page has come alive are kept, priced
   await expect(page.getByTestId("quote")).toContainText("Cost $0.006");
   await expect(prompt).toHaveValue("typed early: a red fox in snow");
   // Taken once: nothing is recorded any more.
-  expect(await page.evaluate(() => "__atelierEarlyInput" in window && window.__atelierEarlyInput !== undefined)).toBe(false);
+  expect(await page.evaluate(() => "__atelierEarlyInput" in window && window.__atelierEarlyInput !== undefined)).toBe(
+    false,
+  );
   await page.getByText("The same run over the API").click();
-  await expect(page.getByTestId("api-request").locator("pre")).toContainText('"prompt":"typed early: a red fox in snow"');
+  await expect(page.getByTestId("api-request").locator("pre")).toContainText(
+    '"prompt":"typed early: a red fox in snow"',
+  );
   await expect(page.getByTestId("api-request").locator("pre")).toContainText('"num_images":2');
   // Typing after the page came alive is the form's own, as always.
   await prompt.fill("typed later");
@@ -180,7 +204,9 @@ test("a sound goes up as a direct upload and its waveform is drawn", async ({ pa
   await signIn(page, user);
   await page.goto("/catalog/atelier/waveform");
   await expect(page.getByRole("button", { name: "Upload a sound" })).toBeVisible();
-  await page.getByLabel("Upload Sound").setInputFiles({ name: "tone.wav", mimeType: "audio/wav", buffer: makeWav(1.5) });
+  await page
+    .getByLabel("Upload Sound")
+    .setInputFiles({ name: "tone.wav", mimeType: "audio/wav", buffer: makeWav(1.5) });
   await expect(page.getByTestId("file-thumbnail")).toContainText("1.5 s");
   await expect(page.getByRole("combobox", { name: "Choose Sound from files" })).toContainText("tone.wav · 1.5 s");
   await expect(page.getByLabel("Listen to tone.wav")).toBeVisible();
@@ -206,7 +232,9 @@ test("a sound goes up as a direct upload and its waveform is drawn", async ({ pa
   await screenshot(page, "model-direct-upload");
 
   // Something that is not a sound is refused by the upload, with the API's reason.
-  await page.getByLabel("Upload Sound").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
+  await page
+    .getByLabel("Upload Sound")
+    .setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
   await expect(page.getByRole("alert").filter({ hasText: "content_type" })).toBeVisible();
 });
 
@@ -221,7 +249,10 @@ test("a deprecated model says when it stops and links its replacement", async ({
   await expect(page.getByTestId("deprecated-banner")).toHaveCount(0);
 });
 
-test("a failed run shows its error message, on the model page and the run page, and is not charged", async ({ page, request }) => {
+test("a failed run shows its error message, on the model page and the run page, and is not charged", async ({
+  page,
+  request,
+}) => {
   const user = newUser("creator", "5");
   await signIn(page, user);
   await page.goto("/catalog/atelier/gradient");
@@ -243,10 +274,24 @@ test("a failed run shows its error message, on the model page and the run page, 
   await screenshot(page, "run-failed");
 });
 
-test("the result area shows the signed-in user's newest run of the model, not a colleague's", async ({ page, request }) => {
+test("the result area shows the signed-in user's newest run of the model, not a colleague's", async ({
+  page,
+  request,
+}) => {
   const alice = newUser("creator", "5");
   const bob = { email: `bob-${alice.workspaceId.slice(-8).toLowerCase()}@example.com`, password: "studio-pass-2" };
-  admin(["user", "create", "--email", bob.email, "--password", bob.password, "--workspace", alice.workspaceId, "--role", "creator"]);
+  admin([
+    "user",
+    "create",
+    "--email",
+    bob.email,
+    "--password",
+    bob.password,
+    "--workspace",
+    alice.workspaceId,
+    "--role",
+    "creator",
+  ]);
 
   await signIn(page, alice);
   await page.goto("/catalog/atelier/gradient");
@@ -254,7 +299,10 @@ test("the result area shows the signed-in user's newest run of the model, not a 
   await expect(page.getByTestId("quote")).toContainText("Cost $0.002");
   const mine = await runAndWait(page, request, alice);
   // A run of the same model over the API, after Alice's, is not hers either.
-  const started = await request.post("/v1/generations", { headers: { "x-api-key": keyOf(alice) }, data: { model: "atelier/gradient", input: { prompt: "from a key" } } });
+  const started = await request.post("/v1/generations", {
+    headers: { "x-api-key": keyOf(alice) },
+    data: { model: "atelier/gradient", input: { prompt: "from a key" } },
+  });
   expect(started.status()).toBe(201);
   await page.reload();
   await expect(page.getByTestId("run-view")).toHaveAttribute("data-run-id", mine);

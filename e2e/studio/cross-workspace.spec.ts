@@ -6,7 +6,17 @@
 // action's refusal, and no body holds A's workspace name or ID, the run's prompt or a blob link.
 // An operator of B still sees A's run on the ops pages (read-only, across workspaces by design).
 import { expect, test, type APIRequestContext, type APIResponse, type Browser, type Page } from "@playwright/test";
-import { admin, callAction, newUser, screenshot, serverActions, signIn, startRun, waitFinal, type TestUser } from "./helpers";
+import {
+  admin,
+  callAction,
+  newUser,
+  screenshot,
+  serverActions,
+  signIn,
+  startRun,
+  waitFinal,
+  type TestUser,
+} from "./helpers";
 import { STUDIO_URL } from "./playwright.config";
 
 interface WorkspaceA {
@@ -35,10 +45,20 @@ async function json<T>(res: APIResponse, status: number): Promise<T> {
 
 async function setUpWorkspaceA(request: APIRequestContext, browser: Browser): Promise<WorkspaceA> {
   const user = newUser("creator", "5");
-  const { id: keyId, key } = admin<{ id: string; key: string }>(["key", "create", "--workspace", user.workspaceId, "--name", "cross workspace"]);
+  const { id: keyId, key } = admin<{ id: string; key: string }>([
+    "key",
+    "create",
+    "--workspace",
+    user.workspaceId,
+    "--name",
+    "cross workspace",
+  ]);
   const secret = `pangolin${Date.now().toString(36)}`;
   const webhook = await json<{ id: string }>(
-    await request.post("/v1/webhooks", { ...api(key), data: { url: "http://127.0.0.1:9/cross-workspace-hook", description: `hook of ${secret}` } }),
+    await request.post("/v1/webhooks", {
+      ...api(key),
+      data: { url: "http://127.0.0.1:9/cross-workspace-hook", description: `hook of ${secret}` },
+    }),
     201,
   );
   const runId = await startRun(request, key, "atelier/gradient", { prompt: `a ${secret} at dusk` });
@@ -46,16 +66,28 @@ async function setUpWorkspaceA(request: APIRequestContext, browser: Browser): Pr
   const run = await json<{ output: { url: string }[] }>(await request.get(`/v1/generations/${runId}`, api(key)), 200);
   const blobKey = /\/v1\/blobs\/([^?]+)/.exec(run.output[0]!.url)![1]!;
   const file = await json<{ id: string }>(await request.post(`/v1/generations/${runId}/outputs/0/file`, api(key)), 201);
-  const upload = await json<{ id: string }>(await request.post("/v1/uploads", { ...api(key), data: { filename: "a.mp3", content_type: "audio/mpeg", bytes: 1000 } }), 201);
+  const upload = await json<{ id: string }>(
+    await request.post("/v1/uploads", {
+      ...api(key),
+      data: { filename: "a.mp3", content_type: "audio/mpeg", bytes: 1000 },
+    }),
+    201,
+  );
   const batch = await json<{ id: string }>(
-    await request.post("/v1/batches", { ...api(key), data: { requests: [{ model: "atelier/gradient", input: { prompt: `batch ${secret}` } }] } }),
+    await request.post("/v1/batches", {
+      ...api(key),
+      data: { requests: [{ model: "atelier/gradient", input: { prompt: `batch ${secret}` } }] },
+    }),
     201,
   );
   // The run's ending event, sent to the endpoint above.
   let eventId = "";
   await expect
     .poll(async () => {
-      const events = await json<{ data: { id: string; data: { id?: string } }[] }>(await request.get("/v1/events", api(key)), 200);
+      const events = await json<{ data: { id: string; data: { id?: string } }[] }>(
+        await request.get("/v1/events", api(key)),
+        200,
+      );
       eventId = events.data.find((e) => JSON.stringify(e).includes(runId))?.id ?? "";
       return eventId;
     })
@@ -72,7 +104,20 @@ async function setUpWorkspaceA(request: APIRequestContext, browser: Browser): Pr
   await expect(panel.getByTestId("share-url")).toHaveValue(/\/s\/[0-9A-Za-z]{24}\.[0-9A-Za-z_-]{22}$/);
   const shareUrl = await panel.getByTestId("share-url").inputValue();
   await context.close();
-  return { user, key, keyId, secret, runId, blobKey, fileId: file.id, uploadId: upload.id, batchId: batch.id, webhookId: webhook.id, eventId, shareUrl };
+  return {
+    user,
+    key,
+    keyId,
+    secret,
+    runId,
+    blobKey,
+    fileId: file.id,
+    uploadId: upload.id,
+    batchId: batch.id,
+    webhookId: webhook.id,
+    eventId,
+    shareUrl,
+  };
 }
 
 /** What no answer to B may hold (besides what B's own request named: an address echoes its query). */
@@ -99,18 +144,42 @@ const AS_RSC = { RSC: "1" };
 const NOT_FOUND_MARK = "NEXT_HTTP_ERROR_FALLBACK;404";
 
 /** A form action with a FormData argument, encoded as React does (`$K1` names the form's fields `1_…`). */
-async function callFormAction(page: Page, pagePath: string, id: string, fields: Record<string, string>): Promise<APIResponse> {
+async function callFormAction(
+  page: Page,
+  pagePath: string,
+  id: string,
+  fields: Record<string, string>,
+): Promise<APIResponse> {
   const multipart: Record<string, string> = { "0": JSON.stringify([null, "$K1"]) };
   for (const [k, v] of Object.entries(fields)) multipart[`1_${k}`] = v;
-  return page.request.post(pagePath, { headers: { "Next-Action": id, Accept: "text/x-component" }, multipart, maxRedirects: 0 });
+  return page.request.post(pagePath, {
+    headers: { "Next-Action": id, Accept: "text/x-component" },
+    multipart,
+    maxRedirects: 0,
+  });
 }
 
-test("a creator of another workspace gets 404s and refusals, and nothing of the workspace, for every ID-taking page and action", async ({ browser, page, request }) => {
+test("a creator of another workspace gets 404s and refusals, and nothing of the workspace, for every ID-taking page and action", async ({
+  browser,
+  page,
+  request,
+}) => {
   test.setTimeout(180_000);
   const a = await setUpWorkspaceA(request, browser);
   const b = newUser("creator", "5");
   const bOps = { email: `ops-of-b-${Date.now().toString(36)}@example.com`, password: "studio-pass-1" };
-  admin(["user", "create", "--email", bOps.email, "--password", bOps.password, "--workspace", b.workspaceId, "--role", "ops"]);
+  admin([
+    "user",
+    "create",
+    "--email",
+    bOps.email,
+    "--password",
+    bOps.password,
+    "--workspace",
+    b.workspaceId,
+    "--role",
+    "ops",
+  ]);
 
   // An operator of B reads A's run on the ops pages (read-only, across workspaces).
   const opsContext = await browser.newContext({ baseURL: STUDIO_URL });
@@ -133,12 +202,7 @@ test("a creator of another workspace gets 404s and refusals, and nothing of the 
   await opsContext.close();
 
   await signIn(page, b);
-  const pages = [
-    `/runs/${a.runId}`,
-    `/ops/runs/${a.runId}`,
-    "/ops",
-    `/ops?workspace=${a.user.workspaceId}`,
-  ];
+  const pages = [`/runs/${a.runId}`, `/ops/runs/${a.runId}`, "/ops", `/ops?workspace=${a.user.workspaceId}`];
   for (const url of pages) {
     const document = await page.request.get(url, { headers: AS_DOCUMENT });
     expect(document.status(), `GET ${url}`).toBe(404);
@@ -171,7 +235,10 @@ test("a creator of another workspace gets 404s and refusals, and nothing of the 
       for (const id of [a.fileId, a.webhookId, a.keyId]) expect(body.includes(id), `${what} holds ${id}`).toBe(false);
     }
   }
-  const alias = await page.request.get(`/models/atelier/gradient?from=${a.runId}`, { headers: AS_DOCUMENT, maxRedirects: 0 });
+  const alias = await page.request.get(`/models/atelier/gradient?from=${a.runId}`, {
+    headers: AS_DOCUMENT,
+    maxRedirects: 0,
+  });
   expect(alias.status()).toBe(307);
   expectNothingOf(a, await alias.text(), "the /models alias");
 
@@ -187,8 +254,15 @@ test("a creator of another workspace gets 404s and refusals, and nothing of the 
   const shared = await page.request.get(a.shareUrl, { headers: AS_DOCUMENT });
   expect(shared.status()).toBe(200);
   const sharedBody = await shared.text();
-  for (const value of [a.user.workspaceName, a.user.workspaceId, a.secret, a.runId]) expect(sharedBody.includes(value)).toBe(false);
-  expect((await page.request.get(`${a.shareUrl.slice(0, -1)}${a.shareUrl.endsWith("A") ? "B" : "A"}`, { headers: AS_DOCUMENT })).status()).toBe(404);
+  for (const value of [a.user.workspaceName, a.user.workspaceId, a.secret, a.runId])
+    expect(sharedBody.includes(value)).toBe(false);
+  expect(
+    (
+      await page.request.get(`${a.shareUrl.slice(0, -1)}${a.shareUrl.endsWith("A") ? "B" : "A"}`, {
+        headers: AS_DOCUMENT,
+      })
+    ).status(),
+  ).toBe(404);
 
   // Server actions with A's IDs: each refuses (not found), and answers nothing of A.
   const actions = serverActions();
@@ -203,12 +277,32 @@ test("a creator of another workspace gets 404s and refusals, and nothing of the 
     { page: "/runs", file: "app/(studio)/runs/actions.ts", name: "cancelRunAction", args: [a.runId] },
     { page: "/runs", file: "app/(studio)/runs/actions.ts", name: "keepOutputAction", args: [a.runId, 0] },
     { page: "/runs", file: "app/(studio)/runs/actions.ts", name: "completeUploadAction", args: [a.uploadId] },
-    { page: "/runs", file: "app/(studio)/runs/share-actions.ts", name: "createShareLinkAction", args: [a.runId, { expires: "7d", showInput: true }] },
+    {
+      page: "/runs",
+      file: "app/(studio)/runs/share-actions.ts",
+      name: "createShareLinkAction",
+      args: [a.runId, { expires: "7d", showInput: true }],
+    },
     { page: "/runs", file: "app/(studio)/runs/share-actions.ts", name: "revokeShareLinkAction", args: [shareId] },
-    { page: "/webhooks", file: "app/(studio)/webhooks/actions.ts", name: "updateEndpointAction", args: [a.webhookId, endpointInput] },
-    { page: "/webhooks", file: "app/(studio)/webhooks/actions.ts", name: "setEndpointEnabledAction", args: [a.webhookId, false] },
+    {
+      page: "/webhooks",
+      file: "app/(studio)/webhooks/actions.ts",
+      name: "updateEndpointAction",
+      args: [a.webhookId, endpointInput],
+    },
+    {
+      page: "/webhooks",
+      file: "app/(studio)/webhooks/actions.ts",
+      name: "setEndpointEnabledAction",
+      args: [a.webhookId, false],
+    },
     { page: "/webhooks", file: "app/(studio)/webhooks/actions.ts", name: "deleteEndpointAction", args: [a.webhookId] },
-    { page: "/webhooks", file: "app/(studio)/webhooks/actions.ts", name: "resendEventAction", args: [a.eventId, a.webhookId] },
+    {
+      page: "/webhooks",
+      file: "app/(studio)/webhooks/actions.ts",
+      name: "resendEventAction",
+      args: [a.eventId, a.webhookId],
+    },
     { page: "/webhooks", file: "app/(studio)/webhooks/actions.ts", name: "resendEventAction", args: [a.eventId, null] },
     { page: "/keys", file: "app/(studio)/keys/actions.ts", name: "revokeKeyAction", args: [a.keyId] },
   ];
@@ -224,8 +318,15 @@ test("a creator of another workspace gets 404s and refusals, and nothing of the 
   }
   // The ops actions: a creator gets the not-found answer, and nothing changes.
   const opsActions = [
-    callFormAction(page, "/ops", action("app/(studio)/ops/actions.ts", "grantCreditAction"), { workspace: a.user.workspaceId, amount: "100", note: "" }),
-    callAction(page, "/ops", action("app/(studio)/ops/actions.ts", "pauseModelAction"), ["atelier/gradient", { reason: "taken over", hours: null }]),
+    callFormAction(page, "/ops", action("app/(studio)/ops/actions.ts", "grantCreditAction"), {
+      workspace: a.user.workspaceId,
+      amount: "100",
+      note: "",
+    }),
+    callAction(page, "/ops", action("app/(studio)/ops/actions.ts", "pauseModelAction"), [
+      "atelier/gradient",
+      { reason: "taken over", hours: null },
+    ]),
     callAction(page, "/ops", action("app/(studio)/ops/actions.ts", "resumeModelAction"), ["atelier/gradient"]),
   ];
   for (const res of await Promise.all(opsActions)) {
@@ -236,15 +337,26 @@ test("a creator of another workspace gets 404s and refusals, and nothing of the 
   }
 
   // A's things are as they were.
-  expect(((await json<{ status: string }>(await request.get(`/v1/generations/${a.runId}`, api(a.key)), 200)).status)).toBe("succeeded");
-  expect(await json<{ enabled: boolean; url: string }>(await request.get(`/v1/webhooks/${a.webhookId}`, api(a.key)), 200)).toMatchObject({
+  expect(
+    (await json<{ status: string }>(await request.get(`/v1/generations/${a.runId}`, api(a.key)), 200)).status,
+  ).toBe("succeeded");
+  expect(
+    await json<{ enabled: boolean; url: string }>(await request.get(`/v1/webhooks/${a.webhookId}`, api(a.key)), 200),
+  ).toMatchObject({
     enabled: true,
     url: "http://127.0.0.1:9/cross-workspace-hook",
   });
   expect((await request.get(`/v1/files/${a.fileId}`, api(a.key))).status()).toBe(200);
-  expect(Number((await json<{ available_usd: string }>(await request.get("/v1/credits", api(a.key)), 200)).available_usd)).toBeLessThan(5);
+  expect(
+    Number((await json<{ available_usd: string }>(await request.get("/v1/credits", api(a.key)), 200)).available_usd),
+  ).toBeLessThan(5);
   expect((await request.get(a.shareUrl, { headers: AS_DOCUMENT })).status()).toBe(200);
-  expect((await json<{ data: { status: string }[] }>(await request.get("/v1/public/models", {}), 200)).data.length).toBeGreaterThan(0);
-  const model = await json<{ availability: { status: string } }>(await request.get("/v1/models/atelier/gradient", api(a.key)), 200);
+  expect(
+    (await json<{ data: { status: string }[] }>(await request.get("/v1/public/models", {}), 200)).data.length,
+  ).toBeGreaterThan(0);
+  const model = await json<{ availability: { status: string } }>(
+    await request.get("/v1/models/atelier/gradient", api(a.key)),
+    200,
+  );
   expect(model.availability.status).toBe("available");
 });

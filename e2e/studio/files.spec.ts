@@ -5,7 +5,10 @@ import { expect, test } from "@playwright/test";
 import { makeWav } from "../api/runs-helpers";
 import { newKey, newUser, screenshot, signIn } from "./helpers";
 
-test("an empty Files page says how to make a file; uploads and API files list newest first, paged", async ({ page, request }) => {
+test("an empty Files page says how to make a file; uploads and API files list newest first, paged", async ({
+  page,
+  request,
+}) => {
   const user = newUser("creator", "5");
   await signIn(page, user);
   const nav = page.getByRole("navigation", { name: "Studio" });
@@ -20,8 +23,12 @@ test("an empty Files page says how to make a file; uploads and API files list ne
   await screenshot(page, "files-empty");
 
   // An image goes up through the studio; a sound as a direct upload.
-  const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 40, g: 120, b: 200 } } }).png().toBuffer();
-  await page.getByLabel("Choose a file to upload").setInputFiles({ name: "swatch.png", mimeType: "image/png", buffer: png });
+  const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: { r: 40, g: 120, b: 200 } } })
+    .png()
+    .toBuffer();
+  await page
+    .getByLabel("Choose a file to upload")
+    .setInputFiles({ name: "swatch.png", mimeType: "image/png", buffer: png });
   await expect(page.getByTestId("upload-message")).toContainText(/Uploaded swatch\.png as file_/);
   const swatch = page.getByTestId("file-row").filter({ hasText: "swatch.png" });
   await expect(swatch).toContainText("image/png");
@@ -29,7 +36,9 @@ test("an empty Files page says how to make a file; uploads and API files list ne
   const thumb = swatch.getByTestId("file-thumbnail");
   await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(96);
 
-  await page.getByLabel("Choose a file to upload").setInputFiles({ name: "tone.wav", mimeType: "audio/wav", buffer: makeWav(1.5) });
+  await page
+    .getByLabel("Choose a file to upload")
+    .setInputFiles({ name: "tone.wav", mimeType: "audio/wav", buffer: makeWav(1.5) });
   await expect(page.getByTestId("upload-message")).toContainText(/Uploaded tone\.wav as file_/);
   const tone = page.getByTestId("file-row").filter({ hasText: "tone.wav" });
   await expect(tone).toContainText("audio/wav");
@@ -37,7 +46,9 @@ test("an empty Files page says how to make a file; uploads and API files list ne
   await expect(page.getByTestId("file-row").first()).toContainText("tone.wav");
 
   // Something that is neither is refused with the API's reason, and nothing is added.
-  await page.getByLabel("Choose a file to upload").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
+  await page
+    .getByLabel("Choose a file to upload")
+    .setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
   await expect(page.getByRole("alert").filter({ hasText: "content_type" })).toBeVisible();
   await expect(page.getByTestId("file-row")).toHaveCount(2);
   await screenshot(page, "files");
@@ -45,8 +56,15 @@ test("an empty Files page says how to make a file; uploads and API files list ne
   // 20 more images over the API: the newest 20 on page one, the two uploads on page two.
   const key = newKey(user.workspaceId);
   for (let i = 0; i < 20; i++) {
-    const image = await sharp({ create: { width: 32 + i, height: 32, channels: 3, background: { r: 10 * i, g: 90, b: 60 } } }).png().toBuffer();
-    const res = await request.post("/v1/files", { headers: { "x-api-key": key }, multipart: { file: { name: `api-${i}.png`, mimeType: "image/png", buffer: image } } });
+    const image = await sharp({
+      create: { width: 32 + i, height: 32, channels: 3, background: { r: 10 * i, g: 90, b: 60 } },
+    })
+      .png()
+      .toBuffer();
+    const res = await request.post("/v1/files", {
+      headers: { "x-api-key": key },
+      multipart: { file: { name: `api-${i}.png`, mimeType: "image/png", buffer: image } },
+    });
     expect(res.status(), await res.text()).toBe(201);
   }
   await page.reload();

@@ -25,9 +25,27 @@ export interface TestUser {
 /** A new workspace with credit and a user in it. */
 export function newUser(role: "creator" | "ops" = "creator", credit = "5"): TestUser {
   const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const workspace = admin<{ id: string; name: string }>(["workspace", "create", "--name", `Studio ${tag}`, "--credit", credit]);
+  const workspace = admin<{ id: string; name: string }>([
+    "workspace",
+    "create",
+    "--name",
+    `Studio ${tag}`,
+    "--credit",
+    credit,
+  ]);
   const email = `${role}-${tag}@example.com`;
-  admin(["user", "create", "--email", email, "--password", "studio-pass-1", "--workspace", workspace.id, "--role", role]);
+  admin([
+    "user",
+    "create",
+    "--email",
+    email,
+    "--password",
+    "studio-pass-1",
+    "--workspace",
+    workspace.id,
+    "--role",
+    role,
+  ]);
   return { email, password: "studio-pass-1", workspaceId: workspace.id, workspaceName: workspace.name };
 }
 
@@ -60,18 +78,36 @@ export async function holdScripts(page: Page): Promise<() => void> {
 }
 
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
-  await page.screenshot({ path: path.join(REPO_ROOT, "test-results", "studio", `${name}.png`), fullPage: options.fullPage ?? true });
+  await page.screenshot({
+    path: path.join(REPO_ROOT, "test-results", "studio", `${name}.png`),
+    fullPage: options.fullPage ?? true,
+  });
 }
 
 /** A run as the API reports it, read with a key of its workspace. */
-export async function apiRun(request: APIRequestContext, key: string, id: string): Promise<{ id: string; status: string; source: string; error: { message: string } | null; batch_id: string | null }> {
+export async function apiRun(
+  request: APIRequestContext,
+  key: string,
+  id: string,
+): Promise<{ id: string; status: string; source: string; error: { message: string } | null; batch_id: string | null }> {
   const res = await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } });
   expect(res.status(), await res.text()).toBe(200);
-  return (await res.json()) as { id: string; status: string; source: string; error: { message: string } | null; batch_id: string | null };
+  return (await res.json()) as {
+    id: string;
+    status: string;
+    source: string;
+    error: { message: string } | null;
+    batch_id: string | null;
+  };
 }
 
 /** Starts a run over the API with a key of the workspace; answers its ID. */
-export async function startRun(request: APIRequestContext, key: string, model: string, input: Record<string, unknown>): Promise<string> {
+export async function startRun(
+  request: APIRequestContext,
+  key: string,
+  model: string,
+  input: Record<string, unknown>,
+): Promise<string> {
   const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model, input } });
   expect(res.status(), await res.text()).toBe(201);
   return ((await res.json()) as { id: string }).id;
@@ -83,7 +119,11 @@ export async function waitFinal(request: APIRequestContext, key: string, id: str
   await expect
     .poll(
       async () => {
-        status = ((await (await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } })).json()) as { status: string }).status;
+        status = (
+          (await (await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } })).json()) as {
+            status: string;
+          }
+        ).status;
         return ["succeeded", "failed", "canceled"].includes(status);
       },
       { timeout: 60_000 },
@@ -94,12 +134,15 @@ export async function waitFinal(request: APIRequestContext, key: string, id: str
 
 /** The server actions' IDs by file and name, from the build the server runs. */
 export function serverActions(): Map<string, string> {
-  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, ".next", "server", "server-reference-manifest.json"), "utf8")) as {
+  const manifest = JSON.parse(
+    readFileSync(path.join(REPO_ROOT, ".next", "server", "server-reference-manifest.json"), "utf8"),
+  ) as {
     node: Record<string, { filename?: string; exportedName?: string }>;
   };
   const ids = new Map<string, string>();
   for (const [id, entry] of Object.entries(manifest.node)) {
-    if (entry.filename && entry.exportedName) ids.set(`${entry.filename.replace(/^.*?app\//, "app/")}#${entry.exportedName}`, id);
+    if (entry.filename && entry.exportedName)
+      ids.set(`${entry.filename.replace(/^.*?app\//, "app/")}#${entry.exportedName}`, id);
   }
   return ids;
 }

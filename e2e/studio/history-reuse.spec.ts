@@ -6,8 +6,16 @@ import { expect, test, type APIRequestContext, type Page } from "@playwright/tes
 import { STUDIO_PORT } from "./playwright.config";
 import { holdScripts, newKey, newUser, screenshot, signIn, type TestUser } from "./helpers";
 
-async function start(request: APIRequestContext, key: string, model: string, input: Record<string, unknown>): Promise<string> {
-  const res = await request.post("/v1/generations", { headers: { "x-api-key": key, prefer: "wait=30" }, data: { model, input } });
+async function start(
+  request: APIRequestContext,
+  key: string,
+  model: string,
+  input: Record<string, unknown>,
+): Promise<string> {
+  const res = await request.post("/v1/generations", {
+    headers: { "x-api-key": key, prefer: "wait=30" },
+    data: { model, input },
+  });
   expect(res.status(), await res.text()).toBeLessThan(300);
   const run = (await res.json()) as { id: string; status: string };
   expect(run.status).toBe("succeeded");
@@ -19,12 +27,16 @@ function base64UrlJson(value: string): unknown {
 }
 
 const today = () => new Date().toISOString().slice(0, 10);
-const dayAfter = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const dayAfter = (day: string, n: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 async function looks(page: Page, name: string): Promise<void> {
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    for (const [device, viewport] of [["desktop", { width: 1440, height: 900 }], ["phone", { width: 390, height: 844 }]] as const) {
+    for (const [device, viewport] of [
+      ["desktop", { width: 1440, height: 900 }],
+      ["phone", { width: 390, height: 844 }],
+    ] as const) {
       await page.setViewportSize(viewport);
       await page.waitForTimeout(400);
       await screenshot(page, `${name}-${device}-${scheme}`);
@@ -42,7 +54,10 @@ test.describe("finding and reusing work", () => {
   test.beforeAll(async ({ request }) => {
     user = newUser("creator", "5");
     key = newKey(user.workspaceId);
-    ids.lighthouse = await start(request, key, "atelier/gradient", { prompt: "A LIGHTHOUSE at dusk, 100% teal", num_images: 1 });
+    ids.lighthouse = await start(request, key, "atelier/gradient", {
+      prompt: "A LIGHTHOUSE at dusk, 100% teal",
+      num_images: 1,
+    });
     ids.forest = await start(request, key, "atelier/gradient", { prompt: "misty forest_path", num_images: 1 });
     ids.speech = await start(request, key, "atelier/speech", { text: "Hello from the history page." });
     const made = await request.post("/v1/batches", {
@@ -53,7 +68,9 @@ test.describe("finding and reusing work", () => {
     ids.batch = ((await made.json()) as { id: string }).id;
   });
 
-  test("history: the prompt column, prompt search, a range of days, batch groups, sound waveforms", async ({ page }) => {
+  test("history: the prompt column, prompt search, a range of days, batch groups, sound waveforms", async ({
+    page,
+  }) => {
     await signIn(page, user);
     await page.goto("/runs");
     const table = page.getByTestId("runs-table");
@@ -127,7 +144,10 @@ test.describe("finding and reusing work", () => {
     const edit = page.getByTestId("edit-and-run");
     const href = (await edit.getAttribute("href"))!;
     expect(href).toMatch(/^\/catalog\/atelier\/gradient\?input=[A-Za-z0-9_-]+$/);
-    expect(base64UrlJson(new URL(href, "http://x").searchParams.get("input")!)).toMatchObject({ prompt: "A LIGHTHOUSE at dusk, 100% teal", num_images: 1 });
+    expect(base64UrlJson(new URL(href, "http://x").searchParams.get("input")!)).toMatchObject({
+      prompt: "A LIGHTHOUSE at dusk, 100% teal",
+      num_images: 1,
+    });
     // Followed, it opens the model page's form with that input, not the model's example.
     const editPage = await page.context().newPage();
     await editPage.goto(href);
@@ -156,7 +176,10 @@ test.describe("finding and reusing work", () => {
     await page.goto(`/runs/${ids.speech}`);
     await expect(page.getByTestId("no-keep")).toContainText("Only images can be kept as files");
     await expect(page.getByRole("button", { name: "Keep as file" })).toHaveCount(0);
-    await expect(page.getByTestId("output-download")).toHaveAttribute("href", new RegExp(`filename=speech-${ids.speech}-1\\.(mp3|wav)`));
+    await expect(page.getByTestId("output-download")).toHaveAttribute(
+      "href",
+      new RegExp(`filename=speech-${ids.speech}-1\\.(mp3|wav)`),
+    );
     await expect(page.getByTestId("run-prompt")).toContainText("Hello from the history page.");
 
     // Run again: the same input, started at once, and the new run's page.
@@ -165,11 +188,17 @@ test.describe("finding and reusing work", () => {
     await expect(page).not.toHaveURL(new RegExp(`/runs/${ids.forest}$`));
     await expect(page).toHaveURL(/\/runs\/gen_[0-9A-Za-z]+$/);
     await expect(page.getByTestId("run-prompt")).toContainText("misty forest_path");
-    await expect(page.getByTestId("run-view").getByTestId("status-pill")).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });
+    await expect(page.getByTestId("run-view").getByTestId("status-pill")).toHaveAttribute("data-status", "succeeded", {
+      timeout: 30_000,
+    });
     await expect(page.getByTestId("run-source")).toHaveText("studio");
   });
 
-  test("same-origin media: the studio opened on 127.0.0.1 loads its previews, players and downloads", async ({ page, context, request }) => {
+  test("same-origin media: the studio opened on 127.0.0.1 loads its previews, players and downloads", async ({
+    page,
+    context,
+    request,
+  }) => {
     await signIn(page, user);
     // The session of localhost, for 127.0.0.1 (a host-only cookie: the same server, another name).
     const cookies = await context.cookies();
@@ -178,17 +207,26 @@ test.describe("finding and reusing work", () => {
     await page.goto(`${origin}/runs/${ids.lighthouse}`);
     const image = page.getByTestId("output-image").first();
     await expect(image).toHaveAttribute("src", /^\/v1\/blobs\//);
-    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+      .toBeGreaterThan(0);
     await expect(page.getByTestId("output-download").first()).toHaveAttribute("href", /^\/v1\/blobs\/.*filename=/);
     await page.goto(`${origin}/runs/${ids.speech}`);
     const audio = page.getByTestId("output-audio");
     await expect(audio).toHaveAttribute("src", /^\/v1\/blobs\//);
     await expect.poll(() => audio.evaluate((a: HTMLAudioElement) => (a.error ? -1 : a.readyState))).toBeGreaterThan(0);
     await page.goto(`${origin}/runs`);
-    await expect(page.getByTestId("runs-table").getByTestId("run-thumbnail").first()).toHaveAttribute("src", /^\/v1\/blobs\//);
-    await expect(page.getByTestId("runs-table").getByTestId("audio-waveform")).toHaveAttribute("data-state", "drawn", { timeout: 15_000 });
+    await expect(page.getByTestId("runs-table").getByTestId("run-thumbnail").first()).toHaveAttribute(
+      "src",
+      /^\/v1\/blobs\//,
+    );
+    await expect(page.getByTestId("runs-table").getByTestId("audio-waveform")).toHaveAttribute("data-state", "drawn", {
+      timeout: 15_000,
+    });
     // The API's answers keep absolute links on PUBLIC_BASE_URL (here the default, localhost).
-    const api = (await (await request.get(`${origin}/v1/generations/${ids.lighthouse}`, { headers: { "x-api-key": key } })).json()) as { output: { url: string; download_url?: string }[] };
+    const api = (await (
+      await request.get(`${origin}/v1/generations/${ids.lighthouse}`, { headers: { "x-api-key": key } })
+    ).json()) as { output: { url: string; download_url?: string }[] };
     expect(api.output[0]!.url).toMatch(new RegExp(`^http://localhost:${STUDIO_PORT}/v1/blobs/`));
     expect(api.output[0]!.download_url).toBeUndefined();
   });

@@ -54,7 +54,10 @@ test("create a key, see it once, use it, revoke it", async ({ page, request }) =
 
   // The key works, within its scopes: it can read, not start runs.
   expect((await request.get("/v1/credits", { headers: { "x-api-key": key } })).status()).toBe(200);
-  const write = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model: "atelier/gradient", input: { prompt: "no" } } });
+  const write = await request.post("/v1/generations", {
+    headers: { "x-api-key": key },
+    data: { model: "atelier/gradient", input: { prompt: "no" } },
+  });
   expect(write.status()).toBe(403);
 
   // Revoke asks first; Cancel keeps the key.

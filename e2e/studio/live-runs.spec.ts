@@ -5,7 +5,12 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { newKey, newUser, screenshot, signIn } from "./helpers";
 
-async function start(request: APIRequestContext, key: string, model: string, input: Record<string, unknown>): Promise<string> {
+async function start(
+  request: APIRequestContext,
+  key: string,
+  model: string,
+  input: Record<string, unknown>,
+): Promise<string> {
   const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model, input } });
   expect(res.status(), await res.text()).toBe(201);
   return ((await res.json()) as { id: string }).id;
@@ -44,11 +49,19 @@ async function recordProgress(page: Page): Promise<void> {
       const item = `${box.getAttribute("data-source")}:${value}`;
       if (w.__progress!.at(-1) !== item) w.__progress!.push(item);
     };
-    new MutationObserver(record).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow", "data-source"] });
+    new MutationObserver(record).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ["aria-valuenow", "data-source"],
+    });
   });
 }
 
-test("a result appears without a reload on the model page and on the run page, from one event stream", async ({ page, request }) => {
+test("a result appears without a reload on the model page and on the run page, from one event stream", async ({
+  page,
+  request,
+}) => {
   const user = newUser("creator", "5");
   const key = newKey(user.workspaceId);
   await signIn(page, user);
@@ -60,13 +73,20 @@ test("a result appears without a reload on the model page and on the run page, f
   const view = page.getByTestId("run-view");
   await expect(view.getByTestId("status-pill")).toHaveAttribute("data-status", "succeeded");
   const image = view.getByTestId("output-image").first();
-  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  await expect
+    .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+    .toBeGreaterThan(0);
   await expectSameDocument(page);
   const id = (await view.getAttribute("data-run-id"))!;
   expect(seen.streams.some((url) => url.includes(`ids=${id}`))).toBe(true);
 
   // The run page of a video run started over the API: it was unfinished when the page opened.
-  const video = await start(request, key, "atelier/title-motion", { prompt: "harbour lights at night", title: "Live", duration: 10, resolution: "720p" });
+  const video = await start(request, key, "atelier/title-motion", {
+    prompt: "harbour lights at night",
+    title: "Live",
+    duration: 10,
+    resolution: "720p",
+  });
   const onRunPage = watchRequests(page);
   // React reports a mismatch as a console error in development, as minified error 418 or 425 in production.
   const hydration: string[] = [];
@@ -102,7 +122,9 @@ test("when the event stream fails for good, the result still arrives through the
   const user = newUser("creator", "5");
   await signIn(page, user);
   // An answer that is not an event stream: EventSource gives up (readyState CLOSED).
-  await page.route("**/api/runs/events**", (route) => route.fulfill({ status: 503, contentType: "application/json", body: '{"error":{"code":"service_unavailable"}}' }));
+  await page.route("**/api/runs/events**", (route) =>
+    route.fulfill({ status: 503, contentType: "application/json", body: '{"error":{"code":"service_unavailable"}}' }),
+  );
   await page.goto("/catalog/atelier/title-motion");
   await page.getByLabel("Duration", { exact: true }).fill("4");
   await page.getByRole("radio", { name: "480p" }).click();
@@ -137,7 +159,9 @@ test("a video run shows a progress bar whose value follows the model's progress"
   await expect
     .poll(() =>
       page.evaluate(() => {
-        const value = Number(document.querySelector('[data-testid="run-view"] [role="progressbar"]')?.getAttribute("aria-valuenow") ?? 100);
+        const value = Number(
+          document.querySelector('[data-testid="run-view"] [role="progressbar"]')?.getAttribute("aria-valuenow") ?? 100,
+        );
         return value >= 30;
       }),
     )
@@ -153,13 +177,28 @@ test("a video run shows a progress bar whose value follows the model's progress"
   expect(reported, values.join(" ")).toEqual([...reported].sort((a, b) => a - b));
 });
 
-test("a running run whose model reports no progress shows an estimate from the model's typical run time", async ({ page, request }) => {
+test("a running run whose model reports no progress shows an estimate from the model's typical run time", async ({
+  page,
+  request,
+}) => {
   const user = newUser("creator", "5");
   const key = newKey(user.workspaceId);
   // A finished run of the model first, so it has a typical run time.
-  const earlier = await start(request, key, "atelier/title-motion", { prompt: "earlier", duration: 6, resolution: "480p" });
+  const earlier = await start(request, key, "atelier/title-motion", {
+    prompt: "earlier",
+    duration: 6,
+    resolution: "480p",
+  });
   await expect
-    .poll(async () => ((await (await request.get(`/v1/generations/${earlier}`, { headers: { "x-api-key": key } })).json()) as { status: string }).status, { timeout: 45_000 })
+    .poll(
+      async () =>
+        (
+          (await (await request.get(`/v1/generations/${earlier}`, { headers: { "x-api-key": key } })).json()) as {
+            status: string;
+          }
+        ).status,
+      { timeout: 45_000 },
+    )
     .toBe("succeeded");
   await signIn(page, user);
   // The stream says the new run is running with no progress of its own (as a remote model's would).
@@ -167,8 +206,19 @@ test("a running run whose model reports no progress shows an estimate from the m
     const ids = new URL(route.request().url()).searchParams.get("ids")!.split(",");
     const events = await Promise.all(
       ids.map(async (id, i) => {
-        const generation = (await (await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } })).json()) as Record<string, unknown>;
-        const running = { ...generation, status: "running", progress: null, queue_position: null, output: [], completed_at: null, usage: { cost_usd: null }, started_at: new Date().toISOString() };
+        const generation = (await (
+          await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } })
+        ).json()) as Record<string, unknown>;
+        const running = {
+          ...generation,
+          status: "running",
+          progress: null,
+          queue_position: null,
+          output: [],
+          completed_at: null,
+          usage: { cost_usd: null },
+          started_at: new Date().toISOString(),
+        };
         return `id: ${i + 1}\nevent: run\ndata: ${JSON.stringify({ generation: running, uncancelable_reason: null })}\n\n`;
       }),
     );
@@ -185,7 +235,10 @@ test("a running run whose model reports no progress shows an estimate from the m
   const progress = view.getByTestId("run-progress");
   await expect(progress).toHaveAttribute("data-source", "estimate");
   const bar = view.getByRole("progressbar", { name: "Estimated progress" });
-  await expect(bar).toHaveAttribute("aria-valuetext", /(about \d+ s left|almost done|taking longer than usual) \(estimated\)$/);
+  await expect(bar).toHaveAttribute(
+    "aria-valuetext",
+    /(about \d+ s left|almost done|taking longer than usual) \(estimated\)$/,
+  );
   await screenshot(page, "live-estimate");
   // However long it takes, an estimate stays short of done.
   expect(Number(await bar.getAttribute("aria-valuenow"))).toBeLessThanOrEqual(95);
@@ -203,10 +256,14 @@ test("promo-video@1 shows its preview before the video, and Cancel gives way to 
   const view = page.getByTestId("run-view");
   const preview = view.getByTestId("run-preview");
   await expect(preview).toBeVisible({ timeout: 30_000 });
-  await expect.poll(() => preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  await expect
+    .poll(() => preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+    .toBeGreaterThan(0);
   await expect(view.getByTestId("output-video")).toHaveCount(0);
   await expect(view.getByTestId("status-pill")).toHaveAttribute("data-status", "running");
-  await expect(view.getByTestId("uncancelable-reason")).toContainText("Preview shown: this run can no longer be canceled");
+  await expect(view.getByTestId("uncancelable-reason")).toContainText(
+    "Preview shown: this run can no longer be canceled",
+  );
   await expect(view.getByRole("button", { name: "Cancel run" })).toHaveCount(0);
   await screenshot(page, "live-preview");
 
@@ -223,7 +280,15 @@ test("a queued run shows its place in the queue, then runs once the queue moves"
   const owner = newUser("creator", "20");
   const ownerKey = newKey(owner.workspaceId);
   const blockers: string[] = [];
-  for (let i = 0; i < 3; i++) blockers.push(await start(request, ownerKey, "atelier/title-motion", { prompt: "slow clouds", title: `Blocker ${i}`, duration: 10, resolution: "720p" }));
+  for (let i = 0; i < 3; i++)
+    blockers.push(
+      await start(request, ownerKey, "atelier/title-motion", {
+        prompt: "slow clouds",
+        title: `Blocker ${i}`,
+        duration: 10,
+        resolution: "720p",
+      }),
+    );
   try {
     const user = newUser("creator", "5");
     await signIn(page, user);
@@ -248,8 +313,22 @@ test("history rows go from running to succeeded without a reload", async ({ page
   const key = newKey(user.workspaceId);
   await signIn(page, user);
   const done = await start(request, key, "atelier/gradient", { prompt: "already done" });
-  await expect.poll(async () => ((await (await request.get(`/v1/generations/${done}`, { headers: { "x-api-key": key } })).json()) as { status: string }).status).toBe("succeeded");
-  const running = await start(request, key, "atelier/title-motion", { prompt: "morning fog", title: "One", duration: 6, resolution: "480p" });
+  await expect
+    .poll(
+      async () =>
+        (
+          (await (await request.get(`/v1/generations/${done}`, { headers: { "x-api-key": key } })).json()) as {
+            status: string;
+          }
+        ).status,
+    )
+    .toBe("succeeded");
+  const running = await start(request, key, "atelier/title-motion", {
+    prompt: "morning fog",
+    title: "One",
+    duration: 6,
+    resolution: "480p",
+  });
   const seen = watchRequests(page);
   await page.goto("/runs");
   await markDocument(page);
@@ -280,7 +359,9 @@ test.describe("on a phone (390 × 844)", () => {
     const view = page.getByTestId("run-view");
     await expect(view.getByTestId("status-pill")).toHaveAttribute("data-status", "succeeded");
     const image = view.getByTestId("output-image").first();
-    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+      .toBeGreaterThan(0);
     await expect(view.getByTestId("status-pill")).toBeInViewport();
     await screenshot(page, "phone-model-run", { fullPage: false });
   });
@@ -291,11 +372,24 @@ test.describe("on a phone (390 × 844)", () => {
     const ids = [
       await start(request, key, "atelier/gradient", { prompt: "one" }),
       await start(request, key, "atelier/artwork", { prompt: "two" }),
-      await start(request, key, "atelier/title-motion", { prompt: "three", title: "Phone", duration: 2, resolution: "480p" }),
+      await start(request, key, "atelier/title-motion", {
+        prompt: "three",
+        title: "Phone",
+        duration: 2,
+        resolution: "480p",
+      }),
     ];
     for (const id of ids) {
       await expect
-        .poll(async () => ((await (await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } })).json()) as { status: string }).status, { timeout: 45_000 })
+        .poll(
+          async () =>
+            (
+              (await (await request.get(`/v1/generations/${id}`, { headers: { "x-api-key": key } })).json()) as {
+                status: string;
+              }
+            ).status,
+          { timeout: 45_000 },
+        )
         .toMatch(/succeeded|failed/);
     }
     await signIn(page, user);
@@ -325,10 +419,16 @@ test.describe("on a phone (390 × 844)", () => {
   });
 });
 
-test("the live runs stream refuses in the error envelope: 401 signed out, 404 for an ID no run has (NUL included), 400 past the limit", async ({ page, request }) => {
+test("the live runs stream refuses in the error envelope: 401 signed out, 404 for an ID no run has (NUL included), 400 past the limit", async ({
+  page,
+  request,
+}) => {
   const out = await request.get("/api/runs/events?ids=gen_x");
   expect(out.status()).toBe(401);
-  expect((await out.json()).error).toMatchObject({ code: "authentication_required", message: "Sign in to follow runs." });
+  expect((await out.json()).error).toMatchObject({
+    code: "authentication_required",
+    message: "Sign in to follow runs.",
+  });
 
   await signIn(page, newUser());
   for (const ids of ["gen_nothere", "gen_%00", "%00", "x".repeat(5000)]) {

@@ -20,7 +20,9 @@ async function runAndSucceed(page: Page): Promise<string> {
 
 test.use({ viewport: DESKTOP });
 
-test("music opens with a prompt, a price and Run enabled; examples fill the form; the last input comes back", async ({ page }) => {
+test("music opens with a prompt, a price and Run enabled; examples fill the form; the last input comes back", async ({
+  page,
+}) => {
   await signIn(page, newUser("creator", "5"));
   await page.goto("/catalog/atelier/music");
   const prompt = page.getByLabel("Prompt", { exact: true });
@@ -76,7 +78,9 @@ test("an optional field with a default hint opens empty; a file model asks for t
   await expect(page.getByTestId("field-error-image")).toHaveCount(0);
 });
 
-test("a validation message names the field in words, once, next to the field; bounded numbers refuse out-of-range values", async ({ page }) => {
+test("a validation message names the field in words, once, next to the field; bounded numbers refuse out-of-range values", async ({
+  page,
+}) => {
   await signIn(page, newUser("creator", "5"));
   await page.goto("/catalog/atelier/artwork");
   const quote = page.getByTestId("quote");
@@ -119,7 +123,11 @@ test("enum options have readable labels: the speech voices and a camera move", a
   await page.goto("/catalog/atelier/speech");
   const voice = page.getByRole("combobox", { name: "Voice" });
   await expect(voice.locator("option:checked")).toHaveText("English (US), male");
-  await expect(voice.locator("option")).toContainText(["English (US), male", "English (US), female", "English (Scotland), male"]);
+  await expect(voice.locator("option")).toContainText([
+    "English (US), male",
+    "English (US), female",
+    "English (Scotland), male",
+  ]);
   await expect(page.locator('[data-field="voice"]')).not.toContainText("en-us-female is");
   await voice.selectOption({ label: "English (Scotland), male" });
   await expect(page.getByTestId("quote")).toContainText("Cost $");
@@ -163,7 +171,9 @@ test("recent runs of the model as a gallery; a tile shows its run; presentation 
   await expect(presentation.getByTestId("run-view")).toBeVisible();
   // No chrome: the sidebar, the examples, the API request and the gallery are out of sight.
   expect(await presentation.boundingBox()).toEqual({ x: 0, y: 0, width: DESKTOP.width, height: DESKTOP.height });
-  const onTop = await page.evaluate(() => document.elementFromPoint(20, 20)?.closest('[data-testid="presentation"]') !== null);
+  const onTop = await page.evaluate(
+    () => document.elementFromPoint(20, 20)?.closest('[data-testid="presentation"]') !== null,
+  );
   expect(onTop).toBe(true);
   await expect(page.getByTestId("examples")).toHaveCount(0);
   await expect(page.getByTestId("api-request")).toHaveCount(0);

@@ -8,12 +8,21 @@ import { admin, apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
 
 const PAUSED = "atelier/type-card";
 
-async function quoteStatus(request: APIRequestContext, key: string): Promise<{ status: number; body: { error?: { message: string } } }> {
-  const res = await request.post("/v1/quotes", { headers: { "x-api-key": key }, data: { model: PAUSED, input: { text: "Quote me" } } });
+async function quoteStatus(
+  request: APIRequestContext,
+  key: string,
+): Promise<{ status: number; body: { error?: { message: string } } }> {
+  const res = await request.post("/v1/quotes", {
+    headers: { "x-api-key": key },
+    data: { model: PAUSED, input: { text: "Quote me" } },
+  });
   return { status: res.status(), body: (await res.json()) as { error?: { message: string } } };
 }
 
-async function entryAvailability(request: APIRequestContext, key: string): Promise<{ status: string; message: string | null }> {
+async function entryAvailability(
+  request: APIRequestContext,
+  key: string,
+): Promise<{ status: string; message: string | null }> {
   const res = await request.get(`/v1/models/${PAUSED}`, { headers: { "x-api-key": key } });
   expect(res.status()).toBe(200);
   return ((await res.json()) as { availability: { status: string; message: string | null } }).availability;
@@ -21,11 +30,19 @@ async function entryAvailability(request: APIRequestContext, key: string): Promi
 
 /** Four times larger than this server allows (8192 px): the run fails with the sizes in its message. */
 async function tooWideRun(request: APIRequestContext, key: string, width: number): Promise<string> {
-  const png = await sharp({ create: { width, height: 8, channels: 3, background: { r: 90, g: 120, b: 200 } } }).png().toBuffer();
-  const file = await request.post("/v1/files", { headers: { "x-api-key": key, "content-type": "image/png" }, data: png });
+  const png = await sharp({ create: { width, height: 8, channels: 3, background: { r: 90, g: 120, b: 200 } } })
+    .png()
+    .toBuffer();
+  const file = await request.post("/v1/files", {
+    headers: { "x-api-key": key, "content-type": "image/png" },
+    data: png,
+  });
   expect(file.status(), await file.text()).toBe(201);
   const fileId = ((await file.json()) as { id: string }).id;
-  const run = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model: "atelier/upscale", input: { image: fileId, scale: 4 } } });
+  const run = await request.post("/v1/generations", {
+    headers: { "x-api-key": key },
+    data: { model: "atelier/upscale", input: { image: fileId, scale: 4 } },
+  });
   expect(run.status(), await run.text()).toBe(201);
   return ((await run.json()) as { id: string }).id;
 }
@@ -69,7 +86,11 @@ test("ops pause a model from the studio, its entry and quotes say so, and resume
     await expect(row.getByTestId("paused-by")).toHaveText(` by ${ops.email}`);
 
     // The same pause the admin CLI makes: the public entry says out of service, quotes get 503.
-    expect(await entryAvailability(request, key)).toEqual({ status: "out_of_service", message: "a font update is being installed", until: expect.any(String) });
+    expect(await entryAvailability(request, key)).toEqual({
+      status: "out_of_service",
+      message: "a font update is being installed",
+      until: expect.any(String),
+    });
     const refused = await quoteStatus(request, key);
     expect(refused.status).toBe(503);
     expect(refused.body.error?.message).toContain("a font update is being installed");
@@ -87,17 +108,24 @@ test("ops pause a model from the studio, its entry and quotes say so, and resume
   }
 });
 
-test("failure reasons differing only by numbers are one row; runs show times, cost and links", async ({ page, request }) => {
+test("failure reasons differing only by numbers are one row; runs show times, cost and links", async ({
+  page,
+  request,
+}) => {
   const creator = newUser("creator");
   const key = newKey(creator.workspaceId);
   const failing = [await tooWideRun(request, key, 2100), await tooWideRun(request, key, 2200)];
-  for (const id of failing) await expect.poll(async () => (await apiRun(request, key, id)).status, { timeout: 30_000 }).toBe("failed");
+  for (const id of failing)
+    await expect.poll(async () => (await apiRun(request, key, id)).status, { timeout: 30_000 }).toBe("failed");
   expect((await apiRun(request, key, failing[0]!)).error?.message).toContain("8400×32");
   expect((await apiRun(request, key, failing[1]!)).error?.message).toContain("8800×32");
 
   const ops = newUser("ops");
   const opsKey = newKey(ops.workspaceId);
-  const own = await request.post("/v1/generations", { headers: { "x-api-key": opsKey }, data: { model: "atelier/gradient", input: { prompt: "an operator's own run" } } });
+  const own = await request.post("/v1/generations", {
+    headers: { "x-api-key": opsKey },
+    data: { model: "atelier/gradient", input: { prompt: "an operator's own run" } },
+  });
   const ownId = ((await own.json()) as { id: string }).id;
   await expect.poll(async () => (await apiRun(request, opsKey, ownId)).status, { timeout: 30_000 }).toBe("succeeded");
 
@@ -132,10 +160,14 @@ test("events without a destination collapse into one line with a count", async (
   const key = newKey(creator.workspaceId);
   const ids: string[] = [];
   for (const prompt of ["one", "two", "three", "four"]) {
-    const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model: "atelier/gradient", input: { prompt } } });
+    const res = await request.post("/v1/generations", {
+      headers: { "x-api-key": key },
+      data: { model: "atelier/gradient", input: { prompt } },
+    });
     ids.push(((await res.json()) as { id: string }).id);
   }
-  for (const id of ids) await expect.poll(async () => (await apiRun(request, key, id)).status, { timeout: 30_000 }).toBe("succeeded");
+  for (const id of ids)
+    await expect.poll(async () => (await apiRun(request, key, id)).status, { timeout: 30_000 }).toBe("succeeded");
   await signIn(page, creator);
   await page.goto("/webhooks");
   const group = page.getByTestId("event-group");
@@ -174,7 +206,10 @@ for (const [label, options] of [
       // Three events that went nowhere: one line.
       const key = newKey(ops.workspaceId);
       for (const prompt of ["a", "b", "c"]) {
-        const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model: "atelier/gradient", input: { prompt } } });
+        const res = await request.post("/v1/generations", {
+          headers: { "x-api-key": key },
+          data: { model: "atelier/gradient", input: { prompt } },
+        });
         const id = ((await res.json()) as { id: string }).id;
         await expect.poll(async () => (await apiRun(request, key, id)).status, { timeout: 30_000 }).toBe("succeeded");
       }
@@ -197,7 +232,9 @@ test("a paused model is out of service in the catalog and cannot be run until re
     await expect(card).toContainText("Out of service");
     await card.getByRole("link").first().click();
     await expect(page).toHaveURL(/\/catalog\/atelier\/type-card$/);
-    await expect(page.getByRole("note").filter({ hasText: "Out of service" })).toContainText("the type renderer is being upgraded");
+    await expect(page.getByRole("note").filter({ hasText: "Out of service" })).toContainText(
+      "the type renderer is being upgraded",
+    );
     await expect(page.getByRole("button", { name: /^Run/ })).toBeDisabled();
     await expect(page.getByTestId("quote")).toContainText("Out of service");
     await screenshot(page, "model-paused");

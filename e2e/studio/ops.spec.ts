@@ -22,12 +22,16 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   // Two runs that fail the same way: the studio server refuses "quokkaroo" (MODERATION_BLOCKLIST).
   const failing = await Promise.all(
     ["a quokkaroo", "two quokkaroo friends"].map(async (prompt) => {
-      const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model: "atelier/gradient", input: { prompt } } });
+      const res = await request.post("/v1/generations", {
+        headers: { "x-api-key": key },
+        data: { model: "atelier/gradient", input: { prompt } },
+      });
       expect(res.status()).toBe(201);
       return ((await res.json()) as { id: string }).id;
     }),
   );
-  for (const id of failing) await expect.poll(async () => (await apiRun(request, key, id)).status, { timeout: 30_000 }).toBe("failed");
+  for (const id of failing)
+    await expect.poll(async () => (await apiRun(request, key, id)).status, { timeout: 30_000 }).toBe("failed");
 
   await signIn(page, newUser("ops"));
   await page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name: "Ops" }).click();
@@ -48,7 +52,9 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   await expect(page.getByTestId("run-prompt")).toContainText("ops page check");
   const image = page.getByTestId("output-image");
   await expect(image).toBeVisible();
-  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  await expect
+    .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+    .toBeGreaterThan(0);
   await expect(page.getByTestId("run-cost")).toHaveText(/^\$0\.\d+$/);
   for (const action of ["Run again", "Edit and run", "Cancel run", "Keep as file", "Share", "Create link"]) {
     await expect(page.getByRole("button", { name: action })).toHaveCount(0);
@@ -68,7 +74,9 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   await expect(page.getByRole("alert").filter({ hasText: "Enter an amount" })).toBeVisible();
   await page.getByLabel("Amount (USD)").fill("7.50");
   await page.getByRole("button", { name: "Add credit" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Added $7.50" })).toContainText(`to ${creator.workspaceName}`);
+  await expect(page.getByRole("status").filter({ hasText: "Added $7.50" })).toContainText(
+    `to ${creator.workspaceName}`,
+  );
   await screenshot(page, "ops");
 
   // Filters narrow the runs list and live in the URL.
@@ -94,7 +102,9 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   await expect(page).toHaveURL(/\/ops$/);
   await expect(page.getByTestId("ops-run").filter({ hasText: run.id })).toBeVisible();
 
-  const credits = (await (await request.get("/v1/credits", { headers: { "x-api-key": key } })).json()) as { available_usd: string };
+  const credits = (await (await request.get("/v1/credits", { headers: { "x-api-key": key } })).json()) as {
+    available_usd: string;
+  };
   expect(Number(credits.available_usd)).toBeGreaterThanOrEqual(9.49);
 });
 

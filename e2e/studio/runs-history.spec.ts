@@ -15,18 +15,33 @@ function apiKey(user: TestUser): string {
   return (JSON.parse(out) as { key: string }).key;
 }
 
-async function start(request: APIRequestContext, key: string, model: string, input: Record<string, unknown>): Promise<string> {
+async function start(
+  request: APIRequestContext,
+  key: string,
+  model: string,
+  input: Record<string, unknown>,
+): Promise<string> {
   const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model, input } });
   expect(res.status(), await res.text()).toBe(201);
   return ((await res.json()) as { id: string }).id;
 }
 
-test("cancel a queued run started in the studio; its hold shows meanwhile; it is source studio in the API", async ({ page, request }) => {
+test("cancel a queued run started in the studio; its hold shows meanwhile; it is source studio in the API", async ({
+  page,
+  request,
+}) => {
   // Another workspace fills every worker with slow runs, so the studio's run waits in the queue.
   const owner = newUser("creator", "20");
   const ownerKey = apiKey(owner);
   const blockers: string[] = [];
-  for (let i = 0; i < 4; i++) blockers.push(await start(request, ownerKey, "atelier/promo-video@1", { title: `Blocker ${i}`, prompt: "neon night", duration: 10 }));
+  for (let i = 0; i < 4; i++)
+    blockers.push(
+      await start(request, ownerKey, "atelier/promo-video@1", {
+        title: `Blocker ${i}`,
+        prompt: "neon night",
+        duration: 10,
+      }),
+    );
   const user = newUser("creator", "5");
   const key = apiKey(user);
   await signIn(page, user);
@@ -54,7 +69,15 @@ test("cancel a queued run started in the studio; its hold shows meanwhile; it is
   await page.context().clearCookies();
   await signIn(page, owner);
   await expect
-    .poll(async () => ((await (await request.get(`/v1/generations/${blockers[0]}`, { headers: { "x-api-key": ownerKey } })).json()) as { preview: unknown }).preview, { timeout: 30_000 })
+    .poll(
+      async () =>
+        (
+          (await (
+            await request.get(`/v1/generations/${blockers[0]}`, { headers: { "x-api-key": ownerKey } })
+          ).json()) as { preview: unknown }
+        ).preview,
+      { timeout: 30_000 },
+    )
     .not.toBeNull();
   await page.goto(`/runs/${blockers[0]}`);
   await expect(page.getByTestId("run-view")).toBeVisible();
@@ -63,7 +86,8 @@ test("cancel a queued run started in the studio; its hold shows meanwhile; it is
     await cancel.click();
     // Either it is still going (409: the message says why) or it ended meanwhile (final state shown).
     await expect(page.getByTestId("run-message").or(page.locator('[data-status="succeeded"]'))).toBeVisible();
-    if (await page.getByTestId("run-message").isVisible()) await expect(page.getByTestId("run-message")).toContainText("can no longer be canceled");
+    if (await page.getByTestId("run-message").isVisible())
+      await expect(page.getByTestId("run-message")).toContainText("can no longer be canceled");
   }
   for (const b of blockers) await request.post(`/v1/generations/${b}/cancel`, { headers: { "x-api-key": ownerKey } });
 });
@@ -79,7 +103,9 @@ test("a run of a batch links to the history of that batch", async ({ page, reque
   const batch = (await made.json()) as { id: string; data: { id: string }[] };
   const alone = await start(request, key, "atelier/gradient", { prompt: "not in the batch" });
   // The API lists a batch's runs too; a malformed batch ID is refused like any other filter.
-  const listed = (await (await request.get(`/v1/generations?batch=${batch.id}`, { headers: { "x-api-key": key } })).json()) as { data: { id: string }[] };
+  const listed = (await (
+    await request.get(`/v1/generations?batch=${batch.id}`, { headers: { "x-api-key": key } })
+  ).json()) as { data: { id: string }[] };
   expect(listed.data.map((g) => g.id).sort()).toEqual(batch.data.map((g) => g.id).sort());
   const bad = await request.get("/v1/generations?batch=gen_123", { headers: { "x-api-key": key } });
   expect(bad.status()).toBe(400);
@@ -107,10 +133,20 @@ test("a run of a batch links to the history of that batch", async ({ page, reque
 test("page through 60 runs of history with a status filter", async ({ page, request }) => {
   const user = newUser("creator", "20");
   const key = apiKey(user);
-  const ids = await Promise.all(Array.from({ length: 60 }, (_, i) => start(request, key, "atelier/gradient", { prompt: `sea ${i}` })));
+  const ids = await Promise.all(
+    Array.from({ length: 60 }, (_, i) => start(request, key, "atelier/gradient", { prompt: `sea ${i}` })),
+  );
   expect(new Set(ids).size).toBe(60);
   await expect
-    .poll(async () => ((await (await request.get("/v1/generations?status=succeeded&limit=100", { headers: { "x-api-key": key } })).json()) as { data: unknown[] }).data.length, { timeout: 60_000 })
+    .poll(
+      async () =>
+        (
+          (await (
+            await request.get("/v1/generations?status=succeeded&limit=100", { headers: { "x-api-key": key } })
+          ).json()) as { data: unknown[] }
+        ).data.length,
+      { timeout: 60_000 },
+    )
     .toBe(60);
 
   await signIn(page, user);

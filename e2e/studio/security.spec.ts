@@ -13,19 +13,28 @@ import { STUDIO_URL } from "./playwright.config";
 async function watchViolations(page: Page): Promise<() => Promise<string[]>> {
   const console: string[] = [];
   page.on("console", (message) => {
-    if (/Content Security Policy|Refused to (execute|load|apply|frame|connect)/i.test(message.text())) console.push(message.text());
+    if (/Content Security Policy|Refused to (execute|load|apply|frame|connect)/i.test(message.text()))
+      console.push(message.text());
   });
   await page.addInitScript(() => {
     const seen: string[] = [];
     (window as unknown as { __cspViolations: string[] }).__cspViolations = seen;
     document.addEventListener("securitypolicyviolation", (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
   });
-  return async () => [...console, ...(await page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []))];
+  return async () => [
+    ...console,
+    ...(await page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? [])),
+  ];
 }
 
 /** The policy's script-src directive, as sent. */
 function scriptSrc(policy: string | undefined): string {
-  return (policy ?? "").split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src ")) ?? "";
+  return (
+    (policy ?? "")
+      .split(";")
+      .map((d) => d.trim())
+      .find((d) => d.startsWith("script-src ")) ?? ""
+  );
 }
 
 /** The nonce a policy's script-src names. */
@@ -33,7 +42,9 @@ function nonceOf(policy: string | undefined): string {
   return /'nonce-([^']+)'/.exec(scriptSrc(policy))?.[1] ?? "";
 }
 
-test("every page answer has a nonce of its own, on every script of the page, and no inline scripts without it", async ({ request }) => {
+test("every page answer has a nonce of its own, on every script of the page, and no inline scripts without it", async ({
+  request,
+}) => {
   const seen = new Set<string>();
   // /sign-in twice: one page, two answers, two nonces. /docs/* would be prerendered without the nonce; a 404 too.
   for (const path of ["/sign-in", "/sign-in", "/docs/api", "/docs/errors", "/no-such-page"]) {
@@ -66,7 +77,10 @@ test("every page answer has a nonce of its own, on every script of the page, and
   expect(file.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
 });
 
-test("studio pages send a CSP no site may frame, and run every script of their own under it", async ({ page, request }) => {
+test("studio pages send a CSP no site may frame, and run every script of their own under it", async ({
+  page,
+  request,
+}) => {
   for (const path of ["/keys", "/catalog", "/sign-in"]) {
     const res = await request.get(path, { maxRedirects: 0 });
     const headers = res.headers();
@@ -92,7 +106,10 @@ test("studio pages send a CSP no site may frame, and run every script of their o
   await expect(page.getByRole("heading", { name: "Atelier API" })).toBeVisible({ timeout: 30_000 });
   // Scalar's Zod tries `Function("")` once to see whether it may compile validators and, refused,
   // validates without: the one refusal expected here (eval stays off). No script is refused.
-  expect((await violations()).filter((v) => v !== "script-src eval"), "/docs/api").toEqual([]);
+  expect(
+    (await violations()).filter((v) => v !== "script-src eval"),
+    "/docs/api",
+  ).toEqual([]);
   expect((await page.goto("/no-such-page"))!.status()).toBe(404);
   await page.getByRole("link", { name: "Back to the catalog" }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
@@ -114,7 +131,10 @@ test("studio pages send a CSP no site may frame, and run every script of their o
   await page.getByPlaceholder("Search models").fill("qr");
   await expect(cards).toHaveCount(1);
   await expect(cards.first()).toContainText("atelier/qr-code");
-  await page.getByRole("link", { name: /API keys/i }).first().click();
+  await page
+    .getByRole("link", { name: /API keys/i })
+    .first()
+    .click();
   await expect(page).toHaveURL(/\/keys$/);
   expect(await violations()).toEqual([]);
 });
@@ -123,7 +143,9 @@ test("another origin cannot frame /keys", async ({ page }) => {
   // A page on another origin (127.0.0.1 on its own port, the studio is localhost:3401) that frames /keys.
   const framer: Server = createServer((_req, res) => {
     res.writeHead(200, { "Content-Type": "text/html" });
-    res.end(`<!doctype html><title>framer</title><iframe id="f" src="${STUDIO_URL}/keys" width="800" height="600"></iframe>`);
+    res.end(
+      `<!doctype html><title>framer</title><iframe id="f" src="${STUDIO_URL}/keys" width="800" height="600"></iframe>`,
+    );
   });
   await new Promise<void>((resolve) => framer.listen(0, "127.0.0.1", resolve));
   try {
@@ -148,7 +170,11 @@ test("another origin cannot frame /keys", async ({ page }) => {
   }
 });
 
-test("a share page's output links stop answering when the share link is revoked; the run's own links do not", async ({ page, request, browser }) => {
+test("a share page's output links stop answering when the share link is revoked; the run's own links do not", async ({
+  page,
+  request,
+  browser,
+}) => {
   const user = newUser("creator", "5");
   const key = newKey(user.workspaceId);
   const runId = await startRun(request, key, "atelier/gradient", { prompt: "revoked share bytes" });
@@ -179,11 +205,17 @@ test("a share page's output links stop answering when the share link is revoked;
     expect(res.headers()["x-content-type-options"]).toBe("nosniff");
   }
   // The run's ordinary output link, as the API answers it.
-  const run = (await (await request.get(`/v1/generations/${runId}`, { headers: { "x-api-key": key } })).json()) as { output: { url: string }[] };
+  const run = (await (await request.get(`/v1/generations/${runId}`, { headers: { "x-api-key": key } })).json()) as {
+    output: { url: string }[];
+  };
   const ownLink = run.output[0]!.url;
   expect(new URL(ownLink).searchParams.get("share")).toBeNull();
 
-  await page.getByTestId("share-link").first().getByRole("button", { name: /^Revoke link/ }).click();
+  await page
+    .getByTestId("share-link")
+    .first()
+    .getByRole("button", { name: /^Revoke link/ })
+    .click();
   await expect(page.getByTestId("share-link").first()).toHaveAttribute("data-state", "revoked");
   for (const link of links) {
     const res = await shared.request.get(link);

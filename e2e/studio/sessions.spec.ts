@@ -19,7 +19,10 @@ async function lands(context: BrowserContext, path: string): Promise<string> {
   return at;
 }
 
-test("sign-out ends the session on the server: a copy of its cookie no longer signs anyone in", async ({ page, browser }) => {
+test("sign-out ends the session on the server: a copy of its cookie no longer signs anyone in", async ({
+  page,
+  browser,
+}) => {
   const user = newUser("creator");
   await signIn(page, user);
   const copy = await copyOfSession(browser, page);
@@ -33,7 +36,10 @@ test("sign-out ends the session on the server: a copy of its cookie no longer si
   await copy.close();
 });
 
-test("a password change, a role change and a removed user end every session of that user at once", async ({ page, browser }) => {
+test("a password change, a role change and a removed user end every session of that user at once", async ({
+  page,
+  browser,
+}) => {
   const user = newUser("ops");
   await signIn(page, user);
   const other = await browser.newContext();
@@ -76,7 +82,10 @@ async function tryPassword(request: APIRequestContext, email: string, password: 
   });
 }
 
-test("sign-in tries are throttled per email, with a lockout that says when, the same for an unknown email", async ({ page, request }) => {
+test("sign-in tries are throttled per email, with a lockout that says when, the same for an unknown email", async ({
+  page,
+  request,
+}) => {
   const user: TestUser = newUser("creator");
   const unknown = `nobody-${Date.now()}@example.com`;
   const refusals: Record<string, string> = {};
@@ -89,8 +98,14 @@ test("sign-in tries are throttled per email, with a lockout that says when, the 
     const locked = await tryPassword(request, email, user.password);
     expect(locked.status()).toBe(429);
     expect(locked.headers()["retry-after"]).toBe("60");
-    const body = (await locked.json()) as { error: { type: string; code: string; message: string; request_id: string } };
-    expect(body.error).toMatchObject({ type: "rate_limit_error", code: "rate_limit_exceeded", message: "Too many sign-in attempts for this email. Try again in 60 s." });
+    const body = (await locked.json()) as {
+      error: { type: string; code: string; message: string; request_id: string };
+    };
+    expect(body.error).toMatchObject({
+      type: "rate_limit_error",
+      code: "rate_limit_exceeded",
+      message: "Too many sign-in attempts for this email. Try again in 60 s.",
+    });
     expect(body.error.request_id).toMatch(/^req_/);
     refusals[email] = body.error.message;
   }
@@ -102,7 +117,9 @@ test("sign-in tries are throttled per email, with a lockout that says when, the 
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill(user.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.locator("form [role=alert]")).toHaveText(/^Too many sign-in attempts for this email\. Try again in \d+ s\.$/);
+  await expect(page.locator("form [role=alert]")).toHaveText(
+    /^Too many sign-in attempts for this email\. Try again in \d+ s\.$/,
+  );
   await screenshot(page, "sign-in-locked");
   await expect(page).toHaveURL(/\/sign-in/);
 
@@ -110,7 +127,10 @@ test("sign-in tries are throttled per email, with a lockout that says when, the 
   await signIn(page, newUser("creator"));
 });
 
-test("studio actions are budgeted per user: past it, a 429 with Retry-After; others are not held", async ({ page, browser }) => {
+test("studio actions are budgeted per user: past it, a 429 with Retry-After; others are not held", async ({
+  page,
+  browser,
+}) => {
   const user = newUser("creator");
   await signIn(page, user);
   // The top bar's balance read, the cheapest action there is.

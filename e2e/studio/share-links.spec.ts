@@ -41,14 +41,29 @@ async function stranger(browser: Browser, options: { colorScheme?: "light" | "da
 
 async function imagesLoaded(page: Page): Promise<void> {
   await expect
-    .poll(() => page.locator("img[data-testid=shared-image]").evaluateAll((imgs) => imgs.length > 0 && imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0)))
+    .poll(() =>
+      page
+        .locator("img[data-testid=shared-image]")
+        .evaluateAll(
+          (imgs) =>
+            imgs.length > 0 &&
+            imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0),
+        ),
+    )
     .toBe(true);
 }
 
-test("share a run: a public page with the prompt only when chosen, revoked in one click to a plain 404", async ({ page, request, browser }) => {
+test("share a run: a public page with the prompt only when chosen, revoked in one click to a plain 404", async ({
+  page,
+  request,
+  browser,
+}) => {
   const user = newUser("creator", "5");
   const key = newKey(user.workspaceId);
-  const runId = await startRun(request, key, "atelier/gradient", { prompt: "ocean dusk for the customer", num_images: 2 });
+  const runId = await startRun(request, key, "atelier/gradient", {
+    prompt: "ocean dusk for the customer",
+    num_images: 2,
+  });
   expect(await waitFinal(request, key, runId)).toBe("succeeded");
 
   await signIn(page, user);
@@ -79,7 +94,9 @@ test("share a run: a public page with the prompt only when chosen, revoked in on
   await expect(shared.getByTestId("shared-prompt")).toContainText("ocean dusk for the customer");
   await expect(shared.getByTestId("shared-output")).toHaveCount(2);
   await imagesLoaded(shared);
-  for (const src of await shared.locator("img[data-testid=shared-image]").evaluateAll((imgs) => imgs.map((i) => i.getAttribute("src")!))) {
+  for (const src of await shared
+    .locator("img[data-testid=shared-image]")
+    .evaluateAll((imgs) => imgs.map((i) => i.getAttribute("src")!))) {
     expect(src).toMatch(/^\/v1\/blobs\//); // same-origin links
   }
   const download = shared.getByTestId("shared-download").first();
@@ -88,7 +105,15 @@ test("share a run: a public page with the prompt only when chosen, revoked in on
   expect(bytes.status()).toBe(200);
   expect(bytes.headers()["content-disposition"] ?? "").toContain("gradient-1.png");
   const body = (await shared.locator("body").innerText()).toLowerCase();
-  for (const studioWord of ["sign out", "api keys", "webhooks", "available", runId.toLowerCase(), user.workspaceName.toLowerCase(), user.email]) {
+  for (const studioWord of [
+    "sign out",
+    "api keys",
+    "webhooks",
+    "available",
+    runId.toLowerCase(),
+    user.workspaceName.toLowerCase(),
+    user.email,
+  ]) {
     expect(body).not.toContain(studioWord);
   }
   expect(await shared.locator("meta[name=robots]").getAttribute("content")).toContain("noindex");
@@ -138,7 +163,12 @@ test("share a run: a public page with the prompt only when chosen, revoked in on
   await screenshot(shared, "share-revoked");
   // The other link still works; a forged or mangled one is the same 404.
   expect((await shared.goto(outputsOnly))!.status()).toBe(200);
-  for (const bad of [`${outputsOnly.slice(0, -1)}${outputsOnly.endsWith("A") ? "B" : "A"}`, "/s/nothing-here", "/s/%00", `/s/${"a".repeat(5000)}`]) {
+  for (const bad of [
+    `${outputsOnly.slice(0, -1)}${outputsOnly.endsWith("A") ? "B" : "A"}`,
+    "/s/nothing-here",
+    "/s/%00",
+    `/s/${"a".repeat(5000)}`,
+  ]) {
     const res = await shared.goto(bad);
     expect(res!.status(), bad.slice(0, 80)).toBe(404);
   }
@@ -161,7 +191,11 @@ test("share a run: a public page with the prompt only when chosen, revoked in on
   await screenshot(page, "share-ops", { fullPage: false });
 });
 
-test("only a succeeded run can be shared; video and sound play on the public page", async ({ page, request, browser }) => {
+test("only a succeeded run can be shared; video and sound play on the public page", async ({
+  page,
+  request,
+  browser,
+}) => {
   const user = newUser("creator", "5");
   const key = newKey(user.workspaceId);
   // MODERATION_BLOCKLIST (playwright.config.ts) makes this one fail.
@@ -191,7 +225,9 @@ test("only a succeeded run can be shared; video and sound play on the public pag
   const player = shared.getByTestId("shared-video");
   await expect(player).toHaveAttribute("poster", /^\/v1\/blobs\//);
   await expect(player).toHaveAttribute("src", /^\/v1\/blobs\//);
-  await expect.poll(() => player.evaluate((v) => (v as HTMLVideoElement).readyState), { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+  await expect
+    .poll(() => player.evaluate((v) => (v as HTMLVideoElement).readyState), { timeout: 20_000 })
+    .toBeGreaterThanOrEqual(1);
   await screenshot(shared, "share-public-video");
 
   await page.goto(`/runs/${sound}`);
@@ -199,7 +235,9 @@ test("only a succeeded run can be shared; video and sound play on the public pag
   await shared.goto(soundLink);
   const audio = shared.getByTestId("shared-audio");
   await expect(audio).toHaveAttribute("src", /^\/v1\/blobs\//);
-  await expect.poll(() => audio.evaluate((a) => (a as HTMLAudioElement).duration), { timeout: 20_000 }).toBeGreaterThan(1);
+  await expect
+    .poll(() => audio.evaluate((a) => (a as HTMLAudioElement).duration), { timeout: 20_000 })
+    .toBeGreaterThan(1);
   await expect(shared.getByTestId("shared-download")).toHaveAttribute("href", /filename=music-1\./);
   await screenshot(shared, "share-public-audio");
   await guest.close();

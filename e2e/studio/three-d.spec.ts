@@ -10,9 +10,13 @@ import { newUser, screenshot, signIn } from "./helpers";
 
 /** The pixels of an element's screenshot: how many distinct colours (in 4-bit steps), and the raw bytes. */
 async function pixelsOf(locator: Locator): Promise<{ colours: number; data: Buffer }> {
-  const { data, info } = await sharp(await locator.screenshot()).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(await locator.screenshot())
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const colours = new Set<number>();
-  for (let i = 0; i < data.length; i += info.channels) colours.add(((data[i]! >> 4) << 8) | ((data[i + 1]! >> 4) << 4) | (data[i + 2]! >> 4));
+  for (let i = 0; i < data.length; i += info.channels)
+    colours.add(((data[i]! >> 4) << 8) | ((data[i + 1]! >> 4) << 4) | (data[i + 2]! >> 4));
   return { colours: colours.size, data };
 }
 
@@ -26,7 +30,10 @@ function changed(a: Buffer, b: Buffer): number {
 /** A link's path: signed links differ per read of the run, the blob they name does not. */
 const blobPath = (url: string) => new URL(url, "http://localhost").pathname;
 
-test("a 3D run: an interactive viewer that orbits, counts and size, Download .glb, the poster in history", async ({ page, request }) => {
+test("a 3D run: an interactive viewer that orbits, counts and size, Download .glb, the poster in history", async ({
+  page,
+  request,
+}) => {
   const user = newUser("creator", "5");
   await signIn(page, user);
 
@@ -57,7 +64,8 @@ test("a 3D run: an interactive viewer that orbits, counts and size, Download .gl
   // The element's own properties: React sets a defined custom element's props as properties, and
   // model-viewer does not reflect them to attributes, so the attributes are there only when the
   // element was made before its code had loaded (which depends on how fast the run finished).
-  const viewerLink = (name: "src" | "poster") => viewer.evaluate((el, prop) => (el as HTMLElement & Record<"src" | "poster", string | null>)[prop] ?? "", name);
+  const viewerLink = (name: "src" | "poster") =>
+    viewer.evaluate((el, prop) => (el as HTMLElement & Record<"src" | "poster", string | null>)[prop] ?? "", name);
   expect(blobPath(await viewerLink("src"))).toMatch(/^\/v1\/blobs\//);
   const poster = blobPath(await viewerLink("poster"));
   expect(poster).toMatch(/^\/v1\/blobs\//);
@@ -71,15 +79,21 @@ test("a 3D run: an interactive viewer that orbits, counts and size, Download .gl
 
   // Orbit with the mouse: the camera turns, and so does the picture.
   type Orbit = { theta: number; phi: number; radius: number };
-  const orbit = () => viewer.evaluate((el) => (el as HTMLElement & { getCameraOrbit(): Orbit }).getCameraOrbit()).then((o) => ({ theta: o.theta, phi: o.phi, radius: o.radius }));
+  const orbit = () =>
+    viewer
+      .evaluate((el) => (el as HTMLElement & { getCameraOrbit(): Orbit }).getCameraOrbit())
+      .then((o) => ({ theta: o.theta, phi: o.phi, radius: o.radius }));
   const start = await orbit();
   const box = (await viewer.boundingBox())!;
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.down();
-  for (let step = 1; step <= 8; step++) await page.mouse.move(box.x + box.width / 2 - step * 25, box.y + box.height / 2 + step * 4);
+  for (let step = 1; step <= 8; step++)
+    await page.mouse.move(box.x + box.width / 2 - step * 25, box.y + box.height / 2 + step * 4);
   await page.mouse.up();
   await expect.poll(async () => Math.abs((await orbit()).theta - start.theta), { timeout: 5_000 }).toBeGreaterThan(0.3);
-  await expect.poll(async () => changed(before.data, (await pixelsOf(viewer)).data), { timeout: 5_000 }).toBeGreaterThan(0.02);
+  await expect
+    .poll(async () => changed(before.data, (await pixelsOf(viewer)).data), { timeout: 5_000 })
+    .toBeGreaterThan(0.02);
   await screenshot(page, "three-d-orbited", { fullPage: false });
 
   // Its counts and size, the .glb to download, and no "Keep as file" (files are images).
@@ -96,7 +110,12 @@ test("a 3D run: an interactive viewer that orbits, counts and size, Download .gl
   expect((await glb.body()).subarray(0, 4).toString("latin1")).toBe("glTF");
 
   // The model page's recent runs and the history show the run by its poster.
-  await expect(page.getByTestId("recent-run").filter({ has: page.getByTestId("recent-run-poster") }).first()).toBeVisible();
+  await expect(
+    page
+      .getByTestId("recent-run")
+      .filter({ has: page.getByTestId("recent-run-poster") })
+      .first(),
+  ).toBeVisible();
   expect(blobPath((await page.getByTestId("recent-run-poster").first().getAttribute("src"))!)).toBe(poster);
   await page.goto("/runs");
   const thumb = page.getByTestId("run-thumbnail").filter({ visible: true }).first();
@@ -107,5 +126,7 @@ test("a 3D run: an interactive viewer that orbits, counts and size, Download .gl
 
   // The run page shows it the same way (RunOutputs, as above).
   await page.goto(`/runs/${id}`);
-  await expect(page.getByTestId("run-view").getByTestId("output-3d").getByRole("link", { name: "Download .glb" })).toBeVisible();
+  await expect(
+    page.getByTestId("run-view").getByTestId("output-3d").getByRole("link", { name: "Download .glb" }),
+  ).toBeVisible();
 });

@@ -32,7 +32,10 @@ async function startReceiver(): Promise<{ server: Server; url: string; received:
   return { server, url: `http://127.0.0.1:${port}/atelier-hook`, received };
 }
 
-test("endpoints, deliveries with attempts, resend, run page, disable, delete, rotate the secret", async ({ page, request }) => {
+test("endpoints, deliveries with attempts, resend, run page, disable, delete, rotate the secret", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(120_000);
   const receiver = await startReceiver();
   try {
@@ -65,7 +68,10 @@ test("endpoints, deliveries with attempts, resend, run page, disable, delete, ro
     await expect(endpoint).toContainText("Local receiver");
 
     // A run through the API: its event reaches the receiver (500, then 200 on the retry).
-    const res = await request.post("/v1/generations", { headers: { "x-api-key": key }, data: { model: "atelier/gradient", input: { prompt: "webhook dusk" } } });
+    const res = await request.post("/v1/generations", {
+      headers: { "x-api-key": key },
+      data: { model: "atelier/gradient", input: { prompt: "webhook dusk" } },
+    });
     expect(res.status(), await res.text()).toBe(201);
     const runId = ((await res.json()) as { id: string }).id;
     await expect.poll(() => receiver.received.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
@@ -93,7 +99,9 @@ test("endpoints, deliveries with attempts, resend, run page, disable, delete, ro
     await page.getByRole("button", { name: "Reveal" }).click();
     await expect(secretBox).toHaveText(/^whsec_[A-Za-z0-9+/=]+$/);
     const secret = (await secretBox.textContent())!;
-    expect(() => new Webhook(secret).verify(receiver.received[1]!.body, receiver.received[1]!.headers as Record<string, string>)).not.toThrow();
+    expect(() =>
+      new Webhook(secret).verify(receiver.received[1]!.body, receiver.received[1]!.headers as Record<string, string>),
+    ).not.toThrow();
     await page.getByRole("button", { name: "Hide" }).click();
     await expect(secretBox).toHaveText(/^whsec_•+$/);
     await endpoint.getByText("Recent deliveries").click();
@@ -108,7 +116,9 @@ test("endpoints, deliveries with attempts, resend, run page, disable, delete, ro
     await expect(async () => {
       await page.reload();
       await expect(event.getByTestId("delivery")).toHaveCount(2, { timeout: 1_000 });
-      await expect(event.locator('[data-testid="delivery"][data-status="succeeded"]')).toHaveCount(2, { timeout: 1_000 });
+      await expect(event.locator('[data-testid="delivery"][data-status="succeeded"]')).toHaveCount(2, {
+        timeout: 1_000,
+      });
     }).toPass({ timeout: 20_000 });
 
     // The run page shows the event and where it went.

@@ -34,7 +34,12 @@ export interface BlobStore {
   newKey(): string;
   put(data: Buffer, contentType?: string): Promise<string>;
   /** Streams bytes into a new blob; throws BlobTooLargeError (and keeps nothing) past maxBytes. */
-  putStream(source: AsyncIterable<Uint8Array>, maxBytes: number, contentType?: string, key?: string): Promise<{ key: string; bytes: number }>;
+  putStream(
+    source: AsyncIterable<Uint8Array>,
+    maxBytes: number,
+    contentType?: string,
+    key?: string,
+  ): Promise<{ key: string; bytes: number }>;
   /**
    * A new key holding the bytes `key` holds now; writes to `key` afterwards do not reach it.
    * A direct upload's key can still be written to after the upload is completed (the bucket's

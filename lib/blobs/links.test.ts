@@ -25,7 +25,10 @@ describe("signed blob links", () => {
   it("round-trips: the link it signs is accepted with its content type", () => {
     const link = signBlobLink({ secret: SECRET, baseUrl: BASE, now: NOW }, KEY, "video/mp4");
     expect(checkBlobLink(SECRET, KEY, queryOf(link.url), NOW)).toEqual({ ok: true, contentType: "video/mp4" });
-    expect(checkBlobLink(SECRET, KEY, queryOf(link.url), NOW + DAY_MS - 1000)).toEqual({ ok: true, contentType: "video/mp4" });
+    expect(checkBlobLink(SECRET, KEY, queryOf(link.url), NOW + DAY_MS - 1000)).toEqual({
+      ok: true,
+      contentType: "video/mp4",
+    });
   });
 
   it("a share page's link carries its share link's ID under the signature", () => {
@@ -33,12 +36,26 @@ describe("signed blob links", () => {
     const query = Object.fromEntries(new URL(link.url, BASE).searchParams.entries());
     expect(query.share).toBe("shr_AbC123");
     expect(checkBlobLink(SECRET, KEY, query, NOW)).toEqual({ ok: true, contentType: "image/png", share: "shr_AbC123" });
-    const named = signBlobLink({ secret: SECRET, baseUrl: "", now: NOW, share: "shr_AbC123", filename: "a.png" }, KEY, "image/png");
+    const named = signBlobLink(
+      { secret: SECRET, baseUrl: "", now: NOW, share: "shr_AbC123", filename: "a.png" },
+      KEY,
+      "image/png",
+    );
     const namedQuery = Object.fromEntries(new URL(named.url, BASE).searchParams.entries());
-    expect(checkBlobLink(SECRET, KEY, namedQuery, NOW)).toEqual({ ok: true, contentType: "image/png", filename: "a.png", share: "shr_AbC123" });
+    expect(checkBlobLink(SECRET, KEY, namedQuery, NOW)).toEqual({
+      ok: true,
+      contentType: "image/png",
+      filename: "a.png",
+      share: "shr_AbC123",
+    });
     // Dropped or swapped for another share, the signature no longer matches; a malformed one is refused.
     const { share: _dropped, ...withoutShare } = query;
-    for (const changed of [withoutShare, { ...query, share: "shr_Other1" }, { ...query, share: "shr_AbC123\n" }, { ...query, share: "__proto__" }]) {
+    for (const changed of [
+      withoutShare,
+      { ...query, share: "shr_Other1" },
+      { ...query, share: "shr_AbC123\n" },
+      { ...query, share: "__proto__" },
+    ]) {
       expect(checkBlobLink(SECRET, KEY, changed, NOW)).toEqual({ ok: false, reason: "tampered" });
     }
     expect(() => signBlobLink({ secret: SECRET, baseUrl: "", share: "not a share" }, KEY, "image/png")).toThrow();
@@ -64,7 +81,9 @@ describe("signed blob links", () => {
     const tampered = { ok: false, reason: "tampered" };
     expect(checkBlobLink(SECRET, `${KEY.slice(0, -1)}6`, query, NOW)).toEqual(tampered);
     expect(checkBlobLink(SECRET, KEY, { ...query, type: "text/html" }, NOW)).toEqual(tampered);
-    expect(checkBlobLink(SECRET, KEY, { ...query, expires: String(Number(query.expires) + 3600) }, NOW)).toEqual(tampered);
+    expect(checkBlobLink(SECRET, KEY, { ...query, expires: String(Number(query.expires) + 3600) }, NOW)).toEqual(
+      tampered,
+    );
     const sig = query.signature!;
     const flipped = (sig[0] === "A" ? "B" : "A") + sig.slice(1);
     expect(checkBlobLink(SECRET, KEY, { ...query, signature: flipped }, NOW)).toEqual(tampered);
@@ -83,10 +102,18 @@ describe("signed blob links", () => {
   });
 
   it("signs a download name: the link answers it, and a changed, added or dropped name is refused", () => {
-    const link = signBlobLink({ secret: SECRET, baseUrl: BASE, now: NOW, filename: "gradient-gen_abc-1.png" }, KEY, "image/png");
+    const link = signBlobLink(
+      { secret: SECRET, baseUrl: BASE, now: NOW, filename: "gradient-gen_abc-1.png" },
+      KEY,
+      "image/png",
+    );
     const query = queryOf(link.url);
     expect(query.filename).toBe("gradient-gen_abc-1.png");
-    expect(checkBlobLink(SECRET, KEY, query, NOW)).toEqual({ ok: true, contentType: "image/png", filename: "gradient-gen_abc-1.png" });
+    expect(checkBlobLink(SECRET, KEY, query, NOW)).toEqual({
+      ok: true,
+      contentType: "image/png",
+      filename: "gradient-gen_abc-1.png",
+    });
     const tampered = { ok: false, reason: "tampered" };
     expect(checkBlobLink(SECRET, KEY, { ...query, filename: "evil.html" }, NOW)).toEqual(tampered);
     expect(checkBlobLink(SECRET, KEY, { ...query, filename: undefined }, NOW)).toEqual(tampered);
@@ -102,6 +129,8 @@ describe("signed blob links", () => {
     expect(downloadName("...")).toBe("download");
     expect(downloadName("é".repeat(300))).toBe("download");
     expect(downloadName("a".repeat(300))).toHaveLength(150);
-    expect(signBlobLink({ secret: SECRET, baseUrl: "", now: NOW }, KEY, "image/png").url).toMatch(new RegExp(`^/v1/blobs/${KEY}\\?`));
+    expect(signBlobLink({ secret: SECRET, baseUrl: "", now: NOW }, KEY, "image/png").url).toMatch(
+      new RegExp(`^/v1/blobs/${KEY}\\?`),
+    );
   });
 });

@@ -10,10 +10,17 @@ export interface SignedLink {
   expires_at: string;
 }
 
-function payloadOf(key: string, contentType: string, expires: number, filename: string | undefined, share: string | undefined): string {
+function payloadOf(
+  key: string,
+  contentType: string,
+  expires: number,
+  filename: string | undefined,
+  share: string | undefined,
+): string {
   // A link without a filename signs what links always signed: older links stay valid. A share's
   // link signs one more line (five in all, where the others have three or four).
-  const base = filename === undefined ? `${key}\n${contentType}\n${expires}` : `${key}\n${contentType}\n${expires}\n${filename}`;
+  const base =
+    filename === undefined ? `${key}\n${contentType}\n${expires}` : `${key}\n${contentType}\n${expires}\n${filename}`;
   return share === undefined ? base : `${filename === undefined ? `${base}\n` : base}\nshare:${share}`;
 }
 
@@ -55,7 +62,12 @@ function linkExpiry(now = Date.now()): number {
  * The link an answer carries for a blob, valid 24 hours from now: the bucket's presigned URL when
  * files live in a bucket, else a signed /v1/blobs link the API answers itself.
  */
-export async function blobLink(blobs: BlobStore, options: LinkOptions, key: string, contentType: string): Promise<SignedLink> {
+export async function blobLink(
+  blobs: BlobStore,
+  options: LinkOptions,
+  key: string,
+  contentType: string,
+): Promise<SignedLink> {
   const expires = linkExpiry(options.now);
   const filename = options.filename === undefined ? undefined : downloadName(options.filename);
   const expiresAt = new Date(expires * 1000);
@@ -75,19 +87,37 @@ export function signBlobLink(options: LinkOptions, key: string, contentType: str
   const share = options.share;
   if (share !== undefined && !SHARE_ID.test(share)) throw new Error(`not a share link ID: ${share}`);
   const signature = sign(options.secret, PURPOSE, payloadOf(key, contentType, expires, filename, share));
-  const query = new URLSearchParams({ type: contentType, expires: String(expires), ...(filename ? { filename } : {}), ...(share ? { share } : {}), signature });
+  const query = new URLSearchParams({
+    type: contentType,
+    expires: String(expires),
+    ...(filename ? { filename } : {}),
+    ...(share ? { share } : {}),
+    signature,
+  });
   return { url: `${options.baseUrl}/v1/blobs/${key}?${query}`, expires_at: new Date(expires * 1000).toISOString() };
 }
 
 /** `share`: the share link whose liveness the caller must check before answering. */
-export type LinkCheck = { ok: true; contentType: string; filename?: string; share?: string } | { ok: false; reason: "tampered" | "expired" };
+export type LinkCheck =
+  { ok: true; contentType: string; filename?: string; share?: string } | { ok: false; reason: "tampered" | "expired" };
 
-export function checkBlobLink(secret: string, key: string, query: Record<string, string | undefined>, now = Date.now()): LinkCheck {
+export function checkBlobLink(
+  secret: string,
+  key: string,
+  query: Record<string, string | undefined>,
+  now = Date.now(),
+): LinkCheck {
   const { type, expires, signature, filename, share } = query;
   if (!type || !expires || !signature || !/^\d{1,12}$/.test(expires)) return { ok: false, reason: "tampered" };
   if (filename !== undefined && !FILENAME.test(filename)) return { ok: false, reason: "tampered" };
   if (share !== undefined && !SHARE_ID.test(share)) return { ok: false, reason: "tampered" };
-  if (!verifySignature(secret, PURPOSE, payloadOf(key, type, Number(expires), filename, share), signature)) return { ok: false, reason: "tampered" };
+  if (!verifySignature(secret, PURPOSE, payloadOf(key, type, Number(expires), filename, share), signature))
+    return { ok: false, reason: "tampered" };
   if (Number(expires) * 1000 <= now) return { ok: false, reason: "expired" };
-  return { ok: true, contentType: type, ...(filename === undefined ? {} : { filename }), ...(share === undefined ? {} : { share }) };
+  return {
+    ok: true,
+    contentType: type,
+    ...(filename === undefined ? {} : { filename }),
+    ...(share === undefined ? {} : { share }),
+  };
 }

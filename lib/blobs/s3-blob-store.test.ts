@@ -58,7 +58,7 @@ async function* chunksOf(data: Buffer, chunkSize: number): AsyncGenerator<Uint8A
 function randomSource(total: number, chunkSize: number): { source: AsyncIterable<Uint8Array>; sha256: () => string } {
   const hash = createHash("sha256");
   async function* generate(): AsyncGenerator<Uint8Array> {
-    for (let sent = 0; sent < total; ) {
+    for (let sent = 0; sent < total;) {
       const chunk = randomBytes(Math.min(chunkSize, total - sent));
       hash.update(chunk);
       sent += chunk.length;
@@ -179,7 +179,10 @@ describe.each(subjects)("blob store contract ($name)", ({ make }) => {
     expect((await store.readAll(key)).equals(data)).toBe(true);
 
     const chosen = store.newKey();
-    expect(await store.putStream(chunksOf(data, 1000), 1_000_000, undefined, chosen)).toEqual({ key: chosen, bytes: 300_000 });
+    expect(await store.putStream(chunksOf(data, 1000), 1_000_000, undefined, chosen)).toEqual({
+      key: chosen,
+      bytes: 300_000,
+    });
     expect(await store.size(chosen)).toBe(300_000);
 
     await expect(store.putStream(chunksOf(data, 1000), 1_000_000, undefined, "not/a/key")).rejects.toThrow();
@@ -198,13 +201,16 @@ describe.each(subjects)("blob store contract ($name)", ({ make }) => {
     expect((await store.readAll(copy)).equals(first)).toBe(true);
     await store.delete(key);
     expect((await store.readAll(copy)).equals(first)).toBe(true);
-    for (const missing of [key, store.newKey(), "not/a/key"]) await expect(store.snapshot(missing)).rejects.toBeInstanceOf(BlobNotFoundError);
+    for (const missing of [key, store.newKey(), "not/a/key"])
+      await expect(store.snapshot(missing)).rejects.toBeInstanceOf(BlobNotFoundError);
   });
 
   it("refuses a putStream past maxBytes and keeps nothing", async () => {
     const before = await subject.stored();
     const key = store.newKey();
-    await expect(store.putStream(chunksOf(bytes(300_000), 10_000), 299_999, "image/png", key)).rejects.toBeInstanceOf(BlobTooLargeError);
+    await expect(store.putStream(chunksOf(bytes(300_000), 10_000), 299_999, "image/png", key)).rejects.toBeInstanceOf(
+      BlobTooLargeError,
+    );
     expect(await store.size(key)).toBeNull();
     expect(await subject.stored()).toEqual(before);
   });
@@ -321,9 +327,21 @@ function sigV4Accepts(url: string, method: string, headers: Record<string, strin
     .map(([name, value]) => `${name}=${value}`)
     .join("&");
   const canonicalHeaders = signedHeaders.map((name) => `${name}:${(headers[name] ?? "").trim()}\n`).join("");
-  const canonicalRequest = [method, u.pathname, canonicalQuery, canonicalHeaders, signedHeaders.join(";"), "UNSIGNED-PAYLOAD"].join("\n");
+  const canonicalRequest = [
+    method,
+    u.pathname,
+    canonicalQuery,
+    canonicalHeaders,
+    signedHeaders.join(";"),
+    "UNSIGNED-PAYLOAD",
+  ].join("\n");
   const scope = `${date}/${region}/${service}/aws4_request`;
-  const stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, createHash("sha256").update(canonicalRequest).digest("hex")].join("\n");
+  const stringToSign = [
+    "AWS4-HMAC-SHA256",
+    amzDate,
+    scope,
+    createHash("sha256").update(canonicalRequest).digest("hex"),
+  ].join("\n");
   const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).update(data).digest();
   const signingKey = hmac(hmac(hmac(hmac(`AWS4${SECRET}`, date ?? ""), region ?? ""), service ?? ""), "aws4_request");
   return createHmac("sha256", signingKey).update(stringToSign).digest("hex") === query.get("X-Amz-Signature");
@@ -355,7 +373,9 @@ describe("s3BlobStore", () => {
     expect(await server.listKeys(prefix)).toEqual([a, b, c].map((key) => `${prefix}${key}`).sort());
     // Nothing written outside the prefix.
     const all = await server.listKeys();
-    expect(all.filter((key) => [a, b, c].some((k) => key.endsWith(k)))).toEqual([a, b, c].map((key) => `${prefix}${key}`).sort());
+    expect(all.filter((key) => [a, b, c].some((k) => key.endsWith(k)))).toEqual(
+      [a, b, c].map((key) => `${prefix}${key}`).sort(),
+    );
   });
 
   it("uses the prefix verbatim, also an empty one", async () => {
@@ -374,7 +394,8 @@ describe("s3BlobStore", () => {
   it("stores the content type", async () => {
     const key = await store.put(bytes(10), "image/webp");
     const plain = await store.put(bytes(10));
-    const typeOf = async (k: string) => (await fetch(`${server.endpoint}/${server.bucket}/${store.keyOf(k)}`)).headers.get("content-type");
+    const typeOf = async (k: string) =>
+      (await fetch(`${server.endpoint}/${server.bucket}/${store.keyOf(k)}`)).headers.get("content-type");
     expect(await typeOf(key)).toBe("image/webp");
     expect(await typeOf(plain)).toBe("application/octet-stream");
     const streamed = await store.putStream(chunksOf(bytes(10), 5), 100, "audio/mpeg");
@@ -422,7 +443,9 @@ describe("s3BlobStore", () => {
       expect(proxy.requests.some((r) => r.startsWith("PUT") && /[?&]partNumber=1\b/.test(r))).toBe(true);
       // AbortMultipartUpload was tried (s3rver answers 405), then DeleteObject.
       expect(proxy.requests.some((r) => r.startsWith("DELETE") && /[?&]uploadId=/.test(r))).toBe(true);
-      expect(proxy.requests.some((r) => r === `DELETE /${server.bucket}/${proxyPrefix}${key}?x-id=DeleteObject`)).toBe(true);
+      expect(proxy.requests.some((r) => r === `DELETE /${server.bucket}/${proxyPrefix}${key}?x-id=DeleteObject`)).toBe(
+        true,
+      );
       expect(proxy.requests.some((r) => r.startsWith("POST") && /[?&]uploadId=/.test(r))).toBe(false);
       expect(await viaProxy.size(key)).toBeNull();
       expect(await server.listKeys(proxyPrefix)).toEqual(before);
@@ -442,7 +465,9 @@ describe("s3BlobStore", () => {
         [199_999, 199_999],
         [0, 199_999],
       ] as const) {
-        expect((await readAllOf(await ignoring.read(key, { start, end }))).equals(data.subarray(start, end + 1))).toBe(true);
+        expect((await readAllOf(await ignoring.read(key, { start, end }))).equals(data.subarray(start, end + 1))).toBe(
+          true,
+        );
       }
     } finally {
       ignoring.close();
@@ -483,7 +508,11 @@ describe("s3BlobStore", () => {
   it("keeps a link's expiry within SigV4's 1 second to 7 days", async () => {
     const key = await store.put(bytes(1));
     const expiresOf = async (expiresAt: Date) =>
-      Number(new URL((await store.signedReadUrl(key, { contentType: "image/png", expiresAt }))!).searchParams.get("X-Amz-Expires"));
+      Number(
+        new URL((await store.signedReadUrl(key, { contentType: "image/png", expiresAt }))!).searchParams.get(
+          "X-Amz-Expires",
+        ),
+      );
     expect(await expiresOf(new Date(Date.now() - 60_000))).toBe(1);
     expect(await expiresOf(new Date(Date.now() + 30 * 24 * 3600_000))).toBe(604_800);
     expect(await expiresOf(new Date(Date.now() + 90_500))).toBeGreaterThanOrEqual(91);
@@ -504,13 +533,19 @@ describe("s3BlobStore", () => {
     expect(sigV4Accepts(url!, "GET", { host: link.host, "content-length": String(data.length) })).toBe(false);
 
     expect(await store.size(key)).toBeNull();
-    const answer = await fetch(url!, { method: "PUT", body: new Uint8Array(data), headers: { "content-type": "image/png" } });
+    const answer = await fetch(url!, {
+      method: "PUT",
+      body: new Uint8Array(data),
+      headers: { "content-type": "image/png" },
+    });
     expect(answer.status).toBe(200);
     expect(await store.size(key)).toBe(data.length);
     expect((await store.readAll(key)).equals(data)).toBe(true);
 
     await expect(store.signedPutUrl("../x", { bytes: 1, expiresAt: new Date(Date.now() + 60_000) })).rejects.toThrow();
-    await expect(store.signedReadUrl("../x", { contentType: "image/png", expiresAt: new Date(Date.now() + 60_000) })).rejects.toThrow();
+    await expect(
+      store.signedReadUrl("../x", { contentType: "image/png", expiresAt: new Date(Date.now() + 60_000) }),
+    ).rejects.toThrow();
   });
 
   it("signs for publicEndpoint when set: another host, a signature valid for that host only", async () => {
@@ -543,19 +578,28 @@ describe("s3BlobStore", () => {
     const objectUrl = `${server.endpoint}/${server.bucket}/${store.keyOf(key)}`;
     const preflight = await fetch(objectUrl, {
       method: "OPTIONS",
-      headers: { origin: "http://127.0.0.1:3999", "access-control-request-method": "PUT", "access-control-request-headers": "content-type" },
+      headers: {
+        origin: "http://127.0.0.1:3999",
+        "access-control-request-method": "PUT",
+        "access-control-request-headers": "content-type",
+      },
     });
     expect(preflight.status).toBe(200);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
     expect(preflight.headers.get("access-control-allow-methods")).toContain("PUT");
     expect(preflight.headers.get("access-control-allow-headers")).toContain("content-type");
 
-    const get = await fetch((await store.signedReadUrl(key, { contentType: "image/png", expiresAt: new Date(Date.now() + 60_000) }))!, {
-      headers: { origin: "http://127.0.0.1:3999", range: "bytes=0-9" },
-    });
+    const get = await fetch(
+      (await store.signedReadUrl(key, { contentType: "image/png", expiresAt: new Date(Date.now() + 60_000) }))!,
+      {
+        headers: { origin: "http://127.0.0.1:3999", range: "bytes=0-9" },
+      },
+    );
     expect(get.status).toBe(206);
     expect(get.headers.get("access-control-allow-origin")).toBe("*");
-    expect(get.headers.get("access-control-expose-headers")).toMatch(/ETag.*Content-Length.*Content-Range.*Accept-Ranges/);
+    expect(get.headers.get("access-control-expose-headers")).toMatch(
+      /ETag.*Content-Length.*Content-Range.*Accept-Ranges/,
+    );
     expect((await get.arrayBuffer()).byteLength).toBe(10);
   });
 
@@ -649,7 +693,9 @@ describe("test S3 server", () => {
     const port = await freePort();
     const tsx = path.resolve("node_modules/.bin/tsx");
     const file = fileURLToPath(new URL("./testing/test-s3-server.ts", import.meta.url));
-    const child = spawn(tsx, [file, "--port", String(port), "--dir", s3dir, "--bucket", "cli-bucket"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(tsx, [file, "--port", String(port), "--dir", s3dir, "--bucket", "cli-bucket"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     try {
       let output = "";
@@ -684,5 +730,4 @@ describe("test S3 server", () => {
     }
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
   }, 40_000);
-
 });

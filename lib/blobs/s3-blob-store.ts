@@ -61,14 +61,18 @@ function s3ErrorOf(err: unknown): S3ErrorShape {
 function isNotFound(err: unknown): boolean {
   const e = s3ErrorOf(err);
   if (e.name === "NoSuchBucket" || e.Code === "NoSuchBucket") return false;
-  return e.name === "NotFound" || e.name === "NoSuchKey" || e.Code === "NoSuchKey" || e.$metadata?.httpStatusCode === 404;
+  return (
+    e.name === "NotFound" || e.name === "NoSuchKey" || e.Code === "NoSuchKey" || e.$metadata?.httpStatusCode === 404
+  );
 }
 
 function describe(err: unknown): string {
   const e = s3ErrorOf(err);
   const status = e.$metadata?.httpStatusCode;
   const message = err instanceof Error ? err.message : String(err);
-  return [e.name, status ? `HTTP ${status}` : null, message && message !== "UnknownError" ? message : null].filter(Boolean).join(": ");
+  return [e.name, status ? `HTTP ${status}` : null, message && message !== "UnknownError" ? message : null]
+    .filter(Boolean)
+    .join(": ");
 }
 
 /**
@@ -128,13 +132,19 @@ export function s3BlobStore(settings: S3Settings): BlobStore & { close(): void; 
     requestHandler: { connectionTimeout: 5_000 },
   });
   // SigV4 signs the host, so URLs for another host must be signed for that host, not rewritten.
-  const presignClient = settings.publicEndpoint ? new S3Client({ ...baseConfig, endpoint: settings.publicEndpoint }) : client;
+  const presignClient = settings.publicEndpoint
+    ? new S3Client({ ...baseConfig, endpoint: settings.publicEndpoint })
+    : client;
   // GET /readyz must answer fast: one attempt, short timeouts.
   const checkClient = new S3Client({
     ...baseConfig,
     ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
     maxAttempts: 1,
-    requestHandler: { connectionTimeout: CHECK_TIMEOUT_MS, requestTimeout: CHECK_TIMEOUT_MS, throwOnRequestTimeout: true },
+    requestHandler: {
+      connectionTimeout: CHECK_TIMEOUT_MS,
+      requestTimeout: CHECK_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    },
   });
 
   const keyOf = (key: string): string => `${prefix}${key}`;
@@ -156,7 +166,11 @@ export function s3BlobStore(settings: S3Settings): BlobStore & { close(): void; 
     let answer: GetObjectCommandOutput;
     try {
       answer = await client.send(
-        new GetObjectCommand({ Bucket: bucket, Key: keyOf(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: keyOf(key),
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
       );
     } catch (err) {
       if (isNotFound(err)) throw new BlobNotFoundError(key);
@@ -315,7 +329,9 @@ export function s3BlobStore(settings: S3Settings): BlobStore & { close(): void; 
 
     async check() {
       try {
-        await checkClient.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: AbortSignal.timeout(CHECK_TIMEOUT_MS * 2) });
+        await checkClient.send(new HeadBucketCommand({ Bucket: bucket }), {
+          abortSignal: AbortSignal.timeout(CHECK_TIMEOUT_MS * 2),
+        });
       } catch (err) {
         throw new Error(`S3 bucket "${bucket}" is not reachable (${describe(err)})`, { cause: err });
       }

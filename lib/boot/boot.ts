@@ -37,9 +37,18 @@ export function installCatalog(config: Config): void {
  * The configured store, migrated. `logger` hears pooled connections dropped while idle (a
  * database restart); without one (the admin CLI, whose stdout is its answer) they are dropped quietly.
  */
-export async function openConfiguredStore(config: Config, logger?: Logger, options: { backgroundCheckpoints?: boolean } = {}): Promise<Store> {
+export async function openConfiguredStore(
+  config: Config,
+  logger?: Logger,
+  options: { backgroundCheckpoints?: boolean } = {},
+): Promise<Store> {
   installCatalog(config);
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, backgroundCheckpoints: options.backgroundCheckpoints });
+  const store = openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    logger,
+    backgroundCheckpoints: options.backgroundCheckpoints,
+  });
   await migrateStore(store);
   return store;
 }
@@ -134,7 +143,11 @@ const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$
  * links in API and MCP answers, webhooks and doc URLs point at http://localhost:PORT, which
  * other machines cannot open. null when there is nothing to say.
  */
-export function publicBaseUrlWarning(options: { env: Record<string, string | undefined>; boundAddress: string | null; publicBaseUrl: string }): string | null {
+export function publicBaseUrlWarning(options: {
+  env: Record<string, string | undefined>;
+  boundAddress: string | null;
+  publicBaseUrl: string;
+}): string | null {
   if (options.env.PUBLIC_BASE_URL) return null;
   const address = options.boundAddress ?? "";
   if (LOOPBACK.test(address)) return null;

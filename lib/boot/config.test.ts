@@ -93,8 +93,12 @@ describe("loadConfig", () => {
 
   it("takes a Redis URL with an optional database number, and refuses anything else, naming it", () => {
     expect(loadConfig({ DATA_DIR: tempDataDir() }).redisUrl).toBeNull();
-    expect(loadConfig({ DATA_DIR: tempDataDir(), REDIS_URL: "redis://127.0.0.1:6379/3" }).redisUrl).toBe("redis://127.0.0.1:6379/3");
-    expect(loadConfig({ DATA_DIR: tempDataDir(), REDIS_URL: "rediss://user:pw@cache:6380" }).redisUrl).toBe("rediss://user:pw@cache:6380");
+    expect(loadConfig({ DATA_DIR: tempDataDir(), REDIS_URL: "redis://127.0.0.1:6379/3" }).redisUrl).toBe(
+      "redis://127.0.0.1:6379/3",
+    );
+    expect(loadConfig({ DATA_DIR: tempDataDir(), REDIS_URL: "rediss://user:pw@cache:6380" }).redisUrl).toBe(
+      "rediss://user:pw@cache:6380",
+    );
     for (const REDIS_URL of ["127.0.0.1:6379", "http://cache:6379", "redis://cache:6379/x", "redis://cache:6379/1/2"]) {
       expect(configError({ REDIS_URL }).message).toMatch(/^REDIS_URL must be a Redis URL/);
     }
@@ -119,22 +123,40 @@ describe("loadConfig", () => {
       S3_FORCE_PATH_STYLE: "1",
       S3_PUBLIC_ENDPOINT: "https://files.example.com",
     }).s3;
-    expect(minio).toEqual({ bucket: "media", prefix: "atelier/prod/", endpoint: "http://minio:9000", region: "eu-west-3", forcePathStyle: true, publicEndpoint: "https://files.example.com" });
-    expect(loadConfig({ DATA_DIR: tempDataDir(), S3_BUCKET: "media", AWS_REGION: "ap-south-1" }).s3?.region).toBe("ap-south-1");
+    expect(minio).toEqual({
+      bucket: "media",
+      prefix: "atelier/prod/",
+      endpoint: "http://minio:9000",
+      region: "eu-west-3",
+      forcePathStyle: true,
+      publicEndpoint: "https://files.example.com",
+    });
+    expect(loadConfig({ DATA_DIR: tempDataDir(), S3_BUCKET: "media", AWS_REGION: "ap-south-1" }).s3?.region).toBe(
+      "ap-south-1",
+    );
     expect(configError({ S3_ENDPOINT: "http://minio:9000" }).message).toBe(
       "S3_ENDPOINT is set but S3_BUCKET is not: set S3_BUCKET to keep files and outputs in a bucket, or unset S3_ENDPOINT.",
     );
-    for (const S3_BUCKET of ["A", "Upper", "has space", "-dash", "x".repeat(64)]) expect(configError({ S3_BUCKET }).message).toMatch(/^S3_BUCKET must be a bucket name/);
-    for (const S3_ENDPOINT of ["minio:9000", "ftp://minio", "http://minio:9000/?x=1"]) expect(configError({ S3_BUCKET: "media", S3_ENDPOINT }).message).toMatch(/^S3_ENDPOINT must be an http\(s\) URL/);
-    for (const S3_PREFIX of ["/abs/", "a\u0000b", "x".repeat(201)]) expect(configError({ S3_BUCKET: "media", S3_PREFIX }).message).toMatch(/^S3_PREFIX must be/);
-    expect(configError({ S3_BUCKET: "media", S3_FORCE_PATH_STYLE: "yes" }).message).toMatch(/^S3_FORCE_PATH_STYLE must be 1 or 0/);
-    expect(configError({ S3_BUCKET: "media", S3_REGION: "EU West" }).message).toMatch(/^S3_REGION must be a region name/);
+    for (const S3_BUCKET of ["A", "Upper", "has space", "-dash", "x".repeat(64)])
+      expect(configError({ S3_BUCKET }).message).toMatch(/^S3_BUCKET must be a bucket name/);
+    for (const S3_ENDPOINT of ["minio:9000", "ftp://minio", "http://minio:9000/?x=1"])
+      expect(configError({ S3_BUCKET: "media", S3_ENDPOINT }).message).toMatch(/^S3_ENDPOINT must be an http\(s\) URL/);
+    for (const S3_PREFIX of ["/abs/", "a\u0000b", "x".repeat(201)])
+      expect(configError({ S3_BUCKET: "media", S3_PREFIX }).message).toMatch(/^S3_PREFIX must be/);
+    expect(configError({ S3_BUCKET: "media", S3_FORCE_PATH_STYLE: "yes" }).message).toMatch(
+      /^S3_FORCE_PATH_STYLE must be 1 or 0/,
+    );
+    expect(configError({ S3_BUCKET: "media", S3_REGION: "EU West" }).message).toMatch(
+      /^S3_REGION must be a region name/,
+    );
   });
 
   it("makes every catalog picture after start unless EXAMPLE_PICTURES says on-demand", () => {
     expect(loadConfig({ DATA_DIR: tempDataDir() }).examplePictures).toBe("all");
     expect(loadConfig({ DATA_DIR: tempDataDir(), EXAMPLE_PICTURES: "on-demand" }).examplePictures).toBe("on-demand");
-    expect(configError({ EXAMPLE_PICTURES: "none" }).message).toBe('EXAMPLE_PICTURES must be one of all, on-demand; got "none".');
+    expect(configError({ EXAMPLE_PICTURES: "none" }).message).toBe(
+      'EXAMPLE_PICTURES must be one of all, on-demand; got "none".',
+    );
   });
 
   it("refuses a DATABASE_URL that is not PostgreSQL, naming it", () => {
@@ -145,18 +167,30 @@ describe("loadConfig", () => {
 
   it("switches on OAuth sign-in per provider when both its ID and secret are set", () => {
     expect(loadConfig({ DATA_DIR: tempDataDir() }).oauth).toEqual([]);
-    const both = loadConfig({ DATA_DIR: tempDataDir(), AUTH_GITHUB_ID: "gh-id", AUTH_GITHUB_SECRET: "gh-secret", AUTH_GOOGLE_ID: "g-id", AUTH_GOOGLE_SECRET: "g-secret" });
+    const both = loadConfig({
+      DATA_DIR: tempDataDir(),
+      AUTH_GITHUB_ID: "gh-id",
+      AUTH_GITHUB_SECRET: "gh-secret",
+      AUTH_GOOGLE_ID: "g-id",
+      AUTH_GOOGLE_SECRET: "g-secret",
+    });
     expect(both.oauth).toEqual([
       { provider: "github", clientId: "gh-id", clientSecret: "gh-secret" },
       { provider: "google", clientId: "g-id", clientSecret: "g-secret" },
     ]);
-    expect(configError({ AUTH_GOOGLE_ID: "g-id" }).message).toBe("AUTH_GOOGLE_ID and AUTH_GOOGLE_SECRET go together: set both to sign in with google, or neither.");
-    expect(configError({ AUTH_GITHUB_SECRET: "s" }).message).toMatch(/^AUTH_GITHUB_ID and AUTH_GITHUB_SECRET go together/);
+    expect(configError({ AUTH_GOOGLE_ID: "g-id" }).message).toBe(
+      "AUTH_GOOGLE_ID and AUTH_GOOGLE_SECRET go together: set both to sign in with google, or neither.",
+    );
+    expect(configError({ AUTH_GITHUB_SECRET: "s" }).message).toMatch(
+      /^AUTH_GITHUB_ID and AUTH_GITHUB_SECRET go together/,
+    );
   });
 
   it("refuses a bad API_KEY_PREFIX, naming it", () => {
     for (const API_KEY_PREFIX of ["ATL", "a", "1abc", "at_l", "abcdefghijklm"]) {
-      expect(configError({ API_KEY_PREFIX }).message).toMatch(/^API_KEY_PREFIX must be 2 to 12 lower-case letters or digits/);
+      expect(configError({ API_KEY_PREFIX }).message).toMatch(
+        /^API_KEY_PREFIX must be 2 to 12 lower-case letters or digits/,
+      );
     }
   });
 
@@ -171,9 +205,13 @@ describe("loadConfig", () => {
 
   it("reads EVENTS_PURGE_INTERVAL_SECONDS (hourly by default), refusing bad ones", () => {
     expect(loadConfig({ DATA_DIR: tempDataDir() }).eventsPurgeIntervalSeconds).toBe(3600);
-    expect(loadConfig({ DATA_DIR: tempDataDir(), EVENTS_PURGE_INTERVAL_SECONDS: "1" }).eventsPurgeIntervalSeconds).toBe(1);
+    expect(loadConfig({ DATA_DIR: tempDataDir(), EVENTS_PURGE_INTERVAL_SECONDS: "1" }).eventsPurgeIntervalSeconds).toBe(
+      1,
+    );
     for (const EVENTS_PURGE_INTERVAL_SECONDS of ["0", "86401", "0.5", "soon"]) {
-      expect(configError({ EVENTS_PURGE_INTERVAL_SECONDS }).message).toMatch(/^EVENTS_PURGE_INTERVAL_SECONDS must be a whole number from 1 to 86400/);
+      expect(configError({ EVENTS_PURGE_INTERVAL_SECONDS }).message).toMatch(
+        /^EVENTS_PURGE_INTERVAL_SECONDS must be a whole number from 1 to 86400/,
+      );
     }
   });
 
@@ -195,15 +233,32 @@ describe("loadConfig", () => {
       },
       pricing: { unit: "image", usd: "0.04", drivers: [], overrides: [] },
     };
-    const file = { providers: [{ id: "acme", kind: "openai-images", base_url: "http://127.0.0.1:9", api_key_env: "ACME_KEY", entries: [entry] }] };
+    const file = {
+      providers: [
+        {
+          id: "acme",
+          kind: "openai-images",
+          base_url: "http://127.0.0.1:9",
+          api_key_env: "ACME_KEY",
+          entries: [entry],
+        },
+      ],
+    };
     writeFileSync(providers, JSON.stringify(file));
-    const config = loadConfig({ DATA_DIR: dir, PROVIDERS_FILE: providers, ACME_KEY: "sk-test", MODERATION_BLOCKLIST: " Gore, bad word ,," });
+    const config = loadConfig({
+      DATA_DIR: dir,
+      PROVIDERS_FILE: providers,
+      ACME_KEY: "sk-test",
+      MODERATION_BLOCKLIST: " Gore, bad word ,,",
+    });
     expect(config.providers.map((p) => [p.id, p.entries.map((e) => e.id)])).toEqual([["acme", ["acme/image-1"]]]);
     expect(config.moderationBlocklist).toEqual(["gore", "bad word"]);
     expect(existsSync(config.ffmpegPath)).toBe(true);
     expect(loadConfig({ DATA_DIR: dir }).providers).toEqual([]);
 
-    expect(configError({ PROVIDERS_FILE: path.join(dir, "missing.json") }).message).toMatch(/^PROVIDERS_FILE names no readable file/);
+    expect(configError({ PROVIDERS_FILE: path.join(dir, "missing.json") }).message).toMatch(
+      /^PROVIDERS_FILE names no readable file/,
+    );
     expect(configError({ PROVIDERS_FILE: providers }).message).toMatch(/^PROVIDERS_FILE \(.*\): .*ACME_KEY/);
     writeFileSync(providers, "{ not json");
     expect(configError({ PROVIDERS_FILE: providers }).message).toMatch(/^PROVIDERS_FILE/);
@@ -215,7 +270,13 @@ describe("loadConfig", () => {
     expect(loadConfig({ DATA_DIR: tempDataDir(), METRICS_TOKEN: "" }).metricsToken).toBeNull();
     const token = "mt_0123456789abcdefXYZ-._~+/=";
     expect(loadConfig({ DATA_DIR: tempDataDir(), METRICS_TOKEN: token }).metricsToken).toBe(token);
-    for (const METRICS_TOKEN of ["short-secret", "has a space in it okay", "quote\"inside-the-token", "x".repeat(257), "tab\tinside-the-token!"]) {
+    for (const METRICS_TOKEN of [
+      "short-secret",
+      "has a space in it okay",
+      'quote"inside-the-token',
+      "x".repeat(257),
+      "tab\tinside-the-token!",
+    ]) {
       const { message } = configError({ METRICS_TOKEN });
       expect(message).toMatch(/^METRICS_TOKEN must be 16 to 256 characters/);
       expect(message).not.toContain(METRICS_TOKEN);

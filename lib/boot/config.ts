@@ -99,7 +99,9 @@ function readRedisUrl(env: Env): string | null {
     // Refused below.
   }
   if (!url || (url.protocol !== "redis:" && url.protocol !== "rediss:") || !/^(\/\d{0,2})?$/.test(url.pathname)) {
-    throw new ConfigError(`REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379/0 (the path, if any, a database number); unset it to keep rate limits in the store. Got "${raw}".`);
+    throw new ConfigError(
+      `REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379/0 (the path, if any, a database number); unset it to keep rate limits in the store. Got "${raw}".`,
+    );
   }
   return raw;
 }
@@ -123,20 +125,30 @@ function readHttpUrl(env: Env, name: string, example: string): string | null {
 function readS3(env: Env): S3Settings | null {
   const bucket = env.S3_BUCKET ?? "";
   if (bucket === "") {
-    const stray = ["S3_PREFIX", "S3_ENDPOINT", "S3_REGION", "S3_FORCE_PATH_STYLE", "S3_PUBLIC_ENDPOINT"].find((name) => env[name]);
-    if (stray) throw new ConfigError(`${stray} is set but S3_BUCKET is not: set S3_BUCKET to keep files and outputs in a bucket, or unset ${stray}.`);
+    const stray = ["S3_PREFIX", "S3_ENDPOINT", "S3_REGION", "S3_FORCE_PATH_STYLE", "S3_PUBLIC_ENDPOINT"].find(
+      (name) => env[name],
+    );
+    if (stray)
+      throw new ConfigError(
+        `${stray} is set but S3_BUCKET is not: set S3_BUCKET to keep files and outputs in a bucket, or unset ${stray}.`,
+      );
     return null;
   }
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
-    throw new ConfigError(`S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens; got "${bucket}".`);
+    throw new ConfigError(
+      `S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens; got "${bucket}".`,
+    );
   }
   const prefix = env.S3_PREFIX ?? "";
   // Printable ASCII, no backslash: an object key part every S3-compatible service takes as it is.
   if (prefix.length > 200 || !/^[\x20-\x5b\x5d-\x7e]*$/.test(prefix) || prefix.startsWith("/")) {
-    throw new ConfigError(`S3_PREFIX must be at most 200 printable characters, not starting with "/" (such as "atelier/"); got "${prefix}".`);
+    throw new ConfigError(
+      `S3_PREFIX must be at most 200 printable characters, not starting with "/" (such as "atelier/"); got "${prefix}".`,
+    );
   }
   const region = env.S3_REGION || env.AWS_REGION || "us-east-1";
-  if (!/^[a-z0-9-]{1,40}$/.test(region)) throw new ConfigError(`S3_REGION must be a region name such as us-east-1; got "${region}".`);
+  if (!/^[a-z0-9-]{1,40}$/.test(region))
+    throw new ConfigError(`S3_REGION must be a region name such as us-east-1; got "${region}".`);
   return {
     bucket,
     prefix,
@@ -153,7 +165,9 @@ function readHost(env: Env): string | null {
   if (raw === undefined || raw === "") return null;
   // An IPv4 or IPv6 address (no brackets, as listen() takes it) or a host name such as localhost.
   if (isIP(raw) === 0 && !/^[0-9A-Za-z](?:[0-9A-Za-z.-]{0,251}[0-9A-Za-z])?$/.test(raw)) {
-    throw new ConfigError(`HOST must be the address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0 (unset: every interface); got "${raw}".`);
+    throw new ConfigError(
+      `HOST must be the address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0 (unset: every interface); got "${raw}".`,
+    );
   }
   return raw;
 }
@@ -165,7 +179,9 @@ function readBaseUrl(env: Env, port: number): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL such as https://atelier.example.com; got "${raw}".`);
+    throw new ConfigError(
+      `PUBLIC_BASE_URL must be an absolute http(s) URL such as https://atelier.example.com; got "${raw}".`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ConfigError(`PUBLIC_BASE_URL must start with http:// or https://; got "${raw}".`);
@@ -196,7 +212,8 @@ function readSecretKey(env: Env, dataDir: string): string {
 function readFfmpegPath(env: Env): string {
   const raw = env.FFMPEG_PATH;
   if (raw !== undefined && raw !== "") {
-    if (!existsSync(raw)) throw new ConfigError(`FFMPEG_PATH names no file: "${raw}". Unset it to use the system or bundled ffmpeg.`);
+    if (!existsSync(raw))
+      throw new ConfigError(`FFMPEG_PATH names no file: "${raw}". Unset it to use the system or bundled ffmpeg.`);
     return raw;
   }
   try {
@@ -232,7 +249,9 @@ function readSchedule(env: Env): number[] {
   if (raw === undefined || raw === "") return DEFAULT_WEBHOOK_SCHEDULE;
   const parts = raw.split(",").map((p) => p.trim());
   if (parts.length < 1 || parts.length > 20 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p) || Number(p) > 604_800)) {
-    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be 1 to 20 comma-separated seconds (each at most 604800), such as 0,5,300; got "${raw}".`);
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE must be 1 to 20 comma-separated seconds (each at most 604800), such as 0,5,300; got "${raw}".`,
+    );
   }
   return parts.map(Number);
 }
@@ -240,7 +259,8 @@ function readSchedule(env: Env): number[] {
 function readChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(", ")}; got "${raw}".`);
+  if (!(choices as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be one of ${choices.join(", ")}; got "${raw}".`);
   return raw as T;
 }
 
@@ -257,7 +277,10 @@ function readBlocklist(env: Env): string[] {
     .map((t) => t.trim().toLowerCase())
     .filter(Boolean);
   for (const term of terms) {
-    if (term.length > 100) throw new ConfigError(`MODERATION_BLOCKLIST terms may be at most 100 characters; "${term.slice(0, 20)}…" is longer.`);
+    if (term.length > 100)
+      throw new ConfigError(
+        `MODERATION_BLOCKLIST terms may be at most 100 characters; "${term.slice(0, 20)}…" is longer.`,
+      );
   }
   return terms;
 }
@@ -284,7 +307,10 @@ function readOAuth(env: Env): OAuthClient[] {
     const clientId = env[idName] ?? "";
     const clientSecret = env[secretName] ?? "";
     if (!clientId && !clientSecret) continue;
-    if (!clientId || !clientSecret) throw new ConfigError(`${idName} and ${secretName} go together: set both to sign in with ${provider}, or neither.`);
+    if (!clientId || !clientSecret)
+      throw new ConfigError(
+        `${idName} and ${secretName} go together: set both to sign in with ${provider}, or neither.`,
+      );
     clients.push({ provider, clientId, clientSecret });
   }
   return clients;
@@ -302,7 +328,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const logLevel = env.LOG_LEVEL || "info";
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}".`);
+    throw new ConfigError(
+      `LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}".`,
+    );
   }
   return {
     port,

@@ -21,7 +21,11 @@ export function getRuntime(): Promise<Runtime> {
   if (holder.atelierRuntime) return Promise.resolve(holder.atelierRuntime);
   holder.atelierRuntimeOpening ??= (async () => {
     const config = loadedConfig();
-    const runtime = { store: await openConfiguredStore(config, createLogger(config.logLevel)), services: createServices(config), config };
+    const runtime = {
+      store: await openConfiguredStore(config, createLogger(config.logLevel)),
+      services: createServices(config),
+      config,
+    };
     holder.atelierRuntime = runtime;
     return runtime;
   })();

@@ -34,7 +34,9 @@ export interface RunSignals {
   /** Any run finished (here or, through the bridge, in another process): wakes the webhook sender. */
   onFinished(listener: () => void): () => void;
   /** Every change and finish of any run, with its ID (and a finish's row when it ended in this process): the run watcher's one subscription. */
-  onRunSignal(listener: (id: string, what: "changed" | "finished", change: RunChange, ended?: GenerationsTable) => void): () => void;
+  onRunSignal(
+    listener: (id: string, what: "changed" | "finished", change: RunChange, ended?: GenerationsTable) => void,
+  ): () => void;
   /** The progress a running run last reported, here or in another process; null when none. */
   progressOf(id: string): number | null;
   /**

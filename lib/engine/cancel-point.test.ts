@@ -30,7 +30,9 @@ function gate() {
 }
 
 async function image(color: string): Promise<ImageOutput> {
-  const data = await sharp({ create: { width: 16, height: 8, channels: 3, background: color } }).png().toBuffer();
+  const data = await sharp({ create: { width: 16, height: 8, channels: 3, background: color } })
+    .png()
+    .toBuffer();
   return { type: "image", content_type: "image/png", data, width: 16, height: 8 };
 }
 
@@ -92,7 +94,14 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
   }
 
   function start(ctx: Ctx): void {
-    engine = startEngine({ db, dialect: t.store.dialect, services: ctx.services, logger: silent, concurrency: 1, idlePollMs: 25 });
+    engine = startEngine({
+      db,
+      dialect: t.store.dialect,
+      services: ctx.services,
+      logger: silent,
+      concurrency: 1,
+      idlePollMs: 25,
+    });
   }
 
   async function conflictOf(promise: Promise<unknown>): Promise<ApiError> {
@@ -107,7 +116,10 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
 
   it("a preset that shows its preview: the preview is readable, cancel answers 409, the run goes on and is charged", async () => {
     const ctx = await workspaceCtx();
-    const { generation: created } = await createGeneration(ctx, { model: "test/preview-preset@1", input: { prompt: "x" } });
+    const { generation: created } = await createGeneration(ctx, {
+      model: "test/preview-preset@1",
+      input: { prompt: "x" },
+    });
     expect(created.preview).toBeNull();
     start(ctx);
     await reachedCancelPoint.opened;
@@ -115,7 +127,11 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
     const { generation: running } = await getGeneration(ctx, { id: created.id });
     expect(running).toMatchObject({ status: "running", preview: { content_type: "image/png", width: 16, height: 8 } });
     const key = new URL(running.preview!.url).pathname.split("/").pop()!;
-    const [r, g, b] = (await sharp(await ctx.services.blobs.readAll(key)).raw().toBuffer()).subarray(0, 3);
+    const [r, g, b] = (
+      await sharp(await ctx.services.blobs.readAll(key))
+        .raw()
+        .toBuffer()
+    ).subarray(0, 3);
     expect([r, g, b]).toEqual([255, 0, 0]);
 
     const err = await conflictOf(cancelGeneration(ctx, { id: created.id }));
@@ -132,7 +148,10 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
 
   it("a run at a provider that bills once submitted cannot be canceled: 409 naming the provider", async () => {
     const ctx = await workspaceCtx();
-    const { generation: created } = await createGeneration(ctx, { model: "test/billing-provider", input: { prompt: "x" } });
+    const { generation: created } = await createGeneration(ctx, {
+      model: "test/billing-provider",
+      input: { prompt: "x" },
+    });
     start(ctx);
     await reachedCancelPoint.opened;
     const err = await conflictOf(cancelGeneration(ctx, { id: created.id }));
@@ -140,13 +159,19 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
     const finished = ctx.services.signals.waitForFinish(created.id, 30_000);
     finishStep.open();
     await finished;
-    expect((await getGeneration(ctx, { id: created.id })).generation).toMatchObject({ status: "succeeded", preview: null });
+    expect((await getGeneration(ctx, { id: created.id })).generation).toMatchObject({
+      status: "succeeded",
+      preview: null,
+    });
   });
 
   it("moderation: a prompt with a blocked whole word fails the run with a clear message and charges nothing", async () => {
     const ctx = await workspaceCtx(["forbidden thing", "gore"]);
     expect(compileBlocklist(["gore"])!.test("Gorey")).toBe(false);
-    const blocked = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "a FORBIDDEN   thing at dusk" } });
+    const blocked = await createGeneration(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "a FORBIDDEN   thing at dusk" },
+    });
     const fine = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "gorgeous gorey dusk" } });
     const done = Promise.all([blocked, fine].map((r) => ctx.services.signals.waitForFinish(r.generation.id, 30_000)));
     start(ctx);
@@ -161,7 +186,10 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
 
   it("a paused entry answers 503 with Retry-After, its queued runs wait, and resume lets them run", async () => {
     const ctx = await workspaceCtx();
-    const { generation: queued } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "waits" } });
+    const { generation: queued } = await createGeneration(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "waits" },
+    });
     const until = new Date(Date.now() + 120_000).toISOString();
     await pauseModel({ db }, { modelId: "atelier/gradient", until, reason: "the GPU is being replaced" });
 
@@ -173,32 +201,53 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
     expect(err!.message).toContain("the GPU is being replaced");
     expect(Number(err!.headers["Retry-After"])).toBeGreaterThan(100);
     expect(Number(err!.headers["Retry-After"])).toBeLessThanOrEqual(120);
-    await expect(createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "x" } })).rejects.toMatchObject({ code: "service_unavailable" });
+    await expect(createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "x" } })).rejects.toMatchObject({
+      code: "service_unavailable",
+    });
     // Other entries are not affected.
-    expect((await quoteRun(ctx, { model: "atelier/gradient-classic", input: { prompt: "x" } })).quote.cost_usd).toBe("0.002");
+    expect((await quoteRun(ctx, { model: "atelier/gradient-classic", input: { prompt: "x" } })).quote.cost_usd).toBe(
+      "0.002",
+    );
 
     start(ctx);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await getGeneration(ctx, { id: queued.id })).generation.status).toBe("queued");
 
     const finished = ctx.services.signals.waitForFinish(queued.id, 30_000);
-    expect(await resumeModel({ db }, { modelId: "atelier/gradient" })).toEqual({ model: "atelier/gradient", resumed: true });
+    expect(await resumeModel({ db }, { modelId: "atelier/gradient" })).toEqual({
+      model: "atelier/gradient",
+      resumed: true,
+    });
     await finished;
     expect((await getGeneration(ctx, { id: queued.id })).generation.status).toBe("succeeded");
-    expect(await resumeModel({ db }, { modelId: "atelier/gradient" })).toEqual({ model: "atelier/gradient", resumed: false });
+    expect(await resumeModel({ db }, { modelId: "atelier/gradient" })).toEqual({
+      model: "atelier/gradient",
+      resumed: false,
+    });
   });
 
   it("a pause without an end says Retry-After 60; a lapsed pause no longer counts; bad times are refused", async () => {
     const ctx = await workspaceCtx();
     await pauseModel({ db }, { modelId: "atelier/gradient-classic", until: null });
-    const err = (await quoteRun(ctx, { model: "atelier/gradient-classic", input: { prompt: "x" } }).catch((e: unknown) => e)) as ApiError;
+    const err = (await quoteRun(ctx, { model: "atelier/gradient-classic", input: { prompt: "x" } }).catch(
+      (e: unknown) => e,
+    )) as ApiError;
     expect(err.headers["Retry-After"]).toBe("60");
-    await expect(pauseModel({ db }, { modelId: "atelier/gradient-classic", until: "tomorrow" })).rejects.toMatchObject({ code: "invalid_parameter" });
-    await expect(pauseModel({ db }, { modelId: "atelier/gradient-classic", until: "2020-01-01T00:00:00Z" })).rejects.toMatchObject({
+    await expect(pauseModel({ db }, { modelId: "atelier/gradient-classic", until: "tomorrow" })).rejects.toMatchObject({
       code: "invalid_parameter",
     });
-    await db.updateTable("model_pauses").set({ paused_until: new Date(Date.now() - 1000).toISOString() }).execute();
-    expect((await quoteRun(ctx, { model: "atelier/gradient-classic", input: { prompt: "x" } })).quote.cost_usd).toBe("0.002");
+    await expect(
+      pauseModel({ db }, { modelId: "atelier/gradient-classic", until: "2020-01-01T00:00:00Z" }),
+    ).rejects.toMatchObject({
+      code: "invalid_parameter",
+    });
+    await db
+      .updateTable("model_pauses")
+      .set({ paused_until: new Date(Date.now() - 1000).toISOString() })
+      .execute();
+    expect((await quoteRun(ctx, { model: "atelier/gradient-classic", input: { prompt: "x" } })).quote.cost_usd).toBe(
+      "0.002",
+    );
     await resumeModel({ db }, { modelId: "atelier/gradient-classic" });
   });
 });

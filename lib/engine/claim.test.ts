@@ -91,7 +91,11 @@ describe(`claiming runs (${testDialect()})`, () => {
     const older = await queued(ctx, "older");
     const newer = await queued(ctx, "newer");
     // Runs made in the same millisecond keep the order they were queued in.
-    await db.updateTable("generations").set({ created_at: "2020-01-01T00:00:00.000Z" }).where("id", "in", [older, newer]).execute();
+    await db
+      .updateTable("generations")
+      .set({ created_at: "2020-01-01T00:00:00.000Z" })
+      .where("id", "in", [older, newer])
+      .execute();
     const claimed = await claimNextRun(db, dialect, { owner: "w1", leaseMs: 60_000 });
     expect(claimed).not.toBeNull();
     expect(claimed!.id).toBe(older);
@@ -103,14 +107,20 @@ describe(`claiming runs (${testDialect()})`, () => {
     // Both held with live leases: nothing left to claim.
     expect(await claimNextRun(db, dialect, { owner: "w3", leaseMs: 60_000 })).toBeNull();
     // The answer shows it running at the provider.
-    expect((await getGeneration(ctx, { id: older })).generation).toMatchObject({ status: "running", provider: "atelier", started_at: claimed!.started_at });
+    expect((await getGeneration(ctx, { id: older })).generation).toMatchObject({
+      status: "running",
+      provider: "atelier",
+      started_at: claimed!.started_at,
+    });
   });
 
   it("concurrent claims hand each run to exactly one worker", async () => {
     const ctx = await workspaceCtx();
     const ids = new Set<string>();
     for (let i = 0; i < 6; i++) ids.add(await queued(ctx, `run ${i}`));
-    const claims = await Promise.all(Array.from({ length: 12 }, (_, i) => claimNextRun(db, dialect, { owner: `w${i}`, leaseMs: HOUR_MS })));
+    const claims = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => claimNextRun(db, dialect, { owner: `w${i}`, leaseMs: HOUR_MS })),
+    );
     const claimed = claims.filter((c): c is GenerationsTable => c !== null).map((c) => c.id);
     expect(new Set(claimed).size).toBe(claimed.length);
     // Whatever the first round left (skipped while locked), later claims take; none twice.
@@ -134,20 +144,49 @@ describe(`claiming runs (${testDialect()})`, () => {
 
     expect(await renewLease(db, { id, owner: "dead", leaseMs: HOUR_MS })).toBe(false);
     // The dead worker wakes up while the run is someone else's: its result is thrown away.
-    expect(await finishRun(db, ctx.services, { id, owner: "dead", outcome: { status: "succeeded", outputs: await outputs(ctx) } })).toBeNull();
+    expect(
+      await finishRun(db, ctx.services, {
+        id,
+        owner: "dead",
+        outcome: { status: "succeeded", outputs: await outputs(ctx) },
+      }),
+    ).toBeNull();
     expect(await row(id)).toMatchObject({ status: "running", lease_owner: "alive", charged_micros: null });
-    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: GRADIENT_MICROS, chargedMicros: 0 });
-    expect((await finishRun(db, ctx.services, { id, owner: "alive", outcome: { status: "succeeded", outputs: await outputs(ctx) } }))).toMatchObject({ id, status: "succeeded", charged_micros: GRADIENT_MICROS });
+    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({
+      heldMicros: GRADIENT_MICROS,
+      chargedMicros: 0,
+    });
+    expect(
+      await finishRun(db, ctx.services, {
+        id,
+        owner: "alive",
+        outcome: { status: "succeeded", outputs: await outputs(ctx) },
+      }),
+    ).toMatchObject({ id, status: "succeeded", charged_micros: GRADIENT_MICROS });
     const balance = await consistentBalance(db, ctx.workspaceId);
-    expect(balance).toEqual({ availableMicros: USD - GRADIENT_MICROS, heldMicros: 0, grantedMicros: USD, chargedMicros: GRADIENT_MICROS });
+    expect(balance).toEqual({
+      availableMicros: USD - GRADIENT_MICROS,
+      heldMicros: 0,
+      grantedMicros: USD,
+      chargedMicros: GRADIENT_MICROS,
+    });
 
-    const late = await finishRun(db, ctx.services, { id, owner: "dead", outcome: { status: "failed", message: "I was dead" } });
+    const late = await finishRun(db, ctx.services, {
+      id,
+      owner: "dead",
+      outcome: { status: "failed", message: "I was dead" },
+    });
     expect(late).toBeNull();
     expect(await consistentBalance(db, ctx.workspaceId)).toEqual(balance);
     expect(await ledgerKinds(ctx.workspaceId)).toEqual(["charge", "grant", "hold"]);
     expect(await eventTypes(id)).toEqual(["generation.succeeded"]);
     const ended = await row(id);
-    expect(ended).toMatchObject({ status: "succeeded", error_message: null, lease_owner: null, lease_expires_at: null });
+    expect(ended).toMatchObject({
+      status: "succeeded",
+      error_message: null,
+      lease_owner: null,
+      lease_expires_at: null,
+    });
     expect(Number(ended.charged_micros)).toBe(GRADIENT_MICROS);
     // A finished run is never claimed again.
     expect(await claimNextRun(db, dialect, { owner: "third", leaseMs: 1 })).toBeNull();
@@ -171,7 +210,11 @@ describe(`claiming runs (${testDialect()})`, () => {
     const id = await queued(ctx);
     const first = await claimNextRun(db, dialect, { owner: "leaving", leaseMs: HOUR_MS });
     // The abandoned attempt had shown a preview (a preset), which made it uncancelable.
-    await db.updateTable("generations").set({ preview_json: JSON.stringify({ key: "p" }), uncancelable_reason: "preview" }).where("id", "=", id).execute();
+    await db
+      .updateTable("generations")
+      .set({ preview_json: JSON.stringify({ key: "p" }), uncancelable_reason: "preview" })
+      .where("id", "=", id)
+      .execute();
     await releaseRun(db, { id, owner: "not-me" });
     expect((await row(id)).status).toBe("running");
     await releaseRun(db, { id, owner: "leaving" });
@@ -187,7 +230,10 @@ describe(`claiming runs (${testDialect()})`, () => {
       attempts: 1,
     });
     expect(first!.started_at).not.toBeNull();
-    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: GRADIENT_MICROS, chargedMicros: 0 });
+    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({
+      heldMicros: GRADIENT_MICROS,
+      chargedMicros: 0,
+    });
     const again = await claimNextRun(db, dialect, { owner: "next", leaseMs: HOUR_MS });
     expect(again).toMatchObject({ id, lease_owner: "next", attempts: 2, provider: BUILT_IN_PROVIDER });
     expect(again!.started_at).not.toBeNull();
@@ -197,17 +243,40 @@ describe(`claiming runs (${testDialect()})`, () => {
     const ctx = await workspaceCtx();
     const id = await queued(ctx);
     await claimNextRun(db, dialect, { owner: "w", leaseMs: HOUR_MS });
-    expect(await finishRun(db, ctx.services, { id, owner: "intruder", outcome: { status: "failed", message: "no" } })).toBeNull();
-    expect((await finishRun(db, ctx.services, { id, owner: "w", outcome: { status: "failed", message: "The model refused the prompt." } }))).toMatchObject({ id, status: "failed" });
+    expect(
+      await finishRun(db, ctx.services, { id, owner: "intruder", outcome: { status: "failed", message: "no" } }),
+    ).toBeNull();
+    expect(
+      await finishRun(db, ctx.services, {
+        id,
+        owner: "w",
+        outcome: { status: "failed", message: "The model refused the prompt." },
+      }),
+    ).toMatchObject({ id, status: "failed" });
     const { generation } = await getGeneration(ctx, { id });
-    expect(generation).toMatchObject({ status: "failed", error: { message: "The model refused the prompt." }, output: [], usage: { cost_usd: null } });
+    expect(generation).toMatchObject({
+      status: "failed",
+      error: { message: "The model refused the prompt." },
+      output: [],
+      usage: { cost_usd: null },
+    });
     expect(generation.completed_at).not.toBeNull();
-    expect(await consistentBalance(db, ctx.workspaceId)).toEqual({ availableMicros: USD, heldMicros: 0, grantedMicros: USD, chargedMicros: 0 });
-    expect(await finishRun(db, ctx.services, { id, owner: "w", outcome: { status: "succeeded", outputs: [] } })).toBeNull();
+    expect(await consistentBalance(db, ctx.workspaceId)).toEqual({
+      availableMicros: USD,
+      heldMicros: 0,
+      grantedMicros: USD,
+      chargedMicros: 0,
+    });
+    expect(
+      await finishRun(db, ctx.services, { id, owner: "w", outcome: { status: "succeeded", outputs: [] } }),
+    ).toBeNull();
     expect(await ledgerKinds(ctx.workspaceId)).toEqual(["grant", "hold", "release"]);
     const events = await db.selectFrom("events").selectAll().where("generation_id", "=", id).execute();
     expect(events.map((e) => e.type)).toEqual(["generation.failed"]);
-    expect(JSON.parse(events[0]!.payload_json)).toMatchObject({ type: "generation.failed", data: { id, status: "failed", error: { message: "The model refused the prompt." } } });
+    expect(JSON.parse(events[0]!.payload_json)).toMatchObject({
+      type: "generation.failed",
+      data: { id, status: "failed", error: { message: "The model refused the prompt." } },
+    });
   });
 
   describe("executeRun", () => {
@@ -240,7 +309,11 @@ describe(`claiming runs (${testDialect()})`, () => {
       const { generation } = await getGeneration(ctx, { id });
       expect(generation.status).toBe("failed");
       expect(generation.error?.message).toMatch(/interrupted/);
-      expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: 0, chargedMicros: 0, availableMicros: USD });
+      expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({
+        heldMicros: 0,
+        chargedMicros: 0,
+        availableMicros: USD,
+      });
     });
 
     it("on shutdown mid-run answers released, and the run goes back to the queue uncharged", async () => {
@@ -252,8 +325,16 @@ describe(`claiming runs (${testDialect()})`, () => {
       shutdown.abort();
       expect(await running).toEqual({ kind: "released" });
       await releaseRun(db, { id, owner: "x" });
-      expect(await row(id)).toMatchObject({ status: "queued", lease_owner: null, output_json: "[]", charged_micros: null });
-      expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: GRADIENT_MICROS, chargedMicros: 0 });
+      expect(await row(id)).toMatchObject({
+        status: "queued",
+        lease_owner: null,
+        output_json: "[]",
+        charged_micros: null,
+      });
+      expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({
+        heldMicros: GRADIENT_MICROS,
+        chargedMicros: 0,
+      });
       expect(await eventTypes(id)).toEqual([]);
     });
 
@@ -265,7 +346,12 @@ describe(`claiming runs (${testDialect()})`, () => {
       expect(await executeRun(options(ctx, "x"), run!)).toEqual({ kind: "lost" });
       const { generation } = await getGeneration(ctx, { id });
       expect(generation).toMatchObject({ status: "canceled", output: [], usage: { cost_usd: null } });
-      expect(await consistentBalance(db, ctx.workspaceId)).toEqual({ availableMicros: USD, heldMicros: 0, grantedMicros: USD, chargedMicros: 0 });
+      expect(await consistentBalance(db, ctx.workspaceId)).toEqual({
+        availableMicros: USD,
+        heldMicros: 0,
+        grantedMicros: USD,
+        chargedMicros: 0,
+      });
       expect(await eventTypes(id)).toEqual(["generation.canceled"]);
     });
   });

@@ -14,7 +14,11 @@ export const BUILT_IN_PROVIDER = "atelier";
 export async function claimNextRun(
   db: Db,
   dialect: DialectName,
-  input: { owner: string; leaseMs: number; /** Out-of-service entries: their runs wait in the queue. */ skipModels?: readonly string[] },
+  input: {
+    owner: string;
+    leaseMs: number;
+    /** Out-of-service entries: their runs wait in the queue. */ skipModels?: readonly string[];
+  },
 ): Promise<GenerationsTable | null> {
   const skip = input.skipModels ?? [];
   const now = new Date();
@@ -25,7 +29,10 @@ export async function claimNextRun(
       .select("id")
       .where((eb) =>
         eb.and([
-          eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<", nowIso)])]),
+          eb.or([
+            eb("status", "=", "queued"),
+            eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<", nowIso)]),
+          ]),
           ...(skip.length > 0 ? [eb("model", "not in", skip)] : []),
         ]),
       )

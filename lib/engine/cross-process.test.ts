@@ -59,184 +59,232 @@ function uniqueAppName(label: string): string {
   return `atelier-test-${label}-${randomBytes(6).toString("hex")}`;
 }
 
-describe.skipIf(testDialect() !== "postgres")("cross-process signals when the LISTEN connection is cut (postgres)", () => {
-  let t: TestStore;
-  let databaseUrl: string;
-  /** The other "process": its own pool on the same database and schema. */
-  let elsewhere: Store;
-  let admin: pg.Client;
-  const closers: Array<() => Promise<void>> = [];
+describe.skipIf(testDialect() !== "postgres")(
+  "cross-process signals when the LISTEN connection is cut (postgres)",
+  () => {
+    let t: TestStore;
+    let databaseUrl: string;
+    /** The other "process": its own pool on the same database and schema. */
+    let elsewhere: Store;
+    let admin: pg.Client;
+    const closers: Array<() => Promise<void>> = [];
 
-  beforeAll(async () => {
-    t = await openTestStore();
-    databaseUrl = t.postgres!.databaseUrl;
-    elsewhere = openStore({ databaseUrl, dataDir: t.dataDir, searchPath: t.postgres!.schema });
-    admin = new pg.Client({ connectionString: databaseUrl });
-    await admin.connect();
-  });
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
-  afterAll(async () => {
-    await admin?.end();
-    await elsewhere?.close();
-    await t?.cleanup();
-  });
-
-  // The application_name is unique to one bridge's LISTEN connection (its store pool has
-  // another), so these queries see and cut that connection only, never another test's. Its
-  // last query is LISTEN, or a NOTIFY it sent since.
-
-  /** The live LISTEN connections of a bridge: its backends that have run LISTEN and sit idle. */
-  async function listeners(applicationName: string): Promise<number[]> {
-    const { rows } = await admin.query<{ pid: number }>(
-      "select pid from pg_stat_activity where application_name = $1 and (query ilike 'LISTEN%' or query ilike '%pg_notify%') and state = 'idle'",
-      [applicationName],
-    );
-    return rows.map((r) => r.pid);
-  }
-
-  /** Every backend of this application_name, whatever it is doing. */
-  async function connections(applicationName: string): Promise<number> {
-    const { rows } = await admin.query("select pid from pg_stat_activity where application_name = $1", [applicationName]);
-    return rows.length;
-  }
-
-  /** Cuts a bridge's LISTEN connection, and waits (up to 5 s) until its backend is gone. */
-  async function cutListener(applicationName: string): Promise<number> {
-    const { rows } = await admin.query<{ ok: boolean }>(
-      "select pg_terminate_backend(pid, 5000) as ok from pg_stat_activity where application_name = $1 and (query ilike 'LISTEN%' or query ilike '%pg_notify%')",
-      [applicationName],
-    );
-    return rows.filter((r) => r.ok).length;
-  }
-
-  async function bridge(store: Store, url: string, signals: RunSignals, applicationName: string): Promise<CrossProcessSignals> {
-    const connected = await connectCrossProcessSignals(store, url, signals, silent, { pollMs: FOREVER_MS, applicationName });
-    closers.push(() => connected.close());
-    return connected;
-  }
-
-  /**
-   * Stops an engine whose idle poll sleeps through the test. A slot that was claiming when stop()
-   * woke the sleepers goes to sleep afterwards (for idlePollMs): stop() again wakes it.
-   */
-  function ctxWith(store: Store, workspaceId: string, signals: RunSignals): Ctx {
-    const ctx = testCtx({ store, dataDir: t.dataDir }, workspaceId);
-    return { ...ctx, services: { ...ctx.services, signals } };
-  }
-
-  it("reconnects after pg_terminate_backend, and a signal sent afterwards arrives", async () => {
-    const appHere = uniqueAppName("here");
-    const here = createRunSignals();
-    const there = createRunSignals();
-    await bridge(t.store, databaseUrl, here, appHere);
-    await bridge(elsewhere, databaseUrl, there, uniqueAppName("there"));
-    const [before] = await listeners(appHere);
-    expect(before).toBeTypeOf("number");
-
-    expect(await cutListener(appHere)).toBe(1);
-    await until(async () => (await listeners(appHere)).some((pid) => pid !== before), "a new LISTEN connection");
-
-    const finished = here.waitForFinish("gen_after_reconnect", FOREVER_MS);
-    there.runFinished("gen_after_reconnect");
-    await finished;
-    const queued = new Promise<void>((resolve) => {
-      const off = here.onQueued(() => {
-        off();
-        resolve();
-      });
+    beforeAll(async () => {
+      t = await openTestStore();
+      databaseUrl = t.postgres!.databaseUrl;
+      elsewhere = openStore({ databaseUrl, dataDir: t.dataDir, searchPath: t.postgres!.schema });
+      admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
     });
-    there.runQueued();
-    await queued;
-  });
+    afterEach(async () => {
+      for (const close of closers.splice(0).reverse()) await close();
+    });
+    afterAll(async () => {
+      await admin?.end();
+      await elsewhere?.close();
+      await t?.cleanup();
+    });
 
-  it("catches up on what it missed while down: a run queued elsewhere is claimed, a run ended elsewhere wakes its waiter, a held signal is sent", async () => {
-    // "Here" reaches PostgreSQL for its LISTEN connection through a proxy the test can hold shut,
-    // so the outage lasts while the other process acts; its store pool is direct.
-    const target = new URL(databaseUrl);
-    const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    closers.push(() => proxy.close());
-    const appHere = uniqueAppName("here");
-    const here = createRunSignals();
-    const there = createRunSignals();
-    // A real logger whose lines the test reads: "here" says when it noticed the cut.
-    const logged: string[] = [];
-    const hereLogger = pino({ level: "info" }, { write: (line: string) => void logged.push(line) });
-    const connected = await connectCrossProcessSignals(t.store, viaProxy(databaseUrl, proxy), here, hereLogger, { pollMs: FOREVER_MS, applicationName: appHere });
-    closers.push(() => connected.close());
-    await bridge(elsewhere, databaseUrl, there, uniqueAppName("there"));
+    // The application_name is unique to one bridge's LISTEN connection (its store pool has
+    // another), so these queries see and cut that connection only, never another test's. Its
+    // last query is LISTEN, or a NOTIFY it sent since.
 
-    const workspaceId = (await createWorkspace({ db: t.store.db }, { name: "catch-up", creditMicros: 1_000_000 })).id;
-    const ctxHere = ctxWith(t.store, workspaceId, here);
-    const ctxThere = ctxWith(elsewhere, workspaceId, there);
+    /** The live LISTEN connections of a bridge: its backends that have run LISTEN and sit idle. */
+    async function listeners(applicationName: string): Promise<number[]> {
+      const { rows } = await admin.query<{ pid: number }>(
+        "select pid from pg_stat_activity where application_name = $1 and (query ilike 'LISTEN%' or query ilike '%pg_notify%') and state = 'idle'",
+        [applicationName],
+      );
+      return rows.map((r) => r.pid);
+    }
 
-    // Run A: started by the other process, which holds it.
-    const { generation: a } = await createGeneration(ctxThere, { model: "atelier/gradient", input: { prompt: "ends elsewhere" } });
-    const claimed = await claimNextRun(elsewhere.db, "postgres", { owner: "elsewhere", leaseMs: FOREVER_MS });
-    expect(claimed?.id).toBe(a.id);
-    // This process's engine: it claims only when woken (its idle poll sleeps through the test).
-    const engine: Engine = startEngine({ db: t.store.db, dialect: "postgres", services: ctxHere.services, logger: silent, concurrency: 1, idlePollMs: FOREVER_MS });
-    closers.push(() => stopEngine(engine));
-    let queuedHeard = 0;
-    const offQueued = here.onQueued(() => queuedHeard++);
-    closers.push(async () => offQueued());
-    const waitA = track(here.waitForFinish(a.id, FOREVER_MS));
+    /** Every backend of this application_name, whatever it is doing. */
+    async function connections(applicationName: string): Promise<number> {
+      const { rows } = await admin.query("select pid from pg_stat_activity where application_name = $1", [
+        applicationName,
+      ]);
+      return rows.length;
+    }
 
-    // The outage: new connections refused, and our LISTEN connection cut. Once "here" has
-    // noticed, it has also handled everything that came before the cut (A's queued signal).
-    await proxy.stop({ cutOpenConnections: false });
-    expect(await cutListener(appHere)).toBe(1);
-    await until(() => logged.some((line) => line.includes("run signal connection lost")), "the bridge to notice the cut");
-    queuedHeard = 0;
+    /** Cuts a bridge's LISTEN connection, and waits (up to 5 s) until its backend is gone. */
+    async function cutListener(applicationName: string): Promise<number> {
+      const { rows } = await admin.query<{ ok: boolean }>(
+        "select pg_terminate_backend(pid, 5000) as ok from pg_stat_activity where application_name = $1 and (query ilike 'LISTEN%' or query ilike '%pg_notify%')",
+        [applicationName],
+      );
+      return rows.filter((r) => r.ok).length;
+    }
 
-    // Meanwhile, elsewhere: run B is queued, run A ends. Their NOTIFYs cannot reach "here".
-    const { generation: b } = await createGeneration(ctxThere, { model: "atelier/gradient", input: { prompt: "queued while down" } });
-    const waitB = here.waitForFinish(b.id, FOREVER_MS);
-    expect(await finishRun(elsewhere.db, ctxThere.services, { id: a.id, owner: "elsewhere", outcome: { status: "failed", message: "ended elsewhere" } })).toMatchObject({ id: a.id, status: "failed" });
-    there.runFinished(a.id);
-    // And "here" signals something the other process waits for; it cannot be sent yet.
-    const heldSignal = track(there.waitForFinish("gen_said_while_down", FOREVER_MS));
-    here.runFinished("gen_said_while_down");
+    async function bridge(
+      store: Store,
+      url: string,
+      signals: RunSignals,
+      applicationName: string,
+    ): Promise<CrossProcessSignals> {
+      const connected = await connectCrossProcessSignals(store, url, signals, silent, {
+        pollMs: FOREVER_MS,
+        applicationName,
+      });
+      closers.push(() => connected.close());
+      return connected;
+    }
 
-    // Nothing could have arrived: no wake-up, A's waiter still waits, B still queued.
-    expect(queuedHeard).toBe(0);
-    expect(waitA.settled).toBe(false);
-    expect((await t.store.db.selectFrom("generations").select("status").where("id", "=", b.id).executeTakeFirstOrThrow()).status).toBe("queued");
+    /**
+     * Stops an engine whose idle poll sleeps through the test. A slot that was claiming when stop()
+     * woke the sleepers goes to sleep afterwards (for idlePollMs): stop() again wakes it.
+     */
+    function ctxWith(store: Store, workspaceId: string, signals: RunSignals): Ctx {
+      const ctx = testCtx({ store, dataDir: t.dataDir }, workspaceId);
+      return { ...ctx, services: { ...ctx.services, signals } };
+    }
 
-    // The database is reachable again: "here" reconnects by itself and catches up, with no new signal.
-    await proxy.start();
-    await waitA.promise;
-    await until(() => queuedHeard > 0, "the catch-up to wake the engine");
-    await waitB;
-    const runB = await t.store.db.selectFrom("generations").select("status").where("id", "=", b.id).executeTakeFirstOrThrow();
-    expect(runB.status).toBe("succeeded");
-    await heldSignal.promise;
-    // One connection again: the reconnect left none behind.
-    expect(await connections(appHere)).toBe(1);
+    it("reconnects after pg_terminate_backend, and a signal sent afterwards arrives", async () => {
+      const appHere = uniqueAppName("here");
+      const here = createRunSignals();
+      const there = createRunSignals();
+      await bridge(t.store, databaseUrl, here, appHere);
+      await bridge(elsewhere, databaseUrl, there, uniqueAppName("there"));
+      const [before] = await listeners(appHere);
+      expect(before).toBeTypeOf("number");
 
-    // And signals flow again both ways.
-    const after = here.waitForFinish("gen_after_catch_up", FOREVER_MS);
-    there.runFinished("gen_after_catch_up");
-    await after;
-  }, 90_000);
+      expect(await cutListener(appHere)).toBe(1);
+      await until(async () => (await listeners(appHere)).some((pid) => pid !== before), "a new LISTEN connection");
 
-  it("close() while reconnecting stops for good", async () => {
-    const target = new URL(databaseUrl);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    closers.push(() => proxy.close());
-    const appHere = uniqueAppName("closing");
-    const here = createRunSignals();
-    const connected = await connectCrossProcessSignals(t.store, viaProxy(databaseUrl, proxy), here, silent, { pollMs: FOREVER_MS, applicationName: appHere });
-    await proxy.stop({ cutOpenConnections: false });
-    expect(await cutListener(appHere)).toBe(1);
-    await connected.close();
-    await proxy.start();
-    // A reconnect would show within the backoff's longest step (5 s); wait past it, then look.
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
-    expect(await connections(appHere)).toBe(0);
-  }, 30_000);
-});
+      const finished = here.waitForFinish("gen_after_reconnect", FOREVER_MS);
+      there.runFinished("gen_after_reconnect");
+      await finished;
+      const queued = new Promise<void>((resolve) => {
+        const off = here.onQueued(() => {
+          off();
+          resolve();
+        });
+      });
+      there.runQueued();
+      await queued;
+    });
+
+    it("catches up on what it missed while down: a run queued elsewhere is claimed, a run ended elsewhere wakes its waiter, a held signal is sent", async () => {
+      // "Here" reaches PostgreSQL for its LISTEN connection through a proxy the test can hold shut,
+      // so the outage lasts while the other process acts; its store pool is direct.
+      const target = new URL(databaseUrl);
+      const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      closers.push(() => proxy.close());
+      const appHere = uniqueAppName("here");
+      const here = createRunSignals();
+      const there = createRunSignals();
+      // A real logger whose lines the test reads: "here" says when it noticed the cut.
+      const logged: string[] = [];
+      const hereLogger = pino({ level: "info" }, { write: (line: string) => void logged.push(line) });
+      const connected = await connectCrossProcessSignals(t.store, viaProxy(databaseUrl, proxy), here, hereLogger, {
+        pollMs: FOREVER_MS,
+        applicationName: appHere,
+      });
+      closers.push(() => connected.close());
+      await bridge(elsewhere, databaseUrl, there, uniqueAppName("there"));
+
+      const workspaceId = (await createWorkspace({ db: t.store.db }, { name: "catch-up", creditMicros: 1_000_000 })).id;
+      const ctxHere = ctxWith(t.store, workspaceId, here);
+      const ctxThere = ctxWith(elsewhere, workspaceId, there);
+
+      // Run A: started by the other process, which holds it.
+      const { generation: a } = await createGeneration(ctxThere, {
+        model: "atelier/gradient",
+        input: { prompt: "ends elsewhere" },
+      });
+      const claimed = await claimNextRun(elsewhere.db, "postgres", { owner: "elsewhere", leaseMs: FOREVER_MS });
+      expect(claimed?.id).toBe(a.id);
+      // This process's engine: it claims only when woken (its idle poll sleeps through the test).
+      const engine: Engine = startEngine({
+        db: t.store.db,
+        dialect: "postgres",
+        services: ctxHere.services,
+        logger: silent,
+        concurrency: 1,
+        idlePollMs: FOREVER_MS,
+      });
+      closers.push(() => stopEngine(engine));
+      let queuedHeard = 0;
+      const offQueued = here.onQueued(() => queuedHeard++);
+      closers.push(async () => offQueued());
+      const waitA = track(here.waitForFinish(a.id, FOREVER_MS));
+
+      // The outage: new connections refused, and our LISTEN connection cut. Once "here" has
+      // noticed, it has also handled everything that came before the cut (A's queued signal).
+      await proxy.stop({ cutOpenConnections: false });
+      expect(await cutListener(appHere)).toBe(1);
+      await until(
+        () => logged.some((line) => line.includes("run signal connection lost")),
+        "the bridge to notice the cut",
+      );
+      queuedHeard = 0;
+
+      // Meanwhile, elsewhere: run B is queued, run A ends. Their NOTIFYs cannot reach "here".
+      const { generation: b } = await createGeneration(ctxThere, {
+        model: "atelier/gradient",
+        input: { prompt: "queued while down" },
+      });
+      const waitB = here.waitForFinish(b.id, FOREVER_MS);
+      expect(
+        await finishRun(elsewhere.db, ctxThere.services, {
+          id: a.id,
+          owner: "elsewhere",
+          outcome: { status: "failed", message: "ended elsewhere" },
+        }),
+      ).toMatchObject({ id: a.id, status: "failed" });
+      there.runFinished(a.id);
+      // And "here" signals something the other process waits for; it cannot be sent yet.
+      const heldSignal = track(there.waitForFinish("gen_said_while_down", FOREVER_MS));
+      here.runFinished("gen_said_while_down");
+
+      // Nothing could have arrived: no wake-up, A's waiter still waits, B still queued.
+      expect(queuedHeard).toBe(0);
+      expect(waitA.settled).toBe(false);
+      expect(
+        (await t.store.db.selectFrom("generations").select("status").where("id", "=", b.id).executeTakeFirstOrThrow())
+          .status,
+      ).toBe("queued");
+
+      // The database is reachable again: "here" reconnects by itself and catches up, with no new signal.
+      await proxy.start();
+      await waitA.promise;
+      await until(() => queuedHeard > 0, "the catch-up to wake the engine");
+      await waitB;
+      const runB = await t.store.db
+        .selectFrom("generations")
+        .select("status")
+        .where("id", "=", b.id)
+        .executeTakeFirstOrThrow();
+      expect(runB.status).toBe("succeeded");
+      await heldSignal.promise;
+      // One connection again: the reconnect left none behind.
+      expect(await connections(appHere)).toBe(1);
+
+      // And signals flow again both ways.
+      const after = here.waitForFinish("gen_after_catch_up", FOREVER_MS);
+      there.runFinished("gen_after_catch_up");
+      await after;
+    }, 90_000);
+
+    it("close() while reconnecting stops for good", async () => {
+      const target = new URL(databaseUrl);
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      closers.push(() => proxy.close());
+      const appHere = uniqueAppName("closing");
+      const here = createRunSignals();
+      const connected = await connectCrossProcessSignals(t.store, viaProxy(databaseUrl, proxy), here, silent, {
+        pollMs: FOREVER_MS,
+        applicationName: appHere,
+      });
+      await proxy.stop({ cutOpenConnections: false });
+      expect(await cutListener(appHere)).toBe(1);
+      await connected.close();
+      await proxy.start();
+      // A reconnect would show within the backoff's longest step (5 s); wait past it, then look.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      expect(await connections(appHere)).toBe(0);
+    }, 30_000);
+  },
+);
 
 // SQLite has no NOTIFY: a commit by another connection (PRAGMA data_version) wakes this
 // process's idle engine, so a run queued by another process starts without waiting for the
@@ -256,16 +304,36 @@ describe.skipIf(testDialect() !== "sqlite")("cross-process signals on SQLite", (
   it("a run queued through another connection is claimed by this process's idle engine", async () => {
     const here = createRunSignals();
     const bridge = await connectCrossProcessSignals(t.store, null, here, silent);
-    const ctx = testCtx(t, (await createWorkspace({ db: t.store.db }, { name: "sqlite-wake", creditMicros: 1_000_000 })).id);
-    const engine = startEngine({ db: t.store.db, dialect: "sqlite", services: { ...ctx.services, signals: here }, logger: silent, concurrency: 1, idlePollMs: FOREVER_MS });
+    const ctx = testCtx(
+      t,
+      (await createWorkspace({ db: t.store.db }, { name: "sqlite-wake", creditMicros: 1_000_000 })).id,
+    );
+    const engine = startEngine({
+      db: t.store.db,
+      dialect: "sqlite",
+      services: { ...ctx.services, signals: here },
+      logger: silent,
+      concurrency: 1,
+      idlePollMs: FOREVER_MS,
+    });
     try {
       // Let the engine find the queue empty and go to sleep on its idle poll.
       await new Promise((resolve) => setTimeout(resolve, 100));
       // The other process's signals go nowhere: only the store itself can tell this one.
       const elsewhereCtx = { ...testCtx({ store: elsewhere, dataDir: t.dataDir }, ctx.workspaceId) };
-      const { generation } = await createGeneration({ ...elsewhereCtx, services: { ...elsewhereCtx.services, signals: createRunSignals() } }, { model: "atelier/gradient", input: { prompt: "queued elsewhere" } });
+      const { generation } = await createGeneration(
+        { ...elsewhereCtx, services: { ...elsewhereCtx.services, signals: createRunSignals() } },
+        { model: "atelier/gradient", input: { prompt: "queued elsewhere" } },
+      );
       await until(
-        async () => (await t.store.db.selectFrom("generations").select("status").where("id", "=", generation.id).executeTakeFirstOrThrow()).status === "succeeded",
+        async () =>
+          (
+            await t.store.db
+              .selectFrom("generations")
+              .select("status")
+              .where("id", "=", generation.id)
+              .executeTakeFirstOrThrow()
+          ).status === "succeeded",
         "the idle engine to claim and run the run queued elsewhere",
       );
     } finally {
@@ -291,8 +359,14 @@ describe.skipIf(testDialect() !== "sqlite")("the process mesh on SQLite", () => 
     const here = createRunSignals();
     const there = createRunSignals();
     // Store ticks asleep: only the mesh can deliver.
-    const bridgeHere = await connectCrossProcessSignals(t.store, null, here, silent, { pollMs: FOREVER_MS, sqliteFile: file });
-    const bridgeThere = await connectCrossProcessSignals(t.store, null, there, silent, { pollMs: FOREVER_MS, sqliteFile: file });
+    const bridgeHere = await connectCrossProcessSignals(t.store, null, here, silent, {
+      pollMs: FOREVER_MS,
+      sqliteFile: file,
+    });
+    const bridgeThere = await connectCrossProcessSignals(t.store, null, there, silent, {
+      pollMs: FOREVER_MS,
+      sqliteFile: file,
+    });
     const heard: string[] = [];
     here.onRunSignal((id, what, change) => heard.push(`${id} ${what} ${change.progress ?? "-"}`));
     try {

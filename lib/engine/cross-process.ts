@@ -61,7 +61,8 @@ export async function connectCrossProcessSignals(
   const mesh = folder ? await joinProcessMesh(folder, (m) => signals.receive(m), logger) : null;
   // A revocation or an availability change must reach every process, even one that joined a
   // moment ago and is not among this one's peers yet: it goes to each socket in the folder now.
-  if (mesh && folder) signals.setPublisher((m) => (reachesEveryProcess(m) ? void sendToMesh(folder, m) : mesh.publish(m)));
+  if (mesh && folder)
+    signals.setPublisher((m) => (reachesEveryProcess(m) ? void sendToMesh(folder, m) : mesh.publish(m)));
 
   const pollMs = options.pollMs ?? (listener ? 2_000 : 25);
   let since = new Date(Date.now() - LOOKBACK_MS).toISOString();
@@ -107,7 +108,8 @@ export async function connectCrossProcessSignals(
       for (const row of rows) if (waited.has(row.id)) signals.receive({ kind: "finished", id: row.id });
       since = new Date(Date.now() - LOOKBACK_MS).toISOString();
     } catch (err) {
-      if (storeUnreachable(err)) logger.debug({ cause: outageSummary(err) }, "finish poll: the store cannot be reached");
+      if (storeUnreachable(err))
+        logger.debug({ cause: outageSummary(err) }, "finish poll: the store cannot be reached");
       else logger.warn({ err }, "finish poll failed");
     } finally {
       polling = false;
@@ -151,7 +153,13 @@ async function lookAtFollowedRuns(store: Store, signals: RunSignals, seen: Map<s
   for (let i = 0; i < followed.length; i += CATCH_UP_CHUNK) {
     const rows = await store.db
       .selectFrom("generations")
-      .select(["id", "status", "uncancelable_reason", "completed_at", sql<number>`preview_json is not null`.as("previewed")])
+      .select([
+        "id",
+        "status",
+        "uncancelable_reason",
+        "completed_at",
+        sql<number>`preview_json is not null`.as("previewed"),
+      ])
       .where("id", "in", followed.slice(i, i + CATCH_UP_CHUNK))
       .execute();
     for (const row of rows) {
@@ -234,7 +242,15 @@ async function listenForSignals(
     if (sending) return;
     sending = true;
     try {
-      while (live && (pendingQueued || pendingAvailability || pendingFinishes.size > 0 || pendingChanges.size > 0 || pendingRevocations.size > 0 || pendingSessionEnds.size > 0)) {
+      while (
+        live &&
+        (pendingQueued ||
+          pendingAvailability ||
+          pendingFinishes.size > 0 ||
+          pendingChanges.size > 0 ||
+          pendingRevocations.size > 0 ||
+          pendingSessionEnds.size > 0)
+      ) {
         const client = live;
         const batch: SignalMessage[] = [
           ...[...pendingRevocations].map((id) => ({ kind: "key_revoked", id }) as const),
@@ -251,7 +267,10 @@ async function listenForSignals(
         pendingFinishes.clear();
         pendingChanges.clear();
         try {
-          await client.query("select pg_notify($1, payload) from unnest($2::text[]) as payload", [CHANNEL, batch.map((m) => JSON.stringify(m))]);
+          await client.query("select pg_notify($1, payload) from unnest($2::text[]) as payload", [
+            CHANNEL,
+            batch.map((m) => JSON.stringify(m)),
+          ]);
         } catch (err) {
           if (!storeUnreachable(err)) {
             logger.warn({ err }, "NOTIFY failed");
@@ -261,7 +280,10 @@ async function listenForSignals(
           for (const message of batch) enqueue(message);
           if (!notifyFailureLogged) {
             notifyFailureLogged = true;
-            logger.warn({ cause: outageSummary(err) }, "NOTIFY failed: run signals are held until the connection is back");
+            logger.warn(
+              { cause: outageSummary(err) },
+              "NOTIFY failed: run signals are held until the connection is back",
+            );
           }
           // Already back on a new connection (its catch-up found this flush busy): go on there.
           if (live && live !== client) continue;
@@ -280,7 +302,12 @@ async function listenForSignals(
 
   const connect = async (): Promise<void> => {
     // keepAlive: a peer gone without a word (a cut network) is noticed too, not only a closed socket.
-    const client = new pg.Client({ connectionString: databaseUrl, application_name: applicationName, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    const client = new pg.Client({
+      connectionString: databaseUrl,
+      application_name: applicationName,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     current = client;
     let state: "connecting" | "live" | "lost" = "connecting";
     const lost = (err?: unknown) => {
@@ -340,7 +367,10 @@ async function listenForSignals(
       await connect();
     } catch (err) {
       if (closed) return;
-      logger.debug({ cause: outageSummary(err), attempt: outage.attempts, nextInMs: retryDelayMs * 2 }, "run signal connection: reconnect failed");
+      logger.debug(
+        { cause: outageSummary(err), attempt: outage.attempts, nextInMs: retryDelayMs * 2 },
+        "run signal connection: reconnect failed",
+      );
       retryDelayMs = Math.min(retryDelayMs * 2, RECONNECT_MAX_MS);
       scheduleReconnect();
       return;
@@ -406,6 +436,7 @@ export async function announceToEveryProcess(
   sqliteFile: string | null,
   message: Extract<SignalMessage, { kind: "key_revoked" | "sessions_ended" | "availability_changed" }>,
 ): Promise<void> {
-  if (store.dialect === "postgres") await sql`select pg_notify(${CHANNEL}, ${JSON.stringify(message)})`.execute(store.db);
+  if (store.dialect === "postgres")
+    await sql`select pg_notify(${CHANNEL}, ${JSON.stringify(message)})`.execute(store.db);
   else if (sqliteFile) await sendToMesh(meshFolder(sqliteFile), message);
 }

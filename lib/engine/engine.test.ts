@@ -50,7 +50,14 @@ describe(`run engine (${testDialect()})`, () => {
   }
 
   function start(ctx: Ctx): Engine {
-    engine = startEngine({ db, dialect: t.store.dialect, services: ctx.services, logger: silent, concurrency: 2, idlePollMs: 25 });
+    engine = startEngine({
+      db,
+      dialect: t.store.dialect,
+      services: ctx.services,
+      logger: silent,
+      concurrency: 2,
+      idlePollMs: 25,
+    });
     return engine;
   }
 
@@ -64,18 +71,28 @@ describe(`run engine (${testDialect()})`, () => {
   }
 
   function png(width: number, height: number): Promise<Buffer> {
-    return sharp({ create: { width, height, channels: 3, background: "#aa3355" } }).png().toBuffer();
+    return sharp({ create: { width, height, channels: 3, background: "#aa3355" } })
+      .png()
+      .toBuffer();
   }
 
   it("runs a queued run to succeeded: charged its price once, outputs stored and signed, one event", async () => {
     const ctx = await workspaceCtx();
-    const { generation: created } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "ocean dusk", num_images: 2, seed: 42 } });
+    const { generation: created } = await createGeneration(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "ocean dusk", num_images: 2, seed: 42 },
+    });
     const finished = ctx.services.signals.waitForFinish(created.id, WAIT_MS);
     start(ctx);
     await finished;
 
     const { generation } = await getGeneration(ctx, { id: created.id });
-    expect(generation).toMatchObject({ status: "succeeded", provider: "atelier", error: null, usage: { cost_usd: "0.004" } });
+    expect(generation).toMatchObject({
+      status: "succeeded",
+      provider: "atelier",
+      error: null,
+      usage: { cost_usd: "0.004" },
+    });
     expect(generation.started_at).not.toBeNull();
     expect(generation.completed_at! >= generation.started_at!).toBe(true);
     expect(generation.output).toHaveLength(2);
@@ -89,7 +106,10 @@ describe(`run engine (${testDialect()})`, () => {
       const key = url.pathname.split("/").pop()!;
       expect(`${url.origin}${url.pathname}`).toBe(`http://localhost:3000/v1/blobs/${key}`);
       expect(key).toBe(stored[i]!.blob);
-      expect(checkBlobLink(ctx.services.secretKey, key, Object.fromEntries(url.searchParams))).toEqual({ ok: true, contentType: "image/png" });
+      expect(checkBlobLink(ctx.services.secretKey, key, Object.fromEntries(url.searchParams))).toEqual({
+        ok: true,
+        contentType: "image/png",
+      });
       // The bytes are in the blob store and are the image the answer describes.
       expect(await ctx.services.blobs.size(key)).toBe(stored[i]!.bytes);
       const meta = await sharp(await ctx.services.blobs.readAll(key)).metadata();
@@ -97,7 +117,12 @@ describe(`run engine (${testDialect()})`, () => {
     }
     expect(stored[0]!.blob).not.toBe(stored[1]!.blob);
 
-    expect(await consistentBalance(db, ctx.workspaceId)).toEqual({ availableMicros: USD - 4_000, heldMicros: 0, grantedMicros: USD, chargedMicros: 4_000 });
+    expect(await consistentBalance(db, ctx.workspaceId)).toEqual({
+      availableMicros: USD - 4_000,
+      heldMicros: 0,
+      grantedMicros: USD,
+      chargedMicros: 4_000,
+    });
     expect(await ledgerOf(ctx.workspaceId)).toEqual([
       ["charge", 4_000],
       ["grant", USD],
@@ -114,19 +139,27 @@ describe(`run engine (${testDialect()})`, () => {
   it("runs an image-to-image model on a workspace file", async () => {
     const ctx = await workspaceCtx();
     const file = await createImageFile(ctx, { data: await png(40, 30) });
-    const { generation: created } = await createGeneration(ctx, { model: "atelier/upscale", input: { image: file.id } });
+    const { generation: created } = await createGeneration(ctx, {
+      model: "atelier/upscale",
+      input: { image: file.id },
+    });
     const finished = ctx.services.signals.waitForFinish(created.id, WAIT_MS);
     start(ctx);
     await finished;
     const { generation } = await getGeneration(ctx, { id: created.id });
     expect(generation).toMatchObject({ status: "succeeded", usage: { cost_usd: "0.004" } });
-    expect(generation.output).toEqual([expect.objectContaining({ type: "image", content_type: "image/png", width: 80, height: 60 })]);
+    expect(generation.output).toEqual([
+      expect.objectContaining({ type: "image", content_type: "image/png", width: 80, height: 60 }),
+    ]);
   });
 
   it("a model failure ends the run failed: error.message set, hold released, generation.failed event", async () => {
     const ctx = await workspaceCtx();
     const file = await createImageFile(ctx, { data: await png(8, 8) });
-    const { generation: created } = await createGeneration(ctx, { model: "atelier/upscale", input: { image: file.id, scale: 4 } });
+    const { generation: created } = await createGeneration(ctx, {
+      model: "atelier/upscale",
+      input: { image: file.id, scale: 4 },
+    });
     // The file goes away after the run was accepted: the model cannot read its input.
     await db.deleteFrom("files").where("id", "=", file.id).execute();
     const finished = ctx.services.signals.waitForFinish(created.id, WAIT_MS);
@@ -137,7 +170,12 @@ describe(`run engine (${testDialect()})`, () => {
     expect(generation).toMatchObject({ status: "failed", output: [], usage: { cost_usd: null } });
     expect(generation.error?.message).toMatch(/no longer exists/);
     expect(generation.completed_at).not.toBeNull();
-    expect(await consistentBalance(db, ctx.workspaceId)).toEqual({ availableMicros: USD, heldMicros: 0, grantedMicros: USD, chargedMicros: 0 });
+    expect(await consistentBalance(db, ctx.workspaceId)).toEqual({
+      availableMicros: USD,
+      heldMicros: 0,
+      grantedMicros: USD,
+      chargedMicros: 0,
+    });
     expect(await ledgerOf(ctx.workspaceId)).toEqual([
       ["grant", USD],
       ["hold", 8_000],
@@ -148,7 +186,10 @@ describe(`run engine (${testDialect()})`, () => {
 
   it("getGeneration with a wait answers once the run finishes", async () => {
     const ctx = await workspaceCtx();
-    const { generation: created } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "wait for me" } });
+    const { generation: created } = await createGeneration(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "wait for me" },
+    });
     // Longer than the test may take: only the finish can end this wait in time.
     const reading = getGeneration(ctx, { id: created.id, waitSeconds: 60 });
     start(ctx);
@@ -161,11 +202,19 @@ describe(`run engine (${testDialect()})`, () => {
   it("createGeneration with Prefer wait answers the finished run", async () => {
     const ctx = await workspaceCtx();
     start(ctx);
-    const answer = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "right away" } }, { waitSeconds: 60, idempotencyKey: "wait-key" });
+    const answer = await createGeneration(
+      ctx,
+      { model: "atelier/gradient", input: { prompt: "right away" } },
+      { waitSeconds: 60, idempotencyKey: "wait-key" },
+    );
     expect(answer.replayed).toBe(false);
     expect(answer.generation).toMatchObject({ status: "succeeded", usage: { cost_usd: "0.002" } });
     // The replay is the run as it is now: the same, finished.
-    const replay = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "right away" } }, { idempotencyKey: "wait-key" });
+    const replay = await createGeneration(
+      ctx,
+      { model: "atelier/gradient", input: { prompt: "right away" } },
+      { idempotencyKey: "wait-key" },
+    );
     expect(replay.replayed).toBe(true);
     expect(replay.generation.status).toBe("succeeded");
     expect(replay.generation.id).toBe(answer.generation.id);
@@ -192,13 +241,20 @@ describe(`run engine (${testDialect()})`, () => {
     expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: 0, chargedMicros: 15_000 });
     const charges = (await ledgerOf(ctx.workspaceId)).filter(([kind]) => kind === "charge");
     expect(charges).toHaveLength(5);
-    const rows = await db.selectFrom("generations").select(["attempts", "lease_owner"]).where("batch_id", "=", batch.id).execute();
+    const rows = await db
+      .selectFrom("generations")
+      .select(["attempts", "lease_owner"])
+      .where("batch_id", "=", batch.id)
+      .execute();
     expect(rows.every((r) => r.attempts === 1 && r.lease_owner === null)).toBe(true);
   });
 
   it("recovers a run whose worker died (lease lapsed) and charges it once", async () => {
     const ctx = await workspaceCtx();
-    const { generation: created } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "orphan" } });
+    const { generation: created } = await createGeneration(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "orphan" },
+    });
     const dead = await claimNextRun(db, t.store.dialect, { owner: "dead-worker", leaseMs: 1 });
     expect(dead?.id).toBe(created.id);
     const finished = ctx.services.signals.waitForFinish(created.id, WAIT_MS);
@@ -206,17 +262,31 @@ describe(`run engine (${testDialect()})`, () => {
     await finished;
     const row = await db.selectFrom("generations").selectAll().where("id", "=", created.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: "succeeded", attempts: 2, lease_owner: null });
-    expect(await finishRun(db, ctx.services, { id: created.id, owner: "dead-worker", outcome: { status: "failed", message: "late" } })).toBeNull();
+    expect(
+      await finishRun(db, ctx.services, {
+        id: created.id,
+        owner: "dead-worker",
+        outcome: { status: "failed", message: "late" },
+      }),
+    ).toBeNull();
     expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: 0, chargedMicros: 2_000 });
     expect((await eventsOf(created.id)).map((e) => e.type)).toEqual(["generation.succeeded"]);
   });
 
   it("fails, uncharged, a run that lost its worker too many times", async () => {
     const ctx = await workspaceCtx();
-    const { generation: created } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "cursed" } });
+    const { generation: created } = await createGeneration(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "cursed" },
+    });
     await db
       .updateTable("generations")
-      .set({ status: "running", attempts: MAX_ATTEMPTS, lease_owner: "gone", lease_expires_at: "2000-01-01T00:00:00.000Z" })
+      .set({
+        status: "running",
+        attempts: MAX_ATTEMPTS,
+        lease_owner: "gone",
+        lease_expires_at: "2000-01-01T00:00:00.000Z",
+      })
       .where("id", "=", created.id)
       .execute();
     const finished = ctx.services.signals.waitForFinish(created.id, WAIT_MS);
@@ -225,7 +295,11 @@ describe(`run engine (${testDialect()})`, () => {
     const { generation } = await getGeneration(ctx, { id: created.id });
     expect(generation.status).toBe("failed");
     expect(generation.error?.message).toMatch(/interrupted/);
-    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: 0, chargedMicros: 0, availableMicros: USD });
+    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({
+      heldMicros: 0,
+      chargedMicros: 0,
+      availableMicros: USD,
+    });
   });
 
   it("stop() resolves, and a stopped engine claims nothing more", async () => {
@@ -237,6 +311,12 @@ describe(`run engine (${testDialect()})`, () => {
     // Only a worker of our own can have it: the stopped engine did not take it.
     const claimed = await claimNextRun(db, t.store.dialect, { owner: "after", leaseMs: 60_000 });
     expect(claimed).toMatchObject({ id: generation.id, attempts: 1, lease_owner: "after" });
-    expect((await finishRun(db, ctx.services, { id: generation.id, owner: "after", outcome: { status: "failed", message: "test over" } }))).toMatchObject({ id: generation.id, status: "failed" });
+    expect(
+      await finishRun(db, ctx.services, {
+        id: generation.id,
+        owner: "after",
+        outcome: { status: "failed", message: "test over" },
+      }),
+    ).toMatchObject({ id: generation.id, status: "failed" });
   });
 });

@@ -61,7 +61,13 @@ export function startEngine(options: EngineOptions): Engine {
         const waiting = await outOfServiceModelIds(options.db);
         run = await claimNextRun(options.db, options.dialect, { owner, leaseMs, skipModels: waiting });
       } catch (err) {
-        if (storeUnreachable(err)) logStoreUnreachable(options.logger, err, { owner }, "the store cannot be reached: the engine tries to claim runs again");
+        if (storeUnreachable(err))
+          logStoreUnreachable(
+            options.logger,
+            err,
+            { owner },
+            "the store cannot be reached: the engine tries to claim runs again",
+          );
         else options.logger.error({ err }, "claiming a run failed");
         await sleep();
         continue;
@@ -73,13 +79,26 @@ export function startEngine(options: EngineOptions): Engine {
       // Followers see it start, and the runs queued behind it move up.
       options.services.signals.runChanged(run.id);
       try {
-        const result = await executeRun({ db: options.db, services: options.services, logger: options.logger, owner, leaseMs, shutdown: shutdown.signal }, run);
+        const result = await executeRun(
+          {
+            db: options.db,
+            services: options.services,
+            logger: options.logger,
+            owner,
+            leaseMs,
+            shutdown: shutdown.signal,
+          },
+          run,
+        );
         if (result.kind === "released") {
           await releaseRun(options.db, { id: run.id, owner });
           options.services.signals.runChanged(run.id);
         } else options.services.signals.runFinished(run.id, result.kind === "finished" ? result.row : undefined);
       } catch (err) {
-        options.logger.error({ err, run: run.id }, "running a run failed; its lease will lapse and it will be recovered");
+        options.logger.error(
+          { err, run: run.id },
+          "running a run failed; its lease will lapse and it will be recovered",
+        );
       }
     }
   }

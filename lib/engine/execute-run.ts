@@ -35,22 +35,28 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
     const row = await finishRun(db, services, {
       id: run.id,
       owner,
-      outcome: { status: "failed", message: "The run was interrupted several times (its worker stopped) and was given up." },
+      outcome: {
+        status: "failed",
+        message: "The run was interrupted several times (its worker stopped) and was given up.",
+      },
     });
     return row ? { kind: "finished", row } : LOST;
   }
   const stop = new AbortController();
   let lost = false;
-  const renewal = setInterval(() => {
-    renewLease(db, { id: run.id, owner, leaseMs })
-      .then((ours) => {
-        if (!ours) {
-          lost = true;
-          stop.abort();
-        }
-      })
-      .catch((err) => logger.warn({ err, run: run.id }, "lease renewal failed"));
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const renewal = setInterval(
+    () => {
+      renewLease(db, { id: run.id, owner, leaseMs })
+        .then((ours) => {
+          if (!ours) {
+            lost = true;
+            stop.abort();
+          }
+        })
+        .catch((err) => logger.warn({ err, run: run.id }, "lease renewal failed"));
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   // A provider that bills once submitted must not get the run twice: past that point a shutdown
   // waits for the run (bounded by the provider's timeout) instead of giving it back to the queue.
   let atBillingProvider = false;
@@ -67,7 +73,12 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
     if (blocked) throw new ModelError(refusedPromptMessage(blocked));
     const provider = definition.provider ?? BUILT_IN_PROVIDER;
     if (provider !== run.provider) {
-      await db.updateTable("generations").set({ provider }).where("id", "=", run.id).where("lease_owner", "=", owner).execute();
+      await db
+        .updateTable("generations")
+        .set({ provider })
+        .where("id", "=", run.id)
+        .where("lease_owner", "=", owner)
+        .execute();
     }
     const tools = createRunTools({
       db,

@@ -36,7 +36,13 @@ export async function finishRun(
   const ended = await inTransactionSteps(db, async (steps) => {
     const [runs, holds, endpoints] = await steps.send([
       endRunQuery(db, input, { at, finishing }),
-      planOnce(endHoldQuery(db, { hold: thisRun().select("hold_id").where("lease_owner", "=", finishing).$asScalar(), outcome: holdOutcome, at })),
+      planOnce(
+        endHoldQuery(db, {
+          hold: thisRun().select("hold_id").where("lease_owner", "=", finishing).$asScalar(),
+          outcome: holdOutcome,
+          at,
+        }),
+      ),
       webhookEndpointsQuery(db, thisRun().select("workspace_id").$asScalar()),
     ]);
     const stored = runs![0] as GenerationsTable | undefined;
@@ -47,7 +53,13 @@ export async function finishRun(
       ...(await runEndedEventWrites(db, services, row, endpoints as WebhookEndpointsTable[])),
       thisRunLeaseCleared(db, input.id, finishing),
       ...(hold && row.hold_id
-        ? settledHoldWrites(db, { holdId: row.hold_id, workspaceId: hold.workspace_id, amountMicros: hold.amount_micros, outcome: holdOutcome, at })
+        ? settledHoldWrites(db, {
+            holdId: row.hold_id,
+            workspaceId: hold.workspace_id,
+            amountMicros: hold.amount_micros,
+            outcome: holdOutcome,
+            at,
+          })
         : []),
     ];
     await steps.sendAndCommit(writes.map((write) => planOnce(write.compile())));
@@ -59,11 +71,19 @@ export async function finishRun(
 }
 
 function thisRunLeaseCleared(db: Db, id: string, finishing: string): Compilable {
-  return db.updateTable("generations").set({ lease_owner: null }).where("id", "=", id).where("lease_owner", "=", finishing);
+  return db
+    .updateTable("generations")
+    .set({ lease_owner: null })
+    .where("id", "=", id)
+    .where("lease_owner", "=", finishing);
 }
 
 /** The run ended, if this worker still holds it, read back whole (GENERATIONS_COLUMNS, planned once). */
-function endRunQuery(db: Db, input: { id: string; owner: string; outcome: RunOutcome }, by: { at: string; finishing: string }) {
+function endRunQuery(
+  db: Db,
+  input: { id: string; owner: string; outcome: RunOutcome },
+  by: { at: string; finishing: string },
+) {
   const { outcome } = input;
   return planOnce(
     db

@@ -8,7 +8,13 @@ import { createApiKeyCache, type ApiKeyCache } from "../core/keys/api-key-cache"
 import { authenticateApiKey, createApiKey, revokeApiKey } from "../core/keys/api-keys";
 import { ApiError } from "../primitives/errors";
 import { createWorkspace } from "../core/workspaces/workspaces";
-import { createStudioSessionCache, endStudioSession, startStudioSession, studioSessionUser, type StudioSessionCache } from "../core/workspaces/studio-sessions";
+import {
+  createStudioSessionCache,
+  endStudioSession,
+  startStudioSession,
+  studioSessionUser,
+  type StudioSessionCache,
+} from "../core/workspaces/studio-sessions";
 import { createUser, setUserPassword } from "../core/workspaces/users";
 import { sqliteFileIn, type Store } from "../store/store";
 import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/testing/test-store";
@@ -60,12 +66,16 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
     const sessions = createStudioSessionCache({ ttlMs: FOREVER_MS });
     signals.onSessionsEnded((userId) => sessions.forgetUser(userId));
     // The fallback polls sleep: only the bridge can carry the revocation.
-    const bridge = await connectCrossProcessSignals(store, t.postgres?.databaseUrl ?? null, signals, silent, { pollMs: FOREVER_MS, ...(sqliteFile ? { sqliteFile } : {}) });
+    const bridge = await connectCrossProcessSignals(store, t.postgres?.databaseUrl ?? null, signals, silent, {
+      pollMs: FOREVER_MS,
+      ...(sqliteFile ? { sqliteFile } : {}),
+    });
     closers.push(() => bridge.close());
     return { store, signals, cache, sessions };
   }
 
-  const authenticate = (p: Process, key: string) => authenticateApiKey({ db: p.store.db }, { xApiKey: key, authorization: undefined }, "atl", p.cache);
+  const authenticate = (p: Process, key: string) =>
+    authenticateApiKey({ db: p.store.db }, { xApiKey: key, authorization: undefined }, "atl", p.cache);
 
   async function refused(p: Process, key: string): Promise<string> {
     const err = await authenticate(p, key).then(
@@ -89,7 +99,11 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
     expect((await authenticate(there, key)).keyId).toBe(id);
 
     // Revoked in the store behind the caches' backs: both still answer from memory, so neither asked the store.
-    await t.store.db.updateTable("api_keys").set({ revoked_at: new Date().toISOString() }).where("id", "=", id).execute();
+    await t.store.db
+      .updateTable("api_keys")
+      .set({ revoked_at: new Date().toISOString() })
+      .where("id", "=", id)
+      .execute();
     expect((await authenticate(here, key)).keyId).toBe(id);
     expect((await authenticate(there, key)).keyId).toBe(id);
 
@@ -122,7 +136,10 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
     const here = await process(t.store);
     const there = await process(elsewhere);
     const workspace = await createWorkspace({ db: t.store.db }, { name: "sessions" });
-    const user = await createUser({ db: t.store.db }, { email: `s-${Date.now()}@example.com`, password: "long enough", workspaceId: workspace.id, role: "creator" });
+    const user = await createUser(
+      { db: t.store.db },
+      { email: `s-${Date.now()}@example.com`, password: "long enough", workspaceId: workspace.id, role: "creator" },
+    );
     const read = (p: Process, id: string) => studioSessionUser({ db: p.store.db }, p.sessions, id);
 
     const first = await startStudioSession({ db: t.store.db }, user.id);
@@ -132,7 +149,10 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
     await setUserPassword({ db: t.store.db }, { email: user.email, password: "another long one" });
     expect((await read(there, first.id))?.id).toBe(user.id); // cached, until the signal
     await announceToEveryProcess(t.store, sqliteFile, { kind: "sessions_ended", id: user.id });
-    await until(() => here.sessions.get(first.id) === undefined && there.sessions.get(first.id) === undefined, "both caches to forget the user");
+    await until(
+      () => here.sessions.get(first.id) === undefined && there.sessions.get(first.id) === undefined,
+      "both caches to forget the user",
+    );
     expect(await read(here, first.id)).toBeNull();
     expect(await read(there, first.id)).toBeNull();
 

@@ -44,7 +44,11 @@ function isSignal(value: unknown): value is SignalMessage {
   return m.kind === "changed" && (m.progress === undefined || typeof m.progress === "number");
 }
 
-export async function joinProcessMesh(folder: string, receive: (message: SignalMessage) => void, logger: Logger): Promise<ProcessMesh> {
+export async function joinProcessMesh(
+  folder: string,
+  receive: (message: SignalMessage) => void,
+  logger: Logger,
+): Promise<ProcessMesh> {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const own = path.join(folder, `${process.pid}-${randomBytes(4).toString("hex")}.sock`);
   const peers = new Map<string, net.Socket>();

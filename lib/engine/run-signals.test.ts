@@ -210,7 +210,9 @@ describe(`run signals across processes (${testDialect()})`, () => {
     const ctx = testCtx(t, workspaceId);
     const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "silent end" } });
     const here = createRunSignals();
-    const bridge = await connectCrossProcessSignals(t.store, t.postgres?.databaseUrl ?? null, here, silent, { pollMs: 20 });
+    const bridge = await connectCrossProcessSignals(t.store, t.postgres?.databaseUrl ?? null, here, silent, {
+      pollMs: 20,
+    });
     try {
       const wait = track(here.waitForFinish(generation.id, 60_000));
       await elsewhere.db
@@ -225,26 +227,33 @@ describe(`run signals across processes (${testDialect()})`, () => {
     }
   });
 
-  it.skipIf(testDialect() !== "postgres")("on PostgreSQL, a queued signal wakes the other process's workers", async () => {
-    if (!t.postgres) throw new Error("no PostgreSQL");
-    const here = createRunSignals();
-    const there = createRunSignals();
-    const bridgeHere = await connectCrossProcessSignals(t.store, t.postgres.databaseUrl, here, silent, { pollMs: 60_000 });
-    const bridgeThere = await connectCrossProcessSignals(t.store, t.postgres.databaseUrl, there, silent, { pollMs: 60_000 });
-    try {
-      const woken = new Promise<void>((resolve) => {
-        const off = here.onQueued(() => {
-          off();
-          resolve();
-        });
+  it.skipIf(testDialect() !== "postgres")(
+    "on PostgreSQL, a queued signal wakes the other process's workers",
+    async () => {
+      if (!t.postgres) throw new Error("no PostgreSQL");
+      const here = createRunSignals();
+      const there = createRunSignals();
+      const bridgeHere = await connectCrossProcessSignals(t.store, t.postgres.databaseUrl, here, silent, {
+        pollMs: 60_000,
       });
-      there.runQueued();
-      await woken;
-    } finally {
-      await bridgeHere.close();
-      await bridgeThere.close();
-    }
-  });
+      const bridgeThere = await connectCrossProcessSignals(t.store, t.postgres.databaseUrl, there, silent, {
+        pollMs: 60_000,
+      });
+      try {
+        const woken = new Promise<void>((resolve) => {
+          const off = here.onQueued(() => {
+            off();
+            resolve();
+          });
+        });
+        there.runQueued();
+        await woken;
+      } finally {
+        await bridgeHere.close();
+        await bridgeThere.close();
+      }
+    },
+  );
 });
 
 describe("run changes and progress (one process)", () => {

@@ -22,10 +22,19 @@ describe(`run tools (${testDialect()})`, () => {
   it("runStep refuses a step that is out of service now, and runs it once resumed", async () => {
     const db = t.store.db;
     const ctx = testCtx(t, (await createWorkspace({ db }, { name: "run tools", creditMicros: 1_000_000 })).id);
-    const { generation } = await createGeneration(ctx, { model: "atelier/promo-video@1", input: { title: "Hi", prompt: "sea", duration: 2 } });
+    const { generation } = await createGeneration(ctx, {
+      model: "atelier/promo-video@1",
+      input: { title: "Hi", prompt: "sea", duration: 2 },
+    });
     const run = await claimNextRun(db, t.store.dialect, { owner: "w1", leaseMs: 60_000 });
     expect(run?.id).toBe(generation.id);
-    const tools = createRunTools({ db, services: ctx.services, run: run!, owner: "w1", signal: new AbortController().signal });
+    const tools = createRunTools({
+      db,
+      services: ctx.services,
+      run: run!,
+      owner: "w1",
+      signal: new AbortController().signal,
+    });
 
     await pauseModel({ db }, { modelId: "atelier/artwork", until: null, reason: "its palettes are being redone" });
     const step = { prompt: "sea", size: 512, seed: 1, format: "png" };

@@ -25,7 +25,10 @@ export const PROGRESS_EVERY_MS = 250;
  * Passes progress on at most once per PROGRESS_EVERY_MS (the latest value, after the pause),
  * rounded to 0.1 %, never going down, and nothing once the run has stopped.
  */
-export function throttledProgress(send: (fraction: number) => void, stopped: AbortSignal): { report(fraction: number): void } {
+export function throttledProgress(
+  send: (fraction: number) => void,
+  stopped: AbortSignal,
+): { report(fraction: number): void } {
   let reported = -1;
   let sentAt = 0;
   let timer: NodeJS.Timeout | null = null;
@@ -103,7 +106,9 @@ export function createRunTools(input: {
       try {
         await requireInService(db, definition);
       } catch (err) {
-        throw err instanceof ApiError && err.code === "service_unavailable" ? new ModelError(`${err.message} This run was stopped at that step; nothing was charged.`) : err;
+        throw err instanceof ApiError && err.code === "service_unavailable"
+          ? new ModelError(`${err.message} This run was stopped at that step; nothing was charged.`)
+          : err;
       }
       // The step gets the tools runStep was called on: a preset's stepProgress (lib/models/progress.ts)
       // hands it a reportProgress scaled into the step's share of the run.

@@ -8,7 +8,10 @@ import type { Db } from "../store/database";
 /** Tasks whose row this process has seen exist: no INSERT is tried for them again. */
 const knownRows = new WeakMap<Db, Set<string>>();
 
-export async function claimScheduledTurn(db: Db, input: { name: string; everyMs: number; owner: string; now?: number }): Promise<boolean> {
+export async function claimScheduledTurn(
+  db: Db,
+  input: { name: string; everyMs: number; owner: string; now?: number },
+): Promise<boolean> {
   const now = input.now ?? Date.now();
   const nowIso = new Date(now).toISOString();
   const turn = { due_at: new Date(now + input.everyMs).toISOString(), last_run_at: nowIso, last_run_by: input.owner };

@@ -22,7 +22,12 @@ export async function storeOutput(services: Services, output: ModelOutput): Prom
   }
   if (output.type === "video" || output.type === "3d") {
     const { poster } = output;
-    stored.poster = { blob: await services.blobs.put(poster.data, poster.content_type), content_type: poster.content_type, width: poster.width, height: poster.height };
+    stored.poster = {
+      blob: await services.blobs.put(poster.data, poster.content_type),
+      content_type: poster.content_type,
+      width: poster.width,
+      height: poster.height,
+    };
   }
   return stored;
 }
@@ -32,5 +37,10 @@ export function storeOutputs(services: Services, outputs: ModelOutput[]): Promis
 }
 
 export async function storePreview(services: Services, preview: ImageOutput): Promise<StoredPreview> {
-  return { blob: await services.blobs.put(preview.data, preview.content_type), content_type: preview.content_type, width: preview.width, height: preview.height };
+  return {
+    blob: await services.blobs.put(preview.data, preview.content_type),
+    content_type: preview.content_type,
+    width: preview.width,
+    height: preview.height,
+  };
 }

@@ -51,22 +51,44 @@ export interface AttemptInputs {
 }
 
 /** The events of `deliveries` and their workspaces' secrets: a backlog's 20 deliveries of one event read it once. */
-export async function loadAttemptInputs(db: Db, deliveries: readonly WebhookDeliveriesTable[], now = Date.now()): Promise<AttemptInputs> {
+export async function loadAttemptInputs(
+  db: Db,
+  deliveries: readonly WebhookDeliveriesTable[],
+  now = Date.now(),
+): Promise<AttemptInputs> {
   const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
-  const events = eventIds.length === 0 ? [] : await db.selectFrom("events").select(["id", "payload_json"]).where("id", "in", eventIds).execute();
+  const events =
+    eventIds.length === 0
+      ? []
+      : await db.selectFrom("events").select(["id", "payload_json"]).where("id", "in", eventIds).execute();
   const secrets = new Map<string, string[]>();
-  for (const workspaceId of new Set(deliveries.map((d) => d.workspace_id))) secrets.set(workspaceId, await signingSecrets(db, workspaceId, now));
+  for (const workspaceId of new Set(deliveries.map((d) => d.workspace_id)))
+    secrets.set(workspaceId, await signingSecrets(db, workspaceId, now));
   return { events: new Map(events.map((event) => [event.id, event])), secrets };
 }
 
 /** Signs and sends one attempt of a claimed delivery, then records it. */
-export async function attemptDelivery(db: Db, services: Services, owner: string, delivery: WebhookDeliveriesTable, inputs?: AttemptInputs): Promise<void> {
+export async function attemptDelivery(
+  db: Db,
+  services: Services,
+  owner: string,
+  delivery: WebhookDeliveriesTable,
+  inputs?: AttemptInputs,
+): Promise<void> {
   const { events, secrets } = inputs ?? (await loadAttemptInputs(db, [delivery]));
   const event = events.get(delivery.event_id);
   const at = new Date();
   let result: AttemptResult;
   if (!event) {
-    result = { ok: false, status: null, latencyMs: 0, responseBody: "", error: "the event no longer exists (purged)", retryAfterSeconds: null, gone: false };
+    result = {
+      ok: false,
+      status: null,
+      latencyMs: 0,
+      responseBody: "",
+      error: "the event no longer exists (purged)",
+      retryAfterSeconds: null,
+      gone: false,
+    };
   } else {
     const timestamp = Math.floor(at.getTime() / 1000);
     result = await sendAttempt({
@@ -77,13 +99,24 @@ export async function attemptDelivery(db: Db, services: Services, owner: string,
         "user-agent": "Atelier-Webhooks/1",
         "webhook-id": event.id,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": signatureHeader(secrets.get(delivery.workspace_id)!, event.id, timestamp, event.payload_json),
+        "webhook-signature": signatureHeader(
+          secrets.get(delivery.workspace_id)!,
+          event.id,
+          timestamp,
+          event.payload_json,
+        ),
       },
       timeoutMs: TIMEOUT_MS,
       allowInsecure: services.webhooks.allowInsecure,
     });
   }
-  await recordAttempt(db, { delivery, owner, result, at, schedule: event ? services.webhooks.retryScheduleSeconds : [] });
+  await recordAttempt(db, {
+    delivery,
+    owner,
+    result,
+    at,
+    schedule: event ? services.webhooks.retryScheduleSeconds : [],
+  });
 }
 
 export interface WebhookSender {
@@ -154,7 +187,12 @@ export function startWebhookSender(options: {
       const inputs = await loadAttemptInputs(options.db, claimed);
       for (const delivery of claimed) {
         const work = attemptDelivery(options.db, options.services, owner, delivery, inputs)
-          .catch((err) => options.logger.error({ err, delivery: delivery.id }, "webhook delivery attempt failed to record; its lease will lapse"))
+          .catch((err) =>
+            options.logger.error(
+              { err, delivery: delivery.id },
+              "webhook delivery attempt failed to record; its lease will lapse",
+            ),
+          )
           .finally(() => {
             inFlight.delete(work);
             // A slot is free: claim more now only when there may be a backlog.
@@ -163,7 +201,8 @@ export function startWebhookSender(options: {
         inFlight.add(work);
       }
     } catch (err) {
-      if (storeUnreachable(err)) logStoreUnreachable(options.logger, err, {}, "the store cannot be reached: webhook deliveries wait");
+      if (storeUnreachable(err))
+        logStoreUnreachable(options.logger, err, {}, "the store cannot be reached: webhook deliveries wait");
       else options.logger.error({ err }, "claiming webhook deliveries failed");
     }
     backlog = claimedAll;

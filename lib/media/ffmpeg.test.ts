@@ -2,7 +2,15 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { bundledFfmpegPath, defaultFfmpegPath, FfmpegError, probeMedia, progressReader, runFfmpeg, systemFfmpegPath } from "./ffmpeg";
+import {
+  bundledFfmpegPath,
+  defaultFfmpegPath,
+  FfmpegError,
+  probeMedia,
+  progressReader,
+  runFfmpeg,
+  systemFfmpegPath,
+} from "./ffmpeg";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "atelier-ffmpeg-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,20 +40,40 @@ describe("running ffmpeg", () => {
 
   it("makes and probes a real clip", async () => {
     const file = path.join(dir, "clip.mp4");
-    await runFfmpeg(ffmpeg, ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-y", file]);
-    expect(await probeMedia(ffmpeg, file)).toMatchObject({ width: 64, height: 48, videoCodec: "h264", audioCodec: null });
+    await runFfmpeg(ffmpeg, [
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=size=64x48:rate=10:duration=1",
+      "-c:v",
+      "libx264",
+      "-pix_fmt",
+      "yuv420p",
+      "-y",
+      file,
+    ]);
+    expect(await probeMedia(ffmpeg, file)).toMatchObject({
+      width: 64,
+      height: 48,
+      videoCodec: "h264",
+      audioCodec: null,
+    });
     expect((await probeMedia(ffmpeg, file)).duration).toBeCloseTo(1, 1);
   });
 
   it("rejects with the tail of its error output on failure", async () => {
-    const err = await runFfmpeg(ffmpeg, ["-i", path.join(dir, "missing.mp4"), "-f", "null", "-"]).catch((e: unknown) => e);
+    const err = await runFfmpeg(ffmpeg, ["-i", path.join(dir, "missing.mp4"), "-f", "null", "-"]).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(FfmpegError);
     expect((err as FfmpegError).message).toMatch(/No such file/);
   });
 
   it("stops the process when the signal aborts, rejecting with the signal's reason", async () => {
     const controller = new AbortController();
-    const running = runFfmpeg(ffmpeg, ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-f", "null", "-"], { signal: controller.signal });
+    const running = runFfmpeg(ffmpeg, ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-f", "null", "-"], {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(new Error("canceled by test")), 200);
     await expect(running).rejects.toThrow("canceled by test");
   });
@@ -71,20 +99,37 @@ describe("ffmpeg's progress", () => {
     ["bundled", bundledFfmpegPath()],
     ["system", systemFfmpegPath(process.env.PATH ?? "")],
   ] as const;
-  it.each(builds.filter(([, found]) => found !== null))("reports the seconds written up to the end while stdout carries the output (%s ffmpeg)", async (_, ffmpeg) => {
-    const seconds: number[] = [];
-    const { stdout, stderr } = await runFfmpeg(
-      ffmpeg!,
-      ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=24:duration=2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "mpegts", "pipe:1"],
-      { onProgress: (s) => seconds.push(s) },
-    );
-    // MPEG-TS packets of 188 bytes, each starting with the sync byte: nothing else got into stdout.
-    expect(stdout.length % 188).toBe(0);
-    expect(stdout[0]).toBe(0x47);
-    expect(stderr).not.toMatch(/progress=|out_time/);
-    expect(seconds.length).toBeGreaterThan(0);
-    expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
-    expect(seconds.at(-1)).toBeGreaterThan(1.7);
-    expect(seconds.at(-1)).toBeLessThanOrEqual(2.1);
-  });
+  it.each(builds.filter(([, found]) => found !== null))(
+    "reports the seconds written up to the end while stdout carries the output (%s ffmpeg)",
+    async (_, ffmpeg) => {
+      const seconds: number[] = [];
+      const { stdout, stderr } = await runFfmpeg(
+        ffmpeg!,
+        [
+          "-v",
+          "error",
+          "-f",
+          "lavfi",
+          "-i",
+          "testsrc=size=320x240:rate=24:duration=2",
+          "-c:v",
+          "libx264",
+          "-pix_fmt",
+          "yuv420p",
+          "-f",
+          "mpegts",
+          "pipe:1",
+        ],
+        { onProgress: (s) => seconds.push(s) },
+      );
+      // MPEG-TS packets of 188 bytes, each starting with the sync byte: nothing else got into stdout.
+      expect(stdout.length % 188).toBe(0);
+      expect(stdout[0]).toBe(0x47);
+      expect(stderr).not.toMatch(/progress=|out_time/);
+      expect(seconds.length).toBeGreaterThan(0);
+      expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
+      expect(seconds.at(-1)).toBeGreaterThan(1.7);
+      expect(seconds.at(-1)).toBeLessThanOrEqual(2.1);
+    },
+  );
 });

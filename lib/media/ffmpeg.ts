@@ -23,7 +23,8 @@ export function bundledFfmpegPath(): string | null {
 /** System ffmpeg on `searchPath` (PATH) when present, else the bundled one; throws when neither exists. */
 export function defaultFfmpegPath(searchPath: string): string {
   const found = systemFfmpegPath(searchPath) ?? bundledFfmpegPath();
-  if (!found) throw new Error("No ffmpeg: install the system package (apt-get install ffmpeg) or reinstall npm dependencies.");
+  if (!found)
+    throw new Error("No ffmpeg: install the system package (apt-get install ffmpeg) or reinstall npm dependencies.");
   return found;
 }
 
@@ -77,10 +78,14 @@ export function runFfmpeg(
 ): Promise<{ stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
     const progressArgs = options.onProgress ? ["-nostats", "-progress", "pipe:3"] : [];
-    const child = spawn(ffmpegPath, ["-hide_banner", "-nostdin", ...progressArgs, ...args].filter((a) => !(options.stdin && a === "-nostdin")), {
-      stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe", ...(options.onProgress ? (["pipe"] as const) : [])],
-      signal: options.signal,
-    });
+    const child = spawn(
+      ffmpegPath,
+      ["-hide_banner", "-nostdin", ...progressArgs, ...args].filter((a) => !(options.stdin && a === "-nostdin")),
+      {
+        stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe", ...(options.onProgress ? (["pipe"] as const) : [])],
+        signal: options.signal,
+      },
+    );
     if (options.onProgress) child.stdio[3]!.on("data", progressReader(options.onProgress));
     const out: Buffer[] = [];
     let stderr = "";
@@ -93,7 +98,13 @@ export function runFfmpeg(
     child.on("close", (code) => {
       if (options.signal?.aborted) return reject(options.signal.reason);
       if (code === 0) resolve({ stdout: Buffer.concat(out), stderr });
-      else reject(new FfmpegError(`ffmpeg exited with code ${code}: ${stderr.trim().split("\n").slice(-3).join(" | ")}`, stderr));
+      else
+        reject(
+          new FfmpegError(
+            `ffmpeg exited with code ${code}: ${stderr.trim().split("\n").slice(-3).join(" | ")}`,
+            stderr,
+          ),
+        );
     });
     if (options.stdin) {
       child.stdin!.on("error", () => {

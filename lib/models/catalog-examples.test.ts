@@ -11,7 +11,9 @@ const FILE_ID = "file_ExampleExampleExample000";
 
 describe.each(BUILT_IN_MODELS.map((m) => [m.id, m] as const))("%s examples", (_id, model) => {
   const properties = (model.input_schema.properties ?? {}) as Record<string, JsonSchemaObject>;
-  const fileFields = Object.entries(properties).filter(([, field]) => isFileField(field)).map(([name]) => name);
+  const fileFields = Object.entries(properties)
+    .filter(([, field]) => isFileField(field))
+    .map(([name]) => name);
   const examples = model.examples ?? [];
 
   it("has 2 to 4, each with a short distinct title", () => {

@@ -21,22 +21,30 @@ describe.each(BUILT_IN_MODELS.map((m) => [m.id, m] as const))("%s input schema",
     for (const name of schema.required ?? []) expect(Object.keys(schema.properties!), name).toContain(name);
   });
 
-  it.each(properties.map(([name, field]) => [name, field] as const))("field %s has a title, a description and sound defaults", (name, field) => {
-    expect(typeof field.title === "string" && field.title.trim().length > 0, `${name}: title`).toBe(true);
-    expect(typeof field.description === "string" && field.description.trim().length > 0, `${name}: description`).toBe(true);
-    if (field.enum !== undefined) {
-      expect(field.enum.length, `${name}: enum`).toBeGreaterThan(0);
-      if (field.default !== undefined) expect(field.enum, `${name}: default`).toContain(field.default);
-    }
-    if (typeof field.default === "number") {
-      if (field.minimum !== undefined) expect(field.default, `${name}: default ≥ minimum`).toBeGreaterThanOrEqual(field.minimum);
-      if (field.maximum !== undefined) expect(field.default, `${name}: default ≤ maximum`).toBeLessThanOrEqual(field.maximum);
-    }
-    if (field.minimum !== undefined && field.maximum !== undefined) expect(field.minimum, `${name}: bounds`).toBeLessThanOrEqual(field.maximum);
-    // Whatever else the field says (type, pattern, lengths), its default and examples obey it.
-    const validate = ajv.compile(field);
-    for (const value of [...(field.default === undefined ? [] : [field.default]), ...(field.examples ?? [])]) {
-      expect(validate(value), `${name}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`).toBe(true);
-    }
-  });
+  it.each(properties.map(([name, field]) => [name, field] as const))(
+    "field %s has a title, a description and sound defaults",
+    (name, field) => {
+      expect(typeof field.title === "string" && field.title.trim().length > 0, `${name}: title`).toBe(true);
+      expect(typeof field.description === "string" && field.description.trim().length > 0, `${name}: description`).toBe(
+        true,
+      );
+      if (field.enum !== undefined) {
+        expect(field.enum.length, `${name}: enum`).toBeGreaterThan(0);
+        if (field.default !== undefined) expect(field.enum, `${name}: default`).toContain(field.default);
+      }
+      if (typeof field.default === "number") {
+        if (field.minimum !== undefined)
+          expect(field.default, `${name}: default ≥ minimum`).toBeGreaterThanOrEqual(field.minimum);
+        if (field.maximum !== undefined)
+          expect(field.default, `${name}: default ≤ maximum`).toBeLessThanOrEqual(field.maximum);
+      }
+      if (field.minimum !== undefined && field.maximum !== undefined)
+        expect(field.minimum, `${name}: bounds`).toBeLessThanOrEqual(field.maximum);
+      // Whatever else the field says (type, pattern, lengths), its default and examples obey it.
+      const validate = ajv.compile(field);
+      for (const value of [...(field.default === undefined ? [] : [field.default]), ...(field.examples ?? [])]) {
+        expect(validate(value), `${name}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`).toBe(true);
+      }
+    },
+  );
 });

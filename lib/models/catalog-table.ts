@@ -11,9 +11,15 @@ function unitLabel(unit: string): string {
 
 function priceText(d: ModelDefinition): string {
   const { pricing } = d;
-  const per = pricing.unit === "character" ? `$${(Number(pricing.usd) * 1000).toFixed(2)} per 1,000 characters` : `$${pricing.usd} per ${unitLabel(pricing.unit)}`;
+  const per =
+    pricing.unit === "character"
+      ? `$${(Number(pricing.usd) * 1000).toFixed(2)} per 1,000 characters`
+      : `$${pricing.usd} per ${unitLabel(pricing.unit)}`;
   const overrides = pricing.overrides.map(
-    (o) => `$${o.usd} when ${Object.entries(o.when).map(([k, v]) => `${k} = ${Array.isArray(v) ? v.join(" or ") : String(v)}`).join(", ")}`,
+    (o) =>
+      `$${o.usd} when ${Object.entries(o.when)
+        .map(([k, v]) => `${k} = ${Array.isArray(v) ? v.join(" or ") : String(v)}`)
+        .join(", ")}`,
   );
   return [per, ...overrides].join("; ");
 }
@@ -22,14 +28,23 @@ function lifecycleText(d: ModelDefinition, now: number): string {
   if (!d.lifecycle) return "";
   const retired = Date.parse(d.lifecycle.sunset_at) <= now;
   const to = d.lifecycle.replaced_by ? `, use ${d.lifecycle.replaced_by}` : "";
-  return retired ? ` **Retired** ${d.lifecycle.sunset_at.slice(0, 10)}${to}.` : ` *Deprecated*, sunset ${d.lifecycle.sunset_at.slice(0, 10)}${to}.`;
+  return retired
+    ? ` **Retired** ${d.lifecycle.sunset_at.slice(0, 10)}${to}.`
+    : ` *Deprecated*, sunset ${d.lifecycle.sunset_at.slice(0, 10)}${to}.`;
 }
 
 export function catalogTable(definitions: readonly ModelDefinition[], now = Date.now()): string {
   const rows = definitions.map(
-    (d) => `| \`${d.id}\` | ${d.modality} | ${d.tasks.join(", ")} | ${d.description}${lifecycleText(d, now)} | ${priceText(d)} |`,
+    (d) =>
+      `| \`${d.id}\` | ${d.modality} | ${d.tasks.join(", ")} | ${d.description}${lifecycleText(d, now)} | ${priceText(d)} |`,
   );
-  return [TABLE_START, "| id | modality | tasks | what it does | price |", "| - | - | - | - | - |", ...rows, TABLE_END].join("\n");
+  return [
+    TABLE_START,
+    "| id | modality | tasks | what it does | price |",
+    "| - | - | - | - | - |",
+    ...rows,
+    TABLE_END,
+  ].join("\n");
 }
 
 /** The page with its table replaced by `table`; throws when the markers are missing. */

@@ -11,7 +11,10 @@ const clamp01 = (n: number) => Math.min(1, Math.max(0, n));
  */
 export function stepProgress(tools: RunTools, from: number, to: number): RunTools {
   // Capped at `to`: rounding must not carry one step past where the next begins.
-  return { ...tools, reportProgress: (fraction) => tools.reportProgress(Math.min(to, from + (to - from) * clamp01(fraction))) };
+  return {
+    ...tools,
+    reportProgress: (fraction) => tools.reportProgress(Math.min(to, from + (to - from) * clamp01(fraction))),
+  };
 }
 
 /** runFfmpeg's onProgress for an output of `duration` seconds: the seconds written as 0..1 of `tools`' range. */

@@ -40,11 +40,16 @@ describe("list cursors", () => {
 
   it("round-trips any position and filters (property)", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 }), fc.string({ maxLength: 80 }), (t, i, filters) => {
-        const cursor = encodeCursor(SECRET, { t, i }, filters);
-        expect(cursor.split(".")[1]).toHaveLength(43);
-        if (cursor.length <= 512) expect(decodeCursor(SECRET, cursor, filters)).toEqual({ t, i });
-      }),
+      fc.property(
+        fc.string({ maxLength: 40 }),
+        fc.string({ maxLength: 40 }),
+        fc.string({ maxLength: 80 }),
+        (t, i, filters) => {
+          const cursor = encodeCursor(SECRET, { t, i }, filters);
+          expect(cursor.split(".")[1]).toHaveLength(43);
+          if (cursor.length <= 512) expect(decodeCursor(SECRET, cursor, filters)).toEqual({ t, i });
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -65,7 +70,9 @@ describe("list cursors", () => {
   it("refuses a payload re-encoded to point elsewhere, keeping the old signature", () => {
     const cursor = encodeCursor(SECRET, POSITION, FILTERS);
     const [, signature] = cursor.split(".");
-    const forged = Buffer.from(JSON.stringify({ t: "2099-01-01T00:00:00.000Z", i: POSITION.i, f: FILTERS })).toString("base64url");
+    const forged = Buffer.from(JSON.stringify({ t: "2099-01-01T00:00:00.000Z", i: POSITION.i, f: FILTERS })).toString(
+      "base64url",
+    );
     refusal(() => decodeCursor(SECRET, `${forged}.${signature}`, FILTERS));
   });
 

@@ -19,7 +19,9 @@ interface CursorPayload extends CursorPosition {
 const PURPOSE = "cursor";
 
 export function encodeCursor(secret: string, position: CursorPosition, filters: string): string {
-  const payload = Buffer.from(JSON.stringify({ t: position.t, i: position.i, f: filters } satisfies CursorPayload)).toString("base64url");
+  const payload = Buffer.from(
+    JSON.stringify({ t: position.t, i: position.i, f: filters } satisfies CursorPayload),
+  ).toString("base64url");
   return `${payload}.${sign(secret, PURPOSE, payload)}`;
 }
 
@@ -42,7 +44,9 @@ export function decodeCursor(secret: string, cursor: string, filters: string): C
     throw invalidCursor("cursor is not one this API made. Send back next_cursor exactly as it came.");
   }
   if (parsed.f !== filters) {
-    throw invalidCursor("cursor was made with other filters. Send the same filters with the cursor, or start again without it.");
+    throw invalidCursor(
+      "cursor was made with other filters. Send the same filters with the cursor, or start again without it.",
+    );
   }
   return { t: parsed.t, i: parsed.i };
 }

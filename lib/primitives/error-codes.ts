@@ -95,8 +95,7 @@ export const ERROR_CODES = {
   conflict: {
     status: 409,
     type: "conflict_error",
-    condition:
-      "The idempotency key was reused with a different body, or the generation can no longer be canceled.",
+    condition: "The idempotency key was reused with a different body, or the generation can no longer be canceled.",
     retry: "no",
   },
   gone: {
@@ -121,8 +120,7 @@ export const ERROR_CODES = {
   rate_limit_exceeded: {
     status: 429,
     type: "rate_limit_error",
-    condition:
-      "The key sent too many requests, or a workspace limit such as the daily upload allowance was reached.",
+    condition: "The key sent too many requests, or a workspace limit such as the daily upload allowance was reached.",
     retry: "yes, after Retry-After (a minute when missing), with the same idempotency key",
   },
   ip_rate_limit_exceeded: {

@@ -62,19 +62,37 @@ describe("ApiError", () => {
   it("takes its status and type from the table", () => {
     const err = new ApiError("insufficient_credit", "Add credit.");
     expect(err).toBeInstanceOf(Error);
-    expect(err).toMatchObject({ name: "ApiError", code: "insufficient_credit", status: 402, type: "billing_error", param: null, headers: {} });
+    expect(err).toMatchObject({
+      name: "ApiError",
+      code: "insufficient_credit",
+      status: 402,
+      type: "billing_error",
+      param: null,
+      headers: {},
+    });
     expect(err.message).toBe("Add credit.");
   });
 
   it("answers param only for a 400 (else null)", () => {
-    const bad = toErrorResponse(new ApiError("invalid_parameter", "Bad width.", { param: "input.width" }), "req_1", "https://a.example");
+    const bad = toErrorResponse(
+      new ApiError("invalid_parameter", "Bad width.", { param: "input.width" }),
+      "req_1",
+      "https://a.example",
+    );
     expect(bad.body.error.param).toBe("input.width");
-    const missing = toErrorResponse(new ApiError("resource_not_found", "No such run.", { param: "id" }), "req_2", "https://a.example");
+    const missing = toErrorResponse(
+      new ApiError("resource_not_found", "No such run.", { param: "id" }),
+      "req_2",
+      "https://a.example",
+    );
     expect(missing.body.error.param).toBeNull();
   });
 
   it("keeps param and headers", () => {
-    const err = new ApiError("rate_limit_exceeded", "Slow down.", { param: "x-api-key", headers: { "Retry-After": "60" } });
+    const err = new ApiError("rate_limit_exceeded", "Slow down.", {
+      param: "x-api-key",
+      headers: { "Retry-After": "60" },
+    });
     expect(err.param).toBe("x-api-key");
     expect(err.headers).toEqual({ "Retry-After": "60" });
     const response = toErrorResponse(err, "req_123", "https://atelier.example.com");
@@ -102,12 +120,23 @@ describe("ApiError", () => {
 
 describe("toErrorResponse", () => {
   it("turns any other thrown value into internal_error 500 with the request id", () => {
-    for (const thrown of [new Error("database exploded at /secret/path"), new TypeError("x is undefined"), "a string", null, { code: "ECONNRESET" }]) {
+    for (const thrown of [
+      new Error("database exploded at /secret/path"),
+      new TypeError("x is undefined"),
+      "a string",
+      null,
+      { code: "ECONNRESET" },
+    ]) {
       const response = toErrorResponse(thrown, "req_abc", "http://localhost:3000");
       expect(response.status).toBe(500);
       expect(response.unexpected).toBe(true);
       expect(response.headers).toEqual({});
-      expect(response.body.error).toMatchObject({ type: "api_error", code: "internal_error", param: null, request_id: "req_abc" });
+      expect(response.body.error).toMatchObject({
+        type: "api_error",
+        code: "internal_error",
+        param: null,
+        request_id: "req_abc",
+      });
       expect(response.body.error.message).toContain("req_abc");
       // The inner error's text is for the logs, not for the caller.
       expect(response.body.error.message).not.toContain("/secret/path");

@@ -70,18 +70,30 @@ export function toErrorResponse(
   err: unknown,
   requestId: string,
   baseUrl: string,
-): { status: number; body: ErrorBody; headers: Record<string, string>; unexpected: boolean; storeUnreachable: boolean } {
+): {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+  unexpected: boolean;
+  storeUnreachable: boolean;
+} {
   const outage = !(err instanceof ApiError) && storeUnreachable(err);
   const apiError =
     err instanceof ApiError
       ? err
       : outage
         ? storeUnavailableError()
-        : new ApiError("internal_error", `Something went wrong on our side. Quote ${requestId} if you contact support.`);
+        : new ApiError(
+            "internal_error",
+            `Something went wrong on our side. Quote ${requestId} if you contact support.`,
+          );
   return {
     status: apiError.status,
     // RFC 9110: a 401 names the scheme that would work (either key header is accepted; Bearer is the standard one).
-    headers: apiError.status === 401 ? { "WWW-Authenticate": 'Bearer realm="Atelier"', ...apiError.headers } : apiError.headers,
+    headers:
+      apiError.status === 401
+        ? { "WWW-Authenticate": 'Bearer realm="Atelier"', ...apiError.headers }
+        : apiError.headers,
     unexpected: !(err instanceof ApiError) && !outage,
     storeUnreachable: outage,
     body: {

@@ -35,9 +35,9 @@ describe("the event loop's check phase", () => {
     (globalThis as Record<symbol, unknown>)[NEXT_ORIGINALS] = { setImmediate };
     const original = globalThis.setImmediate;
     // Next's replacement may keep the callback for a render that never comes: this one never runs it.
-    globalThis.setImmediate = ((() => {
+    globalThis.setImmediate = (() => {
       nextsCalls += 1;
-    }) as unknown) as typeof setImmediate;
+    }) as unknown as typeof setImmediate;
     try {
       expect(nodeSetImmediate()).toBe(original);
       await thisTurnsCheckPhase();

@@ -9,7 +9,10 @@ const NEXT_ORIGINALS = Symbol.for("next.fast-set-immediate.originals");
  * the API and the studio alike. Next keeps the original under this symbol.
  */
 export function nodeSetImmediate(): typeof setImmediate {
-  return (globalThis as { [NEXT_ORIGINALS]?: { setImmediate?: typeof setImmediate } })[NEXT_ORIGINALS]?.setImmediate ?? setImmediate;
+  return (
+    (globalThis as { [NEXT_ORIGINALS]?: { setImmediate?: typeof setImmediate } })[NEXT_ORIGINALS]?.setImmediate ??
+    setImmediate
+  );
 }
 
 let checkPhase: Promise<void> | null = null;

@@ -26,10 +26,24 @@ describe("ids", () => {
   });
 
   it("tells an ID that could exist from one that cannot", () => {
-    for (const kind of Object.keys(ID_PREFIXES) as (keyof typeof ID_PREFIXES)[]) expect(isPossibleId(newId(kind))).toBe(true);
+    for (const kind of Object.keys(ID_PREFIXES) as (keyof typeof ID_PREFIXES)[])
+      expect(isPossibleId(newId(kind))).toBe(true);
     expect(isPossibleId("gen_nope")).toBe(true);
     expect(isPossibleId("file_PromoVideoPosterStep0000")).toBe(true);
-    for (const id of ["", "abc", "gen_", "gen_\u0000", "gen_abc\u0000", "\u0000gen_abc", "gen_a b", "gen_a-b", "gen_a%00", "GEN_abc", "xyz_abc", `gen_${"a".repeat(65)}`]) {
+    for (const id of [
+      "",
+      "abc",
+      "gen_",
+      "gen_\u0000",
+      "gen_abc\u0000",
+      "\u0000gen_abc",
+      "gen_a b",
+      "gen_a-b",
+      "gen_a%00",
+      "GEN_abc",
+      "xyz_abc",
+      `gen_${"a".repeat(65)}`,
+    ]) {
       expect(isPossibleId(id), JSON.stringify(id)).toBe(false);
     }
   });

@@ -11,12 +11,18 @@ import { measureQueueDepthFrom } from "../store/queue-depth";
 import { testRunTools } from "../models/testing/test-tools";
 import { createHealth } from "../providers/shared/health";
 import { remoteModelDefinition } from "../providers/shared/remote-model";
-import { ProviderError, type ProviderAdapter, type ProviderConfig, type RemoteEntryConfig } from "../providers/shared/types";
+import {
+  ProviderError,
+  type ProviderAdapter,
+  type ProviderConfig,
+  type RemoteEntryConfig,
+} from "../providers/shared/types";
 import type { Db, WebhookDeliveriesTable } from "../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import type { AttemptResult } from "../core/webhooks/send-attempt";
 
-const sameLabels = (a: object, b: object) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+const sameLabels = (a: object, b: object) =>
+  JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 
 /** The current value of a counter or gauge with exactly these labels (0 when never set). */
 async function valueOf(metric: Counter<string> | Gauge<string>, labels: Record<string, string> = {}): Promise<number> {
@@ -63,7 +69,9 @@ describe("metrics", () => {
     expect(await valueOf(METRICS.httpRequests, labels)).toBe(before + 2);
     expect(await countOf(METRICS.httpDuration, labels)).toBe(before + 2);
     expect(await valueOf(METRICS.httpRequests, { ...labels, method: "other", status: "405" })).toBe(1);
-    expect((await renderMetrics()).body).toContain(`atelier_http_requests_total{route="/v1/metrics-test/:id",method="GET",status="200"} ${before + 2}`);
+    expect((await renderMetrics()).body).toContain(
+      `atelier_http_requests_total{route="/v1/metrics-test/:id",method="GET",status="200"} ${before + 2}`,
+    );
   });
 });
 
@@ -85,7 +93,10 @@ describe(`metrics from the store (${testDialect()})`, () => {
   it("reads the queue depth from the store when scraped, and NaN when the store does not answer", async () => {
     const own = await openTestStore();
     try {
-      const ctx = testCtx(own, (await createWorkspace({ db: own.store.db }, { name: "queue", creditMicros: 1_000_000 })).id);
+      const ctx = testCtx(
+        own,
+        (await createWorkspace({ db: own.store.db }, { name: "queue", creditMicros: 1_000_000 })).id,
+      );
       measureQueueDepthFrom(own.store.db);
       expect(await valueOf(METRICS.queueDepth)).toBe(0);
       await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "one" } });
@@ -114,20 +125,35 @@ describe(`metrics from the store (${testDialect()})`, () => {
     const { generation: a } = await createGeneration(ctx, { model, input: { prompt: "a" } });
     const { generation: b } = await createGeneration(ctx, { model, input: { prompt: "b" } });
     const owner = "metrics-test";
-    const claimed = [await claimNextRun(db, t.store.dialect, { owner, leaseMs: 60_000 }), await claimNextRun(db, t.store.dialect, { owner, leaseMs: 60_000 })];
+    const claimed = [
+      await claimNextRun(db, t.store.dialect, { owner, leaseMs: 60_000 }),
+      await claimNextRun(db, t.store.dialect, { owner, leaseMs: 60_000 }),
+    ];
     expect(claimed.map((r) => r?.id).sort()).toEqual([a.id, b.id].sort());
     expect(await countOf(METRICS.queueWait)).toBe(waits + 2);
 
     // Not the lease holder: nothing ends, nothing is counted.
-    expect(await finishRun(db, ctx.services, { id: a.id, owner: "someone-else", outcome: { status: "succeeded", outputs: [] } })).toBeNull();
+    expect(
+      await finishRun(db, ctx.services, {
+        id: a.id,
+        owner: "someone-else",
+        outcome: { status: "succeeded", outputs: [] },
+      }),
+    ).toBeNull();
     expect(await valueOf(METRICS.runs, succeeded)).toBe(runsOk);
 
-    expect(await finishRun(db, ctx.services, { id: a.id, owner, outcome: { status: "succeeded", outputs: [] } })).not.toBeNull();
-    expect(await finishRun(db, ctx.services, { id: b.id, owner, outcome: { status: "failed", message: "no" } })).not.toBeNull();
+    expect(
+      await finishRun(db, ctx.services, { id: a.id, owner, outcome: { status: "succeeded", outputs: [] } }),
+    ).not.toBeNull();
+    expect(
+      await finishRun(db, ctx.services, { id: b.id, owner, outcome: { status: "failed", message: "no" } }),
+    ).not.toBeNull();
     expect(await valueOf(METRICS.runs, succeeded)).toBe(runsOk + 1);
     expect(await valueOf(METRICS.runs, failed)).toBe(runsFailed + 1);
     expect(await countOf(METRICS.runDuration, succeeded)).toBe(durations + 1);
-    expect((await renderMetrics()).body).toContain(`atelier_runs_total{model="atelier/gradient",status="succeeded"} ${runsOk + 1}`);
+    expect((await renderMetrics()).body).toContain(
+      `atelier_runs_total{model="atelier/gradient",status="succeeded"} ${runsOk + 1}`,
+    );
   });
 
   it("counts a canceled run once, and a repeated cancel not again", async () => {
@@ -142,10 +168,19 @@ describe(`metrics from the store (${testDialect()})`, () => {
 
   it("counts webhook attempts by outcome: retrying, succeeded, failed; an attempt no longer ours is not counted", async () => {
     const ctx = await workspaceCtx();
-    const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "hook" }, webhook: "http://127.0.0.1:9/hook" });
+    const { generation } = await createGeneration(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "hook" },
+      webhook: "http://127.0.0.1:9/hook",
+    });
     await db
       .updateTable("generations")
-      .set({ status: "running", started_at: new Date().toISOString(), lease_owner: "w", lease_expires_at: new Date(Date.now() + 60_000).toISOString() })
+      .set({
+        status: "running",
+        started_at: new Date().toISOString(),
+        lease_owner: "w",
+        lease_expires_at: new Date(Date.now() + 60_000).toISOString(),
+      })
       .where("id", "=", generation.id)
       .execute();
     await finishRun(db, ctx.services, { id: generation.id, owner: "w", outcome: { status: "failed", message: "x" } });
@@ -156,10 +191,26 @@ describe(`metrics from the store (${testDialect()})`, () => {
       .where("events.generation_id", "=", generation.id)
       .executeTakeFirstOrThrow();
     const row = async (): Promise<WebhookDeliveriesTable> => {
-      await db.updateTable("webhook_deliveries").set({ lease_owner: "o" }).where("id", "=", delivery.delivery_id).execute();
-      return db.selectFrom("webhook_deliveries").selectAll().where("id", "=", delivery.delivery_id).executeTakeFirstOrThrow();
+      await db
+        .updateTable("webhook_deliveries")
+        .set({ lease_owner: "o" })
+        .where("id", "=", delivery.delivery_id)
+        .execute();
+      return db
+        .selectFrom("webhook_deliveries")
+        .selectAll()
+        .where("id", "=", delivery.delivery_id)
+        .executeTakeFirstOrThrow();
     };
-    const ok: AttemptResult = { ok: true, status: 200, latencyMs: 3, responseBody: "", error: null, retryAfterSeconds: null, gone: false };
+    const ok: AttemptResult = {
+      ok: true,
+      status: 200,
+      latencyMs: 3,
+      responseBody: "",
+      error: null,
+      retryAfterSeconds: null,
+      gone: false,
+    };
     const fail: AttemptResult = { ...ok, ok: false, status: 500, error: "failed" };
     const outcomes = async () => ({
       retrying: await valueOf(METRICS.webhookDeliveries, { outcome: "retrying" }),
@@ -175,9 +226,17 @@ describe(`metrics from the store (${testDialect()})`, () => {
     await recordAttempt(db, { delivery: await row(), owner: "o", result: fail, at: new Date(), schedule });
     expect(await outcomes()).toEqual({ ...before, retrying: before.retrying + 1, failed: before.failed + 1 });
 
-    await db.updateTable("webhook_deliveries").set({ status: "pending" }).where("id", "=", delivery.delivery_id).execute();
+    await db
+      .updateTable("webhook_deliveries")
+      .set({ status: "pending" })
+      .where("id", "=", delivery.delivery_id)
+      .execute();
     await recordAttempt(db, { delivery: await row(), owner: "o", result: ok, at: new Date(), schedule });
-    expect(await outcomes()).toEqual({ retrying: before.retrying + 1, failed: before.failed + 1, succeeded: before.succeeded + 1 });
+    expect(await outcomes()).toEqual({
+      retrying: before.retrying + 1,
+      failed: before.failed + 1,
+      succeeded: before.succeeded + 1,
+    });
   });
 });
 
@@ -193,7 +252,12 @@ describe("provider errors", () => {
     revision: "2026-11-24",
     status: "beta",
     lifecycle: null,
-    inputSchema: { type: "object", properties: { prompt: { type: "string" } }, required: ["prompt"], additionalProperties: false },
+    inputSchema: {
+      type: "object",
+      properties: { prompt: { type: "string" } },
+      required: ["prompt"],
+      additionalProperties: false,
+    },
     pricing: { unit: "image", usd: "0.10", drivers: [], overrides: [] },
     options: {},
   };
@@ -209,9 +273,22 @@ describe("provider errors", () => {
   });
 
   it("counts a run a provider failed by provider id, not a canceled one nor the model's own error", async () => {
-    const provider: ProviderConfig = { id: "metricsco", kind: "openai-images", baseUrl: "http://127.0.0.1:9", apiKey: null, timeoutMs: 1_000, jobTimeoutMs: null, options: {}, entries: [entry] };
+    const provider: ProviderConfig = {
+      id: "metricsco",
+      kind: "openai-images",
+      baseUrl: "http://127.0.0.1:9",
+      apiKey: null,
+      timeoutMs: 1_000,
+      jobTimeoutMs: null,
+      options: {},
+      entries: [entry],
+    };
     const before = await valueOf(METRICS.providerErrors, { provider: "metricsco" });
-    const failing = remoteModelDefinition(provider, entry, failingAdapter(new ProviderError("The provider metricsco failed (HTTP 502).", true)));
+    const failing = remoteModelDefinition(
+      provider,
+      entry,
+      failingAdapter(new ProviderError("The provider metricsco failed (HTTP 502).", true)),
+    );
     await expect(failing.run({ prompt: "x" }, testRunTools())).rejects.toThrow(/HTTP 502/);
     expect(await valueOf(METRICS.providerErrors, { provider: "metricsco" })).toBe(before + 1);
 

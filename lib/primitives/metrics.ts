@@ -34,7 +34,8 @@ function createInstruments() {
         const { values } = await httpDuration.get();
         this.reset();
         for (const { metricName, labels, value } of values) {
-          if (metricName === `${httpDurationName}_count`) this.inc(labels as Record<"route" | "method" | "status", string>, value);
+          if (metricName === `${httpDurationName}_count`)
+            this.inc(labels as Record<"route" | "method" | "status", string>, value);
         }
       },
     }),
@@ -120,7 +121,10 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 /** One answered request: `route` is a route pattern or a fixed word, never a raw path. */
 export function observeRequest(route: string, method: string, status: number, seconds: number): void {
   // atelier_http_requests_total is filled from this histogram's counts when scraped.
-  METRICS.httpDuration.observe({ route, method: METHODS.has(method) ? method : "other", status: String(status) }, seconds);
+  METRICS.httpDuration.observe(
+    { route, method: METHODS.has(method) ? method : "other", status: String(status) },
+    seconds,
+  );
 }
 
 function secondsBetween(from: string | null, to: string | null): number | null {
@@ -136,7 +140,12 @@ export function observeRunStarted(run: { created_at: string; started_at: string 
 }
 
 /** A run reached its final status (after the transaction that ended it committed). */
-export function observeRunEnded(run: { model: string; status: string; started_at: string | null; completed_at: string | null }): void {
+export function observeRunEnded(run: {
+  model: string;
+  status: string;
+  started_at: string | null;
+  completed_at: string | null;
+}): void {
   const labels = { model: run.model, status: run.status };
   METRICS.runs.inc(labels);
   const seconds = secondsBetween(run.started_at, run.completed_at);

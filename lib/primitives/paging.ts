@@ -9,7 +9,11 @@ export function parseLimit(value: string | undefined): number {
   if (value === undefined) return LIMITS.pageSize.default;
   const { min, max } = LIMITS.pageSize;
   if (!/^\d{1,3}$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new ApiError("invalid_parameter", `limit is a whole number from ${min} to ${max}; got "${value.slice(0, 20)}".`, { param: "limit" });
+    throw new ApiError(
+      "invalid_parameter",
+      `limit is a whole number from ${min} to ${max}; got "${value.slice(0, 20)}".`,
+      { param: "limit" },
+    );
   }
   return Number(value);
 }
@@ -43,6 +47,7 @@ export async function keysetPage<R extends { created_at: string; id: string }>(
   return {
     rows: page,
     hasMore,
-    nextCursor: hasMore && last ? encodeCursor(options.secret, { t: last.created_at, i: last.id }, options.filters) : null,
+    nextCursor:
+      hasMore && last ? encodeCursor(options.secret, { t: last.created_at, i: last.id }, options.filters) : null,
   };
 }

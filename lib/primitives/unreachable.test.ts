@@ -89,45 +89,61 @@ describe("storeUnreachable: outages", () => {
 
       // The API's answer for it: 503 service_unavailable with Retry-After, not 500.
       const answer = toErrorResponse(viaPool, "req_outage", "http://localhost:3000");
-      expect(answer).toMatchObject({ status: 503, unexpected: false, storeUnreachable: true, headers: { "Retry-After": "2" } });
-      expect(answer.body.error).toMatchObject({ type: "api_error", code: "service_unavailable", param: null, request_id: "req_outage" });
+      expect(answer).toMatchObject({
+        status: 503,
+        unexpected: false,
+        storeUnreachable: true,
+        headers: { "Retry-After": "2" },
+      });
+      expect(answer.body.error).toMatchObject({
+        type: "api_error",
+        code: "service_unavailable",
+        param: null,
+        request_id: "req_outage",
+      });
       expect(answer.body.error.message).toMatch(/cannot reach its database/);
     } finally {
       await store.close();
     }
   });
 
-  it.skipIf(!databaseUrl)("a PostgreSQL backend terminated by the server: the client's error events, the next query, a query in flight", async () => {
-    const applicationName = uniqueAppName("victim");
-    const idle = new pg.Client({ connectionString: databaseUrl!, application_name: applicationName });
-    const emitted: unknown[] = [];
-    idle.on("error", (err) => emitted.push(err));
-    await idle.connect();
-    const busy = new pg.Client({ connectionString: databaseUrl!, application_name: applicationName });
-    busy.on("error", (err) => emitted.push(err));
-    await busy.connect();
-    const inFlight = thrownBy(() => busy.query("select pg_sleep(30)"));
-    await until(async () => {
-      const admin = new pg.Client({ connectionString: databaseUrl! });
-      await admin.connect();
-      try {
-        const { rows } = await admin.query("select 1 from pg_stat_activity where application_name = $1 and query ilike '%pg_sleep%' and state = 'active'", [applicationName]);
-        return rows.length === 1;
-      } finally {
-        await admin.end();
-      }
-    }, "the sleeping query to start");
+  it.skipIf(!databaseUrl)(
+    "a PostgreSQL backend terminated by the server: the client's error events, the next query, a query in flight",
+    async () => {
+      const applicationName = uniqueAppName("victim");
+      const idle = new pg.Client({ connectionString: databaseUrl!, application_name: applicationName });
+      const emitted: unknown[] = [];
+      idle.on("error", (err) => emitted.push(err));
+      await idle.connect();
+      const busy = new pg.Client({ connectionString: databaseUrl!, application_name: applicationName });
+      busy.on("error", (err) => emitted.push(err));
+      await busy.connect();
+      const inFlight = thrownBy(() => busy.query("select pg_sleep(30)"));
+      await until(async () => {
+        const admin = new pg.Client({ connectionString: databaseUrl! });
+        await admin.connect();
+        try {
+          const { rows } = await admin.query(
+            "select 1 from pg_stat_activity where application_name = $1 and query ilike '%pg_sleep%' and state = 'active'",
+            [applicationName],
+          );
+          return rows.length === 1;
+        } finally {
+          await admin.end();
+        }
+      }, "the sleeping query to start");
 
-    expect(await terminateBackends(applicationName)).toBe(2);
-    const killedQuery = await inFlight;
-    expect((killedQuery as { code?: string }).code).toBe("57P01");
-    expect(storeUnreachable(killedQuery)).toBe(true);
+      expect(await terminateBackends(applicationName)).toBe(2);
+      const killedQuery = await inFlight;
+      expect((killedQuery as { code?: string }).code).toBe("57P01");
+      expect(storeUnreachable(killedQuery)).toBe(true);
 
-    await until(() => emitted.length >= 2, "the clients to report the cut");
-    for (const err of emitted) expect(storeUnreachable(err), String(err)).toBe(true);
-    const afterwards = await thrownBy(() => idle.query("select 1"));
-    expect(storeUnreachable(afterwards), String(afterwards)).toBe(true);
-  });
+      await until(() => emitted.length >= 2, "the clients to report the cut");
+      for (const err of emitted) expect(storeUnreachable(err), String(err)).toBe(true);
+      const afterwards = await thrownBy(() => idle.query("select 1"));
+      expect(storeUnreachable(afterwards), String(afterwards)).toBe(true);
+    },
+  );
 
   it("a SQLite file locked by another connection past the busy timeout (SQLITE_BUSY)", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "atelier-locked-"));
@@ -147,7 +163,10 @@ describe("storeUnreachable: outages", () => {
       }
       expect((busy as { code?: string }).code).toMatch(/^SQLITE_BUSY/);
       expect(storeUnreachable(busy)).toBe(true);
-      expect(toErrorResponse(busy, "req_busy", "http://localhost:3000")).toMatchObject({ status: 503, headers: { "Retry-After": "2" } });
+      expect(toErrorResponse(busy, "req_busy", "http://localhost:3000")).toMatchObject({
+        status: 503,
+        headers: { "Retry-After": "2" },
+      });
       holder.exec("rollback");
     } finally {
       writer.close();
@@ -157,8 +176,14 @@ describe("storeUnreachable: outages", () => {
   });
 
   it("looks through wrappers: a cause chain and an AggregateError", async () => {
-    const refused = await thrownBy(() => new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:1/test" }).connect());
-    expect(storeUnreachable(new Error("creating the run failed", { cause: new Error("in the transaction", { cause: refused }) }))).toBe(true);
+    const refused = await thrownBy(() =>
+      new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:1/test" }).connect(),
+    );
+    expect(
+      storeUnreachable(
+        new Error("creating the run failed", { cause: new Error("in the transaction", { cause: refused }) }),
+      ),
+    ).toBe(true);
     expect(storeUnreachable(new AggregateError([new Error("ipv6"), refused], "all attempts failed"))).toBe(true);
   });
 });
@@ -186,7 +211,11 @@ describe("storeUnreachable: everything else is not an outage", () => {
       ]) {
         expect(storeUnreachable(err), String(err)).toBe(false);
       }
-      expect(toErrorResponse(duplicate, "req_bug", "http://localhost:3000")).toMatchObject({ status: 500, unexpected: true, storeUnreachable: false });
+      expect(toErrorResponse(duplicate, "req_bug", "http://localhost:3000")).toMatchObject({
+        status: 500,
+        unexpected: true,
+        storeUnreachable: false,
+      });
     } finally {
       db.close();
     }

@@ -11,13 +11,22 @@ import type { ParseContext, ProviderKind } from "./shared/kind";
 import type { RemoteEntryConfig } from "./shared/types";
 
 const ENTRY_FIELDS = [
-  "id", "upstream_model", "name", "creator", "description", "modality", "tasks",
-  "revision", "status", "lifecycle", "input_schema", "pricing",
+  "id",
+  "upstream_model",
+  "name",
+  "creator",
+  "description",
+  "modality",
+  "tasks",
+  "revision",
+  "status",
+  "lifecycle",
+  "input_schema",
+  "pricing",
 ] as const;
 
 /** Revision of an entry whose file gives none: the date this adapter protocol was settled. */
 export const DEFAULT_REVISION = "2026-11-22";
-
 
 const TASK_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -29,14 +38,18 @@ function parseId(entry: JsonObject, path: string): string {
     patternText: '"<creator>/<name>" in lower-case letters, digits, dashes and dots, such as "acme/image-1"',
   });
   if (id.includes("@")) fail(`${path}.id`, `must not carry an @version (versions are for presets); got "${id}".`);
-  if (id.startsWith("atelier/")) fail(`${path}.id`, `must not start with "atelier/", which is kept for the built-in models; got "${id}".`);
+  if (id.startsWith("atelier/"))
+    fail(`${path}.id`, `must not start with "atelier/", which is kept for the built-in models; got "${id}".`);
   return id;
 }
 
 function parseTasks(entry: JsonObject, path: string): string[] {
   return arrayAt(entry.tasks, `${path}.tasks`, { min: 1 }).map((task, i) => {
     if (typeof task !== "string" || !TASK_PATTERN.test(task)) {
-      fail(`${path}.tasks[${i}]`, `must be a task name in lower-case words joined by dashes, such as "text-to-image"; got ${describe(task)}.`);
+      fail(
+        `${path}.tasks[${i}]`,
+        `must be a task name in lower-case words joined by dashes, such as "text-to-image"; got ${describe(task)}.`,
+      );
     }
     return task;
   });
@@ -46,7 +59,10 @@ function parseLifecycle(value: unknown, path: string): ModelLifecycle | null {
   if (value === undefined || value === null) return null;
   const lifecycle = objectAt(value, path, ["deprecated_at", "sunset_at", "replaced_by"]);
   const time = (key: string) => {
-    const text = stringAt(lifecycle, key, path, { pattern: ISO_TIME, patternText: "an ISO 8601 time such as 2027-01-31T00:00:00Z" });
+    const text = stringAt(lifecycle, key, path, {
+      pattern: ISO_TIME,
+      patternText: "an ISO 8601 time such as 2027-01-31T00:00:00Z",
+    });
     if (Number.isNaN(Date.parse(text))) fail(`${path}.${key}`, `is not a real time; got "${text}".`);
     return new Date(text).toISOString();
   };
@@ -54,18 +70,25 @@ function parseLifecycle(value: unknown, path: string): ModelLifecycle | null {
   const sunset_at = time("sunset_at");
   if (sunset_at < deprecated_at) fail(`${path}.sunset_at`, "must not be before deprecated_at.");
   const replaced = lifecycle.replaced_by;
-  if (replaced !== undefined && replaced !== null && (typeof replaced !== "string" || !MODEL_ID_PATTERN.test(replaced))) {
+  if (
+    replaced !== undefined &&
+    replaced !== null &&
+    (typeof replaced !== "string" || !MODEL_ID_PATTERN.test(replaced))
+  ) {
     fail(`${path}.replaced_by`, `must be a catalog id or null; got ${describe(replaced)}.`);
   }
   return { deprecated_at, sunset_at, replaced_by: (replaced as string | null | undefined) ?? null };
 }
 
 function parseInputSchema(value: unknown, path: string, ajv: Ajv2020): JsonSchemaObject {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) fail(path, `must be a JSON Schema object; got ${describe(value)}.`);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    fail(path, `must be a JSON Schema object; got ${describe(value)}.`);
   const schema = value as JsonSchemaObject;
-  if (schema.$schema !== undefined && schema.$schema !== JSON_SCHEMA_2020) fail(`${path}.$schema`, `must be "${JSON_SCHEMA_2020}" or left out.`);
+  if (schema.$schema !== undefined && schema.$schema !== JSON_SCHEMA_2020)
+    fail(`${path}.$schema`, `must be "${JSON_SCHEMA_2020}" or left out.`);
   if (schema.type !== "object") fail(`${path}.type`, `must be "object"; got ${describe(schema.type)}.`);
-  if (schema.additionalProperties !== false) fail(`${path}.additionalProperties`, "must be false, so that unknown input fields are refused.");
+  if (schema.additionalProperties !== false)
+    fail(`${path}.additionalProperties`, "must be false, so that unknown input fields are refused.");
   try {
     ajv.compile(schema);
   } catch (err) {
@@ -97,14 +120,19 @@ function parsePricing(value: unknown, path: string, schema: JsonSchemaObject): M
   };
   const unit = stringAt(pricing, "unit", path, { maxLength: 40 });
   const usd = parseUsdAt(pricing, path);
-  const drivers = arrayAt(pricing.drivers ?? [], `${path}.drivers`).map((d, i) => knownField(d, `${path}.drivers[${i}]`));
+  const drivers = arrayAt(pricing.drivers ?? [], `${path}.drivers`).map((d, i) =>
+    knownField(d, `${path}.drivers[${i}]`),
+  );
   const overrides = arrayAt(pricing.overrides ?? [], `${path}.overrides`).map((item, i): PriceOverride => {
     const at = `${path}.overrides[${i}]`;
     const override = objectAt(item, at, ["when", "usd"]);
     const when = objectAt(override.when, `${at}.when`, fields);
     for (const [field, expected] of Object.entries(when)) {
       if (!isScalar(expected) && !(Array.isArray(expected) && expected.length > 0 && expected.every(isScalar))) {
-        fail(`${at}.when.${field}`, `must be a string, number or boolean, or a list of them; got ${describe(expected)}.`);
+        fail(
+          `${at}.when.${field}`,
+          `must be a string, number or boolean, or a list of them; got ${describe(expected)}.`,
+        );
       }
     }
     if (Object.keys(when).length === 0) fail(`${at}.when`, "must name at least one field.");
@@ -113,7 +141,13 @@ function parsePricing(value: unknown, path: string, schema: JsonSchemaObject): M
   return { unit, usd, drivers, overrides };
 }
 
-export function parseEntry(value: unknown, path: string, provider: { id: string; kind: ProviderKind }, ajv: Ajv2020, ctx: ParseContext): RemoteEntryConfig {
+export function parseEntry(
+  value: unknown,
+  path: string,
+  provider: { id: string; kind: ProviderKind },
+  ajv: Ajv2020,
+  ctx: ParseContext,
+): RemoteEntryConfig {
   const { kind } = provider;
   const entry = objectAt(value, path, [...ENTRY_FIELDS, ...kind.entryFields]);
   const id = parseId(entry, path);
@@ -124,14 +158,19 @@ export function parseEntry(value: unknown, path: string, provider: { id: string;
   const options = kind.parseEntry?.(entry, path, inputSchema, ctx) ?? {};
   return {
     id,
-    upstreamModel: kind.upstreamModelRequired ? stringAt(entry, "upstream_model", path, { maxLength: 200 }) : stringAt(entry, "upstream_model", path, { maxLength: 200, fallback: "" }),
+    upstreamModel: kind.upstreamModelRequired
+      ? stringAt(entry, "upstream_model", path, { maxLength: 200 })
+      : stringAt(entry, "upstream_model", path, { maxLength: 200, fallback: "" }),
     name: stringAt(entry, "name", path, { maxLength: 100 }),
     creator: stringAt(entry, "creator", path, { fallback: provider.id, maxLength: 100 }),
     description: stringAt(entry, "description", path, { maxLength: 1000 }),
     modality,
     tasks: parseTasks(entry, path),
     revision,
-    status: stringAt(entry, "status", path, { fallback: "stable", oneOf: ["stable", "beta"] }) as RemoteEntryConfig["status"],
+    status: stringAt(entry, "status", path, {
+      fallback: "stable",
+      oneOf: ["stable", "beta"],
+    }) as RemoteEntryConfig["status"],
     lifecycle: parseLifecycle(entry.lifecycle, `${path}.lifecycle`),
     inputSchema,
     pricing: parsePricing(entry.pricing, `${path}.pricing`, inputSchema),

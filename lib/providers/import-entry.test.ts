@@ -67,9 +67,15 @@ describe("importing a Replicate model", () => {
       pricing: { unit: "image", usd: "0.003", drivers: ["num_outputs"], overrides: [] },
     });
     expect(imported.notes).toEqual(expect.arrayContaining([expect.stringContaining("num_outputs")]));
-    expect(replicate.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /v1/models/black-forest-labs/flux-schnell"]);
+    expect(replicate.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "GET /v1/models/black-forest-labs/flux-schnell",
+    ]);
 
-    const text = addEntryToProvidersFile(EXISTING, { id: "replicate", kind: "replicate", apiKeyEnv: "REPLICATE_API_TOKEN", baseUrl: replicate.url }, imported.entry);
+    const text = addEntryToProvidersFile(
+      EXISTING,
+      { id: "replicate", kind: "replicate", apiKeyEnv: "REPLICATE_API_TOKEN", baseUrl: replicate.url },
+      imported.entry,
+    );
     const written = JSON.parse(text);
     expect(written.$comment).toBe("hand-written, keep me");
     expect(written.providers.map((p: { id: string }) => p.id)).toEqual(["acme", "replicate"]);
@@ -86,9 +92,16 @@ describe("importing a Replicate model", () => {
     const clip = FAKE_REPLICATE_MODELS[1]!;
     const base = { id: "acme/clipmaker", usd: "0.20", unit: "video", apiKey: replicate.token, baseUrl: replicate.url };
     const latest = await importEntry({ ...base, source: { kind: "replicate", model: "acme-video/clipmaker" } });
-    expect(latest.entry).toMatchObject({ upstream_model: `acme-video/clipmaker:${clip.versionId}`, modality: "video", tasks: ["text-to-video", "image-to-video"] });
+    expect(latest.entry).toMatchObject({
+      upstream_model: `acme-video/clipmaker:${clip.versionId}`,
+      modality: "video",
+      tasks: ["text-to-video", "image-to-video"],
+    });
     expect(latest.notes.join(" ")).toContain(`pinned to version ${clip.versionId}`);
-    const pinned = await importEntry({ ...base, source: { kind: "replicate", model: `acme-video/clipmaker:${clip.versionId}` } });
+    const pinned = await importEntry({
+      ...base,
+      source: { kind: "replicate", model: `acme-video/clipmaker:${clip.versionId}` },
+    });
     expect(pinned.entry.upstream_model).toBe(`acme-video/clipmaker:${clip.versionId}`);
     expect(replicate.requests.at(-1)!.path).toBe(`/v1/models/acme-video/clipmaker/versions/${clip.versionId}`);
   });
@@ -96,18 +109,34 @@ describe("importing a Replicate model", () => {
   it("guesses a 3D model from its words, and takes its list of images as a one-item file list", async () => {
     replicate = await startReplicateFake();
     const trellis = FAKE_REPLICATE_MODELS.find((m) => m.name === "trellis")!;
-    const { entry, notes } = await importEntry({ source: { kind: "replicate", model: "firtoz/trellis" }, id: "firtoz/trellis", usd: "0.04", unit: "model", apiKey: replicate.token, baseUrl: replicate.url });
-    expect(entry).toMatchObject({ upstream_model: `firtoz/trellis:${trellis.versionId}`, modality: "3d", tasks: ["image-to-3d"], file_list_inputs: ["images"] });
+    const { entry, notes } = await importEntry({
+      source: { kind: "replicate", model: "firtoz/trellis" },
+      id: "firtoz/trellis",
+      usd: "0.04",
+      unit: "model",
+      apiKey: replicate.token,
+      baseUrl: replicate.url,
+    });
+    expect(entry).toMatchObject({
+      upstream_model: `firtoz/trellis:${trellis.versionId}`,
+      modality: "3d",
+      tasks: ["image-to-3d"],
+      file_list_inputs: ["images"],
+    });
     expect(notes.join(" ")).toContain('modality "3d" guessed');
   });
 
   it("says what Replicate said when the model is unknown or the token refused", async () => {
     replicate = await startReplicateFake();
     const base = { id: "x/y", usd: "0.01", unit: "image", baseUrl: replicate.url };
-    await expect(importEntry({ ...base, apiKey: replicate.token, source: { kind: "replicate", model: "nobody/nothing" } })).rejects.toThrow(
+    await expect(
+      importEntry({ ...base, apiKey: replicate.token, source: { kind: "replicate", model: "nobody/nothing" } }),
+    ).rejects.toThrow(
       new SchemaImportError("Replicate answered 404 for nobody/nothing: The requested resource could not be found."),
     );
-    await expect(importEntry({ ...base, apiKey: "wrong", source: { kind: "replicate", model: "black-forest-labs/flux-schnell" } })).rejects.toThrow(/answered 401 .*check the API token/);
+    await expect(
+      importEntry({ ...base, apiKey: "wrong", source: { kind: "replicate", model: "black-forest-labs/flux-schnell" } }),
+    ).rejects.toThrow(/answered 401 .*check the API token/);
   });
 });
 
@@ -130,37 +159,92 @@ describe("importing a fal endpoint", () => {
       file_list_inputs: ["image_urls"],
       pricing: { unit: "video", usd: "0.25", drivers: [], overrides: [] },
     });
-    expect(fal.requests[0]!.path).toBe("/api/openapi/queue/openapi.json?endpoint_id=fal-ai%2Fkling-video%2Fv2%2Fimage-to-video");
+    expect(fal.requests[0]!.path).toBe(
+      "/api/openapi/queue/openapi.json?endpoint_id=fal-ai%2Fkling-video%2Fv2%2Fimage-to-video",
+    );
     expect(fal.requests[0]!.headers.authorization).toBeUndefined();
 
-    const text = addEntryToProvidersFile(null, { id: "fal", kind: "fal", apiKeyEnv: "FAL_KEY", baseUrl: fal.url }, imported.entry);
+    const text = addEntryToProvidersFile(
+      null,
+      { id: "fal", kind: "fal", apiKeyEnv: "FAL_KEY", baseUrl: fal.url },
+      imported.entry,
+    );
     const [model] = remoteModels(parseProvidersFile(text, { FAL_KEY: fal.key }));
     const still = await fakePng(32, 24, "still");
     const tools = testRunTools({ files: { file_aaaaaaaaaaaaaaaaaaaaaaaa: { data: still, contentType: "image/png" } } });
-    const [video] = (await runModelForTest(model!, { prompt: "waves", image_url: "file_aaaaaaaaaaaaaaaaaaaaaaaa" }, tools)) as VideoOutput[];
+    const [video] = (await runModelForTest(
+      model!,
+      { prompt: "waves", image_url: "file_aaaaaaaaaaaaaaaaaaaaaaaa" },
+      tools,
+    )) as VideoOutput[];
     expect(video).toMatchObject({ type: "video", width: 64, height: 48 });
   }, 20_000);
 
   it("makes a 3D entry of an image-to-3d endpoint (its category), taking the image as a file, that runs", async () => {
     fal = await startFalFake();
-    const imported = await importEntry({ source: { kind: "fal", endpoint: "fal-ai/trellis" }, id: "microsoft/trellis", usd: "0.02", unit: "model", baseUrl: fal.url });
-    expect(imported.entry).toMatchObject({ modality: "3d", tasks: ["image-to-3d"], input_schema: { required: ["image_url"], properties: { image_url: { contentMediaType: "image/*" } } } });
-    const [model] = remoteModels(parseProvidersFile(addEntryToProvidersFile(null, { id: "fal", kind: "fal", apiKeyEnv: "FAL_KEY", baseUrl: fal.url }, imported.entry), { FAL_KEY: fal.key }));
-    const tools = testRunTools({ files: { file_aaaaaaaaaaaaaaaaaaaaaaaa: { data: await fakePng(32, 24, "still"), contentType: "image/png" } } });
-    const [mesh] = (await runModelForTest(model!, { image_url: "file_aaaaaaaaaaaaaaaaaaaaaaaa" }, tools)) as ThreeDOutput[];
-    expect(mesh).toMatchObject({ type: "3d", content_type: "model/gltf-binary", vertices: FAKE_GLB.vertices, triangles: FAKE_GLB.triangles });
+    const imported = await importEntry({
+      source: { kind: "fal", endpoint: "fal-ai/trellis" },
+      id: "microsoft/trellis",
+      usd: "0.02",
+      unit: "model",
+      baseUrl: fal.url,
+    });
+    expect(imported.entry).toMatchObject({
+      modality: "3d",
+      tasks: ["image-to-3d"],
+      input_schema: { required: ["image_url"], properties: { image_url: { contentMediaType: "image/*" } } },
+    });
+    const [model] = remoteModels(
+      parseProvidersFile(
+        addEntryToProvidersFile(
+          null,
+          { id: "fal", kind: "fal", apiKeyEnv: "FAL_KEY", baseUrl: fal.url },
+          imported.entry,
+        ),
+        { FAL_KEY: fal.key },
+      ),
+    );
+    const tools = testRunTools({
+      files: { file_aaaaaaaaaaaaaaaaaaaaaaaa: { data: await fakePng(32, 24, "still"), contentType: "image/png" } },
+    });
+    const [mesh] = (await runModelForTest(
+      model!,
+      { image_url: "file_aaaaaaaaaaaaaaaaaaaaaaaa" },
+      tools,
+    )) as ThreeDOutput[];
+    expect(mesh).toMatchObject({
+      type: "3d",
+      content_type: "model/gltf-binary",
+      vertices: FAKE_GLB.vertices,
+      triangles: FAKE_GLB.triangles,
+    });
   });
 
   it("refuses to add an entry twice unless asked to replace it", async () => {
     fal = await startFalFake();
-    const { entry } = await importEntry({ source: { kind: "fal", endpoint: "fal-ai/flux/dev" }, id: "bfl/flux-dev", usd: "0.025", unit: "image", baseUrl: fal.url });
+    const { entry } = await importEntry({
+      source: { kind: "fal", endpoint: "fal-ai/flux/dev" },
+      id: "bfl/flux-dev",
+      usd: "0.025",
+      unit: "image",
+      baseUrl: fal.url,
+    });
     expect(entry).toMatchObject({ modality: "image", tasks: ["text-to-image"], pricing: { drivers: ["num_images"] } });
     const provider = { id: "fal", kind: "fal" as const, apiKeyEnv: "FAL_KEY" };
     const once = addEntryToProvidersFile(EXISTING, provider, entry);
-    expect(() => addEntryToProvidersFile(once, provider, entry)).toThrow("already has the entry bfl/flux-dev (pass --replace to overwrite it)");
-    const twice = addEntryToProvidersFile(once, provider, { ...entry, pricing: { unit: "image", usd: "0.03", drivers: ["num_images"] } }, { replace: true });
+    expect(() => addEntryToProvidersFile(once, provider, entry)).toThrow(
+      "already has the entry bfl/flux-dev (pass --replace to overwrite it)",
+    );
+    const twice = addEntryToProvidersFile(
+      once,
+      provider,
+      { ...entry, pricing: { unit: "image", usd: "0.03", drivers: ["num_images"] } },
+      { replace: true },
+    );
     expect(JSON.parse(twice).providers[1].entries).toHaveLength(1);
     expect(JSON.parse(twice).providers[1].entries[0].pricing.usd).toBe("0.03");
-    expect(() => addEntryToProvidersFile(EXISTING, { ...provider, id: "acme" }, entry)).toThrow('is of kind "openai-images", not "fal"');
+    expect(() => addEntryToProvidersFile(EXISTING, { ...provider, id: "acme" }, entry)).toThrow(
+      'is of kind "openai-images", not "fal"',
+    );
   });
 });

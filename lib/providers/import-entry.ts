@@ -74,13 +74,25 @@ function modalityFromWords(text: string): Modality | null {
 export function defaultTasks(modality: Modality, schema: JsonSchemaObject, words: string): string[] {
   const props = schema.properties ?? {};
   const required = new Set(schema.required ?? []);
-  const fileOf = (type: string) => Object.entries(props).filter(([, p]) => isFileField(p) && String(p.contentMediaType).startsWith(type));
+  const fileOf = (type: string) =>
+    Object.entries(props).filter(([, p]) => isFileField(p) && String(p.contentMediaType).startsWith(type));
   const images = fileOf("image/");
   const requiredImage = images.some(([name]) => required.has(name));
   const hasText = Object.values(props).some((p) => p.type === "string" && !isFileField(p));
-  if (modality === "image") return requiredImage ? ["image-to-image"] : images.length > 0 ? ["text-to-image", "image-to-image"] : ["text-to-image"];
-  if (modality === "video") return requiredImage ? ["image-to-video"] : images.length > 0 ? ["text-to-video", "image-to-video"] : ["text-to-video"];
-  if (modality === "3d") return requiredImage ? ["image-to-3d"] : images.length > 0 ? ["text-to-3d", "image-to-3d"] : ["text-to-3d"];
+  if (modality === "image")
+    return requiredImage
+      ? ["image-to-image"]
+      : images.length > 0
+        ? ["text-to-image", "image-to-image"]
+        : ["text-to-image"];
+  if (modality === "video")
+    return requiredImage
+      ? ["image-to-video"]
+      : images.length > 0
+        ? ["text-to-video", "image-to-video"]
+        : ["text-to-video"];
+  if (modality === "3d")
+    return requiredImage ? ["image-to-3d"] : images.length > 0 ? ["text-to-3d", "image-to-3d"] : ["text-to-3d"];
   if (fileOf("audio/").length > 0 && !hasText) return ["audio-to-audio"];
   return /speech|tts|voice|speak/i.test(words) ? ["text-to-speech"] : ["text-to-audio"];
 }
@@ -93,21 +105,40 @@ async function replicateSchema(options: ImportOptions, model: string, signal?: A
   const ref = parseReplicateModel(model);
   if (!ref) throw new SchemaImportError(`"${model}" is not a Replicate model: use owner/name or owner/name:version.`);
   const wire = replicateWireFetch();
-  const client = new Replicate({ auth: options.apiKey || "missing-key", baseUrl: options.baseUrl ?? REPLICATE_BASE_URL, fetch: wire.fetch, useFileOutput: false, userAgent: "atelier" });
+  const client = new Replicate({
+    auth: options.apiKey || "missing-key",
+    baseUrl: options.baseUrl ?? REPLICATE_BASE_URL,
+    fetch: wire.fetch,
+    useFileOutput: false,
+    userAgent: "atelier",
+  });
   const [owner, name] = ref.model.split("/") as [string, string];
   try {
     const info = await client.models.get(owner, name, { signal });
-    const version = ref.version ? await client.models.versions.get(owner, name, ref.version, { signal }) : info.latest_version;
+    const version = ref.version
+      ? await client.models.versions.get(owner, name, ref.version, { signal })
+      : info.latest_version;
     if (!version?.openapi_schema) throw new SchemaImportError(`${ref.model} has no published version with a schema.`);
     // Official models run through the model's endpoint (always its latest version); others must name a version.
-    const upstream = ref.version ? `${ref.model}:${ref.version}` : info.is_official ? ref.model : `${ref.model}:${version.id}`;
-    return { info, document: version.openapi_schema as Json, upstream, pinned: !ref.version && !info.is_official ? version.id : null };
+    const upstream = ref.version
+      ? `${ref.model}:${ref.version}`
+      : info.is_official
+        ? ref.model
+        : `${ref.model}:${version.id}`;
+    return {
+      info,
+      document: version.openapi_schema as Json,
+      upstream,
+      pinned: !ref.version && !info.is_official ? version.id : null,
+    };
   } catch (err) {
     if (err instanceof SchemaImportError) throw err;
     const response = (err as { response?: unknown }).response;
     if (response instanceof Response) {
       const detail = detailOf(wire.bodyOf(response) ?? "") ?? `HTTP ${response.status}`;
-      throw new SchemaImportError(`Replicate answered ${response.status} for ${ref.model}: ${detail}${response.status === 401 ? " (check the API token)" : ""}`);
+      throw new SchemaImportError(
+        `Replicate answered ${response.status} for ${ref.model}: ${detail}${response.status === 401 ? " (check the API token)" : ""}`,
+      );
     }
     throw new SchemaImportError(`Replicate could not be asked about ${ref.model}: ${(err as Error).message}`);
   }
@@ -122,7 +153,10 @@ async function falDocument(options: ImportOptions, endpoint: string, signal?: Ab
     throw new SchemaImportError(`fal's schema for ${endpoint} could not be fetched: ${(err as Error).message}`);
   }
   const text = await response.text();
-  if (!response.ok) throw new SchemaImportError(`fal answered ${response.status} for ${endpoint}'s schema: ${detailOf(text) ?? "no detail"}`);
+  if (!response.ok)
+    throw new SchemaImportError(
+      `fal answered ${response.status} for ${endpoint}'s schema: ${detailOf(text) ?? "no detail"}`,
+    );
   try {
     const doc = JSON.parse(text) as unknown;
     if (isObject(doc)) return doc;
@@ -135,7 +169,9 @@ async function falDocument(options: ImportOptions, endpoint: string, signal?: Ab
 /** The input schema of a fal endpoint: its POST path's request body, else the one schema named …Input. */
 function falInputSchema(doc: Json, endpoint: string): Json {
   const paths = isObject(doc.paths) ? doc.paths : {};
-  const post = (paths[`/${endpoint}`] as { post?: { requestBody?: { content?: Record<string, { schema?: unknown }> } } } | undefined)?.post;
+  const post = (
+    paths[`/${endpoint}`] as { post?: { requestBody?: { content?: Record<string, { schema?: unknown }> } } } | undefined
+  )?.post;
   const body = post?.requestBody?.content?.["application/json"]?.schema;
   if (isObject(body)) return body;
   const schemas = isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {};
@@ -159,18 +195,24 @@ export async function importEntry(options: ImportOptions): Promise<ImportedEntry
   if (options.source.kind === "replicate") {
     const found = await replicateSchema(options, options.source.model, options.signal);
     document = found.document;
-    const schemas = isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
-    if (!isObject(schemas.Input)) throw new SchemaImportError(`${options.source.model}'s schema has no components.schemas.Input.`);
+    const schemas =
+      isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
+    if (!isObject(schemas.Input))
+      throw new SchemaImportError(`${options.source.model}'s schema has no components.schemas.Input.`);
     input = schemas.Input;
     upstream = found.upstream;
-    if (found.pinned) notes.push(`pinned to version ${found.pinned}: a community model runs by version (re-import to move to a newer one).`);
+    if (found.pinned)
+      notes.push(
+        `pinned to version ${found.pinned}: a community model runs by version (re-import to move to a newer one).`,
+      );
     name = humanize(found.info.name);
     creator = found.info.owner;
     description = found.info.description?.trim() || `${found.info.owner}/${found.info.name} on Replicate.`;
     words = `${found.info.name} ${description}`;
   } else {
     const endpoint = options.source.endpoint;
-    if (!isFalEndpoint(endpoint)) throw new SchemaImportError(`"${endpoint}" is not a fal endpoint id such as fal-ai/flux/dev.`);
+    if (!isFalEndpoint(endpoint))
+      throw new SchemaImportError(`"${endpoint}" is not a fal endpoint id such as fal-ai/flux/dev.`);
     document = await falDocument(options, endpoint, options.signal);
     input = falInputSchema(document, endpoint);
     upstream = endpoint;
@@ -183,7 +225,8 @@ export async function importEntry(options: ImportOptions): Promise<ImportedEntry
     const parts = endpoint.split("/");
     name = humanize(parts.slice(1).join(" "));
     creator = parts[0]!;
-    description = typeof info.description === "string" && info.description.trim() ? info.description.trim() : `${endpoint} on fal.`;
+    description =
+      typeof info.description === "string" && info.description.trim() ? info.description.trim() : `${endpoint} on fal.`;
     words = `${endpoint} ${description}`;
   }
 
@@ -231,14 +274,20 @@ export interface ProviderDefaults {
  * every other provider, entry and field kept. Refuses an entry id already present unless
  * `replace`. The result is checked as the server loads it (keys stand in for the variables).
  */
-export function addEntryToProvidersFile(text: string | null, provider: ProviderDefaults, entry: Record<string, unknown>, options: { replace?: boolean; baseDir?: string } = {}): string {
+export function addEntryToProvidersFile(
+  text: string | null,
+  provider: ProviderDefaults,
+  entry: Record<string, unknown>,
+  options: { replace?: boolean; baseDir?: string } = {},
+): string {
   let root: Json;
   try {
     root = text && text.trim() ? (JSON.parse(text) as Json) : { providers: [] };
   } catch (err) {
     throw new SchemaImportError(`The providers file is not valid JSON: ${(err as Error).message}`);
   }
-  if (!isObject(root) || !Array.isArray(root.providers ?? [])) throw new SchemaImportError("The providers file must be an object with a providers array.");
+  if (!isObject(root) || !Array.isArray(root.providers ?? []))
+    throw new SchemaImportError("The providers file must be an object with a providers array.");
   const providers = (root.providers ?? []) as Json[];
   root.providers = providers;
   for (const other of providers) {
@@ -250,7 +299,9 @@ export function addEntryToProvidersFile(text: string | null, provider: ProviderD
   let target = providers.find((p) => isObject(p) && p.id === provider.id);
   if (!target) {
     if (provider.kind === "comfyui" && !provider.baseUrl) {
-      throw new SchemaImportError(`The file has no provider ${provider.id}: a new comfyui provider needs the ComfyUI server's base URL (--base-url http://127.0.0.1:8188).`);
+      throw new SchemaImportError(
+        `The file has no provider ${provider.id}: a new comfyui provider needs the ComfyUI server's base URL (--base-url http://127.0.0.1:8188).`,
+      );
     }
     target = {
       id: provider.id,
@@ -261,12 +312,17 @@ export function addEntryToProvidersFile(text: string | null, provider: ProviderD
     };
     providers.push(target);
   } else if (target.kind !== provider.kind) {
-    throw new SchemaImportError(`The provider ${provider.id} is of kind "${String(target.kind)}", not "${provider.kind}".`);
+    throw new SchemaImportError(
+      `The provider ${provider.id} is of kind "${String(target.kind)}", not "${provider.kind}".`,
+    );
   }
   const entries = Array.isArray(target.entries) ? (target.entries as Json[]) : [];
   target.entries = entries;
   const at = entries.findIndex((e) => isObject(e) && e.id === entry.id);
-  if (at >= 0 && !options.replace) throw new SchemaImportError(`The provider ${provider.id} already has the entry ${String(entry.id)} (pass --replace to overwrite it).`);
+  if (at >= 0 && !options.replace)
+    throw new SchemaImportError(
+      `The provider ${provider.id} already has the entry ${String(entry.id)} (pass --replace to overwrite it).`,
+    );
   if (at >= 0) entries[at] = entry;
   else entries.push(entry);
   const result = `${JSON.stringify(root, null, 2)}\n`;

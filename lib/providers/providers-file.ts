@@ -33,7 +33,16 @@
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { parseEntry } from "./entry-config";
-import { arrayAt, describe, fail, integerAt, objectAt, ProvidersFileError, stringAt, type JsonObject } from "./shared/json-fields";
+import {
+  arrayAt,
+  describe,
+  fail,
+  integerAt,
+  objectAt,
+  ProvidersFileError,
+  stringAt,
+  type JsonObject,
+} from "./shared/json-fields";
 import type { ParseContext } from "./shared/kind";
 import { PROVIDER_KINDS } from "./kinds";
 import type { ProviderConfig } from "./shared/types";
@@ -50,9 +59,11 @@ function parseBaseUrl(raw: string, path: string): string {
   } catch {
     fail(path, `must be an absolute http(s) URL such as https://api.example.com; got "${raw}".`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") fail(path, `must start with http:// or https://; got "${raw}".`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    fail(path, `must start with http:// or https://; got "${raw}".`);
   if (url.search || url.hash) fail(path, `must not carry a query or a fragment; got "${raw}".`);
-  if (url.username || url.password) fail(path, "must not carry credentials; name the key's variable in api_key_env instead.");
+  if (url.username || url.password)
+    fail(path, "must not carry credentials; name the key's variable in api_key_env instead.");
   return raw.replace(/\/+$/, "");
 }
 
@@ -63,23 +74,28 @@ function parseApiKey(value: unknown, path: string, env: Record<string, string | 
     patternText: "the name of an environment variable, such as ACME_API_KEY",
   });
   const key = env[name];
-  if (key === undefined || key === "") fail(`${path}.api_key_env`, `names ${name}, which is not set; set it to the provider's API key.`);
+  if (key === undefined || key === "")
+    fail(`${path}.api_key_env`, `names ${name}, which is not set; set it to the provider's API key.`);
   return key;
 }
 
 function parseProvider(value: unknown, path: string, ctx: ParseContext, ajv: Ajv2020): ProviderConfig {
   // The kind first: it says which further fields the provider and its entries may have.
-  if (value === null || typeof value !== "object" || Array.isArray(value)) fail(path, `must be an object; got ${describe(value)}.`);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    fail(path, `must be an object; got ${describe(value)}.`);
   const kindName = stringAt(value as JsonObject, "kind", path, { oneOf: Object.keys(PROVIDER_KINDS) });
   const kind = PROVIDER_KINDS[kindName]!;
   const provider = objectAt(value, path, [...PROVIDER_FIELDS, ...kind.providerFields]);
   const id = stringAt(provider, "id", path, {
     maxLength: 40,
     pattern: /^[a-z0-9]+(-[a-z0-9]+)*$/,
-    patternText: "lower-case letters, digits and dashes, such as \"acme\"",
+    patternText: 'lower-case letters, digits and dashes, such as "acme"',
   });
   if (id === "atelier") fail(`${path}.id`, 'must not be "atelier", which names the built-in models.');
-  const baseUrl = kind.baseUrlRequired || provider.base_url !== undefined ? parseBaseUrl(stringAt(provider, "base_url", path), `${path}.base_url`) : "";
+  const baseUrl =
+    kind.baseUrlRequired || provider.base_url !== undefined
+      ? parseBaseUrl(stringAt(provider, "base_url", path), `${path}.base_url`)
+      : "";
   const options = kind.parseProvider?.(provider, path, ctx) ?? {};
   const entries = arrayAt(provider.entries, `${path}.entries`, { min: 1 });
   return {
@@ -88,7 +104,10 @@ function parseProvider(value: unknown, path: string, ctx: ParseContext, ajv: Ajv
     baseUrl,
     apiKey: parseApiKey(provider.api_key_env, path, ctx.env),
     timeoutMs: integerAt(provider, "timeout_ms", path, { fallback: DEFAULT_TIMEOUT_MS, min: 100, max: 3_600_000 }),
-    jobTimeoutMs: provider.job_timeout_ms === undefined ? null : integerAt(provider, "job_timeout_ms", path, { fallback: 0, min: 1_000, max: 24 * 3_600_000 }),
+    jobTimeoutMs:
+      provider.job_timeout_ms === undefined
+        ? null
+        : integerAt(provider, "job_timeout_ms", path, { fallback: 0, min: 1_000, max: 24 * 3_600_000 }),
     options,
     entries: entries.map((entry, i) => parseEntry(entry, `${path}.entries[${i}]`, { id, kind }, ajv, ctx)),
   };
@@ -99,7 +118,11 @@ function parseProvider(value: unknown, path: string, ctx: ParseContext, ajv: Ajv
  * lib/boot/config.ts, the only reader of process.env), relative paths read from `baseDir` (the file's
  * folder). Throws ProvidersFileError naming the field.
  */
-export function parseProvidersFile(text: string, env: Record<string, string | undefined>, baseDir = process.cwd()): ProviderConfig[] {
+export function parseProvidersFile(
+  text: string,
+  env: Record<string, string | undefined>,
+  baseDir = process.cwd(),
+): ProviderConfig[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -115,10 +138,12 @@ export function parseProvidersFile(text: string, env: Record<string, string | un
   const seenProviders = new Set<string>();
   const seenEntries = new Set<string>();
   providers.forEach((provider, i) => {
-    if (seenProviders.has(provider.id)) fail(`providers[${i}].id`, `repeats "${provider.id}"; provider ids must be unique.`);
+    if (seenProviders.has(provider.id))
+      fail(`providers[${i}].id`, `repeats "${provider.id}"; provider ids must be unique.`);
     seenProviders.add(provider.id);
     provider.entries.forEach((entry, j) => {
-      if (seenEntries.has(entry.id)) fail(`providers[${i}].entries[${j}].id`, `repeats "${entry.id}"; entry ids must be unique.`);
+      if (seenEntries.has(entry.id))
+        fail(`providers[${i}].entries[${j}].id`, `repeats "${entry.id}"; entry ids must be unique.`);
       seenEntries.add(entry.id);
     });
   });

@@ -99,7 +99,9 @@ export interface GenerationsTable {
 /** The columns given, checked by the compiler to be every column of T: an error names one left out. */
 const everyColumnOf =
   <T>() =>
-  <const C extends readonly (keyof T)[]>(columns: C & ([Exclude<keyof T, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, C[number]> })): C =>
+  <const C extends readonly (keyof T)[]>(
+    columns: C & ([Exclude<keyof T, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, C[number]> }),
+  ): C =>
     columns;
 
 /**
@@ -108,10 +110,34 @@ const everyColumnOf =
  * gained a column.
  */
 export const GENERATIONS_COLUMNS = everyColumnOf<GenerationsTable>()([
-  "id", "workspace_id", "model", "model_base", "modality", "revision", "status", "provider", "input_json", "output_json",
-  "preview_json", "uncancelable_reason", "error_message", "price_micros", "charged_micros", "hold_id", "source", "batch_id",
-  "batch_index", "webhook", "created_by", "created_at", "started_at", "completed_at", "lease_owner", "lease_expires_at",
-  "attempts", "queue_order",
+  "id",
+  "workspace_id",
+  "model",
+  "model_base",
+  "modality",
+  "revision",
+  "status",
+  "provider",
+  "input_json",
+  "output_json",
+  "preview_json",
+  "uncancelable_reason",
+  "error_message",
+  "price_micros",
+  "charged_micros",
+  "hold_id",
+  "source",
+  "batch_id",
+  "batch_index",
+  "webhook",
+  "created_by",
+  "created_at",
+  "started_at",
+  "completed_at",
+  "lease_owner",
+  "lease_expires_at",
+  "attempts",
+  "queue_order",
 ]);
 
 export interface WebhookSecretsTable {

@@ -192,8 +192,14 @@ export function sqliteDialect(file: string, options: SqliteOptions = {}): Dialec
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  const checkpoints = options.backgroundCheckpoints ? checkpointInBackground(database, file, { onFailure: options.backgroundCheckpoints.onFailure }) : null;
-  return new ImmediateSqliteDialect({ database: withStatementCache(database) }, () => database.inTransaction, checkpoints);
+  const checkpoints = options.backgroundCheckpoints
+    ? checkpointInBackground(database, file, { onFailure: options.backgroundCheckpoints.onFailure })
+    : null;
+  return new ImmediateSqliteDialect(
+    { database: withStatementCache(database) },
+    () => database.inTransaction,
+    checkpoints,
+  );
 }
 
 const INT8_OID = 20;

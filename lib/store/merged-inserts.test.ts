@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import { mergeSameShapeLists } from "./merged-inserts";
 
 const q = (sql: string, ...parameters: unknown[]) => CompiledQuery.raw(sql, parameters);
-const pgInsert = (table: string, ...values: unknown[]) => q(`insert into "${table}" ("a", "b") values ($1, $2)`, ...values);
-const liteInsert = (table: string, ...values: unknown[]) => q(`insert into "${table}" ("a", "b") values (?, ?)`, ...values);
+const pgInsert = (table: string, ...values: unknown[]) =>
+  q(`insert into "${table}" ("a", "b") values ($1, $2)`, ...values);
+const liteInsert = (table: string, ...values: unknown[]) =>
+  q(`insert into "${table}" ("a", "b") values (?, ?)`, ...values);
 const view = (queries: CompiledQuery[]) => queries.map((c) => [c.sql, c.parameters]);
 
 describe("merged inserts", () => {
@@ -22,7 +24,9 @@ describe("merged inserts", () => {
 
   it("SQLite placeholders are repeated", () => {
     const list = (n: number) => [liteInsert("holds", `h${n}`, n)];
-    expect(view(mergeSameShapeLists([list(1), list(2)], false))).toEqual([['insert into "holds" ("a", "b") values (?, ?), (?, ?)', ["h1", 1, "h2", 2]]]);
+    expect(view(mergeSameShapeLists([list(1), list(2)], false))).toEqual([
+      ['insert into "holds" ("a", "b") values (?, ?), (?, ?)', ["h1", 1, "h2", 2]],
+    ]);
   });
 
   it("keeps lists of other shapes apart, each shape where it first appears, and a lone list as it is", () => {

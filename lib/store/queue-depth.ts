@@ -15,7 +15,11 @@ export function measureQueueDepthFrom(db: Db, timeoutMs = QUEUE_DEPTH_TIMEOUT_MS
     });
     try {
       const row = await Promise.race([
-        db.selectFrom("generations").select((eb) => eb.fn.countAll<string | number>().as("n")).where("status", "=", "queued").executeTakeFirst(),
+        db
+          .selectFrom("generations")
+          .select((eb) => eb.fn.countAll<string | number>().as("n"))
+          .where("status", "=", "queued")
+          .executeTakeFirst(),
         timeout,
       ]);
       return Number(row?.n ?? 0);

@@ -48,7 +48,10 @@ async function migrateUpTo(store: Store, last: string): Promise<void> {
   }
   // As migrateStore does: on PostgreSQL, Kysely's table in the search_path's schema.
   const migrationTableSchema =
-    store.dialect === "postgres" ? ((await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema ?? undefined) : undefined;
+    store.dialect === "postgres"
+      ? ((await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema ??
+        undefined)
+      : undefined;
   const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => upTo }, migrationTableSchema });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
@@ -72,7 +75,11 @@ describe(`readiness (${testDialect()})`, () => {
   it("is ready on a live, migrated store: the store answers and every shipped migration is applied", async () => {
     const t = await openTestStore();
     cleanups.push(() => t.cleanup());
-    expect(await readinessChecker({ db: t.store.db })()).toEqual({ ready: true, checks: { store: "ok", schema: "ok" }, errors: {} });
+    expect(await readinessChecker({ db: t.store.db })()).toEqual({
+      ready: true,
+      checks: { store: "ok", schema: "ok" },
+      errors: {},
+    });
   });
 
   it("names the store when it was closed, and skips the schema", async () => {
@@ -125,7 +132,9 @@ describe(`readiness (${testDialect()})`, () => {
     cleanups.push(fresh.cleanup);
     const report = await readinessChecker({ db: fresh.store.db })();
     expect(report).toMatchObject({ ready: false, checks: { store: "ok", schema: "failed" } });
-    expect(report.errors.schema).toMatch(/^the schema is not current: the store has no migrations applied \(it was never migrated\)/);
+    expect(report.errors.schema).toMatch(
+      /^the schema is not current: the store has no migrations applied \(it was never migrated\)/,
+    );
     expect(Object.keys(report.errors)).toEqual(["schema"]);
   });
 
@@ -141,17 +150,28 @@ describe(`readiness (${testDialect()})`, () => {
     await migrateUpTo(fresh.store, SHIPPED.at(-1)!);
     expect((await readinessChecker({ db: fresh.store.db })()).ready).toBe(true);
     // A store a newer version migrated has one this code does not know.
-    expect((await readinessChecker({ db: fresh.store.db, migrations: SHIPPED.slice(0, -1) })()).errors.schema).toContain(
-      `the store has migration(s) this code does not ship: ${SHIPPED.at(-1)}`,
-    );
+    expect(
+      (await readinessChecker({ db: fresh.store.db, migrations: SHIPPED.slice(0, -1) })()).errors.schema,
+    ).toContain(`the store has migration(s) this code does not ship: ${SHIPPED.at(-1)}`);
   });
 
   it("runs a bucket check when one is given, naming it when it fails", async () => {
     const t = await openTestStore();
     cleanups.push(() => t.cleanup());
-    expect((await readinessChecker({ db: t.store.db, bucket: async () => undefined })()).checks).toEqual({ store: "ok", schema: "ok", bucket: "ok" });
-    const failing = await readinessChecker({ db: t.store.db, bucket: () => Promise.reject(new Error("403 AccessDenied")) })();
-    expect(failing).toEqual({ ready: false, checks: { store: "ok", schema: "ok", bucket: "failed" }, errors: { bucket: "the bucket cannot be reached: 403 AccessDenied" } });
+    expect((await readinessChecker({ db: t.store.db, bucket: async () => undefined })()).checks).toEqual({
+      store: "ok",
+      schema: "ok",
+      bucket: "ok",
+    });
+    const failing = await readinessChecker({
+      db: t.store.db,
+      bucket: () => Promise.reject(new Error("403 AccessDenied")),
+    })();
+    expect(failing).toEqual({
+      ready: false,
+      checks: { store: "ok", schema: "ok", bucket: "failed" },
+      errors: { bucket: "the bucket cannot be reached: 403 AccessDenied" },
+    });
   });
 
   it("keeps a result for cacheMs, shares a check in flight, and checks again after", async () => {

@@ -41,12 +41,19 @@ function explain(err: unknown): string {
 
 /** A check's verdict on what the schema lacks or has too much, or null when it matches. */
 export function schemaMismatch(applied: readonly string[], shipped: readonly string[]): string | null {
-  if (applied.length === 0) return "the store has no migrations applied (it was never migrated). Run `npm run admin -- migrate`, or start the server, which migrates.";
+  if (applied.length === 0)
+    return "the store has no migrations applied (it was never migrated). Run `npm run admin -- migrate`, or start the server, which migrates.";
   const missing = shipped.filter((name) => !applied.includes(name));
   const unknown = applied.filter((name) => !shipped.includes(name));
   const parts: string[] = [];
-  if (missing.length) parts.push(`${missing.length} migration(s) this code ships are not applied: ${missing.join(", ")}. Run \`npm run admin -- migrate\`, or restart the server, which migrates`);
-  if (unknown.length) parts.push(`the store has migration(s) this code does not ship: ${unknown.join(", ")} (a newer version migrated it; run that version)`);
+  if (missing.length)
+    parts.push(
+      `${missing.length} migration(s) this code ships are not applied: ${missing.join(", ")}. Run \`npm run admin -- migrate\`, or restart the server, which migrates`,
+    );
+  if (unknown.length)
+    parts.push(
+      `the store has migration(s) this code does not ship: ${unknown.join(", ")} (a newer version migrated it; run that version)`,
+    );
   return parts.length ? `${parts.join("; ")}.` : null;
 }
 
@@ -96,7 +103,9 @@ export function readinessChecker(options: ReadinessOptions): () => Promise<Readi
     }
     if (checks.store === "ok") {
       try {
-        const { rows } = await within(() => sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(options.db));
+        const { rows } = await within(() =>
+          sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(options.db),
+        );
         const mismatch = schemaMismatch(
           rows.map((r) => r.name),
           shipped,
@@ -127,7 +136,9 @@ export function readinessChecker(options: ReadinessOptions): () => Promise<Readi
  * The checks behind GET /readyz: a result is reused for `cacheMs` after it was made, and callers
  * arriving while a check runs share it.
  */
-export function createReadiness(options: ReadinessOptions & { cacheMs?: number; now?: () => number }): { check(): Promise<ReadinessReport> } {
+export function createReadiness(options: ReadinessOptions & { cacheMs?: number; now?: () => number }): {
+  check(): Promise<ReadinessReport>;
+} {
   const run = readinessChecker(options);
   const cacheMs = options.cacheMs ?? READINESS_CACHE_MS;
   const now = options.now ?? Date.now;

@@ -18,7 +18,12 @@ function isPlainValue(value: unknown): boolean {
  * `build()`'s query, compiled once per kind of store and `shape` (a name for its SQL), and then
  * sent with `parameters`: the values the query takes, in the order they appear in its SQL.
  */
-export function reusedQuery(db: Db, shape: string, parameters: readonly unknown[], build: () => Compilable): Compilable {
+export function reusedQuery(
+  db: Db,
+  shape: string,
+  parameters: readonly unknown[],
+  build: () => Compilable,
+): Compilable {
   return {
     compile() {
       const kind = db.getExecutor().adapter.constructor;
@@ -29,7 +34,9 @@ export function reusedQuery(db: Db, shape: string, parameters: readonly unknown[
       if (known && known !== UNREUSABLE && plain) return { ...known, parameters };
       const compiled = build().compile();
       if (known === undefined && plain) {
-        const same = compiled.parameters.length === parameters.length && compiled.parameters.every((value, i) => value === parameters[i]);
+        const same =
+          compiled.parameters.length === parameters.length &&
+          compiled.parameters.every((value, i) => value === parameters[i]);
         shapes.set(shape, same ? compiled : UNREUSABLE);
       }
       return compiled;
@@ -38,7 +45,11 @@ export function reusedQuery(db: Db, shape: string, parameters: readonly unknown[
 }
 
 /** An insert of one row, its SQL compiled once per table and list of columns. */
-export function insertRow<T extends keyof Database & string>(db: Db, table: T, row: Insertable<Database[T]>): Compilable {
+export function insertRow<T extends keyof Database & string>(
+  db: Db,
+  table: T,
+  row: Insertable<Database[T]>,
+): Compilable {
   const columns = Object.keys(row);
   const values = Object.values(row) as unknown[];
   return reusedQuery(db, `insert into ${table} (${columns.join()})`, values, () => db.insertInto(table).values(row));

@@ -88,7 +88,10 @@ describe.runIf(onSqlite)("background checkpoints (sqlite)", () => {
   it("a thread that cannot start gives checkpoints back to the connection and says why", async () => {
     const { database, file, dataDir } = walDatabase();
     const failures: Error[] = [];
-    const checkpoints = checkpointInBackground(database, file, { sqliteModule: path.join(dataDir, "no-such-module.js"), onFailure: (err) => failures.push(err) });
+    const checkpoints = checkpointInBackground(database, file, {
+      sqliteModule: path.join(dataDir, "no-such-module.js"),
+      onFailure: (err) => failures.push(err),
+    });
     cleanups.push(() => checkpoints.stop());
     expect(database.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
     expect(await until(() => failures.length > 0)).toBe(true);

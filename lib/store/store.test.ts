@@ -66,9 +66,17 @@ describe(`store (${testDialect()})`, () => {
     expect(createdId).not.toBeNull();
     // …and gone, with its balance row and ledger entries, after the rollback.
     expect(await findWorkspace({ db: t.store.db }, createdId!)).toBeNull();
-    const balances = await t.store.db.selectFrom("credit_balances").selectAll().where("workspace_id", "=", createdId!).execute();
+    const balances = await t.store.db
+      .selectFrom("credit_balances")
+      .selectAll()
+      .where("workspace_id", "=", createdId!)
+      .execute();
     expect(balances).toEqual([]);
-    const ledger = await t.store.db.selectFrom("ledger_entries").selectAll().where("workspace_id", "=", createdId!).execute();
+    const ledger = await t.store.db
+      .selectFrom("ledger_entries")
+      .selectAll()
+      .where("workspace_id", "=", createdId!)
+      .execute();
     expect(ledger).toEqual([]);
   });
 
@@ -99,10 +107,21 @@ describe(`store (${testDialect()})`, () => {
   /** A workspace row and its balance row, as two writes: the second needs the first (foreign key). */
   const workspaceWrites = (db: Db, id: string) => [
     db.insertInto("workspaces").values({ id, name: id, created_at: new Date().toISOString() }),
-    db.insertInto("credit_balances").values({ workspace_id: id, available_micros: 0, held_micros: 0, granted_micros: 0, charged_micros: 0 }),
+    db
+      .insertInto("credit_balances")
+      .values({ workspace_id: id, available_micros: 0, held_micros: 0, granted_micros: 0, charged_micros: 0 }),
   ];
   const keyWrite = (db: Db, workspaceId: string, key: string) =>
-    db.insertInto("idempotency_keys").values({ workspace_id: workspaceId, key, endpoint: "test", request_hash: "h", resource_id: "r", created_at: new Date().toISOString() });
+    db
+      .insertInto("idempotency_keys")
+      .values({
+        workspace_id: workspaceId,
+        key,
+        endpoint: "test",
+        request_hash: "h",
+        resource_id: "r",
+        created_at: new Date().toISOString(),
+      });
 
   it("applyWrites applies writes in their order, all or none, and throws the write that failed", async () => {
     const db = t.store.db;
@@ -114,7 +133,9 @@ describe(`store (${testDialect()})`, () => {
     // The third write repeats a key: the two before it and the one after it are not kept.
     const doomed = Array.from({ length: 30 }, (_, i) => `ws_${randomBytes(6).toString("hex")}${i}`);
     const failures = await Promise.allSettled(
-      doomed.map((id) => applyWrites(db, [...workspaceWrites(db, id), keyWrite(db, first, "k1"), keyWrite(db, id, "k2")])),
+      doomed.map((id) =>
+        applyWrites(db, [...workspaceWrites(db, id), keyWrite(db, first, "k1"), keyWrite(db, id, "k2")]),
+      ),
     );
     for (const failure of failures) {
       expect(failure.status).toBe("rejected");
@@ -145,13 +166,17 @@ describe(`store (${testDialect()})`, () => {
     expect(copy.store.applyWrites).not.toBe(applyWrites);
     const db = t.store.db;
     expect(copy.dialects.onPostgres(db)).toBe(testDialect() === "postgres");
-    expect(copy.queue.queueOrderLock(db).map((write) => write.compile().sql)).toEqual(testDialect() === "postgres" ? ["select pg_advisory_xact_lock(7193522016400210001)"] : []);
+    expect(copy.queue.queueOrderLock(db).map((write) => write.compile().sql)).toEqual(
+      testDialect() === "postgres" ? ["select pg_advisory_xact_lock(7193522016400210001)"] : [],
+    );
     const id = `ws_${randomBytes(6).toString("hex")}`;
     await copy.store.applyWrites(db, [...copy.queue.queueOrderLock(db), ...workspaceWrites(db, id)]);
     expect(await findWorkspace({ db }, id)).not.toBeNull();
     // All or none there too.
     const doomed = `ws_${randomBytes(6).toString("hex")}`;
-    await expect(copy.store.applyWrites(db, [...workspaceWrites(db, doomed), keyWrite(db, "ws_missing", "k")])).rejects.toThrow();
+    await expect(
+      copy.store.applyWrites(db, [...workspaceWrites(db, doomed), keyWrite(db, "ws_missing", "k")]),
+    ).rejects.toThrow();
     expect(await findWorkspace({ db }, doomed)).toBeNull();
   });
 
@@ -161,7 +186,16 @@ describe(`store (${testDialect()})`, () => {
     await applyWrites(db, workspaceWrites(db, owner));
     // Keys in an order no other insert uses: a statement text this process has not sent yet.
     const novelKeyWrite = (key: string) =>
-      db.insertInto("idempotency_keys").values({ key, request_hash: "h", workspace_id: owner, resource_id: "r", endpoint: "novel", created_at: new Date().toISOString() });
+      db
+        .insertInto("idempotency_keys")
+        .values({
+          key,
+          request_hash: "h",
+          workspace_id: owner,
+          resource_id: "r",
+          endpoint: "novel",
+          created_at: new Date().toISOString(),
+        });
     // Its first use comes after a write that fails: refused with the transaction, not left half-known.
     await applyWrites(db, [keyWrite(db, owner, "taken")]);
     await expect(applyWrites(db, [keyWrite(db, owner, "taken"), novelKeyWrite("first")])).rejects.toThrow();
@@ -173,8 +207,15 @@ describe(`store (${testDialect()})`, () => {
     } finally {
       await sql`alter table idempotency_keys drop column note_for_test`.execute(db);
     }
-    const keys = await db.selectFrom("idempotency_keys").select("key").where("workspace_id", "=", owner).where("endpoint", "=", "novel").execute();
-    expect(keys.map((k) => k.key).sort()).toEqual(["second", ...Array.from({ length: 20 }, (_, i) => [`many-${i}`, `after-${i}`]).flat()].sort());
+    const keys = await db
+      .selectFrom("idempotency_keys")
+      .select("key")
+      .where("workspace_id", "=", owner)
+      .where("endpoint", "=", "novel")
+      .execute();
+    expect(keys.map((k) => k.key).sort()).toEqual(
+      ["second", ...Array.from({ length: 20 }, (_, i) => [`many-${i}`, `after-${i}`]).flat()].sort(),
+    );
   });
 
   it("applyWrites inside a transaction joins it and rolls back with it", async () => {
@@ -218,7 +259,11 @@ interface ChildOutcome {
   error?: string;
 }
 
-function startMigrationChild(env: Record<string, string>): { ready: Promise<void>; go(): void; done: Promise<ChildOutcome> } {
+function startMigrationChild(env: Record<string, string>): {
+  ready: Promise<void>;
+  go(): void;
+  done: Promise<ChildOutcome>;
+} {
   const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", CHILD_SCRIPT], {
     cwd: path.resolve(__dirname, "../.."),
     env: { ...process.env, STORE_MODULE: pathToFileURL(path.join(__dirname, "store.ts")).href, ...env },
@@ -383,7 +428,11 @@ describe.runIf(testDialect() === "sqlite")("a write waiting for another connecti
     const ticker = setInterval(() => ticks++, 5);
     try {
       const inTransaction = withTransaction(t.store.db, (trx) => createWorkspace({ db: trx }, { name: "waited" }));
-      const single = t.store.db.updateTable("workspaces").set({ name: "renamed" }).where("name", "=", "nobody").execute();
+      const single = t.store.db
+        .updateTable("workspaces")
+        .set({ name: "renamed" })
+        .where("name", "=", "nobody")
+        .execute();
       // The writes are waiting: the ticker runs many times before the lock is released.
       await new Promise((resolve) => setTimeout(resolve, 300));
       const ticksWhileLocked = ticks;

@@ -48,7 +48,11 @@ export function openStore(options: StoreOptions): Store {
     dialect = postgresDialect(options.databaseUrl, {
       searchPath: options.searchPath,
       applicationName: options.applicationName ?? DEFAULT_APPLICATION_NAME,
-      onIdleConnectionError: (err) => logger?.warn({ cause: outageSummary(err) }, "an idle database connection was dropped; the pool opens a new one when needed"),
+      onIdleConnectionError: (err) =>
+        logger?.warn(
+          { cause: outageSummary(err) },
+          "an idle database connection was dropped; the pool opens a new one when needed",
+        ),
     });
     name = "postgres";
   } else {
@@ -56,7 +60,13 @@ export function openStore(options: StoreOptions): Store {
     const logger = options.logger;
     dialect = sqliteDialect(sqliteFileIn(options.dataDir), {
       backgroundCheckpoints: options.backgroundCheckpoints
-        ? { onFailure: (err) => logger?.warn({ err: err.message }, "the store's checkpoint thread stopped; its connection checkpoints on its own again") }
+        ? {
+            onFailure: (err) =>
+              logger?.warn(
+                { err: err.message },
+                "the store's checkpoint thread stopped; its connection checkpoints on its own again",
+              ),
+          }
         : undefined,
     });
     name = "sqlite";
@@ -121,7 +131,11 @@ export async function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): P
  * once the writes are in (after the commit; on PostgreSQL in the same round trip), gives the
  * rows returned.
  */
-export async function applyWrites<R = never>(db: Db, writes: readonly Compilable[], readAfter?: CompiledQuery<R>): Promise<R[]> {
+export async function applyWrites<R = never>(
+  db: Db,
+  writes: readonly Compilable[],
+  readAfter?: CompiledQuery<R>,
+): Promise<R[]> {
   const queries = writes.map((write) => write.compile());
   if (db.isTransaction) {
     for (const query of queries) await db.executeQuery(query);
@@ -139,7 +153,11 @@ export async function applyWrites<R = never>(db: Db, writes: readonly Compilable
  * and must stay the last lock a transaction takes (lib/core/credits/credits.ts, moveHeldFromAvailable).
  * Gives each read's rows, in order.
  */
-export async function applyWriteLists(db: Kysely<Database>, lists: readonly (readonly CompiledQuery[])[], reads: readonly CompiledQuery[]): Promise<unknown[][]> {
+export async function applyWriteLists(
+  db: Kysely<Database>,
+  lists: readonly (readonly CompiledQuery[])[],
+  reads: readonly CompiledQuery[],
+): Promise<unknown[][]> {
   const queries = lists.length === 1 ? lists[0]! : lastWritesLast(lists, onPostgres(db));
   return inOneStep(db, queries, reads);
 }

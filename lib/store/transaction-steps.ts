@@ -48,7 +48,10 @@ export async function inTransactionSteps<T>(db: Db, fn: (steps: TransactionSteps
       return (await sendInOrder(connection, postgres, all)).slice(first, first + queries.length);
     };
     try {
-      const result = await fn({ send: (queries) => send(queries, false), sendAndCommit: (queries) => send(queries, true) });
+      const result = await fn({
+        send: (queries) => send(queries, false),
+        sendAndCommit: (queries) => send(queries, true),
+      });
       if (!ended && begun) await connection.executeQuery(ROLLBACK);
       return result;
     } catch (err) {
@@ -64,7 +67,11 @@ export async function inTransactionSteps<T>(db: Db, fn: (steps: TransactionSteps
  * bookkeeping, for the writes of a create or a group commit (store.ts, applyWriteLists): begin,
  * the queries, commit, then the reads; gives each read's rows.
  */
-export async function inOneStep(db: Kysely<Database>, queries: readonly CompiledQuery[], readsAfter: readonly CompiledQuery[]): Promise<unknown[][]> {
+export async function inOneStep(
+  db: Kysely<Database>,
+  queries: readonly CompiledQuery[],
+  readsAfter: readonly CompiledQuery[],
+): Promise<unknown[][]> {
   const postgres = onPostgres(db);
   const all = [postgres ? BEGIN : BEGIN_IMMEDIATE, ...queries, COMMIT, ...readsAfter];
   return db.getExecutor().provideConnection(async (connection) => {
@@ -82,9 +89,14 @@ export async function inOneStep(db: Kysely<Database>, queries: readonly Compiled
  * trip; on SQLite one after the other (holding the connection keeps others out; Kysely's own
  * transaction around them was a measurable part of a create: bench profile).
  */
-async function sendInOrder(connection: DatabaseConnection, postgres: boolean, queries: readonly CompiledQuery[]): Promise<unknown[][]> {
+async function sendInOrder(
+  connection: DatabaseConnection,
+  postgres: boolean,
+  queries: readonly CompiledQuery[],
+): Promise<unknown[][]> {
   if (postgres) {
-    if (!isPipeliningConnection(connection)) throw new Error("Transactions in steps need the store's own PostgreSQL connections (lib/store/dialects.ts).");
+    if (!isPipeliningConnection(connection))
+      throw new Error("Transactions in steps need the store's own PostgreSQL connections (lib/store/dialects.ts).");
     return (await connection.executeAll(queries)).map((answer) => answer.rows ?? []);
   }
   const rows: unknown[][] = [];

@@ -26,7 +26,8 @@ async function groupSizes(): Promise<{ transactions: number; lists: number; atMo
 describe(`write groups (${testDialect()})`, () => {
   const store = useTestStore();
 
-  const newWorkspace = async (creditMicros: number) => (await createWorkspace({ db: store.db }, { name: `wg-${randomBytes(4).toString("hex")}`, creditMicros })).id;
+  const newWorkspace = async (creditMicros: number) =>
+    (await createWorkspace({ db: store.db }, { name: `wg-${randomBytes(4).toString("hex")}`, creditMicros })).id;
 
   /** A hold's writes as a create makes them: the hold, its ledger entry, then the balance move. */
   const holdList = (db: Db, workspaceId: string, amountMicros: number) => {
@@ -35,7 +36,9 @@ describe(`write groups (${testDialect()})`, () => {
   };
 
   const holdsOf = async (workspaceId: string) =>
-    (await store.db.selectFrom("credit_holds").select("id").where("workspace_id", "=", workspaceId).execute()).map((h) => h.id).sort();
+    (await store.db.selectFrom("credit_holds").select("id").where("workspace_id", "=", workspaceId).execute())
+      .map((h) => h.id)
+      .sort();
 
   it("lists of one workspace that arrive together share a transaction and a read, and each gets its own rows", async () => {
     const db = store.db;
@@ -47,7 +50,11 @@ describe(`write groups (${testDialect()})`, () => {
       return db.selectFrom("credit_holds").select(["id", "amount_micros"]).where("id", "in", ids).compile();
     };
     const lists = Array.from({ length: 40 }, () => holdList(db, workspaceId, 10_000));
-    const answers = await Promise.all(lists.map(({ holdId, writes }) => applyWritesGrouped(db, workspaceId, writes, { ids: [holdId], query: readHolds })));
+    const answers = await Promise.all(
+      lists.map(({ holdId, writes }) =>
+        applyWritesGrouped(db, workspaceId, writes, { ids: [holdId], query: readHolds }),
+      ),
+    );
     answers.forEach((rows, i) => expect(rows).toEqual([{ id: lists[i]!.holdId, amount_micros: 10_000 }]));
     const after = await groupSizes();
     expect(after.lists - before.lists).toBe(40);
@@ -65,7 +72,16 @@ describe(`write groups (${testDialect()})`, () => {
     const db = store.db;
     const workspaceId = await newWorkspace(100_000);
     const keyed = (key: string): Compilable =>
-      db.insertInto("idempotency_keys").values({ workspace_id: workspaceId, key, endpoint: "test", request_hash: "h", resource_id: "r", created_at: new Date().toISOString() });
+      db
+        .insertInto("idempotency_keys")
+        .values({
+          workspace_id: workspaceId,
+          key,
+          endpoint: "test",
+          request_hash: "h",
+          resource_id: "r",
+          created_at: new Date().toISOString(),
+        });
     // Fifteen holds of $0.01 against $0.10: ten fit. One more list repeats a key another list writes.
     const lists = Array.from({ length: 15 }, () => holdList(db, workspaceId, 10_000));
     const outcomes = await Promise.allSettled([
@@ -76,7 +92,9 @@ describe(`write groups (${testDialect()})`, () => {
     const holds = outcomes.slice(0, 15);
     expect(holds.filter((o) => o.status === "fulfilled")).toHaveLength(10);
     for (const refused of holds.filter((o): o is PromiseRejectedResult => o.status === "rejected")) {
-      expect(String((refused.reason as Error).message)).toMatch(/credit_balances_available_nonnegative|check constraint/i);
+      expect(String((refused.reason as Error).message)).toMatch(
+        /credit_balances_available_nonnegative|check constraint/i,
+      );
     }
     const keys = outcomes.slice(15);
     expect(keys.filter((o) => o.status === "fulfilled")).toHaveLength(1);
@@ -92,7 +110,9 @@ describe(`write groups (${testDialect()})`, () => {
     const workspaceId = await newWorkspace(1_000_000);
     const before = await groupSizes();
     const n = MAX_WRITE_GROUP * 2 + 10;
-    await Promise.all(Array.from({ length: n }, () => applyWritesGrouped(db, workspaceId, holdList(db, workspaceId, 1_000).writes)));
+    await Promise.all(
+      Array.from({ length: n }, () => applyWritesGrouped(db, workspaceId, holdList(db, workspaceId, 1_000).writes)),
+    );
     const after = await groupSizes();
     expect(after.lists - before.lists).toBe(n);
     expect(after.transactions - before.transactions).toBeGreaterThanOrEqual(3);
@@ -135,12 +155,16 @@ describe(`write groups (${testDialect()})`, () => {
           created_at: new Date().toISOString(),
         })
         .compile();
-    await applyWriteLists(db, [
-      [keyed("a1"), keyed("b1"), keyed("last1")],
-      [keyed("a2"), keyed("last2")],
-      [keyed("last3")],
-    ], []);
-    const rows = await db.selectFrom("idempotency_keys").select(["key", "request_hash"]).where("workspace_id", "=", workspaceId).execute();
+    await applyWriteLists(
+      db,
+      [[keyed("a1"), keyed("b1"), keyed("last1")], [keyed("a2"), keyed("last2")], [keyed("last3")]],
+      [],
+    );
+    const rows = await db
+      .selectFrom("idempotency_keys")
+      .select(["key", "request_hash"])
+      .where("workspace_id", "=", workspaceId)
+      .execute();
     const order = rows.sort((x, y) => Number(x.request_hash) - Number(y.request_hash)).map((r) => r.key);
     expect(order).toEqual(["a1", "b1", "a2", "last1", "last2", "last3"]);
   });

@@ -54,7 +54,12 @@ const queuesByStore = new WeakMap<Kysely<Database>, Map<string, KeyQueue>>();
  * each list all or none, its writes in order, its last write (the balance move) after the
  * group's other writes; then `read`'s rows. Inside a caller's transaction it is applyWrites itself.
  */
-export function applyWritesGrouped<R extends RowWithId = never>(db: Db, key: string, writes: readonly Compilable[], read?: SharedRead<R>): Promise<R[]> {
+export function applyWritesGrouped<R extends RowWithId = never>(
+  db: Db,
+  key: string,
+  writes: readonly Compilable[],
+  read?: SharedRead<R>,
+): Promise<R[]> {
   if (db.isTransaction) return applyWrites(db, writes, read?.query(db, read.ids));
   const store = db as Kysely<Database>;
   let queues = queuesByStore.get(store);

@@ -2,7 +2,14 @@
 // use exactly these), run() to start a run and follow it to its end, async iterators over the
 // cursor-paged lists, and the two ways to upload (POST /v1/files for images; a direct upload for
 // video and sound).
-import { Transport, type FetchLike, type QueryValue, type RequestOptions, type RequestSpec, type RetryInfo } from "./http.js";
+import {
+  Transport,
+  type FetchLike,
+  type QueryValue,
+  type RequestOptions,
+  type RequestSpec,
+  type RetryInfo,
+} from "./http.js";
 import { DEFAULT_RETRY_POLICY } from "./retry.js";
 import type {
   Batch,
@@ -141,7 +148,10 @@ function callOptions<T extends RequestOptions>(options: T): RequestOptions {
 }
 
 /** Every item of a cursor-paged list, page after page (`next_cursor` sent back as `cursor`). */
-async function* paginate<T, Q extends { cursor?: string }>(list: (query: Q) => Promise<Page<T>>, query: Q): AsyncGenerator<T, void, undefined> {
+async function* paginate<T, Q extends { cursor?: string }>(
+  list: (query: Q) => Promise<Page<T>>,
+  query: Q,
+): AsyncGenerator<T, void, undefined> {
   let q = query;
   for (;;) {
     const page = await list(q);
@@ -168,7 +178,9 @@ export class Atelier {
   readonly events: Events;
 
   constructor(options: AtelierOptions = {}) {
-    const baseUrl = (options.baseUrl ?? readEnv("ATELIER_URL") ?? "http://localhost:3000").replace(/\/+$/, "").replace(/\/v1$/, "");
+    const baseUrl = (options.baseUrl ?? readEnv("ATELIER_URL") ?? "http://localhost:3000")
+      .replace(/\/+$/, "")
+      .replace(/\/v1$/, "");
     this.baseUrl = baseUrl;
     this.transport = new Transport({
       baseUrl,
@@ -186,7 +198,8 @@ export class Atelier {
       headers: options.headers ?? {},
       onRetry: options.onRetry,
     });
-    const call = <T>(spec: RequestSpec, opts: RequestOptions = {}): Promise<T> => this.transport.request<T>(spec, opts).then((a) => a.data);
+    const call = <T>(spec: RequestSpec, opts: RequestOptions = {}): Promise<T> =>
+      this.transport.request<T>(spec, opts).then((a) => a.data);
     this.models = new Models(call);
     this.quotes = new Quotes(call);
     this.credits = new CreditsResource(call);
@@ -208,7 +221,10 @@ export class Atelier {
   async run(model: string, input: Record<string, unknown> = {}, options: RunOptions = {}): Promise<Generation> {
     const { webhook, ...rest } = options;
     const wait = options.wait !== undefined && options.wait > 0 ? options.wait : MAX_WAIT_SECONDS;
-    const created = await this.generations.create({ model, input, ...(webhook === undefined ? {} : { webhook }) }, { ...rest, wait });
+    const created = await this.generations.create(
+      { model, input, ...(webhook === undefined ? {} : { webhook }) },
+      { ...rest, wait },
+    );
     return isFinal(created) ? created : this.generations.follow(created.id, { ...callOptions(rest), wait });
   }
 }
@@ -268,14 +284,24 @@ export class Generations extends Resource {
     const { headers, waitSeconds } = preferWait(options.wait);
     const key = options.idempotencyKey ?? newIdempotencyKey();
     return this.call(
-      { method: "POST", path: "/v1/generations", json: body, headers: { ...headers, "idempotency-key": key }, waitSeconds, retry: true },
+      {
+        method: "POST",
+        path: "/v1/generations",
+        json: body,
+        headers: { ...headers, "idempotency-key": key },
+        waitSeconds,
+        retry: true,
+      },
       callOptions(options),
     );
   }
   /** GET /v1/generations/{id}; with `wait`, answers when the run is final or after that many seconds. */
   get(id: string, options: WaitOptions = {}): Promise<Generation> {
     const { headers, waitSeconds } = preferWait(options.wait);
-    return this.call({ method: "GET", path: `/v1/generations/${seg(id)}`, headers, waitSeconds, retry: true }, callOptions(options));
+    return this.call(
+      { method: "GET", path: `/v1/generations/${seg(id)}`, headers, waitSeconds, retry: true },
+      callOptions(options),
+    );
   }
   /** Reads the run with `Prefer: wait` (60 s by default) until it is final; returns it. */
   async follow(id: string, options: WaitOptions = {}): Promise<Generation> {
@@ -291,7 +317,10 @@ export class Generations extends Resource {
   }
   /** GET /v1/generations: one page (newest first). */
   list(query: ListGenerationsQuery = {}, options: RequestOptions = {}): Promise<GenerationList> {
-    return this.call({ method: "GET", path: "/v1/generations", query: query as Record<string, QueryValue>, retry: true }, options);
+    return this.call(
+      { method: "GET", path: "/v1/generations", query: query as Record<string, QueryValue>, retry: true },
+      options,
+    );
   }
   /** Every run matching `query`, following `next_cursor` page after page. */
   iterate(query: ListGenerationsQuery = {}, options: RequestOptions = {}): AsyncGenerator<Generation, void, undefined> {
@@ -299,7 +328,10 @@ export class Generations extends Resource {
   }
   /** POST /v1/generations/{id}/outputs/{index}/file: keeps an image output as a File (again: the same File). */
   keepOutput(id: string, index: number, options: RequestOptions = {}): Promise<FileObject> {
-    return this.call({ method: "POST", path: `/v1/generations/${seg(id)}/outputs/${seg(String(index))}/file`, retry: true }, options);
+    return this.call(
+      { method: "POST", path: `/v1/generations/${seg(id)}/outputs/${seg(String(index))}/file`, retry: true },
+      options,
+    );
   }
 }
 
@@ -307,7 +339,10 @@ export class Batches extends Resource {
   /** POST /v1/batches (1 to 50 requests), with an Idempotency-Key as generations.create. */
   create(body: BatchRequest, options: CreateOptions = {}): Promise<Batch> {
     const key = options.idempotencyKey ?? newIdempotencyKey();
-    return this.call({ method: "POST", path: "/v1/batches", json: body, headers: { "idempotency-key": key }, retry: true }, callOptions(options));
+    return this.call(
+      { method: "POST", path: "/v1/batches", json: body, headers: { "idempotency-key": key }, retry: true },
+      callOptions(options),
+    );
   }
   /** GET /v1/batches/{id}: its runs as they are now, in request order. */
   get(id: string, options: RequestOptions = {}): Promise<Batch> {
@@ -331,7 +366,10 @@ export class Files extends Resource {
   }
   /** GET /v1/files: one page (newest first). */
   list(query: ListFilesQuery = {}, options: RequestOptions = {}): Promise<FileList> {
-    return this.call({ method: "GET", path: "/v1/files", query: query as Record<string, QueryValue>, retry: true }, options);
+    return this.call(
+      { method: "GET", path: "/v1/files", query: query as Record<string, QueryValue>, retry: true },
+      options,
+    );
   }
   /** Every file, page after page. */
   iterate(query: ListFilesQuery = {}, options: RequestOptions = {}): AsyncGenerator<FileObject, void, undefined> {
@@ -348,7 +386,10 @@ export class Uploads extends Resource {
   async upload(data: UploadData, options: DirectUploadOptions): Promise<FileObject> {
     const blob = toBlob(data, options.contentType);
     const call = callOptions(options);
-    const upload = await this.create({ filename: options.filename, content_type: options.contentType, bytes: blob.size }, call);
+    const upload = await this.create(
+      { filename: options.filename, content_type: options.contentType, bytes: blob.size },
+      call,
+    );
     if (!upload.upload_url) throw new Error(`Upload ${upload.id} has no upload_url (status ${upload.status}).`);
     await this.putContent(upload.upload_url, blob, call);
     return this.complete(upload.id, call);
@@ -365,7 +406,14 @@ export class Uploads extends Resource {
   async putContent(uploadUrl: string, data: UploadData, options: RequestOptions = {}): Promise<void> {
     const blob = toBlob(data, undefined);
     await this.call<unknown>(
-      { method: "PUT", path: uploadUrl, body: blob, auth: false, headers: { "content-type": "application/octet-stream" }, retry: true },
+      {
+        method: "PUT",
+        path: uploadUrl,
+        body: blob,
+        auth: false,
+        headers: { "content-type": "application/octet-stream" },
+        retry: true,
+      },
       options,
     );
   }
@@ -386,10 +434,16 @@ export class Webhooks extends Resource {
   }
   /** GET /v1/webhooks: one page. */
   list(query: ListWebhookEndpointsQuery = {}, options: RequestOptions = {}): Promise<WebhookEndpointList> {
-    return this.call({ method: "GET", path: "/v1/webhooks", query: query as Record<string, QueryValue>, retry: true }, options);
+    return this.call(
+      { method: "GET", path: "/v1/webhooks", query: query as Record<string, QueryValue>, retry: true },
+      options,
+    );
   }
   /** Every endpoint, page after page. */
-  iterate(query: ListWebhookEndpointsQuery = {}, options: RequestOptions = {}): AsyncGenerator<WebhookEndpoint, void, undefined> {
+  iterate(
+    query: ListWebhookEndpointsQuery = {},
+    options: RequestOptions = {},
+  ): AsyncGenerator<WebhookEndpoint, void, undefined> {
     return paginate((q) => this.list(q, options), query);
   }
   /** GET /v1/webhooks/{id}. */
@@ -406,7 +460,15 @@ export class Webhooks extends Resource {
   }
   /** GET /v1/webhooks/{id}/deliveries: one page (newest first). */
   deliveries(id: string, query: ListDeliveriesQuery = {}, options: RequestOptions = {}): Promise<DeliveryList> {
-    return this.call({ method: "GET", path: `/v1/webhooks/${seg(id)}/deliveries`, query: query as Record<string, QueryValue>, retry: true }, options);
+    return this.call(
+      {
+        method: "GET",
+        path: `/v1/webhooks/${seg(id)}/deliveries`,
+        query: query as Record<string, QueryValue>,
+        retry: true,
+      },
+      options,
+    );
   }
   /** GET /v1/webhooks/default/secret: the `whsec_…` secret deliveries are signed with. */
   getSecret(options: RequestOptions = {}): Promise<WebhookSecret> {
@@ -425,7 +487,10 @@ export class Events extends Resource {
   }
   /** GET /v1/events: one page (newest first; `type` filters, comma-separated). */
   list(query: ListEventsQuery = {}, options: RequestOptions = {}): Promise<EventList> {
-    return this.call({ method: "GET", path: "/v1/events", query: query as Record<string, QueryValue>, retry: true }, options);
+    return this.call(
+      { method: "GET", path: "/v1/events", query: query as Record<string, QueryValue>, retry: true },
+      options,
+    );
   }
   /** Every event, page after page. */
   iterate(query: ListEventsQuery = {}, options: RequestOptions = {}): AsyncGenerator<Event, void, undefined> {
@@ -433,7 +498,15 @@ export class Events extends Resource {
   }
   /** GET /v1/events/{id}/deliveries: one page. */
   deliveries(id: string, query: ListDeliveriesQuery = {}, options: RequestOptions = {}): Promise<DeliveryList> {
-    return this.call({ method: "GET", path: `/v1/events/${seg(id)}/deliveries`, query: query as Record<string, QueryValue>, retry: true }, options);
+    return this.call(
+      {
+        method: "GET",
+        path: `/v1/events/${seg(id)}/deliveries`,
+        query: query as Record<string, QueryValue>,
+        retry: true,
+      },
+      options,
+    );
   }
   /** POST /v1/events/{id}/resend: to one endpoint (`webhook_id`) or to every destination. Not retried (each call sends again). */
   resend(id: string, body: ResendRequest = {}, options: RequestOptions = {}): Promise<ResentDeliveries> {

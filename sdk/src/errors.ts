@@ -124,5 +124,12 @@ function parseEnvelope(text: string): Envelope | null {
   const e = error as Record<string, unknown>;
   if (typeof e.type !== "string" || typeof e.code !== "string" || typeof e.message !== "string") return null;
   const str = (v: unknown) => (typeof v === "string" ? v : null);
-  return { type: e.type, code: e.code, message: e.message, param: str(e.param), doc_url: str(e.doc_url), request_id: str(e.request_id) };
+  return {
+    type: e.type,
+    code: e.code,
+    message: e.message,
+    param: str(e.param),
+    doc_url: str(e.doc_url),
+    request_id: str(e.request_id),
+  };
 }

@@ -85,7 +85,12 @@ export class Transport {
   async request<T>(spec: RequestSpec, options: RequestOptions = {}): Promise<Answer<T>> {
     const { config } = this;
     const url = this.url(spec.path, spec.query);
-    const headers: Record<string, string> = { accept: "application/json", ...config.headers, ...spec.headers, ...options.headers };
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      ...config.headers,
+      ...spec.headers,
+      ...options.headers,
+    };
     if (spec.auth !== false && config.apiKey) headers["x-api-key"] = config.apiKey;
     let body: string | FormData | Blob | undefined = spec.body;
     if (spec.json !== undefined) {
@@ -101,7 +106,8 @@ export class Transport {
       let outcome: Outcome;
       try {
         const { response, text } = await this.attempt(spec, url, init, timeoutMs, options.signal);
-        if (response.ok) return { data: parseJson<T>(text, response), status: response.status, headers: response.headers };
+        if (response.ok)
+          return { data: parseJson<T>(text, response), status: response.status, headers: response.headers };
         error = errorFromAnswer(response.status, response.statusText, response.headers, text);
         outcome = { kind: "answer", status: response.status, headers: response.headers };
       } catch (err) {
@@ -118,7 +124,13 @@ export class Transport {
   }
 
   /** One attempt: the answer and its whole body as text, or an AtelierConnectionError. */
-  private async attempt(spec: RequestSpec, url: string, init: RequestInit, timeoutMs: number, signal: AbortSignal | undefined): Promise<{ response: Response; text: string }> {
+  private async attempt(
+    spec: RequestSpec,
+    url: string,
+    init: RequestInit,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ response: Response; text: string }> {
     signal?.throwIfAborted();
     const controller = new AbortController();
     let timedOut = false;

@@ -1,16 +1,32 @@
 // The API's retry rules as the SDK computes them (the e2e spec e2e/api/sdk.spec.ts shows them
 // against the real server behind a fault proxy).
 import { describe, expect, it } from "vitest";
-import { backoffMs, DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from "./retry";
+import {
+  backoffMs,
+  DEFAULT_RETRY_POLICY,
+  isRetryableStatus,
+  parseRetryAfter,
+  retryDelayMs,
+  type RetryPolicy,
+} from "./retry";
 import { errorFromAnswer } from "./errors";
 
-const fixed = (random: number, over: Partial<RetryPolicy> = {}): RetryPolicy => ({ ...DEFAULT_RETRY_POLICY, random: () => random, ...over });
-const answer = (status: number, headers: Record<string, string> = {}) => ({ kind: "answer" as const, status, headers: new Headers(headers) });
+const fixed = (random: number, over: Partial<RetryPolicy> = {}): RetryPolicy => ({
+  ...DEFAULT_RETRY_POLICY,
+  random: () => random,
+  ...over,
+});
+const answer = (status: number, headers: Record<string, string> = {}) => ({
+  kind: "answer" as const,
+  status,
+  headers: new Headers(headers),
+});
 
 describe("retry rules", () => {
   it("retries 429, 500, 502, 503 and 504 only", () => {
     expect([429, 500, 502, 503, 504].every(isRetryableStatus)).toBe(true);
-    for (const status of [400, 401, 402, 403, 404, 405, 409, 410, 413, 415, 422, 501, 505]) expect(isRetryableStatus(status), String(status)).toBe(false);
+    for (const status of [400, 401, 402, 403, 404, 405, 409, 410, 413, 415, 422, 501, 505])
+      expect(isRetryableStatus(status), String(status)).toBe(false);
     for (const status of [400, 404, 409]) expect(retryDelayMs(answer(status), 0, fixed(0.5))).toBeNull();
   });
 
@@ -43,7 +59,8 @@ describe("retry rules", () => {
     expect(parseRetryAfter(" 0 ", now)).toBe(0);
     expect(parseRetryAfter("Fri, 01 May 2026 12:00:30 GMT", now)).toBe(30_000);
     expect(parseRetryAfter("Fri, 01 May 2026 11:00:00 GMT", now)).toBe(0);
-    for (const bad of [null, undefined, "", "soon", "-1", "1.5"]) expect(parseRetryAfter(bad, now), String(bad)).toBeNull();
+    for (const bad of [null, undefined, "", "soon", "-1", "1.5"])
+      expect(parseRetryAfter(bad, now), String(bad)).toBeNull();
     expect(retryDelayMs(answer(429, { "retry-after": "Fri, 01 May 2026 12:00:02 GMT" }), 0, fixed(0), now)).toBe(2000);
   });
 
@@ -60,16 +77,42 @@ describe("retry rules", () => {
 
 describe("errors", () => {
   it("take the envelope's fields", () => {
-    const body = JSON.stringify({ error: { type: "invalid_request_error", code: "invalid_parameter", message: "Bad.", param: "input.prompt", doc_url: null, request_id: "req_1" } });
+    const body = JSON.stringify({
+      error: {
+        type: "invalid_request_error",
+        code: "invalid_parameter",
+        message: "Bad.",
+        param: "input.prompt",
+        doc_url: null,
+        request_id: "req_1",
+      },
+    });
     const err = errorFromAnswer(400, "Bad Request", new Headers({ "x-request-id": "req_1" }), body);
-    expect(err).toMatchObject({ status: 400, type: "invalid_request_error", code: "invalid_parameter", message: "Bad.", param: "input.prompt", requestId: "req_1" });
+    expect(err).toMatchObject({
+      status: 400,
+      type: "invalid_request_error",
+      code: "invalid_parameter",
+      message: "Bad.",
+      param: "input.prompt",
+      requestId: "req_1",
+    });
   });
 
   it("read a body that is not the envelope as text: the message is the text, the envelope's fields null", () => {
     const html = "<html><body><h1>502 Bad Gateway</h1></body></html>";
     const err = errorFromAnswer(502, "Bad Gateway", new Headers({ "content-type": "text/html" }), html);
-    expect(err).toMatchObject({ status: 502, type: null, code: null, param: null, requestId: null, message: html, body: html });
-    expect(errorFromAnswer(503, "Service Unavailable", new Headers({ "retry-after": "4" }), "").message).toBe("HTTP 503 Service Unavailable");
+    expect(err).toMatchObject({
+      status: 502,
+      type: null,
+      code: null,
+      param: null,
+      requestId: null,
+      message: html,
+      body: html,
+    });
+    expect(errorFromAnswer(503, "Service Unavailable", new Headers({ "retry-after": "4" }), "").message).toBe(
+      "HTTP 503 Service Unavailable",
+    );
     expect(errorFromAnswer(503, "", new Headers({ "retry-after": "4" }), "").retryAfter).toBe(4);
     const later = new Date(Date.now() + 30_000).toUTCString();
     expect(errorFromAnswer(429, "", new Headers({ "retry-after": later }), "").retryAfter).toBeGreaterThanOrEqual(28);

@@ -70,7 +70,12 @@ export type Outcome = { kind: "answer"; status: number; headers: Headers } | { k
  * Milliseconds to wait before retry number `retry` after `outcome` (already scaled), or null when
  * the rules say not to retry it. `retry` counts retries already made; callers check maxRetries.
  */
-export function retryDelayMs(outcome: Outcome, retry: number, policy: RetryPolicy, now: number = Date.now()): number | null {
+export function retryDelayMs(
+  outcome: Outcome,
+  retry: number,
+  policy: RetryPolicy,
+  now: number = Date.now(),
+): number | null {
   let wait: number;
   if (outcome.kind === "network") {
     wait = backoffMs(retry, policy);

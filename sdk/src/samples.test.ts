@@ -14,9 +14,14 @@ interface Sample {
 }
 
 function sdkSamples(): Array<{ operation: string; source: string }> {
-  const doc = openApiDocument() as { paths: Record<string, Record<string, { operationId: string; "x-codeSamples": Sample[] }>> };
+  const doc = openApiDocument() as {
+    paths: Record<string, Record<string, { operationId: string; "x-codeSamples": Sample[] }>>;
+  };
   return Object.values(doc.paths).flatMap((methods) =>
-    Object.values(methods).map((op) => ({ operation: op.operationId, source: op["x-codeSamples"].find((s) => s.label === "SDK")!.source })),
+    Object.values(methods).map((op) => ({
+      operation: op.operationId,
+      source: op["x-codeSamples"].find((s) => s.label === "SDK")!.source,
+    })),
   );
 }
 
@@ -54,7 +59,8 @@ describe("the document's SDK samples", () => {
     const getSourceFile = host.getSourceFile.bind(host);
     host.readFile = (name) => (name === file ? text : read(name));
     host.fileExists = (name) => name === file || exists(name);
-    host.getSourceFile = (name, version, ...rest) => (name === file ? ts.createSourceFile(name, text, version) : getSourceFile(name, version, ...rest));
+    host.getSourceFile = (name, version, ...rest) =>
+      name === file ? ts.createSourceFile(name, text, version) : getSourceFile(name, version, ...rest);
     const program = ts.createProgram([file], options, host);
     const problems = ts
       .getPreEmitDiagnostics(program)

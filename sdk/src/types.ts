@@ -46,7 +46,9 @@ export type WebhookEndpointUpdate = Schemas["WebhookEndpointUpdate"];
 export type ResendRequest = Schemas["ResendRequest"];
 
 // Query parameters of the lists.
-type Query<Op extends keyof operations> = operations[Op] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+type Query<Op extends keyof operations> = operations[Op] extends { parameters: { query?: infer Q } }
+  ? NonNullable<Q>
+  : never;
 export type ListGenerationsQuery = Query<"listGenerations">;
 export type ListFilesQuery = Query<"listFiles">;
 export type ListEventsQuery = Query<"listEvents">;

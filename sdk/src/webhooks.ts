@@ -28,6 +28,9 @@ function header(headers: WebhookHeaders, name: string): string {
  */
 export function verifyWebhook(payload: string | Uint8Array, headers: WebhookHeaders, secret: string): WebhookPayload {
   const body = typeof payload === "string" ? payload : new TextDecoder("utf-8", { fatal: true }).decode(payload);
-  const picked = Object.fromEntries(NAMES.map((name) => [name, header(headers, name)])) as Record<(typeof NAMES)[number], string>;
+  const picked = Object.fromEntries(NAMES.map((name) => [name, header(headers, name)])) as Record<
+    (typeof NAMES)[number],
+    string
+  >;
   return new Webhook(secret).verify(body, picked) as WebhookPayload;
 }

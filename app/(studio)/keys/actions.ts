@@ -14,12 +14,22 @@ function failure(err: unknown): { ok: false; message: string; param: string | nu
   return { ok: false, message, param };
 }
 
-export async function createKeyAction(input: { name: string; expires: KeyExpiry; scopes: string[] }): Promise<ActionResult<{ key: string; name: string }>> {
+export async function createKeyAction(input: {
+  name: string;
+  expires: KeyExpiry;
+  scopes: string[];
+}): Promise<ActionResult<{ key: string; name: string }>> {
   const ctx = await requireStudioCtx();
   try {
     const scopes = input.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
     if (scopes.length === 0) return { ok: false, message: "Pick at least one scope.", param: "scopes" };
-    const created = await createApiKey(ctx, { workspaceId: ctx.workspaceId, name: input.name, expires: input.expires, scopes, prefix: (await getRuntime()).config.apiKeyPrefix });
+    const created = await createApiKey(ctx, {
+      workspaceId: ctx.workspaceId,
+      name: input.name,
+      expires: input.expires,
+      scopes,
+      prefix: (await getRuntime()).config.apiKeyPrefix,
+    });
     revalidatePath("/keys");
     return { ok: true, value: { key: created.key, name: created.name } };
   } catch (err) {

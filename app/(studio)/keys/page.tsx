@@ -16,13 +16,19 @@ export default async function KeysPage() {
         intro={
           <div>
             <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">API keys</h1>
-            <p className="mt-1 text-sm text-zinc-500">Keys let programs call the API as this workspace. A key is shown once, when it is made.</p>
+            <p className="mt-1 text-sm text-zinc-500">
+              Keys let programs call the API as this workspace. A key is shown once, when it is made.
+            </p>
           </div>
         }
       />
       <ConnectAgent
         url={`${ctx.services.publicBaseUrl}/mcp`}
-        tools={Object.entries(TOOLS).map(([name, tool]) => ({ name, title: tool.title, description: tool.description }))}
+        tools={Object.entries(TOOLS).map(([name, tool]) => ({
+          name,
+          title: tool.title,
+          description: tool.description,
+        }))}
       />
     </div>
   );

@@ -13,15 +13,23 @@ export type GrantResult = { ok: true; message: string } | { ok: false; message: 
 export async function grantCreditAction(_previous: GrantResult | null, form: FormData): Promise<GrantResult> {
   const { ops } = await requireOps();
   const workspaceId = String(form.get("workspace") ?? "");
-  const amount = String(form.get("amount") ?? "").trim().replace(/^\$/, "");
+  const amount = String(form.get("amount") ?? "")
+    .trim()
+    .replace(/^\$/, "");
   const micros = parseUsd(amount);
-  if (micros === null || micros <= 0) return { ok: false, message: "Enter an amount in dollars greater than zero, such as 5 or 12.50." };
+  if (micros === null || micros <= 0)
+    return { ok: false, message: "Enter an amount in dollars greater than zero, such as 5 or 12.50." };
   // Empty: the note says which operator added it.
-  const note = String(form.get("note") ?? "").trim().slice(0, 200);
+  const note = String(form.get("note") ?? "")
+    .trim()
+    .slice(0, 200);
   try {
     const { workspace, balance } = await opsGrantCredit(ops, { workspaceId, amountMicros: micros, note });
     revalidatePath("/", "layout");
-    return { ok: true, message: `Added $${formatUsd(micros)} to ${workspace.name}, which now has $${formatUsd(balance.availableMicros)} available.` };
+    return {
+      ok: true,
+      message: `Added $${formatUsd(micros)} to ${workspace.name}, which now has $${formatUsd(balance.availableMicros)} available.`,
+    };
   } catch (err) {
     return { ok: false, message: actionError(err).message };
   }
@@ -33,17 +41,24 @@ export type PauseResult = { ok: true; message: string } | { ok: false; message: 
  * Takes a catalog entry out of service, as `admin model pause` does (same core verb): its quotes
  * and new runs answer 503, its catalog entry says why, its queued runs wait.
  */
-export async function pauseModelAction(modelId: string, input: { reason: string; hours: number | null }): Promise<PauseResult> {
+export async function pauseModelAction(
+  modelId: string,
+  input: { reason: string; hours: number | null },
+): Promise<PauseResult> {
   const { ops } = await requireOps();
   const hours = input.hours === null ? null : OPS_PAUSE_HOURS.find((h) => h === input.hours);
-  if (hours === undefined) return { ok: false, message: "Choose how long: until resumed, or 1, 4 or 24 hours.", param: "until" };
+  if (hours === undefined)
+    return { ok: false, message: "Choose how long: until resumed, or 1, 4 or 24 hours.", param: "until" };
   // Empty: the admin CLI's default words.
   const reason = input.reason.trim().slice(0, 200) || "it is paused for maintenance";
   try {
     const until = hours === null ? null : new Date(Date.now() + hours * 3_600_000).toISOString();
     const paused = await opsPauseModel(ops, { modelId, until, reason });
     revalidatePath("/", "layout");
-    return { ok: true, message: `${paused.model} is out of service${paused.until ? ` until ${paused.until}` : " until resumed"}.` };
+    return {
+      ok: true,
+      message: `${paused.model} is out of service${paused.until ? ` until ${paused.until}` : " until resumed"}.`,
+    };
   } catch (err) {
     const e = actionError(err);
     return { ok: false, message: e.message, param: e.param };
@@ -56,7 +71,10 @@ export async function resumeModelAction(modelId: string): Promise<PauseResult> {
   try {
     const resumed = await opsResumeModel(ops, { modelId });
     revalidatePath("/", "layout");
-    return { ok: true, message: resumed.resumed ? `${resumed.model} is back in service.` : `${resumed.model} was not paused.` };
+    return {
+      ok: true,
+      message: resumed.resumed ? `${resumed.model} is back in service.` : `${resumed.model} was not paused.`,
+    };
   } catch (err) {
     const e = actionError(err);
     return { ok: false, message: e.message, param: e.param };

@@ -25,12 +25,18 @@ async function attempt<T>(work: () => Promise<T>): Promise<ActionResult<T>> {
   }
 }
 
-export async function quoteAction(body: { model: string; input: Record<string, unknown> }): Promise<ActionResult<Quote>> {
+export async function quoteAction(body: {
+  model: string;
+  input: Record<string, unknown>;
+}): Promise<ActionResult<Quote>> {
   const ctx = await requireStudioCtx();
   return attempt(async () => (await quoteRun(ctx, body)).quote);
 }
 
-export async function runAction(body: { model: string; input: Record<string, unknown> }): Promise<ActionResult<Generation>> {
+export async function runAction(body: {
+  model: string;
+  input: Record<string, unknown>;
+}): Promise<ActionResult<Generation>> {
   const ctx = await requireStudioCtx();
   return attempt(async () => (await createGeneration(ctx, body)).generation);
 }
@@ -54,19 +60,33 @@ export async function keepOutputAction(id: string, index: number): Promise<Actio
 export async function uploadImageAction(data: FormData): Promise<ActionResult<StudioFile>> {
   const ctx = await requireStudioCtx();
   const file = data.get("file");
-  if (!(file instanceof Blob)) return { ok: false, error: { code: "invalid_parameter", message: "Choose an image to upload.", param: "file" } };
+  if (!(file instanceof Blob))
+    return { ok: false, error: { code: "invalid_parameter", message: "Choose an image to upload.", param: "file" } };
   return attempt(async () =>
-    createImageFile(ctx, { data: Buffer.from(await file.arrayBuffer()), filename: "name" in file && typeof file.name === "string" ? file.name : null }),
+    createImageFile(ctx, {
+      data: Buffer.from(await file.arrayBuffer()),
+      filename: "name" in file && typeof file.name === "string" ? file.name : null,
+    }),
   );
 }
 
 // Browsers name some sound types differently from the upload API's list.
-const BROWSER_TYPE_ALIASES: Record<string, string> = { "audio/x-m4a": "audio/mp4", "audio/mp3": "audio/mpeg", "audio/vnd.wave": "audio/wav" };
+const BROWSER_TYPE_ALIASES: Record<string, string> = {
+  "audio/x-m4a": "audio/mp4",
+  "audio/mp3": "audio/mpeg",
+  "audio/vnd.wave": "audio/wav",
+};
 
 /** Opens a direct upload of a video or sound; the browser then PUTs the bytes to its signed URL. */
-export async function openUploadAction(body: { filename: string; content_type: string; bytes: number }): Promise<ActionResult<Upload>> {
+export async function openUploadAction(body: {
+  filename: string;
+  content_type: string;
+  bytes: number;
+}): Promise<ActionResult<Upload>> {
   const ctx = await requireStudioCtx();
-  return attempt(() => openUpload(ctx, { ...body, content_type: BROWSER_TYPE_ALIASES[body.content_type] ?? body.content_type }));
+  return attempt(() =>
+    openUpload(ctx, { ...body, content_type: BROWSER_TYPE_ALIASES[body.content_type] ?? body.content_type }),
+  );
 }
 
 export async function completeUploadAction(id: string): Promise<ActionResult<StudioFile>> {

@@ -1,6 +1,12 @@
 "use server";
 // Share links from the run page: each calls lib/core/shares/share-links.ts with the signed-in user's Ctx.
-import { createShareLink, listShareLinks, revokeShareLink, type CreatedShareLink, type ShareLink } from "@/lib/core/shares/share-links";
+import {
+  createShareLink,
+  listShareLinks,
+  revokeShareLink,
+  type CreatedShareLink,
+  type ShareLink,
+} from "@/lib/core/shares/share-links";
 import { actionError } from "../action-error";
 import { requireStudioCtx } from "../studio-ctx";
 import type { ActionResult } from "./actions";
@@ -13,7 +19,10 @@ async function attempt<T>(work: () => Promise<T>): Promise<ActionResult<T>> {
   }
 }
 
-export async function createShareLinkAction(runId: string, choice: { expires: string; showInput: boolean }): Promise<ActionResult<CreatedShareLink>> {
+export async function createShareLinkAction(
+  runId: string,
+  choice: { expires: string; showInput: boolean },
+): Promise<ActionResult<CreatedShareLink>> {
   const ctx = await requireStudioCtx();
   return attempt(() => createShareLink(ctx, { runId, expires: choice.expires, showInput: choice.showInput }));
 }

@@ -3,7 +3,11 @@
 // signed-in user's workspace and through lib/core (whose ApiError comes back as {message, param}).
 import { revalidatePath } from "next/cache";
 import { resendEvent } from "@/lib/core/webhooks/webhook-deliveries";
-import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint } from "@/lib/core/webhooks/webhook-endpoints";
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  updateWebhookEndpoint,
+} from "@/lib/core/webhooks/webhook-endpoints";
 import { getDefaultWebhookSecret, rotateDefaultWebhookSecret } from "@/lib/core/webhooks/webhook-secrets";
 import { actionError } from "../action-error";
 import { requireStudioCtx } from "../studio-ctx";
@@ -21,7 +25,9 @@ function failure(err: unknown): { ok: false; message: string; param: string | nu
   return { ok: false, message, param };
 }
 
-async function attempt<T>(fn: (ctx: Awaited<ReturnType<typeof requireStudioCtx>>) => Promise<T>): Promise<ActionResult<T>> {
+async function attempt<T>(
+  fn: (ctx: Awaited<ReturnType<typeof requireStudioCtx>>) => Promise<T>,
+): Promise<ActionResult<T>> {
   const ctx = await requireStudioCtx();
   try {
     const value = await fn(ctx);
@@ -32,7 +38,11 @@ async function attempt<T>(fn: (ctx: Awaited<ReturnType<typeof requireStudioCtx>>
   }
 }
 
-const body = (input: EndpointInput) => ({ url: input.url.trim(), description: input.description, event_types: input.event_types });
+const body = (input: EndpointInput) => ({
+  url: input.url.trim(),
+  description: input.description,
+  event_types: input.event_types,
+});
 
 export async function createEndpointAction(input: EndpointInput): Promise<ActionResult<{ id: string }>> {
   return attempt(async (ctx) => ({ id: (await createWebhookEndpoint(ctx, body(input))).id }));
@@ -42,7 +52,10 @@ export async function updateEndpointAction(id: string, input: EndpointInput): Pr
   return attempt(async (ctx) => ({ id: (await updateWebhookEndpoint(ctx, { id, body: body(input) })).id }));
 }
 
-export async function setEndpointEnabledAction(id: string, enabled: boolean): Promise<ActionResult<{ enabled: boolean }>> {
+export async function setEndpointEnabledAction(
+  id: string,
+  enabled: boolean,
+): Promise<ActionResult<{ enabled: boolean }>> {
   return attempt(async (ctx) => ({ enabled: (await updateWebhookEndpoint(ctx, { id, body: { enabled } })).enabled }));
 }
 
@@ -68,7 +81,10 @@ export async function rotateSecretAction(): Promise<ActionResult<{ previous_expi
 }
 
 /** Sends an event again: to one endpoint, or (without webhookId) to every destination it has now. */
-export async function resendEventAction(eventId: string, webhookId: string | null): Promise<ActionResult<{ count: number }>> {
+export async function resendEventAction(
+  eventId: string,
+  webhookId: string | null,
+): Promise<ActionResult<{ count: number }>> {
   return attempt(async (ctx) => {
     const sent = await resendEvent(ctx, { id: eventId, body: webhookId ? { webhook_id: webhookId } : {} });
     return { count: sent.data.length };

@@ -6,7 +6,10 @@ import { useCallback, useEffect, useState } from "react";
 import { ErrorPanel } from "@/components/error-state";
 import { Bone, PageSkeleton } from "@/components/skeleton";
 
-type Loaded = { state: "loading" } | { state: "ready"; spec: Record<string, unknown> } | { state: "failed"; message: string; requestId: string | null };
+type Loaded =
+  | { state: "loading" }
+  | { state: "ready"; spec: Record<string, unknown> }
+  | { state: "failed"; message: string; requestId: string | null };
 
 function ReferenceSkeleton() {
   return (
@@ -40,10 +43,15 @@ async function loadDocument(): Promise<Loaded> {
   const requestId = res.headers.get("x-request-id");
   if (!res.ok) {
     const body = (await res.json().catch(() => null)) as { error?: { message?: string; request_id?: string } } | null;
-    return { state: "failed", message: body?.error?.message ?? `The server answered ${res.status}.`, requestId: body?.error?.request_id ?? requestId };
+    return {
+      state: "failed",
+      message: body?.error?.message ?? `The server answered ${res.status}.`,
+      requestId: body?.error?.request_id ?? requestId,
+    };
   }
   const spec = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-  if (!spec || typeof spec !== "object") return { state: "failed", message: "The server's answer was not a JSON document.", requestId };
+  if (!spec || typeof spec !== "object")
+    return { state: "failed", message: "The server's answer was not a JSON document.", requestId };
   return { state: "ready", spec };
 }
 
@@ -67,7 +75,13 @@ export function ApiReference() {
   if (loaded.state === "failed") {
     return (
       <div className="mx-auto max-w-4xl px-4 sm:px-6">
-        <ErrorPanel heading="h2" title="The API reference could not be loaded" message={loaded.message} reference={loaded.requestId} onRetry={load} />
+        <ErrorPanel
+          heading="h2"
+          title="The API reference could not be loaded"
+          message={loaded.message}
+          reference={loaded.requestId}
+          onRetry={load}
+        />
       </div>
     );
   }

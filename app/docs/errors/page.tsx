@@ -9,12 +9,15 @@ export default function ErrorCodesPage() {
     <main className="mx-auto max-w-4xl px-6 py-16">
       <h1 className="mb-2 text-3xl font-semibold tracking-tight">Error codes</h1>
       <p className="mb-3 text-zinc-600">
-        Every error answer has the shape <code>{"{ error: { type, code, message, param, doc_url, request_id } }"}</code>.
-        Branch on <code>type</code> and <code>code</code>, never on <code>message</code>.
+        Every error answer has the shape <code>{"{ error: { type, code, message, param, doc_url, request_id } }"}</code>
+        . Branch on <code>type</code> and <code>code</code>, never on <code>message</code>.
       </p>
       <p className="mb-8 text-sm text-zinc-600">
         Which endpoint answers which code:{" "}
-        <Link href="/docs/api" className="font-medium text-indigo-600 hover:text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">
+        <Link
+          href="/docs/api"
+          className="font-medium text-indigo-600 hover:text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+        >
           Full API reference
         </Link>
       </p>

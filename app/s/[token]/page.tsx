@@ -48,7 +48,10 @@ function Download({ output, index }: { output: SharedOutput; index: number }) {
         <path d="M3.5 12.75a.75.75 0 0 0-1.5 0v2.5A2.75 2.75 0 0 0 4.75 18h10.5A2.75 2.75 0 0 0 18 15.25v-2.5a.75.75 0 0 0-1.5 0v2.5c0 .69-.56 1.25-1.25 1.25H4.75c-.69 0-1.25-.56-1.25-1.25v-2.5Z" />
       </svg>
       {output.type === "3d" ? "Download .glb" : "Download"}
-      <span className="sr-only"> {(KIND[output.type] ?? "output").toLowerCase()} {index + 1}</span>
+      <span className="sr-only">
+        {" "}
+        {(KIND[output.type] ?? "output").toLowerCase()} {index + 1}
+      </span>
     </a>
   );
 }
@@ -61,10 +64,27 @@ function Output({ output, index, count }: { output: SharedOutput; index: number;
     ...(output.type === "3d" ? threeDFacts(output) : []),
   ].filter(Boolean);
   return (
-    <figure data-testid="shared-output" data-type={output.type} className="overflow-hidden rounded-lg border border-zinc-200 bg-white">
+    <figure
+      data-testid="shared-output"
+      data-type={output.type}
+      className="overflow-hidden rounded-lg border border-zinc-200 bg-white"
+    >
       {output.type === "image" ? (
-        <a href={output.url} target="_blank" rel="noopener noreferrer" className="block bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-600" title="Open full size">
-          <img src={output.url} alt={label} width={output.width} height={output.height} data-testid="shared-image" className="mx-auto h-auto max-h-[75vh] w-auto max-w-full object-contain" />
+        <a
+          href={output.url}
+          target="_blank"
+          rel="noopener noreferrer"
+          className="block bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-600"
+          title="Open full size"
+        >
+          <img
+            src={output.url}
+            alt={label}
+            width={output.width}
+            height={output.height}
+            data-testid="shared-image"
+            className="mx-auto h-auto max-h-[75vh] w-auto max-w-full object-contain"
+          />
         </a>
       ) : output.type === "video" ? (
         <video
@@ -81,7 +101,14 @@ function Output({ output, index, count }: { output: SharedOutput; index: number;
         />
       ) : output.type === "audio" ? (
         <div className="px-4 pt-5 pb-2">
-          <audio controls preload="metadata" src={output.url} aria-label={label} data-testid="shared-audio" className="w-full" />
+          <audio
+            controls
+            preload="metadata"
+            src={output.url}
+            aria-label={label}
+            data-testid="shared-audio"
+            className="w-full"
+          />
         </div>
       ) : output.type === "3d" ? (
         <div className="p-3 pb-1">
@@ -103,7 +130,14 @@ export default async function SharedRunPage({ params }: { params: Promise<{ toke
   const run = await sharedRun((await params).token);
   if (!run) notFound();
   const images = run.outputs.filter((o) => o.type === "image").length;
-  const made = run.completed_at ? new Date(run.completed_at).toLocaleDateString("en", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }) : null;
+  const made = run.completed_at
+    ? new Date(run.completed_at).toLocaleDateString("en", {
+        year: "numeric",
+        month: "long",
+        day: "numeric",
+        timeZone: "UTC",
+      })
+    : null;
   return (
     <div className="flex min-h-screen flex-col bg-zinc-50">
       <header className="border-b border-zinc-200 bg-white">
@@ -124,15 +158,26 @@ export default async function SharedRunPage({ params }: { params: Promise<{ toke
         </p>
 
         {run.prompt ? (
-          <section aria-label="Prompt" data-testid="shared-prompt" className="mt-6 rounded-lg border border-zinc-200 bg-white px-5 py-4">
+          <section
+            aria-label="Prompt"
+            data-testid="shared-prompt"
+            className="mt-6 rounded-lg border border-zinc-200 bg-white px-5 py-4"
+          >
             <h2 className="text-xs font-medium tracking-wide text-zinc-500 uppercase">{run.prompt.title}</h2>
             <p className="mt-1.5 text-base leading-relaxed whitespace-pre-wrap text-zinc-900">{run.prompt.value}</p>
             {run.details?.length ? (
-              <SettingsList details={run.details} className="mt-4 border-t border-zinc-100 pt-3 sm:grid-cols-[auto_minmax(0,1fr)_auto_minmax(0,1fr)]" />
+              <SettingsList
+                details={run.details}
+                className="mt-4 border-t border-zinc-100 pt-3 sm:grid-cols-[auto_minmax(0,1fr)_auto_minmax(0,1fr)]"
+              />
             ) : null}
           </section>
         ) : run.details?.length ? (
-          <section aria-label="Settings" data-testid="shared-prompt" className="mt-6 rounded-lg border border-zinc-200 bg-white px-5 py-4">
+          <section
+            aria-label="Settings"
+            data-testid="shared-prompt"
+            className="mt-6 rounded-lg border border-zinc-200 bg-white px-5 py-4"
+          >
             <SettingsList details={run.details} />
           </section>
         ) : null}
@@ -149,7 +194,13 @@ export default async function SharedRunPage({ params }: { params: Promise<{ toke
 }
 
 /** The run's settings a sharer chose to show, as label: value. */
-function SettingsList({ details, className = "" }: { details: ReadonlyArray<{ name: string; title: string; value: string }>; className?: string }) {
+function SettingsList({
+  details,
+  className = "",
+}: {
+  details: ReadonlyArray<{ name: string; title: string; value: string }>;
+  className?: string;
+}) {
   return (
     <dl className={`grid grid-cols-[auto_minmax(0,1fr)] gap-x-6 gap-y-1 text-sm ${className}`}>
       {details.map((d) => (

@@ -59,7 +59,9 @@ type S3rverConstructor = new (options: {
   configureBuckets: { name: string; configs: string[] }[];
 }) => S3rverInstance;
 
-export async function startTestS3Server(options: { port?: number; directory?: string; bucket?: string } = {}): Promise<TestS3Server> {
+export async function startTestS3Server(
+  options: { port?: number; directory?: string; bucket?: string } = {},
+): Promise<TestS3Server> {
   const S3rver = createRequire(import.meta.url)("s3rver") as S3rverConstructor;
   const bucket = options.bucket ?? "atelier-test";
   const ownDirectory = options.directory === undefined;
@@ -109,7 +111,12 @@ export async function startTestS3Server(options: { port?: number; directory?: st
       let marker: string | undefined;
       for (;;) {
         const page = await client.send(
-          new ListObjectsCommand({ Bucket: bucket, MaxKeys: 1000, ...(prefix ? { Prefix: prefix } : {}), ...(marker ? { Marker: marker } : {}) }),
+          new ListObjectsCommand({
+            Bucket: bucket,
+            MaxKeys: 1000,
+            ...(prefix ? { Prefix: prefix } : {}),
+            ...(marker ? { Marker: marker } : {}),
+          }),
         );
         const found = (page.Contents ?? []).flatMap((object) => (object.Key === undefined ? [] : [object.Key]));
         keys.push(...found);

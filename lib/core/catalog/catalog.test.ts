@@ -61,9 +61,14 @@ describe(`catalog (${testDialect()})`, () => {
     expect(JSON.parse((await listCatalogJson(db)).toString("utf8"))).toEqual(await listCatalog(db));
     await pauseModel({ db }, { modelId: "atelier/gradient", until: null, reason: "maintenance" });
     try {
-      const paused = JSON.parse((await listCatalogJson(db)).toString("utf8")) as Awaited<ReturnType<typeof listCatalog>>;
+      const paused = JSON.parse((await listCatalogJson(db)).toString("utf8")) as Awaited<
+        ReturnType<typeof listCatalog>
+      >;
       expect(paused).toEqual(await listCatalog(db));
-      expect(paused.data.find((m) => m.id === "atelier/gradient")?.availability).toMatchObject({ status: "out_of_service", message: "maintenance" });
+      expect(paused.data.find((m) => m.id === "atelier/gradient")?.availability).toMatchObject({
+        status: "out_of_service",
+        message: "maintenance",
+      });
     } finally {
       await resumeModel({ db }, { modelId: "atelier/gradient" });
     }
@@ -85,7 +90,11 @@ describe(`catalog (${testDialect()})`, () => {
     const classic = list.data.find((m) => m.id === "atelier/gradient-classic")!;
     expect(classic.deprecation).toMatchObject({ replaced_by: "atelier/gradient" });
     expect(list.data.find((m) => m.id === "atelier/gradient")!.deprecation).toBeNull();
-    expect(list.data.find((m) => m.id === "atelier/gradient")!.availability).toEqual({ status: "available", message: null, until: null });
+    expect(list.data.find((m) => m.id === "atelier/gradient")!.availability).toEqual({
+      status: "available",
+      message: null,
+      until: null,
+    });
   });
 
   it("speech runs on a machine without espeak-ng: available, quotable, Flite's voices only", async () => {
@@ -96,7 +105,9 @@ describe(`catalog (${testDialect()})`, () => {
       expect((await speechOf()).availability).toEqual({ status: "available", message: null, until: null });
       const { quote } = await quoteRun(testCtx(t, "ws_unused"), { model: "atelier/speech", input: { text: "hi" } });
       expect(quote).toMatchObject({ cost_usd: "0.00004", input: { voice: "en-us" } });
-      const err = await thrownAsync(quoteRun(testCtx(t, "ws_unused"), { model: "atelier/speech", input: { text: "hi", voice: "fr" } }));
+      const err = await thrownAsync(
+        quoteRun(testCtx(t, "ws_unused"), { model: "atelier/speech", input: { text: "hi", voice: "fr" } }),
+      );
       expect(err).toMatchObject({ code: "invalid_parameter", param: "input.voice" });
     } finally {
       setProgramSearchPath(machinePath);
@@ -169,13 +180,21 @@ describe(`catalog (${testDialect()})`, () => {
   it("gives no headers for a current entry, and no Link without a replacement", () => {
     expect(deprecationHeaders(findCatalogEntry("atelier/gradient").model)).toEqual({});
     const headers = deprecationHeaders({
-      deprecation: { deprecated_at: "2026-01-01T00:00:00.000Z", sunset_at: "2027-01-01T00:00:00.000Z", replaced_by: null },
+      deprecation: {
+        deprecated_at: "2026-01-01T00:00:00.000Z",
+        sunset_at: "2027-01-01T00:00:00.000Z",
+        replaced_by: null,
+      },
     });
     expect(headers).toEqual({ Deprecation: "@1767225600", Sunset: "Fri, 01 Jan 2027 00:00:00 GMT" });
   });
 
   it("tells retired from deprecated by the sunset date", () => {
-    const lifecycle = { deprecated_at: "2026-01-01T00:00:00.000Z", sunset_at: "2026-06-01T00:00:00.000Z", replaced_by: null };
+    const lifecycle = {
+      deprecated_at: "2026-01-01T00:00:00.000Z",
+      sunset_at: "2026-06-01T00:00:00.000Z",
+      replaced_by: null,
+    };
     expect(isRetired(null)).toBe(false);
     expect(isRetired(lifecycle, Date.parse("2026-05-31T23:59:59.999Z"))).toBe(false);
     expect(isRetired(lifecycle, Date.parse("2026-06-01T00:00:00.000Z"))).toBe(true);

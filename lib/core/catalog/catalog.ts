@@ -162,7 +162,9 @@ let lastListing: Listing | null = null;
 
 function changingAvailability(listed: Listed, pauses: PauseMap): string {
   let key = "";
-  for (const { entry } of listed) if (changesByItself(entry.definition)) key += `${entry.model.id}\u0000${JSON.stringify(availabilityOf(entry.definition, pauses))}\u0001`;
+  for (const { entry } of listed)
+    if (changesByItself(entry.definition))
+      key += `${entry.model.id}\u0000${JSON.stringify(availabilityOf(entry.definition, pauses))}\u0001`;
   return key;
 }
 
@@ -176,16 +178,37 @@ async function currentListing(db: Db): Promise<Listing> {
   const pauses = await activePauses(db);
   const now = Date.now();
   const last = lastListing;
-  if (last && last.catalog === CATALOG && last.pauses === pauses && now < last.before && last.changing === changingAvailability(last.listed, pauses)) return last;
-  const listed = [...CATALOG.values()].filter((e) => !isRetired(e.definition.lifecycle, now)).map((entry) => ({ entry, availability: availabilityOf(entry.definition, pauses) }));
-  const sunsets = listed.map(({ entry }) => (entry.definition.lifecycle ? Date.parse(entry.definition.lifecycle.sunset_at) : Infinity));
-  const listing: Listing = { catalog: CATALOG, pauses, before: Math.min(Infinity, ...sunsets), changing: changingAvailability(listed, pauses), listed, json: null };
+  if (
+    last &&
+    last.catalog === CATALOG &&
+    last.pauses === pauses &&
+    now < last.before &&
+    last.changing === changingAvailability(last.listed, pauses)
+  )
+    return last;
+  const listed = [...CATALOG.values()]
+    .filter((e) => !isRetired(e.definition.lifecycle, now))
+    .map((entry) => ({ entry, availability: availabilityOf(entry.definition, pauses) }));
+  const sunsets = listed.map(({ entry }) =>
+    entry.definition.lifecycle ? Date.parse(entry.definition.lifecycle.sunset_at) : Infinity,
+  );
+  const listing: Listing = {
+    catalog: CATALOG,
+    pauses,
+    before: Math.min(Infinity, ...sunsets),
+    changing: changingAvailability(listed, pauses),
+    listed,
+    json: null,
+  };
   lastListing = listing;
   return listing;
 }
 
 function listOf(listed: Listed): ModelList {
-  return { object: "list", data: listed.map(({ entry, availability }) => withoutSchema({ ...entry.model, availability })) };
+  return {
+    object: "list",
+    data: listed.map(({ entry, availability }) => withoutSchema({ ...entry.model, availability })),
+  };
 }
 
 /** Every model and preset that can run, retired ones left out, each saying whether it is in service now. */
@@ -220,12 +243,19 @@ export function inputFieldHints(model: string): { order: string[]; titles: Recor
 export function findCatalogEntry(id: string, param: string | null = null): CatalogEntry {
   let entry = CATALOG.get(id);
   if (!entry && !id.includes("@")) {
-    entry = [...CATALOG.values()].find((e) => e.model.latest && splitModelId(e.model.id).base === id && e.model.version !== null);
+    entry = [...CATALOG.values()].find(
+      (e) => e.model.latest && splitModelId(e.model.id).base === id && e.model.version !== null,
+    );
   }
   if (!entry) {
-    const suggestion = closestMatch(id, [...CATALOG.values()].filter((e) => !isRetired(e.definition.lifecycle)).map((e) => e.model.id));
+    const suggestion = closestMatch(
+      id,
+      [...CATALOG.values()].filter((e) => !isRetired(e.definition.lifecycle)).map((e) => e.model.id),
+    );
     const message = `No model or preset "${id}" in the catalog.${suggestion ? ` Did you mean "${suggestion}"?` : ""} GET /v1/models lists them all.`;
-    throw param === null ? new ApiError("resource_not_found", message) : new ApiError("invalid_parameter", message, { param });
+    throw param === null
+      ? new ApiError("resource_not_found", message)
+      : new ApiError("invalid_parameter", message, { param });
   }
   const lifecycle = entry.definition.lifecycle;
   if (isRetired(lifecycle)) {

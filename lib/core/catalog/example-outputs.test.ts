@@ -9,7 +9,16 @@ import { defaultFfmpegPath } from "../../media/ffmpeg";
 import { BUILT_IN_MODELS } from "../../models";
 import type { ModelDefinition } from "./model-definition";
 import { allCatalogEntries } from "./catalog";
-import { catalogCardImages, createExampleMaker, examplePlanOf, exampleInputOf, isExampleKey, startExampleOutputs, EXAMPLE_THUMBNAIL_HEIGHT, EXAMPLE_THUMBNAIL_SIZE } from "./example-outputs";
+import {
+  catalogCardImages,
+  createExampleMaker,
+  examplePlanOf,
+  exampleInputOf,
+  isExampleKey,
+  startExampleOutputs,
+  EXAMPLE_THUMBNAIL_HEIGHT,
+  EXAMPLE_THUMBNAIL_SIZE,
+} from "./example-outputs";
 
 const byId = (id: string) => BUILT_IN_MODELS.find((m) => m.id === id)!;
 const ffmpegPath = defaultFfmpegPath(process.env.PATH ?? "");
@@ -54,7 +63,9 @@ describe("example inputs", () => {
     expect(key).toMatch(/^[0-9a-f]{32}$/);
     expect(examplePlanOf({ ...gradient })!.key).toBe(key);
     expect(examplePlanOf({ ...gradient, revision: "2099-01-01" })!.key).not.toBe(key);
-    expect(examplePlanOf({ ...gradient, examples: [{ title: "Other", input: { prompt: "green" } }] })!.key).not.toBe(key);
+    expect(examplePlanOf({ ...gradient, examples: [{ title: "Other", input: { prompt: "green" } }] })!.key).not.toBe(
+      key,
+    );
     expect(isExampleKey(key)).toBe(true);
     expect(isExampleKey("0".repeat(32))).toBe(false);
     expect(isExampleKey("../../etc/passwd")).toBe(false);
@@ -75,10 +86,20 @@ describe("making card pictures", () => {
 
   it("a model that takes a picture gets a stand-in; a sound is drawn as a waveform; a preset runs its steps; a video shows its poster; every shape fills the card", async () => {
     const maker = createExampleMaker({ pictures, ffmpegPath });
-    for (const id of ["atelier/image-edit", "atelier/qr-code", "atelier/music", "atelier/gradient-poster@2", "atelier/title-motion"]) {
+    for (const id of [
+      "atelier/image-edit",
+      "atelier/qr-code",
+      "atelier/music",
+      "atelier/gradient-poster@2",
+      "atelier/title-motion",
+    ]) {
       expect(await maker.make(byId(id)), id).toBe(true);
       const meta = await stored(byId(id));
-      expect([meta.format, meta.width, meta.height], id).toEqual(["webp", EXAMPLE_THUMBNAIL_SIZE, EXAMPLE_THUMBNAIL_HEIGHT]);
+      expect([meta.format, meta.width, meta.height], id).toEqual([
+        "webp",
+        EXAMPLE_THUMBNAIL_SIZE,
+        EXAMPLE_THUMBNAIL_HEIGHT,
+      ]);
     }
   }, 60_000);
 
@@ -101,7 +122,9 @@ describe("making card pictures", () => {
   }, 30_000);
 
   it("every catalog entry's key is unique", () => {
-    const keys = allCatalogEntries().map((d) => examplePlanOf(d)?.key).filter(Boolean);
+    const keys = allCatalogEntries()
+      .map((d) => examplePlanOf(d)?.key)
+      .filter(Boolean);
     expect(new Set(keys).size).toBe(keys.length);
   });
 });

@@ -147,7 +147,9 @@ export function exampleRunTools(input: { signal: AbortSignal; ffmpegPath: string
       input.signal.throwIfAborted();
       const { definition } = findCatalogEntry(modelId);
       const parent: RunTools = this ?? tools;
-      const stepTools: RunTools = files ? { ...parent, readFile: async (id) => files[id] ?? parent.readFile(id) } : parent;
+      const stepTools: RunTools = files
+        ? { ...parent, readFile: async (id) => files[id] ?? parent.readFile(id) }
+        : parent;
       return definition.run(validateModelInput(definition.input_schema, stepInput, { modelId }), stepTools);
     },
     async publishPreview() {},
@@ -170,7 +172,9 @@ async function plainBorder(data: Buffer): Promise<{ r: number; g: number; b: num
     }
   }
   const means = ring.map((values) => values.reduce((a, b) => a + b, 0) / values.length);
-  const spread = ring.map((values, c) => Math.sqrt(values.reduce((a, v) => a + (v - means[c]!) ** 2, 0) / values.length));
+  const spread = ring.map((values, c) =>
+    Math.sqrt(values.reduce((a, v) => a + (v - means[c]!) ** 2, 0) / values.length),
+  );
   if (Math.max(...spread) > 10) return null;
   const [r, g, b] = means.map(Math.round) as [number, number, number];
   return { r, g, b };
@@ -187,12 +191,17 @@ async function thumbnail(data: Buffer): Promise<Buffer> {
   const ratio = (meta.width ?? width) / (meta.height ?? height);
   const border = Math.abs(Math.log(ratio / (width / height))) < 0.12 ? null : await plainBorder(data);
   if (!border) return sharp(data).resize(width, height, { fit: "cover" }).webp({ quality: 82 }).toBuffer();
-  const backdrop = await sharp({ create: { width, height, channels: 3, background: border } }).png().toBuffer();
+  const backdrop = await sharp({ create: { width, height, channels: 3, background: border } })
+    .png()
+    .toBuffer();
   const inset = Math.round(height * 0.06);
   const picture = await sharp(data)
     .resize(width - 2 * inset, height - 2 * inset, { fit: "inside" })
     .toBuffer();
-  return sharp(backdrop).composite([{ input: picture, gravity: "center" }]).webp({ quality: 82 }).toBuffer();
+  return sharp(backdrop)
+    .composite([{ input: picture, gravity: "center" }])
+    .webp({ quality: 82 })
+    .toBuffer();
 }
 
 export interface ExampleMakerOptions {
@@ -212,9 +221,13 @@ export function createExampleMaker(options: ExampleMakerOptions) {
   async function runPlan(plan: ExamplePlan, files: StepFiles = {}): Promise<ModelOutput[]> {
     const needed: StepFiles = { ...files };
     for (const value of Object.values(plan.input)) {
-      if ((value === SAMPLE_IMAGE_ID || value === SAMPLE_SOUND_ID) && !needed[value]) needed[value] = await sample(value);
+      if ((value === SAMPLE_IMAGE_ID || value === SAMPLE_SOUND_ID) && !needed[value])
+        needed[value] = await sample(value);
     }
-    return plan.definition.run(structuredClone(plan.input), exampleRunTools({ signal, ffmpegPath: options.ffmpegPath, files: needed }));
+    return plan.definition.run(
+      structuredClone(plan.input),
+      exampleRunTools({ signal, ffmpegPath: options.ffmpegPath, files: needed }),
+    );
   }
 
   function sample(id: string): Promise<StepFiles[string]> {
@@ -241,8 +254,21 @@ export function createExampleMaker(options: ExampleMakerOptions) {
     if (output.type === "video" || output.type === "3d") return output.poster.data;
     const waveform = planFor(WAVEFORM_MODEL);
     if (!waveform) throw new ModelError("No waveform model to draw a sound with.");
-    const drawn = { ...waveform, input: tryValidate(waveform.definition, { ...waveform.input, audio: SAMPLE_SOUND_ID, width: 1024, height: 640, color: "#818cf8", background: "#18181b" }) ?? waveform.input };
-    const [image] = await runPlan(drawn, { [SAMPLE_SOUND_ID]: { data: output.data, contentType: output.content_type } });
+    const drawn = {
+      ...waveform,
+      input:
+        tryValidate(waveform.definition, {
+          ...waveform.input,
+          audio: SAMPLE_SOUND_ID,
+          width: 1024,
+          height: 640,
+          color: "#818cf8",
+          background: "#18181b",
+        }) ?? waveform.input,
+    };
+    const [image] = await runPlan(drawn, {
+      [SAMPLE_SOUND_ID]: { data: output.data, contentType: output.content_type },
+    });
     if (!image || image.type !== "image") throw new ModelError("The waveform model drew nothing.");
     return image.data;
   }
@@ -328,7 +354,11 @@ export function startExampleOutputs(input: {
       })
       .catch((err: unknown) => {
         failed.add(next);
-        if (!abort.signal.aborted) input.logger?.warn({ model: next, err: err instanceof Error ? err.message : String(err) }, "could not make the catalog card picture; the card keeps its icon");
+        if (!abort.signal.aborted)
+          input.logger?.warn(
+            { model: next, err: err instanceof Error ? err.message : String(err) },
+            "could not make the catalog card picture; the card keeps its icon",
+          );
       })
       .finally(() => {
         current = null;

@@ -55,10 +55,18 @@ export async function checkFileInputs(
       .where("id", "=", value)
       .executeTakeFirst();
     if (!file) {
-      throw new ApiError("invalid_parameter", `${param}: no file ${value} in this workspace. ${fileExpectedMessage(param, fieldSchema)}`, { param });
+      throw new ApiError(
+        "invalid_parameter",
+        `${param}: no file ${value} in this workspace. ${fileExpectedMessage(param, fieldSchema)}`,
+        { param },
+      );
     }
     if (!mediaTypeMatches(String(fieldSchema.contentMediaType), file.content_type)) {
-      throw new ApiError("invalid_parameter", `${param}: ${value} is ${file.content_type}, but this input takes ${String(fieldSchema.contentMediaType)}.`, { param });
+      throw new ApiError(
+        "invalid_parameter",
+        `${param}: ${value} is ${file.content_type}, but this input takes ${String(fieldSchema.contentMediaType)}.`,
+        { param },
+      );
     }
   }
 }

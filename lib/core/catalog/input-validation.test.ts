@@ -33,10 +33,15 @@ describe("validateModelInput", () => {
       num_images: 1,
       format: "png",
     });
-    expect(validate({ prompt: "x", num_images: 3, seed: 7 })).toMatchObject({ num_images: 3, seed: 7, aspect_ratio: "1:1" });
-    expect(validateModelInput(gradientPosterV2.input_schema, { prompt: "p", title: "t" }, { modelId: gradientPosterV2.id }).aspect_ratio).toBe(
-      "3:4",
-    );
+    expect(validate({ prompt: "x", num_images: 3, seed: 7 })).toMatchObject({
+      num_images: 3,
+      seed: 7,
+      aspect_ratio: "1:1",
+    });
+    expect(
+      validateModelInput(gradientPosterV2.input_schema, { prompt: "p", title: "t" }, { modelId: gradientPosterV2.id })
+        .aspect_ratio,
+    ).toBe("3:4");
   });
 
   it("does not mutate the caller's object, and returns a copy", () => {
@@ -57,13 +62,26 @@ describe("validateModelInput", () => {
       type: "object",
       additionalProperties: false,
       properties: {
-        style: { type: "object", additionalProperties: false, properties: { tone: { type: "string" }, warmth: { type: "integer", default: 3 } } },
-        sizes: { type: "array", items: { type: "object", properties: { w: { type: "integer" }, h: { type: "integer", default: 1 } } } },
+        style: {
+          type: "object",
+          additionalProperties: false,
+          properties: { tone: { type: "string" }, warmth: { type: "integer", default: 3 } },
+        },
+        sizes: {
+          type: "array",
+          items: { type: "object", properties: { w: { type: "integer" }, h: { type: "integer", default: 1 } } },
+        },
       },
     };
     const input = { style: { tone: "dusk" }, sizes: [{ w: 2 }, { w: 4, h: 5 }] };
     const result = validateModelInput(schema, input, { modelId: "x/y" });
-    expect(result).toEqual({ style: { tone: "dusk", warmth: 3 }, sizes: [{ w: 2, h: 1 }, { w: 4, h: 5 }] });
+    expect(result).toEqual({
+      style: { tone: "dusk", warmth: 3 },
+      sizes: [
+        { w: 2, h: 1 },
+        { w: 4, h: 5 },
+      ],
+    });
     expect(input).toEqual({ style: { tone: "dusk" }, sizes: [{ w: 2 }, { w: 4, h: 5 }] });
   });
 
@@ -104,8 +122,14 @@ describe("validateModelInput", () => {
   });
 
   it("states a one-sided bound as such", () => {
-    const schema: JsonSchemaObject = { type: "object", properties: { n: { type: "number", minimum: 2 } }, additionalProperties: false };
-    expect(refusal(() => validateModelInput(schema, { n: 1 }, { modelId: "x/y" })).message).toBe("input.n must be at least 2; got 1.");
+    const schema: JsonSchemaObject = {
+      type: "object",
+      properties: { n: { type: "number", minimum: 2 } },
+      additionalProperties: false,
+    };
+    expect(refusal(() => validateModelInput(schema, { n: 1 }, { modelId: "x/y" })).message).toBe(
+      "input.n must be at least 2; got 1.",
+    );
   });
 
   it("minLength and maxLength messages state the bounds in characters", () => {

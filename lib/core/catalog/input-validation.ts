@@ -80,7 +80,10 @@ function explain(error: ErrorObject, data: unknown, schema: JsonSchemaObject, pr
     case "required": {
       const missing = (error.params as { missingProperty: string }).missingProperty;
       const description = (fieldSchema?.properties?.[missing] as JsonSchemaObject | undefined)?.description;
-      return { param: `${field}.${missing}`, message: `${field}.${missing} is required.${description ? ` ${description}` : ""}` };
+      return {
+        param: `${field}.${missing}`,
+        message: `${field}.${missing} is required.${description ? ` ${description}` : ""}`,
+      };
     }
     case "enum":
       return {
@@ -88,12 +91,18 @@ function explain(error: ErrorObject, data: unknown, schema: JsonSchemaObject, pr
         message: `${field} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map(show).join(", ")}; got ${show(value)}.`,
       };
     case "type":
-      return { param: field, message: `${field} must be ${(error.params as { type: string }).type === "integer" ? "an integer" : `of type ${(error.params as { type: string }).type}`}; got ${typeName(value)}.` };
+      return {
+        param: field,
+        message: `${field} must be ${(error.params as { type: string }).type === "integer" ? "an integer" : `of type ${(error.params as { type: string }).type}`}; got ${typeName(value)}.`,
+      };
     case "minimum":
     case "maximum":
     case "exclusiveMinimum":
     case "exclusiveMaximum":
-      return { param: field, message: `${field} must be ${describeBounds(fieldSchema, "minimum", "maximum")}; got ${show(value)}.` };
+      return {
+        param: field,
+        message: `${field} must be ${describeBounds(fieldSchema, "minimum", "maximum")}; got ${show(value)}.`,
+      };
     case "minLength":
     case "maxLength":
       return {
@@ -108,9 +117,15 @@ function explain(error: ErrorObject, data: unknown, schema: JsonSchemaObject, pr
       };
     case "pattern":
       if (isFileField(fieldSchema)) return { param: field, message: fileExpectedMessage(field, fieldSchema!) };
-      return { param: field, message: `${field} must match the pattern ${(error.params as { pattern: string }).pattern}; got ${show(value)}.` };
+      return {
+        param: field,
+        message: `${field} must match the pattern ${(error.params as { pattern: string }).pattern}; got ${show(value)}.`,
+      };
     case "format":
-      return { param: field, message: `${field} must be a valid ${(error.params as { format: string }).format}; got ${show(value)}.` };
+      return {
+        param: field,
+        message: `${field} must be a valid ${(error.params as { format: string }).format}; got ${show(value)}.`,
+      };
     default:
       return { param: field, message: `${field} ${error.message ?? "is not valid"}.` };
   }
@@ -127,7 +142,8 @@ function copyJson(value: unknown): unknown {
   for (const key of Object.keys(value)) {
     const item = copyJson((value as Record<string, unknown>)[key]);
     // An own "__proto__" (JSON.parse makes one) stays a field; assigning it would set the prototype.
-    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    if (key === "__proto__")
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
     else copy[key] = item;
   }
   return copy;
@@ -144,7 +160,9 @@ export function validateModelInput(
 ): Record<string, unknown> {
   const prefix = options.paramPrefix ?? "input";
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
-    throw new ApiError("invalid_parameter", `${prefix} must be a JSON object; got ${typeName(input)}.`, { param: prefix });
+    throw new ApiError("invalid_parameter", `${prefix} must be a JSON object; got ${typeName(input)}.`, {
+      param: prefix,
+    });
   }
   const copy = copyJson(input) as Record<string, unknown>;
   const validate = validatorFor(schema);

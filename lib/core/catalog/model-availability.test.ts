@@ -38,7 +38,8 @@ const lacking: ModelDefinition = {
 const presetOfLacking: ModelDefinition = { ...BASE, id: "test/uses-the-tool@1", type: "preset", steps: [lacking] };
 registerRemoteModels([lacking, presetOfLacking]);
 
-const LACKING_MESSAGE = "test/needs-a-tool cannot run on this server: it needs the tool program, which is not installed. Install it (apt-get install tool) and restart Atelier.";
+const LACKING_MESSAGE =
+  "test/needs-a-tool cannot run on this server: it needs the tool program, which is not installed. Install it (apt-get install tool) and restart Atelier.";
 
 describe(`model availability (${testDialect()})`, () => {
   let t: TestStore;
@@ -68,7 +69,9 @@ describe(`model availability (${testDialect()})`, () => {
       expect(entries.get("atelier/promo-video@1")).toMatchObject({ status: "available" });
       expect((await getPublicModel(db, { id: "atelier/promo-video" })).availability.status).toBe("out_of_service");
 
-      const err = (await quoteRun(ctx, { model: "atelier/promo-video@2", input: promo }).catch((e: unknown) => e)) as ApiError;
+      const err = (await quoteRun(ctx, { model: "atelier/promo-video@2", input: promo }).catch(
+        (e: unknown) => e,
+      )) as ApiError;
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ code: "service_unavailable", status: 503 });
       expect(err.message).toContain("atelier/music");
@@ -94,11 +97,15 @@ describe(`model availability (${testDialect()})`, () => {
     // A preset running it as a step names the step.
     expect(entries.get("test/uses-the-tool@1")).toEqual({
       status: "not_installed",
-      message: "test/uses-the-tool@1 cannot run on this server: its step test/needs-a-tool needs the tool program, which is not installed. Install it (apt-get install tool) and restart Atelier.",
+      message:
+        "test/uses-the-tool@1 cannot run on this server: its step test/needs-a-tool needs the tool program, which is not installed. Install it (apt-get install tool) and restart Atelier.",
       until: null,
     });
 
-    for (const attempt of [() => quoteRun(ctx, { model: "test/needs-a-tool", input: {} }), () => createGeneration(ctx, { model: "test/needs-a-tool", input: {} })]) {
+    for (const attempt of [
+      () => quoteRun(ctx, { model: "test/needs-a-tool", input: {} }),
+      () => createGeneration(ctx, { model: "test/needs-a-tool", input: {} }),
+    ]) {
       const err = (await attempt().catch((e: unknown) => e)) as ApiError;
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ code: "service_unavailable", status: 503, message: LACKING_MESSAGE });
@@ -106,32 +113,55 @@ describe(`model availability (${testDialect()})`, () => {
       expect(err.headers).toEqual({});
       expect(err.message).not.toMatch(/for a while|paused/);
     }
-    const presetErr = (await quoteRun(ctx, { model: "test/uses-the-tool@1", input: {} }).catch((e: unknown) => e)) as ApiError;
+    const presetErr = (await quoteRun(ctx, { model: "test/uses-the-tool@1", input: {} }).catch(
+      (e: unknown) => e,
+    )) as ApiError;
     expect(presetErr).toMatchObject({ code: "service_unavailable", headers: {} });
     expect(presetErr.message).toContain("its step test/needs-a-tool needs the tool program");
     // Nothing was started or held.
-    expect(await t.store.db.selectFrom("generations").select("id").where("workspace_id", "=", ctx.workspaceId).execute()).toEqual([]);
+    expect(
+      await t.store.db.selectFrom("generations").select("id").where("workspace_id", "=", ctx.workspaceId).execute(),
+    ).toEqual([]);
 
     // An ops pause on top does not turn it into a wait: it stays not installed.
-    await pauseModel({ db }, { modelId: "test/needs-a-tool", until: new Date(Date.now() + 60_000).toISOString(), reason: "maintenance" });
+    await pauseModel(
+      { db },
+      { modelId: "test/needs-a-tool", until: new Date(Date.now() + 60_000).toISOString(), reason: "maintenance" },
+    );
     try {
       expect((await getPublicModel(db, { id: "test/needs-a-tool" })).availability).toEqual(notInstalled);
-      expect(((await quoteRun(ctx, { model: "test/needs-a-tool", input: {} }).catch((e: unknown) => e)) as ApiError).headers).toEqual({});
+      expect(
+        ((await quoteRun(ctx, { model: "test/needs-a-tool", input: {} }).catch((e: unknown) => e)) as ApiError).headers,
+      ).toEqual({});
     } finally {
       await resumeModel({ db }, { modelId: "test/needs-a-tool" });
     }
     // Runs already queued on it wait: another process on the store may have the program.
-    expect(await outOfServiceModelIds(db)).toEqual(expect.arrayContaining(["test/needs-a-tool", "test/uses-the-tool@1"]));
+    expect(await outOfServiceModelIds(db)).toEqual(
+      expect.arrayContaining(["test/needs-a-tool", "test/uses-the-tool@1"]),
+    );
   });
 
   it("a preset whose step cannot run here (a provider down) is out of service too", () => {
     const base = BASE;
-    const step: ModelDefinition = { ...base, id: "test/provider-busy", type: "model", unavailableReason: () => ({ message: "its provider is busy", until: null }) };
+    const step: ModelDefinition = {
+      ...base,
+      id: "test/provider-busy",
+      type: "model",
+      unavailableReason: () => ({ message: "its provider is busy", until: null }),
+    };
     const remote: ModelDefinition = { ...base, id: "test/remote", type: "model", provider: "acme" };
     const preset: ModelDefinition = { ...base, id: "test/preset@1", type: "preset", steps: [remote, step] };
     const none = { models: new Map(), providers: new Map() };
-    expect(availabilityOf(preset, none)).toEqual({ status: "out_of_service", message: "its step test/provider-busy is out of service (its provider is busy)", until: null });
-    const acmeDown = { models: new Map(), providers: new Map([["acme", { until: "2030-01-01T00:00:00.000Z", reason: "its provider acme is failing" }]]) };
+    expect(availabilityOf(preset, none)).toEqual({
+      status: "out_of_service",
+      message: "its step test/provider-busy is out of service (its provider is busy)",
+      until: null,
+    });
+    const acmeDown = {
+      models: new Map(),
+      providers: new Map([["acme", { until: "2030-01-01T00:00:00.000Z", reason: "its provider acme is failing" }]]),
+    };
     expect(availabilityOf({ ...preset, steps: [remote] }, acmeDown)).toEqual({
       status: "out_of_service",
       message: "its step test/remote is out of service (its provider acme is failing)",

@@ -45,7 +45,9 @@ function readPauseRows(db: Db): Promise<PauseRow[]> {
     .selectFrom("model_pauses")
     .select(["model_id as key", "paused_until as until", "reason", sql<string>`'model'`.as("kind")])
     .unionAll(
-      db.selectFrom("provider_outages").select(["provider_id as key", "down_until as until", "reason", sql<string>`'provider'`.as("kind")]),
+      db
+        .selectFrom("provider_outages")
+        .select(["provider_id as key", "down_until as until", "reason", sql<string>`'provider'`.as("kind")]),
     )
     .execute();
 }
@@ -107,7 +109,8 @@ export function availabilityOf(definition: ModelDefinition, pauses: PauseMap): A
   // First: no pause ending or provider recovering makes it runnable while something is missing.
   const missing = missingInstallOf(definition);
   if (missing) return { status: "not_installed", message: notInstalledMessage(definition.id, missing), until: null };
-  const pause = pauses.models.get(definition.id) ?? (definition.provider ? pauses.providers.get(definition.provider) : undefined);
+  const pause =
+    pauses.models.get(definition.id) ?? (definition.provider ? pauses.providers.get(definition.provider) : undefined);
   if (pause) return { status: "out_of_service", message: pause.reason, until: pause.until };
   const unavailable = definition.unavailableReason?.() ?? null;
   if (unavailable) return { status: "out_of_service", ...unavailable };
@@ -115,7 +118,11 @@ export function availabilityOf(definition: ModelDefinition, pauses: PauseMap): A
   for (const step of definition.steps ?? []) {
     const stepAvailability = availabilityOf(step, pauses);
     if (stepAvailability.status !== "available") {
-      return { status: "out_of_service", message: `its step ${step.id} is out of service (${stepAvailability.message})`, until: stepAvailability.until };
+      return {
+        status: "out_of_service",
+        message: `its step ${step.id} is out of service (${stepAvailability.message})`,
+        until: stepAvailability.until,
+      };
     }
   }
   return AVAILABLE;
@@ -136,7 +143,8 @@ export function requireInService(db: Db, definition: ModelDefinition, now = Date
 function refuseUnlessAvailable(definition: ModelDefinition, pauses: PauseMap, now: number): undefined {
   const availability = availabilityOf(definition, pauses);
   if (availability.status === "available") return undefined;
-  if (availability.status === "not_installed") throw new ApiError("service_unavailable", availability.message ?? `${definition.id} cannot run on this server.`);
+  if (availability.status === "not_installed")
+    throw new ApiError("service_unavailable", availability.message ?? `${definition.id} cannot run on this server.`);
   const retryAfter = availability.until
     ? Math.max(1, Math.ceil((Date.parse(availability.until) - now) / 1000))
     : OPEN_ENDED_RETRY_SECONDS;
@@ -152,14 +160,23 @@ function refuseUnlessAvailable(definition: ModelDefinition, pauses: PauseMap, no
  * until `down.until` (an earlier end already stored is pushed out, never pulled in), or back up
  * (null: the outage row goes).
  */
-export async function shareProviderHealth(db: Db, providerId: string, down: { until: string; reason: string } | null): Promise<void> {
+export async function shareProviderHealth(
+  db: Db,
+  providerId: string,
+  down: { until: string; reason: string } | null,
+): Promise<void> {
   if (down === null) {
     // Every good remote answer says "up": only one that ended a stored outage is news.
     const deleted = await db.deleteFrom("provider_outages").where("provider_id", "=", providerId).executeTakeFirst();
     if (deleted.numDeletedRows > 0n) pausesChanged(db);
     return;
   }
-  const row = { provider_id: providerId, down_until: down.until, reason: down.reason, updated_at: new Date().toISOString() };
+  const row = {
+    provider_id: providerId,
+    down_until: down.until,
+    reason: down.reason,
+    updated_at: new Date().toISOString(),
+  };
   await db
     .insertInto("provider_outages")
     .values(row)

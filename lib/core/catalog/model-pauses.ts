@@ -18,33 +18,54 @@ export async function outOfServiceModelIds(db: Db): Promise<string[]> {
 /** Admin: takes an entry out of service until `until` (ISO 8601) or until resumed. */
 export async function pauseModel(
   ctx: SystemCtx,
-  input: { modelId: string; until: string | null; reason?: string; /** Who pauses it, for ops; never shown to API clients. */ by?: string },
+  input: {
+    modelId: string;
+    until: string | null;
+    reason?: string;
+    /** Who pauses it, for ops; never shown to API clients. */ by?: string;
+  },
 ): Promise<{ model: string; until: string | null; reason: string }> {
   const { definition } = findCatalogEntry(input.modelId, "model");
   if (input.until !== null) {
     const at = Date.parse(input.until);
     if (!/^\d{4}-\d{2}-\d{2}T/.test(input.until) || Number.isNaN(at)) {
-      throw new ApiError("invalid_parameter", `--until must be an ISO 8601 time such as 2026-12-01T09:00:00Z; got "${input.until}".`, { param: "until" });
+      throw new ApiError(
+        "invalid_parameter",
+        `--until must be an ISO 8601 time such as 2026-12-01T09:00:00Z; got "${input.until}".`,
+        { param: "until" },
+      );
     }
     if (at <= Date.now()) throw new ApiError("invalid_parameter", "--until must be in the future.", { param: "until" });
   }
   const until = input.until === null ? null : new Date(input.until).toISOString();
   const reason = input.reason?.trim() || "it was paused by the operators";
-  const row = { model_id: definition.id, paused_until: until, reason, created_at: new Date().toISOString(), paused_by: input.by ?? null };
+  const row = {
+    model_id: definition.id,
+    paused_until: until,
+    reason,
+    created_at: new Date().toISOString(),
+    paused_by: input.by ?? null,
+  };
   await ctx.db
     .insertInto("model_pauses")
     .values(row)
-    .onConflict((oc) => oc.column("model_id").doUpdateSet({ paused_until: until, reason, created_at: row.created_at, paused_by: row.paused_by }))
+    .onConflict((oc) =>
+      oc
+        .column("model_id")
+        .doUpdateSet({ paused_until: until, reason, created_at: row.created_at, paused_by: row.paused_by }),
+    )
     .execute();
   pausesChanged(ctx.db);
   return { model: definition.id, until, reason };
 }
 
 /** Admin: puts a paused entry back in service; resuming one that is not paused is fine. */
-export async function resumeModel(ctx: SystemCtx, input: { modelId: string }): Promise<{ model: string; resumed: boolean }> {
+export async function resumeModel(
+  ctx: SystemCtx,
+  input: { modelId: string },
+): Promise<{ model: string; resumed: boolean }> {
   const { definition } = findCatalogEntry(input.modelId, "model");
   const result = await ctx.db.deleteFrom("model_pauses").where("model_id", "=", definition.id).executeTakeFirst();
   pausesChanged(ctx.db);
   return { model: definition.id, resumed: result.numDeletedRows > 0n };
 }
-

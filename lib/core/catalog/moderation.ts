@@ -15,7 +15,12 @@ export function compileBlocklist(terms: readonly string[]): RegExp | null {
 }
 
 function isFreeText(schema: JsonSchemaObject | undefined): boolean {
-  return schema?.type === "string" && schema.enum === undefined && schema.contentMediaType === undefined && schema.pattern === undefined;
+  return (
+    schema?.type === "string" &&
+    schema.enum === undefined &&
+    schema.contentMediaType === undefined &&
+    schema.pattern === undefined
+  );
 }
 
 /** The first blocked term found in the input's free text, or null. */

@@ -54,7 +54,10 @@ describe(`pauses kept in memory, changed everywhere at once (${testDialect()})`,
   async function process(store: Store): Promise<Process> {
     const signals = createRunSignals();
     // The fallback polls sleep: only the bridge can carry the change.
-    const bridge = await connectCrossProcessSignals(store, t.postgres?.databaseUrl ?? null, signals, silent, { pollMs: FOREVER_MS, ...(sqliteFile ? { sqliteFile } : {}) });
+    const bridge = await connectCrossProcessSignals(store, t.postgres?.databaseUrl ?? null, signals, silent, {
+      pollMs: FOREVER_MS,
+      ...(sqliteFile ? { sqliteFile } : {}),
+    });
     closers.push(() => bridge.close());
     closers.push(cachePausesOf(store.db, signals, { ttlMs: FOREVER_MS }));
     return { store, signals };
@@ -70,7 +73,16 @@ describe(`pauses kept in memory, changed everywhere at once (${testDialect()})`,
     expect(await pausedIn(there, "atelier/artwork")).toBe(false);
 
     // Paused behind the caches' backs (what the admin CLI writes): both still answer from memory.
-    await t.store.db.insertInto("model_pauses").values({ model_id: "atelier/artwork", paused_until: null, reason: "fonts", created_at: new Date().toISOString(), paused_by: "admin CLI" }).execute();
+    await t.store.db
+      .insertInto("model_pauses")
+      .values({
+        model_id: "atelier/artwork",
+        paused_until: null,
+        reason: "fonts",
+        created_at: new Date().toISOString(),
+        paused_by: "admin CLI",
+      })
+      .execute();
     expect(await pausedIn(here, "atelier/artwork")).toBe(false);
     expect(await pausedIn(there, "atelier/artwork")).toBe(false);
 
@@ -129,7 +141,9 @@ describe(`pauses kept in memory, changed everywhere at once (${testDialect()})`,
     const reading = requireInService(here.store.db, definition);
     expect(reading).toBeInstanceOf(Promise);
     await expect(reading).rejects.toMatchObject({ code: "service_unavailable" });
-    expect(() => requireInService(here.store.db, definition)).toThrow(expect.objectContaining({ code: "service_unavailable" }));
+    expect(() => requireInService(here.store.db, definition)).toThrow(
+      expect.objectContaining({ code: "service_unavailable" }),
+    );
 
     await resumeModel({ db: here.store.db }, { modelId: "atelier/gradient" });
     await requireInService(here.store.db, definition);

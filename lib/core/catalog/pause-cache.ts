@@ -29,7 +29,8 @@ interface PauseCacheEntry {
 }
 
 const REGISTRY = Symbol.for("atelier.pauseCaches");
-const registry: WeakMap<Db, PauseCacheEntry> = ((globalThis as Record<symbol, unknown>)[REGISTRY] as WeakMap<Db, PauseCacheEntry> | undefined) ??
+const registry: WeakMap<Db, PauseCacheEntry> =
+  ((globalThis as Record<symbol, unknown>)[REGISTRY] as WeakMap<Db, PauseCacheEntry> | undefined) ??
   ((globalThis as Record<symbol, unknown>)[REGISTRY] = new WeakMap<Db, PauseCacheEntry>());
 
 /**
@@ -53,12 +54,10 @@ export function cachePausesOf(db: Db, signals: RunSignals, options: { ttlMs?: nu
       if (loading) return loading;
       const started = generation;
       const at = now;
-      const current = load().then(
-        (rows) => {
-          if (started === generation) cached = { rows, at };
-          return rows;
-        },
-      );
+      const current = load().then((rows) => {
+        if (started === generation) cached = { rows, at };
+        return rows;
+      });
       loading = current;
       const done = () => {
         if (loading === current) loading = null;

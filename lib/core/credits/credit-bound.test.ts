@@ -13,14 +13,18 @@ const USD = 1_000_000;
 const MAX = LIMITS.maxBalanceMicros;
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
-  const err = await promise.then(() => null, (e: unknown) => e);
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 }
 
 describe(`balance bound (${testDialect()})`, () => {
   const s = useTestStore();
-  const workspace = async (creditMicros?: number) => (await createWorkspace({ db: s.db }, { name: "bound test", creditMicros })).id;
+  const workspace = async (creditMicros?: number) =>
+    (await createWorkspace({ db: s.db }, { name: "bound test", creditMicros })).id;
 
   it("is $1,000,000,000, far below 2^53 micro-dollars", () => {
     expect(MAX).toBe(1_000_000_000 * USD);
@@ -40,16 +44,28 @@ describe(`balance bound (${testDialect()})`, () => {
     }
     const ledger = await sumLedger(s.db, ws);
     expect(ledger.grantedMicros).toBe(999_999_999 * USD);
-    expect(await getCredits(testCtx(s.t, ws))).toEqual({ object: "credits", available_usd: "999999999.00", held_usd: "0.00" });
+    expect(await getCredits(testCtx(s.t, ws))).toEqual({
+      object: "credits",
+      available_usd: "999999999.00",
+      held_usd: "0.00",
+    });
     // Up to the bound exactly is allowed, one micro-dollar more is not.
     await grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: USD });
-    expect((await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: 1 }))).code).toBe("invalid_parameter");
-    expect(await getCredits(testCtx(s.t, ws))).toEqual({ object: "credits", available_usd: "1000000000.00", held_usd: "0.00" });
+    expect((await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: 1 }))).code).toBe(
+      "invalid_parameter",
+    );
+    expect(await getCredits(testCtx(s.t, ws))).toEqual({
+      object: "credits",
+      available_usd: "1000000000.00",
+      held_usd: "0.00",
+    });
   });
 
   it("one grant larger than the bound, and an opening credit past it, are refused", async () => {
     const ws = await workspace();
-    expect((await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: MAX + 1 }))).code).toBe("invalid_parameter");
+    expect((await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: MAX + 1 }))).code).toBe(
+      "invalid_parameter",
+    );
     expect((await refusal(workspace(MAX + 1))).code).toBe("invalid_parameter");
     expect((await readBalance(s.db, ws)).availableMicros).toBe(0);
   });
@@ -66,7 +82,9 @@ describe(`balance bound (${testDialect()})`, () => {
 
   it("concurrent grants cannot pass it together: exactly the ones that fit commit", async () => {
     const ws = await workspace(MAX - 5 * USD);
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: USD })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () => grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: USD })),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(5);
     for (const r of results) if (r.status === "rejected") expect((r.reason as ApiError).code).toBe("invalid_parameter");
     const balance = await readBalance(s.db, ws);

@@ -2,7 +2,16 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../../store/testing/test-store";
-import { applyHoldingWrites, grantCredit, moveHeldFromAvailable, readBalance, holdWrites, settleHold, sumLedger, type Balance } from "./credits";
+import {
+  applyHoldingWrites,
+  grantCredit,
+  moveHeldFromAvailable,
+  readBalance,
+  holdWrites,
+  settleHold,
+  sumLedger,
+  type Balance,
+} from "./credits";
 import { ApiError } from "../../primitives/errors";
 import { quoteRun } from "../runs/quotes";
 import { createWorkspace } from "../workspaces/workspaces";
@@ -65,9 +74,19 @@ describe(`credits (${testDialect()})`, () => {
     it("adds to available and granted, with one grant entry in the ledger", async () => {
       const ws = await workspace();
       const balance = await grantCredit({ db }, { workspaceId: ws, amountMicros: 2_500_000, note: "top-up" });
-      expect(balance).toEqual({ availableMicros: 2_500_000, heldMicros: 0, grantedMicros: 2_500_000, chargedMicros: 0 });
+      expect(balance).toEqual({
+        availableMicros: 2_500_000,
+        heldMicros: 0,
+        grantedMicros: 2_500_000,
+        chargedMicros: 0,
+      });
       await grantCredit({ db }, { workspaceId: ws, amountMicros: 1 });
-      expect(await readBalance(db, ws)).toEqual({ availableMicros: 2_500_001, heldMicros: 0, grantedMicros: 2_500_001, chargedMicros: 0 });
+      expect(await readBalance(db, ws)).toEqual({
+        availableMicros: 2_500_001,
+        heldMicros: 0,
+        grantedMicros: 2_500_001,
+        chargedMicros: 0,
+      });
       const ledger = await ledgerRows(db, ws);
       expect(ledger.map((e) => [e.kind, Number(e.amount_micros)]).sort()).toEqual([
         ["grant", 1],
@@ -88,7 +107,10 @@ describe(`credits (${testDialect()})`, () => {
     });
 
     it("refuses an unknown workspace", async () => {
-      await expectApiError(grantCredit({ db }, { workspaceId: "ws_doesnotexist", amountMicros: USD }), "resource_not_found");
+      await expectApiError(
+        grantCredit({ db }, { workspaceId: "ws_doesnotexist", amountMicros: USD }),
+        "resource_not_found",
+      );
       expect(await ledgerRows(db, "ws_doesnotexist")).toEqual([]);
     });
   });
@@ -98,12 +120,19 @@ describe(`credits (${testDialect()})`, () => {
       const ws = await workspace(10 * USD);
       const holdId = await holdCredit(db, { workspaceId: ws, amountMicros: 3 * USD });
       expect(holdId).toMatch(/^hold_[0-9A-Za-z]{24}$/);
-      expect(await readBalance(db, ws)).toEqual({ availableMicros: 7 * USD, heldMicros: 3 * USD, grantedMicros: 10 * USD, chargedMicros: 0 });
+      expect(await readBalance(db, ws)).toEqual({
+        availableMicros: 7 * USD,
+        heldMicros: 3 * USD,
+        grantedMicros: 10 * USD,
+        chargedMicros: 0,
+      });
       const [hold] = await holdRows(db, ws);
       expect(hold).toMatchObject({ id: holdId, status: "held", settled_at: null });
       expect(Number(hold!.amount_micros)).toBe(3 * USD);
       const ledger = await ledgerRows(db, ws);
-      expect(ledger.filter((e) => e.kind === "hold").map((e) => [e.hold_id, Number(e.amount_micros)])).toEqual([[holdId, 3 * USD]]);
+      expect(ledger.filter((e) => e.kind === "hold").map((e) => [e.hold_id, Number(e.amount_micros)])).toEqual([
+        [holdId, 3 * USD],
+      ]);
       await expectConsistent(db, ws);
     });
 
@@ -121,7 +150,10 @@ describe(`credits (${testDialect()})`, () => {
       const ledgerBefore = await ledgerRows(db, ws);
       const holdsBefore = await holdRows(db, ws);
 
-      const err = await expectApiError(holdCredit(db, { workspaceId: ws, amountMicros: 600_001 }), "insufficient_credit");
+      const err = await expectApiError(
+        holdCredit(db, { workspaceId: ws, amountMicros: 600_001 }),
+        "insufficient_credit",
+      );
       expect(err.status).toBe(402);
       expect(err.message).toContain("0.600001");
       expect(err.message).toContain("0.60 available");
@@ -143,7 +175,12 @@ describe(`credits (${testDialect()})`, () => {
       const ws = await workspace(USD);
       await expectApiError(holdCredit(db, { workspaceId: ws, amountMicros: 0 }), "invalid_parameter");
       await expectApiError(holdCredit(db, { workspaceId: ws, amountMicros: -5 }), "invalid_parameter");
-      expect(await readBalance(db, ws)).toEqual({ availableMicros: USD, heldMicros: 0, grantedMicros: USD, chargedMicros: 0 });
+      expect(await readBalance(db, ws)).toEqual({
+        availableMicros: USD,
+        heldMicros: 0,
+        grantedMicros: USD,
+        chargedMicros: 0,
+      });
     });
 
     it("30 concurrent $1 holds against $10: exactly 10 succeed", async () => {
@@ -160,7 +197,12 @@ describe(`credits (${testDialect()})`, () => {
         expect((r.reason as ApiError).code).toBe("insufficient_credit");
       }
       expect(new Set(fulfilled.map((o) => (o as PromiseFulfilledResult<string>).value)).size).toBe(10);
-      expect(await readBalance(db, ws)).toEqual({ availableMicros: 0, heldMicros: 10 * USD, grantedMicros: 10 * USD, chargedMicros: 0 });
+      expect(await readBalance(db, ws)).toEqual({
+        availableMicros: 0,
+        heldMicros: 10 * USD,
+        grantedMicros: 10 * USD,
+        chargedMicros: 0,
+      });
       expect(await holdRows(db, ws)).toHaveLength(10);
       expect((await ledgerRows(db, ws)).filter((e) => e.kind === "hold")).toHaveLength(10);
       await expectConsistent(db, ws);
@@ -252,9 +294,18 @@ describe(`credits (${testDialect()})`, () => {
     it("refuse a row where granted ≠ available + held + charged", async () => {
       const ws = await workspace(USD);
       await expect(
-        db.updateTable("credit_balances").set({ available_micros: 2 * USD }).where("workspace_id", "=", ws).execute(),
+        db
+          .updateTable("credit_balances")
+          .set({ available_micros: 2 * USD })
+          .where("workspace_id", "=", ws)
+          .execute(),
       ).rejects.toThrow(/check|constraint/i);
-      expect(await readBalance(db, ws)).toEqual({ availableMicros: USD, heldMicros: 0, grantedMicros: USD, chargedMicros: 0 });
+      expect(await readBalance(db, ws)).toEqual({
+        availableMicros: USD,
+        heldMicros: 0,
+        grantedMicros: USD,
+        chargedMicros: 0,
+      });
     });
   });
 
@@ -302,68 +353,78 @@ describe(`credits (${testDialect()})`, () => {
 
     it("readBalance = sumLedger, granted = available + held + charged, available ≥ 0, quotes move nothing", async () => {
       await fc.assert(
-        fc.asyncProperty(fc.nat({ max: 5 * USD }), fc.array(op, { minLength: 1, maxLength: 25 }), async (opening, ops) => {
-          const ws = await workspace(opening || undefined);
-          const ctx = testCtx(t, ws);
-          // An independent model of what the balance must be.
-          const model = { availableMicros: opening, heldMicros: 0, grantedMicros: opening, chargedMicros: 0 };
-          const open: Array<{ id: string; micros: number }> = [];
-          let ledgerCount = opening > 0 ? 1 : 0;
+        fc.asyncProperty(
+          fc.nat({ max: 5 * USD }),
+          fc.array(op, { minLength: 1, maxLength: 25 }),
+          async (opening, ops) => {
+            const ws = await workspace(opening || undefined);
+            const ctx = testCtx(t, ws);
+            // An independent model of what the balance must be.
+            const model = { availableMicros: opening, heldMicros: 0, grantedMicros: opening, chargedMicros: 0 };
+            const open: Array<{ id: string; micros: number }> = [];
+            let ledgerCount = opening > 0 ? 1 : 0;
 
-          for (const step of ops) {
-            const before = await readBalance(db, ws);
-            switch (step.kind) {
-              case "grant":
-                await grantCredit({ db }, { workspaceId: ws, amountMicros: step.micros });
-                model.availableMicros += step.micros;
-                model.grantedMicros += step.micros;
-                ledgerCount += 1;
-                break;
-              case "hold":
-                if (step.micros <= model.availableMicros) {
-                  open.push({ id: await holdCredit(db, { workspaceId: ws, amountMicros: step.micros }), micros: step.micros });
-                  model.availableMicros -= step.micros;
-                  model.heldMicros += step.micros;
+            for (const step of ops) {
+              const before = await readBalance(db, ws);
+              switch (step.kind) {
+                case "grant":
+                  await grantCredit({ db }, { workspaceId: ws, amountMicros: step.micros });
+                  model.availableMicros += step.micros;
+                  model.grantedMicros += step.micros;
                   ledgerCount += 1;
-                } else {
-                  await expectApiError(holdCredit(db, { workspaceId: ws, amountMicros: step.micros }), "insufficient_credit");
+                  break;
+                case "hold":
+                  if (step.micros <= model.availableMicros) {
+                    open.push({
+                      id: await holdCredit(db, { workspaceId: ws, amountMicros: step.micros }),
+                      micros: step.micros,
+                    });
+                    model.availableMicros -= step.micros;
+                    model.heldMicros += step.micros;
+                    ledgerCount += 1;
+                  } else {
+                    await expectApiError(
+                      holdCredit(db, { workspaceId: ws, amountMicros: step.micros }),
+                      "insufficient_credit",
+                    );
+                  }
+                  break;
+                case "charge":
+                case "release": {
+                  if (open.length === 0) break;
+                  const [hold] = open.splice(step.pick % open.length, 1);
+                  expect(await settleHold(db, { holdId: hold!.id, outcome: step.kind })).toBe(true);
+                  // The second settle of the same hold is always refused.
+                  expect(await settleHold(db, { holdId: hold!.id, outcome: step.kind })).toBe(false);
+                  model.heldMicros -= hold!.micros;
+                  if (step.kind === "charge") model.chargedMicros += hold!.micros;
+                  else model.availableMicros += hold!.micros;
+                  ledgerCount += 1;
+                  break;
                 }
-                break;
-              case "charge":
-              case "release": {
-                if (open.length === 0) break;
-                const [hold] = open.splice(step.pick % open.length, 1);
-                expect(await settleHold(db, { holdId: hold!.id, outcome: step.kind })).toBe(true);
-                // The second settle of the same hold is always refused.
-                expect(await settleHold(db, { holdId: hold!.id, outcome: step.kind })).toBe(false);
-                model.heldMicros -= hold!.micros;
-                if (step.kind === "charge") model.chargedMicros += hold!.micros;
-                else model.availableMicros += hold!.micros;
-                ledgerCount += 1;
-                break;
-              }
-              case "quote": {
-                try {
-                  const { quote } = await quoteRun(ctx, step.body);
-                  expect(quote.object).toBe("quote");
-                  expect(quote.cost_usd).toMatch(/^\d+\.\d{2,6}$/);
-                } catch (err) {
-                  expect(err).toBeInstanceOf(ApiError);
+                case "quote": {
+                  try {
+                    const { quote } = await quoteRun(ctx, step.body);
+                    expect(quote.object).toBe("quote");
+                    expect(quote.cost_usd).toMatch(/^\d+\.\d{2,6}$/);
+                  } catch (err) {
+                    expect(err).toBeInstanceOf(ApiError);
+                  }
+                  expect(await readBalance(db, ws)).toEqual(before);
+                  break;
                 }
-                expect(await readBalance(db, ws)).toEqual(before);
-                break;
               }
+              const balance = await expectConsistent(db, ws);
+              expect(balance).toEqual(model);
+              expect(await ledgerRows(db, ws)).toHaveLength(ledgerCount);
             }
-            const balance = await expectConsistent(db, ws);
-            expect(balance).toEqual(model);
-            expect(await ledgerRows(db, ws)).toHaveLength(ledgerCount);
-          }
-          // Settling everything still open leaves nothing held.
-          for (const hold of open) expect(await settleHold(db, { holdId: hold.id, outcome: "release" })).toBe(true);
-          const final = await expectConsistent(db, ws);
-          expect(final.heldMicros).toBe(0);
-          expect(final.grantedMicros).toBe(final.availableMicros + final.chargedMicros);
-        }),
+            // Settling everything still open leaves nothing held.
+            for (const hold of open) expect(await settleHold(db, { holdId: hold.id, outcome: "release" })).toBe(true);
+            const final = await expectConsistent(db, ws);
+            expect(final.heldMicros).toBe(0);
+            expect(final.grantedMicros).toBe(final.availableMicros + final.chargedMicros);
+          },
+        ),
         { numRuns: 30 },
       );
     });

@@ -54,7 +54,14 @@ export async function getCredits(ctx: Ctx): Promise<Credits> {
   return presentCredits(await readBalance(ctx.db, ctx.workspaceId));
 }
 
-type LedgerEntry = { workspaceId: string; kind: "grant" | "hold" | "release" | "charge"; amountMicros: Micros; holdId?: string; note?: string; at?: string };
+type LedgerEntry = {
+  workspaceId: string;
+  kind: "grant" | "hold" | "release" | "charge";
+  amountMicros: Micros;
+  holdId?: string;
+  note?: string;
+  at?: string;
+};
 
 function ledgerEntryInsert(db: Db, entry: LedgerEntry): Compilable {
   return insertRow(db, "ledger_entries", {
@@ -84,7 +91,12 @@ const BALANCE_BOUND = "credit_balances_within_bound";
 function isPastBalanceBound(err: unknown): boolean {
   const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | null;
   if (e?.code === "23514") return e.constraint === BALANCE_BOUND;
-  return typeof e?.code === "string" && e.code.startsWith("SQLITE_CONSTRAINT") && typeof e.message === "string" && e.message.includes(BALANCE_BOUND);
+  return (
+    typeof e?.code === "string" &&
+    e.code.startsWith("SQLITE_CONSTRAINT") &&
+    typeof e.message === "string" &&
+    e.message.includes(BALANCE_BOUND)
+  );
 }
 
 function pastBoundError(balance: Balance | null, amountMicros: Micros): ApiError {
@@ -121,11 +133,21 @@ export async function grantCredit(
         .executeTakeFirst();
       if (result.numUpdatedRows === 0n) {
         // Nothing written: say why (no such workspace, or the bound), from the row as it is now.
-        const balance = await trx.selectFrom("credit_balances").select("workspace_id").where("workspace_id", "=", input.workspaceId).executeTakeFirst();
-        if (!balance) throw new ApiError("resource_not_found", `No workspace ${input.workspaceId}.`, { param: "workspace" });
+        const balance = await trx
+          .selectFrom("credit_balances")
+          .select("workspace_id")
+          .where("workspace_id", "=", input.workspaceId)
+          .executeTakeFirst();
+        if (!balance)
+          throw new ApiError("resource_not_found", `No workspace ${input.workspaceId}.`, { param: "workspace" });
         throw pastBoundError(await readBalance(trx, input.workspaceId), input.amountMicros);
       }
-      await appendLedger(trx, { workspaceId: input.workspaceId, kind: "grant", amountMicros: input.amountMicros, note: input.note });
+      await appendLedger(trx, {
+        workspaceId: input.workspaceId,
+        kind: "grant",
+        amountMicros: input.amountMicros,
+        note: input.note,
+      });
       return readBalance(trx, input.workspaceId);
     });
   } catch (err) {
@@ -139,7 +161,10 @@ export async function grantCredit(
  * rows (the hold and its ledger entry), here, then the balance, moveHeldFromAvailable, last. A
  * create writes its run between the two (writeQueuedRun).
  */
-export function holdWrites(db: Db, input: { workspaceId: string; amountMicros: Micros; now?: string }): { holdId: string; writes: Compilable[] } {
+export function holdWrites(
+  db: Db,
+  input: { workspaceId: string; amountMicros: Micros; now?: string },
+): { holdId: string; writes: Compilable[] } {
   assertPositiveAmount(input.amountMicros, "amount");
   const holdId = newId("hold");
   const now = input.now ?? nowIso();
@@ -151,7 +176,19 @@ export function holdWrites(db: Db, input: { workspaceId: string; amountMicros: M
     created_at: now,
     settled_at: null,
   });
-  return { holdId, writes: [hold, ledgerEntryInsert(db, { workspaceId: input.workspaceId, kind: "hold", amountMicros: input.amountMicros, holdId, at: now })] };
+  return {
+    holdId,
+    writes: [
+      hold,
+      ledgerEntryInsert(db, {
+        workspaceId: input.workspaceId,
+        kind: "hold",
+        amountMicros: input.amountMicros,
+        holdId,
+        at: now,
+      }),
+    ],
+  };
 }
 
 /**
@@ -197,9 +234,16 @@ export interface HoldNeed {
  * refusal into insufficient_credit with what the workspace has available now. Concurrent holds of
  * one workspace are committed together (lib/store/write-groups.ts), each still all or none.
  */
-export async function applyHoldingWrites<R extends { id: string } = never>(db: Db, writes: readonly Compilable[], hold: HoldNeed | null, read?: SharedRead<R>): Promise<R[]> {
+export async function applyHoldingWrites<R extends { id: string } = never>(
+  db: Db,
+  writes: readonly Compilable[],
+  hold: HoldNeed | null,
+  read?: SharedRead<R>,
+): Promise<R[]> {
   try {
-    return await (hold ? applyWritesGrouped(db, hold.workspaceId, writes, read) : applyWrites(db, writes, read?.query(db, read.ids)));
+    return await (hold
+      ? applyWritesGrouped(db, hold.workspaceId, writes, read)
+      : applyWrites(db, writes, read?.query(db, read.ids)));
   } catch (err) {
     if (!hold || !isShortOfCredit(err)) throw err;
     const balance = await readBalance(db, hold.workspaceId);
@@ -237,7 +281,13 @@ export function settledHoldWrites(
 ): Compilable[] {
   const amount = Number(input.amountMicros);
   return [
-    ledgerEntryInsert(db, { workspaceId: input.workspaceId, kind: input.outcome, amountMicros: amount, holdId: input.holdId, at: input.at }),
+    ledgerEntryInsert(db, {
+      workspaceId: input.workspaceId,
+      kind: input.outcome,
+      amountMicros: amount,
+      holdId: input.holdId,
+      at: input.at,
+    }),
     db
       .updateTable("credit_balances")
       .set(
@@ -259,7 +309,16 @@ export async function settleHold(db: Db, input: { holdId: string; outcome: HoldO
     const at = nowIso();
     const [hold] = (await trx.executeQuery(endHoldQuery(trx, { hold: input.holdId, outcome: input.outcome, at }))).rows;
     if (!hold) return false;
-    await applyWrites(trx, settledHoldWrites(trx, { holdId: input.holdId, workspaceId: hold.workspace_id, amountMicros: hold.amount_micros, outcome: input.outcome, at }));
+    await applyWrites(
+      trx,
+      settledHoldWrites(trx, {
+        holdId: input.holdId,
+        workspaceId: hold.workspace_id,
+        amountMicros: hold.amount_micros,
+        outcome: input.outcome,
+        at,
+      }),
+    );
     return true;
   });
 }

@@ -60,7 +60,9 @@ describe(`blobs in a bucket (${testDialect()})`, () => {
 
   it("stores an image file in the bucket under the prefix and answers a presigned link valid 24 hours", async () => {
     const ctx = await bucketCtx();
-    const png = await sharp({ create: { width: 12, height: 7, channels: 3, background: "#336699" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 12, height: 7, channels: 3, background: "#336699" } })
+      .png()
+      .toBuffer();
     const readAt = Date.now();
     const file = await createImageFile(ctx, { data: png, filename: "swatch.png" });
     const url = new URL(file.url);
@@ -68,7 +70,9 @@ describe(`blobs in a bucket (${testDialect()})`, () => {
     expect(`${url.origin}${url.pathname}`).toBe(`${s3.endpoint}/${s3.bucket}/${PREFIX}${row.blob}`);
     expect(url.searchParams.get("X-Amz-Expires")).toBe("86400");
     expect(url.searchParams.get("response-content-type")).toBe("image/png");
-    const signedAt = Date.parse(url.searchParams.get("X-Amz-Date")!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, "$1-$2-$3T$4:$5:$6Z"));
+    const signedAt = Date.parse(
+      url.searchParams.get("X-Amz-Date")!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, "$1-$2-$3T$4:$5:$6Z"),
+    );
     expect(Date.parse(file.expires_at)).toBe(signedAt + 86_400_000);
     expect(Math.abs(signedAt - readAt)).toBeLessThan(60_000);
     const served = await fetch(file.url);
@@ -86,7 +90,9 @@ describe(`blobs in a bucket (${testDialect()})`, () => {
     const data = wav(1.25);
     const upload = await openUpload(ctx, { filename: "voice.wav", content_type: "audio/wav", bytes: data.byteLength });
     const target = new URL(upload.upload_url!);
-    expect(`${target.origin}${target.pathname}`).toMatch(new RegExp(`^${s3.endpoint}/${s3.bucket}/${PREFIX}[0-9A-Za-z]{32}$`));
+    expect(`${target.origin}${target.pathname}`).toMatch(
+      new RegExp(`^${s3.endpoint}/${s3.bucket}/${PREFIX}[0-9A-Za-z]{32}$`),
+    );
     expect(target.searchParams.get("X-Amz-SignedHeaders")).toBe("content-length;host");
     // Nothing arrived yet.
     expect(await codeOf(completeUpload(ctx, { id: upload.id }))).toBe("invalid_parameter");

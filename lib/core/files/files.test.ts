@@ -6,7 +6,15 @@ import type { Db } from "../../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../../store/testing/test-store";
 import type { Ctx } from "../context";
 import { ApiError } from "../../primitives/errors";
-import { cleanFilename, createImageFile, getFile, keepOutputAsFile, listFiles, type File, type FileList } from "./files";
+import {
+  cleanFilename,
+  createImageFile,
+  getFile,
+  keepOutputAsFile,
+  listFiles,
+  type File,
+  type FileList,
+} from "./files";
 import type { StoredOutput } from "../runs/generation-view";
 import { createGeneration, listGenerations } from "../runs/generations";
 import { createWorkspace } from "../workspaces/workspaces";
@@ -25,7 +33,9 @@ async function apiError(promise: Promise<unknown>, code: string): Promise<ApiErr
 }
 
 function png(width: number, height: number, colour = "#3366cc"): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: colour } })
+    .png()
+    .toBuffer();
 }
 
 function linkQuery(url: string): Record<string, string> {
@@ -61,18 +71,38 @@ describe(`files (${testDialect()})`, () => {
   }
 
   /** A succeeded run of `ctx` with the given outputs, ended as a worker would end it. */
-  async function succeededRun(ctx: Ctx, outputs: Array<{ type: StoredOutput["type"]; data: Buffer; content_type: string; width?: number; height?: number }>) {
+  async function succeededRun(
+    ctx: Ctx,
+    outputs: Array<{ type: StoredOutput["type"]; data: Buffer; content_type: string; width?: number; height?: number }>,
+  ) {
     const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "kept" } });
     await db
       .updateTable("generations")
-      .set({ status: "running", lease_owner: "files-test", lease_expires_at: new Date(Date.now() + 3_600_000).toISOString() })
+      .set({
+        status: "running",
+        lease_owner: "files-test",
+        lease_expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      })
       .where("id", "=", generation.id)
       .execute();
     const stored: StoredOutput[] = [];
     for (const o of outputs) {
-      stored.push({ type: o.type, blob: await ctx.services.blobs.put(o.data), content_type: o.content_type, bytes: o.data.byteLength, width: o.width, height: o.height });
+      stored.push({
+        type: o.type,
+        blob: await ctx.services.blobs.put(o.data),
+        content_type: o.content_type,
+        bytes: o.data.byteLength,
+        width: o.width,
+        height: o.height,
+      });
     }
-    expect(await finishRun(db, ctx.services, { id: generation.id, owner: "files-test", outcome: { status: "succeeded", outputs: stored } })).not.toBeNull();
+    expect(
+      await finishRun(db, ctx.services, {
+        id: generation.id,
+        owner: "files-test",
+        outcome: { status: "succeeded", outputs: stored },
+      }),
+    ).not.toBeNull();
     return { id: generation.id, stored };
   }
 
@@ -91,7 +121,10 @@ describe(`files (${testDialect()})`, () => {
         duration: null,
         filename: "holiday photo.jpg",
       });
-      expect(checkBlobLink(ctx.services.secretKey, blobKeyOf(file.url), linkQuery(file.url))).toEqual({ ok: true, contentType: "image/png" });
+      expect(checkBlobLink(ctx.services.secretKey, blobKeyOf(file.url), linkQuery(file.url))).toEqual({
+        ok: true,
+        contentType: "image/png",
+      });
       expect(Date.parse(file.expires_at)).toBeGreaterThan(Date.now());
       expect(await ctx.services.blobs.size(blobKeyOf(file.url))).toBe(data.byteLength);
       const { url: _url, expires_at: _expires, ...stable } = file;
@@ -119,7 +152,10 @@ describe(`files (${testDialect()})`, () => {
 
     it("refuses bytes that are not an image with unsupported_media_type, and an empty file", async () => {
       const ctx = await workspaceCtx();
-      const text = await apiError(createImageFile(ctx, { data: Buffer.from("hello, I am text"), filename: "a.png" }), "unsupported_media_type");
+      const text = await apiError(
+        createImageFile(ctx, { data: Buffer.from("hello, I am text"), filename: "a.png" }),
+        "unsupported_media_type",
+      );
       expect(text.status).toBe(415);
       const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>');
       await apiError(createImageFile(ctx, { data: svg }), "unsupported_media_type");
@@ -131,7 +167,10 @@ describe(`files (${testDialect()})`, () => {
 
     it("needs the write scope", async () => {
       const ctx = await workspaceCtx();
-      await apiError(createImageFile({ ...ctx, scopes: ["generations:read"] }, { data: await png(2, 2) }), "permission_denied");
+      await apiError(
+        createImageFile({ ...ctx, scopes: ["generations:read"] }, { data: await png(2, 2) }),
+        "permission_denied",
+      );
       expect(await fileCount(ctx.workspaceId)).toBe(0);
     });
 
@@ -178,9 +217,14 @@ describe(`files (${testDialect()})`, () => {
       const other = await workspaceCtx();
       await createImageFile(other, { data: await png(5, 5) });
       const made: File[] = [];
-      for (let i = 0; i < 7; i++) made.push(await createImageFile(ctx, { data: await png(i + 1, 1), filename: `f${i}.png` }));
+      for (let i = 0; i < 7; i++)
+        made.push(await createImageFile(ctx, { data: await png(i + 1, 1), filename: `f${i}.png` }));
       for (const [i, file] of made.entries()) {
-        await db.updateTable("files").set({ created_at: `2030-01-01T00:00:0${i}.000Z` }).where("id", "=", file.id).execute();
+        await db
+          .updateTable("files")
+          .set({ created_at: `2030-01-01T00:00:0${i}.000Z` })
+          .where("id", "=", file.id)
+          .execute();
       }
       const pages = await allPages(ctx, "3");
       expect(pages.map((p) => p.data.length)).toEqual([3, 3, 1]);
@@ -191,7 +235,8 @@ describe(`files (${testDialect()})`, () => {
     it("refuses a bad limit, a tampered cursor and a generations cursor", async () => {
       const ctx = await workspaceCtx();
       for (let i = 0; i < 3; i++) await createImageFile(ctx, { data: await png(2, 2) });
-      for (const limit of ["0", "101", "x"]) expect((await apiError(listFiles(ctx, { limit }), "invalid_parameter")).param).toBe("limit");
+      for (const limit of ["0", "101", "x"])
+        expect((await apiError(listFiles(ctx, { limit }), "invalid_parameter")).param).toBe("limit");
       const page = await listFiles(ctx, { limit: "1" });
       const cursor = page.next_cursor!;
       const tampered = cursor.slice(0, 2) + (cursor[2] === "A" ? "B" : "A") + cursor.slice(3);
@@ -200,7 +245,9 @@ describe(`files (${testDialect()})`, () => {
       await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "a" } });
       await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "b" } });
       const generations = await listGenerations(ctx, { limit: "1" });
-      expect((await apiError(listFiles(ctx, { cursor: generations.next_cursor! }), "invalid_parameter")).param).toBe("cursor");
+      expect((await apiError(listFiles(ctx, { cursor: generations.next_cursor! }), "invalid_parameter")).param).toBe(
+        "cursor",
+      );
       expect((await apiError(listGenerations(ctx, { cursor }), "invalid_parameter")).param).toBe("cursor");
     });
   });
@@ -235,7 +282,9 @@ describe(`files (${testDialect()})`, () => {
 
     it("concurrent keeps of one output make one file", async () => {
       const ctx = await workspaceCtx();
-      const { id } = await succeededRun(ctx, [{ type: "image", data: await png(6, 6), content_type: "image/png", width: 6, height: 6 }]);
+      const { id } = await succeededRun(ctx, [
+        { type: "image", data: await png(6, 6), content_type: "image/png", width: 6, height: 6 },
+      ]);
       const files = await Promise.all(Array.from({ length: 10 }, () => keepOutputAsFile(ctx, { id, index: "0" })));
       expect(new Set(files.map((f) => f.id)).size).toBe(1);
       expect(await fileCount(ctx.workspaceId)).toBe(1);
@@ -256,14 +305,18 @@ describe(`files (${testDialect()})`, () => {
       expect([video.param, video.message]).toEqual(["index", expect.stringMatching(/video/)]);
 
       const { generation: queued } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "q" } });
-      expect((await apiError(keepOutputAsFile(ctx, { id: queued.id, index: "0" }), "invalid_parameter")).param).toBe("id");
+      expect((await apiError(keepOutputAsFile(ctx, { id: queued.id, index: "0" }), "invalid_parameter")).param).toBe(
+        "id",
+      );
       expect(await fileCount(ctx.workspaceId)).toBe(0);
     });
 
     it("answers 404 for another workspace's run, and needs the write scope", async () => {
       const a = await workspaceCtx();
       const b = await workspaceCtx();
-      const { id } = await succeededRun(a, [{ type: "image", data: await png(2, 2), content_type: "image/png", width: 2, height: 2 }]);
+      const { id } = await succeededRun(a, [
+        { type: "image", data: await png(2, 2), content_type: "image/png", width: 2, height: 2 },
+      ]);
       for (const gid of [id, "gen_000000000000000000000000", "file_000000000000000000000000"]) {
         await apiError(keepOutputAsFile(b, { id: gid, index: "0" }), "resource_not_found");
       }

@@ -45,7 +45,12 @@ const IMAGE_TYPES: Record<string, string> = {
 };
 
 export async function presentFile(services: Services, row: FilesTable): Promise<File> {
-  const link = await blobLink(services.blobs, { secret: services.secretKey, baseUrl: linkBase(services) }, row.blob, row.content_type);
+  const link = await blobLink(
+    services.blobs,
+    { secret: services.secretKey, baseUrl: linkBase(services) },
+    row.blob,
+    row.content_type,
+  );
   return {
     id: row.id,
     object: "file",
@@ -63,7 +68,10 @@ export async function presentFile(services: Services, row: FilesTable): Promise<
 
 export function cleanFilename(name: string | null | undefined): string | null {
   if (!name) return null;
-  const base = [...name.split(/[\\/]/).pop()!].filter((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f).join("").trim();
+  const base = [...name.split(/[\\/]/).pop()!]
+    .filter((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f)
+    .join("")
+    .trim();
   return base ? base.slice(0, 255) : null;
 }
 
@@ -71,7 +79,10 @@ export function cleanFilename(name: string | null | undefined): string | null {
 export async function createImageFile(ctx: Ctx, input: { data: Buffer; filename?: string | null }): Promise<File> {
   requireScope(ctx, "generations:write");
   if (input.data.byteLength > LIMITS.imageUploadBytes) {
-    throw new ApiError("payload_too_large", "Images are at most 4 MB. Use a direct upload (POST /v1/uploads) for video or sound.");
+    throw new ApiError(
+      "payload_too_large",
+      "Images are at most 4 MB. Use a direct upload (POST /v1/uploads) for video or sound.",
+    );
   }
   if (input.data.byteLength === 0) throw new ApiError("invalid_parameter", "The file is empty.", { param: "file" });
   let metadata: Partial<Metadata>;
@@ -89,7 +100,8 @@ export async function createImageFile(ctx: Ctx, input: { data: Buffer; filename?
     );
   }
   const overLimit = pixelLimitMessage(metadata.width, metadata.height);
-  if (overLimit) throw new ApiError("invalid_parameter", `${overLimit} Scale it down and upload it again.`, { param: "file" });
+  if (overLimit)
+    throw new ApiError("invalid_parameter", `${overLimit} Scale it down and upload it again.`, { param: "file" });
   const row: FilesTable = {
     id: newId("file"),
     workspace_id: ctx.workspaceId,
@@ -110,7 +122,12 @@ export async function createImageFile(ctx: Ctx, input: { data: Buffer; filename?
 
 async function findFile(ctx: Ctx, id: string): Promise<FilesTable | undefined> {
   if (!hasIdPrefix("file", id)) return undefined;
-  return ctx.db.selectFrom("files").selectAll().where("workspace_id", "=", ctx.workspaceId).where("id", "=", id).executeTakeFirst();
+  return ctx.db
+    .selectFrom("files")
+    .selectAll()
+    .where("workspace_id", "=", ctx.workspaceId)
+    .where("id", "=", id)
+    .executeTakeFirst();
 }
 
 /** GET /v1/files/{id} */
@@ -132,7 +149,13 @@ export async function listFiles(ctx: Ctx, query: Record<string, string | undefin
       return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(take).execute();
     },
   );
-  return { object: "list", url: "/v1/files", data: await Promise.all(page.rows.map((r) => presentFile(ctx.services, r))), has_more: page.hasMore, next_cursor: page.nextCursor };
+  return {
+    object: "list",
+    url: "/v1/files",
+    data: await Promise.all(page.rows.map((r) => presentFile(ctx.services, r))),
+    has_more: page.hasMore,
+    next_cursor: page.nextCursor,
+  };
 }
 
 /** POST /v1/generations/{id}/outputs/{index}/file: keeps an image output; again → the same file. */
@@ -140,26 +163,48 @@ export async function keepOutputAsFile(ctx: Ctx, input: { id: string; index: str
   requireScope(ctx, "generations:write");
   const { min, max } = LIMITS.outputIndex;
   if (!/^\d{1,2}$/.test(input.index) || Number(input.index) < min || Number(input.index) > max) {
-    throw new ApiError("invalid_parameter", `index is a whole number from ${min} to ${max}, the position in output.`, { param: "index" });
+    throw new ApiError("invalid_parameter", `index is a whole number from ${min} to ${max}, the position in output.`, {
+      param: "index",
+    });
   }
   const index = Number(input.index);
   const run = hasIdPrefix("generation", input.id)
-    ? await ctx.db.selectFrom("generations").selectAll().where("workspace_id", "=", ctx.workspaceId).where("id", "=", input.id).executeTakeFirst()
+    ? await ctx.db
+        .selectFrom("generations")
+        .selectAll()
+        .where("workspace_id", "=", ctx.workspaceId)
+        .where("id", "=", input.id)
+        .executeTakeFirst()
     : undefined;
   if (!run) throw new ApiError("resource_not_found", `No generation ${input.id} in this workspace.`);
   if (run.status !== "succeeded") {
-    throw new ApiError("invalid_parameter", `Only outputs of a succeeded run can be kept; this run is ${run.status}.`, { param: "id" });
+    throw new ApiError("invalid_parameter", `Only outputs of a succeeded run can be kept; this run is ${run.status}.`, {
+      param: "id",
+    });
   }
   const outputs = JSON.parse(run.output_json) as StoredOutput[];
   const output = outputs[index];
   if (!output) {
-    throw new ApiError("invalid_parameter", `This run has ${outputs.length} output${outputs.length === 1 ? "" : "s"}; index ${index} is out of range.`, { param: "index" });
+    throw new ApiError(
+      "invalid_parameter",
+      `This run has ${outputs.length} output${outputs.length === 1 ? "" : "s"}; index ${index} is out of range.`,
+      { param: "index" },
+    );
   }
   if (output.type !== "image") {
-    throw new ApiError("invalid_parameter", `Output ${index} is ${output.type}; only image outputs can be kept as files.`, { param: "index" });
+    throw new ApiError(
+      "invalid_parameter",
+      `Output ${index} is ${output.type}; only image outputs can be kept as files.`,
+      { param: "index" },
+    );
   }
   const existing = () =>
-    ctx.db.selectFrom("files").selectAll().where("generation_id", "=", run.id).where("output_index", "=", index).executeTakeFirst();
+    ctx.db
+      .selectFrom("files")
+      .selectAll()
+      .where("generation_id", "=", run.id)
+      .where("output_index", "=", index)
+      .executeTakeFirst();
   const found = await existing();
   if (found) return presentFile(ctx.services, found);
   const row: FilesTable = {

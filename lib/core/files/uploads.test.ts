@@ -86,10 +86,19 @@ describe(`uploads (${testDialect()})`, () => {
       const ctx = await workspaceCtx();
       const upload = await openUpload(ctx, { filename: "../voice.wav", content_type: "audio/wav", bytes: 1234 });
       expect(upload.id).toMatch(/^upl_[0-9A-Za-z]{24}$/);
-      expect(upload).toMatchObject({ object: "upload", status: "pending", filename: "voice.wav", content_type: "audio/wav", bytes: 1234, file: null });
+      expect(upload).toMatchObject({
+        object: "upload",
+        status: "pending",
+        filename: "voice.wav",
+        content_type: "audio/wav",
+        bytes: 1234,
+        file: null,
+      });
       const url = new URL(upload.upload_url!);
       expect(`${url.origin}${url.pathname}`).toBe(`http://localhost:3000/v1/uploads/${upload.id}/content`);
-      expect(Number(url.searchParams.get("expires")) * 1000).toBe(Math.floor(Date.parse(upload.expires_at) / 1000) * 1000);
+      expect(Number(url.searchParams.get("expires")) * 1000).toBe(
+        Math.floor(Date.parse(upload.expires_at) / 1000) * 1000,
+      );
       expect(Date.parse(upload.expires_at) - Date.parse(upload.created_at)).toBe(3_600_000);
       expect(await getUpload(ctx, { id: upload.id })).toEqual(upload);
     });
@@ -108,14 +117,18 @@ describe(`uploads (${testDialect()})`, () => {
         [{ ...good, extra: true }, "extra"],
         [[good], null],
       ];
-      for (const [body, param] of cases) expect((await apiError(openUpload(ctx, body), "invalid_parameter")).param).toBe(param);
+      for (const [body, param] of cases)
+        expect((await apiError(openUpload(ctx, body), "invalid_parameter")).param).toBe(param);
       expect(await uploadCount(ctx.workspaceId)).toBe(0);
     });
 
     it("refuses a workspace without credit with insufficient_credit", async () => {
       const ctx = await workspaceCtx(0);
       expect((await readBalance(db, ctx.workspaceId)).availableMicros).toBe(0);
-      const err = await apiError(openUpload(ctx, { filename: "a.wav", content_type: "audio/wav", bytes: 10 }), "insufficient_credit");
+      const err = await apiError(
+        openUpload(ctx, { filename: "a.wav", content_type: "audio/wav", bytes: 10 }),
+        "insufficient_credit",
+      );
       expect(err.status).toBe(402);
       expect(await uploadCount(ctx.workspaceId)).toBe(0);
     });
@@ -135,7 +148,11 @@ describe(`uploads (${testDialect()})`, () => {
       const body = { filename: "a.wav", content_type: "audio/wav", bytes: 100 };
       const opened: Upload[] = [];
       for (let i = 0; i < 10; i++) opened.push(await openUpload(ctx, body));
-      await db.updateTable("uploads").set({ expires_at: "2000-01-01T00:00:00.000Z" }).where("id", "=", opened[0]!.id).execute();
+      await db
+        .updateTable("uploads")
+        .set({ expires_at: "2000-01-01T00:00:00.000Z" })
+        .where("id", "=", opened[0]!.id)
+        .execute();
       await openUpload(ctx, body);
       await db.updateTable("uploads").set({ status: "completed" }).where("id", "=", opened[1]!.id).execute();
       await openUpload(ctx, body);
@@ -147,7 +164,8 @@ describe(`uploads (${testDialect()})`, () => {
       const body = { filename: "a.wav", content_type: "audio/wav", bytes: 100 };
       const results = await Promise.allSettled(Array.from({ length: 20 }, () => openUpload(ctx, body)));
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(10);
-      for (const r of results) if (r.status === "rejected") expect((r.reason as ApiError).code).toBe("rate_limit_exceeded");
+      for (const r of results)
+        if (r.status === "rejected") expect((r.reason as ApiError).code).toBe("rate_limit_exceeded");
       expect(await uploadCount(ctx.workspaceId)).toBe(10);
     });
 
@@ -156,14 +174,18 @@ describe(`uploads (${testDialect()})`, () => {
       const body = { filename: "big.mp4", content_type: "video/mp4", bytes: 2 * 1024 ** 3 };
       const results = await Promise.allSettled(Array.from({ length: 6 }, () => openUpload(ctx, body)));
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
-      for (const r of results) if (r.status === "rejected") expect((r.reason as ApiError).code).toBe("rate_limit_exceeded");
+      for (const r of results)
+        if (r.status === "rejected") expect((r.reason as ApiError).code).toBe("rate_limit_exceeded");
     });
 
     it("allows 5 GB a day: a full day's upload, then any more is rate_limit_exceeded until midnight UTC", async () => {
       const ctx = await workspaceCtx();
       const full = await openUpload(ctx, { filename: "big.mp4", content_type: "video/mp4", bytes: GB5 });
       expect(full.bytes).toBe(GB5);
-      const err = await apiError(openUpload(ctx, { filename: "one-more.wav", content_type: "audio/wav", bytes: 1 }), "rate_limit_exceeded");
+      const err = await apiError(
+        openUpload(ctx, { filename: "one-more.wav", content_type: "audio/wav", bytes: 1 }),
+        "rate_limit_exceeded",
+      );
       expect(err.status).toBe(429);
       const retryAfter = Number(err.headers["Retry-After"]);
       expect(Number.isInteger(retryAfter)).toBe(true);
@@ -171,7 +193,11 @@ describe(`uploads (${testDialect()})`, () => {
       expect(retryAfter).toBeLessThanOrEqual(86_400);
       expect(err.message).toMatch(/5 GB/);
       // Uploads of earlier days do not count.
-      await db.updateTable("uploads").set({ created_at: "2000-01-01T00:00:00.000Z" }).where("id", "=", full.id).execute();
+      await db
+        .updateTable("uploads")
+        .set({ created_at: "2000-01-01T00:00:00.000Z" })
+        .where("id", "=", full.id)
+        .execute();
       await openUpload(ctx, { filename: "next-day.wav", content_type: "audio/wav", bytes: GB5 });
     });
   });
@@ -180,11 +206,22 @@ describe(`uploads (${testDialect()})`, () => {
     it("a WAV uploaded whole becomes a File with its measured duration", async () => {
       const ctx = await workspaceCtx();
       const data = wav(1.5);
-      const upload = await openUpload(ctx, { filename: "voice.wav", content_type: "audio/wav", bytes: data.byteLength });
+      const upload = await openUpload(ctx, {
+        filename: "voice.wav",
+        content_type: "audio/wav",
+        bytes: data.byteLength,
+      });
       expect(await put(ctx, upload, data)).toEqual({ id: upload.id, received_bytes: data.byteLength });
       const file = await completeUpload(ctx, { id: upload.id });
       expect(file.id).toMatch(/^file_/);
-      expect(file).toMatchObject({ object: "file", content_type: "audio/wav", bytes: data.byteLength, width: null, height: null, filename: "voice.wav" });
+      expect(file).toMatchObject({
+        object: "file",
+        content_type: "audio/wav",
+        bytes: data.byteLength,
+        width: null,
+        height: null,
+        filename: "voice.wav",
+      });
       expect(file.duration).toBeCloseTo(1.5, 2);
       const { url: _u, expires_at: _e, ...stable } = file;
       expect(await getFile(ctx, { id: file.id })).toMatchObject(stable);
@@ -204,7 +241,9 @@ describe(`uploads (${testDialect()})`, () => {
       const data = wav(0.5);
       const upload = await openUpload(ctx, { filename: "kept.wav", content_type: "audio/wav", bytes: data.byteLength });
       await put(ctx, upload, data);
-      const uploadKey = (await db.selectFrom("uploads").select("blob").where("id", "=", upload.id).executeTakeFirstOrThrow()).blob!;
+      const uploadKey = (
+        await db.selectFrom("uploads").select("blob").where("id", "=", upload.id).executeTakeFirstOrThrow()
+      ).blob!;
       // A second PUT, let in while the upload was pending, whose body arrives after complete.
       const swapped = Buffer.alloc(data.byteLength, "<html><script>alert(1)</script></html>");
       let release!: () => void;
@@ -216,7 +255,10 @@ describe(`uploads (${testDialect()})`, () => {
         await released;
         yield swapped;
       }
-      const late = receiveUploadContent({ db: ctx.db, services: ctx.services }, { id: upload.id, ...signedParts(upload), body: lateBody() });
+      const late = receiveUploadContent(
+        { db: ctx.db, services: ctx.services },
+        { id: upload.id, ...signedParts(upload), body: lateBody() },
+      );
       await bodyStarted;
       const file = await completeUpload(ctx, { id: upload.id });
       release();
@@ -278,7 +320,11 @@ describe(`uploads (${testDialect()})`, () => {
     it("refuses a body larger than declared with payload_too_large and keeps nothing", async () => {
       const ctx = await workspaceCtx();
       const data = wav(0.5);
-      const upload = await openUpload(ctx, { filename: "big.wav", content_type: "audio/wav", bytes: data.byteLength - 1 });
+      const upload = await openUpload(ctx, {
+        filename: "big.wav",
+        content_type: "audio/wav",
+        bytes: data.byteLength - 1,
+      });
       const err = await apiError(put(ctx, upload, data), "payload_too_large");
       expect(err.status).toBe(413);
       const row = await db.selectFrom("uploads").selectAll().where("id", "=", upload.id).executeTakeFirstOrThrow();
@@ -288,7 +334,11 @@ describe(`uploads (${testDialect()})`, () => {
     it("a body smaller than declared cannot be completed (invalid_parameter bytes); a second PUT replaces it", async () => {
       const ctx = await workspaceCtx();
       const data = wav(0.5);
-      const upload = await openUpload(ctx, { filename: "short.wav", content_type: "audio/wav", bytes: data.byteLength });
+      const upload = await openUpload(ctx, {
+        filename: "short.wav",
+        content_type: "audio/wav",
+        bytes: data.byteLength,
+      });
       expect((await put(ctx, upload, data.subarray(0, 100))).received_bytes).toBe(100);
       const err = await apiError(completeUpload(ctx, { id: upload.id }), "invalid_parameter");
       expect(err.param).toBe("bytes");
@@ -313,7 +363,16 @@ describe(`uploads (${testDialect()})`, () => {
       const { stdout } = await runFfmpeg(defaultFfmpegPath(process.env.PATH ?? ""), [...args, "-f", format, "pipe:1"]);
       return stdout;
     }
-    const SILENT_VIDEO = ["-f", "lavfi", "-i", "testsrc=d=2:s=96x64:r=10", "-pix_fmt", "yuv420p", "-movflags", "frag_keyframe+empty_moov"];
+    const SILENT_VIDEO = [
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=d=2:s=96x64:r=10",
+      "-pix_fmt",
+      "yuv420p",
+      "-movflags",
+      "frag_keyframe+empty_moov",
+    ];
 
     async function uploaded(ctx: Ctx, data: Buffer, filename: string, contentType: string): Promise<Upload> {
       const upload = await openUpload(ctx, { filename, content_type: contentType, bytes: data.byteLength });
@@ -352,10 +411,16 @@ describe(`uploads (${testDialect()})`, () => {
       const unknown = "upl_000000000000000000000000";
       const forged = sign(a.services.secretKey, "upload", `${unknown}\n9999999999`);
       await apiError(
-        receiveUploadContent({ db, services: a.services }, { id: unknown, expires: "9999999999", signature: forged, body: chunks(Buffer.from("x")) }),
+        receiveUploadContent(
+          { db, services: a.services },
+          { id: unknown, expires: "9999999999", signature: forged, body: chunks(Buffer.from("x")) },
+        ),
         "resource_not_found",
       );
-      await apiError(openUpload({ ...a, scopes: ["generations:read"] }, { filename: "x.wav", content_type: "audio/wav", bytes: 10 }), "permission_denied");
+      await apiError(
+        openUpload({ ...a, scopes: ["generations:read"] }, { filename: "x.wav", content_type: "audio/wav", bytes: 10 }),
+        "permission_denied",
+      );
     });
   });
 });

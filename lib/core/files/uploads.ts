@@ -55,12 +55,20 @@ function uploadUrl(services: Services, row: UploadsTable): string {
 }
 
 async function uploadUrlOf(services: Services, row: UploadsTable): Promise<string> {
-  const presigned = row.blob === null ? null : await services.blobs.signedPutUrl(row.blob, { bytes: Number(row.declared_bytes), expiresAt: new Date(row.expires_at) });
+  const presigned =
+    row.blob === null
+      ? null
+      : await services.blobs.signedPutUrl(row.blob, {
+          bytes: Number(row.declared_bytes),
+          expiresAt: new Date(row.expires_at),
+        });
   return presigned ?? uploadUrl(services, row);
 }
 
 async function present(ctx: Ctx, row: UploadsTable): Promise<Upload> {
-  const file = row.file_id ? await ctx.db.selectFrom("files").selectAll().where("id", "=", row.file_id).executeTakeFirst() : undefined;
+  const file = row.file_id
+    ? await ctx.db.selectFrom("files").selectAll().where("id", "=", row.file_id).executeTakeFirst()
+    : undefined;
   return {
     id: row.id,
     object: "upload",
@@ -79,7 +87,10 @@ function parseUploadBody(body: unknown): { filename: string; contentType: string
   const object = requireObject(body, null);
   refuseUnknownFields(object, ["filename", "content_type", "bytes"]);
   const filename = typeof object.filename === "string" ? cleanFilename(object.filename) : null;
-  if (!filename) throw new ApiError("invalid_parameter", "filename is required: the file's name, 1 to 255 characters.", { param: "filename" });
+  if (!filename)
+    throw new ApiError("invalid_parameter", "filename is required: the file's name, 1 to 255 characters.", {
+      param: "filename",
+    });
   const contentType = object.content_type;
   if (typeof contentType !== "string" || !(UPLOAD_CONTENT_TYPES as readonly string[]).includes(contentType)) {
     throw new ApiError(
@@ -90,7 +101,11 @@ function parseUploadBody(body: unknown): { filename: string; contentType: string
   }
   const bytes = object.bytes;
   if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes < 1 || bytes > LIMITS.uploadBytesPerDay) {
-    throw new ApiError("invalid_parameter", `bytes is the file's size: a whole number from 1 to ${LIMITS.uploadBytesPerDay}.`, { param: "bytes" });
+    throw new ApiError(
+      "invalid_parameter",
+      `bytes is the file's size: a whole number from 1 to ${LIMITS.uploadBytesPerDay}.`,
+      { param: "bytes" },
+    );
   }
   return { filename, contentType, bytes };
 }
@@ -116,7 +131,10 @@ export async function openUpload(ctx: Ctx, body: unknown): Promise<Upload> {
     const now = new Date();
     const balance = await readBalance(trx, ctx.workspaceId);
     if (balance.availableMicros <= 0) {
-      throw new ApiError("insufficient_credit", "Uploading video or sound needs credit in the workspace. Add credit and try again.");
+      throw new ApiError(
+        "insufficient_credit",
+        "Uploading video or sound needs credit in the workspace. Add credit and try again.",
+      );
     }
     const inFlight = await trx
       .selectFrom("uploads")
@@ -177,8 +195,16 @@ export async function receiveUploadContent(
   input: { id: string; expires: string | undefined; signature: string | undefined; body: AsyncIterable<Uint8Array> },
 ): Promise<{ id: string; received_bytes: number }> {
   const { id, expires, signature } = input;
-  if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !verifySignature(ctx.services.secretKey, PURPOSE, `${id}\n${expires}`, signature)) {
-    throw new ApiError("permission_denied", "This upload URL is not valid: it was changed or cut short. Use upload_url exactly as POST /v1/uploads returned it.");
+  if (
+    !expires ||
+    !signature ||
+    !/^\d{1,12}$/.test(expires) ||
+    !verifySignature(ctx.services.secretKey, PURPOSE, `${id}\n${expires}`, signature)
+  ) {
+    throw new ApiError(
+      "permission_denied",
+      "This upload URL is not valid: it was changed or cut short. Use upload_url exactly as POST /v1/uploads returned it.",
+    );
   }
   const row = await ctx.db.selectFrom("uploads").selectAll().where("id", "=", id).executeTakeFirst();
   if (!row) throw new ApiError("resource_not_found", `No upload ${id}.`);
@@ -188,10 +214,18 @@ export async function receiveUploadContent(
   }
   let stored: { key: string; bytes: number };
   try {
-    stored = await ctx.services.blobs.putStream(input.body, Number(row.declared_bytes), row.content_type, row.blob ?? undefined);
+    stored = await ctx.services.blobs.putStream(
+      input.body,
+      Number(row.declared_bytes),
+      row.content_type,
+      row.blob ?? undefined,
+    );
   } catch (err) {
     if (err instanceof BlobTooLargeError) {
-      throw new ApiError("payload_too_large", `This upload was opened for ${row.declared_bytes} bytes; the body is larger.`);
+      throw new ApiError(
+        "payload_too_large",
+        `This upload was opened for ${row.declared_bytes} bytes; the body is larger.`,
+      );
     }
     throw err;
   }
@@ -211,7 +245,12 @@ export async function receiveUploadContent(
 
 async function requireUpload(ctx: Ctx, id: string): Promise<UploadsTable> {
   const row = hasIdPrefix("upload", id)
-    ? await ctx.db.selectFrom("uploads").selectAll().where("workspace_id", "=", ctx.workspaceId).where("id", "=", id).executeTakeFirst()
+    ? await ctx.db
+        .selectFrom("uploads")
+        .selectAll()
+        .where("workspace_id", "=", ctx.workspaceId)
+        .where("id", "=", id)
+        .executeTakeFirst()
     : undefined;
   if (!row) throw new ApiError("resource_not_found", `No upload ${id} in this workspace.`);
   return row;
@@ -232,7 +271,8 @@ export async function completeUpload(ctx: Ctx, input: { id: string }): Promise<F
   requireScope(ctx, "generations:write");
   const row = await requireUpload(ctx, input.id);
   if (row.status === "completed") return fileOf(ctx, row);
-  const noBytes = () => new ApiError("invalid_parameter", "No bytes were received yet: PUT the file to upload_url first.", { param: "id" });
+  const noBytes = () =>
+    new ApiError("invalid_parameter", "No bytes were received yet: PUT the file to upload_url first.", { param: "id" });
   if (!row.blob) throw noBytes();
   const uploadKey = row.blob;
   let blob: string;
@@ -255,10 +295,13 @@ export async function completeUpload(ctx: Ctx, input: { id: string }): Promise<F
       { param: "bytes" },
     );
   }
-  const media = await ctx.services.blobs.withLocalFile(blob, (file) => probeUploadedMedia(ctx.services.ffmpegPath, file));
+  const media = await ctx.services.blobs.withLocalFile(blob, (file) =>
+    probeUploadedMedia(ctx.services.ffmpegPath, file),
+  );
   if (media === null || !fitsDeclaredType(media, row.content_type)) {
     await discard();
-    if (media === null) throw new ApiError("unsupported_media_type", `The bytes are not a ${row.content_type} file Atelier can read.`);
+    if (media === null)
+      throw new ApiError("unsupported_media_type", `The bytes are not a ${row.content_type} file Atelier can read.`);
     const held = media.hasVideo ? "a video" : "a sound with no picture";
     throw new ApiError(
       "unsupported_media_type",

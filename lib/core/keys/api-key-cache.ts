@@ -21,7 +21,10 @@ export interface ApiKeyCache {
 }
 
 export function createApiKeyCache(options: { maxEntries?: number; ttlMs?: number } = {}): ApiKeyCache {
-  const byHash = createTtlCache<CachedKey>({ maxEntries: options.maxEntries ?? 10_000, ttlMs: options.ttlMs ?? 60_000 });
+  const byHash = createTtlCache<CachedKey>({
+    maxEntries: options.maxEntries ?? 10_000,
+    ttlMs: options.ttlMs ?? 60_000,
+  });
   return {
     get: (hash, now) => byHash.get(hash, now),
     set: (hash, key, now) => byHash.set(hash, key, now),

@@ -19,7 +19,11 @@ const PREFIX = "atl";
 const DAY_MS = 86_400_000;
 
 async function authError(db: Db, credentials: Partial<PresentedCredentials>): Promise<ApiError> {
-  const err = await authenticateApiKey({ db }, { xApiKey: undefined, authorization: undefined, ...credentials }, PREFIX).then(
+  const err = await authenticateApiKey(
+    { db },
+    { xApiKey: undefined, authorization: undefined, ...credentials },
+    PREFIX,
+  ).then(
     () => null,
     (e: unknown) => e,
   );
@@ -52,7 +56,13 @@ describe(`api keys (${testDialect()})`, () => {
     it("shows the key once; the store keeps only its hash", async () => {
       const created = await createApiKey({ db }, { workspaceId, name: "  ci  ", prefix: PREFIX });
       expect(created.key).toMatch(new RegExp(`^atl_[0-9A-Za-z]{${KEY_SECRET_LENGTH}}$`));
-      expect(created).toMatchObject({ object: "api_key", workspace_id: workspaceId, name: "ci", revoked_at: null, last_used_at: null });
+      expect(created).toMatchObject({
+        object: "api_key",
+        workspace_id: workspaceId,
+        name: "ci",
+        revoked_at: null,
+        last_used_at: null,
+      });
       expect(created.id).toMatch(/^key_/);
       expect(created.hint).toBe(`atl_…${created.key.slice(-4)}`);
 
@@ -83,11 +93,15 @@ describe(`api keys (${testDialect()})`, () => {
       expect(lifetime(await createApiKey({ db }, { workspaceId, prefix: PREFIX, expires: "30d" }))).toBe(30);
       const never = await createApiKey({ db }, { workspaceId, prefix: PREFIX, expires: "never" });
       expect(never.expires_at).toBeNull();
-      expect((await authenticateApiKey({ db }, { xApiKey: never.key, authorization: undefined }, PREFIX)).keyId).toBe(never.id);
+      expect((await authenticateApiKey({ db }, { xApiKey: never.key, authorization: undefined }, PREFIX)).keyId).toBe(
+        never.id,
+      );
     });
 
     it("refuses an expiry that is not one of the choices", async () => {
-      const err = await createApiKey({ db }, { workspaceId, prefix: PREFIX, expires: "7d" as never }).catch((e: unknown) => e);
+      const err = await createApiKey({ db }, { workspaceId, prefix: PREFIX, expires: "7d" as never }).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).code).toBe("invalid_parameter");
       expect((err as ApiError).param).toBe("expires");
@@ -129,18 +143,28 @@ describe(`api keys (${testDialect()})`, () => {
     });
 
     it("accepts the key as Authorization: Bearer", async () => {
-      expect(await authenticateApiKey({ db }, { xApiKey: undefined, authorization: `Bearer ${key}` }, PREFIX)).toEqual(expected());
-      expect(await authenticateApiKey({ db }, { xApiKey: undefined, authorization: `bearer   ${key} ` }, PREFIX)).toEqual(expected());
+      expect(await authenticateApiKey({ db }, { xApiKey: undefined, authorization: `Bearer ${key}` }, PREFIX)).toEqual(
+        expected(),
+      );
+      expect(
+        await authenticateApiKey({ db }, { xApiKey: undefined, authorization: `bearer   ${key} ` }, PREFIX),
+      ).toEqual(expected());
     });
 
     it("accepts the same key in both headers", async () => {
-      expect(await authenticateApiKey({ db }, { xApiKey: key, authorization: `Bearer ${key}` }, PREFIX)).toEqual(expected());
+      expect(await authenticateApiKey({ db }, { xApiKey: key, authorization: `Bearer ${key}` }, PREFIX)).toEqual(
+        expected(),
+      );
     });
 
     it("records when a key was last used", async () => {
       const fresh = await createApiKey({ db }, { workspaceId, prefix: PREFIX });
       await authenticateApiKey({ db }, { xApiKey: fresh.key, authorization: undefined }, PREFIX);
-      const row = await db.selectFrom("api_keys").select("last_used_at").where("id", "=", fresh.id).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom("api_keys")
+        .select("last_used_at")
+        .where("id", "=", fresh.id)
+        .executeTakeFirstOrThrow();
       expect(row.last_used_at).not.toBeNull();
     });
 
@@ -214,7 +238,9 @@ describe(`api keys (${testDialect()})`, () => {
       const theirs = await createApiKey({ db }, { workspaceId: elsewhere, prefix: PREFIX });
       const err = await revokeApiKey({ db }, { keyId: theirs.id, workspaceId }).catch((e: unknown) => e);
       expect((err as ApiError).code).toBe("resource_not_found");
-      expect((await authenticateApiKey({ db }, { xApiKey: theirs.key, authorization: undefined }, PREFIX)).workspaceId).toBe(elsewhere);
+      expect(
+        (await authenticateApiKey({ db }, { xApiKey: theirs.key, authorization: undefined }, PREFIX)).workspaceId,
+      ).toBe(elsewhere);
     });
 
     it("an expired key → invalid_api_key saying it expired", async () => {
@@ -231,7 +257,11 @@ describe(`api keys (${testDialect()})`, () => {
       const cache = createApiKeyCache();
       const soon = await createApiKey({ db }, { workspaceId, prefix: PREFIX, expires: "30d" });
       const expiresAt = Date.now() + 2_000;
-      await db.updateTable("api_keys").set({ expires_at: new Date(expiresAt).toISOString() }).where("id", "=", soon.id).execute();
+      await db
+        .updateTable("api_keys")
+        .set({ expires_at: new Date(expiresAt).toISOString() })
+        .where("id", "=", soon.id)
+        .execute();
       const credentials = { xApiKey: soon.key, authorization: undefined };
       expect((await authenticateApiKey({ db }, credentials, PREFIX, cache)).keyId).toBe(soon.id);
       expect(cache.size).toBe(1);
@@ -247,7 +277,9 @@ describe(`api keys (${testDialect()})`, () => {
     it("a key of another installation's prefix is refused", async () => {
       const theirs = await createApiKey({ db }, { workspaceId, prefix: "abc" });
       await expectInvalid(db, { xApiKey: theirs.key }, /begin with "atl_"/);
-      expect((await authenticateApiKey({ db }, { xApiKey: theirs.key, authorization: undefined }, "abc")).keyId).toBe(theirs.id);
+      expect((await authenticateApiKey({ db }, { xApiKey: theirs.key, authorization: undefined }, "abc")).keyId).toBe(
+        theirs.id,
+      );
     });
   });
 
@@ -263,7 +295,14 @@ describe(`api keys (${testDialect()})`, () => {
 
       const list = await listApiKeys({ db }, { workspaceId: ws });
       expect(list.map((k) => k.name)).toEqual(["second", "first"]);
-      expect(list[0]).toMatchObject({ id: second.id, object: "api_key", workspace_id: ws, hint: second.hint, expires_at: null, revoked_at: null });
+      expect(list[0]).toMatchObject({
+        id: second.id,
+        object: "api_key",
+        workspace_id: ws,
+        hint: second.hint,
+        expires_at: null,
+        revoked_at: null,
+      });
       expect(list[1]!.revoked_at).not.toBeNull();
       for (const item of list) {
         expect(item).not.toHaveProperty("key");

@@ -47,11 +47,17 @@ export function hashApiKey(key: string): string {
 }
 
 export function parseScopes(text: string): Scope[] {
-  const scopes = text.split(",").map((s) => s.trim()).filter(Boolean);
-  if (scopes.length === 0) throw new ApiError("invalid_parameter", `Name at least one scope: ${SCOPES.join(", ")}.`, { param: "scopes" });
+  const scopes = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (scopes.length === 0)
+    throw new ApiError("invalid_parameter", `Name at least one scope: ${SCOPES.join(", ")}.`, { param: "scopes" });
   for (const scope of scopes) {
     if (!(SCOPES as readonly string[]).includes(scope)) {
-      throw new ApiError("invalid_parameter", `Unknown scope "${scope}". Scopes are ${SCOPES.join(", ")}.`, { param: "scopes" });
+      throw new ApiError("invalid_parameter", `Unknown scope "${scope}". Scopes are ${SCOPES.join(", ")}.`, {
+        param: "scopes",
+      });
     }
   }
   return [...new Set(scopes)] as Scope[];
@@ -64,15 +70,23 @@ export async function createApiKey(
   const expires = input.expires ?? "365d";
   // An own-property test: `in` would take "constructor" or "toString" from the prototype (then a 500).
   if (typeof expires !== "string" || !Object.hasOwn(KEY_EXPIRY_CHOICES, expires)) {
-    throw new ApiError("invalid_parameter", `Expiry is one of ${Object.keys(KEY_EXPIRY_CHOICES).join(", ")}.`, { param: "expires" });
+    throw new ApiError("invalid_parameter", `Expiry is one of ${Object.keys(KEY_EXPIRY_CHOICES).join(", ")}.`, {
+      param: "expires",
+    });
   }
-  if (input.name !== undefined && typeof input.name !== "string") throw new ApiError("invalid_parameter", "A key name is text.", { param: "name" });
+  if (input.name !== undefined && typeof input.name !== "string")
+    throw new ApiError("invalid_parameter", "A key name is text.", { param: "name" });
   const name = (input.name ?? "API key").trim();
   if (name.length < 1 || name.length > 100) {
     throw new ApiError("invalid_parameter", "A key name is 1 to 100 characters long.", { param: "name" });
   }
-  const workspace = await ctx.db.selectFrom("workspaces").select("id").where("id", "=", input.workspaceId).executeTakeFirst();
-  if (!workspace) throw new ApiError("resource_not_found", `No workspace ${input.workspaceId}.`, { param: "workspace" });
+  const workspace = await ctx.db
+    .selectFrom("workspaces")
+    .select("id")
+    .where("id", "=", input.workspaceId)
+    .executeTakeFirst();
+  if (!workspace)
+    throw new ApiError("resource_not_found", `No workspace ${input.workspaceId}.`, { param: "workspace" });
 
   const key = `${input.prefix}_${randomBase62(KEY_SECRET_LENGTH)}`;
   const days = KEY_EXPIRY_CHOICES[expires];
@@ -106,7 +120,11 @@ export async function listApiKeys(ctx: SystemCtx, input: { workspaceId: string }
 
 /** Revoking is safe to repeat: the first revocation time stays. */
 export async function revokeApiKey(ctx: SystemCtx, input: { keyId: string; workspaceId?: string }): Promise<ApiKey> {
-  let update = ctx.db.updateTable("api_keys").set({ revoked_at: nowIso() }).where("id", "=", input.keyId).where("revoked_at", "is", null);
+  let update = ctx.db
+    .updateTable("api_keys")
+    .set({ revoked_at: nowIso() })
+    .where("id", "=", input.keyId)
+    .where("revoked_at", "is", null);
   if (input.workspaceId) update = update.where("workspace_id", "=", input.workspaceId);
   await update.execute();
   let select = ctx.db.selectFrom("api_keys").selectAll().where("id", "=", input.keyId);
@@ -145,10 +163,18 @@ function pickKey(credentials: PresentedCredentials): string {
     const match = /^Bearer(?:\s+(.*))?$/i.exec(authorization);
     if (authorization === "") fromBearer = "";
     else if (!match) {
-      throw invalid('The Authorization header must be "Bearer <API key>". Send the key after "Bearer ", or in the x-api-key header.');
+      throw invalid(
+        'The Authorization header must be "Bearer <API key>". Send the key after "Bearer ", or in the x-api-key header.',
+      );
     } else fromBearer = (match[1] ?? "").trim();
   }
-  if (fromHeader !== undefined && fromBearer !== undefined && fromHeader !== "" && fromBearer !== "" && fromHeader !== fromBearer) {
+  if (
+    fromHeader !== undefined &&
+    fromBearer !== undefined &&
+    fromHeader !== "" &&
+    fromBearer !== "" &&
+    fromHeader !== fromBearer
+  ) {
     throw new ApiError(
       "conflicting_credentials",
       "The x-api-key and Authorization headers carry two different keys. Send one key, in one of them.",
@@ -166,10 +192,14 @@ function pickKey(credentials: PresentedCredentials): string {
   const key = (useHeader ? fromHeader : fromBearer) ?? "";
   if (key === "") throw invalid(`The ${where} is empty. Did the variable holding your key expand to nothing?`);
   if (fromHeader && /^Bearer\s/i.test(fromHeader)) {
-    throw invalid('The x-api-key header holds "Bearer …". Send the key alone in x-api-key, or send "Authorization: Bearer <API key>".');
+    throw invalid(
+      'The x-api-key header holds "Bearer …". Send the key alone in x-api-key, or send "Authorization: Bearer <API key>".',
+    );
   }
   if (key.startsWith("$") || key.includes("${")) {
-    throw invalid(`The ${where} holds "${key.slice(0, 32)}", which looks like a shell variable that was never expanded. Check the quotes around it.`);
+    throw invalid(
+      `The ${where} holds "${key.slice(0, 32)}", which looks like a shell variable that was never expanded. Check the quotes around it.`,
+    );
   }
   return key;
 }
@@ -190,10 +220,14 @@ export async function authenticateApiKey(
   }
   const secret = key.slice(prefix.length + 1);
   if (!/^[0-9A-Za-z]*$/.test(secret)) {
-    throw invalid("This API key holds characters a key never has (spaces, quotes or punctuation). Check that you copied it exactly.");
+    throw invalid(
+      "This API key holds characters a key never has (spaces, quotes or punctuation). Check that you copied it exactly.",
+    );
   }
   if (secret.length < KEY_SECRET_LENGTH) {
-    throw invalid(`This API key looks cut short: it has ${secret.length} characters after "${prefix}_", a key has ${KEY_SECRET_LENGTH}.`);
+    throw invalid(
+      `This API key looks cut short: it has ${secret.length} characters after "${prefix}_", a key has ${KEY_SECRET_LENGTH}.`,
+    );
   }
   const hash = hashApiKey(key);
   const now = Date.now();
@@ -212,7 +246,16 @@ export async function authenticateApiKey(
     throw invalid(`This API key expired on ${row.expires_at}. Create a new key.`);
   }
   const scopes = row.scopes.split(",") as Scope[];
-  cache?.set(hash, { keyId: row.id, workspaceId: row.workspace_id, scopes, expiresAt: row.expires_at ? Date.parse(row.expires_at) : null }, now);
+  cache?.set(
+    hash,
+    {
+      keyId: row.id,
+      workspaceId: row.workspace_id,
+      scopes,
+      expiresAt: row.expires_at ? Date.parse(row.expires_at) : null,
+    },
+    now,
+  );
   const noting = noteLastUsed(ctx, row.id, now);
   if (noting) await noting;
   return { keyId: row.id, workspaceId: row.workspace_id, scopes };
@@ -223,5 +266,9 @@ function noteLastUsed(ctx: SystemCtx, keyId: string, now: number): Promise<unkno
   // Nothing to wait for on almost every request: no promise then.
   if ((lastUsedWrites.get(keyId) ?? 0) + LAST_USED_EVERY_MS >= now) return undefined;
   lastUsedWrites.set(keyId, now);
-  return ctx.db.updateTable("api_keys").set({ last_used_at: new Date(now).toISOString() }).where("id", "=", keyId).execute();
+  return ctx.db
+    .updateTable("api_keys")
+    .set({ last_used_at: new Date(now).toISOString() })
+    .where("id", "=", keyId)
+    .execute();
 }

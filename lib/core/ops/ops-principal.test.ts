@@ -3,7 +3,16 @@ import { openTestStore, testCtx, testDialect, type TestStore } from "../../store
 import type { Services, SystemCtx } from "../context";
 import { ApiError } from "../../primitives/errors";
 import { createGeneration } from "../runs/generations";
-import { opsFailureReasons, opsGrantCredit, opsModels, opsOverview, opsPauseModel, opsResumeModel, opsRun, opsWorkspaces } from "./ops";
+import {
+  opsFailureReasons,
+  opsGrantCredit,
+  opsModels,
+  opsOverview,
+  opsPauseModel,
+  opsResumeModel,
+  opsRun,
+  opsWorkspaces,
+} from "./ops";
 import { opsPrincipal, type OpsCtx } from "./ops-principal";
 import { listShareLinksForOps } from "../shares/share-links";
 import { createUser } from "../workspaces/users";
@@ -59,8 +68,14 @@ describe(`the ops principal (${testDialect()})`, () => {
   it("is made for an ops user only, from the role the store has now", async () => {
     const db = t.store.db;
     const ws = await createWorkspace({ db }, { name: "principal" });
-    const operator = await createUser({ db }, { email: "ops-principal@example.com", password: "long enough", workspaceId: ws.id, role: "ops" });
-    const creator = await createUser({ db }, { email: "creator-principal@example.com", password: "long enough", workspaceId: ws.id, role: "creator" });
+    const operator = await createUser(
+      { db },
+      { email: "ops-principal@example.com", password: "long enough", workspaceId: ws.id, role: "ops" },
+    );
+    const creator = await createUser(
+      { db },
+      { email: "creator-principal@example.com", password: "long enough", workspaceId: ws.id, role: "creator" },
+    );
 
     const ops = await opsPrincipal(db, operator.id);
     expect(ops.operator).toBe("ops-principal@example.com");
@@ -70,7 +85,15 @@ describe(`the ops principal (${testDialect()})`, () => {
     expect(refused).toMatchObject({ code: "resource_not_found", status: 404 });
     // Not a word of who exists or what role they have.
     expect(refused.message).not.toContain(creator.id);
-    for (const id of ["usr_doesnotexist", "", "constructor", "__proto__", "usr_\u0000x", "usr_" + "x".repeat(5000), ws.id]) {
+    for (const id of [
+      "usr_doesnotexist",
+      "",
+      "constructor",
+      "__proto__",
+      "usr_\u0000x",
+      "usr_" + "x".repeat(5000),
+      ws.id,
+    ]) {
       expect((await refusal(opsPrincipal(db, id))).code).toBe("resource_not_found");
     }
 
@@ -83,13 +106,20 @@ describe(`the ops principal (${testDialect()})`, () => {
     const db = t.store.db;
     const home = await createWorkspace({ db }, { name: "operators-home" });
     const other = await createWorkspace({ db }, { name: "customer" });
-    const operator = await createUser({ db }, { email: "ops-verbs@example.com", password: "long enough", workspaceId: home.id, role: "ops" });
+    const operator = await createUser(
+      { db },
+      { email: "ops-verbs@example.com", password: "long enough", workspaceId: home.id, role: "ops" },
+    );
     const ops: OpsCtx = await opsPrincipal(db, operator.id);
 
     const granted = await opsGrantCredit(ops, { workspaceId: other.id, amountMicros: 2_500_000 });
     expect(granted.workspace.name).toBe("customer");
     expect(granted.balance.availableMicros).toBe(2_500_000);
-    const note = await db.selectFrom("ledger_entries").select("note").where("workspace_id", "=", other.id).executeTakeFirstOrThrow();
+    const note = await db
+      .selectFrom("ledger_entries")
+      .select("note")
+      .where("workspace_id", "=", other.id)
+      .executeTakeFirstOrThrow();
     expect(note.note).toBe("added in the studio by ops-verbs@example.com");
     expect((await opsWorkspaces(ops)).find((w) => w.id === other.id)?.balance.availableMicros).toBe(2_500_000);
     for (const workspaceId of ["ws_doesnotexist", "constructor", "__proto__", "ws_\u0000", "x".repeat(10_000)]) {
@@ -99,17 +129,29 @@ describe(`the ops principal (${testDialect()})`, () => {
     }
 
     await opsPauseModel(ops, { modelId: "atelier/gradient", until: null, reason: "checking the principal" });
-    expect((await opsModels(ops)).find((m) => m.id === "atelier/gradient")?.pause).toMatchObject({ by: "ops-verbs@example.com", reason: "checking the principal" });
-    expect(await opsResumeModel(ops, { modelId: "atelier/gradient" })).toEqual({ model: "atelier/gradient", resumed: true });
+    expect((await opsModels(ops)).find((m) => m.id === "atelier/gradient")?.pause).toMatchObject({
+      by: "ops-verbs@example.com",
+      reason: "checking the principal",
+    });
+    expect(await opsResumeModel(ops, { modelId: "atelier/gradient" })).toEqual({
+      model: "atelier/gradient",
+      resumed: true,
+    });
   });
 
   it("reads a run of any workspace only through the principal", async () => {
     const db = t.store.db;
     const home = await createWorkspace({ db }, { name: "ops-reader-home" });
     const customer = await createWorkspace({ db }, { name: "ops-reader-customer", creditMicros: 1_000_000 });
-    const operator = await createUser({ db }, { email: "ops-reader@example.com", password: "long enough", workspaceId: home.id, role: "ops" });
+    const operator = await createUser(
+      { db },
+      { email: "ops-reader@example.com", password: "long enough", workspaceId: home.id, role: "ops" },
+    );
     const ctx = testCtx(t, customer.id);
-    const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "a principal's read" } });
+    const { generation } = await createGeneration(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "a principal's read" },
+    });
     const read = await opsRun(await opsPrincipal(db, operator.id), ctx.services, generation.id);
     expect(read?.workspace).toEqual({ id: customer.id, name: "ops-reader-customer" });
   });

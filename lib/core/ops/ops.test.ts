@@ -17,7 +17,10 @@ describe(`ops overview (${testDialect()})`, () => {
     t = await openTestStore();
     const db = t.store.db;
     const home = await createWorkspace({ db }, { name: "operators" });
-    const operator = await createUser({ db }, { email: "operator@example.com", password: "long enough", workspaceId: home.id, role: "ops" });
+    const operator = await createUser(
+      { db },
+      { email: "operator@example.com", password: "long enough", workspaceId: home.id, role: "ops" },
+    );
     ops = await opsPrincipal(db, operator.id);
   });
   afterAll(async () => {
@@ -54,7 +57,12 @@ describe(`ops overview (${testDialect()})`, () => {
     const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "read by ops" } });
     const read = await opsRun(ops, ctx.services, generation.id);
     expect(read?.workspace).toEqual({ id: a.id, name: "epsilon" });
-    expect(read?.generation).toMatchObject({ id: generation.id, model: "atelier/gradient", input: { prompt: "read by ops" }, status: "queued" });
+    expect(read?.generation).toMatchObject({
+      id: generation.id,
+      model: "atelier/gradient",
+      input: { prompt: "read by ops" },
+      status: "queued",
+    });
     expect(read?.generation.queue_position).toBeGreaterThanOrEqual(1);
     for (const id of ["gen_doesnotexist", "gen_\u0000x", "file_abc", "", "gen_" + "x".repeat(5000), "gen_a b"]) {
       expect(await opsRun(ops, ctx.services, id)).toBeNull();
@@ -66,10 +74,21 @@ describe(`ops overview (${testDialect()})`, () => {
     const { generation } = await createGeneration(ctx, { model, input });
     await t.store.db
       .updateTable("generations")
-      .set({ status: "running", started_at: new Date().toISOString(), lease_owner: "ops-test", lease_expires_at: new Date(Date.now() + 60_000).toISOString() })
+      .set({
+        status: "running",
+        started_at: new Date().toISOString(),
+        lease_owner: "ops-test",
+        lease_expires_at: new Date(Date.now() + 60_000).toISOString(),
+      })
       .where("id", "=", generation.id)
       .execute();
-    expect(await finishRun(t.store.db, ctx.services, { id: generation.id, owner: "ops-test", outcome: { status: "failed", message } })).not.toBeNull();
+    expect(
+      await finishRun(t.store.db, ctx.services, {
+        id: generation.id,
+        owner: "ops-test",
+        outcome: { status: "failed", message },
+      }),
+    ).not.toBeNull();
     return generation.id;
   }
 
@@ -94,7 +113,8 @@ describe(`ops overview (${testDialect()})`, () => {
     expect(reasons[0]!.example_run_ids).toHaveLength(3);
     expect(reasons[0]!.last_failed_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     // Equal counts: the most recent first; the order of those two is not the point here.
-    const counted = async (filter: OpsRunFilter) => (await opsFailureReasons(ops, { filter })).map((r) => [r.message, r.count]).sort();
+    const counted = async (filter: OpsRunFilter) =>
+      (await opsFailureReasons(ops, { filter })).map((r) => [r.message, r.count]).sort();
     expect(await counted({ workspaceId: a.id })).toEqual([
       [decode, 1],
       [refused, 1],
@@ -103,7 +123,11 @@ describe(`ops overview (${testDialect()})`, () => {
       [decode, 1],
       [refused, 1],
     ]);
-    expect((await opsFailureReasons(ops, { filter: { workspaceId: b.id, model: "atelier/gradient", status: "failed" } })).map((r) => [r.message, r.count, r.workspaces])).toEqual([[refused, 1, 1]]);
+    expect(
+      (
+        await opsFailureReasons(ops, { filter: { workspaceId: b.id, model: "atelier/gradient", status: "failed" } })
+      ).map((r) => [r.message, r.count, r.workspaces]),
+    ).toEqual([[refused, 1, 1]]);
     expect(await opsFailureReasons(ops, { filter: { status: "queued" } })).toEqual([]);
     expect(await opsFailureReasons(ops, { limit: 1 })).toHaveLength(1);
     // Older than a day (seen from tomorrow), or outside a shorter window: gone from the table.
@@ -112,9 +136,15 @@ describe(`ops overview (${testDialect()})`, () => {
   });
 
   it("masks IDs, opaque tokens and numbers in failure messages", () => {
-    expect(maskFailureMessage("The input file file_AbC123xyzAbC123xyzAbC1 no longer exists.")).toBe("The input file file_… no longer exists.");
-    expect(maskFailureMessage("The result would be 8400×32; the longest side may be at most 8192 pixels.")).toBe("The result would be #×#; the longest side may be at most # pixels.");
-    expect(maskFailureMessage("job 3fa85f64-5717-4562-b3fc-2c963f66afa6 of gen_x1 failed after 2.5 s")).toBe("job … of gen_… failed after # s");
+    expect(maskFailureMessage("The input file file_AbC123xyzAbC123xyzAbC1 no longer exists.")).toBe(
+      "The input file file_… no longer exists.",
+    );
+    expect(maskFailureMessage("The result would be 8400×32; the longest side may be at most 8192 pixels.")).toBe(
+      "The result would be #×#; the longest side may be at most # pixels.",
+    );
+    expect(maskFailureMessage("job 3fa85f64-5717-4562-b3fc-2c963f66afa6 of gen_x1 failed after 2.5 s")).toBe(
+      "job … of gen_… failed after # s",
+    );
     expect(maskFailureMessage('it contains "quokkaroo".')).toBe('it contains "quokkaroo".');
   });
 
@@ -130,9 +160,22 @@ describe(`ops overview (${testDialect()})`, () => {
       await failedRun(cb, "atelier/gradient", { prompt: "m3" }, gone("file_CCCCCCCCCCCCCCCCCCCCCCC3")),
       await failedRun(cb, "atelier/gradient", { prompt: "m4" }, gone("file_CCCCCCCCCCCCCCCCCCCCCCC3")),
     ];
-    await failedRun(ca, "atelier/gradient", { prompt: "m5" }, "The result would be 8400×32; the longest side may be at most 8192 pixels.");
-    await failedRun(ca, "atelier/gradient", { prompt: "m6" }, "The result would be 8800×40; the longest side may be at most 8192 pixels.");
-    const both = async (filter: OpsRunFilter) => (await opsFailureReasons(ops, { filter })).filter((r) => r.message?.includes("file_…") || r.message?.includes("#×#"));
+    await failedRun(
+      ca,
+      "atelier/gradient",
+      { prompt: "m5" },
+      "The result would be 8400×32; the longest side may be at most 8192 pixels.",
+    );
+    await failedRun(
+      ca,
+      "atelier/gradient",
+      { prompt: "m6" },
+      "The result would be 8800×40; the longest side may be at most 8192 pixels.",
+    );
+    const both = async (filter: OpsRunFilter) =>
+      (await opsFailureReasons(ops, { filter })).filter(
+        (r) => r.message?.includes("file_…") || r.message?.includes("#×#"),
+      );
     const inA = await both({ workspaceId: a.id });
     expect(inA.map((r) => [r.message, r.count, r.workspaces]).sort()).toEqual([
       ["The input file file_… no longer exists.", 2, 1],
@@ -153,11 +196,18 @@ describe(`ops overview (${testDialect()})`, () => {
     const ctx = testCtx(t, ws.id);
     // Two succeeded runs of atelier/artwork taking 2 s and 4 s, and one failed run: typical 3 s, 1 of 3 failed.
     for (const seconds of [2, 4]) {
-      const { generation } = await createGeneration(ctx, { model: "atelier/artwork", input: { prompt: `took ${seconds}` } });
+      const { generation } = await createGeneration(ctx, {
+        model: "atelier/artwork",
+        input: { prompt: `took ${seconds}` },
+      });
       const end = new Date();
       await db
         .updateTable("generations")
-        .set({ status: "succeeded", started_at: new Date(end.getTime() - seconds * 1000).toISOString(), completed_at: end.toISOString() })
+        .set({
+          status: "succeeded",
+          started_at: new Date(end.getTime() - seconds * 1000).toISOString(),
+          completed_at: end.toISOString(),
+        })
         .where("id", "=", generation.id)
         .execute();
     }
@@ -166,12 +216,20 @@ describe(`ops overview (${testDialect()})`, () => {
     const models = await opsModels(ops);
     expect(models.length).toBeGreaterThan(5);
     const artwork = models.find((m) => m.id === "atelier/artwork")!;
-    expect(artwork).toMatchObject({ type: "model", provider: null, pause: null, typical_run_seconds: 3, availability: { status: "available" } });
+    expect(artwork).toMatchObject({
+      type: "model",
+      provider: null,
+      pause: null,
+      typical_run_seconds: 3,
+      availability: { status: "available" },
+    });
     expect(artwork.finished - before.finished).toBe(1);
     expect(artwork.failed - before.failed).toBe(1);
     expect(artwork.failure_rate).toBeCloseTo(artwork.failed / artwork.finished);
     // Seen from two days on, nothing finished in the window.
-    expect((await opsModels(ops, { now: new Date(Date.now() + 48 * 3600_000) })).find((m) => m.id === "atelier/artwork")).toMatchObject({ finished: 0, failed: 0, failure_rate: null });
+    expect(
+      (await opsModels(ops, { now: new Date(Date.now() + 48 * 3600_000) })).find((m) => m.id === "atelier/artwork"),
+    ).toMatchObject({ finished: 0, failed: 0, failure_rate: null });
 
     const until = new Date(Date.now() + 3600_000).toISOString();
     await pauseModel({ db }, { modelId: "atelier/artwork", until, reason: "new GPU driver", by: "ops@example.com" });
@@ -180,12 +238,21 @@ describe(`ops overview (${testDialect()})`, () => {
     expect(paused.pause).toMatchObject({ reason: "new GPU driver", until, by: "ops@example.com" });
     expect(paused.pause!.since).toMatch(/^\d{4}-/);
     // A lapsed pause is not in force.
-    expect((await opsModels(ops, { now: new Date(Date.now() + 2 * 3600_000) })).find((m) => m.id === "atelier/artwork")!.pause).toBeNull();
+    expect(
+      (await opsModels(ops, { now: new Date(Date.now() + 2 * 3600_000) })).find((m) => m.id === "atelier/artwork")!
+        .pause,
+    ).toBeNull();
     await resumeModel({ db }, { modelId: "atelier/artwork" });
-    expect((await opsModels(ops)).find((m) => m.id === "atelier/artwork")).toMatchObject({ pause: null, availability: { status: "available" } });
+    expect((await opsModels(ops)).find((m) => m.id === "atelier/artwork")).toMatchObject({
+      pause: null,
+      availability: { status: "available" },
+    });
 
     // A provider outage shows on remote entries only (none are registered here: it stays invisible).
-    await shareProviderHealth(db, "someprovider", { until: new Date(Date.now() + 60_000).toISOString(), reason: "HTTP 502" });
+    await shareProviderHealth(db, "someprovider", {
+      until: new Date(Date.now() + 60_000).toISOString(),
+      reason: "HTTP 502",
+    });
     expect((await opsModels(ops)).every((m) => m.provider_outage === null)).toBe(true);
     await shareProviderHealth(db, "someprovider", null);
   });

@@ -45,7 +45,10 @@ export interface OpsRunFilter {
   model?: string;
 }
 
-export async function opsOverview(ctx: OpsCtx, options: { limit?: number; now?: Date; filter?: OpsRunFilter } = {}): Promise<OpsOverview> {
+export async function opsOverview(
+  ctx: OpsCtx,
+  options: { limit?: number; now?: Date; filter?: OpsRunFilter } = {},
+): Promise<OpsOverview> {
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
   const since = new Date((options.now ?? new Date()).getTime() - 60_000).toISOString();
   const filter = options.filter ?? {};
@@ -87,8 +90,13 @@ export async function opsOverview(ctx: OpsCtx, options: { limit?: number; now?: 
   ]);
   const count = (status: GenerationStatus) => Number(counts.find((c) => c.status === status)?.n ?? 0);
   return {
-    runs: runs.map((r) => ({ ...r, price_micros: Number(r.price_micros), charged_micros: r.charged_micros === null ? null : Number(r.charged_micros) })),
-    queued: count("queued"), running: count("running"),
+    runs: runs.map((r) => ({
+      ...r,
+      price_micros: Number(r.price_micros),
+      charged_micros: r.charged_micros === null ? null : Number(r.charged_micros),
+    })),
+    queued: count("queued"),
+    running: count("running"),
     created_last_minute: Number(recent.n),
   };
 }
@@ -161,7 +169,10 @@ export async function opsFailureReasons(
     .orderBy("last", "desc")
     .limit(FAILURE_GROUPS_READ)
     .execute();
-  const reasons = new Map<string | null, { count: number; workspaces: Set<string>; last: string; examples: string[] }>();
+  const reasons = new Map<
+    string | null,
+    { count: number; workspaces: Set<string>; last: string; examples: string[] }
+  >();
   // Newest groups first, so each reason's examples and last time come from its newest failures.
   for (const row of rows) {
     const key = row.error_message === null ? null : maskFailureMessage(row.error_message);
@@ -177,17 +188,36 @@ export async function opsFailureReasons(
     }
   }
   return [...reasons]
-    .map(([message, r]) => ({ message, count: r.count, workspaces: r.workspaces.size, last_failed_at: r.last, example_run_ids: r.examples }))
-    .sort((a, b) => b.count - a.count || (a.last_failed_at < b.last_failed_at ? 1 : a.last_failed_at > b.last_failed_at ? -1 : 0) || (a.message ?? "").localeCompare(b.message ?? ""))
+    .map(([message, r]) => ({
+      message,
+      count: r.count,
+      workspaces: r.workspaces.size,
+      last_failed_at: r.last,
+      example_run_ids: r.examples,
+    }))
+    .sort(
+      (a, b) =>
+        b.count - a.count ||
+        (a.last_failed_at < b.last_failed_at ? 1 : a.last_failed_at > b.last_failed_at ? -1 : 0) ||
+        (a.message ?? "").localeCompare(b.message ?? ""),
+    )
     .slice(0, limit);
 }
 
 /** A run of any workspace, for the operator's read-only run page; null when no run has that ID. */
-export async function opsRun(ctx: OpsCtx, services: Services, id: string): Promise<{ generation: Generation; workspace: { id: string; name: string } } | null> {
+export async function opsRun(
+  ctx: OpsCtx,
+  services: Services,
+  id: string,
+): Promise<{ generation: Generation; workspace: { id: string; name: string } } | null> {
   if (!isPossibleId(id) || !hasIdPrefix("generation", id)) return null;
   const row = await ctx.db.selectFrom("generations").selectAll().where("id", "=", id).executeTakeFirst();
   if (!row) return null;
-  const workspace = await ctx.db.selectFrom("workspaces").select(["id", "name"]).where("id", "=", row.workspace_id).executeTakeFirstOrThrow();
+  const workspace = await ctx.db
+    .selectFrom("workspaces")
+    .select(["id", "name"])
+    .where("id", "=", row.workspace_id)
+    .executeTakeFirstOrThrow();
   return { generation: await presentRun(ctx.db, services, row), workspace };
 }
 
@@ -205,7 +235,12 @@ export interface OpsModel {
   /** What its catalog entry says now (the same as GET /v1/models). */
   availability: Availability;
   /** Its own pause (admin CLI or studio), when one is in force. */
-  pause: { reason: string; until: string | null; since: string; /** "admin CLI" or the ops user's email; null for pauses made before it was kept. */ by: string | null } | null;
+  pause: {
+    reason: string;
+    until: string | null;
+    since: string;
+    /** "admin CLI" or the ops user's email; null for pauses made before it was kept. */ by: string | null;
+  } | null;
   /** Its provider's outage as the store has it (any process may have found it), when in force. */
   provider_outage: { reason: string; until: string; since: string } | null;
   /** Runs that ended within the window (succeeded, failed or canceled) and how many of those failed. */
@@ -224,7 +259,9 @@ async function typicalRunSecondsOf(db: Db, ids: readonly string[]): Promise<Map<
   // One arm per entry, each `ORDER BY completed_at DESC LIMIT n` on the index of migration 012;
   // a window function over the runs table would read every succeeded run ever made instead.
   const arm = (id: string) =>
-    db.selectFrom(recentSucceededRuns(db, id).as("recent")).select((eb) => [eb.val(id).as("entry"), "recent.started_at", "recent.completed_at"]);
+    db
+      .selectFrom(recentSucceededRuns(db, id).as("recent"))
+      .select((eb) => [eb.val(id).as("entry"), "recent.started_at", "recent.completed_at"]);
   const [first, ...rest] = ids;
   const rows = await rest.reduce((q, id) => q.unionAll(arm(id)), arm(first!)).execute();
   const seconds = new Map<string, number[]>();
@@ -267,9 +304,22 @@ export async function opsModels(ctx: OpsCtx, options: { now?: Date; windowMs?: n
     ),
   ]);
   const inForce = (until: string | null) => until === null || until > nowIso;
-  const pauseOf = new Map(pauseRows.filter((p) => inForce(p.paused_until)).map((p) => [p.model_id, { reason: p.reason, until: p.paused_until, since: p.created_at, by: p.paused_by ?? null }]));
-  const outageOf = new Map(outageRows.filter((o) => inForce(o.down_until)).map((o) => [o.provider_id, { reason: o.reason, until: o.down_until, since: o.updated_at }]));
-  const finishedOf = new Map(finishedRows.map((r) => [r.model, { finished: Number(r.finished), failed: Number(r.failed ?? 0) }]));
+  const pauseOf = new Map(
+    pauseRows
+      .filter((p) => inForce(p.paused_until))
+      .map((p) => [
+        p.model_id,
+        { reason: p.reason, until: p.paused_until, since: p.created_at, by: p.paused_by ?? null },
+      ]),
+  );
+  const outageOf = new Map(
+    outageRows
+      .filter((o) => inForce(o.down_until))
+      .map((o) => [o.provider_id, { reason: o.reason, until: o.down_until, since: o.updated_at }]),
+  );
+  const finishedOf = new Map(
+    finishedRows.map((r) => [r.model, { finished: Number(r.finished), failed: Number(r.failed ?? 0) }]),
+  );
   return definitions
     .map((d): OpsModel => {
       const counts = finishedOf.get(d.id) ?? { finished: 0, failed: 0 };
@@ -300,15 +350,31 @@ export async function opsWorkspaces(ctx: OpsCtx): Promise<(Workspace & { balance
 }
 
 /** Adds credit to any workspace, noted with the operator who did it unless a note is given. */
-export async function opsGrantCredit(ctx: OpsCtx, input: { workspaceId: string; amountMicros: number; note?: string }): Promise<{ workspace: Workspace; balance: Balance }> {
-  const workspace = isPossibleId(input.workspaceId) && hasIdPrefix("workspace", input.workspaceId) ? await findWorkspace(ctx, input.workspaceId) : null;
-  if (!workspace) throw new ApiError("resource_not_found", `No workspace ${input.workspaceId.slice(0, 100)}.`, { param: "workspace" });
-  const balance = await grantCredit(ctx, { workspaceId: workspace.id, amountMicros: input.amountMicros, note: input.note || `added in the studio by ${ctx.operator}` });
+export async function opsGrantCredit(
+  ctx: OpsCtx,
+  input: { workspaceId: string; amountMicros: number; note?: string },
+): Promise<{ workspace: Workspace; balance: Balance }> {
+  const workspace =
+    isPossibleId(input.workspaceId) && hasIdPrefix("workspace", input.workspaceId)
+      ? await findWorkspace(ctx, input.workspaceId)
+      : null;
+  if (!workspace)
+    throw new ApiError("resource_not_found", `No workspace ${input.workspaceId.slice(0, 100)}.`, {
+      param: "workspace",
+    });
+  const balance = await grantCredit(ctx, {
+    workspaceId: workspace.id,
+    amountMicros: input.amountMicros,
+    note: input.note || `added in the studio by ${ctx.operator}`,
+  });
   return { workspace, balance };
 }
 
 /** Takes a catalog entry out of service (the admin CLI's `model pause`), kept with who paused it. */
-export function opsPauseModel(ctx: OpsCtx, input: { modelId: string; until: string | null; reason: string }): ReturnType<typeof pauseModel> {
+export function opsPauseModel(
+  ctx: OpsCtx,
+  input: { modelId: string; until: string | null; reason: string },
+): ReturnType<typeof pauseModel> {
   return pauseModel(ctx, { ...input, by: ctx.operator });
 }
 

@@ -11,7 +11,9 @@ describe("event stream bodies", () => {
       yield { id: 1, event: "generation", data: { text: "two\nlines", n: 1 } };
       yield { id: 2, event: "generation", data: { n: 2 } };
     });
-    expect(await readAll(body)).toBe('retry: 1000\n\nid: 1\nevent: generation\ndata: {"text":"two\\nlines","n":1}\n\nid: 2\nevent: generation\ndata: {"n":2}\n\n');
+    expect(await readAll(body)).toBe(
+      'retry: 1000\n\nid: 1\nevent: generation\ndata: {"text":"two\\nlines","n":1}\n\nid: 2\nevent: generation\ndata: {"n":2}\n\n',
+    );
   });
 
   it("keeps an idle stream open with comment lines, and tells the source to stop when the reader goes away", async () => {

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../primitives/errors";
 import { eventStreamBody, type StreamedEvent } from "./event-stream";
 import { LIMITS } from "../../primitives/limits";
-import { acquireKeyReader, acquireUserReader, inKeyReaderSlot, OpenReaders, openKeyReaders, releasingSource } from "./open-readers";
+import {
+  acquireKeyReader,
+  acquireUserReader,
+  inKeyReaderSlot,
+  OpenReaders,
+  openKeyReaders,
+  releasingSource,
+} from "./open-readers";
 
 const owner = () => `key_${Math.random().toString(36).slice(2)}`;
 
@@ -32,7 +39,9 @@ describe("OpenReaders", () => {
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe(429);
     expect((refused as ApiError).code).toBe("rate_limit_exceeded");
-    expect((refused as ApiError).message).toContain(`already has ${LIMITS.openReadersPerKey} status streams and Prefer: wait reads open`);
+    expect((refused as ApiError).message).toContain(
+      `already has ${LIMITS.openReadersPerKey} status streams and Prefer: wait reads open`,
+    );
     expect((refused as ApiError).headers["Retry-After"]).toBe(String(LIMITS.openReaderRetryAfterSeconds));
     held.forEach((release) => release());
     expect(openKeyReaders(key)).toBe(0);
@@ -42,13 +51,17 @@ describe("OpenReaders", () => {
   it("gives a wait's slot back whether the read answers or throws", async () => {
     const key = owner();
     await inKeyReaderSlot(key, async () => expect(openKeyReaders(key)).toBe(1));
-    await expect(inKeyReaderSlot(key, async () => Promise.reject(new Error("store down")))).rejects.toThrow("store down");
+    await expect(inKeyReaderSlot(key, async () => Promise.reject(new Error("store down")))).rejects.toThrow(
+      "store down",
+    );
     expect(openKeyReaders(key)).toBe(0);
   });
 });
 
 /** A source whose every next() is `next`. */
-const iterating = (next: () => Promise<IteratorResult<StreamedEvent>>): AsyncIterable<StreamedEvent> => ({ [Symbol.asyncIterator]: () => ({ next }) });
+const iterating = (next: () => Promise<IteratorResult<StreamedEvent>>): AsyncIterable<StreamedEvent> => ({
+  [Symbol.asyncIterator]: () => ({ next }),
+});
 
 describe("releasingSource", () => {
   const key = owner();
@@ -59,14 +72,25 @@ describe("releasingSource", () => {
 
   it("releases when the stream's items end", async () => {
     const release = acquireKeyReader(key);
-    await drain(eventStreamBody(releasingSource(release, async function* () { yield { id: 1, event: "e", data: 1 }; })));
+    await drain(
+      eventStreamBody(
+        releasingSource(release, async function* () {
+          yield { id: 1, event: "e", data: 1 };
+        }),
+      ),
+    );
     expect(openKeyReaders(key)).toBe(0);
   });
 
   it("releases when the source throws", async () => {
     const release = acquireKeyReader(key);
     const errors: unknown[] = [];
-    await drain(eventStreamBody(releasingSource(release, () => iterating(() => Promise.reject(new Error("boom")))), { onError: (e) => errors.push(e) }));
+    await drain(
+      eventStreamBody(
+        releasingSource(release, () => iterating(() => Promise.reject(new Error("boom")))),
+        { onError: (e) => errors.push(e) },
+      ),
+    );
     expect(errors).toHaveLength(1);
     expect(openKeyReaders(key)).toBe(0);
   });

@@ -45,7 +45,9 @@ const registry = ((globalThis as { [REGISTRY]?: Registry })[REGISTRY] ??= {
 });
 
 function refused(message: string): ApiError {
-  return new ApiError("rate_limit_exceeded", message, { headers: { "Retry-After": String(LIMITS.openReaderRetryAfterSeconds) } });
+  return new ApiError("rate_limit_exceeded", message, {
+    headers: { "Retry-After": String(LIMITS.openReaderRetryAfterSeconds) },
+  });
 }
 
 /** A slot for one status stream or Prefer: wait read of an API key (MCP waits count too), or 429. */
@@ -61,7 +63,9 @@ export function acquireKeyReader(keyId: string): Release {
 export function acquireUserReader(userId: string): Release {
   const release = registry.users.tryAcquire(userId);
   if (release) return release;
-  throw refused(`You already have ${LIMITS.openReadersPerUser} live run views open; close a studio tab or two and try again.`);
+  throw refused(
+    `You already have ${LIMITS.openReadersPerUser} live run views open; close a studio tab or two and try again.`,
+  );
 }
 
 /** How many readers an API key holds open now (tests, ops). */
@@ -73,7 +77,10 @@ export function openKeyReaders(keyId: string): number {
  * An event stream's source that gives `release` back when the stream ends for any reason: its
  * items end, it throws, or the reader goes away (`stop` aborts, even while the source awaits).
  */
-export function releasingSource<T>(release: Release, source: (stop: AbortSignal) => AsyncIterable<T>): (stop: AbortSignal) => AsyncIterable<T> {
+export function releasingSource<T>(
+  release: Release,
+  source: (stop: AbortSignal) => AsyncIterable<T>,
+): (stop: AbortSignal) => AsyncIterable<T> {
   return async function* (stop) {
     if (stop.aborted) return release();
     stop.addEventListener("abort", release, { once: true });

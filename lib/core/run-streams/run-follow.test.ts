@@ -14,7 +14,10 @@ import { createWorkspace } from "../workspaces/workspaces";
 
 const silent = pino({ level: "silent" });
 
-async function collect(events: AsyncIterable<RunEvent>, onEvent?: (event: RunEvent) => void | Promise<void>): Promise<RunEvent[]> {
+async function collect(
+  events: AsyncIterable<RunEvent>,
+  onEvent?: (event: RunEvent) => void | Promise<void>,
+): Promise<RunEvent[]> {
   const seen: RunEvent[] = [];
   for await (const event of events) {
     seen.push(event);
@@ -32,15 +35,28 @@ describe(`following runs (${testDialect()})`, () => {
   });
 
   async function workspaceCtx(): Promise<Ctx> {
-    return testCtx(store.t, (await createWorkspace({ db: store.db }, { name: "follow test", creditMicros: 5_000_000 })).id);
+    return testCtx(
+      store.t,
+      (await createWorkspace({ db: store.db }, { name: "follow test", creditMicros: 5_000_000 })).id,
+    );
   }
   function start(ctx: Ctx, concurrency = 1): void {
-    engine = startEngine({ db: store.db, dialect: store.t.store.dialect, services: ctx.services, logger: silent, concurrency, idlePollMs: 25 });
+    engine = startEngine({
+      db: store.db,
+      dialect: store.t.store.dialect,
+      services: ctx.services,
+      logger: silent,
+      concurrency,
+      idlePollMs: 25,
+    });
   }
 
   it("tells a preset's run from queued to its preview to succeeded, then ends", async () => {
     const ctx = await workspaceCtx();
-    const { generation } = await createGeneration(ctx, { model: "atelier/promo-video@1", input: { title: "Launch", prompt: "ocean dusk", duration: 2 } });
+    const { generation } = await createGeneration(ctx, {
+      model: "atelier/promo-video@1",
+      input: { title: "Launch", prompt: "ocean dusk", duration: 2 },
+    });
     const follow = await followRuns(ctx, { ids: [generation.id] });
     const events = await collect(follow(new AbortController().signal), () => {
       if (!engine) start(ctx);
@@ -76,7 +92,11 @@ describe(`following runs (${testDialect()})`, () => {
     const ctx = await workspaceCtx();
     const ids: string[] = [];
     // Music takes a few hundred milliseconds a run: long enough for each start to be told.
-    for (let i = 0; i < 4; i++) ids.push((await createGeneration(ctx, { model: "atelier/music", input: { prompt: `calm piano ${i}`, duration: 8 } })).generation.id);
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        (await createGeneration(ctx, { model: "atelier/music", input: { prompt: `calm piano ${i}`, duration: 8 } }))
+          .generation.id,
+      );
     const follow = await followRuns(ctx, { ids: [ids[3]!] });
     const events = await collect(follow(new AbortController().signal), () => {
       if (!engine) start(ctx, 1);
@@ -104,25 +124,40 @@ describe(`following runs (${testDialect()})`, () => {
   it("tells a run's end from the row its finish in this process handed over, without reading it again; not a row of another workspace", async () => {
     const ctx = await workspaceCtx();
     const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "tide" } });
-    const row = await store.db.selectFrom("generations").selectAll().where("id", "=", generation.id).executeTakeFirstOrThrow();
-    const ended: GenerationsTable = { ...row, status: "failed", error_message: "handed over", completed_at: new Date().toISOString() };
+    const row = await store.db
+      .selectFrom("generations")
+      .selectAll()
+      .where("id", "=", generation.id)
+      .executeTakeFirstOrThrow();
+    const ended: GenerationsTable = {
+      ...row,
+      status: "failed",
+      error_message: "handed over",
+      completed_at: new Date().toISOString(),
+    };
     // The store still has the run queued: only the handed row can say it failed.
-    const events = await collect((await followRuns(ctx, { ids: [generation.id] }))(new AbortController().signal), (event) => {
-      if (event.generation.status === "queued") ctx.services.signals.runFinished(generation.id, ended);
-    });
+    const events = await collect(
+      (await followRuns(ctx, { ids: [generation.id] }))(new AbortController().signal),
+      (event) => {
+        if (event.generation.status === "queued") ctx.services.signals.runFinished(generation.id, ended);
+      },
+    );
     expect(events.map((e) => e.generation.status)).toEqual(["queued", "failed"]);
     expect(events[1]!.generation.error).toMatchObject({ message: "handed over" });
 
     // A row that names another workspace is not taken: the follower reads the run (still
     // queued: nothing new to tell) and tells its real end.
     let handed = false;
-    const read = await collect((await followRuns(ctx, { ids: [generation.id] }))(new AbortController().signal), async () => {
-      if (handed) return;
-      handed = true;
-      ctx.services.signals.runFinished(generation.id, { ...ended, workspace_id: "ws_SomeoneElseSomeoneElse00" });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await cancelGeneration(ctx, { id: generation.id });
-    });
+    const read = await collect(
+      (await followRuns(ctx, { ids: [generation.id] }))(new AbortController().signal),
+      async () => {
+        if (handed) return;
+        handed = true;
+        ctx.services.signals.runFinished(generation.id, { ...ended, workspace_id: "ws_SomeoneElseSomeoneElse00" });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await cancelGeneration(ctx, { id: generation.id });
+      },
+    );
     expect(read.map((e) => e.generation.status)).toEqual(["queued", "canceled"]);
   });
 

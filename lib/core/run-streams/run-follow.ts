@@ -22,11 +22,19 @@ export interface RunEvent {
 
 async function readRows(ctx: Ctx, ids: readonly string[]): Promise<GenerationsTable[]> {
   if (ids.length === 0) return [];
-  return ctx.db.selectFrom("generations").selectAll().where("workspace_id", "=", ctx.workspaceId).where("id", "in", ids).execute();
+  return ctx.db
+    .selectFrom("generations")
+    .selectAll()
+    .where("workspace_id", "=", ctx.workspaceId)
+    .where("id", "in", ids)
+    .execute();
 }
 
 /** The runs and, for the queued ones, their places in the queue: one query. */
-async function readRunsWithPlaces(ctx: Ctx, ids: readonly string[]): Promise<{ rows: GenerationsTable[]; positions: Map<string, number> }> {
+async function readRunsWithPlaces(
+  ctx: Ctx,
+  ids: readonly string[],
+): Promise<{ rows: GenerationsTable[]; positions: Map<string, number> }> {
   const positions = new Map<string, number>();
   if (ids.length === 0) return { rows: [], positions };
   const found = await ctx.db
@@ -45,7 +53,17 @@ async function readRunsWithPlaces(ctx: Ctx, ids: readonly string[]): Promise<{ r
 
 /** What decides whether a reader would see something new (signed links change on every read, so not them). */
 function fingerprint(row: GenerationsTable, progress: number | null, position: number | null): string {
-  return JSON.stringify([row.status, row.provider, row.preview_json, row.output_json.length, row.error_message, row.uncancelable_reason, row.charged_micros, progress, position]);
+  return JSON.stringify([
+    row.status,
+    row.provider,
+    row.preview_json,
+    row.output_json.length,
+    row.error_message,
+    row.uncancelable_reason,
+    row.charged_micros,
+    progress,
+    position,
+  ]);
 }
 
 /**
@@ -60,19 +78,33 @@ export async function followRuns(
   requireScope(ctx, "generations:read");
   const ids = [...new Set(input.ids)];
   if (ids.length > LIMITS.followedRuns) {
-    throw new ApiError("invalid_parameter", `Follow at most ${LIMITS.followedRuns} runs at a time; got ${ids.length}.`, { param: "ids" });
+    throw new ApiError(
+      "invalid_parameter",
+      `Follow at most ${LIMITS.followedRuns} runs at a time; got ${ids.length}.`,
+      { param: "ids" },
+    );
   }
   const candidates = ids.filter((id) => isPossibleId(id) && hasIdPrefix("generation", id));
   const first =
     candidates.length === 0
       ? []
-      : await ctx.db.selectFrom("generations").select(["id", "status"]).where("workspace_id", "=", ctx.workspaceId).where("id", "in", candidates).execute();
+      : await ctx.db
+          .selectFrom("generations")
+          .select(["id", "status"])
+          .where("workspace_id", "=", ctx.workspaceId)
+          .where("id", "in", candidates)
+          .execute();
   const missing = ids.find((id) => !first.some((row) => row.id === id));
   if (missing !== undefined) throw new ApiError("resource_not_found", `No generation ${missing} in this workspace.`);
   return (stop) => events(ctx, first, input.afterSeq ?? 0, stop);
 }
 
-async function* events(ctx: Ctx, first: Array<{ id: string; status: string }>, afterSeq: number, signal: AbortSignal): AsyncGenerator<RunEvent> {
+async function* events(
+  ctx: Ctx,
+  first: Array<{ id: string; status: string }>,
+  afterSeq: number,
+  signal: AbortSignal,
+): AsyncGenerator<RunEvent> {
   const watch = runWatchFor(ctx.db, ctx.services.signals);
   let seq = afterSeq;
   const rows = new Map<string, GenerationsTable>();
@@ -107,7 +139,9 @@ async function* events(ctx: Ctx, first: Array<{ id: string; status: string }>, a
     else positions.set(id, Math.min(notice.position, positions.get(id) ?? notice.position));
     poke();
   };
-  for (const row of first) if (!isFinal(row.status)) follows.set(row.id, watch.follow(row.id, hear(row.id), { queued: row.status === "queued" }));
+  for (const row of first)
+    if (!isFinal(row.status))
+      follows.set(row.id, watch.follow(row.id, hear(row.id), { queued: row.status === "queued" }));
 
   const eventFor = async (row: GenerationsTable): Promise<RunEvent | null> => {
     const position = row.status === "queued" ? (positions.get(row.id) ?? null) : null;
@@ -121,7 +155,10 @@ async function* events(ctx: Ctx, first: Array<{ id: string; status: string }>, a
 
   try {
     // Subscribed before this read, so a change in between is not missed.
-    const now = await readRunsWithPlaces(ctx, first.map((run) => run.id));
+    const now = await readRunsWithPlaces(
+      ctx,
+      first.map((run) => run.id),
+    );
     for (const row of now.rows) rows.set(row.id, row);
     for (const [id, position] of now.positions) positions.set(id, Math.min(position, positions.get(id) ?? position));
     for (const row of rows.values()) {
@@ -129,7 +166,8 @@ async function* events(ctx: Ctx, first: Array<{ id: string; status: string }>, a
       if (event) yield event;
     }
     while (!closed && [...rows.values()].some((row) => !isFinal(row.status))) {
-      if (stale.size === 0 && ended.size === 0 && progressed.size === 0) await new Promise<void>((resolve) => (wake = resolve));
+      if (stale.size === 0 && ended.size === 0 && progressed.size === 0)
+        await new Promise<void>((resolve) => (wake = resolve));
       if (closed) break;
       const given = [...ended.values()];
       ended.clear();

@@ -20,7 +20,11 @@ const QUEUE_REFRESH_MS = 50;
 
 export interface RunWatch {
   /** Calls `listener` on every notice about `id`; `queued` asks for its queue position to be kept fresh. */
-  follow(id: string, listener: Listener, options: { queued: boolean }): { setQueued(queued: boolean): void; stop(): void };
+  follow(
+    id: string,
+    listener: Listener,
+    options: { queued: boolean },
+  ): { setQueued(queued: boolean): void; stop(): void };
   /** Ends every follower (shutdown): their streams close and clients reconnect elsewhere. */
   closeAll(): void;
   onClose(listener: () => void): () => void;
@@ -61,7 +65,10 @@ function createRunWatch(db: Db, signals: RunSignals): RunWatch {
     again = false;
     try {
       const ids = [...queued.keys()];
-      const positions = await queuePositions(db, ids.map((id) => ({ id, status: "queued" })));
+      const positions = await queuePositions(
+        db,
+        ids.map((id) => ({ id, status: "queued" })),
+      );
       for (const [id, position] of positions) {
         const entry = queued.get(id);
         if (!entry || entry.told === position) continue;
@@ -87,7 +94,14 @@ function createRunWatch(db: Db, signals: RunSignals): RunWatch {
     // Another run started, ended or went back to the queue: the runs behind it may have moved up.
     if (!progressOnly) scheduleQueueRefresh();
     if (!listeners.has(id)) return;
-    notify(id, progressOnly ? { kind: "progress", progress: change.progress! } : ended ? { kind: "ended", row: ended } : { kind: "state" });
+    notify(
+      id,
+      progressOnly
+        ? { kind: "progress", progress: change.progress! }
+        : ended
+          ? { kind: "ended", row: ended }
+          : { kind: "state" },
+    );
   });
   // On SQLite a commit by another process arrives as "queued" (cross-process.ts): look again too.
   signals.onQueued(scheduleQueueRefresh);

@@ -11,7 +11,10 @@ import { createWorkspace } from "../workspaces/workspaces";
 const USD = 1_000_000;
 const GRADIENT_MICROS = 2_000;
 
-const item = (prompt: string, extra: Record<string, unknown> = {}) => ({ model: "atelier/gradient", input: { prompt, ...extra } });
+const item = (prompt: string, extra: Record<string, unknown> = {}) => ({
+  model: "atelier/gradient",
+  input: { prompt, ...extra },
+});
 
 async function apiError(promise: Promise<unknown>, code: string): Promise<ApiError> {
   const err = await promise.then(
@@ -77,7 +80,13 @@ describe(`batches (${testDialect()})`, () => {
     expect(batch.object).toBe("batch");
     expect(batch.data).toHaveLength(4);
     for (const g of batch.data) {
-      expect(g).toMatchObject({ status: "queued", batch_id: batch.id, source: "studio", provider: null, usage: { cost_usd: null } });
+      expect(g).toMatchObject({
+        status: "queued",
+        batch_id: batch.id,
+        source: "studio",
+        provider: null,
+        usage: { cost_usd: null },
+      });
     }
     expect(batch.data.map((g) => g.input.prompt)).toEqual(["first", "second", "p", "fourth"]);
     expect(batch.data[2]!.model).toBe("atelier/gradient-poster@2");
@@ -85,8 +94,18 @@ describe(`batches (${testDialect()})`, () => {
 
     const prices = [GRADIENT_MICROS, 3 * GRADIENT_MICROS, 6_000, 4_000];
     const total = prices.reduce((a, b) => a + b, 0);
-    expect(await consistentBalance(db, ctx.workspaceId)).toEqual({ availableMicros: USD - total, heldMicros: total, grantedMicros: USD, chargedMicros: 0 });
-    const rows = await db.selectFrom("generations").selectAll().where("batch_id", "=", batch.id).orderBy("batch_index").execute();
+    expect(await consistentBalance(db, ctx.workspaceId)).toEqual({
+      availableMicros: USD - total,
+      heldMicros: total,
+      grantedMicros: USD,
+      chargedMicros: 0,
+    });
+    const rows = await db
+      .selectFrom("generations")
+      .selectAll()
+      .where("batch_id", "=", batch.id)
+      .orderBy("batch_index")
+      .execute();
     expect(rows.map((r) => r.id)).toEqual(batch.data.map((g) => g.id));
     expect(rows.map((r) => r.batch_index)).toEqual([0, 1, 2, 3]);
     const holds = await db.selectFrom("credit_holds").selectAll().where("workspace_id", "=", ctx.workspaceId).execute();
@@ -96,7 +115,11 @@ describe(`batches (${testDialect()})`, () => {
       expect([Number(hold?.amount_micros), hold?.status]).toEqual([prices[i], "held"]);
     }
     const batchRow = await db.selectFrom("batches").selectAll().where("id", "=", batch.id).executeTakeFirstOrThrow();
-    expect([batchRow.workspace_id, batchRow.source, batchRow.created_at]).toEqual([ctx.workspaceId, "studio", batch.created_at]);
+    expect([batchRow.workspace_id, batchRow.source, batchRow.created_at]).toEqual([
+      ctx.workspaceId,
+      "studio",
+      batch.created_at,
+    ]);
 
     // Read back: the same runs in request order; each also readable on its own.
     const read = await getBatch(ctx, { id: batch.id });
@@ -108,7 +131,10 @@ describe(`batches (${testDialect()})`, () => {
     const ctx = await workspaceCtx();
     const { batch } = await createBatch(ctx, { requests: [item("a"), item("b", { num_images: 2 })] });
     await cancelGeneration(ctx, { id: batch.data[1]!.id });
-    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: GRADIENT_MICROS, availableMicros: USD - GRADIENT_MICROS });
+    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({
+      heldMicros: GRADIENT_MICROS,
+      availableMicros: USD - GRADIENT_MICROS,
+    });
     const read = await getBatch(ctx, { id: batch.id });
     expect(read.data.map((g) => g.status)).toEqual(["queued", "canceled"]);
   });
@@ -116,11 +142,22 @@ describe(`batches (${testDialect()})`, () => {
   it("an invalid item starts nothing and names the item in param", async () => {
     const ctx = await workspaceCtx();
     const before = await counts(db, ctx.workspaceId);
-    const err = await apiError(createBatch(ctx, { requests: [item("ok"), item("bad", { num_images: 9 })] }, { idempotencyKey: "b-1" }), "invalid_parameter");
+    const err = await apiError(
+      createBatch(ctx, { requests: [item("ok"), item("bad", { num_images: 9 })] }, { idempotencyKey: "b-1" }),
+      "invalid_parameter",
+    );
     expect(err.param).toBe("requests[1].input.num_images");
-    expect((await apiError(createBatch(ctx, { requests: [item("ok"), { model: "atelier/nope" }] }), "invalid_parameter")).param).toBe("requests[1].model");
-    expect((await apiError(createBatch(ctx, { requests: [item("ok"), { ...item("x"), extra: 1 }] }), "invalid_parameter")).param).toBe("requests[1].extra");
-    expect((await apiError(createBatch(ctx, { requests: [item("ok"), "nope"] }), "invalid_parameter")).param).toBe("requests[1]");
+    expect(
+      (await apiError(createBatch(ctx, { requests: [item("ok"), { model: "atelier/nope" }] }), "invalid_parameter"))
+        .param,
+    ).toBe("requests[1].model");
+    expect(
+      (await apiError(createBatch(ctx, { requests: [item("ok"), { ...item("x"), extra: 1 }] }), "invalid_parameter"))
+        .param,
+    ).toBe("requests[1].extra");
+    expect((await apiError(createBatch(ctx, { requests: [item("ok"), "nope"] }), "invalid_parameter")).param).toBe(
+      "requests[1]",
+    );
     expect(await counts(db, ctx.workspaceId)).toEqual(before);
     expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ availableMicros: USD, heldMicros: 0 });
   });
@@ -128,22 +165,40 @@ describe(`batches (${testDialect()})`, () => {
   it("insufficient credit for the total starts nothing, even when the first items would fit", async () => {
     const ctx = await workspaceCtx(3 * GRADIENT_MICROS);
     const before = await counts(db, ctx.workspaceId);
-    const err = await apiError(createBatch(ctx, { requests: [item("a"), item("b"), item("c"), item("d")] }, { idempotencyKey: "b-2" }), "insufficient_credit");
+    const err = await apiError(
+      createBatch(ctx, { requests: [item("a"), item("b"), item("c"), item("d")] }, { idempotencyKey: "b-2" }),
+      "insufficient_credit",
+    );
     expect(err.status).toBe(402);
     expect(await counts(db, ctx.workspaceId)).toEqual(before);
     expect(before).toMatchObject({ generations: 0, batches: 0, holds: 0, keys: 0 });
     // Exactly the balance is enough.
-    const { batch } = await createBatch(ctx, { requests: [item("a"), item("b"), item("c")] }, { idempotencyKey: "b-2" });
+    const { batch } = await createBatch(
+      ctx,
+      { requests: [item("a"), item("b"), item("c")] },
+      { idempotencyKey: "b-2" },
+    );
     expect(batch.data).toHaveLength(3);
-    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ availableMicros: 0, heldMicros: 3 * GRADIENT_MICROS });
+    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({
+      availableMicros: 0,
+      heldMicros: 3 * GRADIENT_MICROS,
+    });
   });
 
   it("takes 1 to 50 requests and no other field", async () => {
     const ctx = await workspaceCtx(10 * USD);
-    for (const body of [{ requests: [] }, { requests: Array.from({ length: 51 }, () => item("x")) }, { requests: "x" }, {}]) {
+    for (const body of [
+      { requests: [] },
+      { requests: Array.from({ length: 51 }, () => item("x")) },
+      { requests: "x" },
+      {},
+    ]) {
       expect((await apiError(createBatch(ctx, body), "invalid_parameter")).param).toBe("requests");
     }
-    expect((await apiError(createBatch(ctx, { requests: [item("x")], webhook: "https://x.example" }), "invalid_parameter")).param).toBe("webhook");
+    expect(
+      (await apiError(createBatch(ctx, { requests: [item("x")], webhook: "https://x.example" }), "invalid_parameter"))
+        .param,
+    ).toBe("webhook");
     expect((await apiError(createBatch(ctx, [item("x")]), "invalid_parameter")).param).toBeNull();
     expect((await counts(db, ctx.workspaceId)).generations).toBe(0);
     const { batch } = await createBatch(ctx, { requests: Array.from({ length: 50 }, (_, i) => item(`n${i}`)) });
@@ -156,7 +211,11 @@ describe(`batches (${testDialect()})`, () => {
     const body = { requests: [item("a"), item("b")] };
     const first = await createBatch(ctx, body, { idempotencyKey: "batch-key" });
     await cancelGeneration(ctx, { id: first.batch.data[0]!.id });
-    const again = await createBatch(ctx, { requests: [{ input: { prompt: "a" }, model: "atelier/gradient" }, item("b")] }, { idempotencyKey: "batch-key" });
+    const again = await createBatch(
+      ctx,
+      { requests: [{ input: { prompt: "a" }, model: "atelier/gradient" }, item("b")] },
+      { idempotencyKey: "batch-key" },
+    );
     expect(again.replayed).toBe(true);
     expect(again.batch.id).toBe(first.batch.id);
     expect(again.batch.data.map((g) => g.id)).toEqual(first.batch.data.map((g) => g.id));
@@ -164,17 +223,24 @@ describe(`batches (${testDialect()})`, () => {
     expect(again.batch.data.map((g) => g.status)).toEqual(["canceled", "queued"]);
     expect(await counts(db, ctx.workspaceId)).toMatchObject({ generations: 2, batches: 1, holds: 2, keys: 1 });
 
-    expect((await apiError(createBatch(ctx, { requests: [item("other")] }, { idempotencyKey: "batch-key" }), "conflict")).status).toBe(409);
+    expect(
+      (await apiError(createBatch(ctx, { requests: [item("other")] }, { idempotencyKey: "batch-key" }), "conflict"))
+        .status,
+    ).toBe(409);
     // A key is one request: the same key on POST /v1/generations is another request.
     await apiError(createGeneration(ctx, body, { idempotencyKey: "batch-key" }), "conflict");
-    expect((await apiError(createBatch(ctx, body, { idempotencyKey: "with space" }), "invalid_parameter")).param).toBe("Idempotency-Key");
+    expect((await apiError(createBatch(ctx, body, { idempotencyKey: "with space" }), "invalid_parameter")).param).toBe(
+      "Idempotency-Key",
+    );
     expect(await counts(db, ctx.workspaceId)).toMatchObject({ generations: 2, batches: 1, holds: 2, keys: 1 });
   });
 
   it("concurrent batches with one key start one batch", async () => {
     const ctx = await workspaceCtx();
     const body = { requests: [item("a"), item("b"), item("c")] };
-    const answers = await Promise.all(Array.from({ length: 8 }, () => createBatch(ctx, body, { idempotencyKey: "same" })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => createBatch(ctx, body, { idempotencyKey: "same" })),
+    );
     expect(new Set(answers.map((a) => a.batch.id)).size).toBe(1);
     expect(answers.filter((a) => !a.replayed)).toHaveLength(1);
     for (const a of answers) expect(a.batch.data.map((g) => g.id)).toEqual(answers[0]!.batch.data.map((g) => g.id));

@@ -27,7 +27,9 @@ async function priceBatch(ctx: Ctx, body: unknown): Promise<PricedRun[]> {
   const { requests } = object;
   const { min, max } = LIMITS.batchSize;
   if (!Array.isArray(requests) || requests.length < min || requests.length > max) {
-    throw new ApiError("invalid_parameter", `requests must be an array of ${min} to ${max} run requests.`, { param: "requests" });
+    throw new ApiError("invalid_parameter", `requests must be an array of ${min} to ${max} run requests.`, {
+      param: "requests",
+    });
   }
   const priced: PricedRun[] = [];
   for (const [i, item] of requests.entries()) priced.push(await priceRunRequest(ctx, item, `requests[${i}].`));
@@ -36,7 +38,12 @@ async function priceBatch(ctx: Ctx, body: unknown): Promise<PricedRun[]> {
 
 async function readBatch(ctx: Ctx, id: string): Promise<Batch> {
   const batch = hasIdPrefix("batch", id)
-    ? await ctx.db.selectFrom("batches").selectAll().where("workspace_id", "=", ctx.workspaceId).where("id", "=", id).executeTakeFirst()
+    ? await ctx.db
+        .selectFrom("batches")
+        .selectAll()
+        .where("workspace_id", "=", ctx.workspaceId)
+        .where("id", "=", id)
+        .executeTakeFirst()
     : undefined;
   if (!batch) throw new ApiError("resource_not_found", `No batch ${id} in this workspace.`);
   const rows = await ctx.db
@@ -46,7 +53,12 @@ async function readBatch(ctx: Ctx, id: string): Promise<Batch> {
     .where("batch_id", "=", id)
     .orderBy("batch_index")
     .execute();
-  return { id: batch.id, object: "batch", data: await presentRuns(ctx.db, ctx.services, rows), created_at: batch.created_at };
+  return {
+    id: batch.id,
+    object: "batch",
+    data: await presentRuns(ctx.db, ctx.services, rows),
+    created_at: batch.created_at,
+  };
 }
 
 /** POST /v1/batches */
@@ -62,12 +74,20 @@ export async function createBatch(
     { key, endpoint: "batches", body, resource: "batch" },
     () => priceBatch(ctx, body),
     (db, priced, batchId, now) => {
-      const writes: Compilable[] = [...queueOrderLock(db), insertRow(db, "batches", { id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now })];
+      const writes: Compilable[] = [
+        ...queueOrderLock(db),
+        insertRow(db, "batches", { id: batchId, workspace_id: ctx.workspaceId, source: ctx.source, created_at: now }),
+      ];
       const rows: GenerationsTable[] = [];
       // Each run holds its own price, so each settles on its own; one transaction makes it all or none.
       for (const [index, run] of priced.entries()) {
         const hold = recordHoldFor(db, ctx.workspaceId, run.holdMicros, now);
-        const row = queuedRow(ctx, run, { id: newId("generation"), holdId: hold.holdId, batch: { id: batchId, index }, now });
+        const row = queuedRow(ctx, run, {
+          id: newId("generation"),
+          holdId: hold.holdId,
+          batch: { id: batchId, index },
+          now,
+        });
         writes.push(...hold.writes, insertRow(db, "generations", row));
         rows.push(row);
       }
@@ -75,7 +95,12 @@ export async function createBatch(
       if (total === 0) return { writes, hold: null, rows, createdAt: now };
       // The balance last, for every run at once (lib/core/credits/credits.ts: moveHeldFromAvailable says why).
       writes.push(moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: total }));
-      const hold = { workspaceId: ctx.workspaceId, neededMicros: total, needs: `These ${priced.length} runs need`, advice: "Nothing was started; add credit and try again." };
+      const hold = {
+        workspaceId: ctx.workspaceId,
+        neededMicros: total,
+        needs: `These ${priced.length} runs need`,
+        advice: "Nothing was started; add credit and try again.",
+      };
       return { writes, hold, rows, createdAt: now };
     },
   );
@@ -83,7 +108,15 @@ export async function createBatch(
   ctx.services.signals.runQueued();
   // A new batch is answered as created (every run queued); a replay (above) as it is now.
   const { rows, createdAt } = outcome.started;
-  return { batch: { id: outcome.id, object: "batch", data: await presentRuns(ctx.db, ctx.services, rows), created_at: createdAt }, replayed: false };
+  return {
+    batch: {
+      id: outcome.id,
+      object: "batch",
+      data: await presentRuns(ctx.db, ctx.services, rows),
+      created_at: createdAt,
+    },
+    replayed: false,
+  };
 }
 
 /** GET /v1/batches/{id}: the batch with its runs as they are now. */

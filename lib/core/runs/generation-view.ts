@@ -119,10 +119,19 @@ export function linkBase(services: Services): string {
   return services.studioLinks ? "" : services.publicBaseUrl;
 }
 
-async function presentOutput(services: Services, output: StoredOutput, run: { model: string; id: string; index: number }): Promise<OutputItem> {
+async function presentOutput(
+  services: Services,
+  output: StoredOutput,
+  run: { model: string; id: string; index: number },
+): Promise<OutputItem> {
   const signing = { secret: services.secretKey, baseUrl: linkBase(services) };
   const link = await blobLink(services.blobs, signing, output.blob, output.content_type);
-  const item: OutputItem = { type: output.type, url: link.url, expires_at: link.expires_at, content_type: output.content_type };
+  const item: OutputItem = {
+    type: output.type,
+    url: link.url,
+    expires_at: link.expires_at,
+    content_type: output.content_type,
+  };
   if (output.width !== undefined) item.width = output.width;
   if (output.height !== undefined) item.height = output.height;
   if (output.duration !== undefined) item.duration = output.duration;
@@ -135,13 +144,20 @@ async function presentOutput(services: Services, output: StoredOutput, run: { mo
   }
   if (services.studioLinks) {
     const filename = outputDownloadName(run.model, run.id, run.index, output.content_type);
-    item.download_url = (await blobLink(services.blobs, { ...signing, filename }, output.blob, output.content_type)).url;
+    item.download_url = (
+      await blobLink(services.blobs, { ...signing, filename }, output.blob, output.content_type)
+    ).url;
   }
   return item;
 }
 
 async function presentPreview(services: Services, preview: StoredPreview): Promise<PreviewItem> {
-  const link = await blobLink(services.blobs, { secret: services.secretKey, baseUrl: linkBase(services) }, preview.blob, preview.content_type);
+  const link = await blobLink(
+    services.blobs,
+    { secret: services.secretKey, baseUrl: linkBase(services) },
+    preview.blob,
+    preview.content_type,
+  );
   return { ...link, content_type: preview.content_type, width: preview.width, height: preview.height };
 }
 
@@ -150,7 +166,11 @@ async function presentPreview(services: Services, preview: StoredPreview): Promi
  * update); the queue position comes from the caller (`queuePositions`, one query for many runs).
  * Async: with a bucket, each output's link is a presigned URL.
  */
-export async function presentGeneration(services: Services, row: GenerationsTable, queuePosition: number | null = null): Promise<Generation> {
+export async function presentGeneration(
+  services: Services,
+  row: GenerationsTable,
+  queuePosition: number | null = null,
+): Promise<Generation> {
   const outputs = row.status === "succeeded" ? (JSON.parse(row.output_json) as StoredOutput[]) : [];
   return {
     id: row.id,
@@ -161,8 +181,11 @@ export async function presentGeneration(services: Services, row: GenerationsTabl
     provider: row.provider,
     revision: row.revision,
     input: JSON.parse(row.input_json) as Record<string, unknown>,
-    output: await Promise.all(outputs.map((o, index) => presentOutput(services, o, { model: row.model, id: row.id, index }))),
-    preview: row.preview_json === null ? null : await presentPreview(services, JSON.parse(row.preview_json) as StoredPreview),
+    output: await Promise.all(
+      outputs.map((o, index) => presentOutput(services, o, { model: row.model, id: row.id, index })),
+    ),
+    preview:
+      row.preview_json === null ? null : await presentPreview(services, JSON.parse(row.preview_json) as StoredPreview),
     error: row.error_message === null ? null : { message: row.error_message },
     progress: row.status === "running" ? services.signals.progressOf(row.id) : null,
     queue_position: row.status === "queued" ? queuePosition : null,
@@ -176,7 +199,11 @@ export async function presentGeneration(services: Services, row: GenerationsTabl
 }
 
 /** Stored runs as Generations, with the queue positions of the queued ones (one query). */
-export async function presentRuns(db: Db, services: Services, rows: readonly GenerationsTable[]): Promise<Generation[]> {
+export async function presentRuns(
+  db: Db,
+  services: Services,
+  rows: readonly GenerationsTable[],
+): Promise<Generation[]> {
   const positions = await queuePositions(db, rows);
   return Promise.all(rows.map((row) => presentGeneration(services, row, positions.get(row.id) ?? null)));
 }

@@ -6,7 +6,14 @@ import type { Ctx, Source } from "../context";
 import { grantCredit, readBalance, sumLedger, type Balance } from "../credits/credits";
 import { ApiError } from "../../primitives/errors";
 import type { StoredOutput } from "./generation-view";
-import { cancelGeneration, createGeneration, getGeneration, listGenerations, parsePreferWait, type GenerationList } from "./generations";
+import {
+  cancelGeneration,
+  createGeneration,
+  getGeneration,
+  listGenerations,
+  parsePreferWait,
+  type GenerationList,
+} from "./generations";
 import { quoteRun } from "./quotes";
 import { createWorkspace } from "../workspaces/workspaces";
 
@@ -14,7 +21,10 @@ const USD = 1_000_000;
 /** atelier/gradient, standard resolution: $0.002 an image. */
 const GRADIENT_MICROS = 2_000;
 
-const gradient = (prompt = "ocean dusk", extra: Record<string, unknown> = {}) => ({ model: "atelier/gradient", input: { prompt, ...extra } });
+const gradient = (prompt = "ocean dusk", extra: Record<string, unknown> = {}) => ({
+  model: "atelier/gradient",
+  input: { prompt, ...extra },
+});
 
 async function apiError(promise: Promise<unknown>, code: string): Promise<ApiError> {
   const err = await promise.then(
@@ -88,8 +98,13 @@ describe(`generations (${testDialect()})`, () => {
   async function succeed(ctx: Ctx, id: string, owner = "worker-test"): Promise<void> {
     await markRunning(id, owner);
     const blob = await ctx.services.blobs.put(Buffer.from("not really a png"));
-    const outputs: StoredOutput[] = [{ type: "image", blob, content_type: "image/png", bytes: 16, width: 8, height: 8 }];
-    expect(await finishRun(db, ctx.services, { id, owner, outcome: { status: "succeeded", outputs } })).toMatchObject({ id, status: "succeeded" });
+    const outputs: StoredOutput[] = [
+      { type: "image", blob, content_type: "image/png", bytes: 16, width: 8, height: 8 },
+    ];
+    expect(await finishRun(db, ctx.services, { id, owner, outcome: { status: "succeeded", outputs } })).toMatchObject({
+      id,
+      status: "succeeded",
+    });
   }
 
   async function eventsOf(generationId: string) {
@@ -124,15 +139,30 @@ describe(`generations (${testDialect()})`, () => {
         started_at: null,
         completed_at: null,
       });
-      expect(g.input).toEqual({ prompt: "ocean dusk", resolution: "hd", num_images: 2, aspect_ratio: "1:1", format: "png" });
+      expect(g.input).toEqual({
+        prompt: "ocean dusk",
+        resolution: "hd",
+        num_images: 2,
+        aspect_ratio: "1:1",
+        format: "png",
+      });
       expect(new Date(g.created_at).toISOString()).toBe(g.created_at);
 
       const balance = await consistentBalance(db, ctx.workspaceId);
-      expect(balance).toEqual({ availableMicros: USD - 8_000, heldMicros: 8_000, grantedMicros: USD, chargedMicros: 0 });
+      expect(balance).toEqual({
+        availableMicros: USD - 8_000,
+        heldMicros: 8_000,
+        grantedMicros: USD,
+        chargedMicros: 0,
+      });
       const row = await db.selectFrom("generations").selectAll().where("id", "=", g.id).executeTakeFirstOrThrow();
       expect(Number(row.price_micros)).toBe(8_000);
       expect(row.charged_micros).toBeNull();
-      const hold = await db.selectFrom("credit_holds").selectAll().where("id", "=", row.hold_id!).executeTakeFirstOrThrow();
+      const hold = await db
+        .selectFrom("credit_holds")
+        .selectAll()
+        .where("id", "=", row.hold_id!)
+        .executeTakeFirstOrThrow();
       expect([hold.workspace_id, Number(hold.amount_micros), hold.status]).toEqual([ctx.workspaceId, 8_000, "held"]);
 
       // Reading it back gives the same generation.
@@ -144,7 +174,11 @@ describe(`generations (${testDialect()})`, () => {
         const ctx = await workspaceCtx(USD, source);
         const { generation } = await createGeneration(ctx, gradient());
         expect(generation.source).toBe(source);
-        const row = await db.selectFrom("generations").select("source").where("id", "=", generation.id).executeTakeFirstOrThrow();
+        const row = await db
+          .selectFrom("generations")
+          .select("source")
+          .where("id", "=", generation.id)
+          .executeTakeFirstOrThrow();
         expect(row.source).toBe(source);
       }
       const ctx = await workspaceCtx();
@@ -154,7 +188,10 @@ describe(`generations (${testDialect()})`, () => {
 
     it("resolves a preset without version to its latest and carries deprecation headers for a deprecated model", async () => {
       const ctx = await workspaceCtx();
-      const poster = await createGeneration(ctx, { model: "atelier/gradient-poster", input: { prompt: "sea", title: "Hi" } });
+      const poster = await createGeneration(ctx, {
+        model: "atelier/gradient-poster",
+        input: { prompt: "sea", title: "Hi" },
+      });
       expect(poster.generation.model).toBe("atelier/gradient-poster@2");
       const classic = await createGeneration(ctx, { model: "atelier/gradient-classic", input: { prompt: "sea" } });
       expect(classic.headers.Deprecation).toMatch(/^@\d+$/);
@@ -166,7 +203,10 @@ describe(`generations (${testDialect()})`, () => {
       const ctx = await workspaceCtx(GRADIENT_MICROS - 1);
       const before = await counts(db, ctx.workspaceId);
       expect(before).toEqual({ generations: 0, ledger: 1, holds: 0, keys: 0, events: 0 });
-      const err = await apiError(createGeneration(ctx, gradient(), { idempotencyKey: "first-try" }), "insufficient_credit");
+      const err = await apiError(
+        createGeneration(ctx, gradient(), { idempotencyKey: "first-try" }),
+        "insufficient_credit",
+      );
       expect(err.status).toBe(402);
       expect(err.type).toBe("billing_error");
       expect(await counts(db, ctx.workspaceId)).toEqual(before);
@@ -187,8 +227,12 @@ describe(`generations (${testDialect()})`, () => {
     it("refuses invalid input, unknown and retired models, and missing scope, writing nothing", async () => {
       const ctx = await workspaceCtx();
       const before = await counts(db, ctx.workspaceId);
-      expect((await apiError(createGeneration(ctx, gradient("x", { num_images: 9 })), "invalid_parameter")).param).toBe("input.num_images");
-      expect((await apiError(createGeneration(ctx, { model: "atelier/nope", input: {} }), "invalid_parameter")).param).toBe("model");
+      expect((await apiError(createGeneration(ctx, gradient("x", { num_images: 9 })), "invalid_parameter")).param).toBe(
+        "input.num_images",
+      );
+      expect(
+        (await apiError(createGeneration(ctx, { model: "atelier/nope", input: {} }), "invalid_parameter")).param,
+      ).toBe("model");
       expect((await apiError(createGeneration(ctx, []), "invalid_parameter")).param).toBeNull();
       await apiError(createGeneration(ctx, { model: "atelier/gradient-legacy", input: { prompt: "old" } }), "gone");
       const readOnly = { ...ctx, scopes: ["generations:read" as const] };
@@ -200,8 +244,16 @@ describe(`generations (${testDialect()})`, () => {
   describe("idempotency", () => {
     it("the same key and body replay the same run, held once; key order in the body does not matter", async () => {
       const ctx = await workspaceCtx();
-      const first = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "a", seed: 7 } }, { idempotencyKey: "key-1" });
-      const again = await createGeneration(ctx, { input: { seed: 7, prompt: "a" }, model: "atelier/gradient" }, { idempotencyKey: "key-1" });
+      const first = await createGeneration(
+        ctx,
+        { model: "atelier/gradient", input: { prompt: "a", seed: 7 } },
+        { idempotencyKey: "key-1" },
+      );
+      const again = await createGeneration(
+        ctx,
+        { input: { seed: 7, prompt: "a" }, model: "atelier/gradient" },
+        { idempotencyKey: "key-1" },
+      );
       expect(first.replayed).toBe(false);
       expect(again.replayed).toBe(true);
       expect(again.generation).toEqual(first.generation);
@@ -258,12 +310,17 @@ describe(`generations (${testDialect()})`, () => {
       expect(ids.size).toBe(1);
       expect(answers.filter((a) => !a.replayed)).toHaveLength(1);
       expect(await counts(db, ctx.workspaceId)).toMatchObject({ generations: 1, holds: 1, keys: 1 });
-      expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ heldMicros: GRADIENT_MICROS, availableMicros: USD - GRADIENT_MICROS });
+      expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({
+        heldMicros: GRADIENT_MICROS,
+        availableMicros: USD - GRADIENT_MICROS,
+      });
     });
 
     it("30 concurrent creates against a balance covering 10 start exactly 10", async () => {
       const ctx = await workspaceCtx(10 * GRADIENT_MICROS);
-      const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => createGeneration(ctx, gradient(`run ${i}`))));
+      const results = await Promise.allSettled(
+        Array.from({ length: 30 }, (_, i) => createGeneration(ctx, gradient(`run ${i}`))),
+      );
       const started = results.filter((r) => r.status === "fulfilled");
       const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
       expect(started).toHaveLength(10);
@@ -341,8 +398,17 @@ describe(`generations (${testDialect()})`, () => {
     it("a waiting read takes the row a finish in this process handed over, not a row of another workspace", async () => {
       const ctx = await workspaceCtx();
       const { generation } = await createGeneration(ctx, gradient());
-      const row = await db.selectFrom("generations").selectAll().where("id", "=", generation.id).executeTakeFirstOrThrow();
-      const ended = { ...row, status: "failed" as const, error_message: "handed over", completed_at: new Date().toISOString() };
+      const row = await db
+        .selectFrom("generations")
+        .selectAll()
+        .where("id", "=", generation.id)
+        .executeTakeFirstOrThrow();
+      const ended = {
+        ...row,
+        status: "failed" as const,
+        error_message: "handed over",
+        completed_at: new Date().toISOString(),
+      };
       const waitersNow = async (n: number) => {
         while (ctx.services.signals.waitedIds().length < n) await new Promise((resolve) => setTimeout(resolve, 5));
       };
@@ -373,12 +439,31 @@ describe(`generations (${testDialect()})`, () => {
       const ctx = await workspaceCtx();
       const { generation } = await createGeneration(ctx, gradient());
       const { generation: canceled } = await cancelGeneration(ctx, { id: generation.id });
-      expect(canceled).toMatchObject({ id: generation.id, status: "canceled", provider: null, started_at: null, usage: { cost_usd: null } });
+      expect(canceled).toMatchObject({
+        id: generation.id,
+        status: "canceled",
+        provider: null,
+        started_at: null,
+        usage: { cost_usd: null },
+      });
       expect(canceled.completed_at).not.toBeNull();
       expect(Date.parse(canceled.completed_at!)).toBeGreaterThanOrEqual(Date.parse(canceled.created_at));
-      expect(await consistentBalance(db, ctx.workspaceId)).toEqual({ availableMicros: USD, heldMicros: 0, grantedMicros: USD, chargedMicros: 0 });
-      const row = await db.selectFrom("generations").selectAll().where("id", "=", generation.id).executeTakeFirstOrThrow();
-      const hold = await db.selectFrom("credit_holds").selectAll().where("id", "=", row.hold_id!).executeTakeFirstOrThrow();
+      expect(await consistentBalance(db, ctx.workspaceId)).toEqual({
+        availableMicros: USD,
+        heldMicros: 0,
+        grantedMicros: USD,
+        chargedMicros: 0,
+      });
+      const row = await db
+        .selectFrom("generations")
+        .selectAll()
+        .where("id", "=", generation.id)
+        .executeTakeFirstOrThrow();
+      const hold = await db
+        .selectFrom("credit_holds")
+        .selectAll()
+        .where("id", "=", row.hold_id!)
+        .executeTakeFirstOrThrow();
       expect(hold.status).toBe("released");
       expect([row.lease_owner, row.lease_expires_at]).toEqual([null, null]);
 
@@ -414,7 +499,13 @@ describe(`generations (${testDialect()})`, () => {
 
       const { generation: lost } = await createGeneration(ctx, gradient());
       await markRunning(lost.id, "w");
-      expect(await finishRun(db, ctx.services, { id: lost.id, owner: "w", outcome: { status: "failed", message: "model refused" } })).toMatchObject({ id: lost.id, status: "failed" });
+      expect(
+        await finishRun(db, ctx.services, {
+          id: lost.id,
+          owner: "w",
+          outcome: { status: "failed", message: "model refused" },
+        }),
+      ).toMatchObject({ id: lost.id, status: "failed" });
       const failed = await cancelGeneration(ctx, { id: lost.id });
       expect(failed.generation).toMatchObject({ status: "failed", error: { message: "model refused" } });
       expect((await eventsOf(lost.id)).map((e) => e.type)).toEqual(["generation.failed"]);
@@ -422,17 +513,34 @@ describe(`generations (${testDialect()})`, () => {
 
     it("a run past its cancel point (preview shown, or at a provider that bills) cannot be canceled: 409, nothing changes", async () => {
       const ctx = await workspaceCtx();
-      for (const [running, reason] of [[false, "preview"], [true, "preview"], [true, "provider"]] as const) {
-        const { generation } = await createGeneration(ctx, { model: "atelier/gradient-poster", input: { prompt: "sea", title: "T" } });
+      for (const [running, reason] of [
+        [false, "preview"],
+        [true, "preview"],
+        [true, "provider"],
+      ] as const) {
+        const { generation } = await createGeneration(ctx, {
+          model: "atelier/gradient-poster",
+          input: { prompt: "sea", title: "T" },
+        });
         if (running) await markRunning(generation.id);
-        await db.updateTable("generations").set({ uncancelable_reason: reason }).where("id", "=", generation.id).execute();
-        const rowBefore = await db.selectFrom("generations").selectAll().where("id", "=", generation.id).executeTakeFirstOrThrow();
+        await db
+          .updateTable("generations")
+          .set({ uncancelable_reason: reason })
+          .where("id", "=", generation.id)
+          .execute();
+        const rowBefore = await db
+          .selectFrom("generations")
+          .selectAll()
+          .where("id", "=", generation.id)
+          .executeTakeFirstOrThrow();
         const before = await counts(db, ctx.workspaceId);
         const balance = await consistentBalance(db, ctx.workspaceId);
         const err = await apiError(cancelGeneration(ctx, { id: generation.id }), "conflict");
         expect(err.status).toBe(409);
         expect(err.message).toMatch(reason === "preview" ? /preview/ : /provider/);
-        expect(await db.selectFrom("generations").selectAll().where("id", "=", generation.id).executeTakeFirstOrThrow()).toEqual(rowBefore);
+        expect(
+          await db.selectFrom("generations").selectAll().where("id", "=", generation.id).executeTakeFirstOrThrow(),
+        ).toEqual(rowBefore);
         expect(await counts(db, ctx.workspaceId)).toEqual(before);
         expect(await consistentBalance(db, ctx.workspaceId)).toEqual(balance);
       }
@@ -455,7 +563,12 @@ describe(`generations (${testDialect()})`, () => {
       const after = (await getGeneration(ctx, { id: generation.id })).generation;
       expect(after).toEqual(canceled);
       expect(after.output).toEqual([]);
-      expect(await consistentBalance(db, ctx.workspaceId)).toEqual({ availableMicros: USD, heldMicros: 0, grantedMicros: USD, chargedMicros: 0 });
+      expect(await consistentBalance(db, ctx.workspaceId)).toEqual({
+        availableMicros: USD,
+        heldMicros: 0,
+        grantedMicros: USD,
+        chargedMicros: 0,
+      });
       expect((await eventsOf(generation.id)).map((e) => e.type)).toEqual(["generation.canceled"]);
     });
 
@@ -464,7 +577,10 @@ describe(`generations (${testDialect()})`, () => {
       const b = await workspaceCtx();
       const { generation } = await createGeneration(a, gradient());
       await apiError(cancelGeneration(b, { id: generation.id }), "resource_not_found");
-      await apiError(cancelGeneration({ ...a, scopes: ["generations:read"] }, { id: generation.id }), "permission_denied");
+      await apiError(
+        cancelGeneration({ ...a, scopes: ["generations:read"] }, { id: generation.id }),
+        "permission_denied",
+      );
       expect((await getGeneration(a, { id: generation.id })).generation.status).toBe("queued");
     });
   });
@@ -507,7 +623,13 @@ describe(`generations (${testDialect()})`, () => {
         ...make(2, "api", { model: "atelier/gradient-poster", input: { prompt: "p", title: "two" } }),
       ];
       for (let i = 0; i < jobs.length; i += 20) await Promise.all(jobs.slice(i, i + 20).map((job) => job()));
-      const some = await db.selectFrom("generations").select("id").where("workspace_id", "=", ctx.workspaceId).orderBy("id").limit(4).execute();
+      const some = await db
+        .selectFrom("generations")
+        .select("id")
+        .where("workspace_id", "=", ctx.workspaceId)
+        .orderBy("id")
+        .limit(4)
+        .execute();
       for (const { id } of some) await cancelGeneration(ctx, { id });
       // Another workspace's runs never show up.
       const other = await workspaceCtx();
@@ -551,7 +673,11 @@ describe(`generations (${testDialect()})`, () => {
       for (let i = 0; i < 4; i++) ids.push((await createGeneration(own, gradient(`#${i}`))).generation.id);
       // Distinct, known creation times, so the order is not left to the clock.
       for (const [i, id] of ids.entries()) {
-        await db.updateTable("generations").set({ created_at: `2030-01-0${i + 1}T00:00:00.000Z` }).where("id", "=", id).execute();
+        await db
+          .updateTable("generations")
+          .set({ created_at: `2030-01-0${i + 1}T00:00:00.000Z` })
+          .where("id", "=", id)
+          .execute();
       }
       expect(idsOf([await listGenerations(own, {})])).toEqual([...ids].reverse());
     });
@@ -564,12 +690,16 @@ describe(`generations (${testDialect()})`, () => {
       expect(await count("atelier/gradient")).toBe(115);
       expect(await count("atelier/upscale")).toBe(0);
       const posters = await listGenerations(ctx, { model: "atelier/gradient-poster" });
-      expect(new Set(posters.data.map((g) => g.model))).toEqual(new Set(["atelier/gradient-poster@1", "atelier/gradient-poster@2"]));
+      expect(new Set(posters.data.map((g) => g.model))).toEqual(
+        new Set(["atelier/gradient-poster@1", "atelier/gradient-poster@2"]),
+      );
     });
 
     it("filters by source and status (comma-separated)", async () => {
-      const ids = async (query: Record<string, string>) => new Set(idsOf(await allPages(ctx, { ...query, limit: "100" })));
-      const where = (keep: (e: (typeof expected)[number]) => boolean) => new Set(expected.filter(keep).map((e) => e.id));
+      const ids = async (query: Record<string, string>) =>
+        new Set(idsOf(await allPages(ctx, { ...query, limit: "100" })));
+      const where = (keep: (e: (typeof expected)[number]) => boolean) =>
+        new Set(expected.filter(keep).map((e) => e.id));
       expect(await ids({ source: "studio" })).toEqual(where((e) => e.source === "studio"));
       expect((await ids({ source: "studio" })).size).toBe(10);
       expect(await ids({ source: "mcp,studio" })).toEqual(where((e) => e.source !== "api"));
@@ -595,7 +725,11 @@ describe(`generations (${testDialect()})`, () => {
       const old: string[] = [];
       for (let i = 0; i < 12; i++) old.push((await createGeneration(own, gradient(`old ${i}`))).generation.id);
       for (const [i, id] of old.entries()) {
-        await db.updateTable("generations").set({ created_at: `2020-01-01T00:00:${String(i).padStart(2, "0")}.000Z` }).where("id", "=", id).execute();
+        await db
+          .updateTable("generations")
+          .set({ created_at: `2020-01-01T00:00:${String(i).padStart(2, "0")}.000Z` })
+          .where("id", "=", id)
+          .execute();
       }
       const first = await listGenerations(own, { limit: "5" });
       for (let i = 0; i < 3; i++) await createGeneration(own, gradient(`new ${i}`));
@@ -612,20 +746,39 @@ describe(`generations (${testDialect()})`, () => {
 
     it("refuses a cursor sent with other filters; the same filters in another order are the same", async () => {
       const page = await listGenerations(ctx, { source: "studio,mcp", limit: "2" });
-      expect((await listGenerations(ctx, { source: "mcp,studio", limit: "2", cursor: page.next_cursor! })).data).toHaveLength(2);
-      for (const query of [{ source: "mcp" }, {}, { source: "studio,mcp", status: "queued" }, { source: "studio,mcp", model: "atelier/gradient" }]) {
-        const err = await apiError(listGenerations(ctx, { ...query, limit: "2", cursor: page.next_cursor! }), "invalid_parameter");
+      expect(
+        (await listGenerations(ctx, { source: "mcp,studio", limit: "2", cursor: page.next_cursor! })).data,
+      ).toHaveLength(2);
+      for (const query of [
+        { source: "mcp" },
+        {},
+        { source: "studio,mcp", status: "queued" },
+        { source: "studio,mcp", model: "atelier/gradient" },
+      ]) {
+        const err = await apiError(
+          listGenerations(ctx, { ...query, limit: "2", cursor: page.next_cursor! }),
+          "invalid_parameter",
+        );
         expect(err.param).toBe("cursor");
       }
       // A different page size is not a different filter.
-      expect((await listGenerations(ctx, { source: "studio,mcp", limit: "3", cursor: page.next_cursor! })).data).toHaveLength(3);
+      expect(
+        (await listGenerations(ctx, { source: "studio,mcp", limit: "3", cursor: page.next_cursor! })).data,
+      ).toHaveLength(3);
     });
 
     it("refuses a tampered or foreign cursor", async () => {
       const page = await listGenerations(ctx, { limit: "2" });
       const cursor = page.next_cursor!;
       const flip = (s: string, at: number) => s.slice(0, at) + (s[at] === "A" ? "B" : "A") + s.slice(at + 1);
-      for (const bad of [flip(cursor, 3), flip(cursor, cursor.length - 2), "", "x".repeat(513), "abc", `${cursor}.more`]) {
+      for (const bad of [
+        flip(cursor, 3),
+        flip(cursor, cursor.length - 2),
+        "",
+        "x".repeat(513),
+        "abc",
+        `${cursor}.more`,
+      ]) {
         expect((await apiError(listGenerations(ctx, { cursor: bad }), "invalid_parameter")).param).toBe("cursor");
       }
       // Another workspace's (or another secret's) cursor is refused too.

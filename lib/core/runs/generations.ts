@@ -39,7 +39,12 @@ function headersForModel(modelId: string): Record<string, string> {
 }
 
 async function findRow(db: Db, workspaceId: string, id: string): Promise<GenerationsTable | undefined> {
-  return db.selectFrom("generations").selectAll().where("workspace_id", "=", workspaceId).where("id", "=", id).executeTakeFirst();
+  return db
+    .selectFrom("generations")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "=", id)
+    .executeTakeFirst();
 }
 
 async function requireRow(ctx: Ctx, id: string): Promise<GenerationsTable> {
@@ -93,7 +98,12 @@ export function queuedRow(
 }
 
 /** The hold's writes for a price (none for a free run); the balance moves last (moveHeldFromAvailable). */
-export function recordHoldFor(db: Db, workspaceId: string, micros: number, now: string): { holdId: string | null; writes: Compilable[] } {
+export function recordHoldFor(
+  db: Db,
+  workspaceId: string,
+  micros: number,
+  now: string,
+): { holdId: string | null; writes: Compilable[] } {
   return micros > 0 ? holdWrites(db, { workspaceId, amountMicros: micros, now }) : { holdId: null, writes: [] };
 }
 
@@ -101,13 +111,28 @@ export function recordHoldFor(db: Db, workspaceId: string, micros: number, now: 
 type StartWrites = { writes: Compilable[]; hold: HoldNeed | null; read?: SharedRead<{ id: string }> };
 
 /** A create's own writes: the queue's order lock, the hold with its ledger entry, the queued run row, then the balance. */
-export function writeQueuedRun(db: Db, ctx: Ctx, priced: PricedRun, runId: string, now: string): { row: GenerationsTable; writes: Compilable[]; hold: HoldNeed | null } {
+export function writeQueuedRun(
+  db: Db,
+  ctx: Ctx,
+  priced: PricedRun,
+  runId: string,
+  now: string,
+): { row: GenerationsTable; writes: Compilable[]; hold: HoldNeed | null } {
   const hold = recordHoldFor(db, ctx.workspaceId, priced.holdMicros, now);
   const row = queuedRow(ctx, priced, { id: runId, holdId: hold.holdId, batch: null, now });
   const writes = [...queueOrderLock(db), ...hold.writes, insertRow(db, "generations", row)];
   if (!hold.holdId) return { row, writes, hold: null };
   writes.push(moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: priced.holdMicros }));
-  return { row, writes, hold: { workspaceId: ctx.workspaceId, neededMicros: priced.holdMicros, needs: "This needs", advice: "Add credit and try again." } };
+  return {
+    row,
+    writes,
+    hold: {
+      workspaceId: ctx.workspaceId,
+      neededMicros: priced.holdMicros,
+      needs: "This needs",
+      advice: "Add credit and try again.",
+    },
+  };
 }
 
 /**
@@ -135,7 +160,17 @@ export async function startIdempotently<P, S extends StartWrites>(
   const now = nowIso();
   const started = start(ctx.db, prepared, id, now);
   const writes = options.key
-    ? [recordIdempotencyKey(ctx.db, { workspaceId: ctx.workspaceId, key: options.key, endpoint: options.endpoint, hash, resourceId: id, now }), ...started.writes]
+    ? [
+        recordIdempotencyKey(ctx.db, {
+          workspaceId: ctx.workspaceId,
+          key: options.key,
+          endpoint: options.endpoint,
+          hash,
+          resourceId: id,
+          now,
+        }),
+        ...started.writes,
+      ]
     : started.writes;
   try {
     const read = await applyHoldingWrites(ctx.db, writes, started.hold, started.read);
@@ -172,7 +207,11 @@ export async function createGeneration(
   // A new run is answered as created (queued) unless the caller asked to wait; a replay as it is now.
   if (!outcome.replayed && !options.waitSeconds) {
     const { row } = outcome.started;
-    return { generation: await presentGeneration(ctx.services, row, positionOf(outcome.read[0])), replayed, headers: headersForModel(row.model) };
+    return {
+      generation: await presentGeneration(ctx.services, row, positionOf(outcome.read[0])),
+      replayed,
+      headers: headersForModel(row.model),
+    };
   }
   const row = await readWaiting(ctx, outcome.id, options.waitSeconds);
   return { generation: await presentRun(ctx.db, ctx.services, row), replayed, headers: headersForModel(row.model) };
@@ -208,10 +247,17 @@ async function readWaiting(ctx: Ctx, id: string, waitSeconds: number | null | un
 }
 
 /** GET /v1/generations/{id}, optionally with Prefer: wait. */
-export async function getGeneration(ctx: Ctx, input: { id: string; waitSeconds?: number | null }): Promise<GenerationAnswer> {
+export async function getGeneration(
+  ctx: Ctx,
+  input: { id: string; waitSeconds?: number | null },
+): Promise<GenerationAnswer> {
   requireScope(ctx, "generations:read");
   const row = await readWaiting(ctx, input.id, input.waitSeconds);
-  return { generation: await presentRun(ctx.db, ctx.services, row), replayed: false, headers: headersForModel(row.model) };
+  return {
+    generation: await presentRun(ctx.db, ctx.services, row),
+    replayed: false,
+    headers: headersForModel(row.model),
+  };
 }
 
 function parseCommaList<T extends string>(value: string | undefined, allowed: readonly T[], param: string): T[] | null {
@@ -219,7 +265,11 @@ function parseCommaList<T extends string>(value: string | undefined, allowed: re
   const items = value.split(",").map((s) => s.trim());
   for (const item of items) {
     if (!(allowed as readonly string[]).includes(item)) {
-      throw new ApiError("invalid_parameter", `${param} takes a comma-separated list of ${allowed.join(", ")}; got "${item}".`, { param });
+      throw new ApiError(
+        "invalid_parameter",
+        `${param} takes a comma-separated list of ${allowed.join(", ")}; got "${item}".`,
+        { param },
+      );
     }
   }
   return [...new Set(items as T[])].sort();
@@ -244,7 +294,11 @@ function dayStart(value: string, param: string): string {
   const match = DAY.exec(value);
   const at = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
   if (!match || !at || Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== value) {
-    throw new ApiError("invalid_parameter", `${param} must be a day such as "2026-05-01"; got "${value.slice(0, 40)}".`, { param });
+    throw new ApiError(
+      "invalid_parameter",
+      `${param} must be a day such as "2026-05-01"; got "${value.slice(0, 40)}".`,
+      { param },
+    );
   }
   return at.toISOString();
 }
@@ -255,9 +309,12 @@ function dayStart(value: string, param: string): string {
  * character itself escaped, so "%" or "_" match only themselves.
  */
 export function promptSearchPattern(text: string): string {
-  if (text.includes("\u0000")) throw new ApiError("invalid_parameter", "The search text cannot contain a NUL character.", { param: "q" });
+  if (text.includes("\u0000"))
+    throw new ApiError("invalid_parameter", "The search text cannot contain a NUL character.", { param: "q" });
   if (text.length > PROMPT_SEARCH_MAX) {
-    throw new ApiError("invalid_parameter", `The search text is at most ${PROMPT_SEARCH_MAX} characters.`, { param: "q" });
+    throw new ApiError("invalid_parameter", `The search text is at most ${PROMPT_SEARCH_MAX} characters.`, {
+      param: "q",
+    });
   }
   const asJson = JSON.stringify(text.toLowerCase()).slice(1, -1);
   return `%${asJson.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -287,11 +344,17 @@ export async function listGenerations(
   requireScope(ctx, "generations:read");
   const model = query.model;
   if (model !== undefined && (model.length > LIMITS.modelIdLength || !MODEL_ID_PATTERN.test(model))) {
-    throw new ApiError("invalid_parameter", `model must be a catalog ID such as "atelier/gradient", at most ${LIMITS.modelIdLength} characters.`, { param: "model" });
+    throw new ApiError(
+      "invalid_parameter",
+      `model must be a catalog ID such as "atelier/gradient", at most ${LIMITS.modelIdLength} characters.`,
+      { param: "model" },
+    );
   }
   const batch = query.batch;
   if (batch !== undefined && !BATCH_ID.test(batch)) {
-    throw new ApiError("invalid_parameter", `batch must be a batch ID such as "bat_…"; got "${batch.slice(0, 40)}".`, { param: "batch" });
+    throw new ApiError("invalid_parameter", `batch must be a batch ID such as "bat_…"; got "${batch.slice(0, 40)}".`, {
+      param: "batch",
+    });
   }
   const sources = parseCommaList(query.source, SOURCES, "source");
   const statuses = parseCommaList(query.status, GENERATION_STATUSES, "status");
@@ -302,17 +365,21 @@ export async function listGenerations(
   // "to" is a whole day: runs before the next day starts.
   const before = options.to ? new Date(Date.parse(dayStart(options.to, "to")) + 86_400_000).toISOString() : null;
   if (from !== null && before !== null && from >= before) {
-    throw new ApiError("invalid_parameter", "The first day of the range must not be after the last.", { param: "from" });
+    throw new ApiError("invalid_parameter", "The first day of the range must not be after the last.", {
+      param: "from",
+    });
   }
   // Cursors made before the batch, creator and studio filters existed stay valid for the same list.
   const studio = prompt !== null || from !== null || before !== null ? [prompt, from, before] : [];
-  const narrowed = batch !== undefined || createdBy !== null || studio.length ? [batch ?? null, createdBy, ...studio] : [];
+  const narrowed =
+    batch !== undefined || createdBy !== null || studio.length ? [batch ?? null, createdBy, ...studio] : [];
   const filters = JSON.stringify([model ?? null, sources, statuses, ...narrowed]);
   const page = await keysetPage(
     { secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters },
     (after, take) => {
       let q = ctx.db.selectFrom("generations").selectAll().where("workspace_id", "=", ctx.workspaceId);
-      if (model !== undefined) q = model.includes("@") ? q.where("model", "=", model) : q.where("model_base", "=", model);
+      if (model !== undefined)
+        q = model.includes("@") ? q.where("model", "=", model) : q.where("model_base", "=", model);
       if (sources) q = q.where("source", "in", sources);
       if (statuses) q = q.where("status", "in", statuses);
       if (batch !== undefined) q = q.where("batch_id", "=", batch);
@@ -349,8 +416,10 @@ export async function countBatchRuns(ctx: Ctx, batchIds: readonly string[]): Pro
 }
 
 const UNCANCELABLE_MESSAGES: Record<string, string> = {
-  preview: "This preset run has already shown its preview, so it can no longer be canceled. It goes on to its end and is charged only if it succeeds.",
-  provider: "This run is at a provider that bills once it is submitted, so it can no longer be canceled. It goes on to its end and is charged only if it succeeds.",
+  preview:
+    "This preset run has already shown its preview, so it can no longer be canceled. It goes on to its end and is charged only if it succeeds.",
+  provider:
+    "This run is at a provider that bills once it is submitted, so it can no longer be canceled. It goes on to its end and is charged only if it succeeds.",
 };
 
 /** POST /v1/generations/{id}/cancel: safe to repeat; a final run comes back as it is. */
@@ -362,7 +431,11 @@ export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise
     canceled = await withTransaction(ctx.db, async (trx) => {
       const row = await findRow(trx, ctx.workspaceId, input.id);
       if (!row || isFinal(row.status)) return null;
-      if (row.uncancelable_reason !== null) throw new ApiError("conflict", UNCANCELABLE_MESSAGES[row.uncancelable_reason] ?? UNCANCELABLE_MESSAGES.provider!);
+      if (row.uncancelable_reason !== null)
+        throw new ApiError(
+          "conflict",
+          UNCANCELABLE_MESSAGES[row.uncancelable_reason] ?? UNCANCELABLE_MESSAGES.provider!,
+        );
       const now = nowIso();
       const ended = await trx
         .updateTable("generations")
@@ -376,7 +449,10 @@ export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise
       if (!ended) {
         const now = await findRow(trx, ctx.workspaceId, input.id);
         if (now && !isFinal(now.status) && now.uncancelable_reason !== null) {
-          throw new ApiError("conflict", UNCANCELABLE_MESSAGES[now.uncancelable_reason] ?? UNCANCELABLE_MESSAGES.provider!);
+          throw new ApiError(
+            "conflict",
+            UNCANCELABLE_MESSAGES[now.uncancelable_reason] ?? UNCANCELABLE_MESSAGES.provider!,
+          );
         }
         return null;
       }
@@ -391,7 +467,11 @@ export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise
     ctx.services.signals.runFinished(input.id, canceled);
   }
   const row = await requireRow(ctx, input.id);
-  return { generation: await presentRun(ctx.db, ctx.services, row), replayed: false, headers: headersForModel(row.model) };
+  return {
+    generation: await presentRun(ctx.db, ctx.services, row),
+    replayed: false,
+    headers: headersForModel(row.model),
+  };
 }
 
 export { FINAL_STATUSES };

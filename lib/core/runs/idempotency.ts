@@ -35,7 +35,9 @@ function canonicalJson(value: unknown): string {
 }
 
 export function requestHash(endpoint: string, body: unknown): string {
-  return createHash("sha256").update(`${endpoint}\n${canonicalJson(body)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${endpoint}\n${canonicalJson(body)}`)
+    .digest("hex");
 }
 
 /** The resource a key already started, or null; 409 when the key came with another request. */

@@ -76,13 +76,17 @@ describe("pricing", () => {
 
   it("never charges less than the exact price, and less than one micro-dollar more", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 0, max: 100_000 }), (unitMicros, thousandths) => {
-        const usd = (unitMicros / 1_000_000).toFixed(6);
-        const price = priceInput(pricing({ usd, drivers: ["duration"] }), { duration: thousandths / 1000 });
-        // Exact: unitMicros * thousandths / 1000, rounded up.
-        const exact = BigInt(unitMicros) * BigInt(thousandths);
-        expect(BigInt(price)).toBe((exact + 999n) / 1000n);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10_000_000 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        (unitMicros, thousandths) => {
+          const usd = (unitMicros / 1_000_000).toFixed(6);
+          const price = priceInput(pricing({ usd, drivers: ["duration"] }), { duration: thousandths / 1000 });
+          // Exact: unitMicros * thousandths / 1000, rounded up.
+          const exact = BigInt(unitMicros) * BigInt(thousandths);
+          expect(BigInt(price)).toBe((exact + 999n) / 1000n);
+        },
+      ),
     );
   });
 

@@ -17,7 +17,8 @@ function matches(override: PriceOverride, input: Record<string, unknown>): boole
 function quantityOf(value: unknown): { numerator: bigint; denominator: bigint } {
   if (typeof value === "string") return { numerator: BigInt([...value].length), denominator: 1n };
   if (Array.isArray(value)) return { numerator: BigInt(value.length), denominator: 1n };
-  if (Number.isSafeInteger(value) && (value as number) >= 0) return { numerator: BigInt(value as number), denominator: 1n };
+  if (Number.isSafeInteger(value) && (value as number) >= 0)
+    return { numerator: BigInt(value as number), denominator: 1n };
   if (typeof value === "number" && Number.isFinite(value) && value >= 0) {
     const [whole, fraction = ""] = value.toFixed(6).split(".");
     const denominator = 10n ** BigInt(fraction.length);

@@ -13,7 +13,12 @@ import { createWorkspace } from "../workspaces/workspaces";
 describe(`queue positions (${testDialect()})`, () => {
   const store = useTestStore();
   const plainPositions = async () => {
-    const queued = await store.db.selectFrom("generations").select(["id", "queue_order"]).where("status", "=", "queued").orderBy("queue_order").execute();
+    const queued = await store.db
+      .selectFrom("generations")
+      .select(["id", "queue_order"])
+      .where("status", "=", "queued")
+      .orderBy("queue_order")
+      .execute();
     return new Map(queued.map((r, i) => [r.id, i + 1]));
   };
   const expectSame = async (when: string) => {
@@ -23,22 +28,33 @@ describe(`queue positions (${testDialect()})`, () => {
     expect(counted, when).toEqual(plain);
     // One run alone (a create's answer, a read) goes through a query compiled once: the same positions.
     for (const [id, position] of [...plain].filter((_, i) => i % 97 === 0)) {
-      expect((await queuePositions(store.db, [{ id, status: "queued" }])).get(id), `${when}: ${id} alone`).toBe(position);
+      expect((await queuePositions(store.db, [{ id, status: "queued" }])).get(id), `${when}: ${id} alone`).toBe(
+        position,
+      );
     }
     // Every stretch holding queued runs has its row, and no other stretch has one.
     const rows = await store.db.selectFrom("queue_counts").select(["bucket", "queued"]).orderBy("bucket").execute();
     const stretches = await store.db
       .selectFrom("generations")
-      .select([sql<number>`queue_order / ${sql.lit(QUEUE_BUCKET_SIZE)}`.as("bucket"), sql<number>`count(*)`.as("queued")])
+      .select([
+        sql<number>`queue_order / ${sql.lit(QUEUE_BUCKET_SIZE)}`.as("bucket"),
+        sql<number>`count(*)`.as("queued"),
+      ])
       .where("status", "=", "queued")
       .groupBy(sql`queue_order / ${sql.lit(QUEUE_BUCKET_SIZE)}`)
       .orderBy("bucket")
       .execute();
-    expect(rows.map((r) => [Number(r.bucket), Number(r.queued)]), when).toEqual(stretches.map((r) => [Number(r.bucket), Number(r.queued)]));
+    expect(
+      rows.map((r) => [Number(r.bucket), Number(r.queued)]),
+      when,
+    ).toEqual(stretches.map((r) => [Number(r.bucket), Number(r.queued)]));
   };
 
   it("are the order claims take: singles and a batch's runs in request order, counting down as runs start", async () => {
-    const ctx = testCtx(store.t, (await createWorkspace({ db: store.db }, { name: "queue order", creditMicros: 5_000_000 })).id);
+    const ctx = testCtx(
+      store.t,
+      (await createWorkspace({ db: store.db }, { name: "queue order", creditMicros: 5_000_000 })).id,
+    );
     const request = (i: number) => ({ model: "atelier/gradient", input: { prompt: `run ${i}` } });
     const first = (await createGeneration(ctx, request(0))).generation;
     const { batch } = await createBatch(ctx, { requests: [1, 2, 3, 4, 5].map(request) });
@@ -51,7 +67,9 @@ describe(`queue positions (${testDialect()})`, () => {
       const rows = await store.db.selectFrom("generations").select(["id", "status"]).where("id", "in", ids).execute();
       const positions = await queuePositions(store.db, rows);
       // Each run still queued is told how many are ahead of it, 1 for the next.
-      expect(ids.filter((id) => !claimed.includes(id)).map((id) => positions.get(id))).toEqual(ids.slice(i).map((_, k) => k + 1));
+      expect(ids.filter((id) => !claimed.includes(id)).map((id) => positions.get(id))).toEqual(
+        ids.slice(i).map((_, k) => k + 1),
+      );
       const run = await claimNextRun(store.db, store.t.store.dialect, { owner: "queue-test", leaseMs: 60_000 });
       claimed.push(run!.id);
     }
@@ -59,13 +77,21 @@ describe(`queue positions (${testDialect()})`, () => {
   });
 
   it("count the same as a plain count of the queued runs ahead, across stretches of the queue, after every kind of change", async () => {
-    const ctx = testCtx(store.t, (await createWorkspace({ db: store.db }, { name: "queue counts", creditMicros: 50_000_000 })).id);
+    const ctx = testCtx(
+      store.t,
+      (await createWorkspace({ db: store.db }, { name: "queue counts", creditMicros: 50_000_000 })).id,
+    );
     const request = (i: number) => ({ model: "atelier/gradient", input: { prompt: `run ${i}` } });
     // More than two stretches of runs: batches of 50 and single creates.
     const ids: string[] = [];
     for (let i = 0; ids.length < QUEUE_BUCKET_SIZE * 2 + 40; i++) {
       if (i % 3 === 2) ids.push((await createGeneration(ctx, request(i))).generation.id);
-      else ids.push(...(await createBatch(ctx, { requests: Array.from({ length: 50 }, (_, k) => request(i * 100 + k)) })).batch.data.map((g) => g.id));
+      else
+        ids.push(
+          ...(
+            await createBatch(ctx, { requests: Array.from({ length: 50 }, (_, k) => request(i * 100 + k)) })
+          ).batch.data.map((g) => g.id),
+        );
     }
     await expectSame("after the creates");
     // A create whose write fails (no credit left in its workspace) leaves no count behind.
@@ -87,20 +113,36 @@ describe(`queue positions (${testDialect()})`, () => {
   });
 
   it("migration 016 counts the runs already queued in a store that had no counts", async () => {
-    const ctx = testCtx(store.t, (await createWorkspace({ db: store.db }, { name: "queue backfill", creditMicros: 50_000_000 })).id);
-    for (let i = 0; i < 6; i++) await createBatch(ctx, { requests: Array.from({ length: 50 }, (_, k) => ({ model: "atelier/gradient", input: { prompt: `old ${i} ${k}` } })) });
-    const before = await queuePositions(store.db, await store.db.selectFrom("generations").select(["id", "status"]).execute());
+    const ctx = testCtx(
+      store.t,
+      (await createWorkspace({ db: store.db }, { name: "queue backfill", creditMicros: 50_000_000 })).id,
+    );
+    for (let i = 0; i < 6; i++)
+      await createBatch(ctx, {
+        requests: Array.from({ length: 50 }, (_, k) => ({
+          model: "atelier/gradient",
+          input: { prompt: `old ${i} ${k}` },
+        })),
+      });
+    const before = await queuePositions(
+      store.db,
+      await store.db.selectFrom("generations").select(["id", "status"]).execute(),
+    );
     // The store as it was before migration 016, with its queued runs…
     if (testDialect() === "postgres") {
       await sql`drop trigger generations_queue_counts on generations`.execute(store.db);
       await sql`drop function atelier_queue_counts()`.execute(store.db);
     } else {
-      for (const name of ["insert", "enter", "leave"]) await sql.raw(`drop trigger generations_queue_counts_${name}`).execute(store.db);
+      for (const name of ["insert", "enter", "leave"])
+        await sql.raw(`drop trigger generations_queue_counts_${name}`).execute(store.db);
     }
     await sql`drop table queue_counts`.execute(store.db);
     // …then migrated.
     await migrateQueueCounts(store.db as never);
-    const after = await queuePositions(store.db, await store.db.selectFrom("generations").select(["id", "status"]).execute());
+    const after = await queuePositions(
+      store.db,
+      await store.db.selectFrom("generations").select(["id", "status"]).execute(),
+    );
     expect(after.size).toBeGreaterThan(QUEUE_BUCKET_SIZE);
     expect(after).toEqual(before);
   });
@@ -108,7 +150,14 @@ describe(`queue positions (${testDialect()})`, () => {
   it("creates, batches and cancels of several workspaces at once neither deadlock nor miscount", async () => {
     // A create and a batch take a stretch's count and then the workspace's balance; a cancel the
     // same two in the same order (PostgreSQL holds both locks to the commit).
-    const workspaces = await Promise.all([1, 2, 3].map(async (n) => testCtx(store.t, (await createWorkspace({ db: store.db }, { name: `concurrent ${n}`, creditMicros: 50_000_000 })).id)));
+    const workspaces = await Promise.all(
+      [1, 2, 3].map(async (n) =>
+        testCtx(
+          store.t,
+          (await createWorkspace({ db: store.db }, { name: `concurrent ${n}`, creditMicros: 50_000_000 })).id,
+        ),
+      ),
+    );
     const request = (i: number) => ({ model: "atelier/gradient", input: { prompt: `at once ${i}` } });
     const toCancel = new Map<number, string[]>();
     for (const [w, ctx] of workspaces.entries()) {
@@ -118,27 +167,46 @@ describe(`queue positions (${testDialect()})`, () => {
     }
     await Promise.all(
       workspaces.flatMap((ctx, w) => [
-        ...[0, 1, 2].map((b) => createBatch(ctx, { requests: Array.from({ length: 50 }, (_, k) => request(w * 1000 + b * 100 + k)) })),
+        ...[0, 1, 2].map((b) =>
+          createBatch(ctx, { requests: Array.from({ length: 50 }, (_, k) => request(w * 1000 + b * 100 + k)) }),
+        ),
         ...Array.from({ length: 15 }, (_, i) => createGeneration(ctx, request(w * 1000 + 900 + i))),
         ...toCancel.get(w)!.map((id) => cancelGeneration(ctx, { id })),
       ]),
     );
     await expectSame("after concurrent creates and cancels");
     for (const ctx of workspaces) {
-      const balance = await store.db.selectFrom("credit_balances").selectAll().where("workspace_id", "=", ctx.workspaceId).executeTakeFirstOrThrow();
-      const held = await store.db.selectFrom("generations").select(sql<number>`coalesce(sum(price_micros), 0)`.as("n")).where("workspace_id", "=", ctx.workspaceId).where("status", "=", "queued").executeTakeFirstOrThrow();
+      const balance = await store.db
+        .selectFrom("credit_balances")
+        .selectAll()
+        .where("workspace_id", "=", ctx.workspaceId)
+        .executeTakeFirstOrThrow();
+      const held = await store.db
+        .selectFrom("generations")
+        .select(sql<number>`coalesce(sum(price_micros), 0)`.as("n"))
+        .where("workspace_id", "=", ctx.workspaceId)
+        .where("status", "=", "queued")
+        .executeTakeFirstOrThrow();
       expect(Number(balance.held_micros)).toBe(Number(held.n));
       expect(Number(balance.available_micros) + Number(balance.held_micros)).toBe(50_000_000);
     }
   });
   it("answer concurrent creates of several workspaces, committed together, each with its own run's position", async () => {
-    const workspaces = await Promise.all([0, 1, 2].map((i) => createWorkspace({ db: store.db }, { name: `together ${i}`, creditMicros: 5_000_000 })));
+    const workspaces = await Promise.all(
+      [0, 1, 2].map((i) => createWorkspace({ db: store.db }, { name: `together ${i}`, creditMicros: 5_000_000 })),
+    );
     const answers = await Promise.all(
-      Array.from({ length: 45 }, (_, i) => createGeneration(testCtx(store.t, workspaces[i % 3]!.id), { model: "atelier/gradient", input: { prompt: `together ${i}` } })),
+      Array.from({ length: 45 }, (_, i) =>
+        createGeneration(testCtx(store.t, workspaces[i % 3]!.id), {
+          model: "atelier/gradient",
+          input: { prompt: `together ${i}` },
+        }),
+      ),
     );
     // Nothing left the queue and later runs never count, so each answer is its run's position now.
     const plain = await plainPositions();
-    for (const { generation } of answers) expect(generation.queue_position, generation.id).toBe(plain.get(generation.id));
+    for (const { generation } of answers)
+      expect(generation.queue_position, generation.id).toBe(plain.get(generation.id));
     expect(new Set(answers.map((a) => a.generation.queue_position)).size).toBe(45);
   });
 });

@@ -16,7 +16,9 @@ import { QUEUE_BUCKET_SIZE } from "../../store/migrations/016-queue-counts";
  * run also takes the newest stretch's `queue_counts` row to its commit. SQLite's write lock
  * already orders everything: nothing to take there.
  */
-const QUEUE_ORDER_LOCK: Compilable = { compile: () => CompiledQuery.raw("select pg_advisory_xact_lock(7193522016400210001)") };
+const QUEUE_ORDER_LOCK: Compilable = {
+  compile: () => CompiledQuery.raw("select pg_advisory_xact_lock(7193522016400210001)"),
+};
 
 /** The writes that start a transaction queuing runs ([] on SQLite). */
 export function queueOrderLock(db: Db): Compilable[] {
@@ -60,9 +62,14 @@ export function oneRunPositionQuery(db: Db, id: string): CompiledQuery<AheadRow>
   const kind = db.getExecutor().adapter.constructor;
   let compiled = oneRunQueries.get(kind);
   if (!compiled) {
-    compiled = db.selectFrom("generations as g").select((eb) => ["g.id", queuedAhead(eb)]).where("g.id", "=", "").compile() as CompiledQuery<AheadRow>;
+    compiled = db
+      .selectFrom("generations as g")
+      .select((eb) => ["g.id", queuedAhead(eb)])
+      .where("g.id", "=", "")
+      .compile() as CompiledQuery<AheadRow>;
     // The run's ID must be its one parameter, or the compiled form cannot be reused.
-    if (compiled.parameters.length !== 1) throw new Error("the queue position query takes parameters other than the run's ID");
+    if (compiled.parameters.length !== 1)
+      throw new Error("the queue position query takes parameters other than the run's ID");
     oneRunQueries.set(kind, compiled);
   }
   return { ...compiled, parameters: [id] };
@@ -80,16 +87,21 @@ export function positionOf(row: unknown): number | null {
  */
 export function positionsQuery(db: Db, ids: readonly string[]): CompiledQuery<AheadRow> {
   if (ids.length === 1) return oneRunPositionQuery(db, ids[0]!);
-  return db
-    .selectFrom("generations as g")
-    .select((eb) => ["g.id", queuedAhead(eb)])
-    // Not narrowed to runs still queued: a run answered as queued just as a worker took it reads as next (1).
-    .where("g.id", "in", ids)
-    .compile() as CompiledQuery<AheadRow>;
+  return (
+    db
+      .selectFrom("generations as g")
+      .select((eb) => ["g.id", queuedAhead(eb)])
+      // Not narrowed to runs still queued: a run answered as queued just as a worker took it reads as next (1).
+      .where("g.id", "in", ids)
+      .compile() as CompiledQuery<AheadRow>
+  );
 }
 
 /** Positions of those of `runs` that are queued; one query per 500 of them. */
-export async function queuePositions(db: Db, runs: readonly { id: string; status: string }[]): Promise<Map<string, number>> {
+export async function queuePositions(
+  db: Db,
+  runs: readonly { id: string; status: string }[],
+): Promise<Map<string, number>> {
   const queued = runs.filter((r) => r.status === "queued").map((r) => r.id);
   const positions = new Map<string, number>();
   for (let i = 0; i < queued.length; i += CHUNK) {

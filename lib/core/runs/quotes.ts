@@ -41,12 +41,28 @@ export async function priceRunRequest(ctx: Ctx, body: unknown, prefix = ""): Pro
   const { definition, model } = findCatalogEntry(request.model, `${prefix}model`);
   const inService = requireInService(ctx.db, definition);
   if (inService) await inService;
-  const input = validateModelInput(definition.input_schema, request.input, { modelId: model.id, paramPrefix: `${prefix}input` });
+  const input = validateModelInput(definition.input_schema, request.input, {
+    modelId: model.id,
+    paramPrefix: `${prefix}input`,
+  });
   if (hasFileInputs(definition.input_schema)) {
-    await checkFileInputs(ctx.db, { workspaceId: ctx.workspaceId, schema: definition.input_schema, values: input, paramPrefix: `${prefix}input` });
+    await checkFileInputs(ctx.db, {
+      workspaceId: ctx.workspaceId,
+      schema: definition.input_schema,
+      values: input,
+      paramPrefix: `${prefix}input`,
+    });
   }
   const costMicros = priceInput(definition.pricing, input);
-  return { request, definition, modelId: model.id, input, costMicros, holdMicros: costMicros, headers: deprecationHeaders(model) };
+  return {
+    request,
+    definition,
+    modelId: model.id,
+    input,
+    costMicros,
+    holdMicros: costMicros,
+    headers: deprecationHeaders(model),
+  };
 }
 
 /** POST /v1/quotes: the exact price of a run. Starts nothing, holds nothing. */

@@ -34,7 +34,11 @@ describe(`run creators and the batch filter (${testDialect()})`, () => {
     const { key, alice } = await workspaceCtxs();
     const one = await createGeneration(alice, gradient("alice's"));
     const batch = await createBatch(key, { requests: [gradient("b0"), gradient("b1")] });
-    const rows = await store.db.selectFrom("generations").select(["id", "created_by", "source"]).where("workspace_id", "=", key.workspaceId).execute();
+    const rows = await store.db
+      .selectFrom("generations")
+      .select(["id", "created_by", "source"])
+      .where("workspace_id", "=", key.workspaceId)
+      .execute();
     const by = Object.fromEntries(rows.map((r) => [r.id, r]));
     expect(by[one.generation.id]).toMatchObject({ created_by: "usr_alice", source: "studio" });
     for (const g of batch.batch.data) expect(by[g.id]).toMatchObject({ created_by: "key_test", source: "api" });
@@ -52,15 +56,34 @@ describe(`run creators and the batch filter (${testDialect()})`, () => {
 
     const newest = await listGenerations(alice, { model: "atelier/gradient", limit: "1" }, { createdBy: "usr_alice" });
     expect(newest.has_more).toBe(true);
-    const next = await listGenerations(alice, { model: "atelier/gradient", limit: "1", cursor: newest.next_cursor! }, { createdBy: "usr_alice" });
+    const next = await listGenerations(
+      alice,
+      { model: "atelier/gradient", limit: "1", cursor: newest.next_cursor! },
+      { createdBy: "usr_alice" },
+    );
     expect(next.has_more).toBe(false);
     // Newest first (two runs may share a millisecond; then the ID orders them).
     const [first, second] = [newest.data[0]!, next.data[0]!];
     expect(new Set([first.id, second.id])).toEqual(new Set([a1.generation.id, a2.generation.id]));
-    expect(first.created_at > second.created_at || (first.created_at === second.created_at && first.id > second.id)).toBe(true);
+    expect(
+      first.created_at > second.created_at || (first.created_at === second.created_at && first.id > second.id),
+    ).toBe(true);
     // The cursor is bound to the creator: another user's list refuses it.
-    expect((await refusal(listGenerations(bob, { model: "atelier/gradient", limit: "1", cursor: newest.next_cursor! }, { createdBy: "usr_bob" }))).param).toBe("cursor");
-    expect((await refusal(listGenerations(alice, { model: "atelier/gradient", limit: "1", cursor: newest.next_cursor! }))).param).toBe("cursor");
+    expect(
+      (
+        await refusal(
+          listGenerations(
+            bob,
+            { model: "atelier/gradient", limit: "1", cursor: newest.next_cursor! },
+            { createdBy: "usr_bob" },
+          ),
+        )
+      ).param,
+    ).toBe("cursor");
+    expect(
+      (await refusal(listGenerations(alice, { model: "atelier/gradient", limit: "1", cursor: newest.next_cursor! })))
+        .param,
+    ).toBe("cursor");
 
     expect((await listGenerations(bob, { model: "atelier/gradient" }, { createdBy: "usr_bob" })).data).toHaveLength(1);
     expect((await listGenerations(bob, {}, { createdBy: "usr_nobody" })).data).toEqual([]);
@@ -76,7 +99,9 @@ describe(`run creators and the batch filter (${testDialect()})`, () => {
     const all = await listGenerations(key, { batch: first.batch.id });
     expect(all.data.map((g) => g.id).sort()).toEqual(first.batch.data.map((g) => g.id).sort());
     expect(all.data.every((g) => g.batch_id === first.batch.id)).toBe(true);
-    expect((await listGenerations(key, { batch: second.batch.id })).data.map((g) => g.id)).toEqual([second.batch.data[0]!.id]);
+    expect((await listGenerations(key, { batch: second.batch.id })).data.map((g) => g.id)).toEqual([
+      second.batch.data[0]!.id,
+    ]);
     // Another workspace's batch (or one that does not exist) lists nothing.
     const other = await workspaceCtxs();
     expect((await listGenerations(other.key, { batch: first.batch.id })).data).toEqual([]);
@@ -86,7 +111,9 @@ describe(`run creators and the batch filter (${testDialect()})`, () => {
     const rest = await listGenerations(key, { batch: first.batch.id, limit: "2", cursor: page.next_cursor! });
     expect(rest.data).toHaveLength(1);
     expect(new Set([...page.data, ...rest.data].map((g) => g.id)).size).toBe(3);
-    expect((await refusal(listGenerations(key, { batch: second.batch.id, limit: "2", cursor: page.next_cursor! }))).param).toBe("cursor");
+    expect(
+      (await refusal(listGenerations(key, { batch: second.batch.id, limit: "2", cursor: page.next_cursor! }))).param,
+    ).toBe("cursor");
     expect((await refusal(listGenerations(key, { limit: "2", cursor: page.next_cursor! }))).param).toBe("cursor");
 
     for (const bad of ["", "gen_123", "bat_", "bat_../x", `bat_${"a".repeat(61)}`]) {
@@ -100,7 +127,13 @@ describe(`run creators and the batch filter (${testDialect()})`, () => {
     for (const p of ["c0", "c1", "c2"]) await createGeneration(key, gradient(p));
     const all = (await listGenerations(key, { status: "queued" })).data;
     // The binding of the earlier code: [model, sources, statuses].
-    const old = encodeCursor(key.services.secretKey, { t: all[0]!.created_at, i: all[0]!.id }, JSON.stringify([null, null, ["queued"]]));
-    expect((await listGenerations(key, { limit: "5", status: "queued", cursor: old })).data.map((g) => g.id)).toEqual(all.slice(1).map((g) => g.id));
+    const old = encodeCursor(
+      key.services.secretKey,
+      { t: all[0]!.created_at, i: all[0]!.id },
+      JSON.stringify([null, null, ["queued"]]),
+    );
+    expect((await listGenerations(key, { limit: "5", status: "queued", cursor: old })).data.map((g) => g.id)).toEqual(
+      all.slice(1).map((g) => g.id),
+    );
   });
 });

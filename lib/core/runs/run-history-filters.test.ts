@@ -22,7 +22,8 @@ describe(`the studio's history filters (${testDialect()})`, () => {
   async function setup() {
     const ws = await createWorkspace({ db: store.db }, { name: "history", creditMicros: 1_000_000 });
     const ctx = { ...testCtx(store.t, ws.id), source: "studio" as const };
-    const run = async (prompt: string) => (await createGeneration(ctx, { model: "atelier/gradient", input: { prompt } })).generation;
+    const run = async (prompt: string) =>
+      (await createGeneration(ctx, { model: "atelier/gradient", input: { prompt } })).generation;
     return { ctx, run };
   }
 
@@ -56,16 +57,28 @@ describe(`the studio's history filters (${testDialect()})`, () => {
     const { ctx, run } = await setup();
     const old = await run("old one");
     const recent = await run("recent one");
-    await store.db.updateTable("generations").set({ created_at: "2026-01-10T23:59:59.000Z" }).where("id", "=", old.id).execute();
-    await store.db.updateTable("generations").set({ created_at: "2026-01-12T00:00:00.000Z" }).where("id", "=", recent.id).execute();
-    const ids = async (from?: string, to?: string) => (await listGenerations(ctx, {}, { from, to })).data.map((g) => g.id);
+    await store.db
+      .updateTable("generations")
+      .set({ created_at: "2026-01-10T23:59:59.000Z" })
+      .where("id", "=", old.id)
+      .execute();
+    await store.db
+      .updateTable("generations")
+      .set({ created_at: "2026-01-12T00:00:00.000Z" })
+      .where("id", "=", recent.id)
+      .execute();
+    const ids = async (from?: string, to?: string) =>
+      (await listGenerations(ctx, {}, { from, to })).data.map((g) => g.id);
     expect(await ids("2026-01-10", "2026-01-10")).toEqual([old.id]);
     expect(await ids("2026-01-11", "2026-01-11")).toEqual([]);
     expect(await ids("2026-01-11")).toEqual([recent.id]);
     expect(await ids(undefined, "2026-01-11")).toEqual([old.id]);
     expect(await ids("2026-01-01", "2026-01-31")).toEqual([recent.id, old.id]);
     for (const bad of ["2026-02-30", "yesterday", "2026-1-1", "2026-01-01T00:00:00Z"]) {
-      expect(await refusal(listGenerations(ctx, {}, { from: bad }))).toMatchObject({ code: "invalid_parameter", param: "from" });
+      expect(await refusal(listGenerations(ctx, {}, { from: bad }))).toMatchObject({
+        code: "invalid_parameter",
+        param: "from",
+      });
     }
     expect((await refusal(listGenerations(ctx, {}, { from: "2026-01-12", to: "2026-01-11" }))).param).toBe("from");
   });
@@ -85,9 +98,17 @@ describe(`the studio's history filters (${testDialect()})`, () => {
     // the order of the three is not fixed).
     expect([...first.data, ...second.data].map((g) => g.id).sort()).toEqual([a.id, b.id, c.id].sort());
     // The cursor belongs to the "fox" list: another search, or none, refuses it.
-    expect((await refusal(listGenerations(ctx, { limit: "2", cursor: first.next_cursor! }, { prompt: "hare" }))).param).toBe("cursor");
+    expect(
+      (await refusal(listGenerations(ctx, { limit: "2", cursor: first.next_cursor! }, { prompt: "hare" }))).param,
+    ).toBe("cursor");
     expect((await refusal(listGenerations(ctx, { limit: "2", cursor: first.next_cursor! }))).param).toBe("cursor");
-    expect((await refusal(listGenerations(ctx, { limit: "2", cursor: first.next_cursor! }, { prompt: "fox", from: "2026-01-01" }))).param).toBe("cursor");
+    expect(
+      (
+        await refusal(
+          listGenerations(ctx, { limit: "2", cursor: first.next_cursor! }, { prompt: "fox", from: "2026-01-01" }),
+        )
+      ).param,
+    ).toBe("cursor");
     // An API cursor without studio filters stays as it was.
     const plain = await listGenerations(ctx, { limit: "1" });
     expect((await listGenerations(ctx, { limit: "1", cursor: plain.next_cursor! })).data).toHaveLength(1);
@@ -96,7 +117,9 @@ describe(`the studio's history filters (${testDialect()})`, () => {
   it("counts each batch's runs for the history's groups, in this workspace only", async () => {
     const { ctx } = await setup();
     const other = await setup();
-    const { batch } = await createBatch(ctx, { requests: [0, 1, 2].map((i) => ({ model: "atelier/gradient", input: { prompt: `b${i}` } })) });
+    const { batch } = await createBatch(ctx, {
+      requests: [0, 1, 2].map((i) => ({ model: "atelier/gradient", input: { prompt: `b${i}` } })),
+    });
     const sizes = await countBatchRuns(ctx, [batch.id, batch.id, "bat_missing", "not-a-batch"]);
     expect(Object.fromEntries(sizes)).toEqual({ [batch.id]: 3 });
     expect((await countBatchRuns(other.ctx, [batch.id])).size).toBe(0);

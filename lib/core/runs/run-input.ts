@@ -11,17 +11,26 @@ const REFERENCE = /^(file_|upl_|https?:\/\/|data:)/;
  * The prompt of a run: its "prompt"-like field, else the first text input (in the order the
  * model's schema lists its fields when known, else the input's own order); null when none.
  */
-export function promptOf(input: Record<string, unknown>, order: readonly string[] = []): { key: string; text: string } | null {
+export function promptOf(
+  input: Record<string, unknown>,
+  order: readonly string[] = [],
+): { key: string; text: string } | null {
   const isText = (v: unknown): v is string => typeof v === "string" && v.trim() !== "" && !REFERENCE.test(v);
   for (const key of PROMPT_KEYS) if (isText(input[key])) return { key, text: input[key] };
-  const keys = [...order.filter((k) => Object.hasOwn(input, k)), ...Object.keys(input).filter((k) => !order.includes(k))];
+  const keys = [
+    ...order.filter((k) => Object.hasOwn(input, k)),
+    ...Object.keys(input).filter((k) => !order.includes(k)),
+  ];
   for (const key of keys) if (isText(input[key])) return { key, text: input[key] };
   return null;
 }
 
 /** "num_images" → "Num images". */
 export function labelOf(key: string): string {
-  const words = key.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").trim();
+  const words = key
+    .replace(/[_-]+/g, " ")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .trim();
   return words ? words[0]!.toUpperCase() + words.slice(1) : key;
 }
 
@@ -29,7 +38,8 @@ function valueText(value: unknown): string {
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (value === null) return "none";
-  if (Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null)) return value.map(valueText).join(", ");
+  if (Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null))
+    return value.map(valueText).join(", ");
   return JSON.stringify(value);
 }
 
@@ -46,10 +56,15 @@ export function readableInput(
   const order = schema.order ?? [];
   const title = (key: string) => schema.titles?.[key] ?? labelOf(key);
   const found = promptOf(input, order);
-  const keys = [...order.filter((k) => Object.hasOwn(input, k)), ...Object.keys(input).filter((k) => !order.includes(k))];
+  const keys = [
+    ...order.filter((k) => Object.hasOwn(input, k)),
+    ...Object.keys(input).filter((k) => !order.includes(k)),
+  ];
   return {
     prompt: found ? { key: found.key, label: title(found.key), text: found.text } : null,
-    fields: keys.filter((k) => k !== found?.key).map((key) => ({ key, label: title(key), value: valueText(input[key]) })),
+    fields: keys
+      .filter((k) => k !== found?.key)
+      .map((key) => ({ key, label: title(key), value: valueText(input[key]) })),
   };
 }
 
@@ -73,7 +88,9 @@ export function decodeInputParam(value: string | null | undefined, maxLength = 6
   try {
     const binary = atob(value.replace(/-/g, "+").replace(/_/g, "/"));
     const parsed: unknown = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
-    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

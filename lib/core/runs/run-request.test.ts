@@ -20,12 +20,18 @@ function refusal(fn: () => unknown): ApiError {
 
 describe("parseRunRequest", () => {
   it("reads model, input and webhook", () => {
-    expect(parseRunRequest({ model: "atelier/gradient", input: { prompt: "x" }, webhook: "https://example.com/hook" })).toEqual({
+    expect(
+      parseRunRequest({ model: "atelier/gradient", input: { prompt: "x" }, webhook: "https://example.com/hook" }),
+    ).toEqual({
       model: "atelier/gradient",
       input: { prompt: "x" },
       webhook: "https://example.com/hook",
     });
-    expect(parseRunRequest({ model: "atelier/gradient-poster@2" })).toEqual({ model: "atelier/gradient-poster@2", input: {}, webhook: null });
+    expect(parseRunRequest({ model: "atelier/gradient-poster@2" })).toEqual({
+      model: "atelier/gradient-poster@2",
+      input: {},
+      webhook: null,
+    });
     expect(parseRunRequest({ model: "atelier/gradient", webhook: null }).webhook).toBeNull();
   });
 
@@ -42,7 +48,15 @@ describe("parseRunRequest", () => {
     expect(missing.param).toBe("model");
     expect(missing.message).toMatch(/model is required/);
     expect(refusal(() => parseRunRequest({ model: 42 })).message).toMatch(/model must be a string; got a number/);
-    for (const model of ["gradient", "Atelier/Gradient", "atelier/gradient@0", "atelier/gradient@10000", "atelier/gra dient", "a/b/c", ""]) {
+    for (const model of [
+      "gradient",
+      "Atelier/Gradient",
+      "atelier/gradient@0",
+      "atelier/gradient@10000",
+      "atelier/gra dient",
+      "a/b/c",
+      "",
+    ]) {
       const err = refusal(() => parseRunRequest({ model }));
       expect(err.param).toBe("model");
       expect(err.message).toContain("<creator>/<name>");
@@ -92,11 +106,17 @@ describe("parseRunRequest", () => {
 
   it("puts a batch item's prefix in every param", () => {
     const prefix = "requests[3].";
-    expect(refusal(() => parseRunRequest({ model: "atelier/gradient", extra: 1 }, prefix)).param).toBe("requests[3].extra");
+    expect(refusal(() => parseRunRequest({ model: "atelier/gradient", extra: 1 }, prefix)).param).toBe(
+      "requests[3].extra",
+    );
     expect(refusal(() => parseRunRequest({ model: "Bad" }, prefix)).param).toBe("requests[3].model");
     expect(refusal(() => parseRunRequest({}, prefix)).param).toBe("requests[3].model");
-    expect(refusal(() => parseRunRequest({ model: "atelier/gradient", input: 1 }, prefix)).param).toBe("requests[3].input");
-    expect(refusal(() => parseRunRequest({ model: "atelier/gradient", webhook: "http://x.y" }, prefix)).param).toBe("requests[3].webhook");
+    expect(refusal(() => parseRunRequest({ model: "atelier/gradient", input: 1 }, prefix)).param).toBe(
+      "requests[3].input",
+    );
+    expect(refusal(() => parseRunRequest({ model: "atelier/gradient", webhook: "http://x.y" }, prefix)).param).toBe(
+      "requests[3].webhook",
+    );
     const notObject = refusal(() => parseRunRequest("x", prefix));
     expect(notObject.param).toBe("requests[3]");
     expect(notObject.message).toMatch(/^requests\[3\] must be a JSON object/);
@@ -126,22 +146,27 @@ describe("priceRunRequest", () => {
   }
 
   it("resolves, validates and prices", async () => {
-    const priced = await priceRunRequest(ctx, { model: "atelier/gradient", input: { prompt: "x", num_images: 3, resolution: "hd" } });
+    const priced = await priceRunRequest(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "x", num_images: 3, resolution: "hd" },
+    });
     expect(priced.modelId).toBe("atelier/gradient");
     expect(priced.costMicros).toBe(12_000);
     expect(priced.holdMicros).toBe(12_000);
     expect(priced.input).toMatchObject({ aspect_ratio: "1:1", format: "png" });
     expect(priced.headers).toEqual({});
-    expect((await priceRunRequest(ctx, { model: "atelier/gradient-poster", input: { prompt: "p", title: "t" } })).modelId).toBe(
-      "atelier/gradient-poster@2",
-    );
-    expect((await priceRunRequest(ctx, { model: "atelier/gradient-classic", input: { prompt: "p" } })).headers.Deprecation).toBe(
-      "@1790812800",
-    );
+    expect(
+      (await priceRunRequest(ctx, { model: "atelier/gradient-poster", input: { prompt: "p", title: "t" } })).modelId,
+    ).toBe("atelier/gradient-poster@2");
+    expect(
+      (await priceRunRequest(ctx, { model: "atelier/gradient-classic", input: { prompt: "p" } })).headers.Deprecation,
+    ).toBe("@1790812800");
   });
 
   it("puts a batch item's prefix in model and input params", async () => {
-    const input = await refusedAsync(priceRunRequest(ctx, { model: "atelier/gradient", input: { prompt: "x", colour: "red" } }, "requests[3]."));
+    const input = await refusedAsync(
+      priceRunRequest(ctx, { model: "atelier/gradient", input: { prompt: "x", colour: "red" } }, "requests[3]."),
+    );
     expect(input.param).toBe("requests[3].input.colour");
     const unknown = await refusedAsync(priceRunRequest(ctx, { model: "atelier/nope", input: {} }, "requests[3]."));
     expect(unknown.param).toBe("requests[3].model");

@@ -32,7 +32,11 @@ export function refuseUnknownFields(body: Record<string, unknown>, allowed: read
   }
 }
 
-export function requireObject(value: unknown, param: string | null, what = "The request body"): Record<string, unknown> {
+export function requireObject(
+  value: unknown,
+  param: string | null,
+  what = "The request body",
+): Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new ApiError("invalid_parameter", `${what} must be a JSON object; got ${describe(value)}.`, { param });
   }
@@ -43,7 +47,9 @@ export function parseModelId(value: unknown, param: string): string {
   if (typeof value !== "string") {
     throw new ApiError(
       "invalid_parameter",
-      value === undefined ? `${param} is required: a catalog ID such as "atelier/gradient".` : `${param} must be a string; got ${describe(value)}.`,
+      value === undefined
+        ? `${param} is required: a catalog ID such as "atelier/gradient".`
+        : `${param} must be a string; got ${describe(value)}.`,
       { param },
     );
   }
@@ -63,15 +69,22 @@ export function parseModelId(value: unknown, param: string): string {
 /** The synchronous checks of a webhook URL; the address checks are `requireSafeWebhookUrl`'s. */
 export function parseWebhookUrl(value: unknown, param: string, allowInsecure = false): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== "string") throw new ApiError("invalid_parameter", `${param} must be a string URL; got ${describe(value)}.`, { param });
+  if (typeof value !== "string")
+    throw new ApiError("invalid_parameter", `${param} must be a string URL; got ${describe(value)}.`, { param });
   if (value.length > WEBHOOK_URL_MAX_LENGTH) {
-    throw new ApiError("invalid_parameter", `${param} is at most ${WEBHOOK_URL_MAX_LENGTH} characters long.`, { param });
+    throw new ApiError("invalid_parameter", `${param} is at most ${WEBHOOK_URL_MAX_LENGTH} characters long.`, {
+      param,
+    });
   }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ApiError("invalid_parameter", `${param} must be an absolute https:// URL; got "${value.slice(0, 100)}".`, { param });
+    throw new ApiError(
+      "invalid_parameter",
+      `${param} must be an absolute https:// URL; got "${value.slice(0, 100)}".`,
+      { param },
+    );
   }
   if (url.protocol !== "https:" && !(allowInsecure && url.protocol === "http:")) {
     throw new ApiError("invalid_parameter", `${param} must use https://; got "${url.protocol}".`, { param });
@@ -83,8 +96,16 @@ export function parseWebhookUrl(value: unknown, param: string, allowInsecure = f
 }
 
 /** Parses `{ model, input, webhook }`; `prefix` is "requests[3]." inside a batch. */
-export function parseRunRequest(body: unknown, prefix = "", options: { allowInsecureWebhooks?: boolean } = {}): RunRequest {
-  const object = requireObject(body, prefix ? prefix.slice(0, -1) : null, prefix ? prefix.slice(0, -1) : "The request body");
+export function parseRunRequest(
+  body: unknown,
+  prefix = "",
+  options: { allowInsecureWebhooks?: boolean } = {},
+): RunRequest {
+  const object = requireObject(
+    body,
+    prefix ? prefix.slice(0, -1) : null,
+    prefix ? prefix.slice(0, -1) : "The request body",
+  );
   refuseUnknownFields(object, RUN_REQUEST_FIELDS, prefix);
   const model = parseModelId(object.model, `${prefix}model`);
   const input = object.input === undefined ? {} : requireObject(object.input, `${prefix}input`, `${prefix}input`);

@@ -2,7 +2,13 @@
 // from the browser bundle as well as from the API.
 import type { GenerationStatus } from "../../store/database";
 
-export const GENERATION_STATUSES: readonly GenerationStatus[] = ["queued", "running", "succeeded", "failed", "canceled"];
+export const GENERATION_STATUSES: readonly GenerationStatus[] = [
+  "queued",
+  "running",
+  "succeeded",
+  "failed",
+  "canceled",
+];
 
 export const FINAL_STATUSES = ["succeeded", "failed", "canceled"] as const satisfies readonly GenerationStatus[];
 

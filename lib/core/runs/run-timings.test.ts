@@ -19,7 +19,13 @@ describe(`typical run seconds (${testDialect()})`, () => {
   const base = Date.parse("2030-01-01T00:00:00.000Z");
 
   /** A run of `model` that ended `endedAt` seconds after `base`, having run `seconds`. */
-  async function run(workspaceId: string, model: string, status: GenerationStatus, seconds: number | null, endedAt: number): Promise<void> {
+  async function run(
+    workspaceId: string,
+    model: string,
+    status: GenerationStatus,
+    seconds: number | null,
+    endedAt: number,
+  ): Promise<void> {
     const id = `gen_timing${String(++n).padStart(4, "0")}`;
     const completed = seconds === null ? null : new Date(base + endedAt * 1000).toISOString();
     const started = seconds === null ? null : new Date(base + (endedAt - seconds) * 1000).toISOString();
@@ -83,7 +89,8 @@ describe(`typical run seconds (${testDialect()})`, () => {
     const ws = await createWorkspace({ db: s.db }, { name: "timings recent", creditMicros: 0 });
     // Thirty slow runs long ago, then twenty fast ones: only the newest twenty count.
     for (let i = 0; i < 30; i++) await run(ws.id, "atelier/timing-faster", "succeeded", 40, 1000 + i);
-    for (let i = 0; i < TYPICAL_RUN_SAMPLE - 1; i++) await run(ws.id, "atelier/timing-faster", "succeeded", 1.5, 2000 + i);
+    for (let i = 0; i < TYPICAL_RUN_SAMPLE - 1; i++)
+      await run(ws.id, "atelier/timing-faster", "succeeded", 1.5, 2000 + i);
     // With 19 fast and the newest slow one still in the sample, the median is fast already.
     expect(await typicalRunSeconds(s.db, "atelier/timing-faster")).toBe(1.5);
     await run(ws.id, "atelier/timing-faster", "succeeded", 1.5, 3000);

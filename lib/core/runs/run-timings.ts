@@ -34,7 +34,9 @@ export function recentSucceededRuns(db: Db, model: string) {
 
 /** Seconds from start to end of each run (runs whose times make no sense are left out). */
 export function runSeconds(rows: ReadonlyArray<{ started_at: string | null; completed_at: string | null }>): number[] {
-  return rows.map((row) => (Date.parse(row.completed_at!) - Date.parse(row.started_at!)) / 1000).filter((s) => Number.isFinite(s) && s >= 0);
+  return rows
+    .map((row) => (Date.parse(row.completed_at!) - Date.parse(row.started_at!)) / 1000)
+    .filter((s) => Number.isFinite(s) && s >= 0);
 }
 
 /**

@@ -31,16 +31,32 @@ describe(`share links (${testDialect()})`, () => {
   }
 
   /** A run of `ctx`, ended as a worker ends it: succeeded with a video and its poster, or failed. */
-  async function run(ctx: Ctx, outcome: "succeeded" | "failed" | "queued" = "succeeded", input: Record<string, unknown> = { prompt: "ocean dusk" }) {
+  async function run(
+    ctx: Ctx,
+    outcome: "succeeded" | "failed" | "queued" = "succeeded",
+    input: Record<string, unknown> = { prompt: "ocean dusk" },
+  ) {
     const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input });
     if (outcome === "queued") return generation.id;
     await s.db
       .updateTable("generations")
-      .set({ status: "running", started_at: new Date().toISOString(), lease_owner: "share-test", lease_expires_at: new Date(Date.now() + 3_600_000).toISOString() })
+      .set({
+        status: "running",
+        started_at: new Date().toISOString(),
+        lease_owner: "share-test",
+        lease_expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      })
       .where("id", "=", generation.id)
       .execute();
     const outputs: StoredOutput[] = [
-      { type: "image", blob: await ctx.services.blobs.put(Buffer.from("png bytes")), content_type: "image/png", bytes: 9, width: 8, height: 8 },
+      {
+        type: "image",
+        blob: await ctx.services.blobs.put(Buffer.from("png bytes")),
+        content_type: "image/png",
+        bytes: 9,
+        width: 8,
+        height: 8,
+      },
       {
         type: "video",
         blob: await ctx.services.blobs.put(Buffer.from("mp4 bytes")),
@@ -49,15 +65,26 @@ describe(`share links (${testDialect()})`, () => {
         width: 8,
         height: 8,
         duration: 2,
-        poster: { blob: await ctx.services.blobs.put(Buffer.from("poster")), content_type: "image/jpeg", width: 8, height: 8 },
+        poster: {
+          blob: await ctx.services.blobs.put(Buffer.from("poster")),
+          content_type: "image/jpeg",
+          width: 8,
+          height: 8,
+        },
       },
     ];
-    const result = outcome === "succeeded" ? { status: "succeeded" as const, outputs } : { status: "failed" as const, message: "nope" };
-    expect(await finishRun(s.db, ctx.services, { id: generation.id, owner: "share-test", outcome: result })).not.toBeNull();
+    const result =
+      outcome === "succeeded"
+        ? { status: "succeeded" as const, outputs }
+        : { status: "failed" as const, message: "nope" };
+    expect(
+      await finishRun(s.db, ctx.services, { id: generation.id, owner: "share-test", outcome: result }),
+    ).not.toBeNull();
     return generation.id;
   }
 
-  const read = (ctx: Ctx, token: unknown, now?: Date) => readSharedRun({ db: s.db, services: ctx.services }, { token, now });
+  const read = (ctx: Ctx, token: unknown, now?: Date) =>
+    readSharedRun({ db: s.db, services: ctx.services }, { token, now });
 
   async function expectNotFound(promise: Promise<unknown>): Promise<ApiError> {
     const err = await promise.then(
@@ -74,7 +101,15 @@ describe(`share links (${testDialect()})`, () => {
     const runId = await run(ctx, "succeeded", { prompt: "ocean dusk", num_images: 1 });
 
     const hidden = await createShareLink(ctx, { runId, expires: "7d", showInput: false });
-    expect(hidden).toMatchObject({ object: "share_link", run_id: runId, show_input: false, state: "active", revoked_at: null, created_by: "usr_sharer", open_count: 0 });
+    expect(hidden).toMatchObject({
+      object: "share_link",
+      run_id: runId,
+      show_input: false,
+      state: "active",
+      revoked_at: null,
+      created_by: "usr_sharer",
+      open_count: 0,
+    });
     expect(hidden.id).toMatch(/^shr_[0-9A-Za-z]{24}$/);
     expect(hidden.token).toMatch(/^[0-9A-Za-z]{24}\.[0-9A-Za-z_-]{22}$/);
     expect(hidden.path).toBe(`/s/${hidden.token}`);
@@ -87,8 +122,22 @@ describe(`share links (${testDialect()})`, () => {
     expect(JSON.stringify(row)).not.toContain(hidden.token.slice(0, 24));
 
     const shared = await read(ctx, hidden.token);
-    expect(shared).toMatchObject({ model: "atelier/gradient", model_name: "Gradient", modality: "image", prompt: null, details: null });
-    expect(Object.keys(shared).sort()).toEqual(["completed_at", "details", "modality", "model", "model_name", "outputs", "prompt"]);
+    expect(shared).toMatchObject({
+      model: "atelier/gradient",
+      model_name: "Gradient",
+      modality: "image",
+      prompt: null,
+      details: null,
+    });
+    expect(Object.keys(shared).sort()).toEqual([
+      "completed_at",
+      "details",
+      "modality",
+      "model",
+      "model_name",
+      "outputs",
+      "prompt",
+    ]);
     expect(JSON.stringify(shared)).not.toContain(runId);
     expect(JSON.stringify(shared)).not.toContain(ctx.workspaceId);
     expect(JSON.stringify(shared)).not.toContain("ocean dusk");
@@ -98,17 +147,29 @@ describe(`share links (${testDialect()})`, () => {
       expect(url).toMatch(/^\/v1\/blobs\/[^?]+\?type=/);
       const parsed = new URL(url, "http://any.host");
       const key = parsed.pathname.split("/").pop()!;
-      expect(checkBlobLink(ctx.services.secretKey, key, Object.fromEntries(parsed.searchParams))).toMatchObject({ ok: true });
+      expect(checkBlobLink(ctx.services.secretKey, key, Object.fromEntries(parsed.searchParams))).toMatchObject({
+        ok: true,
+      });
     }
     expect(shared.outputs[1]).toMatchObject({ duration: 2, poster: { width: 8, height: 8 } });
     // Downloads are named after the model and the output, never the run.
     const download = new URL(shared.outputs[1]!.download_url, "http://any.host");
     expect(download.searchParams.get("filename")).toBe("gradient-2.mp4");
-    expect(checkBlobLink(ctx.services.secretKey, download.pathname.split("/").pop()!, Object.fromEntries(download.searchParams))).toMatchObject({ ok: true, filename: "gradient-2.mp4" });
+    expect(
+      checkBlobLink(
+        ctx.services.secretKey,
+        download.pathname.split("/").pop()!,
+        Object.fromEntries(download.searchParams),
+      ),
+    ).toMatchObject({ ok: true, filename: "gradient-2.mp4" });
 
     const shown = await createShareLink(ctx, { runId, expires: "never", showInput: true });
     // The first made a second earlier, so the list's order is not left to two equal times.
-    await s.db.updateTable("share_links").set({ created_at: new Date(Date.parse(hidden.created_at) - 1000).toISOString() }).where("id", "=", hidden.id).execute();
+    await s.db
+      .updateTable("share_links")
+      .set({ created_at: new Date(Date.parse(hidden.created_at) - 1000).toISOString() })
+      .where("id", "=", hidden.id)
+      .execute();
     expect(shown.expires_at).toBeNull();
     const withInput = await read(ctx, shown.token);
     expect(withInput.prompt).toEqual({ name: "prompt", title: expect.any(String), value: "ocean dusk" });
@@ -127,7 +188,11 @@ describe(`share links (${testDialect()})`, () => {
 
     // The page's blob links name their share link, which the blob door asks after.
     const hiddenLink = new URL(shared.outputs[0]!.url, "http://any.host");
-    const check = checkBlobLink(ctx.services.secretKey, hiddenLink.pathname.split("/").pop()!, Object.fromEntries(hiddenLink.searchParams));
+    const check = checkBlobLink(
+      ctx.services.secretKey,
+      hiddenLink.pathname.split("/").pop()!,
+      Object.fromEntries(hiddenLink.searchParams),
+    );
     expect(check).toMatchObject({ ok: true, share: hidden.id });
     expect(await isShareLinkLive(s.db, hidden.id)).toBe(true);
     const revoked = await revokeShareLink(ctx, { id: hidden.id });
@@ -136,11 +201,15 @@ describe(`share links (${testDialect()})`, () => {
     await expectNotFound(read(ctx, hidden.token));
     expect(await isShareLinkLive(s.db, hidden.id)).toBe(false);
     expect(await isShareLinkLive(s.db, shown.id)).toBe(true);
-    for (const other of ["shr_unknown", "gen_x", "", "__proto__", "shr_\u0000"]) expect(await isShareLinkLive(s.db, other)).toBe(false);
+    for (const other of ["shr_unknown", "gen_x", "", "__proto__", "shr_\u0000"])
+      expect(await isShareLinkLive(s.db, other)).toBe(false);
     // Revoking again keeps the first time; the other link still works.
     expect((await revokeShareLink(ctx, { id: hidden.id })).revoked_at).toBe(revoked.revoked_at);
     expect((await read(ctx, shown.token)).outputs).toHaveLength(2);
-    expect((await listShareLinks(ctx, { runId })).find((l) => l.id === hidden.id)).toMatchObject({ state: "revoked", open_count: 1 });
+    expect((await listShareLinks(ctx, { runId })).find((l) => l.id === hidden.id)).toMatchObject({
+      state: "revoked",
+      open_count: 1,
+    });
   });
 
   it("an expired link reads as not found and is listed as expired", async () => {
@@ -154,7 +223,11 @@ describe(`share links (${testDialect()})`, () => {
     const unknown = await expectNotFound(read(ctx, `${"A".repeat(24)}.${"B".repeat(22)}`));
     expect(err.message).toBe(unknown.message);
     // An expired link opened no page, so it counted no open.
-    await s.db.updateTable("share_links").set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where("id", "=", link.id).execute();
+    await s.db
+      .updateTable("share_links")
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where("id", "=", link.id)
+      .execute();
     await expectNotFound(read(ctx, link.token));
     expect((await listShareLinks(ctx, { runId }))[0]).toMatchObject({ state: "expired", open_count: 1 });
   });
@@ -196,7 +269,12 @@ describe(`share links (${testDialect()})`, () => {
     // A token signed with another installation's key is refused too.
     expect(isSignedShareToken("another-secret-key-another-secret-key", token)).toBe(false);
     expect(isSignedShareToken(ctx.services.secretKey, token)).toBe(true);
-    await expectNotFound(readSharedRun({ db: s.db, services: { secretKey: "another-secret-key-another-secret-key", blobs: ctx.services.blobs } }, { token }));
+    await expectNotFound(
+      readSharedRun(
+        { db: s.db, services: { secretKey: "another-secret-key-another-secret-key", blobs: ctx.services.blobs } },
+        { token },
+      ),
+    );
     // The real one still works.
     expect((await read(ctx, token)).prompt?.value).toBe("ocean dusk");
   });
@@ -220,7 +298,9 @@ describe(`share links (${testDialect()})`, () => {
       expect(err!.message).toMatch(why);
       expect(err!.message).toMatch(/only a succeeded run can be shared/);
     }
-    expect(await s.db.selectFrom("share_links").selectAll().where("generation_id", "in", [failed, queued]).execute()).toEqual([]);
+    expect(
+      await s.db.selectFrom("share_links").selectAll().where("generation_id", "in", [failed, queued]).execute(),
+    ).toEqual([]);
 
     const link = await createShareLink(ctx, { runId });
     // The other workspace: the run is not found, the link is not found, and nothing changes.
@@ -241,9 +321,18 @@ describe(`share links (${testDialect()})`, () => {
     expect((await read(ctx, link.token)).outputs).toHaveLength(2);
 
     // Bad choices are named.
-    await expect(createShareLink(ctx, { runId, expires: "2d" })).rejects.toMatchObject({ code: "invalid_parameter", param: "expires" });
-    await expect(createShareLink(ctx, { runId, expires: "__proto__" })).rejects.toMatchObject({ code: "invalid_parameter", param: "expires" });
-    await expect(createShareLink(ctx, { runId, showInput: "yes" as unknown as boolean })).rejects.toMatchObject({ code: "invalid_parameter", param: "show_input" });
+    await expect(createShareLink(ctx, { runId, expires: "2d" })).rejects.toMatchObject({
+      code: "invalid_parameter",
+      param: "expires",
+    });
+    await expect(createShareLink(ctx, { runId, expires: "__proto__" })).rejects.toMatchObject({
+      code: "invalid_parameter",
+      param: "expires",
+    });
+    await expect(createShareLink(ctx, { runId, showInput: "yes" as unknown as boolean })).rejects.toMatchObject({
+      code: "invalid_parameter",
+      param: "show_input",
+    });
 
     // Scopes: reading lists, writing makes and revokes.
     const readOnly = { ...ctx, scopes: ["generations:read" as const] };
@@ -256,13 +345,29 @@ describe(`share links (${testDialect()})`, () => {
     const a = await workspace("share ops a");
     const b = await workspace("share ops b");
     const [runA, runB] = [await run(a), await run(b)];
-    const user = await createUser({ db: s.db }, { email: "sharer@example.com", password: "long enough", workspaceId: a.workspaceId, role: "creator" });
-    const first = await createShareLink({ ...a, actor: { kind: "user", id: user.id } }, { runId: runA, expires: "30d" });
+    const user = await createUser(
+      { db: s.db },
+      { email: "sharer@example.com", password: "long enough", workspaceId: a.workspaceId, role: "creator" },
+    );
+    const first = await createShareLink(
+      { ...a, actor: { kind: "user", id: user.id } },
+      { runId: runA, expires: "30d" },
+    );
     // Made a second earlier, so the order is not left to two equal times.
-    await s.db.updateTable("share_links").set({ created_at: new Date(Date.parse(first.created_at) - 1000).toISOString() }).where("id", "=", first.id).execute();
-    const second = await createShareLink({ ...b, actor: { kind: "api_key", id: "key_unknown" } }, { runId: runB, expires: "never", showInput: true });
+    await s.db
+      .updateTable("share_links")
+      .set({ created_at: new Date(Date.parse(first.created_at) - 1000).toISOString() })
+      .where("id", "=", first.id)
+      .execute();
+    const second = await createShareLink(
+      { ...b, actor: { kind: "api_key", id: "key_unknown" } },
+      { runId: runB, expires: "never", showInput: true },
+    );
     await revokeShareLink(a, { id: first.id });
-    const operator = await createUser({ db: s.db }, { email: "share-ops@example.com", password: "long enough", workspaceId: b.workspaceId, role: "ops" });
+    const operator = await createUser(
+      { db: s.db },
+      { email: "share-ops@example.com", password: "long enough", workspaceId: b.workspaceId, role: "ops" },
+    );
     const principal = await opsPrincipal(s.db, operator.id);
     const ops = await listShareLinksForOps(principal);
     const mine = ops.filter((l) => l.id === first.id || l.id === second.id);

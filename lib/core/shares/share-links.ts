@@ -143,15 +143,26 @@ function present(row: JoinedRow, now = Date.now()): ShareLink {
 }
 
 function notFound(): ApiError {
-  return new ApiError("resource_not_found", "No shared run at this address. The link may have been revoked or may have expired.");
+  return new ApiError(
+    "resource_not_found",
+    "No shared run at this address. The link may have been revoked or may have expired.",
+  );
 }
 
 async function requireRun(ctx: Ctx, id: string): Promise<{ id: string; status: GenerationStatus }> {
   const row =
     typeof id === "string" && hasIdPrefix("generation", id) && isPossibleId(id)
-      ? await ctx.db.selectFrom("generations").select(["id", "status"]).where("workspace_id", "=", ctx.workspaceId).where("id", "=", id).executeTakeFirst()
+      ? await ctx.db
+          .selectFrom("generations")
+          .select(["id", "status"])
+          .where("workspace_id", "=", ctx.workspaceId)
+          .where("id", "=", id)
+          .executeTakeFirst()
       : undefined;
-  if (!row) throw new ApiError("resource_not_found", `No generation ${String(id).slice(0, 100)} in this workspace.`, { param: "run" });
+  if (!row)
+    throw new ApiError("resource_not_found", `No generation ${String(id).slice(0, 100)} in this workspace.`, {
+      param: "run",
+    });
   return row;
 }
 
@@ -174,17 +185,23 @@ const WHY_NOT_SHAREABLE: Record<GenerationStatus, string> = {
 };
 
 /** Makes a public link to a succeeded run of the workspace. The answer carries the token, once. */
-export async function createShareLink(ctx: Ctx, input: { runId: string; expires?: string; showInput?: boolean }): Promise<CreatedShareLink> {
+export async function createShareLink(
+  ctx: Ctx,
+  input: { runId: string; expires?: string; showInput?: boolean },
+): Promise<CreatedShareLink> {
   requireScope(ctx, "generations:write");
   const expires = input.expires ?? "7d";
   if (!Object.hasOwn(SHARE_EXPIRY_CHOICES, expires)) {
-    throw new ApiError("invalid_parameter", `Expiry is one of ${Object.keys(SHARE_EXPIRY_CHOICES).join(", ")}.`, { param: "expires" });
+    throw new ApiError("invalid_parameter", `Expiry is one of ${Object.keys(SHARE_EXPIRY_CHOICES).join(", ")}.`, {
+      param: "expires",
+    });
   }
   if (input.showInput !== undefined && typeof input.showInput !== "boolean") {
     throw new ApiError("invalid_parameter", "show_input is true or false.", { param: "show_input" });
   }
   const run = await requireRun(ctx, input.runId);
-  if (run.status !== "succeeded") throw new ApiError("invalid_request", WHY_NOT_SHAREABLE[run.status], { status: 409, param: "run" });
+  if (run.status !== "succeeded")
+    throw new ApiError("invalid_request", WHY_NOT_SHAREABLE[run.status], { status: 409, param: "run" });
 
   const token = newToken(ctx.services.secretKey);
   const days = SHARE_EXPIRY_CHOICES[expires as ShareExpiry];
@@ -237,7 +254,10 @@ export async function revokeShareLink(ctx: Ctx, input: { id: string }): Promise<
     .where("workspace_id", "=", ctx.workspaceId)
     .where("revoked_at", "is", null)
     .execute();
-  const row = await selectLinks(ctx.db).where("share_links.id", "=", id).where("share_links.workspace_id", "=", ctx.workspaceId).executeTakeFirst();
+  const row = await selectLinks(ctx.db)
+    .where("share_links.id", "=", id)
+    .where("share_links.workspace_id", "=", ctx.workspaceId)
+    .executeTakeFirst();
   if (!row) throw new ApiError("resource_not_found", `No share link ${id} in this workspace.`, { param: "id" });
   return present(row);
 }
@@ -253,20 +273,33 @@ function fieldValue(value: unknown): string {
   if (typeof value === "string") return /^file_[0-9A-Za-z]+$/.test(value) ? "An uploaded file" : value;
   if (typeof value === "boolean") return value ? "Yes" : "No";
   if (typeof value === "number") return String(value);
-  if (Array.isArray(value) && value.every((v) => typeof v === "string" || typeof v === "number")) return value.map((v) => fieldValue(v)).join(", ");
+  if (Array.isArray(value) && value.every((v) => typeof v === "string" || typeof v === "number"))
+    return value.map((v) => fieldValue(v)).join(", ");
   return JSON.stringify(value);
 }
 
 const PROMPT_NAMES = ["prompt", "text", "script", "lyrics", "description", "title"];
 
 /** The input as a reader sees it: the schema's order and titles, the first free text field as the prompt. */
-function sharedInput(model: string, input: Record<string, unknown>): { prompt: SharedField | null; details: SharedField[] } {
+function sharedInput(
+  model: string,
+  input: Record<string, unknown>,
+): { prompt: SharedField | null; details: SharedField[] } {
   const schema = allCatalogEntries().find((d) => d.id === model)?.input_schema;
   const properties = (schema?.properties ?? {}) as Record<string, JsonSchemaObject>;
-  const names = [...Object.keys(properties).filter((n) => n in input), ...Object.keys(input).filter((n) => !(n in properties))];
+  const names = [
+    ...Object.keys(properties).filter((n) => n in input),
+    ...Object.keys(input).filter((n) => !(n in properties)),
+  ];
   const isFree = (name: string) => {
     const value = input[name];
-    return typeof value === "string" && value.trim() !== "" && !properties[name]?.enum && fieldValue(value) === value && !/^(https?:|data:)/.test(value);
+    return (
+      typeof value === "string" &&
+      value.trim() !== "" &&
+      !properties[name]?.enum &&
+      fieldValue(value) === value &&
+      !/^(https?:|data:)/.test(value)
+    );
   };
   // The prompt: a field named like one, else the first free text in the schema's order.
   const promptName = PROMPT_NAMES.find((n) => n in input && isFree(n)) ?? names.find(isFree) ?? null;
@@ -288,12 +321,19 @@ function sharedDownloadName(model: string, index: number, contentType: string): 
   return `${name}-${index + 1}.${fileExtensionOf(contentType)}`;
 }
 
-function sharedOutput(secretKey: string, shareId: string, model: string, output: StoredOutput, index: number): SharedOutput {
+function sharedOutput(
+  secretKey: string,
+  shareId: string,
+  model: string,
+  output: StoredOutput,
+  index: number,
+): SharedOutput {
   // Same-origin links, the page works on whatever address it was opened at. They carry the share
   // link's ID, so the blob door stops answering them once it is revoked or expired; on a bucket
   // too (the door streams from it), where a presigned bucket URL could not be taken back.
   const signing = { secret: secretKey, baseUrl: "", share: shareId };
-  const link = (blob: string, contentType: string, filename?: string) => signBlobLink(filename ? { ...signing, filename } : signing, blob, contentType);
+  const link = (blob: string, contentType: string, filename?: string) =>
+    signBlobLink(filename ? { ...signing, filename } : signing, blob, contentType);
   const item: SharedOutput = {
     type: output.type,
     url: link(output.blob, output.content_type).url,
@@ -307,7 +347,11 @@ function sharedOutput(secretKey: string, shareId: string, model: string, output:
   if (output.triangles !== undefined) item.triangles = output.triangles;
   if (output.bounding_box !== undefined) item.bounding_box = output.bounding_box;
   if (output.poster) {
-    item.poster = { url: link(output.poster.blob, output.poster.content_type).url, width: output.poster.width, height: output.poster.height };
+    item.poster = {
+      url: link(output.poster.blob, output.poster.content_type).url,
+      width: output.poster.width,
+      height: output.poster.height,
+    };
   }
   return item;
 }
@@ -340,14 +384,19 @@ export async function readSharedRun(
     .executeTakeFirst();
   if (!run) throw notFound();
   const entry = allCatalogEntries().find((d) => d.id === run.model);
-  const shown = Number(link.show_input) === 1 ? sharedInput(run.model, JSON.parse(run.input_json) as Record<string, unknown>) : null;
+  const shown =
+    Number(link.show_input) === 1
+      ? sharedInput(run.model, JSON.parse(run.input_json) as Record<string, unknown>)
+      : null;
   return {
     model: run.model,
     model_name: entry?.name ?? run.model,
     modality: run.modality,
     prompt: shown?.prompt ?? null,
     details: shown?.details ?? null,
-    outputs: (JSON.parse(run.output_json) as StoredOutput[]).map((o, i) => sharedOutput(deps.services.secretKey, link.id, run.model, o, i)),
+    outputs: (JSON.parse(run.output_json) as StoredOutput[]).map((o, i) =>
+      sharedOutput(deps.services.secretKey, link.id, run.model, o, i),
+    ),
     completed_at: run.completed_at,
   };
 }
@@ -380,5 +429,10 @@ export async function listShareLinksForOps(ctx: OpsCtx, options: { limit?: numbe
     .limit(limit)
     .execute();
   const now = Date.now();
-  return rows.map((r) => ({ ...present(r, now), workspace_id: r.workspace_id, workspace_name: r.workspace_name, model: r.model }));
+  return rows.map((r) => ({
+    ...present(r, now),
+    workspace_id: r.workspace_id,
+    workspace_name: r.workspace_name,
+    model: r.model,
+  }));
 }

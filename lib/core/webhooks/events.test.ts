@@ -14,7 +14,10 @@ describe(`findRunEvent (${testDialect()})`, () => {
   const store = useTestStore();
 
   async function workspaceCtx(): Promise<Ctx> {
-    return testCtx(store.t, (await createWorkspace({ db: store.db }, { name: "events test", creditMicros: 1_000_000 })).id);
+    return testCtx(
+      store.t,
+      (await createWorkspace({ db: store.db }, { name: "events test", creditMicros: 1_000_000 })).id,
+    );
   }
 
   it("is null while the run is unfinished, then the event its ending wrote, with that event's deliveries", async () => {
@@ -25,7 +28,11 @@ describe(`findRunEvent (${testDialect()})`, () => {
 
     await cancelGeneration(ctx, { id: generation.id });
     const event = await findRunEvent(ctx, generation.id);
-    expect(event).toMatchObject({ object: "event", type: "generation.canceled", data: { id: generation.id, status: "canceled" } });
+    expect(event).toMatchObject({
+      object: "event",
+      type: "generation.canceled",
+      data: { id: generation.id, status: "canceled" },
+    });
     expect(event).toEqual(await getEvent(ctx, { id: event!.id }));
     const deliveries = await listEventDeliveries(ctx, { id: event!.id, query: {} });
     expect(deliveries.data.map((d) => [d.url, d.status])).toEqual([["http://127.0.0.1:9/hook", "pending"]]);
@@ -48,7 +55,10 @@ describe(`findRunEvent (${testDialect()})`, () => {
     expect(await findRunEvent(ctx, "gen_does_not_exist")).toBeNull();
 
     const writeOnly = testCtx(store.t, ctx.workspaceId, { scopes: ["generations:write"] });
-    const err = await findRunEvent(writeOnly, generation.id).then(() => null, (e: unknown) => e);
+    const err = await findRunEvent(writeOnly, generation.id).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe("permission_denied");
   });

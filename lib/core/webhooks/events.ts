@@ -28,7 +28,11 @@ function parseTypes(value: string | undefined): string[] {
   const types = value.split(",").map((t) => t.trim());
   for (const type of types) {
     if (!(EVENT_TYPES as readonly string[]).includes(type)) {
-      throw new ApiError("invalid_parameter", `type is a comma list of ${EVENT_TYPES.join(", ")}; got "${type.slice(0, 40)}".`, { param: "type" });
+      throw new ApiError(
+        "invalid_parameter",
+        `type is a comma list of ${EVENT_TYPES.join(", ")}; got "${type.slice(0, 40)}".`,
+        { param: "type" },
+      );
     }
   }
   return [...new Set(types)].sort();
@@ -47,7 +51,13 @@ export async function listEvents(ctx: Ctx, query: Record<string, string | undefi
       return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(take).execute();
     },
   );
-  return { object: "list" as const, url: "/v1/events", data: page.rows.map(presentEvent), has_more: page.hasMore, next_cursor: page.nextCursor };
+  return {
+    object: "list" as const,
+    url: "/v1/events",
+    data: page.rows.map(presentEvent),
+    has_more: page.hasMore,
+    next_cursor: page.nextCursor,
+  };
 }
 
 /** GET /v1/events/{id} */
@@ -75,7 +85,10 @@ export async function findRunEvent(ctx: Ctx, runId: string): Promise<Event | nul
 }
 
 /** Deletes events older than `olderThanDays` days with their deliveries; returns how many events. */
-export async function purgeEvents(ctx: SystemCtx, input: { olderThanDays?: number; now?: number } = {}): Promise<number> {
+export async function purgeEvents(
+  ctx: SystemCtx,
+  input: { olderThanDays?: number; now?: number } = {},
+): Promise<number> {
   const days = input.olderThanDays ?? EVENT_RETENTION_DAYS;
   const before = new Date((input.now ?? Date.now()) - days * 24 * 3600 * 1000).toISOString();
   return withTransaction(ctx.db, async (trx: Db) => {

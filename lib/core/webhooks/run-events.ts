@@ -9,7 +9,12 @@ import { newId } from "../../primitives/ids";
 import { deliveryWrites, webhookEndpointsQuery } from "./webhook-deliveries";
 
 /** The ended run's event and its deliveries, given its workspace's webhook endpoints (webhookEndpointsQuery). */
-export async function runEndedEventWrites(db: Db, services: Services, row: GenerationsTable, endpoints: readonly WebhookEndpointsTable[]): Promise<Compilable[]> {
+export async function runEndedEventWrites(
+  db: Db,
+  services: Services,
+  row: GenerationsTable,
+  endpoints: readonly WebhookEndpointsTable[],
+): Promise<Compilable[]> {
   const type = `generation.${row.status}`;
   const timestamp = row.completed_at ?? new Date().toISOString();
   const id = newId("event");

@@ -48,10 +48,19 @@ const send = (path: string, extra: { allowInsecure?: boolean; timeoutMs?: number
 
 describe("one delivery attempt", () => {
   it("succeeds on any 2xx, delivering the exact body and headers", async () => {
-    expect(await send("/ok")).toMatchObject({ ok: true, status: 200, responseBody: "thanks", error: null, gone: false });
+    expect(await send("/ok")).toMatchObject({
+      ok: true,
+      status: 200,
+      responseBody: "thanks",
+      error: null,
+      gone: false,
+    });
     expect(await send("/no-content")).toMatchObject({ ok: true, status: 204 });
     const last = arrived.at(-1)!;
-    expect(last).toMatchObject({ body: '{"type":"generation.succeeded"}', headers: { "webhook-id": "evt_1", "content-type": "application/json" } });
+    expect(last).toMatchObject({
+      body: '{"type":"generation.succeeded"}',
+      headers: { "webhook-id": "evt_1", "content-type": "application/json" },
+    });
   });
 
   it("never follows a redirect: a 3xx is a failure and the target gets nothing", async () => {
@@ -61,7 +70,12 @@ describe("one delivery attempt", () => {
   });
 
   it("records failures with their status, body, Retry-After and 410", async () => {
-    expect(await send("/error")).toMatchObject({ ok: false, status: 500, responseBody: "it broke", error: "the receiver answered 500" });
+    expect(await send("/error")).toMatchObject({
+      ok: false,
+      status: 500,
+      responseBody: "it broke",
+      error: "the receiver answered 500",
+    });
     expect(await send("/gone")).toMatchObject({ ok: false, status: 410, gone: true });
     expect(await send("/busy")).toMatchObject({ ok: false, status: 429, retryAfterSeconds: 7 });
     const dated = await send("/busy-date");
@@ -81,12 +95,19 @@ describe("one delivery attempt", () => {
   });
 
   it("gives up at the timeout, and reports a closed port", async () => {
-    expect(await send("/hang", { timeoutMs: 300 })).toMatchObject({ ok: false, status: null, error: "no answer within 0.3 s (timeout)" });
+    expect(await send("/hang", { timeoutMs: 300 })).toMatchObject({
+      ok: false,
+      status: null,
+      error: "no answer within 0.3 s (timeout)",
+    });
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    expect(await send("", { url: `http://127.0.0.1:${port}/x` })).toMatchObject({ ok: false, error: "connection refused" });
+    expect(await send("", { url: `http://127.0.0.1:${port}/x` })).toMatchObject({
+      ok: false,
+      error: "connection refused",
+    });
   });
 
   it("without insecure webhooks, refuses http and loopback before connecting", async () => {
@@ -103,7 +124,11 @@ describe("one delivery attempt", () => {
   it("with insecure webhooks, still refuses link-local and unspecified addresses before connecting", async () => {
     const port = new URL(base).port;
     // 0.0.0.0 would reach this very receiver on Linux: refused all the same.
-    for (const url of [`http://0.0.0.0:${port}/ok`, `http://169.254.169.254/latest/meta-data`, `http://[fe80::1]:${port}/ok`]) {
+    for (const url of [
+      `http://0.0.0.0:${port}/ok`,
+      `http://169.254.169.254/latest/meta-data`,
+      `http://[fe80::1]:${port}/ok`,
+    ]) {
       const result = await send("", { url });
       expect(result, url).toMatchObject({ ok: false, status: null });
       expect(result.error, url).toMatch(/refused address/);

@@ -30,7 +30,8 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 
 function describeError(err: NodeJS.ErrnoException, timeoutMs: number): string {
   if (err.message.startsWith("refused address")) return err.message;
-  if (err.name === "TimeoutError" || err.code === "ETIMEDOUT" || err.message === "timeout") return `no answer within ${timeoutMs / 1000} s (timeout)`;
+  if (err.name === "TimeoutError" || err.code === "ETIMEDOUT" || err.message === "timeout")
+    return `no answer within ${timeoutMs / 1000} s (timeout)`;
   if (err.code === "ECONNREFUSED") return "connection refused";
   if (err.code === "ENOTFOUND" || err.code === "EAI_AGAIN") return "the host name does not resolve";
   if (err.code === "ECONNRESET") return "the connection was reset";
@@ -58,7 +59,8 @@ export function sendAttempt(options: {
       clearTimeout(deadline.timer);
       resolve({ ...result, latencyMs: elapsed() });
     };
-    const failure = (error: string) => finish({ ok: false, status: null, responseBody: "", error, retryAfterSeconds: null, gone: false });
+    const failure = (error: string) =>
+      finish({ ok: false, status: null, responseBody: "", error, retryAfterSeconds: null, gone: false });
 
     let url: URL;
     try {
@@ -66,7 +68,8 @@ export function sendAttempt(options: {
     } catch {
       return failure("the URL is not valid");
     }
-    const transport = url.protocol === "https:" ? https : url.protocol === "http:" && options.allowInsecure ? http : null;
+    const transport =
+      url.protocol === "https:" ? https : url.protocol === "http:" && options.allowInsecure ? http : null;
     if (!transport) return failure(`webhook URLs must use https (got ${url.protocol})`);
     // An address in the URL is connected to without a lookup: check it here.
     const literal = url.hostname.replace(/^\[|\]$/g, "");
@@ -92,7 +95,9 @@ export function sendAttempt(options: {
       const done = () => {
         // Streaming decode holds back a character cut in two by the limit instead of mangling it;
         // U+0000 goes (PostgreSQL text refuses it).
-        const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(Buffer.concat(chunks).subarray(0, maxBody), { stream: true }).replaceAll("\u0000", "");
+        const text = new TextDecoder("utf-8", { ignoreBOM: true })
+          .decode(Buffer.concat(chunks).subarray(0, maxBody), { stream: true })
+          .replaceAll("\u0000", "");
         const ok = status >= 200 && status < 300;
         const redirect = status >= 300 && status < 400;
         finish({

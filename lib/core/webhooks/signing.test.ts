@@ -3,9 +3,17 @@ import { describe, expect, it } from "vitest";
 import { newWebhookSecret, signatureHeader } from "./signing";
 
 describe("webhook signing", () => {
-  const body = JSON.stringify({ type: "generation.succeeded", timestamp: "2026-11-22T10:00:00.000Z", data: { id: "gen_1" } });
+  const body = JSON.stringify({
+    type: "generation.succeeded",
+    timestamp: "2026-11-22T10:00:00.000Z",
+    data: { id: "gen_1" },
+  });
   const now = Math.floor(Date.now() / 1000);
-  const headers = (signature: string) => ({ "webhook-id": "evt_1", "webhook-timestamp": String(now), "webhook-signature": signature });
+  const headers = (signature: string) => ({
+    "webhook-id": "evt_1",
+    "webhook-timestamp": String(now),
+    "webhook-signature": signature,
+  });
 
   it("makes whsec_ secrets of 32 random bytes, each different", () => {
     const a = newWebhookSecret();

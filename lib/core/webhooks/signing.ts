@@ -8,7 +8,12 @@ export function newWebhookSecret(): string {
 }
 
 /** The `webhook-signature` header: one `v1,<b64>` per secret, space-separated. */
-export function signatureHeader(secrets: readonly string[], msgId: string, timestampSeconds: number, body: string): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  msgId: string,
+  timestampSeconds: number,
+  body: string,
+): string {
   const at = new Date(timestampSeconds * 1000);
   return secrets.map((secret) => new Webhook(secret).sign(msgId, at, body)).join(" ");
 }

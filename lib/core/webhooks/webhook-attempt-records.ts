@@ -19,7 +19,13 @@ export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 export const RETRY_AFTER_CAP_SECONDS = 10 * 3600;
 
 /** When the next attempt goes: the schedule's delay with ±20 % jitter, or later when Retry-After says so (at most 10 h). */
-export function nextAttemptAt(schedule: readonly number[], attemptsMade: number, retryAfterSeconds: number | null, now: number, random = Math.random): string | null {
+export function nextAttemptAt(
+  schedule: readonly number[],
+  attemptsMade: number,
+  retryAfterSeconds: number | null,
+  now: number,
+  random = Math.random,
+): string | null {
   if (attemptsMade >= schedule.length) return null;
   const delay = schedule[attemptsMade]! * 1000 * (0.8 + 0.4 * random());
   const wait = Math.max(delay, Math.min(retryAfterSeconds ?? 0, RETRY_AFTER_CAP_SECONDS) * 1000);
@@ -67,7 +73,8 @@ async function storeAttemptOrWithoutAnswer(db: Db, input: AttemptRecord): Promis
       ...input,
       result: {
         ...result,
-        status: Number.isInteger(result.status) && result.status! >= 100 && result.status! <= 999 ? result.status : null,
+        status:
+          Number.isInteger(result.status) && result.status! >= 100 && result.status! <= 999 ? result.status : null,
         latencyMs: Number.isFinite(result.latencyMs) ? Math.min(Math.max(result.latencyMs, 0), 2 ** 31 - 1) : 0,
         responseBody: "",
         error: `${result.error === null ? "" : `${storable(result.error).slice(0, 300)}; `}the answer could not be recorded (${why})`,
@@ -107,27 +114,47 @@ function successWrites(db: Db, { delivery, owner, result, at }: AttemptRecord): 
         .where("lease_owner", "=", owner)
         .where("status", "=", "pending"),
     ),
-    reusedQuery(db, "webhook success: attempt", [at.toISOString(), result.status, Math.round(result.latencyMs), storable(result.responseBody), delivery.id, owner, "succeeded", attempt], () =>
-      db.insertInto("webhook_attempts").columns(["delivery_id", "attempt", "at", "response_status", "latency_ms", "response_body", "error"]).expression(
+    reusedQuery(
+      db,
+      "webhook success: attempt",
+      [
+        at.toISOString(),
+        result.status,
+        Math.round(result.latencyMs),
+        storable(result.responseBody),
+        delivery.id,
+        owner,
+        "succeeded",
+        attempt,
+      ],
+      () =>
         db
-          .selectFrom("webhook_deliveries")
-          .select((eb) => [
-            "id",
-            "attempt_count",
-            eb.val(at.toISOString()).as("at"),
-            sql<number>`cast(${result.status} as integer)`.as("response_status"),
-            sql<number>`cast(${Math.round(result.latencyMs)} as integer)`.as("latency_ms"),
-            eb.val(storable(result.responseBody)).as("response_body"),
-            sql<null>`null`.as("error"),
-          ])
-          .where("id", "=", delivery.id)
-          .where("lease_owner", "=", owner)
-          .where("status", "=", "succeeded")
-          .where("attempt_count", "=", attempt),
-      ),
+          .insertInto("webhook_attempts")
+          .columns(["delivery_id", "attempt", "at", "response_status", "latency_ms", "response_body", "error"])
+          .expression(
+            db
+              .selectFrom("webhook_deliveries")
+              .select((eb) => [
+                "id",
+                "attempt_count",
+                eb.val(at.toISOString()).as("at"),
+                sql<number>`cast(${result.status} as integer)`.as("response_status"),
+                sql<number>`cast(${Math.round(result.latencyMs)} as integer)`.as("latency_ms"),
+                eb.val(storable(result.responseBody)).as("response_body"),
+                sql<null>`null`.as("error"),
+              ])
+              .where("id", "=", delivery.id)
+              .where("lease_owner", "=", owner)
+              .where("status", "=", "succeeded")
+              .where("attempt_count", "=", attempt),
+          ),
     ),
     reusedQuery(db, "webhook success: release", [null, null, delivery.id, owner], () =>
-      db.updateTable("webhook_deliveries").set({ lease_owner: null, lease_expires_at: null }).where("id", "=", delivery.id).where("lease_owner", "=", owner),
+      db
+        .updateTable("webhook_deliveries")
+        .set({ lease_owner: null, lease_expires_at: null })
+        .where("id", "=", delivery.id)
+        .where("lease_owner", "=", owner),
     ),
   ];
   if (delivery.webhook_id) {
@@ -161,7 +188,10 @@ function attemptsOf(db: Db, ids: readonly string[]): CompiledQuery<{ id: string;
 /** "succeeded", or null when the delivery was no longer ours (nothing written). */
 async function storeSuccessGrouped(db: Db, input: AttemptRecord): Promise<"succeeded" | null> {
   const { delivery } = input;
-  const rows = await applyWritesGrouped(db, SUCCESS_GROUP, successWrites(db, input), { ids: [delivery.id], query: attemptsOf });
+  const rows = await applyWritesGrouped(db, SUCCESS_GROUP, successWrites(db, input), {
+    ids: [delivery.id],
+    query: attemptsOf,
+  });
   const attempt = delivery.attempt_count + 1;
   const at = input.at.toISOString();
   return rows.some((row) => row.id === delivery.id && row.attempt === attempt && row.at === at) ? "succeeded" : null;
@@ -194,9 +224,17 @@ async function storeAttempt(db: Db, input: AttemptRecord): Promise<WebhookOutcom
       })
       .execute();
     if (result.ok) {
-      await trx.updateTable("webhook_deliveries").set({ status: "succeeded", next_attempt_at: null }).where("id", "=", delivery.id).execute();
+      await trx
+        .updateTable("webhook_deliveries")
+        .set({ status: "succeeded", next_attempt_at: null })
+        .where("id", "=", delivery.id)
+        .execute();
       if (delivery.webhook_id) {
-        await trx.updateTable("webhook_endpoints").set({ failing_since: null, last_failure_at: null }).where("id", "=", delivery.webhook_id).execute();
+        await trx
+          .updateTable("webhook_endpoints")
+          .set({ failing_since: null, last_failure_at: null })
+          .where("id", "=", delivery.webhook_id)
+          .execute();
       }
       return "succeeded";
     }
@@ -228,7 +266,11 @@ async function storeAttempt(db: Db, input: AttemptRecord): Promise<WebhookOutcom
         ? `Every delivery failed from ${endpoint.failing_since} to ${atIso} (5 days).`
         : null;
     if (reason === null) return outcome;
-    await trx.updateTable("webhook_endpoints").set({ enabled: 0, disabled_reason: reason, updated_at: atIso }).where("id", "=", endpoint.id).execute();
+    await trx
+      .updateTable("webhook_endpoints")
+      .set({ enabled: 0, disabled_reason: reason, updated_at: atIso })
+      .where("id", "=", endpoint.id)
+      .execute();
     await trx
       .updateTable("webhook_deliveries")
       .set({ status: "failed", next_attempt_at: null })

@@ -4,7 +4,14 @@
 import { sql, type Compilable, type CompiledQuery, type Expression, type SelectQueryBuilder } from "kysely";
 import { onPostgres } from "../../store/dialects";
 import { withTransaction } from "../../store/store";
-import type { Database, Db, EventsTable, WebhookEndpointsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from "../../store/database";
+import type {
+  Database,
+  Db,
+  EventsTable,
+  WebhookEndpointsTable,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+} from "../../store/database";
 import { nowIso, requireScope, type Ctx } from "../context";
 import { ApiError } from "../../primitives/errors";
 import { newId } from "../../primitives/ids";
@@ -33,7 +40,12 @@ export interface Delivery {
   created_at: string;
 }
 
-function deliveryRow(workspaceId: string, eventId: string, destination: { webhookId: string | null; url: string }, now: string): WebhookDeliveriesTable {
+function deliveryRow(
+  workspaceId: string,
+  eventId: string,
+  destination: { webhookId: string | null; url: string },
+  now: string,
+): WebhookDeliveriesTable {
   return {
     id: newId("delivery"),
     workspace_id: workspaceId,
@@ -50,7 +62,10 @@ function deliveryRow(workspaceId: string, eventId: string, destination: { webhoo
 }
 
 /** The workspace's webhook endpoints, for destinationsAmong; `workspaceId` may be a query giving it (lib/engine/finish.ts). */
-export function webhookEndpointsQuery(db: Db, workspaceId: string | Expression<string>): CompiledQuery<WebhookEndpointsTable> {
+export function webhookEndpointsQuery(
+  db: Db,
+  workspaceId: string | Expression<string>,
+): CompiledQuery<WebhookEndpointsTable> {
   return db.selectFrom("webhook_endpoints").selectAll().where("workspace_id", "=", workspaceId).compile();
 }
 
@@ -63,7 +78,11 @@ function destinationsAmong(endpoints: readonly WebhookEndpointsTable[], type: st
 }
 
 async function destinationsOf(db: Db, event: Pick<EventsTable, "workspace_id" | "type">, runWebhook: string | null) {
-  return destinationsAmong((await db.executeQuery(webhookEndpointsQuery(db, event.workspace_id))).rows, event.type, runWebhook);
+  return destinationsAmong(
+    (await db.executeQuery(webhookEndpointsQuery(db, event.workspace_id))).rows,
+    event.type,
+    runWebhook,
+  );
 }
 
 /**
@@ -77,7 +96,9 @@ export function deliveryWrites(
   runWebhook: string | null,
 ): Compilable[] {
   const now = nowIso();
-  const rows = destinationsAmong(endpoints, event.type, runWebhook).map((d) => deliveryRow(event.workspace_id, event.id, d, now));
+  const rows = destinationsAmong(endpoints, event.type, runWebhook).map((d) =>
+    deliveryRow(event.workspace_id, event.id, d, now),
+  );
   return rows.length > 0 ? [db.insertInto("webhook_deliveries").values(rows)] : [];
 }
 
@@ -85,7 +106,16 @@ async function presentDeliveries(db: Db, rows: WebhookDeliveriesTable[]): Promis
   const attempts: WebhookAttemptsTable[] =
     rows.length === 0
       ? []
-      : await db.selectFrom("webhook_attempts").selectAll().where("delivery_id", "in", rows.map((r) => r.id)).orderBy("attempt").execute();
+      : await db
+          .selectFrom("webhook_attempts")
+          .selectAll()
+          .where(
+            "delivery_id",
+            "in",
+            rows.map((r) => r.id),
+          )
+          .orderBy("attempt")
+          .execute();
   return rows.map((r) => ({
     id: r.id,
     object: "webhook_delivery",
@@ -95,27 +125,58 @@ async function presentDeliveries(db: Db, rows: WebhookDeliveriesTable[]): Promis
     status: r.status,
     attempts: attempts
       .filter((a) => a.delivery_id === r.id)
-      .map((a) => ({ attempt: a.attempt, at: a.at, response_status: a.response_status, latency_ms: a.latency_ms, response_body: a.response_body, error: a.error })),
+      .map((a) => ({
+        attempt: a.attempt,
+        at: a.at,
+        response_status: a.response_status,
+        latency_ms: a.latency_ms,
+        response_body: a.response_body,
+        error: a.error,
+      })),
     next_attempt_at: r.status === "pending" ? r.next_attempt_at : null,
     created_at: r.created_at,
   }));
 }
 
-async function listDeliveries(ctx: Ctx, query: Record<string, string | undefined>, scope: { column: "event_id" | "webhook_id"; id: string; url: string }) {
+async function listDeliveries(
+  ctx: Ctx,
+  query: Record<string, string | undefined>,
+  scope: { column: "event_id" | "webhook_id"; id: string; url: string },
+) {
   const page = await keysetPage(
-    { secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters: `deliveries:${scope.column}:${scope.id}` },
+    {
+      secret: ctx.services.secretKey,
+      limit: query.limit,
+      cursor: query.cursor,
+      filters: `deliveries:${scope.column}:${scope.id}`,
+    },
     (after, take) => {
-      let q = ctx.db.selectFrom("webhook_deliveries").selectAll().where("workspace_id", "=", ctx.workspaceId).where(scope.column, "=", scope.id);
+      let q = ctx.db
+        .selectFrom("webhook_deliveries")
+        .selectAll()
+        .where("workspace_id", "=", ctx.workspaceId)
+        .where(scope.column, "=", scope.id);
       if (after) q = q.where((eb) => afterPosition(eb, after));
       return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(take).execute();
     },
   );
-  return { object: "list" as const, url: scope.url, data: await presentDeliveries(ctx.db, page.rows), has_more: page.hasMore, next_cursor: page.nextCursor };
+  return {
+    object: "list" as const,
+    url: scope.url,
+    data: await presentDeliveries(ctx.db, page.rows),
+    has_more: page.hasMore,
+    next_cursor: page.nextCursor,
+  };
 }
 
 export async function requireEvent(ctx: Ctx, id: string): Promise<EventsTable> {
   const row = id.startsWith("evt_")
-    ? await ctx.db.selectFrom("events").selectAll().where("workspace_id", "=", ctx.workspaceId).where("id", "=", id).executeTakeFirst()
+    ? await ctx.db
+        .selectFrom("events")
+        .selectAll()
+        .where("workspace_id", "=", ctx.workspaceId)
+        .where("id", "=", id)
+        .executeTakeFirst()
     : undefined;
   if (!row) throw new ApiError("resource_not_found", `No event ${id} in this workspace (events are kept 30 days).`);
   return row;
@@ -125,14 +186,25 @@ export async function requireEvent(ctx: Ctx, id: string): Promise<EventsTable> {
 export async function listEventDeliveries(ctx: Ctx, input: { id: string; query: Record<string, string | undefined> }) {
   requireScope(ctx, "generations:read");
   const event = await requireEvent(ctx, input.id);
-  return listDeliveries(ctx, input.query, { column: "event_id", id: event.id, url: `/v1/events/${event.id}/deliveries` });
+  return listDeliveries(ctx, input.query, {
+    column: "event_id",
+    id: event.id,
+    url: `/v1/events/${event.id}/deliveries`,
+  });
 }
 
 /** GET /v1/webhooks/{id}/deliveries */
-export async function listEndpointDeliveries(ctx: Ctx, input: { id: string; query: Record<string, string | undefined> }) {
+export async function listEndpointDeliveries(
+  ctx: Ctx,
+  input: { id: string; query: Record<string, string | undefined> },
+) {
   requireScope(ctx, "generations:read");
   const endpoint = await requireEndpoint(ctx, input.id);
-  return listDeliveries(ctx, input.query, { column: "webhook_id", id: endpoint.id, url: `/v1/webhooks/${endpoint.id}/deliveries` });
+  return listDeliveries(ctx, input.query, {
+    column: "webhook_id",
+    id: endpoint.id,
+    url: `/v1/webhooks/${endpoint.id}/deliveries`,
+  });
 }
 
 /**
@@ -143,7 +215,19 @@ export async function listEndpointDeliveries(ctx: Ctx, input: { id: string; quer
 async function queueUnlessPending(db: Db, row: WebhookDeliveriesTable): Promise<WebhookDeliveriesTable | null> {
   const inserted = await db
     .insertInto("webhook_deliveries")
-    .columns(["id", "workspace_id", "event_id", "webhook_id", "url", "status", "attempt_count", "next_attempt_at", "lease_owner", "lease_expires_at", "created_at"])
+    .columns([
+      "id",
+      "workspace_id",
+      "event_id",
+      "webhook_id",
+      "url",
+      "status",
+      "attempt_count",
+      "next_attempt_at",
+      "lease_owner",
+      "lease_expires_at",
+      "created_at",
+    ])
     .expression(
       db
         .selectNoFrom((eb) => [
@@ -168,11 +252,18 @@ async function queueUnlessPending(db: Db, row: WebhookDeliveriesTable): Promise<
 }
 
 /** The deliveries of one event still pending at one destination (an endpoint, or a run's own URL). */
-function pendingAt<Q extends SelectQueryBuilder<Database, "webhook_deliveries", object>>(q: Q, row: Pick<WebhookDeliveriesTable, "event_id" | "webhook_id" | "url">): Q {
-  const at = q.where("webhook_deliveries.event_id", "=", row.event_id).where("webhook_deliveries.status", "=", "pending");
-  return (row.webhook_id === null
-    ? at.where("webhook_deliveries.webhook_id", "is", null).where("webhook_deliveries.url", "=", row.url)
-    : at.where("webhook_deliveries.webhook_id", "=", row.webhook_id)) as Q;
+function pendingAt<Q extends SelectQueryBuilder<Database, "webhook_deliveries", object>>(
+  q: Q,
+  row: Pick<WebhookDeliveriesTable, "event_id" | "webhook_id" | "url">,
+): Q {
+  const at = q
+    .where("webhook_deliveries.event_id", "=", row.event_id)
+    .where("webhook_deliveries.status", "=", "pending");
+  return (
+    row.webhook_id === null
+      ? at.where("webhook_deliveries.webhook_id", "is", null).where("webhook_deliveries.url", "=", row.url)
+      : at.where("webhook_deliveries.webhook_id", "=", row.webhook_id)
+  ) as Q;
 }
 
 /**
@@ -181,19 +272,27 @@ function pendingAt<Q extends SelectQueryBuilder<Database, "webhook_deliveries", 
  * At most one delivery per event and destination is pending: a destination that already has one
  * is skipped, and when every destination has one the answer is 409 conflict ("already queued").
  */
-export async function resendEvent(ctx: Ctx, input: { id: string; body: unknown }): Promise<{ object: "list"; data: Delivery[] }> {
+export async function resendEvent(
+  ctx: Ctx,
+  input: { id: string; body: unknown },
+): Promise<{ object: "list"; data: Delivery[] }> {
   requireScope(ctx, "generations:write");
   const body = requireObject(input.body, null);
   refuseUnknownFields(body, ["webhook_id"]);
   const event = await requireEvent(ctx, input.id);
   let destinations: { webhookId: string | null; url: string }[];
   if (body.webhook_id !== undefined) {
-    if (typeof body.webhook_id !== "string") throw new ApiError("invalid_parameter", "webhook_id is a webhook endpoint ID (wh_…).", { param: "webhook_id" });
+    if (typeof body.webhook_id !== "string")
+      throw new ApiError("invalid_parameter", "webhook_id is a webhook endpoint ID (wh_…).", { param: "webhook_id" });
     const endpoint = await requireEndpoint(ctx, body.webhook_id);
     destinations = [{ webhookId: endpoint.id, url: endpoint.url }];
   } else {
     const run = event.generation_id
-      ? await ctx.db.selectFrom("generations").select("webhook").where("id", "=", event.generation_id).executeTakeFirst()
+      ? await ctx.db
+          .selectFrom("generations")
+          .select("webhook")
+          .where("id", "=", event.generation_id)
+          .executeTakeFirst()
       : undefined;
     destinations = await destinationsOf(ctx.db, event, run?.webhook ?? null);
   }

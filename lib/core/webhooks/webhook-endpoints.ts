@@ -62,27 +62,37 @@ async function parseFields(ctx: Ctx, body: unknown, creating: boolean): Promise<
   const fields: EndpointFields = {};
   if (object.url !== undefined || creating) {
     const url = parseWebhookUrl(object.url, "url", ctx.services.webhooks.allowInsecure);
-    if (url === null) throw new ApiError("invalid_parameter", "url is required: the https:// URL that receives the events.", { param: "url" });
+    if (url === null)
+      throw new ApiError("invalid_parameter", "url is required: the https:// URL that receives the events.", {
+        param: "url",
+      });
     await requireSafeWebhookUrl(ctx.services, url, "url");
     fields.url = url;
   }
   if (object.description !== undefined) {
     if (typeof object.description !== "string" || object.description.length > DESCRIPTION_MAX) {
-      throw new ApiError("invalid_parameter", `description is text of at most ${DESCRIPTION_MAX} characters.`, { param: "description" });
+      throw new ApiError("invalid_parameter", `description is text of at most ${DESCRIPTION_MAX} characters.`, {
+        param: "description",
+      });
     }
     fields.description = object.description;
   }
   if (object.event_types !== undefined) {
     const types = object.event_types;
     if (!Array.isArray(types) || types.some((t) => !(EVENT_TYPES as readonly unknown[]).includes(t))) {
-      throw new ApiError("invalid_parameter", `event_types is a list of ${EVENT_TYPES.join(", ")}; an empty list means all of them.`, {
-        param: "event_types",
-      });
+      throw new ApiError(
+        "invalid_parameter",
+        `event_types is a list of ${EVENT_TYPES.join(", ")}; an empty list means all of them.`,
+        {
+          param: "event_types",
+        },
+      );
     }
     fields.event_types = [...new Set(types as EventType[])];
   }
   if (object.enabled !== undefined) {
-    if (typeof object.enabled !== "boolean") throw new ApiError("invalid_parameter", "enabled is true or false.", { param: "enabled" });
+    if (typeof object.enabled !== "boolean")
+      throw new ApiError("invalid_parameter", "enabled is true or false.", { param: "enabled" });
     fields.enabled = object.enabled;
   }
   return fields;
@@ -90,7 +100,12 @@ async function parseFields(ctx: Ctx, body: unknown, creating: boolean): Promise<
 
 async function requireEndpoint(ctx: Ctx, id: string): Promise<WebhookEndpointsTable> {
   const row = hasIdPrefix("webhook", id)
-    ? await ctx.db.selectFrom("webhook_endpoints").selectAll().where("workspace_id", "=", ctx.workspaceId).where("id", "=", id).executeTakeFirst()
+    ? await ctx.db
+        .selectFrom("webhook_endpoints")
+        .selectAll()
+        .where("workspace_id", "=", ctx.workspaceId)
+        .where("id", "=", id)
+        .executeTakeFirst()
     : undefined;
   if (!row) throw new ApiError("resource_not_found", `No webhook endpoint ${id} in this workspace.`);
   return row;
@@ -106,7 +121,11 @@ export async function createWebhookEndpoint(ctx: Ctx, body: unknown): Promise<We
     .where("workspace_id", "=", ctx.workspaceId)
     .executeTakeFirstOrThrow();
   if (Number(count.n) >= MAX_ENDPOINTS) {
-    throw new ApiError("invalid_parameter", `A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`, { param: "url" });
+    throw new ApiError(
+      "invalid_parameter",
+      `A workspace has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`,
+      { param: "url" },
+    );
   }
   const now = nowIso();
   const row: WebhookEndpointsTable = {
@@ -160,7 +179,10 @@ export async function updateWebhookEndpoint(ctx: Ctx, input: { id: string; body:
       .where("id", "=", input.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    const pending = trx.updateTable("webhook_deliveries").where("webhook_id", "=", row.id).where("status", "=", "pending");
+    const pending = trx
+      .updateTable("webhook_deliveries")
+      .where("webhook_id", "=", row.id)
+      .where("status", "=", "pending");
     if (fields.enabled === false) await pending.set({ status: "failed", next_attempt_at: null }).execute();
     else if (moved) await pending.set({ url: row.url, next_attempt_at: now }).execute();
     return presentEndpoint(row);
@@ -168,10 +190,18 @@ export async function updateWebhookEndpoint(ctx: Ctx, input: { id: string; body:
 }
 
 /** DELETE /v1/webhooks/{id}: its pending deliveries are dropped with it. */
-export async function deleteWebhookEndpoint(ctx: Ctx, input: { id: string }): Promise<{ id: string; object: "webhook_endpoint"; deleted: true }> {
+export async function deleteWebhookEndpoint(
+  ctx: Ctx,
+  input: { id: string },
+): Promise<{ id: string; object: "webhook_endpoint"; deleted: true }> {
   requireScope(ctx, "generations:write");
   const row = await requireEndpoint(ctx, input.id);
-  await ctx.db.updateTable("webhook_deliveries").set({ status: "failed", next_attempt_at: null }).where("webhook_id", "=", row.id).where("status", "=", "pending").execute();
+  await ctx.db
+    .updateTable("webhook_deliveries")
+    .set({ status: "failed", next_attempt_at: null })
+    .where("webhook_id", "=", row.id)
+    .where("status", "=", "pending")
+    .execute();
   await ctx.db.deleteFrom("webhook_endpoints").where("id", "=", row.id).execute();
   return { id: row.id, object: "webhook_endpoint", deleted: true };
 }
@@ -179,12 +209,21 @@ export async function deleteWebhookEndpoint(ctx: Ctx, input: { id: string }): Pr
 /** GET /v1/webhooks */
 export async function listWebhookEndpoints(ctx: Ctx, query: Record<string, string | undefined>) {
   requireScope(ctx, "generations:write");
-  const page = await keysetPage({ secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters: "webhooks" }, (after, take) => {
-    let q = ctx.db.selectFrom("webhook_endpoints").selectAll().where("workspace_id", "=", ctx.workspaceId);
-    if (after) q = q.where((eb) => afterPosition(eb, after));
-    return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(take).execute();
-  });
-  return { object: "list" as const, url: "/v1/webhooks", data: page.rows.map(presentEndpoint), has_more: page.hasMore, next_cursor: page.nextCursor };
+  const page = await keysetPage(
+    { secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters: "webhooks" },
+    (after, take) => {
+      let q = ctx.db.selectFrom("webhook_endpoints").selectAll().where("workspace_id", "=", ctx.workspaceId);
+      if (after) q = q.where((eb) => afterPosition(eb, after));
+      return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(take).execute();
+    },
+  );
+  return {
+    object: "list" as const,
+    url: "/v1/webhooks",
+    data: page.rows.map(presentEndpoint),
+    has_more: page.hasMore,
+    next_cursor: page.nextCursor,
+  };
 }
 
 export { requireEndpoint };

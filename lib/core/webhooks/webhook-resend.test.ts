@@ -16,25 +16,50 @@ describe(`webhook resend, one pending per destination (${testDialect()})`, () =>
 
   /** A workspace with four endpoints and an ended run whose own webhook is a fifth destination; its first deliveries done. */
   async function eventWithFiveDestinations(): Promise<{ ctx: Ctx; eventId: string; endpointIds: string[] }> {
-    const ctx = testCtx(s.t, (await createWorkspace({ db: s.db }, { name: "resend test", creditMicros: 1_000_000 })).id);
+    const ctx = testCtx(
+      s.t,
+      (await createWorkspace({ db: s.db }, { name: "resend test", creditMicros: 1_000_000 })).id,
+    );
     const endpointIds: string[] = [];
-    for (let i = 0; i < 4; i++) endpointIds.push((await createWebhookEndpoint(ctx, { url: `http://127.0.0.1:9/e${i}` })).id);
-    const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "x" }, webhook: "http://127.0.0.1:9/run" });
+    for (let i = 0; i < 4; i++)
+      endpointIds.push((await createWebhookEndpoint(ctx, { url: `http://127.0.0.1:9/e${i}` })).id);
+    const { generation } = await createGeneration(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "x" },
+      webhook: "http://127.0.0.1:9/run",
+    });
     await cancelGeneration(ctx, { id: generation.id });
-    const event = await s.db.selectFrom("events").select("id").where("generation_id", "=", generation.id).executeTakeFirstOrThrow();
+    const event = await s.db
+      .selectFrom("events")
+      .select("id")
+      .where("generation_id", "=", generation.id)
+      .executeTakeFirstOrThrow();
     await finishPending(event.id);
     return { ctx, eventId: event.id, endpointIds };
   }
 
   const finishPending = (eventId: string) =>
-    s.db.updateTable("webhook_deliveries").set({ status: "succeeded", next_attempt_at: null }).where("event_id", "=", eventId).where("status", "=", "pending").execute();
+    s.db
+      .updateTable("webhook_deliveries")
+      .set({ status: "succeeded", next_attempt_at: null })
+      .where("event_id", "=", eventId)
+      .where("status", "=", "pending")
+      .execute();
 
   const pendingOf = (eventId: string): Promise<WebhookDeliveriesTable[]> =>
-    s.db.selectFrom("webhook_deliveries").selectAll().where("event_id", "=", eventId).where("status", "=", "pending").orderBy("url").execute();
+    s.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("event_id", "=", eventId)
+      .where("status", "=", "pending")
+      .orderBy("url")
+      .execute();
 
   it("20 resends at once make one delivery per destination; the other 19 answer 409 conflict", async () => {
     const { ctx, eventId } = await eventWithFiveDestinations();
-    const results = await Promise.allSettled(Array.from({ length: 20 }, () => resendEvent(ctx, { id: eventId, body: {} })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => resendEvent(ctx, { id: eventId, body: {} })),
+    );
     const sent = results.filter((r) => r.status === "fulfilled");
     expect(sent).toHaveLength(1);
     expect(sent[0]!.value.data).toHaveLength(5);
@@ -42,7 +67,9 @@ describe(`webhook resend, one pending per destination (${testDialect()})`, () =>
       if (r.status === "rejected") {
         expect(r.reason).toBeInstanceOf(ApiError);
         expect((r.reason as ApiError).code).toBe("conflict");
-        expect((r.reason as ApiError).message).toBe(`Event ${eventId} is already queued for delivery to each of its 5 destinations; it can be sent again once that delivery has succeeded or failed.`);
+        expect((r.reason as ApiError).message).toBe(
+          `Event ${eventId} is already queued for delivery to each of its 5 destinations; it can be sent again once that delivery has succeeded or failed.`,
+        );
       }
     }
     expect((await pendingOf(eventId)).map((d) => d.url.split("/").pop())).toEqual(["e0", "e1", "e2", "e3", "run"]);
@@ -50,7 +77,9 @@ describe(`webhook resend, one pending per destination (${testDialect()})`, () =>
 
   it("20 resends at once to one endpoint make one delivery", async () => {
     const { ctx, eventId, endpointIds } = await eventWithFiveDestinations();
-    const results = await Promise.allSettled(Array.from({ length: 20 }, () => resendEvent(ctx, { id: eventId, body: { webhook_id: endpointIds[2] } })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => resendEvent(ctx, { id: eventId, body: { webhook_id: endpointIds[2] } })),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     expect((refused.reason as ApiError).message).toMatch(/already queued for delivery to its destination/);

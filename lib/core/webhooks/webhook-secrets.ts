@@ -17,11 +17,21 @@ export interface WebhookSecret {
 
 /** The workspace's secret row, made on first use (two processes racing make one). */
 export async function ensureWebhookSecret(db: Db, workspaceId: string): Promise<WebhookSecretsTable> {
-  const found = await db.selectFrom("webhook_secrets").selectAll().where("workspace_id", "=", workspaceId).executeTakeFirst();
+  const found = await db
+    .selectFrom("webhook_secrets")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .executeTakeFirst();
   if (found) return found;
   await db
     .insertInto("webhook_secrets")
-    .values({ workspace_id: workspaceId, secret: newWebhookSecret(), previous_secret: null, previous_expires_at: null, created_at: nowIso() })
+    .values({
+      workspace_id: workspaceId,
+      secret: newWebhookSecret(),
+      previous_secret: null,
+      previous_expires_at: null,
+      created_at: nowIso(),
+    })
     .onConflict((oc) => oc.column("workspace_id").doNothing())
     .execute();
   return db.selectFrom("webhook_secrets").selectAll().where("workspace_id", "=", workspaceId).executeTakeFirstOrThrow();
@@ -35,7 +45,8 @@ function present(row: WebhookSecretsTable, now = Date.now()): WebhookSecret {
 /** The secrets a delivery is signed with now: the current one, and the previous one while it overlaps. */
 export async function signingSecrets(db: Db, workspaceId: string, now = Date.now()): Promise<string[]> {
   const row = await ensureWebhookSecret(db, workspaceId);
-  const overlap = row.previous_secret !== null && row.previous_expires_at !== null && Date.parse(row.previous_expires_at) > now;
+  const overlap =
+    row.previous_secret !== null && row.previous_expires_at !== null && Date.parse(row.previous_expires_at) > now;
   return overlap ? [row.secret, row.previous_secret!] : [row.secret];
 }
 
@@ -50,7 +61,11 @@ export async function rotateDefaultWebhookSecret(ctx: Ctx): Promise<WebhookSecre
   requireScope(ctx, "generations:write");
   await ensureWebhookSecret(ctx.db, ctx.workspaceId);
   return withTransaction(ctx.db, async (trx) => {
-    const current = await trx.selectFrom("webhook_secrets").selectAll().where("workspace_id", "=", ctx.workspaceId).executeTakeFirstOrThrow();
+    const current = await trx
+      .selectFrom("webhook_secrets")
+      .selectAll()
+      .where("workspace_id", "=", ctx.workspaceId)
+      .executeTakeFirstOrThrow();
     const row = await trx
       .updateTable("webhook_secrets")
       .set({

@@ -4,7 +4,11 @@ import { checkWebhookUrl } from "../../primitives/http/ssrf";
 import type { Services } from "../context";
 import { ApiError } from "../../primitives/errors";
 
-export async function requireSafeWebhookUrl(services: Pick<Services, "webhooks">, url: string, param: string): Promise<void> {
+export async function requireSafeWebhookUrl(
+  services: Pick<Services, "webhooks">,
+  url: string,
+  param: string,
+): Promise<void> {
   const checked = await checkWebhookUrl(url, { allowInsecure: services.webhooks.allowInsecure });
   if (!checked.ok) throw new ApiError("invalid_parameter", `${param} is refused: ${checked.reason}.`, { param });
 }

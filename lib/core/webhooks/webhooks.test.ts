@@ -15,13 +15,34 @@ import { ApiError } from "../../primitives/errors";
 import { getEvent, listEvents, purgeEvents } from "./events";
 import { cancelGeneration, createGeneration } from "../runs/generations";
 import { listEventDeliveries, resendEvent } from "./webhook-deliveries";
-import { createWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } from "./webhook-endpoints";
+import {
+  createWebhookEndpoint,
+  getWebhookEndpoint,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listWebhookEndpoints,
+} from "./webhook-endpoints";
 import { getDefaultWebhookSecret, rotateDefaultWebhookSecret, signingSecrets } from "./webhook-secrets";
 import { createWorkspace } from "../workspaces/workspaces";
 import { METRICS } from "../../primitives/metrics";
 
-const ok: AttemptResult = { ok: true, status: 200, latencyMs: 3, responseBody: "thanks", error: null, retryAfterSeconds: null, gone: false };
-const fail = (status: number, extra: Partial<AttemptResult> = {}): AttemptResult => ({ ...ok, ok: false, status, responseBody: "nope", error: "failed", ...extra });
+const ok: AttemptResult = {
+  ok: true,
+  status: 200,
+  latencyMs: 3,
+  responseBody: "thanks",
+  error: null,
+  retryAfterSeconds: null,
+  gone: false,
+};
+const fail = (status: number, extra: Partial<AttemptResult> = {}): AttemptResult => ({
+  ...ok,
+  ok: false,
+  status,
+  responseBody: "nope",
+  error: "failed",
+  ...extra,
+});
 
 describe(`webhooks (${testDialect()})`, () => {
   let t: TestStore;
@@ -40,9 +61,17 @@ describe(`webhooks (${testDialect()})`, () => {
 
   /** A run that ends canceled: its event and deliveries are written by the cancel transaction. */
   async function endedRun(ctx: Ctx, webhook?: string) {
-    const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "x" }, ...(webhook ? { webhook } : {}) });
+    const { generation } = await createGeneration(ctx, {
+      model: "atelier/gradient",
+      input: { prompt: "x" },
+      ...(webhook ? { webhook } : {}),
+    });
     await cancelGeneration(ctx, { id: generation.id });
-    const event = await db.selectFrom("events").selectAll().where("generation_id", "=", generation.id).executeTakeFirstOrThrow();
+    const event = await db
+      .selectFrom("events")
+      .selectAll()
+      .where("generation_id", "=", generation.id)
+      .executeTakeFirstOrThrow();
     return { generation, event };
   }
 
@@ -51,7 +80,10 @@ describe(`webhooks (${testDialect()})`, () => {
   }
 
   async function errorOf(promise: Promise<unknown>): Promise<ApiError> {
-    const err = await promise.then(() => null, (e: unknown) => e);
+    const err = await promise.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ApiError);
     return err as ApiError;
   }
@@ -60,7 +92,10 @@ describe(`webhooks (${testDialect()})`, () => {
     const ctx = await workspaceCtx();
     await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/all" });
     await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/canceled-only", event_types: ["generation.canceled"] });
-    await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/succeeded-only", event_types: ["generation.succeeded"] });
+    await createWebhookEndpoint(ctx, {
+      url: "http://127.0.0.1:9/succeeded-only",
+      event_types: ["generation.succeeded"],
+    });
     await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/disabled", enabled: false });
     const { event } = await endedRun(ctx, "http://127.0.0.1:9/run");
     const deliveries = await deliveriesOf(event.id);
@@ -70,9 +105,16 @@ describe(`webhooks (${testDialect()})`, () => {
       ["run", "pending", 0, true],
     ]);
     const shown = await getEvent(ctx, { id: event.id });
-    expect(shown).toMatchObject({ id: event.id, object: "event", type: "generation.canceled", data: { status: "canceled" } });
+    expect(shown).toMatchObject({
+      id: event.id,
+      object: "event",
+      type: "generation.canceled",
+      data: { status: "canceled" },
+    });
     expect((await listEvents(ctx, { type: "generation.succeeded" })).data).toEqual([]);
-    expect((await listEvents(ctx, { type: "generation.canceled,generation.failed" })).data.map((e) => e.id)).toEqual([event.id]);
+    expect((await listEvents(ctx, { type: "generation.canceled,generation.failed" })).data.map((e) => e.id)).toEqual([
+      event.id,
+    ]);
     expect((await errorOf(listEvents(ctx, { type: "generation.started" }))).param).toBe("type");
   });
 
@@ -89,22 +131,48 @@ describe(`webhooks (${testDialect()})`, () => {
     ] as const) {
       expect((await errorOf(createWebhookEndpoint(ctx, body))).param).toBe(param);
     }
-    const endpoint = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/x", description: "ops", event_types: ["generation.failed", "generation.failed"] });
-    expect(endpoint).toMatchObject({ object: "webhook_endpoint", description: "ops", event_types: ["generation.failed"], enabled: true, disabled_reason: null });
+    const endpoint = await createWebhookEndpoint(ctx, {
+      url: "http://127.0.0.1:9/x",
+      description: "ops",
+      event_types: ["generation.failed", "generation.failed"],
+    });
+    expect(endpoint).toMatchObject({
+      object: "webhook_endpoint",
+      description: "ops",
+      event_types: ["generation.failed"],
+      enabled: true,
+      disabled_reason: null,
+    });
     expect((await errorOf(getWebhookEndpoint(other, { id: endpoint.id }))).code).toBe("resource_not_found");
-    await db.updateTable("webhook_endpoints").set({ enabled: 0, disabled_reason: "410" }).where("id", "=", endpoint.id).execute();
-    expect(await updateWebhookEndpoint(ctx, { id: endpoint.id, body: { enabled: true } })).toMatchObject({ enabled: true, disabled_reason: null });
+    await db
+      .updateTable("webhook_endpoints")
+      .set({ enabled: 0, disabled_reason: "410" })
+      .where("id", "=", endpoint.id)
+      .execute();
+    expect(await updateWebhookEndpoint(ctx, { id: endpoint.id, body: { enabled: true } })).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+    });
     expect((await listWebhookEndpoints(ctx, {})).data.map((e) => e.id)).toEqual([endpoint.id]);
-    expect(await deleteWebhookEndpoint(ctx, { id: endpoint.id })).toEqual({ id: endpoint.id, object: "webhook_endpoint", deleted: true });
+    expect(await deleteWebhookEndpoint(ctx, { id: endpoint.id })).toEqual({
+      id: endpoint.id,
+      object: "webhook_endpoint",
+      deleted: true,
+    });
     expect((await errorOf(getWebhookEndpoint(ctx, { id: endpoint.id }))).code).toBe("resource_not_found");
   });
 
   it("refuses unsafe URLs when insecure webhooks are off", async () => {
     const ctx = await workspaceCtx();
-    const secure = { ...ctx, services: { ...ctx.services, webhooks: { ...ctx.services.webhooks, allowInsecure: false } } };
+    const secure = {
+      ...ctx,
+      services: { ...ctx.services, webhooks: { ...ctx.services.webhooks, allowInsecure: false } },
+    };
     expect((await errorOf(createWebhookEndpoint(secure, { url: "http://example.com/x" }))).param).toBe("url");
     expect((await errorOf(createWebhookEndpoint(secure, { url: "https://127.0.0.1/x" }))).param).toBe("url");
-    const err = await errorOf(createGeneration(secure, { model: "atelier/gradient", input: { prompt: "x" }, webhook: "https://10.1.2.3/x" }));
+    const err = await errorOf(
+      createGeneration(secure, { model: "atelier/gradient", input: { prompt: "x" }, webhook: "https://10.1.2.3/x" }),
+    );
     expect(err.param).toBe("webhook");
   });
 
@@ -125,7 +193,10 @@ describe(`webhooks (${testDialect()})`, () => {
   async function writeGroups(): Promise<{ transactions: number; lists: number }> {
     const { values } = await METRICS.writeGroupSize.get();
     const of = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
-    return { transactions: of("atelier_store_write_group_size_count"), lists: of("atelier_store_write_group_size_sum") };
+    return {
+      transactions: of("atelier_store_write_group_size_count"),
+      lists: of("atelier_store_write_group_size_sum"),
+    };
   }
 
   async function succeededCount(): Promise<number> {
@@ -133,7 +204,11 @@ describe(`webhooks (${testDialect()})`, () => {
   }
 
   async function attemptsOf(deliveryId: string) {
-    return db.selectFrom("webhook_attempts").select(["attempt", "response_status", "latency_ms", "response_body", "error"]).where("delivery_id", "=", deliveryId).execute();
+    return db
+      .selectFrom("webhook_attempts")
+      .select(["attempt", "response_status", "latency_ms", "response_body", "error"])
+      .where("delivery_id", "=", deliveryId)
+      .execute();
   }
 
   it("successes recorded at once share one transaction, each written only while the delivery is still ours", async () => {
@@ -142,25 +217,53 @@ describe(`webhooks (${testDialect()})`, () => {
     await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/healthy" });
     await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/taken" });
     const yesterday = new Date(Date.now() - 24 * 3600 * 1000).toISOString();
-    await db.updateTable("webhook_endpoints").set({ failing_since: yesterday, last_failure_at: yesterday }).where("id", "=", failing.id).execute();
+    await db
+      .updateTable("webhook_endpoints")
+      .set({ failing_since: yesterday, last_failure_at: yesterday })
+      .where("id", "=", failing.id)
+      .execute();
     const { event } = await endedRun(ctx, "http://127.0.0.1:9/run");
     const [failingDelivery, healthy, run, taken] = await Promise.all(
       ["failing", "healthy", "run", "taken"].map((name) => claimedDelivery(event.id, `http://127.0.0.1:9/${name}`)),
     );
     // Its lease lapsed and another process holds it now.
-    await db.updateTable("webhook_deliveries").set({ lease_owner: "another process" }).where("id", "=", taken!.id).execute();
+    await db
+      .updateTable("webhook_deliveries")
+      .set({ lease_owner: "another process" })
+      .where("id", "=", taken!.id)
+      .execute();
     const succeededBefore = await succeededCount();
     const groupsBefore = await writeGroups();
-    await Promise.all([failingDelivery, healthy, run, taken].map((delivery) => recordAttempt(db, { delivery: delivery!, owner: "o", result: ok, at: new Date(), schedule: [0, 1] })));
+    await Promise.all(
+      [failingDelivery, healthy, run, taken].map((delivery) =>
+        recordAttempt(db, { delivery: delivery!, owner: "o", result: ok, at: new Date(), schedule: [0, 1] }),
+      ),
+    );
     expect(await writeGroups()).toEqual({ transactions: groupsBefore.transactions + 1, lists: groupsBefore.lists + 4 });
     expect(await succeededCount()).toBe(succeededBefore + 3);
     for (const delivery of [failingDelivery, healthy, run]) {
-      expect(await deliveryRow(delivery!.id)).toMatchObject({ status: "succeeded", attempt_count: 1, next_attempt_at: null, lease_owner: null, lease_expires_at: null });
-      expect(await attemptsOf(delivery!.id)).toEqual([{ attempt: 1, response_status: 200, latency_ms: 3, response_body: "thanks", error: null }]);
+      expect(await deliveryRow(delivery!.id)).toMatchObject({
+        status: "succeeded",
+        attempt_count: 1,
+        next_attempt_at: null,
+        lease_owner: null,
+        lease_expires_at: null,
+      });
+      expect(await attemptsOf(delivery!.id)).toEqual([
+        { attempt: 1, response_status: 200, latency_ms: 3, response_body: "thanks", error: null },
+      ]);
     }
-    expect(await deliveryRow(taken!.id)).toMatchObject({ status: "pending", attempt_count: 0, lease_owner: "another process" });
+    expect(await deliveryRow(taken!.id)).toMatchObject({
+      status: "pending",
+      attempt_count: 0,
+      lease_owner: "another process",
+    });
     expect(await attemptsOf(taken!.id)).toEqual([]);
-    const health = await db.selectFrom("webhook_endpoints").select(["failing_since", "last_failure_at"]).where("id", "=", failing.id).executeTakeFirstOrThrow();
+    const health = await db
+      .selectFrom("webhook_endpoints")
+      .select(["failing_since", "last_failure_at"])
+      .where("id", "=", failing.id)
+      .executeTakeFirstOrThrow();
     expect(health).toEqual({ failing_since: null, last_failure_at: null });
   });
 
@@ -172,14 +275,28 @@ describe(`webhooks (${testDialect()})`, () => {
     const refused = await claimedDelivery(event.id, "http://127.0.0.1:9/run");
     const fine = await claimedDelivery(second.id, "http://127.0.0.1:9/fine");
     await Promise.all([
-      recordAttempt(db, { delivery: refused, owner: "o", result: { ...ok, latencyMs: Number.NaN }, at: new Date(), schedule: [0, 1] }),
+      recordAttempt(db, {
+        delivery: refused,
+        owner: "o",
+        result: { ...ok, latencyMs: Number.NaN },
+        at: new Date(),
+        schedule: [0, 1],
+      }),
       recordAttempt(db, { delivery: fine, owner: "o", result: ok, at: new Date(), schedule: [0, 1] }),
     ]);
     expect(await deliveryRow(fine.id)).toMatchObject({ status: "succeeded", attempt_count: 1, lease_owner: null });
-    expect(await attemptsOf(fine.id)).toEqual([{ attempt: 1, response_status: 200, latency_ms: 3, response_body: "thanks", error: null }]);
+    expect(await attemptsOf(fine.id)).toEqual([
+      { attempt: 1, response_status: 200, latency_ms: 3, response_body: "thanks", error: null },
+    ]);
     expect(await deliveryRow(refused.id)).toMatchObject({ status: "succeeded", attempt_count: 1, lease_owner: null });
     expect(await attemptsOf(refused.id)).toEqual([
-      { attempt: 1, response_status: 200, latency_ms: 0, response_body: "", error: expect.stringMatching(/the answer could not be recorded/) },
+      {
+        attempt: 1,
+        response_status: 200,
+        latency_ms: 0,
+        response_body: "",
+        error: expect.stringMatching(/the answer could not be recorded/),
+      },
     ]);
   });
 
@@ -187,18 +304,34 @@ describe(`webhooks (${testDialect()})`, () => {
     const ctx = await workspaceCtx();
     const { event } = await endedRun(ctx, "http://127.0.0.1:9/run");
     const owner = `test-${Math.random()}`;
-    const [claimed] = await claimDueDeliveries(db, t.store.dialect, { owner, limit: 50, now: new Date(Date.now() + 1000) }).then((rows) =>
-      rows.filter((r) => r.event_id === event.id),
-    );
+    const [claimed] = await claimDueDeliveries(db, t.store.dialect, {
+      owner,
+      limit: 50,
+      now: new Date(Date.now() + 1000),
+    }).then((rows) => rows.filter((r) => r.event_id === event.id));
     expect(claimed).toBeDefined();
     // Another owner cannot claim it while the lease holds.
-    expect((await claimDueDeliveries(db, t.store.dialect, { owner: "other", limit: 50 })).some((r) => r.id === claimed!.id)).toBe(false);
+    expect(
+      (await claimDueDeliveries(db, t.store.dialect, { owner: "other", limit: 50 })).some((r) => r.id === claimed!.id),
+    ).toBe(false);
     const at = new Date();
-    await recordAttempt(db, { delivery: claimed!, owner, result: fail(503, { retryAfterSeconds: 120 }), at, schedule: [0, 1, 1] });
+    await recordAttempt(db, {
+      delivery: claimed!,
+      owner,
+      result: fail(503, { retryAfterSeconds: 120 }),
+      at,
+      schedule: [0, 1, 1],
+    });
     let row = (await deliveriesOf(event.id))[0]!;
     expect(row).toMatchObject({ status: "pending", attempt_count: 1, lease_owner: null });
     expect(Date.parse(row.next_attempt_at!) - at.getTime()).toBeGreaterThanOrEqual(120_000);
-    await recordAttempt(db, { delivery: { ...row, lease_owner: owner }, owner: "not-the-lease-holder", result: ok, at, schedule: [0, 1, 1] });
+    await recordAttempt(db, {
+      delivery: { ...row, lease_owner: owner },
+      owner: "not-the-lease-holder",
+      result: ok,
+      at,
+      schedule: [0, 1, 1],
+    });
     expect((await deliveriesOf(event.id))[0]!.attempt_count).toBe(1);
     await db.updateTable("webhook_deliveries").set({ lease_owner: owner }).where("id", "=", row.id).execute();
     await recordAttempt(db, { delivery: row, owner, result: ok, at, schedule: [0, 1, 1] });
@@ -221,8 +354,17 @@ describe(`webhooks (${testDialect()})`, () => {
     const { event } = await endedRun(ctx);
     const delivery = (await deliveriesOf(event.id))[0]!;
     await db.updateTable("webhook_deliveries").set({ lease_owner: "o" }).where("id", "=", delivery.id).execute();
-    await recordAttempt(db, { delivery, owner: "o", result: fail(410, { gone: true }), at: new Date(), schedule: [0, 1, 1] });
-    expect(await getWebhookEndpoint(ctx, { id: gone.id })).toMatchObject({ enabled: false, disabled_reason: expect.stringMatching(/410/) });
+    await recordAttempt(db, {
+      delivery,
+      owner: "o",
+      result: fail(410, { gone: true }),
+      at: new Date(),
+      schedule: [0, 1, 1],
+    });
+    expect(await getWebhookEndpoint(ctx, { id: gone.id })).toMatchObject({
+      enabled: false,
+      disabled_reason: expect.stringMatching(/410/),
+    });
     expect((await deliveriesOf(event.id))[0]!.status).toBe("failed");
 
     await deleteWebhookEndpoint(ctx, { id: gone.id });
@@ -230,12 +372,19 @@ describe(`webhooks (${testDialect()})`, () => {
     // Failing without a break: the latest failure was an hour ago.
     const sixDaysAgo = new Date(Date.now() - 6 * 24 * 3600 * 1000).toISOString();
     const anHourAgo = new Date(Date.now() - 3600 * 1000).toISOString();
-    await db.updateTable("webhook_endpoints").set({ failing_since: sixDaysAgo, last_failure_at: anHourAgo }).where("id", "=", flaky.id).execute();
+    await db
+      .updateTable("webhook_endpoints")
+      .set({ failing_since: sixDaysAgo, last_failure_at: anHourAgo })
+      .where("id", "=", flaky.id)
+      .execute();
     const second = await endedRun(ctx);
     const d2 = (await deliveriesOf(second.event.id))[0]!;
     await db.updateTable("webhook_deliveries").set({ lease_owner: "o" }).where("id", "=", d2.id).execute();
     await recordAttempt(db, { delivery: d2, owner: "o", result: fail(500), at: new Date(), schedule: [0, 1, 1] });
-    expect(await getWebhookEndpoint(ctx, { id: flaky.id })).toMatchObject({ enabled: false, disabled_reason: expect.stringMatching(/5 days/) });
+    expect(await getWebhookEndpoint(ctx, { id: flaky.id })).toMatchObject({
+      enabled: false,
+      disabled_reason: expect.stringMatching(/5 days/),
+    });
   });
 
   /** The delivery of `eventId` to `url`, leased to "o" as the sender would have it. */
@@ -253,7 +402,13 @@ describe(`webhooks (${testDialect()})`, () => {
     const ctx = await workspaceCtx();
     const { event } = await endedRun(ctx, "http://127.0.0.1:9/own-gone");
     const delivery = await claimedDelivery(event.id, "http://127.0.0.1:9/own-gone");
-    await recordAttempt(db, { delivery, owner: "o", result: fail(410, { gone: true }), at: new Date(), schedule: [0, 1, 1, 1] });
+    await recordAttempt(db, {
+      delivery,
+      owner: "o",
+      result: fail(410, { gone: true }),
+      at: new Date(),
+      schedule: [0, 1, 1, 1],
+    });
     expect(await deliveryRow(delivery.id)).toMatchObject({ status: "failed", next_attempt_at: null, attempt_count: 1 });
   });
 
@@ -263,7 +418,13 @@ describe(`webhooks (${testDialect()})`, () => {
     const { event } = await endedRun(ctx);
     await resendEvent(ctx, { id: event.id, body: { webhook_id: endpoint.id } });
     const delivery = await claimedDelivery(event.id, "http://127.0.0.1:9/off");
-    await recordAttempt(db, { delivery, owner: "o", result: fail(410, { gone: true }), at: new Date(), schedule: [0, 1, 1, 1] });
+    await recordAttempt(db, {
+      delivery,
+      owner: "o",
+      result: fail(410, { gone: true }),
+      at: new Date(),
+      schedule: [0, 1, 1, 1],
+    });
     expect(await deliveryRow(delivery.id)).toMatchObject({ status: "failed", next_attempt_at: null });
   });
 
@@ -273,8 +434,16 @@ describe(`webhooks (${testDialect()})`, () => {
     const moving = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/old" });
     const { event } = await endedRun(ctx);
     const later = new Date(Date.now() + 3600 * 1000).toISOString();
-    await db.updateTable("webhook_deliveries").set({ next_attempt_at: later }).where("event_id", "=", event.id).execute();
-    await db.updateTable("webhook_endpoints").set({ failing_since: later, last_failure_at: later }).where("id", "=", moving.id).execute();
+    await db
+      .updateTable("webhook_deliveries")
+      .set({ next_attempt_at: later })
+      .where("event_id", "=", event.id)
+      .execute();
+    await db
+      .updateTable("webhook_endpoints")
+      .set({ failing_since: later, last_failure_at: later })
+      .where("id", "=", moving.id)
+      .execute();
 
     // A change that neither disables nor moves leaves them alone.
     await updateWebhookEndpoint(ctx, { id: off.id, body: { description: "still on" } });
@@ -291,7 +460,11 @@ describe(`webhooks (${testDialect()})`, () => {
     expect(repointed).toMatchObject({ status: "pending", url: "http://127.0.0.1:9/new" });
     expect(Date.parse(repointed.next_attempt_at!)).toBeLessThanOrEqual(Date.now());
     expect(Date.parse(repointed.next_attempt_at!)).toBeGreaterThanOrEqual(before - 1000);
-    const health = await db.selectFrom("webhook_endpoints").select(["failing_since", "last_failure_at"]).where("id", "=", moving.id).executeTakeFirstOrThrow();
+    const health = await db
+      .selectFrom("webhook_endpoints")
+      .select(["failing_since", "last_failure_at"])
+      .where("id", "=", moving.id)
+      .executeTakeFirstOrThrow();
     expect(health).toEqual({ failing_since: null, last_failure_at: null });
   });
 
@@ -300,11 +473,23 @@ describe(`webhooks (${testDialect()})`, () => {
     const { event } = await endedRun(ctx, "http://127.0.0.1:9/nul");
     let delivery = await claimedDelivery(event.id, "http://127.0.0.1:9/nul");
     const at = new Date();
-    await recordAttempt(db, { delivery, owner: "o", result: fail(500, { responseBody: "a\u0000b", error: "bad\u0000" }), at, schedule: [0, 1, 1, 1] });
+    await recordAttempt(db, {
+      delivery,
+      owner: "o",
+      result: fail(500, { responseBody: "a\u0000b", error: "bad\u0000" }),
+      at,
+      schedule: [0, 1, 1, 1],
+    });
     delivery = await claimedDelivery(event.id, "http://127.0.0.1:9/nul");
     expect(delivery).toMatchObject({ status: "pending", attempt_count: 1 });
     // No latency column takes NaN: the first write is refused, and the attempt is recorded without the answer.
-    await recordAttempt(db, { delivery, owner: "o", result: fail(502, { latencyMs: Number.NaN, responseBody: "kept?" }), at, schedule: [0, 1, 1, 1] });
+    await recordAttempt(db, {
+      delivery,
+      owner: "o",
+      result: fail(502, { latencyMs: Number.NaN, responseBody: "kept?" }),
+      at,
+      schedule: [0, 1, 1, 1],
+    });
     expect(await deliveryRow(delivery.id)).toMatchObject({ status: "pending", attempt_count: 2, lease_owner: null });
     const listed = (await listEventDeliveries(ctx, { id: event.id, query: {} })).data[0]!;
     expect(listed.attempts.map((a) => [a.attempt, a.response_status, a.response_body, a.latency_ms])).toEqual([
@@ -320,7 +505,13 @@ describe(`webhooks (${testDialect()})`, () => {
     const { event } = await endedRun(ctx, "http://127.0.0.1:9/later");
     const delivery = await claimedDelivery(event.id, "http://127.0.0.1:9/later");
     const at = new Date();
-    await recordAttempt(db, { delivery, owner: "o", result: fail(503, { retryAfterSeconds: 1e20 }), at, schedule: [0, 1, 1] });
+    await recordAttempt(db, {
+      delivery,
+      owner: "o",
+      result: fail(503, { retryAfterSeconds: 1e20 }),
+      at,
+      schedule: [0, 1, 1],
+    });
     const row = await deliveryRow(delivery.id);
     expect(row).toMatchObject({ status: "pending", attempt_count: 1 });
     expect(Date.parse(row.next_attempt_at!) - at.getTime()).toBe(10 * 3600 * 1000);
@@ -334,23 +525,54 @@ describe(`webhooks (${testDialect()})`, () => {
     const endpoint = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/quiet" });
     const days = (n: number) => new Date(Date.now() - n * 24 * 3600 * 1000).toISOString();
     // Failed once six days ago, then nothing for two days... and now fails again.
-    await db.updateTable("webhook_endpoints").set({ failing_since: days(6), last_failure_at: days(2) }).where("id", "=", endpoint.id).execute();
+    await db
+      .updateTable("webhook_endpoints")
+      .set({ failing_since: days(6), last_failure_at: days(2) })
+      .where("id", "=", endpoint.id)
+      .execute();
     const first = await endedRun(ctx);
     const at = new Date();
-    await recordAttempt(db, { delivery: await claimedDelivery(first.event.id, "http://127.0.0.1:9/quiet"), owner: "o", result: fail(500), at, schedule: [0, 1, 1] });
+    await recordAttempt(db, {
+      delivery: await claimedDelivery(first.event.id, "http://127.0.0.1:9/quiet"),
+      owner: "o",
+      result: fail(500),
+      at,
+      schedule: [0, 1, 1],
+    });
     expect(await getWebhookEndpoint(ctx, { id: endpoint.id })).toMatchObject({ enabled: true, disabled_reason: null });
-    let health = await db.selectFrom("webhook_endpoints").select(["failing_since", "last_failure_at"]).where("id", "=", endpoint.id).executeTakeFirstOrThrow();
+    let health = await db
+      .selectFrom("webhook_endpoints")
+      .select(["failing_since", "last_failure_at"])
+      .where("id", "=", endpoint.id)
+      .executeTakeFirstOrThrow();
     expect(health).toEqual({ failing_since: at.toISOString(), last_failure_at: at.toISOString() });
 
     // Failing since six days with the latest failure 20 hours ago: no break, so it is disabled.
-    await db.updateTable("webhook_endpoints").set({ failing_since: days(6), last_failure_at: days(20 / 24) }).where("id", "=", endpoint.id).execute();
+    await db
+      .updateTable("webhook_endpoints")
+      .set({ failing_since: days(6), last_failure_at: days(20 / 24) })
+      .where("id", "=", endpoint.id)
+      .execute();
     const second = await endedRun(ctx);
-    await recordAttempt(db, { delivery: await claimedDelivery(second.event.id, "http://127.0.0.1:9/quiet"), owner: "o", result: fail(500), at, schedule: [0, 1, 1] });
-    expect(await getWebhookEndpoint(ctx, { id: endpoint.id })).toMatchObject({ enabled: false, disabled_reason: expect.stringMatching(/5 days/) });
+    await recordAttempt(db, {
+      delivery: await claimedDelivery(second.event.id, "http://127.0.0.1:9/quiet"),
+      owner: "o",
+      result: fail(500),
+      at,
+      schedule: [0, 1, 1],
+    });
+    expect(await getWebhookEndpoint(ctx, { id: endpoint.id })).toMatchObject({
+      enabled: false,
+      disabled_reason: expect.stringMatching(/5 days/),
+    });
 
     // Enabling it again clears the record (as a success does).
     await updateWebhookEndpoint(ctx, { id: endpoint.id, body: { enabled: true } });
-    health = await db.selectFrom("webhook_endpoints").select(["failing_since", "last_failure_at"]).where("id", "=", endpoint.id).executeTakeFirstOrThrow();
+    health = await db
+      .selectFrom("webhook_endpoints")
+      .select(["failing_since", "last_failure_at"])
+      .where("id", "=", endpoint.id)
+      .executeTakeFirstOrThrow();
     expect(health).toEqual({ failing_since: null, last_failure_at: null });
   });
 
@@ -359,18 +581,29 @@ describe(`webhooks (${testDialect()})`, () => {
     const endpoint = await createWebhookEndpoint(ctx, { url: "http://127.0.0.1:9/a" });
     const { event } = await endedRun(ctx, "http://127.0.0.1:9/run");
     // A destination takes a resend once its delivery has ended (webhook-resend.test.ts).
-    const delivered = () => db.updateTable("webhook_deliveries").set({ status: "succeeded", next_attempt_at: null }).where("event_id", "=", event.id).execute();
+    const delivered = () =>
+      db
+        .updateTable("webhook_deliveries")
+        .set({ status: "succeeded", next_attempt_at: null })
+        .where("event_id", "=", event.id)
+        .execute();
     await delivered();
     const all = await resendEvent(ctx, { id: event.id, body: {} });
     expect(all.data.map((d) => d.url).sort()).toEqual(["http://127.0.0.1:9/a", "http://127.0.0.1:9/run"]);
     await delivered();
     const one = await resendEvent(ctx, { id: event.id, body: { webhook_id: endpoint.id } });
-    expect(one.data).toEqual([expect.objectContaining({ event_id: event.id, webhook_id: endpoint.id, status: "pending", attempts: [] })]);
+    expect(one.data).toEqual([
+      expect.objectContaining({ event_id: event.id, webhook_id: endpoint.id, status: "pending", attempts: [] }),
+    ]);
     expect(await deliveriesOf(event.id)).toHaveLength(5);
     const other = await workspaceCtx();
     expect((await errorOf(resendEvent(other, { id: event.id, body: {} }))).code).toBe("resource_not_found");
 
-    await db.updateTable("events").set({ created_at: new Date(Date.now() - 31 * 24 * 3600 * 1000).toISOString() }).where("id", "=", event.id).execute();
+    await db
+      .updateTable("events")
+      .set({ created_at: new Date(Date.now() - 31 * 24 * 3600 * 1000).toISOString() })
+      .where("id", "=", event.id)
+      .execute();
     const fresh = await endedRun(ctx);
     expect(await purgeEvents({ db })).toBeGreaterThanOrEqual(1);
     expect((await errorOf(getEvent(ctx, { id: event.id }))).code).toBe("resource_not_found");
@@ -395,8 +628,15 @@ describe(`webhooks (${testDialect()})`, () => {
       const { event } = await endedRun(ctx, url);
       const send = async () => {
         const owner = `o-${Math.random()}`;
-        await db.updateTable("webhook_deliveries").set({ next_attempt_at: new Date(0).toISOString() }).where("event_id", "=", event.id).where("status", "=", "pending").execute();
-        const claimed = (await claimDueDeliveries(db, t.store.dialect, { owner, limit: 100 })).filter((d) => d.event_id === event.id);
+        await db
+          .updateTable("webhook_deliveries")
+          .set({ next_attempt_at: new Date(0).toISOString() })
+          .where("event_id", "=", event.id)
+          .where("status", "=", "pending")
+          .execute();
+        const claimed = (await claimDueDeliveries(db, t.store.dialect, { owner, limit: 100 })).filter(
+          (d) => d.event_id === event.id,
+        );
         for (const d of claimed) await attemptDelivery(db, ctx.services, owner, d);
       };
       await send();
@@ -405,7 +645,10 @@ describe(`webhooks (${testDialect()})`, () => {
       const { secret } = await getDefaultWebhookSecret(ctx);
       for (const r of received) {
         expect(r.headers["webhook-id"]).toBe(event.id);
-        expect(new Webhook(secret).verify(r.body, r.headers)).toMatchObject({ type: "generation.canceled", data: { status: "canceled" } });
+        expect(new Webhook(secret).verify(r.body, r.headers)).toMatchObject({
+          type: "generation.canceled",
+          data: { status: "canceled" },
+        });
       }
       expect((await deliveriesOf(event.id))[0]).toMatchObject({ status: "succeeded", attempt_count: 2 });
     } finally {

@@ -34,7 +34,12 @@ describe(`studio sessions (${testDialect()})`, () => {
     const a = await startStudioSession({ db }, user.id);
     const b = await startStudioSession({ db }, user.id);
     expect(a.id).not.toBe(b.id);
-    expect(await readStudioSession({ db }, a.id)).toMatchObject({ id: user.id, email: user.email, role: "ops", workspaceId: user.workspace_id });
+    expect(await readStudioSession({ db }, a.id)).toMatchObject({
+      id: user.id,
+      email: user.email,
+      role: "ops",
+      workspaceId: user.workspace_id,
+    });
     expect(await endStudioSession({ db }, a.id)).toBe(user.id);
     expect(await readStudioSession({ db }, a.id)).toBeNull();
     expect(await endStudioSession({ db }, a.id)).toBeNull();
@@ -74,10 +79,17 @@ describe(`studio sessions (${testDialect()})`, () => {
   it("refuses a role that is not one, prototype keys included, and unknown emails", async () => {
     const user = await newUser("roles@example.com");
     for (const role of ["admin", "constructor", "__proto__", "toString", "", "ops\u0000"]) {
-      await expect(setUserRole({ db }, { email: user.email, role })).rejects.toMatchObject({ code: "invalid_parameter", param: "role" });
+      await expect(setUserRole({ db }, { email: user.email, role })).rejects.toMatchObject({
+        code: "invalid_parameter",
+        param: "role",
+      });
     }
-    await expect(setUserRole({ db }, { email: "nobody@example.com", role: "ops" })).rejects.toMatchObject({ code: "resource_not_found" });
-    await expect(removeUser({ db }, { email: "nobody@example.com" })).rejects.toMatchObject({ code: "resource_not_found" });
+    await expect(setUserRole({ db }, { email: "nobody@example.com", role: "ops" })).rejects.toMatchObject({
+      code: "resource_not_found",
+    });
+    await expect(removeUser({ db }, { email: "nobody@example.com" })).rejects.toMatchObject({
+      code: "resource_not_found",
+    });
     // What a sign-in form or the CLI may send: no store error, the same "no such user".
     for (const email of ["roles@example.com\u0000", "\u0000", "a".repeat(10_000), "constructor"]) {
       await expect(setUserRole({ db }, { email, role: "ops" })).rejects.toMatchObject({ code: "resource_not_found" });
@@ -107,7 +119,13 @@ describe(`studio sessions (${testDialect()})`, () => {
 
   it("a cached entry lives a short while at most", () => {
     const cache = createStudioSessionCache({ ttlMs: 1000 });
-    const user = { id: "usr_x", email: "x@example.com", role: "creator" as const, workspaceId: "ws_x", expiresAt: "2999-01-01T00:00:00.000Z" };
+    const user = {
+      id: "usr_x",
+      email: "x@example.com",
+      role: "creator" as const,
+      workspaceId: "ws_x",
+      expiresAt: "2999-01-01T00:00:00.000Z",
+    };
     cache.set("s", user, 0);
     expect(cache.get("s", 999)).toEqual(user);
     expect(cache.get("s", 1001)).toBeUndefined();

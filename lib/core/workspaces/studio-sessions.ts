@@ -22,17 +22,32 @@ export interface SessionUser {
   workspaceId: string;
 }
 
-export async function startStudioSession(ctx: SystemCtx, userId: string, now = new Date()): Promise<{ id: string; expiresAt: string }> {
+export async function startStudioSession(
+  ctx: SystemCtx,
+  userId: string,
+  now = new Date(),
+): Promise<{ id: string; expiresAt: string }> {
   const id = randomBytes(32).toString("base64url");
   const expiresAt = new Date(now.getTime() + STUDIO_SESSION_DAYS * 86_400_000).toISOString();
   // Ended sessions of this user go as a new one starts, so the table holds live ones only.
-  await ctx.db.deleteFrom("studio_sessions").where("user_id", "=", userId).where("expires_at", "<=", now.toISOString()).execute();
-  await ctx.db.insertInto("studio_sessions").values({ id, user_id: userId, created_at: now.toISOString(), expires_at: expiresAt }).execute();
+  await ctx.db
+    .deleteFrom("studio_sessions")
+    .where("user_id", "=", userId)
+    .where("expires_at", "<=", now.toISOString())
+    .execute();
+  await ctx.db
+    .insertInto("studio_sessions")
+    .values({ id, user_id: userId, created_at: now.toISOString(), expires_at: expiresAt })
+    .execute();
   return { id, expiresAt };
 }
 
 /** The user of a live session, or null (unknown, ended or expired). */
-export async function readStudioSession(ctx: SystemCtx, sessionId: string, now = new Date()): Promise<(SessionUser & { expiresAt: string }) | null> {
+export async function readStudioSession(
+  ctx: SystemCtx,
+  sessionId: string,
+  now = new Date(),
+): Promise<(SessionUser & { expiresAt: string }) | null> {
   if (typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) return null;
   const row = await ctx.db
     .selectFrom("studio_sessions")
@@ -46,7 +61,11 @@ export async function readStudioSession(ctx: SystemCtx, sessionId: string, now =
 
 /** Sign-out: this session only. Gives the user's ID when there was one, for the signal. */
 export async function endStudioSession(ctx: SystemCtx, sessionId: string): Promise<string | null> {
-  const row = await ctx.db.deleteFrom("studio_sessions").where("id", "=", sessionId).returning("user_id").executeTakeFirst();
+  const row = await ctx.db
+    .deleteFrom("studio_sessions")
+    .where("id", "=", sessionId)
+    .returning("user_id")
+    .executeTakeFirst();
   return row?.user_id ?? null;
 }
 
@@ -68,7 +87,10 @@ export interface StudioSessionCache {
  * seconds. An entry lives `ttlMs` at most, in case a signal was lost.
  */
 export function createStudioSessionCache(options: { ttlMs?: number; maxEntries?: number } = {}): StudioSessionCache {
-  const entries = createTtlCache<(SessionUser & { expiresAt: string }) | null>({ ttlMs: options.ttlMs ?? 30_000, maxEntries: options.maxEntries ?? 10_000 });
+  const entries = createTtlCache<(SessionUser & { expiresAt: string }) | null>({
+    ttlMs: options.ttlMs ?? 30_000,
+    maxEntries: options.maxEntries ?? 10_000,
+  });
   return {
     get(sessionId, now = Date.now()) {
       const user = entries.get(sessionId, now);
@@ -88,7 +110,11 @@ export function createStudioSessionCache(options: { ttlMs?: number; maxEntries?:
 }
 
 /** A session's user through the cache; a miss reads the store. */
-export async function studioSessionUser(ctx: SystemCtx, cache: StudioSessionCache | undefined, sessionId: string): Promise<SessionUser | null> {
+export async function studioSessionUser(
+  ctx: SystemCtx,
+  cache: StudioSessionCache | undefined,
+  sessionId: string,
+): Promise<SessionUser | null> {
   const cached = cache?.get(sessionId);
   if (cached !== undefined) return cached;
   const user = await readStudioSession(ctx, sessionId);

@@ -30,7 +30,9 @@ describe("studio throttles", () => {
       expect(await lockout("10.0.0.1")).toBe(60);
       // Tries during a lockout are refused and do not lengthen it; other emails are not locked.
       vi.advanceTimersByTime(30_000);
-      expect(Number((await refusal(throttle.attempt("who@example.com", "10.0.0.9"))).headers?.["Retry-After"])).toBe(30);
+      expect(Number((await refusal(throttle.attempt("who@example.com", "10.0.0.9"))).headers?.["Retry-After"])).toBe(
+        30,
+      );
       await throttle.attempt("other@example.com", "10.0.0.9");
       vi.advanceTimersByTime(31_000);
       expect(await lockout("10.0.0.2")).toBe(120);

@@ -15,7 +15,11 @@ function retryAfter(res: RateLimiterRes): number {
   return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
 }
 
-function throttled(code: "rate_limit_exceeded" | "ip_rate_limit_exceeded", message: (seconds: number) => string, seconds: number): ApiError {
+function throttled(
+  code: "rate_limit_exceeded" | "ip_rate_limit_exceeded",
+  message: (seconds: number) => string,
+  seconds: number,
+): ApiError {
   return new ApiError(code, message(seconds), { headers: { "Retry-After": String(seconds) } });
 }
 
@@ -42,7 +46,11 @@ export function createSignInThrottle(
         await byIp.consume(ip || "unknown");
       } catch (res) {
         if (!(res instanceof RateLimiterRes)) throw res;
-        throw throttled("ip_rate_limit_exceeded", (s) => `Too many sign-in attempts from this IP address. Try again in ${s} s.`, retryAfter(res));
+        throw throttled(
+          "ip_rate_limit_exceeded",
+          (s) => `Too many sign-in attempts from this IP address. Try again in ${s} s.`,
+          retryAfter(res),
+        );
       }
       try {
         await byEmail.consume(email);
@@ -55,7 +63,11 @@ export function createSignInThrottle(
           seconds = Math.min(limits.firstLockSeconds * 2 ** (count - 1), limits.longestLockSeconds);
           await byEmail.block(email, seconds);
         }
-        throw throttled("rate_limit_exceeded", (s) => `Too many sign-in attempts for this email. Try again in ${s} s.`, seconds);
+        throw throttled(
+          "rate_limit_exceeded",
+          (s) => `Too many sign-in attempts for this email. Try again in ${s} s.`,
+          seconds,
+        );
       }
     },
     async succeeded(rawEmail) {

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../store/database";
 import { openTestStore, testDialect, type TestStore } from "../../store/testing/test-store";
-import { createUser, findUser, findUserByEmail, generatePassword, listUsers, setUserPassword, verifyUserPassword } from "./users";
+import {
+  createUser,
+  findUser,
+  findUserByEmail,
+  generatePassword,
+  listUsers,
+  setUserPassword,
+  verifyUserPassword,
+} from "./users";
 import { createWorkspace } from "./workspaces";
 
 describe(`users (${testDialect()})`, () => {
@@ -17,7 +25,10 @@ describe(`users (${testDialect()})`, () => {
 
   it("creates a user with a salted scrypt hash and checks passwords", async () => {
     const ws = await createWorkspace({ db }, { name: "users" });
-    const user = await createUser({ db }, { email: " Ada@Example.COM ", password: "correct horse", workspaceId: ws.id, role: "creator" });
+    const user = await createUser(
+      { db },
+      { email: " Ada@Example.COM ", password: "correct horse", workspaceId: ws.id, role: "creator" },
+    );
     expect(user).toMatchObject({ object: "user", email: "ada@example.com", workspace_id: ws.id, role: "creator" });
     expect(user.id).toMatch(/^usr_[0-9A-Za-z]{24}$/);
     const row = await db.selectFrom("users").selectAll().where("id", "=", user.id).executeTakeFirstOrThrow();
@@ -48,14 +59,22 @@ describe(`users (${testDialect()})`, () => {
 
   it("sets a lost password: the old one stops working, the new one signs in", async () => {
     const ws = await createWorkspace({ db }, { name: "users 3" });
-    const user = await createUser({ db }, { email: "lost@example.com", password: "forgotten one", workspaceId: ws.id, role: "ops" });
+    const user = await createUser(
+      { db },
+      { email: "lost@example.com", password: "forgotten one", workspaceId: ws.id, role: "ops" },
+    );
     const fresh = generatePassword();
     expect(fresh).toMatch(/^[A-Za-z0-9_-]{12}$/);
     expect(await setUserPassword({ db }, { email: " LOST@example.com", password: fresh })).toEqual(user);
     expect(await verifyUserPassword({ db }, { email: "lost@example.com", password: "forgotten one" })).toBeNull();
     expect(await verifyUserPassword({ db }, { email: "lost@example.com", password: fresh })).toEqual(user);
-    await expect(setUserPassword({ db }, { email: "lost@example.com", password: "short" })).rejects.toMatchObject({ code: "invalid_parameter", param: "password" });
-    await expect(setUserPassword({ db }, { email: "nobody@example.com", password: "long enough" })).rejects.toMatchObject({
+    await expect(setUserPassword({ db }, { email: "lost@example.com", password: "short" })).rejects.toMatchObject({
+      code: "invalid_parameter",
+      param: "password",
+    });
+    await expect(
+      setUserPassword({ db }, { email: "nobody@example.com", password: "long enough" }),
+    ).rejects.toMatchObject({
       code: "resource_not_found",
       param: "email",
     });

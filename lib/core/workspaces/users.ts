@@ -11,7 +11,12 @@ import { newId } from "../../primitives/ids";
 import { endUserStudioSessions } from "./studio-sessions";
 import { findWorkspace } from "./workspaces";
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number }) => Promise<Buffer>;
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number },
+) => Promise<Buffer>;
 const N = 16384;
 export const ROLES = ["creator", "ops"] as const;
 export type Role = (typeof ROLES)[number];
@@ -26,7 +31,14 @@ export interface User {
 }
 
 function present(row: UsersTable): User {
-  return { id: row.id, object: "user", email: row.email, workspace_id: row.workspace_id, role: row.role, created_at: row.created_at };
+  return {
+    id: row.id,
+    object: "user",
+    email: row.email,
+    workspace_id: row.workspace_id,
+    role: row.role,
+    created_at: row.created_at,
+  };
 }
 
 export async function hashPassword(password: string): Promise<string> {
@@ -47,7 +59,9 @@ const MIN_PASSWORD_LENGTH = 8;
 
 function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) {
-    throw new ApiError("invalid_parameter", `--password must be at least ${MIN_PASSWORD_LENGTH} characters long.`, { param: "password" });
+    throw new ApiError("invalid_parameter", `--password must be at least ${MIN_PASSWORD_LENGTH} characters long.`, {
+      param: "password",
+    });
   }
 }
 
@@ -56,17 +70,24 @@ export function generatePassword(): string {
   return randomBytes(9).toString("base64url");
 }
 
-export async function createUser(ctx: SystemCtx, input: { email: string; password: string; workspaceId: string; role: string }): Promise<User> {
+export async function createUser(
+  ctx: SystemCtx,
+  input: { email: string; password: string; workspaceId: string; role: string },
+): Promise<User> {
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254) {
-    throw new ApiError("invalid_parameter", `--email must be an email address; got "${input.email}".`, { param: "email" });
+    throw new ApiError("invalid_parameter", `--email must be an email address; got "${input.email}".`, {
+      param: "email",
+    });
   }
   checkPassword(input.password);
   if (!(ROLES as readonly string[]).includes(input.role)) {
     throw new ApiError("invalid_parameter", `--role must be creator or ops; got "${input.role}".`, { param: "role" });
   }
   if (!(await findWorkspace(ctx, input.workspaceId))) {
-    throw new ApiError("invalid_parameter", `No workspace ${input.workspaceId}. "workspace list" shows them.`, { param: "workspace" });
+    throw new ApiError("invalid_parameter", `No workspace ${input.workspaceId}. "workspace list" shows them.`, {
+      param: "workspace",
+    });
   }
   const row: UsersTable = {
     id: newId("user"),
@@ -79,7 +100,8 @@ export async function createUser(ctx: SystemCtx, input: { email: string; passwor
   try {
     await ctx.db.insertInto("users").values(row).execute();
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ApiError("invalid_parameter", `A user with the email ${email} already exists.`, { param: "email" });
+    if (isUniqueViolation(err))
+      throw new ApiError("invalid_parameter", `A user with the email ${email} already exists.`, { param: "email" });
     throw err;
   }
   return present(row);
@@ -92,7 +114,10 @@ async function userRowByEmail(ctx: SystemCtx, email: string): Promise<UsersTable
 }
 
 /** The user for an email and password, or null (the same answer for an unknown email and a wrong password). */
-export async function verifyUserPassword(ctx: SystemCtx, input: { email: string; password: string }): Promise<User | null> {
+export async function verifyUserPassword(
+  ctx: SystemCtx,
+  input: { email: string; password: string },
+): Promise<User | null> {
   const row = await userRowByEmail(ctx, input.email.trim().toLowerCase());
   if (!row) {
     await hashPassword(input.password); // the same work either way, so timing does not tell which
@@ -115,7 +140,10 @@ export async function findUser(ctx: SystemCtx, id: string): Promise<User | null>
 async function userByEmail(ctx: SystemCtx, rawEmail: string): Promise<UsersTable> {
   const email = rawEmail.trim().toLowerCase();
   const row = await userRowByEmail(ctx, email);
-  if (!row) throw new ApiError("resource_not_found", `No user with the email ${email}. "user list" shows them.`, { param: "email" });
+  if (!row)
+    throw new ApiError("resource_not_found", `No user with the email ${email}. "user list" shows them.`, {
+      param: "email",
+    });
   return row;
 }
 

@@ -22,14 +22,26 @@ describe(`workspaces (${testDialect()})`, () => {
     expect(workspace).toMatchObject({ object: "workspace", name: "studio one" });
     expect(workspace.id).toMatch(/^ws_[0-9A-Za-z]{24}$/);
     expect(Number.isNaN(Date.parse(workspace.created_at))).toBe(false);
-    expect(await readBalance(db, workspace.id)).toEqual({ availableMicros: 0, heldMicros: 0, grantedMicros: 0, chargedMicros: 0 });
-    expect(await db.selectFrom("ledger_entries").selectAll().where("workspace_id", "=", workspace.id).execute()).toEqual([]);
+    expect(await readBalance(db, workspace.id)).toEqual({
+      availableMicros: 0,
+      heldMicros: 0,
+      grantedMicros: 0,
+      chargedMicros: 0,
+    });
+    expect(
+      await db.selectFrom("ledger_entries").selectAll().where("workspace_id", "=", workspace.id).execute(),
+    ).toEqual([]);
   });
 
   it("creates a workspace with its opening credit as one grant in the ledger", async () => {
     const workspace = await createWorkspace({ db }, { name: "funded", creditMicros: 10_000_000 });
     const balance = await readBalance(db, workspace.id);
-    expect(balance).toEqual({ availableMicros: 10_000_000, heldMicros: 0, grantedMicros: 10_000_000, chargedMicros: 0 });
+    expect(balance).toEqual({
+      availableMicros: 10_000_000,
+      heldMicros: 0,
+      grantedMicros: 10_000_000,
+      chargedMicros: 0,
+    });
     expect(await sumLedger(db, workspace.id)).toEqual(balance);
     const ledger = await db.selectFrom("ledger_entries").selectAll().where("workspace_id", "=", workspace.id).execute();
     expect(ledger).toHaveLength(1);

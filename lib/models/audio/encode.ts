@@ -26,7 +26,12 @@ export function audioFormatField(defaultFormat: AudioFormat): JsonSchemaObject {
 export async function audioOutput(
   wav: Buffer,
   format: AudioFormat,
-  options: { ffmpegPath: string; signal: AbortSignal; bitrateKbps: number; progress?: Pick<RunTools, "reportProgress"> },
+  options: {
+    ffmpegPath: string;
+    signal: AbortSignal;
+    bitrateKbps: number;
+    progress?: Pick<RunTools, "reportProgress">;
+  },
 ): Promise<AudioOutput> {
   const { duration } = parseWav(wav);
   if (format === "wav") return { type: "audio", content_type: AUDIO_FORMATS.wav, data: wav, duration };
@@ -35,13 +40,27 @@ export async function audioOutput(
   const { stdout } = await runFfmpeg(
     options.ffmpegPath,
     [
-      "-v", "error",
-      "-f", "wav", "-i", "pipe:0",
-      "-map_metadata", "-1",
-      "-fflags", "+bitexact", "-flags:a", "+bitexact",
-      "-threads", "1",
-      "-c:a", "libmp3lame", "-b:a", `${options.bitrateKbps}k`,
-      "-f", "mp3", "pipe:1",
+      "-v",
+      "error",
+      "-f",
+      "wav",
+      "-i",
+      "pipe:0",
+      "-map_metadata",
+      "-1",
+      "-fflags",
+      "+bitexact",
+      "-flags:a",
+      "+bitexact",
+      "-threads",
+      "1",
+      "-c:a",
+      "libmp3lame",
+      "-b:a",
+      `${options.bitrateKbps}k`,
+      "-f",
+      "mp3",
+      "pipe:1",
     ],
     { signal: options.signal, stdin: wav, onProgress: options.progress && encodeProgress(options.progress, duration) },
   );

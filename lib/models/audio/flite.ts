@@ -118,7 +118,10 @@ export async function runFlite(request: FliteRequest, signal: AbortSignal): Prom
     fds.push(stdout);
     const stderr = openSync(path.join(dir, "stderr.txt"), "w");
     fds.push(stderr);
-    const features = Object.entries(request.features).flatMap(([name, value]) => ["--setf", `${name}=${Number(value.toFixed(4))}`]);
+    const features = Object.entries(request.features).flatMap(([name, value]) => [
+      "--setf",
+      `${name}=${Number(value.toFixed(4))}`,
+    ]);
     const args = ["flite", "-voice", request.voice, ...features, "-f", "/work/text.txt", "-o", "/work/speech.wav"];
     const exitCode = await runInWorker({ module, args, dir, stdout, stderr }, signal);
     if (exitCode !== 0) {

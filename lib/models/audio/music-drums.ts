@@ -20,7 +20,17 @@ export function renderDrums(stem: Stem, hits: DrumHit[], energy: number, random:
   const coef = (freq: number) => 2 * Math.sin((Math.PI * Math.min(freq, sr / 6)) / sr);
   // Exponential decays as per-sample multipliers: exp() per sample is what makes drums slow.
   const decay = (seconds: number) => Math.exp(-1 / (seconds * sr));
-  const k = { sweep: decay(0.03), kick: decay(0.16), tone: decay(0.045), snare: decay(0.09), burst: decay(0.003), clap: decay(0.1), hat: decay(0.025), open: decay(0.12), shaker: decay(0.05) };
+  const k = {
+    sweep: decay(0.03),
+    kick: decay(0.16),
+    tone: decay(0.045),
+    snare: decay(0.09),
+    burst: decay(0.003),
+    clap: decay(0.1),
+    hat: decay(0.025),
+    open: decay(0.12),
+    shaker: decay(0.05),
+  };
   const [bp1900, bp1300, bp6000] = [coef(1900), coef(1300), coef(6000)];
   const burstFrames = Math.round(0.01 * sr);
   for (const hit of hits) {

@@ -72,7 +72,10 @@ export function reverb(out: Stem, send: Float32Array, room: number, wet: number)
   const scale = sr / 44100;
   const feedback = 0.72 + 0.2 * room;
   const damp = 0.3;
-  for (const [channel, spread] of [[out.left, 0], [out.right, 23]] as const) {
+  for (const [channel, spread] of [
+    [out.left, 0],
+    [out.right, 23],
+  ] as const) {
     const combs = COMBS.map((len) => ({ line: new Float32Array(Math.round((len + spread) * scale)), at: 0, store: 0 }));
     const passes = ALLPASSES.map((len) => ({ line: new Float32Array(Math.round((len + spread) * scale)), at: 0 }));
     for (let i = 0; i < channel.length; i++) {

@@ -58,17 +58,47 @@ function cues(words: string, cue: Cue): Array<[string, Cue]> {
 
 const LEXICON = new Map<string, Cue>([
   ...cues("calm peaceful serene tranquil gentle quiet soft soothing", { mode: "dorian", energy: 0.08, drums: false }),
-  ...cues("slow relax relaxing relaxed sleep sleepy lullaby meditation meditative drone ambient", { energy: 0.05, drums: false, space: 0.8 }),
+  ...cues("slow relax relaxing relaxed sleep sleepy lullaby meditation meditative drone ambient", {
+    energy: 0.05,
+    drums: false,
+    space: 0.8,
+  }),
   ...cues("chill chilled mellow", { mode: "dorian", energy: 0.15 }),
-  ...cues("lofi jazz jazzy smooth cozy coffee cafe study hiphop", { mode: "dorian", energy: 0.3, drums: true, swing: 0.3, bright: 0.35, pluck: "keys" }),
-  ...cues("sad melancholy melancholic lonely sorrow grief tears nostalgic nostalgia gloomy blue longing", { mode: "aeolian", energy: 0.12 }),
+  ...cues("lofi jazz jazzy smooth cozy coffee cafe study hiphop", {
+    mode: "dorian",
+    energy: 0.3,
+    drums: true,
+    swing: 0.3,
+    bright: 0.35,
+    pluck: "keys",
+  }),
+  ...cues("sad melancholy melancholic lonely sorrow grief tears nostalgic nostalgia gloomy blue longing", {
+    mode: "aeolian",
+    energy: 0.12,
+  }),
   ...cues("dark ominous night midnight shadow shadows noir deep cold", { mode: "aeolian", bright: 0.15 }),
-  ...cues("mysterious mystery eerie suspense tense haunted ancient desert exotic spooky strange", { mode: "phrygian", bright: 0.3, space: 0.7 }),
-  ...cues("dreamy dream magical magic fantasy ethereal floating space cosmic stars wonder heavenly fairy", { mode: "lydian", space: 0.9, energy: 0.2 }),
-  ...cues("happy sunny bright joyful joy cheerful summer morning hopeful uplifting playful fun spring sunrise love", { mode: "ionian", energy: 0.6, bright: 0.8 }),
+  ...cues("mysterious mystery eerie suspense tense haunted ancient desert exotic spooky strange", {
+    mode: "phrygian",
+    bright: 0.3,
+    space: 0.7,
+  }),
+  ...cues("dreamy dream magical magic fantasy ethereal floating space cosmic stars wonder heavenly fairy", {
+    mode: "lydian",
+    space: 0.9,
+    energy: 0.2,
+  }),
+  ...cues("happy sunny bright joyful joy cheerful summer morning hopeful uplifting playful fun spring sunrise love", {
+    mode: "ionian",
+    energy: 0.6,
+    bright: 0.8,
+  }),
   ...cues("adventure epic heroic folk groovy funky road journey", { mode: "mixolydian", energy: 0.6 }),
   ...cues("upbeat lively bouncy", { energy: 0.8, drums: true }),
-  ...cues("energetic energy dance party fast workout running techno edm house club exciting action chase", { energy: 0.95, drums: true, bright: 0.7 }),
+  ...cues("energetic energy dance party fast workout running techno edm house club exciting action chase", {
+    energy: 0.95,
+    drums: true,
+    bright: 0.7,
+  }),
   ...cues("beat beats drums groove", { drums: true }),
   ...cues("arp arpeggio arpeggios sequence", { arp: true }),
   ...cues("melody tune song", { melody: true }),
@@ -77,9 +107,18 @@ const LEXICON = new Map<string, Cue>([
   ...cues("bell bells chime chimes crystal glass twinkle musicbox", { pluck: "bell", arp: true }),
   ...cues("synth synthwave retro electronic", { pluck: "synth", arp: true }),
   ...cues("rain rainy raining drizzle raindrops", { textures: ["rain"], mode: "aeolian", energy: 0.15 }),
-  ...cues("storm stormy thunder thunderstorm", { textures: ["rain", "thunder", "wind"], mode: "aeolian", bright: 0.3, energy: 0.3 }),
+  ...cues("storm stormy thunder thunderstorm", {
+    textures: ["rain", "thunder", "wind"],
+    mode: "aeolian",
+    bright: 0.3,
+    energy: 0.3,
+  }),
   ...cues("wind windy breeze mountain mountains winter snow blizzard arctic", { textures: ["wind"], energy: 0.2 }),
-  ...cues("ocean sea waves wave beach shore coast tide seaside underwater", { textures: ["ocean"], space: 0.8, energy: 0.15 }),
+  ...cues("ocean sea waves wave beach shore coast tide seaside underwater", {
+    textures: ["ocean"],
+    space: 0.8,
+    energy: 0.15,
+  }),
   ...cues("forest birds bird nature jungle woods garden meadow", { textures: ["forest"], energy: 0.25 }),
   ...cues("fire fireplace campfire crackling hearth cabin", { textures: ["fire"], bright: 0.35, energy: 0.2 }),
   ...cues("silent", { drums: false }),
@@ -87,13 +126,15 @@ const LEXICON = new Map<string, Cue>([
 
 /** Lower-case words, with the usual two-word spellings joined ("lo fi" → "lofi"). */
 function wordsOf(prompt: string): string[] {
-  return prompt
-    .toLowerCase()
-    .replace(/\blo[\s-]?fi\b/g, "lofi")
-    .replace(/\bhip[\s-]?hop\b/g, "hiphop")
-    .replace(/\bmusic[\s-]?box\b/g, "musicbox")
-    .replace(/\bno (drums|beats?|percussion)\b/g, "silent")
-    .match(/[a-z]+/g) ?? [];
+  return (
+    prompt
+      .toLowerCase()
+      .replace(/\blo[\s-]?fi\b/g, "lofi")
+      .replace(/\bhip[\s-]?hop\b/g, "hiphop")
+      .replace(/\bmusic[\s-]?box\b/g, "musicbox")
+      .replace(/\bno (drums|beats?|percussion)\b/g, "silent")
+      .match(/[a-z]+/g) ?? []
+  );
 }
 
 /** "in F# minor", "A major", "Eb minor": an explicit key wins over the words' votes. */
@@ -116,21 +157,38 @@ export function chooseMusicParams(prompt: string, seed: number, tempo?: number):
   const found = words.map((w) => LEXICON.get(w)).filter((c): c is Cue => c !== undefined);
   const promptHash = hashWord(words.join(" ") || "music");
   const random = seededRandom(seed ^ promptHash);
-  const last = <K extends keyof Cue>(key: K): Cue[K] | undefined => [...found].reverse().find((c) => c[key] !== undefined)?.[key];
+  const last = <K extends keyof Cue>(key: K): Cue[K] | undefined =>
+    [...found].reverse().find((c) => c[key] !== undefined)?.[key];
 
   const votes = new Map<Mode, number>();
   for (const cue of found) if (cue.mode) votes.set(cue.mode, (votes.get(cue.mode) ?? 0) + 1);
   const voted = [...votes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   const key = explicitKey(prompt);
-  const energy = average(found.flatMap((c) => (c.energy === undefined ? [] : [c.energy])), 0.45);
+  const energy = average(
+    found.flatMap((c) => (c.energy === undefined ? [] : [c.energy])),
+    0.45,
+  );
   // No mood word: the prompt's hash picks among the modes that suit its energy.
-  const fallback: Mode[] = energy >= 0.6 ? ["aeolian", "ionian", "dorian", "mixolydian"] : ["aeolian", "dorian", "ionian", "lydian"];
+  const fallback: Mode[] =
+    energy >= 0.6 ? ["aeolian", "ionian", "dorian", "mixolydian"] : ["aeolian", "dorian", "ionian", "lydian"];
   const mode = key?.mode ?? voted ?? fallback[(promptHash >>> 8) % fallback.length]!;
   const tonic = key?.tonic ?? promptHash % 12;
   const bpm = tempo ?? Math.round(60 + energy * 80 + (random() - 0.5) * 8);
-  const brightness = average(found.flatMap((c) => (c.bright === undefined ? [] : [c.bright])), 0.5);
-  const space = Math.max(average(found.flatMap((c) => (c.space === undefined ? [] : [c.space])), 0.5), energy > 0.7 ? 0.3 : 0.45);
-  const swing = average(found.flatMap((c) => (c.swing === undefined ? [] : [c.swing])), 0);
+  const brightness = average(
+    found.flatMap((c) => (c.bright === undefined ? [] : [c.bright])),
+    0.5,
+  );
+  const space = Math.max(
+    average(
+      found.flatMap((c) => (c.space === undefined ? [] : [c.space])),
+      0.5,
+    ),
+    energy > 0.7 ? 0.3 : 0.45,
+  );
+  const swing = average(
+    found.flatMap((c) => (c.swing === undefined ? [] : [c.swing])),
+    0,
+  );
   const textures = [...new Set(found.flatMap((c) => c.textures ?? []))];
 
   const drums = last("drums") ?? energy >= 0.4;

@@ -24,7 +24,16 @@ async function checkpoint(signal: AbortSignal): Promise<void> {
  * Share of the rendering done after each stage, from timing 30 s of three kinds of prompt: the
  * pad, plucks and reverb cost most; textures vary with how many the prompt asks for.
  */
-const DONE_AFTER = { pad: 0.17, bass: 0.22, pluck: 0.37, lead: 0.42, drums: 0.52, textures: 0.65, delay: 0.68, master: 0.92 };
+const DONE_AFTER = {
+  pad: 0.17,
+  bass: 0.22,
+  pluck: 0.37,
+  lead: 0.42,
+  drums: 0.52,
+  textures: 0.65,
+  delay: 0.68,
+  master: 0.92,
+};
 
 /** The music as a WAV; `progress` hears how far the rendering is, 0 to 1. */
 export async function renderMusic(
@@ -44,7 +53,11 @@ export async function renderMusic(
   const stream = (n: number) => seededRandom((seed + n * 0x9e3779b9) >>> 0);
   const score = composeScore(params, duration, seed);
   const calm = params.energy < 0.3;
-  const bus: Bus = { mix: emptyStem(frames, sr), reverbSend: new Float32Array(frames), delaySend: new Float32Array(frames) };
+  const bus: Bus = {
+    mix: emptyStem(frames, sr),
+    reverbSend: new Float32Array(frames),
+    delaySend: new Float32Array(frames),
+  };
   // One stem is rendered into, mixed down and cleared per part: memory stays a few full-length buffers.
   const stem = emptyStem(frames, sr);
 

@@ -32,19 +32,65 @@ export interface Score {
 
 /** Progressions as scale degrees (0 = tonic); each avoids the mode's diminished chord. */
 const PROGRESSIONS: Record<Mode, number[][]> = {
-  ionian: [[0, 4, 5, 3], [0, 5, 3, 4], [0, 3, 5, 4], [5, 3, 0, 4], [0, 3, 0, 4]],
-  aeolian: [[0, 5, 2, 6], [0, 3, 5, 4], [0, 6, 5, 6], [0, 5, 3, 4], [0, 2, 6, 5]],
-  dorian: [[0, 3, 0, 3], [0, 6, 3, 0], [0, 2, 3, 6], [0, 3, 6, 4]],
-  phrygian: [[0, 1, 0, 1], [0, 1, 6, 0], [0, 6, 5, 1], [0, 3, 1, 0]],
-  lydian: [[0, 1, 0, 1], [0, 1, 4, 0], [0, 4, 1, 0], [0, 1, 5, 4]],
-  mixolydian: [[0, 6, 3, 0], [0, 6, 0, 3], [0, 3, 6, 0], [0, 4, 6, 3]],
+  ionian: [
+    [0, 4, 5, 3],
+    [0, 5, 3, 4],
+    [0, 3, 5, 4],
+    [5, 3, 0, 4],
+    [0, 3, 0, 4],
+  ],
+  aeolian: [
+    [0, 5, 2, 6],
+    [0, 3, 5, 4],
+    [0, 6, 5, 6],
+    [0, 5, 3, 4],
+    [0, 2, 6, 5],
+  ],
+  dorian: [
+    [0, 3, 0, 3],
+    [0, 6, 3, 0],
+    [0, 2, 3, 6],
+    [0, 3, 6, 4],
+  ],
+  phrygian: [
+    [0, 1, 0, 1],
+    [0, 1, 6, 0],
+    [0, 6, 5, 1],
+    [0, 3, 1, 0],
+  ],
+  lydian: [
+    [0, 1, 0, 1],
+    [0, 1, 4, 0],
+    [0, 4, 1, 0],
+    [0, 1, 5, 4],
+  ],
+  mixolydian: [
+    [0, 6, 3, 0],
+    [0, 6, 0, 3],
+    [0, 3, 6, 0],
+    [0, 4, 6, 3],
+  ],
 };
 
 const BASS_PATTERNS = [
   // [eighth, length in eighths, scale step above the root: 0 root, 4 fifth, 7 octave]
-  [[0, 3, 0], [3, 1, 0], [4, 3, 0], [7, 1, 4]],
-  [[0, 2, 0], [2, 2, 0], [4, 2, 4], [6, 2, 7]],
-  [[0, 5, 0], [5, 1, 0], [6, 2, 4]],
+  [
+    [0, 3, 0],
+    [3, 1, 0],
+    [4, 3, 0],
+    [7, 1, 4],
+  ],
+  [
+    [0, 2, 0],
+    [2, 2, 0],
+    [4, 2, 4],
+    [6, 2, 7],
+  ],
+  [
+    [0, 5, 0],
+    [5, 1, 0],
+    [6, 2, 4],
+  ],
 ];
 
 /**
@@ -100,26 +146,51 @@ export function composeScore(params: MusicParams, duration: number, seed: number
       if (params.layers.bass && barIndex >= enters(1)) {
         if (params.energy < 0.3) score.bass.push({ time: t0, dur: bar, midi: root, vel: 0.8 });
         else if (params.energy >= 0.85) {
-          for (let e = 0; e < 8; e++) score.bass.push({ time: stepTime(t0, e * 2, beat, params.swing), dur: beat / 2.5, midi: root + (e === 7 ? 12 : 0), vel: e % 2 ? 0.9 : 0.6 });
+          for (let e = 0; e < 8; e++)
+            score.bass.push({
+              time: stepTime(t0, e * 2, beat, params.swing),
+              dur: beat / 2.5,
+              midi: root + (e === 7 ? 12 : 0),
+              vel: e % 2 ? 0.9 : 0.6,
+            });
         } else {
           for (const [at, length, step] of bassPattern) {
             const midi = step === 7 ? root + 12 : step === 4 ? near(degreePc(degree + 4), root + 6) : root;
-            score.bass.push({ time: stepTime(t0, at! * 2, beat, params.swing), dur: (length! * beat) / 2 - 0.02, midi, vel: at === 0 ? 0.9 : 0.7 });
+            score.bass.push({
+              time: stepTime(t0, at! * 2, beat, params.swing),
+              dur: (length! * beat) / 2 - 0.02,
+              midi,
+              vel: at === 0 ? 0.9 : 0.7,
+            });
           }
         }
       }
       if (params.layers.arp && barIndex >= enters(2)) {
         const perBeat = params.energy >= 0.75 ? 4 : params.energy >= 0.3 ? 2 : 1;
         const pool = [...voicing.map((m) => m + 12), voicing[0]! + 24];
-        const order = arpShape === "down" ? [...pool].reverse() : arpShape === "updown" ? [...pool, ...pool.slice(1, -1).reverse()] : pool;
+        const order =
+          arpShape === "down"
+            ? [...pool].reverse()
+            : arpShape === "updown"
+              ? [...pool, ...pool.slice(1, -1).reverse()]
+              : pool;
         for (let s = 0; s < 4 * perBeat; s++) {
           const midi = arpShape === "spread" ? pool[(s * 3) % pool.length]! : order[s % order.length]!;
           const accent = s % perBeat === 0 ? 1 : 0.7;
-          score.arp.push({ time: stepTime(t0, (s * 4) / perBeat, beat, params.swing), dur: beat / perBeat, midi, vel: accent * (0.75 + random() * 0.25) });
+          score.arp.push({
+            time: stepTime(t0, (s * 4) / perBeat, beat, params.swing),
+            dur: beat / perBeat,
+            midi,
+            vel: accent * (0.75 + random() * 0.25),
+          });
         }
       }
       // The melody sings in four-bar phrases and rests for four, so it never drones on.
-      if (params.layers.melody && barIndex >= enters(4) && (bars < 10 || Math.floor((barIndex - 4) / 4) % 2 === 0 || barIndex >= bars - 4)) {
+      if (
+        params.layers.melody &&
+        barIndex >= enters(4) &&
+        (bars < 10 || Math.floor((barIndex - 4) / 4) % 2 === 0 || barIndex >= bars - 4)
+      ) {
         const unit = params.energy < 0.3 ? beat : beat / 2;
         for (let s = 0; s < 8; s++) {
           if (!rhythm[s] || s * unit >= bar) continue;
@@ -127,21 +198,30 @@ export function composeScore(params: MusicParams, duration: number, seed: number
           melodyNote = Math.max(67, Math.min(86, melodyNote));
           // Strong beats land on a chord tone, weak ones on the nearest scale note.
           const pcs = s % 4 === 0 ? tones : scale;
-          const snapped = pcs.map((pc) => near(pc, melodyNote)).sort((a, b) => Math.abs(a - melodyNote) - Math.abs(b - melodyNote))[0]!;
+          const snapped = pcs
+            .map((pc) => near(pc, melodyNote))
+            .sort((a, b) => Math.abs(a - melodyNote) - Math.abs(b - melodyNote))[0]!;
           melodyNote = snapped;
           let length = 1;
           while (s + length < 8 && !rhythm[s + length]) length++;
-          score.melody.push({ time: stepTime(t0, (s * unit * 4) / beat, beat, params.swing), dur: Math.min(length, 3) * unit * 0.9, midi: snapped, vel: 0.6 + random() * 0.3 });
+          score.melody.push({
+            time: stepTime(t0, (s * unit * 4) / beat, beat, params.swing),
+            dur: Math.min(length, 3) * unit * 0.9,
+            midi: snapped,
+            vel: 0.6 + random() * 0.3,
+          });
         }
       }
-      if (params.layers.drums && barIndex >= enters(4) && !(bars >= 10 && barIndex === bars - 1)) addDrums(score, params, t0, beat, random);
+      if (params.layers.drums && barIndex >= enters(4) && !(bars >= 10 && barIndex === bars - 1))
+        addDrums(score, params, t0, beat, random);
     }
   }
   return score;
 }
 
 function addDrums(score: Score, params: MusicParams, t0: number, beat: number, random: () => number): void {
-  const hit = (step: number, kind: DrumKind, vel: number) => score.drums.push({ time: stepTime(t0, step, beat, params.swing), kind, vel });
+  const hit = (step: number, kind: DrumKind, vel: number) =>
+    score.drums.push({ time: stepTime(t0, step, beat, params.swing), kind, vel });
   if (params.energy >= 0.75) {
     for (const s of [0, 4, 8, 12]) hit(s, "kick", 1);
     for (const s of [4, 12]) hit(s, "clap", 0.8);

@@ -8,7 +8,7 @@ function drift(random: () => number, duration: number, step: number): (t: number
   const points = Array.from({ length: Math.ceil(duration / step) + 2 }, () => random());
   return (t) => {
     const i = Math.floor(t / step);
-    const f = (1 - Math.cos(((t / step) - i) * Math.PI)) / 2;
+    const f = (1 - Math.cos((t / step - i) * Math.PI)) / 2;
     return points[i]! * (1 - f) + points[i + 1]! * f;
   };
 }
@@ -41,7 +41,11 @@ function renderRain(stem: Stem, random: () => number, level: number): void {
     const amp = level * (0.04 + random() * 0.09);
     const length = Math.min(frames - start, Math.round(0.03 * sr));
     for (let k = 0; k < length; k++) {
-      const v = Math.sin((2 * Math.PI * f * (1 + k / length) * k) / sr) * Math.exp(-k / (0.004 * sr)) * Math.min(1, k / 8) * amp;
+      const v =
+        Math.sin((2 * Math.PI * f * (1 + k / length) * k) / sr) *
+        Math.exp(-k / (0.004 * sr)) *
+        Math.min(1, k / 8) *
+        amp;
       stem.left[start + k]! += v * gl;
       stem.right[start + k]! += v * gr;
     }
@@ -49,7 +53,12 @@ function renderRain(stem: Stem, random: () => number, level: number): void {
 }
 
 /** Brown noise through a band-pass whose centre wanders: wind, or (low and slow) ocean and thunder. */
-function renderFilteredNoise(stem: Stem, random: () => number, kind: "wind" | "ocean" | "thunder", level: number): void {
+function renderFilteredNoise(
+  stem: Stem,
+  random: () => number,
+  kind: "wind" | "ocean" | "thunder",
+  level: number,
+): void {
   const sr = stem.sampleRate;
   const frames = stem.left.length;
   const duration = frames / sr;
@@ -99,7 +108,10 @@ function noiseShape(kind: "wind" | "ocean" | "thunder", t: number, motion: Noise
     amp = 0.15 + 0.85 * wave * (0.7 + 0.3 * gust(t));
     freq = 300 + 2200 * wave;
   } else {
-    amp = strikes.reduce((sum, at) => sum + (t >= at ? Math.min(1, (t - at) / 0.08) * Math.exp(-(t - at) / 2.2) : 0), 0);
+    amp = strikes.reduce(
+      (sum, at) => sum + (t >= at ? Math.min(1, (t - at) / 0.08) * Math.exp(-(t - at) / 2.2) : 0),
+      0,
+    );
     freq = 90 + 120 * centre(t);
   }
   return [amp, 2 * Math.sin((Math.PI * freq) / sr)];

@@ -117,7 +117,15 @@ export function renderBass(stem: Stem, notes: NoteEvent[], attack: number, relea
 }
 
 /** Karplus–Strong string: a noise burst circulating in a tuned, slightly lossy delay line. */
-function pluckString(out: Float32Array, length: number, freq: number, sr: number, random: () => number, brightness: number, t60: number): void {
+function pluckString(
+  out: Float32Array,
+  length: number,
+  freq: number,
+  sr: number,
+  random: () => number,
+  brightness: number,
+  t60: number,
+): void {
   // The loop delays by n - 0.5 samples (averaging the two oldest) plus the all-pass's d.
   const period = sr / freq + 0.5;
   let n = Math.floor(period);
@@ -184,7 +192,15 @@ function chime(buf: Float32Array, length: number, f: number, sr: number, longest
  * Keys (sine partials, the upper ones dying first) or synth (saw through a closing low-pass).
  * Decays are per-sample multipliers: exp() per sample would be the slowest part of the render.
  */
-function synthesize(buf: Float32Array, length: number, tone: "keys" | "synth", f: number, sr: number, brightness: number, longest: number): void {
+function synthesize(
+  buf: Float32Array,
+  length: number,
+  tone: "keys" | "synth",
+  f: number,
+  sr: number,
+  brightness: number,
+  longest: number,
+): void {
   const decay = (seconds: number) => Math.exp(-1 / (Math.min(seconds, longest) * sr));
   const [k1, k2, k3] = tone === "keys" ? [decay(1.1), decay(0.4), decay(0.15)] : [decay(0.35), decay(0.12), 1];
   let e1 = 1;
@@ -221,7 +237,13 @@ function synthesize(buf: Float32Array, length: number, tone: "keys" | "synth", f
 const PLUCK_LEVEL: Record<PluckTone, number> = { harp: 1.2, keys: 0.2, bell: 0.38, synth: 0.3 };
 
 /** Plucked notes (arpeggios): harp string, electric-piano keys, bell or filtered synth. */
-export function renderPluck(stem: Stem, notes: NoteEvent[], tone: PluckTone, brightness: number, random: () => number): void {
+export function renderPluck(
+  stem: Stem,
+  notes: NoteEvent[],
+  tone: PluckTone,
+  brightness: number,
+  random: () => number,
+): void {
   const sr = stem.sampleRate;
   const scratch = new Float32Array(Math.round(2.5 * sr));
   notes.forEach((note, index) => {
@@ -257,7 +279,8 @@ export function renderLead(stem: Stem, notes: NoteEvent[]): void {
     const [gl, gr] = panGains(0.1);
     for (let i = start; i < end; i++) {
       const t = (i - start) / sr;
-      if ((i - start) % 64 === 0) rotor.setRate(f * (1 + 0.004 * Math.min(1, t / 0.4) * Math.sin(2 * Math.PI * 5.2 * t)));
+      if ((i - start) % 64 === 0)
+        rotor.setRate(f * (1 + 0.004 * Math.min(1, t / 0.4) * Math.sin(2 * Math.PI * 5.2 * t)));
       rotor.step();
       const { sin: s, cos: c } = rotor;
       const s2 = 2 * s * c;

@@ -7,7 +7,18 @@ import { expectSteadyProgress } from "../testing/test-progress";
 import { runModelForTest, testRunTools } from "../testing/test-tools";
 import { music } from "./music";
 import { chooseMusicParams } from "./music-params";
-import { asAudio, brightness, clippedShare, envelope, mp3Meta, peak, relativeDifference, rms, samplesOf, zeroCrossingRate } from "./testing/test-audio";
+import {
+  asAudio,
+  brightness,
+  clippedShare,
+  envelope,
+  mp3Meta,
+  peak,
+  relativeDifference,
+  rms,
+  samplesOf,
+  zeroCrossingRate,
+} from "./testing/test-audio";
 import { parseWav } from "./wav";
 
 async function play(input: Record<string, unknown>, tools = testRunTools()) {
@@ -111,13 +122,16 @@ describe("atelier/music", () => {
     expect(other.data.equals(wavA.data)).toBe(false);
   });
 
-  it.skipIf(!systemFfmpegPath(process.env.PATH ?? "") || !bundledFfmpegPath())("encodes the same MP3 bytes with the system ffmpeg and the bundled one", async () => {
-    const input = { prompt: "calm harp", duration: 2, seed: 1 };
-    const system = await play(input, testRunTools({ ffmpegPath: systemFfmpegPath(process.env.PATH ?? "")! }));
-    const bundled = await play(input, testRunTools({ ffmpegPath: bundledFfmpegPath()! }));
-    expect((await mp3Meta(bundled.data)).duration).toBeCloseTo((await mp3Meta(system.data)).duration!, 1);
-    expect(bundled.data.equals(system.data)).toBe(true);
-  });
+  it.skipIf(!systemFfmpegPath(process.env.PATH ?? "") || !bundledFfmpegPath())(
+    "encodes the same MP3 bytes with the system ffmpeg and the bundled one",
+    async () => {
+      const input = { prompt: "calm harp", duration: 2, seed: 1 };
+      const system = await play(input, testRunTools({ ffmpegPath: systemFfmpegPath(process.env.PATH ?? "")! }));
+      const bundled = await play(input, testRunTools({ ffmpegPath: bundledFfmpegPath()! }));
+      expect((await mp3Meta(bundled.data)).duration).toBeCloseTo((await mp3Meta(system.data)).duration!, 1);
+      expect(bundled.data.equals(system.data)).toBe(true);
+    },
+  );
 
   it("different prompts sound different: tempo, drums, brightness", async () => {
     const calm = chooseMusicParams("calm sad night", 11);
@@ -140,7 +154,9 @@ describe("atelier/music", () => {
 
   it("plays at the tempo chosen: the beat heard in the audio follows it", async () => {
     for (const tempo of [90, 140]) {
-      const { sampleRate, channels } = await samplesOf(await play({ prompt: "dance beat", tempo, duration: 8, format: "wav", seed: 2 }));
+      const { sampleRate, channels } = await samplesOf(
+        await play({ prompt: "dance beat", tempo, duration: 8, format: "wav", seed: 2 }),
+      );
       const period = beatPeriod(channels[0]!, sampleRate);
       const beat = 60 / tempo;
       // The strongest repetition is the beat or the half-bar (kick and snare alternate).
@@ -160,16 +176,25 @@ describe("atelier/music", () => {
       formatUsd(priceInput(music.pricing, validateModelInput(music.input_schema, input, { modelId: music.id })));
     expect(price({ prompt: "rain" })).toBe("0.015");
     expect(price({ prompt: "rain", duration: 60 })).toBe("0.06");
-    expect(() => validateModelInput(music.input_schema, { prompt: "x", duration: 61 }, { modelId: music.id })).toThrow(/from 1 to 60/);
-    expect(() => validateModelInput(music.input_schema, { prompt: "x", tempo: 20 }, { modelId: music.id })).toThrow(/from 40 to 200/);
+    expect(() => validateModelInput(music.input_schema, { prompt: "x", duration: 61 }, { modelId: music.id })).toThrow(
+      /from 1 to 60/,
+    );
+    expect(() => validateModelInput(music.input_schema, { prompt: "x", tempo: 20 }, { modelId: music.id })).toThrow(
+      /from 40 to 200/,
+    );
   });
 
   it("stops when the run is canceled, before or during synthesis", async () => {
     const before = new AbortController();
     before.abort(new Error("canceled early"));
-    await expect(play({ prompt: "rain", duration: 5 }, testRunTools({ signal: before.signal }))).rejects.toThrow(/canceled early/);
+    await expect(play({ prompt: "rain", duration: 5 }, testRunTools({ signal: before.signal }))).rejects.toThrow(
+      /canceled early/,
+    );
     const during = new AbortController();
-    const run = play({ prompt: "thunderstorm over the ocean", duration: 60, format: "wav" }, testRunTools({ signal: during.signal }));
+    const run = play(
+      { prompt: "thunderstorm over the ocean", duration: 60, format: "wav" },
+      testRunTools({ signal: during.signal }),
+    );
     setImmediate(() => during.abort(new Error("canceled midway")));
     await expect(run).rejects.toThrow(/canceled midway/);
   });

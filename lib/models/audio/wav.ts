@@ -81,7 +81,8 @@ export function encodeWav(channels: Float32Array[], sampleRate: number): Buffer 
   const samples = new Int16Array(frames * count);
   for (let c = 0; c < count; c++) {
     const channel = channels[c]!;
-    for (let i = 0, at = c; i < frames; i++, at += count) samples[at] = Math.round(Math.max(-1, Math.min(1, channel[i]!)) * 32767);
+    for (let i = 0, at = c; i < frames; i++, at += count)
+      samples[at] = Math.round(Math.max(-1, Math.min(1, channel[i]!)) * 32767);
   }
   // Int16Array is in the platform's byte order; WAV is little-endian, as is every platform Node runs on here.
   const pcm = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);

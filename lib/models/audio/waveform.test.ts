@@ -57,8 +57,23 @@ describe("atelier/waveform", () => {
     try {
       await writeFile(path.join(dir, "in.wav"), silenceThenTone());
       const tools = testRunTools();
-      await runFfmpeg(tools.ffmpegPath, ["-v", "error", "-i", path.join(dir, "in.wav"), "-c:a", "aac", "-b:a", "64k", path.join(dir, "out.m4a")]);
-      const [out] = await draw(await readFile(path.join(dir, "out.m4a")), "audio/mp4", { style: "outline", format: "jpeg", width: 300, height: 80 });
+      await runFfmpeg(tools.ffmpegPath, [
+        "-v",
+        "error",
+        "-i",
+        path.join(dir, "in.wav"),
+        "-c:a",
+        "aac",
+        "-b:a",
+        "64k",
+        path.join(dir, "out.m4a"),
+      ]);
+      const [out] = await draw(await readFile(path.join(dir, "out.m4a")), "audio/mp4", {
+        style: "outline",
+        format: "jpeg",
+        width: 300,
+        height: 80,
+      });
       const meta = await sharp(out!.data).metadata();
       expect([meta.format, meta.width, meta.height]).toEqual(["jpeg", 300, 80]);
       expect(await inkShare(out!.data, 170, 290)).toBeGreaterThan(await inkShare(out!.data, 10, 130));

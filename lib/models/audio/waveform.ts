@@ -5,7 +5,14 @@ import { writeFile } from "node:fs/promises";
 import sharp from "sharp";
 import { fileInputField } from "../../core/catalog/file-inputs";
 import { runFfmpeg } from "../../media/ffmpeg";
-import { FORMAT_FIELD, FORMAT_LABELS, IMAGE_FORMATS, colorField, objectSchema, type ImageFormat } from "../shared/fields";
+import {
+  FORMAT_FIELD,
+  FORMAT_LABELS,
+  IMAGE_FORMATS,
+  colorField,
+  objectSchema,
+  type ImageFormat,
+} from "../shared/fields";
 import { withTempDir } from "../video/encode";
 import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 
@@ -27,7 +34,10 @@ export function columnPeaks(samples: Int16Array, columns: number): number[] {
   return peaks;
 }
 
-function waveformSvg(peaks: number[], o: { width: number; height: number; style: string; color: string; background: string; barWidth: number }): string {
+function waveformSvg(
+  peaks: number[],
+  o: { width: number; height: number; style: string; color: string; background: string; barWidth: number },
+): string {
   const mid = o.height / 2;
   const reach = (o.height / 2) * 0.92;
   let marks = "";
@@ -61,18 +71,48 @@ export const waveform: ModelDefinition = {
   // No example can carry a sound: each sets the other fields, and the studio asks for the sound.
   examples: [
     { title: "Podcast bars", input: { style: "bars", color: "#4f46e5", background: "#ffffff" } },
-    { title: "Dark outline banner", input: { style: "outline", color: "#22d3ee", background: "#0f172a", width: 1600, height: 400 } },
-    { title: "Square cover art", input: { style: "bars", color: "#e11d48", background: "#fff1f2", width: 1024, height: 1024 } },
+    {
+      title: "Dark outline banner",
+      input: { style: "outline", color: "#22d3ee", background: "#0f172a", width: 1600, height: 400 },
+    },
+    {
+      title: "Square cover art",
+      input: { style: "bars", color: "#e11d48", background: "#fff1f2", width: 1024, height: 1024 },
+    },
   ],
   enumLabels: { style: { bars: "Bars", outline: "Outline" }, format: FORMAT_LABELS },
   input_schema: objectSchema(
     {
-      audio: fileInputField("audio/*", "Sound", "The sound to draw: a file ID from a direct upload (POST /v1/uploads)."),
-      style: { type: "string", title: "Style", description: "Rounded bars, or one filled outline.", enum: ["bars", "outline"], default: "bars" },
+      audio: fileInputField(
+        "audio/*",
+        "Sound",
+        "The sound to draw: a file ID from a direct upload (POST /v1/uploads).",
+      ),
+      style: {
+        type: "string",
+        title: "Style",
+        description: "Rounded bars, or one filled outline.",
+        enum: ["bars", "outline"],
+        default: "bars",
+      },
       color: colorField("Colour", "Colour of the waveform, as #rrggbb.", "#4f46e5"),
       background: colorField("Background", "Background colour, as #rrggbb.", "#ffffff"),
-      width: { type: "integer", title: "Width", description: "Width of the image in pixels.", minimum: 256, maximum: 2048, default: 1200 },
-      height: { type: "integer", title: "Height", description: "Height of the image in pixels.", minimum: 64, maximum: 1024, default: 300 },
+      width: {
+        type: "integer",
+        title: "Width",
+        description: "Width of the image in pixels.",
+        minimum: 256,
+        maximum: 2048,
+        default: 1200,
+      },
+      height: {
+        type: "integer",
+        title: "Height",
+        description: "Height of the image in pixels.",
+        minimum: 64,
+        maximum: 1024,
+        default: 300,
+      },
       format: FORMAT_FIELD,
     },
     ["audio"],
@@ -85,9 +125,28 @@ export const waveform: ModelDefinition = {
     const pcm = await withTempDir("waveform", async (dir) => {
       const file = path.join(dir, "in");
       await writeFile(file, data);
-      const { stdout } = await runFfmpeg(tools.ffmpegPath, ["-v", "error", "-i", file, "-t", String(MAX_SECONDS), "-vn", "-ac", "1", "-ar", String(SAMPLE_RATE), "-f", "s16le", "pipe:1"], {
-        signal: tools.signal,
-      }).catch((err: unknown) => {
+      const { stdout } = await runFfmpeg(
+        tools.ffmpegPath,
+        [
+          "-v",
+          "error",
+          "-i",
+          file,
+          "-t",
+          String(MAX_SECONDS),
+          "-vn",
+          "-ac",
+          "1",
+          "-ar",
+          String(SAMPLE_RATE),
+          "-f",
+          "s16le",
+          "pipe:1",
+        ],
+        {
+          signal: tools.signal,
+        },
+      ).catch((err: unknown) => {
         if (tools.signal.aborted) throw err;
         throw new ModelError("The sound could not be read: it is not an audio file ffmpeg can decode.");
       });
@@ -96,10 +155,22 @@ export const waveform: ModelDefinition = {
     const samples = new Int16Array(pcm.buffer, pcm.byteOffset, Math.floor(pcm.byteLength / 2));
     if (samples.length === 0) throw new ModelError("The sound is empty: there is nothing to draw.");
     const barWidth = Math.max(2, Math.round(width / 200));
-    const columns = input.style === "bars" ? Math.floor(width / (barWidth + Math.max(1, Math.round(barWidth / 2)))) : Math.min(width, 1024);
-    const svg = waveformSvg(columnPeaks(samples, columns), { width, height, style: input.style as string, color: input.color as string, background: input.background as string, barWidth });
+    const columns =
+      input.style === "bars"
+        ? Math.floor(width / (barWidth + Math.max(1, Math.round(barWidth / 2))))
+        : Math.min(width, 1024);
+    const svg = waveformSvg(columnPeaks(samples, columns), {
+      width,
+      height,
+      style: input.style as string,
+      color: input.color as string,
+      background: input.background as string,
+      barWidth,
+    });
     const format = input.format as ImageFormat;
-    const out = await sharp(Buffer.from(svg)).toFormat(format, format === "png" ? {} : { quality: 92 }).toBuffer();
+    const out = await sharp(Buffer.from(svg))
+      .toFormat(format, format === "png" ? {} : { quality: 92 })
+      .toBuffer();
     return [{ type: "image", content_type: IMAGE_FORMATS[format], data: out, width, height }];
   },
 };

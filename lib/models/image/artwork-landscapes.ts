@@ -13,14 +13,26 @@ function sky(scene: Scene, top: number, bottom: number, count: number): string {
       const x = random() * width;
       const y = between(random, top, bottom);
       const w = u * between(random, 0.012, 0.03);
-      out.push(`<path d="M${f(x - w)},${f(y - w * 0.3)} Q${f(x - w / 2)},${f(y - w * 0.6)} ${f(x)},${f(y)} Q${f(x + w / 2)},${f(y - w * 0.6)} ${f(x + w)},${f(y - w * 0.3)}" fill="none" stroke="${palette.light}" stroke-opacity="0.7" stroke-width="${f(Math.max(1.2, w * 0.12))}" stroke-linecap="round"/>`);
+      out.push(
+        `<path d="M${f(x - w)},${f(y - w * 0.3)} Q${f(x - w / 2)},${f(y - w * 0.6)} ${f(x)},${f(y)} Q${f(x + w / 2)},${f(y - w * 0.6)} ${f(x + w)},${f(y - w * 0.3)}" fill="none" stroke="${palette.light}" stroke-opacity="0.7" stroke-width="${f(Math.max(1.2, w * 0.12))}" stroke-linecap="round"/>`,
+      );
     }
     return out.join("");
   }
   for (let i = 0; i < count; i++) {
     const size = u * between(random, 0.006, 0.03);
     const kind = random() < 0.6 ? "circle" : "star";
-    out.push(drawMotif(kind, random() * width, between(random, top, bottom), kind === "circle" ? size * 0.4 : size, random() * 6, { fill: palette.glow, opacity: between(random, 0.45, 0.95), accent: palette.glow }, random));
+    out.push(
+      drawMotif(
+        kind,
+        random() * width,
+        between(random, top, bottom),
+        kind === "circle" ? size * 0.4 : size,
+        random() * 6,
+        { fill: palette.glow, opacity: between(random, 0.45, 0.95), accent: palette.glow },
+        random,
+      ),
+    );
   }
   return out.join("");
 }
@@ -31,7 +43,10 @@ export function waves(scene: Scene): string {
   const u = Math.min(width, height);
   const sunX = width * between(random, 0.2, 0.8);
   const sunY = height * between(random, 0.15, 0.35);
-  const out: string[] = [glow(sunX, sunY, u * 0.45), `<circle cx="${f(sunX)}" cy="${f(sunY)}" r="${f(u * 0.12)}" fill="${scene.palette.sun}" fill-opacity="0.92"/>`];
+  const out: string[] = [
+    glow(sunX, sunY, u * 0.45),
+    `<circle cx="${f(sunX)}" cy="${f(sunY)}" r="${f(u * 0.12)}" fill="${scene.palette.sun}" fill-opacity="0.92"/>`,
+  ];
   out.push(sky(scene, 0, height * 0.4, 18));
   const layers = 6 + Math.floor(random() * 4);
   for (let i = 0; i < layers; i++) {
@@ -41,15 +56,30 @@ export function waves(scene: Scene): string {
     const phase = random() * Math.PI * 2;
     const points: string[] = [];
     for (let x = 0; x <= width + 8; x += 8) {
-      const y = base + amp * Math.sin(x * freq * Math.PI * 2 + phase) + amp * 0.4 * Math.sin(x * freq * 5.3 + phase * 2);
+      const y =
+        base + amp * Math.sin(x * freq * Math.PI * 2 + phase) + amp * 0.4 * Math.sin(x * freq * 5.3 + phase * 2);
       points.push(`${f(x)},${f(y)}`);
     }
     const crest = `M${points.join(" L")}`;
-    out.push(`<path d="${crest} L${f(width + 8)},${f(height)} L0,${f(height)} Z" fill="${paintOf(scene, 1, i).fill}" fill-opacity="${(0.75 + (0.25 * i) / layers).toFixed(2)}"/>`);
-    out.push(`<path d="${crest}" fill="none" stroke="${scene.palette.light}" stroke-opacity="0.45" stroke-width="${f(u * 0.004)}"/>`);
+    out.push(
+      `<path d="${crest} L${f(width + 8)},${f(height)} L0,${f(height)} Z" fill="${paintOf(scene, 1, i).fill}" fill-opacity="${(0.75 + (0.25 * i) / layers).toFixed(2)}"/>`,
+    );
+    out.push(
+      `<path d="${crest}" fill="none" stroke="${scene.palette.light}" stroke-opacity="0.45" stroke-width="${f(u * 0.004)}"/>`,
+    );
     if (random() < 0.5) {
       const x = random() * width;
-      out.push(drawMotif(pick(random, scene.motifs), x, base - amp - u * 0.05, u * 0.07, 0, paintOf(scene, 0.95, i + 1), random));
+      out.push(
+        drawMotif(
+          pick(random, scene.motifs),
+          x,
+          base - amp - u * 0.05,
+          u * 0.07,
+          0,
+          paintOf(scene, 0.95, i + 1),
+          random,
+        ),
+      );
     }
   }
   return out.join("");
@@ -67,13 +97,16 @@ export function stripes(scene: Scene): string {
     const band = reach * between(random, 0.04, 0.14);
     const x0 = width / 2 - reach / 2;
     if (random() < 0.8) {
-      out.push(`<rect x="${f(x0)}" y="${f(y)}" width="${f(reach)}" height="${f(band)}" fill="${paintOf(scene, 0.95, k).fill}" fill-opacity="0.95"/>`);
+      out.push(
+        `<rect x="${f(x0)}" y="${f(y)}" width="${f(reach)}" height="${f(band)}" fill="${paintOf(scene, 0.95, k).fill}" fill-opacity="0.95"/>`,
+      );
     }
     if (band > reach * 0.07 && random() < 0.6) {
       const size = band * 0.6;
       const paint = paintOf(scene, 0.95, k + 2);
       const kind = pick(random, scene.motifs);
-      for (let x = x0 + size; x < x0 + reach; x += size * 1.6) out.push(drawMotif(kind, x, y + band / 2, size, 0, paint, random));
+      for (let x = x0 + size; x < x0 + reach; x += size * 1.6)
+        out.push(drawMotif(kind, x, y + band / 2, size, 0, paint, random));
     }
     y += band;
     k++;
@@ -110,7 +143,10 @@ export function horizon(scene: Scene): string {
   const line = height * between(random, 0.55, 0.7);
   const sunX = width * between(random, 0.25, 0.75);
   const sunY = line - height * between(random, 0.28, 0.4);
-  const out: string[] = [glow(sunX, sunY, u * 0.55), `<circle cx="${f(sunX)}" cy="${f(sunY)}" r="${f(u * between(random, 0.08, 0.14))}" fill="${palette.sun}"/>`];
+  const out: string[] = [
+    glow(sunX, sunY, u * 0.55),
+    `<circle cx="${f(sunX)}" cy="${f(sunY)}" r="${f(u * between(random, 0.08, 0.14))}" fill="${palette.sun}"/>`,
+  ];
   out.push(sky(scene, 0, line * 0.6, palette.dark ? 40 : 12));
   const ranges = 3 + Math.floor(random() * 3);
   const lake = random() < 0.5;
@@ -128,12 +164,16 @@ export function horizon(scene: Scene): string {
   }
   if (lake) {
     out.push(`<rect y="${f(line)}" width="${width}" height="${f(height - line)}" fill="${flatInk(scene, 0)}"/>`);
-    out.push(`<rect y="${f(line)}" width="${width}" height="${f(height - line)}" fill="url(#ground)" fill-opacity="0.55"/>`);
+    out.push(
+      `<rect y="${f(line)}" width="${width}" height="${f(height - line)}" fill="url(#ground)" fill-opacity="0.55"/>`,
+    );
     for (let i = 0; i < 26; i++) {
       const y = line + (height - line) * Math.pow(random(), 1.4);
       const w = u * between(random, 0.02, 0.12) * (1 + (y - line) / (height - line));
       const x = sunX + (random() - 0.5) * u * 0.35;
-      out.push(`<rect x="${f(x - w / 2)}" y="${f(y)}" width="${f(w)}" height="${f(Math.max(1.5, u * 0.005))}" rx="1" fill="${palette.glow}" fill-opacity="0.6"/>`);
+      out.push(
+        `<rect x="${f(x - w / 2)}" y="${f(y)}" width="${f(w)}" height="${f(Math.max(1.5, u * 0.005))}" rx="1" fill="${palette.glow}" fill-opacity="0.6"/>`,
+      );
     }
   }
   return out.join("");

@@ -1,7 +1,18 @@
 // The shapes atelier/artwork draws with. Each motif is centred on (x, y) and about `size`
 // across, so any composition can place any motif.
 
-export const MOTIFS = ["circle", "ring", "triangle", "star", "square", "wave", "dots", "mountain", "flower", "arc"] as const;
+export const MOTIFS = [
+  "circle",
+  "ring",
+  "triangle",
+  "star",
+  "square",
+  "wave",
+  "dots",
+  "mountain",
+  "flower",
+  "arc",
+] as const;
 export type Motif = (typeof MOTIFS)[number];
 
 /** Prompt words (already singular) that ask for a motif. */
@@ -62,7 +73,14 @@ function polygon(points: Array<[number, number]>, paint: Paint, extra = ""): str
   return `<polygon points="${points.map(([px, py]) => `${f(px)},${f(py)}`).join(" ")}" fill="${paint.fill}" fill-opacity="${paint.opacity.toFixed(2)}"${extra}/>`;
 }
 
-function starPoints(x: number, y: number, outer: number, inner: number, tips: number, rotation: number): Array<[number, number]> {
+function starPoints(
+  x: number,
+  y: number,
+  outer: number,
+  inner: number,
+  tips: number,
+  rotation: number,
+): Array<[number, number]> {
   return Array.from({ length: tips * 2 }, (_, i) => {
     const r = i % 2 === 0 ? outer : inner;
     const a = rotation + (i * Math.PI) / tips - Math.PI / 2;
@@ -71,7 +89,15 @@ function starPoints(x: number, y: number, outer: number, inner: number, tips: nu
 }
 
 /** One motif as SVG. `rotation` is in radians; `random` varies details such as petal count. */
-export function drawMotif(kind: Motif, x: number, y: number, size: number, rotation: number, paint: Paint, random: () => number): string {
+export function drawMotif(
+  kind: Motif,
+  x: number,
+  y: number,
+  size: number,
+  rotation: number,
+  paint: Paint,
+  random: () => number,
+): string {
   const r = size / 2;
   const op = paint.opacity.toFixed(2);
   const deg = f((rotation * 180) / Math.PI);
@@ -81,7 +107,10 @@ export function drawMotif(kind: Motif, x: number, y: number, size: number, rotat
     case "ring":
       return `<circle cx="${f(x)}" cy="${f(y)}" r="${f(r * 0.8)}" fill="none" stroke="${paint.fill}" stroke-opacity="${op}" stroke-width="${f(r * 0.28)}"/>`;
     case "triangle":
-      return polygon(starPoints(x, y, r, r, 3, rotation).filter((_, i) => i % 2 === 0), paint);
+      return polygon(
+        starPoints(x, y, r, r, 3, rotation).filter((_, i) => i % 2 === 0),
+        paint,
+      );
     case "star":
       return polygon(starPoints(x, y, r, r * (0.38 + random() * 0.12), 5 + (random() < 0.3 ? 3 : 0), rotation), paint);
     case "square":

@@ -95,11 +95,15 @@ const MOODS: Record<string, Mood> = {
 
 /** Words that steer something else (composition, motifs) or mean nothing, so they bring no colour. */
 const COLOURLESS = new Set(
-  "a an the and or of in on at to with for from by over under into my our your its this that is are be very some".split(" "),
+  "a an the and or of in on at to with for from by over under into my our your its this that is are be very some".split(
+    " ",
+  ),
 );
 
 export function promptWords(prompt: string): string[] {
-  return (prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((word) => (word.length > 3 ? word.replace(/s$/, "") : word));
+  return (prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((word) =>
+    word.length > 3 ? word.replace(/s$/, "") : word,
+  );
 }
 
 function hsl(h: number, s: number, l: number): string {
@@ -153,7 +157,9 @@ export function paletteFor(prompt: string, ignore: ReadonlySet<string>, random: 
     inks,
     light: lightGround ? hsl(base + 180, s * 0.4, 24) : hsl(base + 30, s * 0.4, 94),
     glow: lightGround ? hsl(base + 40, 80, 98) : hsl(base + 30, s * 0.5, 92),
-    sun: lightGround ? hsl(hues[0]! + 10, Math.max(s, 55), Math.min(l, 62)) : hsl(hues[hues.length - 1]! + 20, s * 0.7, 86),
+    sun: lightGround
+      ? hsl(hues[0]! + 10, Math.max(s, 55), Math.min(l, 62))
+      : hsl(hues[hues.length - 1]! + 20, s * 0.7, 86),
     dark: !lightGround,
   };
 }

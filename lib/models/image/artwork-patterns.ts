@@ -22,7 +22,8 @@ export function grid(scene: Scene): string {
       const y = (j * height) / down + gap / 2;
       const tile = `x="${f(x)}" y="${f(y)}" width="${f(tileW)}" height="${f(tileH)}"`;
       const back = Math.floor(random() * (scene.palette.inks.length + 1));
-      if (back < scene.palette.inks.length) out.push(`<rect ${tile} fill="${flatInk(scene, back)}" fill-opacity="0.92"/>`);
+      if (back < scene.palette.inks.length)
+        out.push(`<rect ${tile} fill="${flatInk(scene, back)}" fill-opacity="0.92"/>`);
       const front = back + 1 + Math.floor(random() * (scene.palette.inks.length - 1));
       const paint = paintOf(scene, 0.95, front);
       const roll = random();
@@ -31,10 +32,22 @@ export function grid(scene: Scene): string {
         const corner = Math.floor(random() * 4);
         const cx = x + (corner % 2) * tileW;
         const cy = y + Math.floor(corner / 2) * tileH;
-        out.push(`<clipPath id="c${i}_${j}"><rect ${tile}/></clipPath><circle cx="${f(cx)}" cy="${f(cy)}" r="${f(size)}" fill="${paint.fill}" clip-path="url(#c${i}_${j})"/>`);
+        out.push(
+          `<clipPath id="c${i}_${j}"><rect ${tile}/></clipPath><circle cx="${f(cx)}" cy="${f(cy)}" r="${f(size)}" fill="${paint.fill}" clip-path="url(#c${i}_${j})"/>`,
+        );
       } else if (roll < 0.9) {
         const kind = pick(random, scene.motifs);
-        out.push(drawMotif(kind, x + tileW / 2, y + tileH / 2, size * 0.72, (Math.floor(random() * 4) * Math.PI) / 2, paint, random));
+        out.push(
+          drawMotif(
+            kind,
+            x + tileW / 2,
+            y + tileH / 2,
+            size * 0.72,
+            (Math.floor(random() * 4) * Math.PI) / 2,
+            paint,
+            random,
+          ),
+        );
       }
     }
   }
@@ -59,7 +72,9 @@ export function radial(scene: Scene): string {
   const discs = 4 + Math.floor(random() * 3);
   const outer = Math.min(width, height) * between(random, 0.42, 0.5);
   for (let k = discs; k >= 1; k--) {
-    out.push(`<circle cx="${f(cx)}" cy="${f(cy)}" r="${f((outer * k) / discs)}" fill="${paintOf(scene, 0.85, k).fill}" fill-opacity="0.85"/>`);
+    out.push(
+      `<circle cx="${f(cx)}" cy="${f(cy)}" r="${f((outer * k) / discs)}" fill="${paintOf(scene, 0.85, k).fill}" fill-opacity="0.85"/>`,
+    );
   }
   out.push(glow(cx, cy, outer * 0.6));
   const rings = 3 + Math.floor(random() * 3);
@@ -110,7 +125,9 @@ export function scatter(scene: Scene): string {
   const u = Math.min(width, height);
   const out: string[] = [];
   for (let i = 0; i < 4; i++) {
-    out.push(`<circle cx="${f(random() * width)}" cy="${f(random() * height)}" r="${f(u * between(random, 0.25, 0.45))}" fill="${paintOf(scene, 0.35, i).fill}" fill-opacity="0.35"/>`);
+    out.push(
+      `<circle cx="${f(random() * width)}" cy="${f(random() * height)}" r="${f(u * between(random, 0.25, 0.45))}" fill="${paintOf(scene, 0.35, i).fill}" fill-opacity="0.35"/>`,
+    );
   }
   for (let i = 0; i < 3; i++) {
     const y = random() * height;
@@ -130,7 +147,17 @@ export function scatter(scene: Scene): string {
   for (let i = 0; i < 70; i++) {
     const size = u * between(random, 0.008, 0.025);
     const kind = random() < 0.5 ? "circle" : pick(random, scene.motifs);
-    out.push(drawMotif(kind, random() * width, random() * height, size, random() * 6, { fill: scene.palette.light, opacity: 0.8, accent: scene.palette.light }, random));
+    out.push(
+      drawMotif(
+        kind,
+        random() * width,
+        random() * height,
+        size,
+        random() * 6,
+        { fill: scene.palette.light, opacity: 0.8, accent: scene.palette.light },
+        random,
+      ),
+    );
   }
   return out.join("");
 }

@@ -25,7 +25,11 @@ export function between(random: () => number, low: number, high: number): number
  * A paint of one ink: mostly its soft gradient, sometimes flat or hatched, which gives the
  * printed, layered look rather than flat vector clip-art.
  */
-export function paintOf(scene: Scene, opacity: number, index = Math.floor(scene.random() * scene.palette.inks.length)): Paint {
+export function paintOf(
+  scene: Scene,
+  opacity: number,
+  index = Math.floor(scene.random() * scene.palette.inks.length),
+): Paint {
   const { inks, light } = scene.palette;
   const k = index % inks.length;
   const roll = scene.random();

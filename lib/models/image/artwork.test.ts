@@ -12,7 +12,11 @@ function run(input: Record<string, unknown>): Promise<ModelOutput[]> {
 }
 
 async function pixels(output: ModelOutput) {
-  const { data, info } = await sharp(output.data).removeAlpha().resize(64, 64, { fit: "fill" }).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(output.data)
+    .removeAlpha()
+    .resize(64, 64, { fit: "fill" })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { data, info };
 }
 
@@ -94,7 +98,8 @@ describe("atelier/artwork", () => {
 
   it("prices each image and bounds its fields", () => {
     expect(artwork.pricing).toMatchObject({ unit: "image", usd: "0.003", drivers: ["num_images"] });
-    const check = (input: Record<string, unknown>) => validateModelInput(artwork.input_schema, input, { modelId: artwork.id });
+    const check = (input: Record<string, unknown>) =>
+      validateModelInput(artwork.input_schema, input, { modelId: artwork.id });
     expect(check({ prompt: "sea" })).toMatchObject({ size: 768, num_images: 1, aspect_ratio: "1:1", format: "png" });
     expect(() => check({ prompt: "" })).toThrow();
     expect(() => check({ prompt: "sea", num_images: 5 })).toThrow();
@@ -104,6 +109,8 @@ describe("atelier/artwork", () => {
   it("stops when the run is canceled", async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(runModelForTest(artwork, { prompt: "sea", size: 512 }, testRunTools({ signal: controller.signal }))).rejects.toThrow();
+    await expect(
+      runModelForTest(artwork, { prompt: "sea", size: 512 }, testRunTools({ signal: controller.signal })),
+    ).rejects.toThrow();
   });
 });

@@ -2,7 +2,17 @@
 // the composition and the motifs; the seed places everything; sharp rasterises the SVG and
 // adds grain. Same input + seed → the same bytes.
 import sharp from "sharp";
-import { ASPECT_RATIO_FIELD, FORMAT_FIELD, FORMAT_LABELS, NUM_IMAGES_FIELD, objectSchema, SEED_FIELD, sizeFor, type AspectRatio, type ImageFormat } from "../shared/fields";
+import {
+  ASPECT_RATIO_FIELD,
+  FORMAT_FIELD,
+  FORMAT_LABELS,
+  NUM_IMAGES_FIELD,
+  objectSchema,
+  SEED_FIELD,
+  sizeFor,
+  type AspectRatio,
+  type ImageFormat,
+} from "../shared/fields";
 import { nthSeed, seededRandom, seedOf } from "../shared/random";
 import type { ImageOutput, ModelDefinition } from "../../core/catalog/model-definition";
 import { MOTIF_WORDS, MOTIFS, type Motif } from "./artwork-motifs";
@@ -75,20 +85,42 @@ interface Plan {
 /** Reads the prompt's layout words; the seed decides whatever the prompt leaves open. */
 export function planFor(prompt: string, random: () => number): Plan {
   const words = promptWords(prompt);
-  const named = words.map((w) => (Object.hasOwn(COMPOSITION_WORDS, w) ? COMPOSITION_WORDS[w] : undefined)).find(Boolean);
-  const hinted = words.map((w) => (Object.hasOwn(COMPOSITION_HINTS, w) ? COMPOSITION_HINTS[w] : undefined)).find(Boolean);
+  const named = words
+    .map((w) => (Object.hasOwn(COMPOSITION_WORDS, w) ? COMPOSITION_WORDS[w] : undefined))
+    .find(Boolean);
+  const hinted = words
+    .map((w) => (Object.hasOwn(COMPOSITION_HINTS, w) ? COMPOSITION_HINTS[w] : undefined))
+    .find(Boolean);
   const seeded = pick(random, Object.keys(COMPOSITIONS) as Composition[]);
-  const motifs = [...new Set(words.map((w) => (Object.hasOwn(MOTIF_WORDS, w) ? MOTIF_WORDS[w] : undefined)).filter((m): m is Motif => Boolean(m)))];
+  const motifs = [
+    ...new Set(
+      words
+        .map((w) => (Object.hasOwn(MOTIF_WORDS, w) ? MOTIF_WORDS[w] : undefined))
+        .filter((m): m is Motif => Boolean(m)),
+    ),
+  ];
   if (motifs.length === 0) {
     const pool = MOTIFS.filter((m) => m !== "mountain");
     const first = pick(random, pool);
-    motifs.push(first, pick(random, pool.filter((m) => m !== first)));
+    motifs.push(
+      first,
+      pick(
+        random,
+        pool.filter((m) => m !== first),
+      ),
+    );
   }
   const ignore = new Set(words.filter((w) => Object.hasOwn(COMPOSITION_WORDS, w) || Object.hasOwn(MOTIF_WORDS, w)));
   return { composition: named ?? hinted ?? seeded, motifs, ignore };
 }
 
-export async function renderArtwork(options: { prompt: string; width: number; height: number; seed: number; format: ImageFormat }): Promise<ImageOutput> {
+export async function renderArtwork(options: {
+  prompt: string;
+  width: number;
+  height: number;
+  seed: number;
+  format: ImageFormat;
+}): Promise<ImageOutput> {
   const { width, height, seed } = options;
   const random = seededRandom(seed);
   const plan = planFor(options.prompt, random);
@@ -100,7 +132,9 @@ export async function renderArtwork(options: { prompt: string; width: number; he
     .composite([grain(seed, palette.dark ? 26 : 20)])
     .raw()
     .toBuffer({ resolveWithObject: true });
-  const image = sharp(drawn.data, { raw: { width: drawn.info.width, height: drawn.info.height, channels: drawn.info.channels } }).removeAlpha();
+  const image = sharp(drawn.data, {
+    raw: { width: drawn.info.width, height: drawn.info.height, channels: drawn.info.channels },
+  }).removeAlpha();
   return encodeImage(image, options.format, width, height);
 }
 
@@ -121,7 +155,10 @@ export const artwork: ModelDefinition = {
     { title: "Neon grid", input: { prompt: "neon night grid of circles and stars" } },
     { title: "Pastel sunrise", input: { prompt: "pastel mountains at sunrise", aspect_ratio: "16:9" } },
     { title: "Ocean spiral", input: { prompt: "ocean spiral of dots and waves", aspect_ratio: "1:1" } },
-    { title: "Golden forest poster", input: { prompt: "gold forest stripes with triangles", aspect_ratio: "3:4", num_images: 2 } },
+    {
+      title: "Golden forest poster",
+      input: { prompt: "gold forest stripes with triangles", aspect_ratio: "3:4", num_images: 2 },
+    },
   ],
   enumLabels: { format: FORMAT_LABELS },
   input_schema: objectSchema(
@@ -156,7 +193,15 @@ export const artwork: ModelDefinition = {
     for (let i = 0; i < (input.num_images as number); i++) {
       tools.signal.throwIfAborted();
       const imageSeed = nthSeed(seed, i);
-      outputs.push(await renderArtwork({ prompt: input.prompt as string, width, height, seed: imageSeed, format: input.format as ImageFormat }));
+      outputs.push(
+        await renderArtwork({
+          prompt: input.prompt as string,
+          width,
+          height,
+          seed: imageSeed,
+          format: input.format as ImageFormat,
+        }),
+      );
     }
     return outputs;
   },

@@ -26,7 +26,13 @@ export const gradientLegacy: ModelDefinition = {
   input_schema: objectSchema({ prompt: PROMPT_FIELD, seed: SEED_FIELD }, ["prompt"]),
   async run(input) {
     return [
-      await renderGradient({ prompt: input.prompt as string, aspectRatio: "1:1", longSide: 256, seed: seedOf(input), format: "png" }),
+      await renderGradient({
+        prompt: input.prompt as string,
+        aspectRatio: "1:1",
+        longSide: 256,
+        seed: seedOf(input),
+        format: "png",
+      }),
     ];
   },
 };

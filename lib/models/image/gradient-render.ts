@@ -74,7 +74,10 @@ export const TITLE_MARGIN = 0.1;
  * same bytes), wrapped and shrunk to stay inside the margins, centred on the gradient.
  */
 async function titleOverlay(title: string, width: number, height: number): Promise<OverlayOptions> {
-  const box = { width: Math.floor(width * (1 - 2 * TITLE_MARGIN)), height: Math.floor(height * (1 - 2 * TITLE_MARGIN)) };
+  const box = {
+    width: Math.floor(width * (1 - 2 * TITLE_MARGIN)),
+    height: Math.floor(height * (1 - 2 * TITLE_MARGIN)),
+  };
   const text = await setText({
     text: title.slice(0, 60),
     font: "sansBold",
@@ -91,11 +94,12 @@ export async function renderGradient(options: GradientOptions): Promise<ImageOut
   const { width, height } = dimensions(options.aspectRatio, options.longSide);
   const image = sharp(Buffer.from(gradientSvg(options)));
   if (options.title) image.composite([await titleOverlay(options.title, width, height)]);
-  const data = await (options.format === "jpeg"
-    ? image.jpeg({ quality: 90 })
-    : options.format === "webp"
-      ? image.webp({ quality: 90 })
-      : image.png()
+  const data = await (
+    options.format === "jpeg"
+      ? image.jpeg({ quality: 90 })
+      : options.format === "webp"
+        ? image.webp({ quality: 90 })
+        : image.png()
   ).toBuffer();
   return { type: "image", content_type: IMAGE_FORMATS[options.format], data, width, height };
 }

@@ -26,7 +26,10 @@ export const gradient: ModelDefinition = {
   lifecycle: null,
   examples: [
     { title: "Harbour at dusk", input: { prompt: "ocean dusk over a quiet harbour" } },
-    { title: "Sunset phone wallpaper", input: { prompt: "sunset coral peach gold", aspect_ratio: "9:16", resolution: "hd" } },
+    {
+      title: "Sunset phone wallpaper",
+      input: { prompt: "sunset coral peach gold", aspect_ratio: "9:16", resolution: "hd" },
+    },
     { title: "Forest mist, wide", input: { prompt: "forest mist moss fern", aspect_ratio: "16:9" } },
   ],
   enumLabels: { resolution: { standard: "Standard", hd: "HD" }, format: FORMAT_LABELS },

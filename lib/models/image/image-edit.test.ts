@@ -9,8 +9,12 @@ const FILE = "file_AAAAAAAAAAAAAAAAAAAAAAAA";
 
 /** Left half red, right half blue, with a white stripe across the middle for edges. */
 async function testImage(width: number, height: number): Promise<Buffer> {
-  const left = await sharp({ create: { width: width / 2, height, channels: 3, background: "#e02020" } }).png().toBuffer();
-  const stripe = await sharp({ create: { width, height: 4, channels: 3, background: "#ffffff" } }).png().toBuffer();
+  const left = await sharp({ create: { width: width / 2, height, channels: 3, background: "#e02020" } })
+    .png()
+    .toBuffer();
+  const stripe = await sharp({ create: { width, height: 4, channels: 3, background: "#ffffff" } })
+    .png()
+    .toBuffer();
   return sharp({ create: { width, height, channels: 3, background: "#2040e0" } })
     .composite([
       { input: left, left: 0, top: 0 },
@@ -26,8 +30,20 @@ function runWith(file: Buffer, input: Record<string, unknown>): Promise<ModelOut
 }
 
 async function rgb(output: ModelOutput) {
-  const { data, info } = await sharp(output.data).toColourspace("srgb").removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data, info, mean: (c: number) => { let s = 0; for (let i = c; i < data.length; i += 3) s += data[i]!; return s / (data.length / 3); } };
+  const { data, info } = await sharp(output.data)
+    .toColourspace("srgb")
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return {
+    data,
+    info,
+    mean: (c: number) => {
+      let s = 0;
+      for (let i = c; i < data.length; i += 3) s += data[i]!;
+      return s / (data.length / 3);
+    },
+  };
 }
 
 describe("atelier/image-edit", () => {
@@ -79,7 +95,9 @@ describe("atelier/image-edit", () => {
   });
 
   it("sepia turns grey into warm browns", async () => {
-    const grey = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#808080" } }).png().toBuffer();
+    const grey = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#808080" } })
+      .png()
+      .toBuffer();
     const [out] = await runWith(grey, { filter: "sepia" });
     const { data } = await rgb(out!);
     const [r, g, b] = [data[0]!, data[1]!, data[2]!];
@@ -113,20 +131,26 @@ describe("atelier/image-edit", () => {
   });
 
   it("follows the EXIF orientation of a phone photo", async () => {
-    const photo = await sharp(await testImage(80, 40)).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const photo = await sharp(await testImage(80, 40))
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
     const [out] = await runWith(photo, {});
     const { width, height } = out as ImageOutput;
     expect([width, height]).toEqual([40, 80]);
   });
 
   it("refuses results over 8192 pixels and files that are not images", async () => {
-    const tall = await sharp({ create: { width: 20, height: 2000, channels: 3, background: "#123456" } }).png().toBuffer();
+    const tall = await sharp({ create: { width: 20, height: 2000, channels: 3, background: "#123456" } })
+      .png()
+      .toBuffer();
     await expect(runWith(tall, { width: 100 })).rejects.toBeInstanceOf(ModelError);
     await expect(runWith(Buffer.from("not an image at all"), {})).rejects.toBeInstanceOf(ModelError);
   });
 
   it("validates its fields and prices one image", () => {
-    const check = (input: Record<string, unknown>) => validateModelInput(imageEdit.input_schema, { image: FILE, ...input }, { modelId: imageEdit.id });
+    const check = (input: Record<string, unknown>) =>
+      validateModelInput(imageEdit.input_schema, { image: FILE, ...input }, { modelId: imageEdit.id });
     expect(() => check({ width: 8 })).toThrow();
     expect(() => check({ width: 5000 })).toThrow();
     expect(() => check({ filter: "vintage" })).toThrow();

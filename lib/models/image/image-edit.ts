@@ -2,7 +2,14 @@
 // (centred, to a side, or to the most interesting part), resize, and a filter.
 import sharp from "sharp";
 import { fileInputField } from "../../core/catalog/file-inputs";
-import { ASPECT_RATIOS, FORMAT_FIELD, FORMAT_LABELS, objectSchema, type AspectRatio, type ImageFormat } from "../shared/fields";
+import {
+  ASPECT_RATIOS,
+  FORMAT_FIELD,
+  FORMAT_LABELS,
+  objectSchema,
+  type AspectRatio,
+  type ImageFormat,
+} from "../shared/fields";
 import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 import { encodeImage } from "./raster";
 import { decodingInput, displayedImage, displayedSize } from "./input-image";
@@ -30,7 +37,11 @@ type Gravity = keyof typeof GRAVITY;
 type Filter = "none" | "grayscale" | "sepia" | "blur" | "sharpen";
 
 /** The largest box of the asked ratio inside width × height. */
-export function cropBox(width: number, height: number, aspect: AspectRatio | "original"): { width: number; height: number } {
+export function cropBox(
+  width: number,
+  height: number,
+  aspect: AspectRatio | "original",
+): { width: number; height: number } {
   if (aspect === "original") return { width, height };
   const [w, h] = ASPECT_RATIOS[aspect];
   return width * h > height * w
@@ -45,7 +56,8 @@ export const imageEdit: ModelDefinition = {
   creator: "Atelier",
   modality: "image",
   tasks: ["image-to-image"],
-  description: "Crops an image to an aspect ratio, resizes it and applies a filter (grayscale, sepia, blur or sharpen).",
+  description:
+    "Crops an image to an aspect ratio, resizes it and applies a filter (grayscale, sepia, blur or sharpen).",
   revision: "2026-11-22",
   status: "stable",
   pricing: { unit: "image", usd: "0.001", drivers: [], overrides: [] },
@@ -59,7 +71,14 @@ export const imageEdit: ModelDefinition = {
   ],
   enumLabels: {
     aspect_ratio: { original: "Original" },
-    gravity: { center: "Centre", top: "Top", bottom: "Bottom", left: "Left", right: "Right", smart: "Smart (most eye-catching)" },
+    gravity: {
+      center: "Centre",
+      top: "Top",
+      bottom: "Bottom",
+      left: "Left",
+      right: "Right",
+      smart: "Smart (most eye-catching)",
+    },
     filter: { none: "None", grayscale: "Black and white", sepia: "Sepia", blur: "Blur", sharpen: "Sharpen" },
     format: FORMAT_LABELS,
   },
@@ -69,7 +88,8 @@ export const imageEdit: ModelDefinition = {
       aspect_ratio: {
         type: "string",
         title: "Crop to aspect ratio",
-        description: "Cut the image to this width-to-height ratio, keeping as much of it as fits; original keeps it uncropped.",
+        description:
+          "Cut the image to this width-to-height ratio, keeping as much of it as fits; original keeps it uncropped.",
         enum: ["original", ...Object.keys(ASPECT_RATIOS)],
         default: "original",
       },
@@ -97,7 +117,8 @@ export const imageEdit: ModelDefinition = {
       blur_strength: {
         type: "number",
         title: "Blur strength",
-        description: "How soft the blur filter makes the image (Gaussian sigma in pixels). Used only with the blur filter.",
+        description:
+          "How soft the blur filter makes the image (Gaussian sigma in pixels). Used only with the blur filter.",
         minimum: 0.5,
         maximum: 50,
         default: 4,
@@ -112,9 +133,12 @@ export const imageEdit: ModelDefinition = {
     const source = await displayedSize(data);
     const box = cropBox(source.width, source.height, input.aspect_ratio as AspectRatio | "original");
     const width = typeof input.width === "number" ? input.width : box.width;
-    const height = typeof input.width === "number" ? Math.max(1, Math.round((input.width * box.height) / box.width)) : box.height;
+    const height =
+      typeof input.width === "number" ? Math.max(1, Math.round((input.width * box.height) / box.width)) : box.height;
     if (Math.max(width, height) > MAX_SIDE) {
-      throw new ModelError(`The result would be ${width}×${height}; the longest side may be at most ${MAX_SIDE} pixels. Choose a smaller width or another crop.`);
+      throw new ModelError(
+        `The result would be ${width}×${height}; the longest side may be at most ${MAX_SIDE} pixels. Choose a smaller width or another crop.`,
+      );
     }
     tools.signal.throwIfAborted();
 

@@ -38,7 +38,8 @@ export async function decodingInput<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof Error && !(err instanceof ModelError) && DECODE_FAILURE.test(err.message)) throw new ModelError(DAMAGED);
+    if (err instanceof Error && !(err instanceof ModelError) && DECODE_FAILURE.test(err.message))
+      throw new ModelError(DAMAGED);
     throw err;
   }
 }

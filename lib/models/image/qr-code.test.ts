@@ -36,7 +36,14 @@ describe("atelier/qr-code", () => {
 
   it("keeps colours, margin and unicode text, and scans as JPEG too", async () => {
     const content = "Café ☕ — menu du jour: soupe à l'oignon, 12 €";
-    const [image] = await run({ content, foreground: "#1d3557", background: "#f1faee", module_style: "rounded", margin: 2, format: "jpeg" });
+    const [image] = await run({
+      content,
+      foreground: "#1d3557",
+      background: "#f1faee",
+      module_style: "rounded",
+      margin: 2,
+      format: "jpeg",
+    });
     expect(image!.content_type).toBe("image/jpeg");
     expect(await scan(image!)).toBe(content);
     // The corner pixel is the background colour; the quiet zone is there.
@@ -66,14 +73,25 @@ describe("atelier/qr-code", () => {
 
   it("refuses colours too close to scan, and content too dense for the size", async () => {
     expect(contrastRatio("#000000", "#ffffff")).toBeCloseTo(21, 5);
-    await expect(run({ content: URL, foreground: "#777777", background: "#888888" })).rejects.toBeInstanceOf(ModelError);
-    await expect(run({ content: "x".repeat(2000), error_correction: "H", size: 256 })).rejects.toThrow(/too long|too dense/);
+    await expect(run({ content: URL, foreground: "#777777", background: "#888888" })).rejects.toBeInstanceOf(
+      ModelError,
+    );
+    await expect(run({ content: "x".repeat(2000), error_correction: "H", size: 256 })).rejects.toThrow(
+      /too long|too dense/,
+    );
     await expect(run({ content: "x".repeat(800), size: 128 })).rejects.toThrow(/at least \d+/);
   });
 
   it("validates its fields", () => {
-    const check = (input: Record<string, unknown>) => validateModelInput(qrCode.input_schema, input, { modelId: qrCode.id });
-    expect(check({ content: "hi" })).toMatchObject({ size: 512, error_correction: "M", foreground: "#000000", background: "#ffffff", margin: 4 });
+    const check = (input: Record<string, unknown>) =>
+      validateModelInput(qrCode.input_schema, input, { modelId: qrCode.id });
+    expect(check({ content: "hi" })).toMatchObject({
+      size: 512,
+      error_correction: "M",
+      foreground: "#000000",
+      background: "#ffffff",
+      margin: 4,
+    });
     expect(() => check({ content: "hi", foreground: "red" })).toThrow();
     expect(() => check({ content: "hi", margin: 11 })).toThrow();
     expect(() => check({ content: "" })).toThrow();

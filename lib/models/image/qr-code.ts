@@ -33,7 +33,11 @@ function isFinder(row: number, col: number, n: number): boolean {
 }
 
 /** Modules of the small 5×5 alignment patterns: reserved, and not timing, format or version bits. */
-function isAlignment(matrix: { size: number; isReserved(row: number, col: number): number }, row: number, col: number): boolean {
+function isAlignment(
+  matrix: { size: number; isReserved(row: number, col: number): number },
+  row: number,
+  col: number,
+): boolean {
   const n = matrix.size;
   if (!matrix.isReserved(row, col) || row === 6 || col === 6) return false;
   const nearFinder = (row <= 8 && col <= 8) || (row <= 8 && col >= n - 8) || (row >= n - 8 && col <= 8);
@@ -51,7 +55,15 @@ function eye(x: number, y: number, cell: number, style: ModuleStyle, colour: str
   return `<path d="${ring}${hole}" fill="${colour}" fill-rule="evenodd"/><rect x="${x + 2 * cell}" y="${y + 2 * cell}" width="${3 * cell}" height="${3 * cell}" rx="${inner}" fill="${colour}"/>`;
 }
 
-export function qrSvg(options: { content: string; level: "L" | "M" | "Q" | "H"; size: number; margin: number; style: ModuleStyle; foreground: string; background: string }): string {
+export function qrSvg(options: {
+  content: string;
+  level: "L" | "M" | "Q" | "H";
+  size: number;
+  margin: number;
+  style: ModuleStyle;
+  foreground: string;
+  background: string;
+}): string {
   let matrix;
   try {
     matrix = QRCode.create(options.content, { errorCorrectionLevel: options.level }).modules;
@@ -71,7 +83,8 @@ export function qrSvg(options: { content: string; level: "L" | "M" | "Q" | "H"; 
   }
   const offset = Math.floor((options.size - cell * n) / 2);
   const at = (i: number) => offset + i * cell;
-  const dark = (row: number, col: number) => row >= 0 && col >= 0 && row < n && col < n && matrix.get(row, col) === 1 && !isFinder(row, col, n);
+  const dark = (row: number, col: number) =>
+    row >= 0 && col >= 0 && row < n && col < n && matrix.get(row, col) === 1 && !isFinder(row, col, n);
   const shapes: string[] = [];
   for (let row = 0; row < n; row++) {
     for (let col = 0; col < n; col++) {
@@ -105,7 +118,6 @@ export function qrSvg(options: { content: string; level: "L" | "M" | "Q" | "H"; 
 <rect width="100%" height="100%" fill="${options.background}"/><path d="${shapes.join("")}" fill="${options.foreground}" fill-rule="nonzero"/>${eyes.join("")}</svg>`;
 }
 
-
 export const qrCode: ModelDefinition = {
   id: "atelier/qr-code",
   type: "model",
@@ -120,8 +132,20 @@ export const qrCode: ModelDefinition = {
   lifecycle: null,
   examples: [
     { title: "Link to a menu", input: { content: "https://example.com/menu" } },
-    { title: "Guest Wi-Fi, rounded", input: { content: "WIFI:T:WPA;S:Atelier Guest;P:welcome-2027;;", module_style: "rounded", foreground: "#1e3a8a" } },
-    { title: "Dotted, on cream", input: { content: "https://atelier.example/launch", module_style: "dots", foreground: "#7c2d12", background: "#fff7ed", error_correction: "H" } },
+    {
+      title: "Guest Wi-Fi, rounded",
+      input: { content: "WIFI:T:WPA;S:Atelier Guest;P:welcome-2027;;", module_style: "rounded", foreground: "#1e3a8a" },
+    },
+    {
+      title: "Dotted, on cream",
+      input: {
+        content: "https://atelier.example/launch",
+        module_style: "dots",
+        foreground: "#7c2d12",
+        background: "#fff7ed",
+        error_correction: "H",
+      },
+    },
   ],
   enumLabels: {
     error_correction: { L: "L · 7%", M: "M · 15%", Q: "Q · 25%", H: "H · 30%" },
@@ -138,15 +162,27 @@ export const qrCode: ModelDefinition = {
         maxLength: 2000,
         examples: ["https://example.com/menu"],
       },
-      size: { type: "integer", title: "Size", description: "Width and height of the image in pixels.", minimum: 128, maximum: 2048, default: 512 },
+      size: {
+        type: "integer",
+        title: "Size",
+        description: "Width and height of the image in pixels.",
+        minimum: 128,
+        maximum: 2048,
+        default: 512,
+      },
       error_correction: {
         type: "string",
         title: "Error correction",
-        description: "How much of the code may be damaged or covered and still scan: L 7%, M 15%, Q 25%, H 30%. Higher levels make denser codes.",
+        description:
+          "How much of the code may be damaged or covered and still scan: L 7%, M 15%, Q 25%, H 30%. Higher levels make denser codes.",
         enum: ["L", "M", "Q", "H"],
         default: "M",
       },
-      foreground: colorField("Foreground colour", "Colour of the modules, as #rrggbb. Keep it darker than the background.", "#000000"),
+      foreground: colorField(
+        "Foreground colour",
+        "Colour of the modules, as #rrggbb. Keep it darker than the background.",
+        "#000000",
+      ),
       background: colorField("Background colour", "Colour behind the modules, as #rrggbb.", "#ffffff"),
       module_style: {
         type: "string",
@@ -158,7 +194,8 @@ export const qrCode: ModelDefinition = {
       margin: {
         type: "integer",
         title: "Margin",
-        description: "Quiet zone around the code, in modules. Scanners need about 4 unless the code sits on a plain background.",
+        description:
+          "Quiet zone around the code, in modules. Scanners need about 4 unless the code sits on a plain background.",
         minimum: 0,
         maximum: 10,
         default: 4,

@@ -26,9 +26,18 @@ export function escapeXml(text: string): string {
 }
 
 /** Encodes to the asked format; the same pixels always give the same bytes. */
-export async function encodeImage(image: Sharp, format: ImageFormat, width: number, height: number): Promise<ImageOutput> {
+export async function encodeImage(
+  image: Sharp,
+  format: ImageFormat,
+  width: number,
+  height: number,
+): Promise<ImageOutput> {
   const encoded =
-    format === "jpeg" ? image.jpeg({ quality: 90, mozjpeg: true }) : format === "webp" ? image.webp({ quality: 90 }) : image.png({ compressionLevel: 6 });
+    format === "jpeg"
+      ? image.jpeg({ quality: 90, mozjpeg: true })
+      : format === "webp"
+        ? image.webp({ quality: 90 })
+        : image.png({ compressionLevel: 6 });
   const data = await encoded.toBuffer();
   return { type: "image", content_type: IMAGE_FORMATS[format], data, width, height };
 }

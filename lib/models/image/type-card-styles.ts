@@ -54,7 +54,11 @@ const f = (n: number) => n.toFixed(1);
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
 function anchorX(block: Block, width: number): number {
-  return block.align === "left" ? block.x : block.align === "right" ? block.x + block.width - width : block.x + (block.width - width) / 2;
+  return block.align === "left"
+    ? block.x
+    : block.align === "right"
+      ? block.x + block.width - width
+      : block.x + (block.width - width) / 2;
 }
 
 const inkOnPaper: Style = {
@@ -87,7 +91,9 @@ const inkOnPaper: Style = {
       const y = block.subtitleY - margin * 0.22;
       const d = margin * 0.07;
       out.push(`<rect x="${f(x)}" y="${f(y - line / 2)}" width="${f(w)}" height="${f(line)}" fill="${c.accent}"/>`);
-      out.push(`<polygon points="${f(x + w / 2)},${f(y - d)} ${f(x + w / 2 + d)},${f(y)} ${f(x + w / 2)},${f(y + d)} ${f(x + w / 2 - d)},${f(y)}" fill="${c.accent}"/>`);
+      out.push(
+        `<polygon points="${f(x + w / 2)},${f(y - d)} ${f(x + w / 2 + d)},${f(y)} ${f(x + w / 2)},${f(y + d)} ${f(x + w / 2 - d)},${f(y)}" fill="${c.accent}"/>`,
+      );
     }
     return out.join("");
   },
@@ -111,13 +117,20 @@ const neonNight: Style = {
       ["#ff7a00", "#00e5ff"],
       ["#a855ff", "#39ffb0"],
     ] as const);
-    return { text: "#fff6fd", subtitle: second, accent: second, more: [glow, pick(random, ["#0b0820", "#06101f", "#120617"])] };
+    return {
+      text: "#fff6fd",
+      subtitle: second,
+      accent: second,
+      more: [glow, pick(random, ["#0b0820", "#06101f", "#120617"])],
+    };
   },
   background({ width, height }, c) {
     const horizon = height * 0.68;
     const lines: string[] = [];
     for (let i = -12; i <= 12; i++) {
-      lines.push(`<line x1="${f(width / 2 + i * width * 0.02)}" y1="${f(horizon)}" x2="${f(width / 2 + i * width * 0.16)}" y2="${f(height)}"/>`);
+      lines.push(
+        `<line x1="${f(width / 2 + i * width * 0.02)}" y1="${f(horizon)}" x2="${f(width / 2 + i * width * 0.16)}" y2="${f(height)}"/>`,
+      );
     }
     for (let k = 1; k <= 8; k++) {
       const y = horizon + (height - horizon) * (k / 8) ** 1.8;
@@ -168,7 +181,9 @@ const colourBlock: Style = {
     const step = u * 0.018;
     const dx = corner % 2 ? u * 0.02 : width - u * 0.02 - 3 * step;
     const dy = barTop ? height - u * 0.07 - 3 * step : u * 0.07;
-    for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) dots.push(`<circle cx="${f(dx + i * step)}" cy="${f(dy + j * step)}" r="${f(u * 0.005)}"/>`);
+    for (let i = 0; i < 4; i++)
+      for (let j = 0; j < 4; j++)
+        dots.push(`<circle cx="${f(dx + i * step)}" cy="${f(dy + j * step)}" r="${f(u * 0.005)}"/>`);
     return `<rect width="${width}" height="${height}" fill="${c.more[0]}"/><circle cx="${f(cx)}" cy="${f(cy)}" r="${f(u * 0.5)}" fill="${c.more[1]}"/>
 <rect x="0" y="${barTop ? f(height - u * 0.05) : 0}" width="${width}" height="${f(u * 0.05)}" fill="${c.accent}"/><g fill="${c.text}" fill-opacity="0.55">${dots.join("")}</g>`;
   },
@@ -185,14 +200,23 @@ const minimal: Style = {
   above: 0.06,
   effect: "none",
   grain: 0,
-  colours: (random) => ({ text: "#141414", subtitle: "#6b6b6b", accent: pick(random, ["#e63946", "#2a9d8f", "#3a86ff", "#f4a261", "#8338ec"]), more: [] }),
+  colours: (random) => ({
+    text: "#141414",
+    subtitle: "#6b6b6b",
+    accent: pick(random, ["#e63946", "#2a9d8f", "#3a86ff", "#f4a261", "#8338ec"]),
+    more: [],
+  }),
   background: ({ width, height }) => `<rect width="${width}" height="${height}" fill="#fafaf7"/>`,
   ornaments({ width, height, margin }, c, block) {
     const u = Math.min(width, height);
-    const out = [`<circle cx="${f(width - margin * 0.6)}" cy="${f(height - margin * 0.6)}" r="${f(u * 0.012)}" fill="${c.accent}"/>`];
+    const out = [
+      `<circle cx="${f(width - margin * 0.6)}" cy="${f(height - margin * 0.6)}" r="${f(u * 0.012)}" fill="${c.accent}"/>`,
+    ];
     if (block) {
       const w = Math.min(block.width, width * 0.12);
-      out.push(`<rect x="${f(anchorX(block, w))}" y="${f(block.y)}" width="${f(w)}" height="${f(u * 0.012)}" fill="${c.accent}"/>`);
+      out.push(
+        `<rect x="${f(anchorX(block, w))}" y="${f(block.y)}" width="${f(w)}" height="${f(u * 0.012)}" fill="${c.accent}"/>`,
+      );
     }
     return out.join("");
   },
@@ -220,7 +244,9 @@ const terminal: Style = {
   background({ width, height }) {
     const bar = Math.min(width, height) * 0.075;
     const r = bar * 0.16;
-    const lights = ["#ff5f56", "#ffbd2e", "#27c93f"].map((colour, i) => `<circle cx="${f(bar * 0.6 + i * r * 3.2)}" cy="${f(bar / 2)}" r="${f(r)}" fill="${colour}"/>`);
+    const lights = ["#ff5f56", "#ffbd2e", "#27c93f"].map(
+      (colour, i) => `<circle cx="${f(bar * 0.6 + i * r * 3.2)}" cy="${f(bar / 2)}" r="${f(r)}" fill="${colour}"/>`,
+    );
     const step = Math.max(3, Math.round(height / 256));
     return `<defs><pattern id="scan" width="${step}" height="${step}" patternUnits="userSpaceOnUse"><rect width="${step}" height="1" fill="#ffffff" fill-opacity="0.035"/></pattern></defs>
 <rect width="${width}" height="${height}" fill="#0d1117"/><rect width="${width}" height="${f(bar)}" fill="#1c222b"/>${lights.join("")}<rect y="${f(bar)}" width="${width}" height="${f(height - bar)}" fill="url(#scan)"/>`;
@@ -254,7 +280,9 @@ const sunsetGradient: Style = {
     const angle = Math.floor(random() * 360);
     const bokeh: string[] = [];
     for (let i = 0; i < 9; i++) {
-      bokeh.push(`<circle cx="${f(random() * width)}" cy="${f(random() * height)}" r="${f(u * (0.05 + random() * 0.22))}" fill="#ffffff" fill-opacity="${(0.05 + random() * 0.12).toFixed(2)}"/>`);
+      bokeh.push(
+        `<circle cx="${f(random() * width)}" cy="${f(random() * height)}" r="${f(u * (0.05 + random() * 0.22))}" fill="#ffffff" fill-opacity="${(0.05 + random() * 0.12).toFixed(2)}"/>`,
+      );
     }
     return `<defs><linearGradient id="sun" gradientTransform="rotate(${angle} 0.5 0.5)"><stop offset="0" stop-color="${c.more[0]}"/><stop offset="1" stop-color="${c.more[1]}"/></linearGradient><filter id="soft"><feGaussianBlur stdDeviation="${f(u * 0.012)}"/></filter></defs>
 <rect width="${width}" height="${height}" fill="url(#sun)"/><g filter="url(#soft)">${bokeh.join("")}</g>`;

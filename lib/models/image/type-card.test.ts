@@ -11,8 +11,17 @@ import { ModelError, type ModelOutput } from "../../core/catalog/model-definitio
 import { STYLES, type StyleName } from "./type-card-styles";
 import { renderTypeCard, typeCard, type TypeCardOptions } from "./type-card";
 
-const BASE: TypeCardOptions = { text: "", layout: "card", style: "ink-on-paper", align: "center", size: 512, seed: 3, format: "png" };
-const LONG = "Every good poster says one thing clearly, and this one keeps on talking far past the point where a designer would have cut it, just to prove the words wrap and shrink to stay inside the margins of the card.";
+const BASE: TypeCardOptions = {
+  text: "",
+  layout: "card",
+  style: "ink-on-paper",
+  align: "center",
+  size: 512,
+  seed: 3,
+  format: "png",
+};
+const LONG =
+  "Every good poster says one thing clearly, and this one keeps on talking far past the point where a designer would have cut it, just to prove the words wrap and shrink to stay inside the margins of the card.";
 
 function run(input: Record<string, unknown>): Promise<ModelOutput[]> {
   return runModelForTest(typeCard, { size: 512, ...input });
@@ -29,7 +38,10 @@ async function changed(a: Buffer, b: Buffer) {
   let count = 0;
   const bounds = { left: Infinity, top: Infinity, right: -1, bottom: -1 };
   for (let i = 0; i < pa.data.length; i += 3) {
-    const d = Math.abs(pa.data[i]! - pb.data[i]!) + Math.abs(pa.data[i + 1]! - pb.data[i + 1]!) + Math.abs(pa.data[i + 2]! - pb.data[i + 2]!);
+    const d =
+      Math.abs(pa.data[i]! - pb.data[i]!) +
+      Math.abs(pa.data[i + 1]! - pb.data[i + 1]!) +
+      Math.abs(pa.data[i + 2]! - pb.data[i + 2]!);
     if (d < 90) continue;
     count++;
     const x = (i / 3) % width;
@@ -69,26 +81,38 @@ describe("atelier/type-card", () => {
     expect([meta.format, meta.width, meta.height]).toEqual(["webp", width, height]);
   });
 
-  it.each(Object.keys(STYLES))("%s: the text is really drawn, and long text stays inside the margins", async (style) => {
-    const options = { ...BASE, style: style as StyleName };
-    const background = await renderTypeCard(options);
-    const short = await changed((await renderTypeCard({ ...options, text: "Hello world" })).data, background.data);
-    expect(short.count).toBeGreaterThan(512 * 512 * 0.01);
-    const long = await changed((await renderTypeCard({ ...options, text: LONG, subtitle: "A subtitle under it all" })).data, background.data);
-    expect(long.count).toBeGreaterThan(short.count);
-    const margin = Math.round(512 * 0.09);
-    // A glow may bleed a few pixels past the letters it surrounds.
-    const bleed = STYLES[style as StyleName].effect === "none" ? 0 : 10;
-    expect(long.bounds.left).toBeGreaterThanOrEqual(margin - bleed);
-    expect(long.bounds.top).toBeGreaterThanOrEqual(margin - bleed);
-    expect(long.bounds.right).toBeLessThan(512 - margin + bleed);
-    expect(long.bounds.bottom).toBeLessThan(512 - margin + bleed);
-  });
+  it.each(Object.keys(STYLES))(
+    "%s: the text is really drawn, and long text stays inside the margins",
+    async (style) => {
+      const options = { ...BASE, style: style as StyleName };
+      const background = await renderTypeCard(options);
+      const short = await changed((await renderTypeCard({ ...options, text: "Hello world" })).data, background.data);
+      expect(short.count).toBeGreaterThan(512 * 512 * 0.01);
+      const long = await changed(
+        (await renderTypeCard({ ...options, text: LONG, subtitle: "A subtitle under it all" })).data,
+        background.data,
+      );
+      expect(long.count).toBeGreaterThan(short.count);
+      const margin = Math.round(512 * 0.09);
+      // A glow may bleed a few pixels past the letters it surrounds.
+      const bleed = STYLES[style as StyleName].effect === "none" ? 0 : 10;
+      expect(long.bounds.left).toBeGreaterThanOrEqual(margin - bleed);
+      expect(long.bounds.top).toBeGreaterThanOrEqual(margin - bleed);
+      expect(long.bounds.right).toBeLessThan(512 - margin + bleed);
+      expect(long.bounds.bottom).toBeLessThan(512 - margin + bleed);
+    },
+  );
 
   it("aligns lines to the left or the right margin", async () => {
     const background = (await renderTypeCard({ ...BASE, style: "minimal" })).data;
-    const left = await changed((await renderTypeCard({ ...BASE, style: "minimal", text: "Left", align: "left" })).data, background);
-    const right = await changed((await renderTypeCard({ ...BASE, style: "minimal", text: "Right", align: "right" })).data, background);
+    const left = await changed(
+      (await renderTypeCard({ ...BASE, style: "minimal", text: "Left", align: "left" })).data,
+      background,
+    );
+    const right = await changed(
+      (await renderTypeCard({ ...BASE, style: "minimal", text: "Right", align: "right" })).data,
+      background,
+    );
     const margin = Math.round(512 * 0.09);
     expect(left.bounds.left).toBeLessThan(margin + 10);
     expect(left.bounds.right).toBeLessThan(300);
@@ -103,7 +127,9 @@ describe("atelier/type-card", () => {
     expect(Buffer.compare(a!.data, b!.data)).toBe(0);
     const [other] = await run({ ...input, text: "Closed studio" });
     expect((await changed(a!.data, other!.data)).count).toBeGreaterThan(500);
-    const seeds = await Promise.all([1, 2, 3, 4, 5, 6].map(async (seed) => (await run({ ...input, seed }))[0]!.data.toString("base64")));
+    const seeds = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map(async (seed) => (await run({ ...input, seed }))[0]!.data.toString("base64")),
+    );
     expect(new Set(seeds).size).toBeGreaterThan(1);
   });
 
@@ -133,8 +159,15 @@ describe("atelier/type-card", () => {
 
   it("refuses blank text and validates its fields", async () => {
     await expect(run({ text: "   " })).rejects.toBeInstanceOf(ModelError);
-    const check = (input: Record<string, unknown>) => validateModelInput(typeCard.input_schema, input, { modelId: typeCard.id });
-    expect(check({ text: "Hi" })).toMatchObject({ layout: "card", style: "ink-on-paper", align: "center", size: 1024, format: "png" });
+    const check = (input: Record<string, unknown>) =>
+      validateModelInput(typeCard.input_schema, input, { modelId: typeCard.id });
+    expect(check({ text: "Hi" })).toMatchObject({
+      layout: "card",
+      style: "ink-on-paper",
+      align: "center",
+      size: 1024,
+      format: "png",
+    });
     expect(() => check({ text: "x".repeat(281) })).toThrow();
     expect(() => check({ text: "Hi", layout: "square" })).toThrow();
     expect(() => check({ text: "Hi", subtitle: "x".repeat(121) })).toThrow();

@@ -7,7 +7,9 @@ import { testRunTools } from "../testing/test-tools";
 
 async function testImage(width: number, height: number): Promise<Buffer> {
   // Left half red, right half blue: enlarging must keep the split, not blur it into one colour.
-  const left = await sharp({ create: { width: width / 2, height, channels: 3, background: "#ff0000" } }).png().toBuffer();
+  const left = await sharp({ create: { width: width / 2, height, channels: 3, background: "#ff0000" } })
+    .png()
+    .toBuffer();
   return sharp({ create: { width, height, channels: 3, background: "#0000ff" } })
     .composite([{ input: left, left: 0, top: 0 }])
     .png()
@@ -15,8 +17,15 @@ async function testImage(width: number, height: number): Promise<Buffer> {
 }
 
 function runWith(file: Buffer, input: Record<string, unknown>) {
-  const validated = validateModelInput(upscale.input_schema, { image: "file_AAAAAAAAAAAAAAAAAAAAAAAA", ...input }, { modelId: upscale.id });
-  return upscale.run(validated, testRunTools({ files: { file_AAAAAAAAAAAAAAAAAAAAAAAA: { data: file, contentType: "image/png" } } }));
+  const validated = validateModelInput(
+    upscale.input_schema,
+    { image: "file_AAAAAAAAAAAAAAAAAAAAAAAA", ...input },
+    { modelId: upscale.id },
+  );
+  return upscale.run(
+    validated,
+    testRunTools({ files: { file_AAAAAAAAAAAAAAAAAAAAAAAA: { data: file, contentType: "image/png" } } }),
+  );
 }
 
 describe("atelier/upscale", () => {
@@ -45,7 +54,10 @@ describe("atelier/upscale", () => {
 
   it("enlarges a phone photo the way it is shown (EXIF orientation), not sideways", async () => {
     // Stored 80×40 (red left, blue right) with orientation 6: shown 40×80, red on top.
-    const photo = await sharp(await testImage(80, 40)).jpeg({ quality: 95 }).withMetadata({ orientation: 6 }).toBuffer();
+    const photo = await sharp(await testImage(80, 40))
+      .jpeg({ quality: 95 })
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
     const [out] = await runWith(photo, { sharpen: false });
     expect(out).toMatchObject({ type: "image", width: 80, height: 160 });
     const { data, info } = await sharp(out!.data).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -64,15 +76,21 @@ describe("atelier/upscale", () => {
     const cut = png.subarray(0, Math.floor(png.length / 2));
     const damaged = await runWith(cut, {}).catch((err: unknown) => err);
     expect(damaged).toBeInstanceOf(ModelError);
-    expect((damaged as Error).message).toBe("The input image is damaged or cut short and could not be decoded: upload it again.");
+    expect((damaged as Error).message).toBe(
+      "The input image is damaged or cut short and could not be decoded: upload it again.",
+    );
     const junk = await runWith(Buffer.from("this is not an image"), {}).catch((err: unknown) => err);
     expect(junk).toBeInstanceOf(ModelError);
-    expect((junk as Error).message).toBe("The input image could not be read: upload a PNG, JPEG, WebP, GIF, AVIF or TIFF file.");
+    expect((junk as Error).message).toBe(
+      "The input image could not be read: upload a PNG, JPEG, WebP, GIF, AVIF or TIFF file.",
+    );
   });
 
   it("names the pixel limit for an image over it, rather than calling it unreadable", async () => {
     // Only the header is read, so a huge picture costs nothing to refuse: a 20000×20000 PNG of one row.
-    const oneRow = await sharp({ create: { width: 20_000, height: 1, channels: 3, background: "#000" } }).png().toBuffer();
+    const oneRow = await sharp({ create: { width: 20_000, height: 1, channels: 3, background: "#000" } })
+      .png()
+      .toBuffer();
     const huge = Buffer.from(oneRow);
     huge.writeUInt32BE(20_000, 20); // IHDR height; sharp reads the header before any pixel
     const refused = await runWith(huge, {}).catch((err: unknown) => err);
@@ -83,8 +101,8 @@ describe("atelier/upscale", () => {
   });
 
   it("takes only a file ID as its image", () => {
-    expect(() => validateModelInput(upscale.input_schema, { image: "https://example.com/a.png" }, { modelId: upscale.id })).toThrow(
-      /expects a file ID/,
-    );
+    expect(() =>
+      validateModelInput(upscale.input_schema, { image: "https://example.com/a.png" }, { modelId: upscale.id }),
+    ).toThrow(/expects a file ID/);
   });
 });

@@ -32,7 +32,12 @@ export const upscale: ModelDefinition = {
     {
       image: fileInputField("image/*", "Image", "The image to enlarge: a file ID from POST /v1/files."),
       scale: { type: "integer", title: "Scale", description: "How many times larger.", enum: [2, 4], default: 2 },
-      sharpen: { type: "boolean", title: "Sharpen", description: "A light sharpening pass after enlarging.", default: true },
+      sharpen: {
+        type: "boolean",
+        title: "Sharpen",
+        description: "A light sharpening pass after enlarging.",
+        default: true,
+      },
       format: FORMAT_FIELD,
     },
     ["image"],
@@ -45,7 +50,9 @@ export const upscale: ModelDefinition = {
     const width = source.width * scale;
     const height = source.height * scale;
     if (Math.max(width, height) > MAX_SIDE) {
-      throw new ModelError(`The result would be ${width}×${height}; the longest side may be at most ${MAX_SIDE} pixels. Use a smaller image or scale.`);
+      throw new ModelError(
+        `The result would be ${width}×${height}; the longest side may be at most ${MAX_SIDE} pixels. Use a smaller image or scale.`,
+      );
     }
     tools.signal.throwIfAborted();
     let image = displayedImage(data).resize(width, height, { kernel: "lanczos3" });

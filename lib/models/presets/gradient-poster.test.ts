@@ -23,9 +23,18 @@ async function titleBox(poster: ImageOutput, bare: ImageOutput) {
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = (y * width + x) * 3;
-      const diff = Math.abs(a.data[i]! - b.data[i]!) + Math.abs(a.data[i + 1]! - b.data[i + 1]!) + Math.abs(a.data[i + 2]! - b.data[i + 2]!);
+      const diff =
+        Math.abs(a.data[i]! - b.data[i]!) +
+        Math.abs(a.data[i + 1]! - b.data[i + 1]!) +
+        Math.abs(a.data[i + 2]! - b.data[i + 2]!);
       if (diff <= 6) continue;
-      box = { left: Math.min(box.left, x), top: Math.min(box.top, y), right: Math.max(box.right, x), bottom: Math.max(box.bottom, y), count: box.count + 1 };
+      box = {
+        left: Math.min(box.left, x),
+        top: Math.min(box.top, y),
+        right: Math.max(box.right, x),
+        bottom: Math.max(box.bottom, y),
+        count: box.count + 1,
+      };
     }
   }
   return box;
@@ -35,7 +44,12 @@ describe.each([
   [gradientPosterV1, { aspectRatio: "3:4", longSide: 768, frame: false }],
   [gradientPosterV2, { aspectRatio: "16:9", longSide: 1024, frame: true }],
 ] as const)("$id", (preset, shape) => {
-  const input = { prompt: "harbour lanterns at night", title: LONG_TITLE, seed: 11, ...(preset === gradientPosterV2 ? { aspect_ratio: "16:9" } : {}) };
+  const input = {
+    prompt: "harbour lanterns at night",
+    title: LONG_TITLE,
+    seed: 11,
+    ...(preset === gradientPosterV2 ? { aspect_ratio: "16:9" } : {}),
+  };
 
   it("wraps a 60-character title inside the margins", async () => {
     expect(LONG_TITLE).toHaveLength(60);

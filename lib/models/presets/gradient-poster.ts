@@ -58,10 +58,18 @@ export const gradientPosterV2: ModelDefinition = {
   examples: [
     { title: "Open studio", input: { prompt: "ocean dusk teal", title: "Open Studio" } },
     { title: "Summer fair, square", input: { prompt: "sunset coral gold", title: "Summer Fair", aspect_ratio: "1:1" } },
-    { title: "Concert banner", input: { prompt: "neon violet night", title: "Live at the Pier", aspect_ratio: "16:9" } },
+    {
+      title: "Concert banner",
+      input: { prompt: "neon violet night", title: "Live at the Pier", aspect_ratio: "16:9" },
+    },
   ],
   input_schema: objectSchema(
-    { prompt: PROMPT_FIELD, title: TITLE_FIELD, aspect_ratio: { ...ASPECT_RATIO_FIELD, default: "3:4" }, seed: SEED_FIELD },
+    {
+      prompt: PROMPT_FIELD,
+      title: TITLE_FIELD,
+      aspect_ratio: { ...ASPECT_RATIO_FIELD, default: "3:4" },
+      seed: SEED_FIELD,
+    },
     ["prompt", "title"],
   ),
   async run(input, tools) {

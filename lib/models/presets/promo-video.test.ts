@@ -16,7 +16,13 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "atelier-promo-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const STEPS = [artwork, panZoom, music];
-const input = { title: "Spring launch", prompt: "pastel mountains at sunrise", duration: 2, resolution: "480p", seed: 7 };
+const input = {
+  title: "Spring launch",
+  prompt: "pastel mountains at sunrise",
+  duration: 2,
+  resolution: "480p",
+  seed: 7,
+};
 
 async function probe(video: VideoOutput, name: string) {
   const tools = testRunTools();
@@ -51,7 +57,11 @@ describe("atelier/promo-video presets", () => {
 
   it("@2: the same, with a music bed mixed under the picture", async () => {
     const tools = testRunTools({ models: promoVideoV2.steps });
-    const [video] = await runModelForTest(promoVideoV2, { ...input, aspect_ratio: "9:16", music: "upbeat bright synth" }, tools);
+    const [video] = await runModelForTest(
+      promoVideoV2,
+      { ...input, aspect_ratio: "9:16", music: "upbeat bright synth" },
+      tools,
+    );
     expect(tools.steps).toEqual(["atelier/artwork", "atelier/pan-zoom", "atelier/music"]);
     // The music step's rendering stages fill the share after the camera move's.
     expectSteadyProgress(tools.progress, 10);

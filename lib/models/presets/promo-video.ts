@@ -10,7 +10,14 @@ import { runFfmpeg } from "../../media/ffmpeg";
 import { setText } from "../image/type-card-text";
 import { objectSchema, SEED_FIELD } from "../shared/fields";
 import { seedOf } from "../shared/random";
-import { ModelError, type ImageOutput, type ModelDefinition, type ModelOutput, type RunTools, type VideoOutput } from "../../core/catalog/model-definition";
+import {
+  ModelError,
+  type ImageOutput,
+  type ModelDefinition,
+  type ModelOutput,
+  type RunTools,
+  type VideoOutput,
+} from "../../core/catalog/model-definition";
 import { durationField, RESOLUTION_FIELD, videoSize, withTempDir, type Resolution } from "../video/encode";
 import { panZoom, MOTION_LABELS, PAN_ZOOM_MOTIONS } from "../video/pan-zoom";
 import { artwork } from "../image/artwork";
@@ -35,7 +42,8 @@ const FIELDS: Record<string, JsonSchemaObject> = {
   prompt: {
     type: "string",
     title: "Scene",
-    description: "Words for the artwork behind the title: colours, moods and shapes (ocean, sunset, neon, mountains, stars…).",
+    description:
+      "Words for the artwork behind the title: colours, moods and shapes (ocean, sunset, neon, mountains, stars…).",
     minLength: 1,
     maxLength: 500,
     examples: ["pastel mountains at sunrise"],
@@ -140,7 +148,12 @@ async function panZoomOver(poster: ImageOutput, input: Record<string, unknown>, 
 }
 
 /** The video with the music under it (AAC); the picture is copied, not encoded again. */
-async function withMusicBed(video: VideoOutput, input: Record<string, unknown>, seed: number, tools: RunTools): Promise<VideoOutput> {
+async function withMusicBed(
+  video: VideoOutput,
+  input: Record<string, unknown>,
+  seed: number,
+  tools: RunTools,
+): Promise<VideoOutput> {
   const [music] = await stepProgress(tools, 0, BED_MUSIC_SHARE).runStep(musicModel.id, {
     prompt: (input.music as string | undefined) ?? input.prompt,
     duration: input.duration,
@@ -149,11 +162,35 @@ async function withMusicBed(video: VideoOutput, input: Record<string, unknown>, 
   });
   if (music?.type !== "audio") throw new ModelError("The music step made no sound.");
   return withTempDir("promo-video", async (dir) => {
-    const [videoFile, musicFile, out] = ["video.mp4", "music.wav", "promo.mp4"].map((name) => path.join(/*turbopackIgnore: true*/ dir, name)) as [string, string, string];
+    const [videoFile, musicFile, out] = ["video.mp4", "music.wav", "promo.mp4"].map((name) =>
+      path.join(/*turbopackIgnore: true*/ dir, name),
+    ) as [string, string, string];
     await Promise.all([writeFile(videoFile, video.data), writeFile(musicFile, music.data)]);
     await runFfmpeg(
       tools.ffmpegPath,
-      ["-v", "error", "-i", videoFile, "-i", musicFile, "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "aac", "-b:a", "160k", "-shortest", "-movflags", "+faststart", "-y", out],
+      [
+        "-v",
+        "error",
+        "-i",
+        videoFile,
+        "-i",
+        musicFile,
+        "-map",
+        "0:v:0",
+        "-map",
+        "1:a:0",
+        "-c:v",
+        "copy",
+        "-c:a",
+        "aac",
+        "-b:a",
+        "160k",
+        "-shortest",
+        "-movflags",
+        "+faststart",
+        "-y",
+        out,
+      ],
       { signal: tools.signal, onProgress: encodeProgress(stepProgress(tools, BED_MUSIC_SHARE, 1), video.duration) },
     );
     return { ...video, data: await readFile(out) };
@@ -173,15 +210,22 @@ const common: Pick<ModelDefinition, "type" | "name" | "creator" | "modality" | "
 export const promoVideoV1: ModelDefinition = {
   ...common,
   id: "atelier/promo-video@1",
-  description: "A promo clip from a title: artwork with the title (shown as the preview first), then a slow camera move over it. Silent.",
+  description:
+    "A promo clip from a title: artwork with the title (shown as the preview first), then a slow camera move over it. Silent.",
   revision: "2026-11-22",
   // artwork $0.003 + pan-and-zoom $0.01 a second, rounded to a per-second price.
   pricing: { unit: "second", usd: "0.011", drivers: ["duration"], overrides: [] },
   steps: [artwork, panZoom],
   examples: [
     { title: "Spring launch", input: { title: "Spring launch", prompt: "pastel mountains at sunrise" } },
-    { title: "Night market story", input: { title: "Night Market", prompt: "neon night city stars", aspect_ratio: "9:16", motion: "pan-up" } },
-    { title: "Ocean week, square", input: { title: "Ocean Week", prompt: "ocean waves spiral", aspect_ratio: "1:1", motion: "zoom-out" } },
+    {
+      title: "Night market story",
+      input: { title: "Night Market", prompt: "neon night city stars", aspect_ratio: "9:16", motion: "pan-up" },
+    },
+    {
+      title: "Ocean week, square",
+      input: { title: "Ocean Week", prompt: "ocean waves spiral", aspect_ratio: "1:1", motion: "zoom-out" },
+    },
   ],
   enumLabels: PROMO_LABELS,
   input_schema: objectSchema(FIELDS, ["title", "prompt"]),
@@ -198,15 +242,34 @@ export const promoVideoV1: ModelDefinition = {
 export const promoVideoV2: ModelDefinition = {
   ...common,
   id: "atelier/promo-video@2",
-  description: "A promo clip from a title: artwork with the title (shown as the preview first), a slow camera move over it, and a music bed in the mood of the scene.",
+  description:
+    "A promo clip from a title: artwork with the title (shown as the preview first), a slow camera move over it, and a music bed in the mood of the scene.",
   revision: "2026-11-22",
   // @1's steps plus music at $0.001 a second.
   pricing: { unit: "second", usd: "0.012", drivers: ["duration"], overrides: [] },
   steps: [artwork, panZoom, musicModel],
   examples: [
     { title: "Spring launch", input: { title: "Spring launch", prompt: "pastel mountains at sunrise" } },
-    { title: "Night market, upbeat", input: { title: "Night Market", prompt: "neon night city stars", aspect_ratio: "9:16", motion: "pan-up", music: "upbeat energetic synth" } },
-    { title: "Ocean week, calm", input: { title: "Ocean Week", prompt: "ocean waves spiral", aspect_ratio: "1:1", motion: "zoom-out", music: "calm ocean waves" } },
+    {
+      title: "Night market, upbeat",
+      input: {
+        title: "Night Market",
+        prompt: "neon night city stars",
+        aspect_ratio: "9:16",
+        motion: "pan-up",
+        music: "upbeat energetic synth",
+      },
+    },
+    {
+      title: "Ocean week, calm",
+      input: {
+        title: "Ocean Week",
+        prompt: "ocean waves spiral",
+        aspect_ratio: "1:1",
+        motion: "zoom-out",
+        music: "calm ocean waves",
+      },
+    },
   ],
   enumLabels: PROMO_LABELS,
   input_schema: objectSchema(
@@ -215,7 +278,8 @@ export const promoVideoV2: ModelDefinition = {
       music: {
         type: "string",
         title: "Music",
-        description: "Words for the music bed: mood, tempo and sounds (calm, upbeat, lo-fi, rain…). Leave empty to use the scene's words.",
+        description:
+          "Words for the music bed: mood, tempo and sounds (calm, upbeat, lo-fi, rain…). Leave empty to use the scene's words.",
         minLength: 1,
         maxLength: 300,
         examples: ["upbeat bright synth"],

@@ -65,5 +65,7 @@ export function objectSchema(properties: Record<string, JsonSchemaObject>, requi
 export function sizeFor(aspectRatio: AspectRatio, longSide: number): { width: number; height: number } {
   const [w, h] = ASPECT_RATIOS[aspectRatio];
   const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
-  return w >= h ? { width: even(longSide), height: even((longSide * h) / w) } : { width: even((longSide * w) / h), height: even(longSide) };
+  return w >= h
+    ? { width: even(longSide), height: even((longSide * h) / w) }
+    : { width: even((longSide * w) / h), height: even(longSide) };
 }

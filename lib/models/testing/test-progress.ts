@@ -8,8 +8,14 @@ import { expect } from "vitest";
  */
 export function expectSteadyProgress(progress: readonly number[], between = 0): void {
   expect(progress.length, "progress was reported").toBeGreaterThan(0);
-  expect(progress.every((v) => v >= 0 && v <= 1), `every value in [0, 1]: ${progress.join(" ")}`).toBe(true);
+  expect(
+    progress.every((v) => v >= 0 && v <= 1),
+    `every value in [0, 1]: ${progress.join(" ")}`,
+  ).toBe(true);
   expect(progress, "never goes back").toEqual([...progress].sort((a, b) => a - b));
   expect(progress.at(-1), "ends at 1").toBe(1);
-  expect(new Set(progress.filter((v) => v > 0 && v < 1)).size, `values along the way: ${progress.join(" ")}`).toBeGreaterThanOrEqual(between);
+  expect(
+    new Set(progress.filter((v) => v > 0 && v < 1)).size,
+    `values along the way: ${progress.join(" ")}`,
+  ).toBeGreaterThanOrEqual(between);
 }

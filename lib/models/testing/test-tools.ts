@@ -43,7 +43,9 @@ export function testRunTools(
       tools.steps.push(modelId);
       // As the engine does: the step gets the tools runStep was called on (stepProgress scales them).
       const parent: RunTools = this ?? tools;
-      const stepTools: RunTools = files ? { ...parent, readFile: async (id) => files[id] ?? parent.readFile(id) } : parent;
+      const stepTools: RunTools = files
+        ? { ...parent, readFile: async (id) => files[id] ?? parent.readFile(id) }
+        : parent;
       return model.run(validateModelInput(model.input_schema, input, { modelId }), stepTools);
     },
     async publishPreview(preview) {

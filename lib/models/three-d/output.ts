@@ -6,7 +6,12 @@ import { measureScene, type Part } from "./scene";
 import type { ThreeDOutput } from "../../core/catalog/model-definition";
 
 /** Writes and renders the scene; progress goes from `from` to 1 of the run. */
-export async function sceneOutput(parts: readonly Part[], tools: Pick<RunTools, "signal" | "reportProgress">, from: number, poster: PosterOptions = {}): Promise<ThreeDOutput> {
+export async function sceneOutput(
+  parts: readonly Part[],
+  tools: Pick<RunTools, "signal" | "reportProgress">,
+  from: number,
+  poster: PosterOptions = {},
+): Promise<ThreeDOutput> {
   tools.signal.throwIfAborted();
   const data = await writeGlb(parts);
   tools.reportProgress(from + (1 - from) * 0.3);

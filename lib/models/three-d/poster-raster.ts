@@ -22,9 +22,15 @@ export interface Layer {
 export function rasterTriangle(
   layer: Layer,
   t: number,
-  x0: number, y0: number, z0: number,
-  x1: number, y1: number, z1: number,
-  x2: number, y2: number, z2: number,
+  x0: number,
+  y0: number,
+  z0: number,
+  x1: number,
+  y1: number,
+  z1: number,
+  x2: number,
+  y2: number,
+  z2: number,
   cull: boolean,
 ): void {
   const area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
@@ -66,13 +72,20 @@ export class ShadowMap {
   readonly texel: number;
 
   /** `toLight`: unit vector toward the light; `corners`: points bounding every caster. */
-  constructor(toLight: Vec3, corners: readonly Vec3[], private readonly size = 1024) {
+  constructor(
+    toLight: Vec3,
+    corners: readonly Vec3[],
+    private readonly size = 1024,
+  ) {
     const side: Vec3 = Math.abs(toLight[1]) > 0.99 ? [1, 0, 0] : normalize(cross([0, 1, 0], toLight));
     this.axes = [side, cross(toLight, side), toLight];
     const us = corners.map((c) => dot(c, side));
     const vs = corners.map((c) => dot(c, this.axes[1]));
     const span = Math.max(Math.max(...us) - Math.min(...us), Math.max(...vs) - Math.min(...vs)) * 1.04;
-    this.origin = [(Math.max(...us) + Math.min(...us)) / 2 - span / 2, (Math.max(...vs) + Math.min(...vs)) / 2 - span / 2];
+    this.origin = [
+      (Math.max(...us) + Math.min(...us)) / 2 - span / 2,
+      (Math.max(...vs) + Math.min(...vs)) / 2 - span / 2,
+    ];
     this.scale = size / span;
     this.texel = span / size;
     this.depth = new Float32Array(size * size).fill(-Infinity);
@@ -119,7 +132,11 @@ export class ShadowMap {
     const col = Math.floor(u);
     const row = Math.floor(v);
     // Most points are wholly lit or wholly shadowed: the four outer taps agreeing says so.
-    const corners = this.reaches(col, row, d) + this.reaches(col + 3, row, d) + this.reaches(col, row + 3, d) + this.reaches(col + 3, row + 3, d);
+    const corners =
+      this.reaches(col, row, d) +
+      this.reaches(col + 3, row, d) +
+      this.reaches(col, row + 3, d) +
+      this.reaches(col + 3, row + 3, d);
     if (corners === 0 || corners === 4) return corners / 4;
     let sum = 0;
     for (let j = 0; j < 4; j++) for (let i = 0; i < 4; i++) sum += this.reaches(col + i, row + j, d);

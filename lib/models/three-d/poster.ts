@@ -19,7 +19,10 @@ export interface PosterOptions {
 }
 
 /** Renders the scene; `width`×`height` defaults to 768×576. */
-export async function renderPoster(parts: readonly Part[], options: PosterOptions = {}): Promise<ThreeDOutput["poster"]> {
+export async function renderPoster(
+  parts: readonly Part[],
+  options: PosterOptions = {},
+): Promise<ThreeDOutput["poster"]> {
   const [width, height] = [options.width ?? 768, options.height ?? 576];
   const [W, H] = [Math.round(width * 1.5), Math.round(height * 1.5)];
   const scene = worldTriangles(parts);
@@ -29,7 +32,11 @@ export async function renderPoster(parts: readonly Part[], options: PosterOption
   P.forEach((x, i) => ((lo[i % 3] = Math.min(lo[i % 3]!, x)), (hi[i % 3] = Math.max(hi[i % 3]!, x))));
   const centre = lo.map((l, k) => (l + hi[k]!) / 2) as Vec3;
   const radius = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2 || 1;
-  const corners: Vec3[] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i & 1 ? hi[0] : lo[0], i & 2 ? hi[1] : lo[1], i & 4 ? hi[2] : lo[2]]);
+  const corners: Vec3[] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => [
+    i & 1 ? hi[0] : lo[0],
+    i & 2 ? hi[1] : lo[1],
+    i & 4 ? hi[2] : lo[2],
+  ]);
 
   // Camera: three-quarter view from outside the bounding sphere, then framed on the box's corners.
   const az = ((options.azimuth ?? 35) * Math.PI) / 180;
@@ -42,7 +49,11 @@ export async function renderPoster(parts: readonly Part[], options: PosterOption
   const view = (x: number, y: number, z: number): Vec3 => {
     const [dx, dy, dz] = [x - eye[0], y - eye[1], z - eye[2]];
     const depth = dx * forward[0] + dy * forward[1] + dz * forward[2];
-    return [(dx * right[0] + dy * right[1] + dz * right[2]) / depth, (dx * up[0] + dy * up[1] + dz * up[2]) / depth, 1 / depth];
+    return [
+      (dx * right[0] + dy * right[1] + dz * right[2]) / depth,
+      (dx * up[0] + dy * up[1] + dz * up[2]) / depth,
+      1 / depth,
+    ];
   };
   const seen = corners.map((c) => view(...c));
   const [sx0, sx1] = [Math.min(...seen.map((s) => s[0])), Math.max(...seen.map((s) => s[0]))];
@@ -80,7 +91,20 @@ export async function renderPoster(parts: readonly Part[], options: PosterOption
   const clear = glass.length ? { ...gBuffer(), behind: solid.depth } : null;
   const draw = (layer: Layer, t: number) => {
     const [a, b, c] = [T[t * 3]! * 3, T[t * 3 + 1]! * 3, T[t * 3 + 2]! * 3];
-    rasterTriangle(layer, t, screen[a]!, screen[a + 1]!, screen[a + 2]!, screen[b]!, screen[b + 1]!, screen[b + 2]!, screen[c]!, screen[c + 1]!, screen[c + 2]!, true);
+    rasterTriangle(
+      layer,
+      t,
+      screen[a]!,
+      screen[a + 1]!,
+      screen[a + 2]!,
+      screen[b]!,
+      screen[b + 1]!,
+      screen[b + 2]!,
+      screen[c]!,
+      screen[c + 1]!,
+      screen[c + 2]!,
+      true,
+    );
   };
   for (const t of opaque) draw(solid, t);
   if (clear) for (const t of glass) draw(clear, t);
@@ -195,7 +219,9 @@ export async function renderPoster(parts: readonly Part[], options: PosterOption
       const gx = (x / step) | 0;
       const fx = (x % step) / step;
       const i = gy * gw + gx;
-      const onFloor = (floor[i]! * (1 - fx) + floor[i + 1]! * fx) * (1 - fy) + (floor[i + gw]! * (1 - fx) + floor[i + gw + 1]! * fx) * fy;
+      const onFloor =
+        (floor[i]! * (1 - fx) + floor[i + 1]! * fx) * (1 - fy) +
+        (floor[i + gw]! * (1 - fx) + floor[i + gw + 1]! * fx) * fy;
       const across = x / W - 0.5;
       const shading = onFloor * (1 - 0.2 * (across * across + vignetteY));
       colour[o] = r0 * shading;
@@ -214,7 +240,8 @@ export async function renderPoster(parts: readonly Part[], options: PosterOption
       const alpha = shadeAt(clear, pixel, layer, 0);
       const c = materials[scene.materialOf[t]!]!.color;
       const brightest = Math.max(c[0], c[1], c[2], 1e-3);
-      for (let k = 0; k < 3; k++) colour[pixel * 3 + k] = colour[pixel * 3 + k]! * (1 - alpha) * (0.3 + (0.7 * c[k]!) / brightest) + layer[k]!;
+      for (let k = 0; k < 3; k++)
+        colour[pixel * 3 + k] = colour[pixel * 3 + k]! * (1 - alpha) * (0.3 + (0.7 * c[k]!) / brightest) + layer[k]!;
     }
   }
 

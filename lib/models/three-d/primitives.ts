@@ -19,7 +19,8 @@ type ProfilePoint = [r: number, y: number, nr: number, ny: number];
 export function lathe(profile: readonly ProfilePoint[], radial: number): Geometry {
   const points = profile.filter((p, i) => i === 0 || p.some((v, k) => Math.abs(v - profile[i - 1]![k]!) > 1e-9));
   const lengths = [0];
-  for (let i = 1; i < points.length; i++) lengths.push(lengths[i - 1]! + Math.hypot(points[i]![0] - points[i - 1]![0], points[i]![1] - points[i - 1]![1]));
+  for (let i = 1; i < points.length; i++)
+    lengths.push(lengths[i - 1]! + Math.hypot(points[i]![0] - points[i - 1]![0], points[i]![1] - points[i - 1]![1]));
   const total = lengths.at(-1) || 1;
   const b = new GeometryBuilder();
   const rows = points.map(([r, y, nr, ny], i) => {
@@ -160,11 +161,17 @@ export function roundedBox(size: Vec3, radius: number, detail: Detail): Geometry
           const d = p.map((x, k) => x - c[k]!) as Vec3;
           const length = Math.hypot(...d);
           const n = d.map((x) => x / length) as Vec3;
-          return b.vertex([c[0] + n[0] * r, c[1] + n[1] * r + half[1], c[2] + n[2] * r], n, iu / (us.length - 1), iv / (vs.length - 1));
+          return b.vertex(
+            [c[0] + n[0] * r, c[1] + n[1] * r + half[1], c[2] + n[2] * r],
+            n,
+            iu / (us.length - 1),
+            iv / (vs.length - 1),
+          );
         }),
       );
       for (let iv = 0; iv + 1 < vs.length; iv++) {
-        for (let iu = 0; iu + 1 < us.length; iu++) b.quad(grid[iv]![iu]!, grid[iv]![iu + 1]!, grid[iv + 1]![iu + 1]!, grid[iv + 1]![iu]!);
+        for (let iu = 0; iu + 1 < us.length; iu++)
+          b.quad(grid[iv]![iu]!, grid[iv]![iu + 1]!, grid[iv + 1]![iu + 1]!, grid[iv + 1]![iu]!);
       }
     }
   }
@@ -188,7 +195,14 @@ export function pyramid(base: number, height: number): Geometry {
     b.triangle(b.vertex(p, n, 0, 1), b.vertex(q, n, 1, 1), b.vertex([0, height, 0], n, 0.5, 0));
   }
   const down: Vec3 = [0, -1, 0];
-  b.quad(...(corners.map((c, i) => b.vertex(c, down, i === 1 || i === 2 ? 1 : 0, i >= 2 ? 1 : 0)) as [number, number, number, number]));
+  b.quad(
+    ...(corners.map((c, i) => b.vertex(c, down, i === 1 || i === 2 ? 1 : 0, i >= 2 ? 1 : 0)) as [
+      number,
+      number,
+      number,
+      number,
+    ]),
+  );
   return b.build();
 }
 
@@ -223,7 +237,9 @@ export function stairs(steps: number, detail: Detail): Geometry {
   const total = steps * tread;
   return merged(
     Array.from({ length: steps }, (_, k) =>
-      placed(roundedBox([width, rise * (k + 1), tread], 0.02, detail), { offset: [0, 0, total / 2 - tread * (k + 0.5)] }),
+      placed(roundedBox([width, rise * (k + 1), tread], 0.02, detail), {
+        offset: [0, 0, total / 2 - tread * (k + 0.5)],
+      }),
     ),
   );
 }

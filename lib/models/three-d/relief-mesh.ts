@@ -30,7 +30,8 @@ export function reliefTriangles(cols: number, rows: number): number {
 export function reliefGeometry(field: HeightField, size: ReliefSize): { front: Geometry; sides: Geometry } {
   const { heights, cols, rows } = field;
   const { width, height, depth, base } = size;
-  const at = (i: number, j: number) => heights[Math.min(rows, Math.max(0, j)) * (cols + 1) + Math.min(cols, Math.max(0, i))]!;
+  const at = (i: number, j: number) =>
+    heights[Math.min(rows, Math.max(0, j)) * (cols + 1) + Math.min(cols, Math.max(0, i))]!;
   const x = (i: number) => -width / 2 + (width * i) / cols;
   const y = (j: number) => height - (height * j) / rows;
   const z = (i: number, j: number) => base + depth * at(i, j);
@@ -56,7 +57,8 @@ export function reliefGeometry(field: HeightField, size: ReliefSize): { front: G
   for (let j = 0; j < rows; j++) border.push([cols, j]);
   for (let i = cols; i > 0; i--) border.push([i, rows]);
   for (let j = rows; j > 0; j--) border.push([0, j]);
-  const outward = ([i, j]: [number, number], [, j2]: [number, number]): Vec3 => (j === j2 ? [0, j === 0 ? 1 : -1, 0] : [i === 0 ? -1 : 1, 0, 0]);
+  const outward = ([i, j]: [number, number], [, j2]: [number, number]): Vec3 =>
+    j === j2 ? [0, j === 0 ? 1 : -1, 0] : [i === 0 ? -1 : 1, 0, 0];
 
   const sides = new GeometryBuilder();
   const back: Vec3 = [0, 0, -1];

@@ -12,7 +12,15 @@ import { ModelError } from "../../core/catalog/model-definition";
 import { merged } from "./geometry";
 import { relief3d, reliefGrid } from "./relief";
 import { reliefGeometry, reliefTriangles } from "./relief-mesh";
-import { countWithGltfTransform, expectBoxClose, expectPoster, expectValidGlb, glbJson, measureGlb, weldedEdges } from "./testing/test-3d";
+import {
+  countWithGltfTransform,
+  expectBoxClose,
+  expectPoster,
+  expectValidGlb,
+  glbJson,
+  measureGlb,
+  weldedEdges,
+} from "./testing/test-3d";
 import type { ThreeDOutput } from "../../core/catalog/model-definition";
 
 const FILE = "file_AAAAAAAAAAAAAAAAAAAAAAAA";
@@ -27,7 +35,11 @@ async function picture(width = 120, height = 80): Promise<Buffer> {
 }
 
 async function run(input: Record<string, unknown>, file: Buffer, tools?: TestTools): Promise<ThreeDOutput> {
-  const outputs = await runModelForTest(relief3d, { image: FILE, ...input }, tools ?? testRunTools({ files: { [FILE]: { data: file, contentType: "image/png" } } }));
+  const outputs = await runModelForTest(
+    relief3d,
+    { image: FILE, ...input },
+    tools ?? testRunTools({ files: { [FILE]: { data: file, contentType: "image/png" } } }),
+  );
   expect(outputs).toHaveLength(1);
   return outputs[0] as unknown as ThreeDOutput;
 }
@@ -68,7 +80,10 @@ describe("atelier/relief-3d", () => {
 
   it("raises light parts by default and dark ones when inverted", async () => {
     const file = await picture();
-    const [disc, square] = [[-0.3 * 0.2, 0.1], [0.3 * 0.2 + 0.02, 0.1]] as const;
+    const [disc, square] = [
+      [-0.3 * 0.2, 0.1],
+      [0.3 * 0.2 + 0.02, 0.1],
+    ] as const;
     const plain = await run({}, file);
     expect(await heightAt(plain.data, ...disc)).toBeGreaterThan((await heightAt(plain.data, ...square)) + 0.015);
     const inverted = await run({ invert: true }, file);
@@ -97,8 +112,11 @@ describe("atelier/relief-3d", () => {
   });
 
   it("is a closed solid: every edge of front, walls and back borders two triangles", () => {
-    const heights = Float32Array.from({ length: 11 * 7 }, (_, i) => (i * 37) % 11 / 10);
-    const { front, sides } = reliefGeometry({ heights, cols: 10, rows: 6 }, { width: 1, height: 0.6, depth: 0.1, base: 0.02 });
+    const heights = Float32Array.from({ length: 11 * 7 }, (_, i) => ((i * 37) % 11) / 10);
+    const { front, sides } = reliefGeometry(
+      { heights, cols: 10, rows: 6 },
+      { width: 1, height: 0.6, depth: 0.1, base: 0.02 },
+    );
     const solid = merged([front, sides]);
     expect([...weldedEdges(solid)].filter(([, n]) => n !== 2)).toEqual([]);
     expect(solid.indices.length / 3).toBe(reliefTriangles(10, 6));
@@ -115,7 +133,13 @@ describe("atelier/relief-3d", () => {
   });
 
   it("renders a poster of the tile, and writes one for review", async () => {
-    const art = await renderArtwork({ prompt: "pastel mountains at sunrise", width: 768, height: 512, seed: 3, format: "png" });
+    const art = await renderArtwork({
+      prompt: "pastel mountains at sunrise",
+      width: 768,
+      height: 512,
+      seed: 3,
+      format: "png",
+    });
     const out = await run(relief3d.examples![0]!.input, art.data);
     await expectPoster(out.poster);
     writeFileSync(join(tmpdir(), "3d-relief-poster.webp"), out.poster.data);
@@ -137,11 +161,13 @@ describe("atelier/relief-3d", () => {
       { when: { detail: "low" }, usd: "0.01" },
       { when: { detail: "high" }, usd: "0.04" },
     ]);
-    const check = (input: Record<string, unknown>) => validateModelInput(relief3d.input_schema, input, { modelId: relief3d.id });
+    const check = (input: Record<string, unknown>) =>
+      validateModelInput(relief3d.input_schema, input, { modelId: relief3d.id });
     expect(check({ image: FILE })).toEqual({ image: FILE, depth: 0.08, detail: "medium", invert: false, size: 0.3 });
     expect(() => check({ image: "https://example.com/a.png" })).toThrow(/expects a file ID/);
     expect(() => check({ image: FILE, depth: 0.6 })).toThrow();
     expect(() => check({ image: FILE, size: 0 })).toThrow();
-    for (const example of relief3d.examples!) expect(() => check({ ...structuredClone(example.input), image: FILE })).not.toThrow();
+    for (const example of relief3d.examples!)
+      expect(() => check({ ...structuredClone(example.input), image: FILE })).not.toThrow();
   });
 });

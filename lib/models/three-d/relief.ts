@@ -33,7 +33,13 @@ export function reliefGrid(width: number, height: number, detail: DetailLevel): 
 /** Brightness at every grid vertex, softened a little and stretched to use the whole depth. */
 async function heightField(data: Buffer, cols: number, rows: number, invert: boolean): Promise<HeightField> {
   const grey = await decodingInput(() =>
-    displayedImage(data).flatten({ background: "#ffffff" }).greyscale().resize(cols + 1, rows + 1, { fit: "fill" }).blur(1).raw().toBuffer(),
+    displayedImage(data)
+      .flatten({ background: "#ffffff" })
+      .greyscale()
+      .resize(cols + 1, rows + 1, { fit: "fill" })
+      .blur(1)
+      .raw()
+      .toBuffer(),
   );
   let [lo, hi] = [255, 0];
   for (const v of grey) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
@@ -58,29 +64,67 @@ async function texture(data: Buffer, picture: { width: number; height: number },
       .raw()
       .toBuffer({ resolveWithObject: true }),
   );
-  const png = await sharp(rgb, { raw: { width: info.width, height: info.height, channels: 3 } }).png({ compressionLevel: 6 }).toBuffer();
+  const png = await sharp(rgb, { raw: { width: info.width, height: info.height, channels: 3 } })
+    .png({ compressionLevel: 6 })
+    .toBuffer();
   return { png, rgb, width: info.width, height: info.height };
 }
 
 /** Makes the output of one run; `input` is validated with defaults filled. */
-export async function makeRelief(input: Record<string, unknown>, tools: Pick<RunTools, "signal" | "reportProgress" | "readFile">): Promise<ThreeDOutput> {
+export async function makeRelief(
+  input: Record<string, unknown>,
+  tools: Pick<RunTools, "signal" | "reportProgress" | "readFile">,
+): Promise<ThreeDOutput> {
   const { data } = await tools.readFile(input.image as string);
   const picture = await displayedSize(data);
   tools.reportProgress(0.05);
   tools.signal.throwIfAborted();
   const detail = input.detail as DetailLevel;
   const { cols, rows } = reliefGrid(picture.width, picture.height, detail);
-  const [field, image] = await Promise.all([heightField(data, cols, rows, input.invert as boolean), texture(data, picture, GRID[detail].texture)]);
+  const [field, image] = await Promise.all([
+    heightField(data, cols, rows, input.invert as boolean),
+    texture(data, picture, GRID[detail].texture),
+  ]);
   tools.reportProgress(0.3);
   tools.signal.throwIfAborted();
 
   // The longer side is `size` metres; depth is a fraction of the width.
   const size = input.size as number;
-  const [width, height] = picture.width >= picture.height ? [size, (size * picture.height) / picture.width] : [(size * picture.width) / picture.height, size];
-  const { front, sides } = reliefGeometry(field, { width, height, depth: (input.depth as number) * width, base: BASE * width });
-  const face: Material = { name: "Relief", color: [1, 1, 1, 1], metallic: 0, roughness: 0.62, blend: false, texture: image };
-  const plaster: Material = { name: "Relief sides", color: [...linearRgb("#e9e3d8"), 1], metallic: 0, roughness: 0.85, blend: false };
-  const parts: Part[] = [{ name: "relief", translation: [0, 0, 0], primitives: [{ geometry: front, material: face }, { geometry: sides, material: plaster }] }];
+  const [width, height] =
+    picture.width >= picture.height
+      ? [size, (size * picture.height) / picture.width]
+      : [(size * picture.width) / picture.height, size];
+  const { front, sides } = reliefGeometry(field, {
+    width,
+    height,
+    depth: (input.depth as number) * width,
+    base: BASE * width,
+  });
+  const face: Material = {
+    name: "Relief",
+    color: [1, 1, 1, 1],
+    metallic: 0,
+    roughness: 0.62,
+    blend: false,
+    texture: image,
+  };
+  const plaster: Material = {
+    name: "Relief sides",
+    color: [...linearRgb("#e9e3d8"), 1],
+    metallic: 0,
+    roughness: 0.85,
+    blend: false,
+  };
+  const parts: Part[] = [
+    {
+      name: "relief",
+      translation: [0, 0, 0],
+      primitives: [
+        { geometry: front, material: face },
+        { geometry: sides, material: plaster },
+      ],
+    },
+  ];
   tools.reportProgress(0.45);
   return sceneOutput(parts, tools, 0.45, { azimuth: 28, elevation: 14 });
 }
@@ -116,8 +160,16 @@ export const relief3d: ModelDefinition = {
         maximum: 0.5,
         default: 0.08,
       },
-      detail: { ...DETAIL_FIELD, description: "How fine the carving grid is: 64, 128 or 256 cells along the longer side." },
-      invert: { type: "boolean", title: "Invert", description: "Dark parts stand out instead of light ones.", default: false },
+      detail: {
+        ...DETAIL_FIELD,
+        description: "How fine the carving grid is: 64, 128 or 256 cells along the longer side.",
+      },
+      invert: {
+        type: "boolean",
+        title: "Invert",
+        description: "Dark parts stand out instead of light ones.",
+        default: false,
+      },
       size: {
         type: "number",
         title: "Size",
@@ -126,7 +178,11 @@ export const relief3d: ModelDefinition = {
         maximum: 10,
         default: 0.3,
       },
-      seed: { ...SEED_FIELD, description: "Accepted like every model's; the relief depends only on the picture and the settings, so every seed gives the same result." },
+      seed: {
+        ...SEED_FIELD,
+        description:
+          "Accepted like every model's; the relief depends only on the picture and the settings, so every seed gives the same result.",
+      },
     },
     ["image"],
   ),

@@ -12,7 +12,15 @@ function scene(prompt: string, seed = 1) {
 describe("shapes-3d scenes", () => {
   it("stands what follows 'around' in the middle and the rest on a circle round it", () => {
     const things = scene("six gold spheres in a circle around a white pillar");
-    expect(things.map((t) => t.name)).toEqual(["sphere-1", "sphere-2", "sphere-3", "sphere-4", "sphere-5", "sphere-6", "pillar-7"]);
+    expect(things.map((t) => t.name)).toEqual([
+      "sphere-1",
+      "sphere-2",
+      "sphere-3",
+      "sphere-4",
+      "sphere-5",
+      "sphere-6",
+      "pillar-7",
+    ]);
     const [x, , z] = things[6]!.translation;
     expect(Math.hypot(x, z)).toBeLessThan(1e-9);
     const distances = things.slice(0, 6).map((t) => Math.hypot(t.translation[0], t.translation[2]));
@@ -26,7 +34,8 @@ describe("shapes-3d scenes", () => {
     const row = scene("a row of five cones").map((t) => t.translation);
     expect(row.map((p) => p[0])).toEqual(row.map((p) => p[0]).sort((a, b) => a - b));
     const scattered = scene("scattered spheres and eggs", 4).map((t) => t.translation);
-    for (const [i, p] of scattered.entries()) for (const q of scattered.slice(i + 1)) expect(Math.hypot(p[0] - q[0], p[2] - q[2])).toBeGreaterThan(0.01);
+    for (const [i, p] of scattered.entries())
+      for (const q of scattered.slice(i + 1)) expect(Math.hypot(p[0] - q[0], p[2] - q[2])).toBeGreaterThan(0.01);
   });
 
   it("holds at most twelve objects and keeps at least one of every named shape", () => {

@@ -7,9 +7,21 @@ import { extent, placed } from "./geometry";
 import { arch, egg, pyramid, roundedBox, sphere, stairs, torus, turned, vase, type Detail } from "./primitives";
 import type { DetailLevel } from "./fields";
 import { linearRgb, type Geometry, type Material, type Part } from "./scene";
-import { COLOURS, MAX_OBJECTS, SHAPES, type Arrangement, type Finish, type PromptPlan, type Shape } from "./shapes-words";
+import {
+  COLOURS,
+  MAX_OBJECTS,
+  SHAPES,
+  type Arrangement,
+  type Finish,
+  type PromptPlan,
+  type Shape,
+} from "./shapes-words";
 
-const DETAILS: Record<DetailLevel, Detail> = { low: { radial: 24, arc: 3 }, medium: { radial: 48, arc: 6 }, high: { radial: 96, arc: 12 } };
+const DETAILS: Record<DetailLevel, Detail> = {
+  low: { radial: 24, arc: 3 },
+  medium: { radial: 48, arc: 6 },
+  high: { radial: 96, arc: 12 },
+};
 
 const FINISHES: Record<Finish, { metallic: number; roughness: number; alpha: number }> = {
   metal: { metallic: 1, roughness: 0.22, alpha: 1 },
@@ -21,21 +33,95 @@ const FINISHES: Record<Finish, { metallic: number; roughness: number; alpha: num
 
 function shapeGeometry(shape: Shape, d: Detail): Geometry {
   switch (shape) {
-    case "cube": return roundedBox([0.9, 0.9, 0.9], 0.08, d);
-    case "box": return roundedBox([1.3, 0.6, 0.8], 0.07, d);
-    case "sphere": return sphere(0.5, d);
-    case "egg": return egg(0.4, 1.35, d);
-    case "cylinder": return turned([[0, 0], [0.42, 0], [0.42, 0.9], [0, 0.9]], 0.05, d);
-    case "pillar": return turned([[0, 0], [0.42, 0], [0.42, 0.12], [0.3, 0.12], [0.27, 1.45], [0.4, 1.45], [0.4, 1.6], [0, 1.6]], 0.03, d);
-    case "tower": return turned([[0, 0], [0.38, 0], [0.38, 1.25], [0.47, 1.25], [0, 1.95]], 0.03, d);
-    case "cone": return turned([[0, 0], [0.5, 0], [0, 1.05]], 0.04, d);
-    case "spire": return turned([[0, 0], [0.33, 0], [0.33, 0.14], [0.26, 0.14], [0, 1.75]], 0.03, d);
-    case "torus": return torus(0.36, 0.16, d);
-    case "pyramid": return pyramid(1, 0.75);
-    case "capsule": return turned([[0, 0], [0.3, 0], [0.3, 1.1], [0, 1.1]], 0.3, d);
-    case "arch": return arch(d);
-    case "stairs": return stairs(5, d);
-    case "vase": return vase(d);
+    case "cube":
+      return roundedBox([0.9, 0.9, 0.9], 0.08, d);
+    case "box":
+      return roundedBox([1.3, 0.6, 0.8], 0.07, d);
+    case "sphere":
+      return sphere(0.5, d);
+    case "egg":
+      return egg(0.4, 1.35, d);
+    case "cylinder":
+      return turned(
+        [
+          [0, 0],
+          [0.42, 0],
+          [0.42, 0.9],
+          [0, 0.9],
+        ],
+        0.05,
+        d,
+      );
+    case "pillar":
+      return turned(
+        [
+          [0, 0],
+          [0.42, 0],
+          [0.42, 0.12],
+          [0.3, 0.12],
+          [0.27, 1.45],
+          [0.4, 1.45],
+          [0.4, 1.6],
+          [0, 1.6],
+        ],
+        0.03,
+        d,
+      );
+    case "tower":
+      return turned(
+        [
+          [0, 0],
+          [0.38, 0],
+          [0.38, 1.25],
+          [0.47, 1.25],
+          [0, 1.95],
+        ],
+        0.03,
+        d,
+      );
+    case "cone":
+      return turned(
+        [
+          [0, 0],
+          [0.5, 0],
+          [0, 1.05],
+        ],
+        0.04,
+        d,
+      );
+    case "spire":
+      return turned(
+        [
+          [0, 0],
+          [0.33, 0],
+          [0.33, 0.14],
+          [0.26, 0.14],
+          [0, 1.75],
+        ],
+        0.03,
+        d,
+      );
+    case "torus":
+      return torus(0.36, 0.16, d);
+    case "pyramid":
+      return pyramid(1, 0.75);
+    case "capsule":
+      return turned(
+        [
+          [0, 0],
+          [0.3, 0],
+          [0.3, 1.1],
+          [0, 1.1],
+        ],
+        0.3,
+        d,
+      );
+    case "arch":
+      return arch(d);
+    case "stairs":
+      return stairs(5, d);
+    case "vase":
+      return vase(d);
   }
 }
 
@@ -44,7 +130,9 @@ function hsl(h: number, s: number, l: number): string {
   const f = (n: number) => {
     const k = (n + h / 30) % 12;
     const v = l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
-    return Math.round(v * 255).toString(16).padStart(2, "0");
+    return Math.round(v * 255)
+      .toString(16)
+      .padStart(2, "0");
   };
   return `#${f(0)}${f(8)}${f(4)}`;
 }
@@ -63,7 +151,13 @@ interface Thing {
 
 function materialFor(name: string, hex: string, finish: Finish): Material {
   const f = FINISHES[finish];
-  return { name: `${name} ${finish}`, color: [...linearRgb(hex), f.alpha], metallic: f.metallic, roughness: f.roughness, blend: f.alpha < 1 };
+  return {
+    name: `${name} ${finish}`,
+    color: [...linearRgb(hex), f.alpha],
+    metallic: f.metallic,
+    roughness: f.roughness,
+    blend: f.alpha < 1,
+  };
 }
 
 /** The objects the prompt asks for, each with its material; unknown words choose when none are named. */
@@ -88,23 +182,43 @@ function things(plan: PromptPlan, random: () => number): Thing[] {
   while (counts.reduce((a, b) => a + b, 0) > MAX_OBJECTS) counts[counts.indexOf(Math.max(...counts))]! -= 1;
   groups.forEach((group, gi) => {
     // Its own colours, else the scene's (all of them when it is the only group), else hashed ones.
-    const scene = plan.colours.length ? (groups.length === 1 ? plan.colours : [plan.colours[gi % plan.colours.length]!]) : [];
+    const scene = plan.colours.length
+      ? groups.length === 1
+        ? plan.colours
+        : [plan.colours[gi % plan.colours.length]!]
+      : [];
     const named = group.colours.length ? group.colours : scene;
-    const hexes = named.length ? named.map((c) => COLOURS[c]!.hex) : [hsl((baseHue + [0, 150, 40, 210, 90][gi % 5]!) % 360, 0.62, 0.56 + 0.04 * (gi % 2))];
+    const hexes = named.length
+      ? named.map((c) => COLOURS[c]!.hex)
+      : [hsl((baseHue + [0, 150, 40, 210, 90][gi % 5]!) % 360, 0.62, 0.56 + 0.04 * (gi % 2))];
     const finish = group.finish ?? plan.finish ?? defaultFinish;
     for (let i = 0; i < counts[gi]! && out.length < MAX_OBJECTS; i++) {
       const hex = hexes[i % hexes.length]!;
       const name = named[i % Math.max(1, named.length)] ?? hex;
       const key = `${name} ${finish}`;
       if (!materials.has(key)) materials.set(key, materialFor(name, hex, finish));
-      out.push({ shape: group.shape, centre: group.centre === true, material: materials.get(key)!, scale: 1, x: 0, y: 0, z: 0, yaw: (random() - 0.5) * 1.2 });
+      out.push({
+        shape: group.shape,
+        centre: group.centre === true,
+        material: materials.get(key)!,
+        scale: 1,
+        x: 0,
+        y: 0,
+        z: 0,
+        yaw: (random() - 0.5) * 1.2,
+      });
     }
   });
   return out;
 }
 
 /** Positions things on the plinth's top (y = 0 here), centred on the axis. */
-function arrange(list: Thing[], arrangement: Arrangement, size: (t: Thing) => { radius: number; height: number }, random: () => number): void {
+function arrange(
+  list: Thing[],
+  arrangement: Arrangement,
+  size: (t: Thing) => { radius: number; height: number },
+  random: () => number,
+): void {
   const widest = Math.max(...list.map((t) => size(t).radius));
   const n = list.length;
   if (arrangement === "single") return;
@@ -127,7 +241,14 @@ function arrange(list: Thing[], arrangement: Arrangement, size: (t: Thing) => { 
     const middle = list.filter((t) => t.centre && list.some((o) => !o.centre));
     const ring = list.filter((t) => !middle.includes(t));
     const middleWidth = middle.reduce((sum, t) => sum + size(t).radius * 2 + 0.1, 0);
-    middle.forEach((t, i) => (t.x = -middleWidth / 2 + middle.slice(0, i).reduce((sum, o) => sum + size(o).radius * 2 + 0.1, 0) + size(t).radius + 0.05));
+    middle.forEach(
+      (t, i) =>
+        (t.x =
+          -middleWidth / 2 +
+          middle.slice(0, i).reduce((sum, o) => sum + size(o).radius * 2 + 0.1, 0) +
+          size(t).radius +
+          0.05),
+    );
     const m = ring.length;
     const spaced = m === 1 ? 0 : m === 2 ? widest * 1.2 : (widest * 1.15) / Math.sin(Math.PI / m);
     const radius = Math.max(spaced, middle.length ? middleWidth / 2 + widest * 1.25 : 0);
@@ -153,7 +274,9 @@ function arrange(list: Thing[], arrangement: Arrangement, size: (t: Thing) => { 
         if (attempt > 0 && attempt % 60 === 0) reach *= 1.15;
         const [a, r] = [random() * Math.PI * 2, Math.sqrt(random()) * reach];
         [t.x, t.z] = [r * Math.cos(a), r * Math.sin(a)];
-        const free = placedSoFar.every((o) => Math.hypot(o.x - t.x, o.z - t.z) > (size(o).radius + size(t).radius) * 1.08);
+        const free = placedSoFar.every(
+          (o) => Math.hypot(o.x - t.x, o.z - t.z) > (size(o).radius + size(t).radius) * 1.08,
+        );
         if (free) break;
       }
       placedSoFar.push(t);
@@ -161,7 +284,10 @@ function arrange(list: Thing[], arrangement: Arrangement, size: (t: Thing) => { 
   }
 }
 
-export function buildShapesScene(plan: PromptPlan, options: { seed: number; detail: DetailLevel; size: number; prompt: string }): Part[] {
+export function buildShapesScene(
+  plan: PromptPlan,
+  options: { seed: number; detail: DetailLevel; size: number; prompt: string },
+): Part[] {
   const random = seededRandom((options.seed ^ hashWord(options.prompt.trim())) >>> 0);
   const detail = DETAILS[options.detail];
   const list = things(plan, random);
@@ -171,14 +297,19 @@ export function buildShapesScene(plan: PromptPlan, options: { seed: number; deta
     if (!entry) {
       const geometry = shapeGeometry(shape, detail);
       let radius = 0;
-      for (let i = 0; i < geometry.positions.length; i += 3) radius = Math.max(radius, Math.hypot(geometry.positions[i]!, geometry.positions[i + 2]!));
+      for (let i = 0; i < geometry.positions.length; i += 3)
+        radius = Math.max(radius, Math.hypot(geometry.positions[i]!, geometry.positions[i + 2]!));
       entry = { geometry, radius, height: extent(geometry).max[1] };
       geometries.set(shape, entry);
     }
     return entry;
   };
   const size = (t: Thing) => ({ radius: base(t.shape).radius * t.scale, height: base(t.shape).height * t.scale });
-  const arrangement: Arrangement = list.length === 1 ? "single" : plan.arrangement ?? (["row", "circle", "scatter", list.length >= 4 ? "grid" : "row"] as const)[Math.floor(random() * 4)]!;
+  const arrangement: Arrangement =
+    list.length === 1
+      ? "single"
+      : (plan.arrangement ??
+        (["row", "circle", "scatter", list.length >= 4 ? "grid" : "row"] as const)[Math.floor(random() * 4)]!);
   arrange(list, arrangement, size, random);
 
   // The plinth: a little wider than everything on it, two tiers, in a quiet neutral.
@@ -187,19 +318,36 @@ export function buildShapesScene(plan: PromptPlan, options: { seed: number; deta
   const plinthHeight = 0.12 + plinthRadius * 0.04;
   const k = options.size / (2 * plinthRadius);
   const lightObjects = list.every((t) => t.material.color.slice(0, 3).every((c) => c > 0.6));
-  const plinthMaterial = materialFor("Plinth", lightObjects ? "#4a4d55" : (["#e8e3da", "#dde1e6", "#e6dfd4"] as const)[hashWord(options.prompt) % 3]!, "matte");
+  const plinthMaterial = materialFor(
+    "Plinth",
+    lightObjects ? "#4a4d55" : (["#e8e3da", "#dde1e6", "#e6dfd4"] as const)[hashWord(options.prompt) % 3]!,
+    "matte",
+  );
   plinthMaterial.name = "Plinth";
   const r = plinthRadius;
-  const outline: Array<[number, number]> = [[0, 0], [r, 0], [r, plinthHeight * 0.62], [r - 0.05, plinthHeight * 0.62], [r - 0.05, plinthHeight], [0, plinthHeight]];
+  const outline: Array<[number, number]> = [
+    [0, 0],
+    [r, 0],
+    [r, plinthHeight * 0.62],
+    [r - 0.05, plinthHeight * 0.62],
+    [r - 0.05, plinthHeight],
+    [0, plinthHeight],
+  ];
   const parts: Part[] = [
-    { name: "plinth", translation: [0, 0, 0], primitives: [{ geometry: placed(turned(outline, 0.02, detail), { scale: [k, k, k] }), material: plinthMaterial }] },
+    {
+      name: "plinth",
+      translation: [0, 0, 0],
+      primitives: [{ geometry: placed(turned(outline, 0.02, detail), { scale: [k, k, k] }), material: plinthMaterial }],
+    },
   ];
   list.forEach((t, i) => {
     const s = t.scale * k;
     parts.push({
       name: `${t.shape}-${i + 1}`,
       translation: [t.x * k, (t.y + plinthHeight) * k, t.z * k],
-      primitives: [{ geometry: placed(base(t.shape).geometry, { scale: [s, s, s], yaw: t.yaw }), material: t.material }],
+      primitives: [
+        { geometry: placed(base(t.shape).geometry, { scale: [s, s, s], yaw: t.yaw }), material: t.material },
+      ],
     });
   });
   return parts;

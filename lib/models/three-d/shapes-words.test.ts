@@ -19,7 +19,12 @@ describe("shapes-3d prompt words", () => {
       { shape: "cube", count: 2, plural: true, colours: ["red"], finish: undefined, centre: false },
       { shape: "sphere", count: 1, plural: false, colours: [], finish: "glass", centre: false },
     ]);
-    expect(readPrompt("a stack of five glossy coral and teal rings").groups[0]).toMatchObject({ shape: "torus", count: 5, colours: ["coral", "teal"], finish: "glossy" });
+    expect(readPrompt("a stack of five glossy coral and teal rings").groups[0]).toMatchObject({
+      shape: "torus",
+      count: 5,
+      colours: ["coral", "teal"],
+      finish: "glossy",
+    });
     expect(readPrompt("12 spheres").groups[0]!.count).toBe(12);
     expect(readPrompt("40 spheres").groups[0]!.count).toBe(12);
     // Gold is a colour and a metal.
@@ -29,7 +34,10 @@ describe("shapes-3d prompt words", () => {
   it("reads ring and tower as shapes alone, and as arrangements of other shapes", () => {
     expect(readPrompt("a ring").groups.map((g) => g.shape)).toEqual(["torus"]);
     const ringOf = readPrompt("a ring of cubes");
-    expect([ringOf.arrangement, ringOf.groups]).toEqual(["circle", [{ shape: "cube", count: null, plural: true, colours: [], finish: undefined, centre: false }]]);
+    expect([ringOf.arrangement, ringOf.groups]).toEqual([
+      "circle",
+      [{ shape: "cube", count: null, plural: true, colours: [], finish: undefined, centre: false }],
+    ]);
     expect(readPrompt("spheres in a ring").arrangement).toBe("circle");
     expect(readPrompt("a tower of cones").arrangement).toBe("stack");
     expect(readPrompt("a tall tower beside a sphere").groups.map((g) => g.shape)).toEqual(["tower", "sphere"]);

@@ -7,7 +7,14 @@ import { validateModelInput } from "../../core/catalog/input-validation";
 import { runModelForTest, testRunTools, type TestTools } from "../testing/test-tools";
 import { expectSteadyProgress } from "../testing/test-progress";
 import { shapes3d } from "./shapes";
-import { countWithGltfTransform, expectBoxClose, expectPoster, expectValidGlb, glbJson, measureGlb } from "./testing/test-3d";
+import {
+  countWithGltfTransform,
+  expectBoxClose,
+  expectPoster,
+  expectValidGlb,
+  glbJson,
+  measureGlb,
+} from "./testing/test-3d";
 import type { ThreeDOutput } from "../../core/catalog/model-definition";
 
 async function run(input: Record<string, unknown>, tools: TestTools = testRunTools()): Promise<ThreeDOutput> {
@@ -31,7 +38,7 @@ describe("atelier/shapes-3d", () => {
     const json = glbJson(out.data);
     expect(json.asset).toEqual({ version: "2.0", generator: "Atelier" });
     // A plinth and four objects; the sphere is glass (blended), the cubes are not.
-    expect(json.nodes.map((n) => (json.meshes[n.mesh!]!.primitives.length))).toEqual([1, 1, 1, 1, 1]);
+    expect(json.nodes.map((n) => json.meshes[n.mesh!]!.primitives.length)).toEqual([1, 1, 1, 1, 1]);
     expect(json.materials.map((m) => m.alphaMode ?? "OPAQUE").sort()).toEqual(["BLEND", "OPAQUE", "OPAQUE"]);
   });
 
@@ -47,7 +54,11 @@ describe("atelier/shapes-3d", () => {
 
   it("gives identical bytes for the same input and seed, and another scene for another seed", async () => {
     const input = { prompt: "a row of five chrome capsules", detail: "low" };
-    const [a, b, c] = [await run({ ...input, seed: 11 }), await run({ ...input, seed: 11 }), await run({ ...input, seed: 12 })];
+    const [a, b, c] = [
+      await run({ ...input, seed: 11 }),
+      await run({ ...input, seed: 11 }),
+      await run({ ...input, seed: 12 }),
+    ];
     expect(a.data.equals(b.data)).toBe(true);
     expect(a.poster.data.equals(b.poster.data)).toBe(true);
     expect(a.data.equals(c.data)).toBe(false);
@@ -55,7 +66,8 @@ describe("atelier/shapes-3d", () => {
 
   it("cuts more triangles at higher detail", async () => {
     const counts = [];
-    for (const detail of ["low", "medium", "high"]) counts.push((await run({ prompt: "a sphere, a torus and a cube", detail, seed: 3 })).triangles);
+    for (const detail of ["low", "medium", "high"])
+      counts.push((await run({ prompt: "a sphere, a torus and a cube", detail, seed: 3 })).triangles);
     expect(counts[0]).toBeLessThan(counts[1]!);
     expect(counts[1]).toBeLessThan(counts[2]!);
   });
@@ -63,7 +75,10 @@ describe("atelier/shapes-3d", () => {
   it("paints what the prompt's colour words say", async () => {
     const out = await run({ prompt: "a red sphere", seed: 2 });
     const factors = glbJson(out.data).materials.map((m) => m.pbrMetallicRoughness!.baseColorFactor!);
-    expect(factors.some(([r, g, b]) => r! > 0.4 && r! > 4 * g! && r! > 4 * b!), JSON.stringify(factors)).toBe(true);
+    expect(
+      factors.some(([r, g, b]) => r! > 0.4 && r! > 4 * g! && r! > 4 * b!),
+      JSON.stringify(factors),
+    ).toBe(true);
     const gold = glbJson((await run({ prompt: "a gold cube", seed: 2 })).data).materials;
     // 1 is glTF's default metallic factor, so the file leaves it out.
     expect(gold.some((m) => (m.pbrMetallicRoughness!.metallicFactor ?? 1) === 1)).toBe(true);
@@ -104,7 +119,8 @@ describe("atelier/shapes-3d", () => {
       { when: { detail: "low" }, usd: "0.01" },
       { when: { detail: "high" }, usd: "0.04" },
     ]);
-    const check = (input: Record<string, unknown>) => validateModelInput(shapes3d.input_schema, input, { modelId: shapes3d.id });
+    const check = (input: Record<string, unknown>) =>
+      validateModelInput(shapes3d.input_schema, input, { modelId: shapes3d.id });
     expect(check({ prompt: "cube" })).toEqual({ prompt: "cube", detail: "medium", size: 1 });
     expect(() => check({ prompt: "" })).toThrow();
     expect(() => check({ prompt: "x".repeat(1001) })).toThrow();

@@ -12,11 +12,19 @@ import { readPrompt } from "./shapes-words";
 import type { ThreeDOutput } from "../../core/catalog/model-definition";
 
 /** Makes the output of one run; `input` is validated with defaults filled. */
-export async function makeShapes(input: Record<string, unknown>, tools: Pick<RunTools, "signal" | "reportProgress">): Promise<ThreeDOutput> {
+export async function makeShapes(
+  input: Record<string, unknown>,
+  tools: Pick<RunTools, "signal" | "reportProgress">,
+): Promise<ThreeDOutput> {
   const prompt = input.prompt as string;
   const plan = readPrompt(prompt);
   tools.reportProgress(0.05);
-  const parts = buildShapesScene(plan, { prompt, seed: seedOf(input), detail: input.detail as DetailLevel, size: input.size as number });
+  const parts = buildShapesScene(plan, {
+    prompt,
+    seed: seedOf(input),
+    detail: input.detail as DetailLevel,
+    size: input.size as number,
+  });
   tools.reportProgress(0.3);
   return sceneOutput(parts, tools, 0.3);
 }
@@ -36,7 +44,10 @@ export const shapes3d: ModelDefinition = {
   lifecycle: null,
   examples: [
     { title: "Stack of glossy rings", input: { prompt: "a stack of five glossy coral and teal rings" } },
-    { title: "Gold spheres in a circle", input: { prompt: "six gold spheres in a circle around a white pillar", detail: "high" } },
+    {
+      title: "Gold spheres in a circle",
+      input: { prompt: "six gold spheres in a circle around a white pillar", detail: "high" },
+    },
     { title: "Matte desert arch", input: { prompt: "a terracotta arch beside three sand cones, matte clay", size: 2 } },
   ],
   enumLabels: { detail: DETAIL_LABELS },

@@ -29,14 +29,22 @@ const FILE_ID = "file_AAAAAAAAAAAAAAAAAAAAAAAA";
 /** Red on the left fading to blue on the right, dotted all over so any move shows. */
 async function picture(width: number, height: number): Promise<Buffer> {
   const dots: string[] = [];
-  for (let x = 20; x < width; x += 40) for (let y = 20; y < height; y += 40) dots.push(`<circle cx="${x}" cy="${y}" r="6" fill="white"/>`);
+  for (let x = 20; x < width; x += 40)
+    for (let y = 20; y < height; y += 40) dots.push(`<circle cx="${x}" cy="${y}" r="6" fill="white"/>`);
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g"><stop offset="0" stop-color="#e01010"/><stop offset="1" stop-color="#1010e0"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/>${dots.join("")}</svg>`;
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
 
-async function run(input: Record<string, unknown>, options: { image?: Buffer; ffmpegPath?: string; signal?: AbortSignal } = {}) {
+async function run(
+  input: Record<string, unknown>,
+  options: { image?: Buffer; ffmpegPath?: string; signal?: AbortSignal } = {},
+) {
   const image = options.image ?? (await picture(960, 540));
-  const tools = testRunTools({ files: { [FILE_ID]: { data: image, contentType: "image/png" } }, ffmpegPath: options.ffmpegPath, signal: options.signal });
+  const tools = testRunTools({
+    files: { [FILE_ID]: { data: image, contentType: "image/png" } },
+    ffmpegPath: options.ffmpegPath,
+    signal: options.signal,
+  });
   const validated = validateModelInput(panZoom.input_schema, { image: FILE_ID, ...input }, { modelId: panZoom.id });
   return panZoom.run(validated, tools);
 }
@@ -50,7 +58,11 @@ afterAll(() => work.done());
 describe("atelier/pan-zoom", () => {
   it("zooms in: an H.264 MP4 of the asked length and size that starts while loading, with a poster of its first frame (bundled ffmpeg)", async () => {
     const ffmpeg = BUNDLED_FFMPEG!;
-    const video = asVideo((await run({ motion: "zoom-in", duration: 2, resolution: "480p", aspect_ratio: "16:9" }, { ffmpegPath: ffmpeg }))[0]);
+    const video = asVideo(
+      (
+        await run({ motion: "zoom-in", duration: 2, resolution: "480p", aspect_ratio: "16:9" }, { ffmpegPath: ffmpeg })
+      )[0],
+    );
     expect(video).toMatchObject({ type: "video", content_type: "video/mp4", width: 854, height: 480, duration: 2 });
     expect(isFastStart(video.data)).toBe(true);
     const file = await videoFile(work.dir, video);
@@ -72,7 +84,14 @@ describe("atelier/pan-zoom", () => {
 
   it.skipIf(NO_SYSTEM_FFMPEG)("pans the way it is told, at 30 frames per second (system ffmpeg)", async () => {
     const ffmpeg = SYSTEM_FFMPEG!;
-    const video = asVideo((await run({ motion: "pan-left", duration: 2, fps: 30, resolution: "480p", aspect_ratio: "1:1" }, { ffmpegPath: ffmpeg }))[0]);
+    const video = asVideo(
+      (
+        await run(
+          { motion: "pan-left", duration: 2, fps: 30, resolution: "480p", aspect_ratio: "1:1" },
+          { ffmpegPath: ffmpeg },
+        )
+      )[0],
+    );
     const file = await videoFile(work.dir, video);
     const info = await probeMedia(ffmpeg, file);
     expect(info).toMatchObject({ videoCodec: "h264", width: 480, height: 480 });
@@ -95,7 +114,9 @@ describe("atelier/pan-zoom", () => {
     expect(nearestAspect(300, 400)).toBe("3:4");
     expect(nearestAspect(1000, 1100)).toBe("1:1");
     expect(nearestAspect(600, 2000)).toBe("9:16");
-    const video = asVideo((await run({ motion: "pan-down", duration: 2, resolution: "480p" }, { image: await picture(300, 400) }))[0]);
+    const video = asVideo(
+      (await run({ motion: "pan-down", duration: 2, resolution: "480p" }, { image: await picture(300, 400) }))[0],
+    );
     expect([video.width, video.height]).toEqual([480, 640]);
   });
 
@@ -122,7 +143,9 @@ describe("atelier/pan-zoom", () => {
   });
 
   it("refuses a file that is not a picture with a message for the person", async () => {
-    await expect(run({ duration: 2 }, { image: Buffer.from("not an image at all") })).rejects.toBeInstanceOf(ModelError);
+    await expect(run({ duration: 2 }, { image: Buffer.from("not an image at all") })).rejects.toBeInstanceOf(
+      ModelError,
+    );
   });
 
   it("defaults to a 5 s zoom-in at 720p, 24 fps, and prices $0.01 a second", () => {
@@ -130,7 +153,8 @@ describe("atelier/pan-zoom", () => {
     expect(input).toMatchObject({ motion: "zoom-in", duration: 5, fps: 24, aspect_ratio: "auto", resolution: "720p" });
     expect(formatUsd(priceInput(panZoom.pricing, input))).toBe("0.05");
     expect(formatUsd(priceInput(panZoom.pricing, { ...input, duration: 10 }))).toBe("0.10");
-    const check = (extra: Record<string, unknown>) => () => validateModelInput(panZoom.input_schema, { image: FILE_ID, ...extra }, { modelId: panZoom.id });
+    const check = (extra: Record<string, unknown>) => () =>
+      validateModelInput(panZoom.input_schema, { image: FILE_ID, ...extra }, { modelId: panZoom.id });
     expect(check({ duration: 11 })).toThrow(/duration/);
     expect(check({ duration: 1 })).toThrow(/duration/);
     expect(check({ fps: 60 })).toThrow(/fps/);

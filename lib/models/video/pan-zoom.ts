@@ -9,7 +9,16 @@ import { runFfmpeg } from "../../media/ffmpeg";
 import { ASPECT_RATIOS, objectSchema, type AspectRatio } from "../shared/fields";
 import { encodeProgress, stepProgress } from "../progress";
 import type { ModelDefinition } from "../../core/catalog/model-definition";
-import { durationField, FPS_FIELD, h264OutputArgs, RESOLUTION_FIELD, videoOutput, videoSize, withTempDir, type Resolution } from "./encode";
+import {
+  durationField,
+  FPS_FIELD,
+  h264OutputArgs,
+  RESOLUTION_FIELD,
+  videoOutput,
+  videoSize,
+  withTempDir,
+  type Resolution,
+} from "./encode";
 import { decodingInput, displayedImage, displayedSize } from "../image/input-image";
 
 /** How far in the camera goes: the closest view shows 1/1.3 of the picture. */
@@ -74,7 +83,11 @@ export function viewExpressions(motion: PanZoomMotion, frames: number): { x: str
 }
 
 /** The first frame's view, as a crop of the enlarged picture: the poster shows what playback starts with. */
-function firstView(motion: PanZoomMotion, width: number, height: number): { left: number; top: number; width: number; height: number } {
+function firstView(
+  motion: PanZoomMotion,
+  width: number,
+  height: number,
+): { left: number; top: number; width: number; height: number } {
   const move = MOVES[motion];
   const w = Math.round(width / move.zoom[0]);
   const h = Math.round(height / move.zoom[0]);
@@ -88,7 +101,8 @@ export const panZoom: ModelDefinition = {
   creator: "Atelier",
   modality: "video",
   tasks: ["image-to-video"],
-  description: "Brings a still to life with a slow, smooth camera move: a zoom in or out, or a pan across the picture (the Ken Burns effect).",
+  description:
+    "Brings a still to life with a slow, smooth camera move: a zoom in or out, or a pan across the picture (the Ken Burns effect).",
   revision: "2026-11-22",
   status: "stable",
   pricing: { unit: "second", usd: "0.01", drivers: ["duration"], overrides: [] },
@@ -106,7 +120,8 @@ export const panZoom: ModelDefinition = {
       motion: {
         type: "string",
         title: "Motion",
-        description: "The camera move: zoom in or out at the centre, or pan so the view travels left, right, up or down across the picture.",
+        description:
+          "The camera move: zoom in or out at the centre, or pan so the view travels left, right, up or down across the picture.",
         enum: [...PAN_ZOOM_MOTIONS],
         default: "zoom-in",
       },
@@ -115,7 +130,8 @@ export const panZoom: ModelDefinition = {
       aspect_ratio: {
         type: "string",
         title: "Aspect ratio",
-        description: "Width to height of the video; auto picks the one closest to the picture's. The picture is cropped to fill it.",
+        description:
+          "Width to height of the video; auto picks the one closest to the picture's. The picture is cropped to fill it.",
         enum: ["auto", ...ASPECTS],
         default: "auto",
       },
@@ -133,7 +149,8 @@ export const panZoom: ModelDefinition = {
     const fps = input.fps as number;
     const duration = input.duration as number;
     const frames = duration * fps;
-    const aspect = input.aspect_ratio === "auto" ? nearestAspect(sourceWidth, sourceHeight) : (input.aspect_ratio as AspectRatio);
+    const aspect =
+      input.aspect_ratio === "auto" ? nearestAspect(sourceWidth, sourceHeight) : (input.aspect_ratio as AspectRatio);
     const { width, height } = videoSize(aspect, input.resolution as Resolution);
     const even = (n: number) => Math.round(n / 2) * 2;
     const big = { width: even(width * MAX_ZOOM), height: even(height * MAX_ZOOM) };
@@ -160,17 +177,29 @@ export const panZoom: ModelDefinition = {
       await runFfmpeg(
         tools.ffmpegPath,
         [
-          "-v", "error",
-          "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", `${big.width}x${big.height}`, "-framerate", String(fps), "-i", "pipe:0",
+          "-v",
+          "error",
+          "-f",
+          "rawvideo",
+          "-pix_fmt",
+          "rgb24",
+          "-s",
+          `${big.width}x${big.height}`,
+          "-framerate",
+          String(fps),
+          "-i",
+          "pipe:0",
           // Convert once, then repeat the one frame; each copy gets its own view.
-          "-vf", [
+          "-vf",
+          [
             "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
             `loop=loop=${frames - 1}:size=1:start=0`,
             `setpts=N/(${fps}*TB)`,
             `perspective=${perspective}:interpolation=linear:eval=frame`,
             `scale=${width}:${height}:flags=bicubic`,
           ].join(","),
-          "-r", String(fps),
+          "-r",
+          String(fps),
           ...h264OutputArgs(file, frames),
         ],
         { signal, stdin: canvas, onProgress: encodeProgress(stepProgress(tools, ENCODE_FROM, ENCODE_TO), duration) },

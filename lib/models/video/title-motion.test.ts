@@ -50,24 +50,30 @@ let work: Awaited<ReturnType<typeof scratch>>;
 let ocean: VideoOutput;
 beforeAll(async () => {
   work = await scratch();
-  ocean = await run({ prompt: "ocean dusk over a quiet harbour", seed: 42, ...SHORT }, { ffmpegPath: SYSTEM_FFMPEG ?? BUNDLED_FFMPEG! });
+  ocean = await run(
+    { prompt: "ocean dusk over a quiet harbour", seed: 42, ...SHORT },
+    { ffmpegPath: SYSTEM_FFMPEG ?? BUNDLED_FFMPEG! },
+  );
 });
 afterAll(() => work.done());
 
 describe("atelier/title-motion", () => {
-  it.skipIf(NO_SYSTEM_FFMPEG)("makes an H.264 MP4 of the asked length and size that starts while loading, with a poster (system ffmpeg)", async () => {
-    expect(ocean).toMatchObject({ type: "video", content_type: "video/mp4", width: 854, height: 480, duration: 2 });
-    expect(isFastStart(ocean.data)).toBe(true);
-    const file = await videoFile(work.dir, ocean);
-    const info = await probeMedia(SYSTEM_FFMPEG!, file);
-    expect(info).toMatchObject({ videoCodec: "h264", width: 854, height: 480, audioCodec: null });
-    expect(Math.abs(info.duration! - 2)).toBeLessThanOrEqual(0.15);
+  it.skipIf(NO_SYSTEM_FFMPEG)(
+    "makes an H.264 MP4 of the asked length and size that starts while loading, with a poster (system ffmpeg)",
+    async () => {
+      expect(ocean).toMatchObject({ type: "video", content_type: "video/mp4", width: 854, height: 480, duration: 2 });
+      expect(isFastStart(ocean.data)).toBe(true);
+      const file = await videoFile(work.dir, ocean);
+      const info = await probeMedia(SYSTEM_FFMPEG!, file);
+      expect(info).toMatchObject({ videoCodec: "h264", width: 854, height: 480, audioCodec: null });
+      expect(Math.abs(info.duration! - 2)).toBeLessThanOrEqual(0.15);
 
-    expect(ocean.poster).toMatchObject({ content_type: "image/jpeg", width: 854, height: 480 });
-    const poster = await posterStats(ocean);
-    expect(poster).toMatchObject({ format: "jpeg", width: 854, height: 480 });
-    expect(poster.spread).toBeGreaterThan(15);
-  });
+      expect(ocean.poster).toMatchObject({ content_type: "image/jpeg", width: 854, height: 480 });
+      const poster = await posterStats(ocean);
+      expect(poster).toMatchObject({ format: "jpeg", width: 854, height: 480 });
+      expect(poster.spread).toBeGreaterThan(15);
+    },
+  );
 
   it("moves: the background drifts and the title rises in", async () => {
     const ffmpeg = SYSTEM_FFMPEG ?? BUNDLED_FFMPEG!;
@@ -92,10 +98,16 @@ describe("atelier/title-motion", () => {
   });
 
   it("gives the same bytes for the same input and seed, and different ones for another seed", async () => {
-    const again = await run({ prompt: "ocean dusk over a quiet harbour", seed: 42, ...SHORT }, { ffmpegPath: SYSTEM_FFMPEG ?? BUNDLED_FFMPEG! });
+    const again = await run(
+      { prompt: "ocean dusk over a quiet harbour", seed: 42, ...SHORT },
+      { ffmpegPath: SYSTEM_FFMPEG ?? BUNDLED_FFMPEG! },
+    );
     expect(again.data.equals(ocean.data)).toBe(true);
     expect(again.poster.data.equals(ocean.poster.data)).toBe(true);
-    const reseeded = await run({ prompt: "ocean dusk over a quiet harbour", seed: 43, ...SHORT }, { ffmpegPath: SYSTEM_FFMPEG ?? BUNDLED_FFMPEG! });
+    const reseeded = await run(
+      { prompt: "ocean dusk over a quiet harbour", seed: 43, ...SHORT },
+      { ffmpegPath: SYSTEM_FFMPEG ?? BUNDLED_FFMPEG! },
+    );
     expect(reseeded.data.equals(ocean.data)).toBe(false);
   });
 
@@ -104,8 +116,16 @@ describe("atelier/title-motion", () => {
     ["1:1", 480, 480],
   ])("renders %s at 30 fps with the bundled ffmpeg, %i×%i", async (aspect_ratio, width, height) => {
     const ffmpeg = BUNDLED_FFMPEG!;
-    const video = await run({ prompt: "Spring launch", title: "Spring launch 2027", aspect_ratio, fps: 30, seed: 5, ...SHORT }, { ffmpegPath: ffmpeg });
-    expect([video.width, video.height, video.poster.width, video.poster.height]).toEqual([width, height, width, height]);
+    const video = await run(
+      { prompt: "Spring launch", title: "Spring launch 2027", aspect_ratio, fps: 30, seed: 5, ...SHORT },
+      { ffmpegPath: ffmpeg },
+    );
+    expect([video.width, video.height, video.poster.width, video.poster.height]).toEqual([
+      width,
+      height,
+      width,
+      height,
+    ]);
     const info = await probeMedia(ffmpeg, await videoFile(work.dir, video));
     expect(info).toMatchObject({ videoCodec: "h264", width, height });
     expect(Math.abs(info.duration! - 2)).toBeLessThanOrEqual(0.15);
@@ -126,7 +146,10 @@ describe("atelier/title-motion", () => {
     const reason = new Error("canceled by the test");
     let outcome: unknown;
     const left = await leftoversAfter(async () => {
-      const running = run({ prompt: "a long one", duration: 10, resolution: "720p", seed: 1 }, { signal: controller.signal });
+      const running = run(
+        { prompt: "a long one", duration: 10, resolution: "720p", seed: 1 },
+        { signal: controller.signal },
+      );
       await Promise.race([tempDirAppears("atelier-title-motion-"), running.catch(() => undefined)]);
       controller.abort(reason);
       outcome = await running.then(
@@ -143,7 +166,8 @@ describe("atelier/title-motion", () => {
     expect(input).toMatchObject({ duration: 4, fps: 24, aspect_ratio: "16:9", resolution: "720p", show_title: true });
     expect(formatUsd(priceInput(titleMotion.pricing, input))).toBe("0.032");
     expect(formatUsd(priceInput(titleMotion.pricing, { ...input, duration: 10 }))).toBe("0.08");
-    const check = (extra: Record<string, unknown>) => () => validateModelInput(titleMotion.input_schema, { prompt: "hi", ...extra }, { modelId: titleMotion.id });
+    const check = (extra: Record<string, unknown>) => () =>
+      validateModelInput(titleMotion.input_schema, { prompt: "hi", ...extra }, { modelId: titleMotion.id });
     expect(check({ prompt: "" })).toThrow(/prompt/);
     expect(check({ title: "x".repeat(81) })).toThrow(/title/);
     expect(check({ duration: 11 })).toThrow(/duration/);

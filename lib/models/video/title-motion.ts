@@ -10,7 +10,17 @@ import { objectSchema, SEED_FIELD, type AspectRatio } from "../shared/fields";
 import { seedOf } from "../shared/random";
 import { encodeProgress, stepProgress } from "../progress";
 import type { ModelDefinition } from "../../core/catalog/model-definition";
-import { durationField, FPS_FIELD, h264OutputArgs, RESOLUTION_FIELD, TO_BT709, videoOutput, videoSize, withTempDir, type Resolution } from "./encode";
+import {
+  durationField,
+  FPS_FIELD,
+  h264OutputArgs,
+  RESOLUTION_FIELD,
+  TO_BT709,
+  videoOutput,
+  videoSize,
+  withTempDir,
+  type Resolution,
+} from "./encode";
 import { backgroundSvg, createScene, foregroundSvg, titleTiming, type Scene } from "./title-scene";
 import { layoutTitle } from "./title-text";
 
@@ -26,11 +36,16 @@ const ENCODE_FROM = 0.3;
 const ENCODE_TO = 0.97;
 
 async function renderBackground(scene: Scene, t: number, w: number, h: number): Promise<Buffer> {
-  return sharp(Buffer.from(backgroundSvg(scene, t, w, h))).removeAlpha().raw().toBuffer();
+  return sharp(Buffer.from(backgroundSvg(scene, t, w, h)))
+    .removeAlpha()
+    .raw()
+    .toBuffer();
 }
 
 async function renderForeground(scene: Scene, t: number): Promise<Buffer> {
-  return sharp(Buffer.from(foregroundSvg(scene, t))).png({ compressionLevel: 1 }).toBuffer();
+  return sharp(Buffer.from(foregroundSvg(scene, t)))
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }
 
 export const titleMotion: ModelDefinition = {
@@ -40,7 +55,8 @@ export const titleMotion: ModelDefinition = {
   creator: "Atelier",
   modality: "video",
   tasks: ["text-to-video"],
-  description: "An animated title card: a drifting gradient in the prompt's colours, floating shapes, and the title rising into place.",
+  description:
+    "An animated title card: a drifting gradient in the prompt's colours, floating shapes, and the title rising into place.",
   revision: "2026-11-22",
   status: "stable",
   pricing: { unit: "second", usd: "0.008", drivers: ["duration"], overrides: [] },
@@ -96,9 +112,15 @@ export const titleMotion: ModelDefinition = {
     const frames = duration * fps;
     const { width, height } = videoSize(input.aspect_ratio as AspectRatio, input.resolution as Resolution);
     // A prompt is often all lower case; as a title it starts with a capital.
-    const text = typeof input.title === "string" && input.title.trim() ? input.title : prompt.trim().replace(/^\p{Ll}/u, (c) => c.toUpperCase());
+    const text =
+      typeof input.title === "string" && input.title.trim()
+        ? input.title
+        : prompt.trim().replace(/^\p{Ll}/u, (c) => c.toUpperCase());
     const unit = Math.min(width, height);
-    const title = input.show_title === false ? null : await layoutTitle(text, unit * (width > height ? 0.11 : 0.1), width * 0.84, height > width ? 5 : 3);
+    const title =
+      input.show_title === false
+        ? null
+        : await layoutTitle(text, unit * (width > height ? 0.11 : 0.1), width * 0.84, height > width ? 5 : 3);
     const scene = createScene({ prompt, seed, width, height, duration, title });
     const small = { width: Math.ceil(width / BACKGROUND_SCALE), height: Math.ceil(height / BACKGROUND_SCALE) };
 
@@ -131,11 +153,28 @@ export const titleMotion: ModelDefinition = {
       await runFfmpeg(
         tools.ffmpegPath,
         [
-          "-v", "error",
-          "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", `${small.width}x${small.height}`, "-framerate", String(fps), "-i", path.join(dir, "background.rgb"),
-          "-framerate", String(fps), "-start_number", "0", "-i", path.join(dir, "fg-%05d.png"),
-          "-filter_complex", `[0:v]scale=${width}:${height}:flags=bicubic[bg];[bg][1:v]overlay=format=rgb,${TO_BT709}[v]`,
-          "-map", "[v]",
+          "-v",
+          "error",
+          "-f",
+          "rawvideo",
+          "-pix_fmt",
+          "rgb24",
+          "-s",
+          `${small.width}x${small.height}`,
+          "-framerate",
+          String(fps),
+          "-i",
+          path.join(dir, "background.rgb"),
+          "-framerate",
+          String(fps),
+          "-start_number",
+          "0",
+          "-i",
+          path.join(dir, "fg-%05d.png"),
+          "-filter_complex",
+          `[0:v]scale=${width}:${height}:flags=bicubic[bg];[bg][1:v]overlay=format=rgb,${TO_BT709}[v]`,
+          "-map",
+          "[v]",
           ...h264OutputArgs(file, frames),
         ],
         { signal, onProgress: encodeProgress(stepProgress(tools, ENCODE_FROM, ENCODE_TO), duration) },
@@ -143,7 +182,10 @@ export const titleMotion: ModelDefinition = {
 
       // The poster shows the title settled (or the middle, for a background alone).
       const at = Math.min(title ? titleTiming(scene).settled + 0.2 : duration / 2, duration - 1 / fps);
-      const [background, foreground] = await Promise.all([renderBackground(scene, at, small.width, small.height), renderForeground(scene, at)]);
+      const [background, foreground] = await Promise.all([
+        renderBackground(scene, at, small.width, small.height),
+        renderForeground(scene, at),
+      ]);
       const poster = sharp(background, { raw: { ...small, channels: 3 } })
         .resize(width, height, { fit: "fill", kernel: "cubic" })
         .composite([{ input: foreground }]);

@@ -95,7 +95,14 @@ function harmonise(colours: Hsl[]): Hsl[] {
   });
 }
 
-export function createScene(options: { prompt: string; seed: number; width: number; height: number; duration: number; title: TitleLayout | null }): Scene {
+export function createScene(options: {
+  prompt: string;
+  seed: number;
+  width: number;
+  height: number;
+  duration: number;
+  title: TitleLayout | null;
+}): Scene {
   const random = seededRandom(options.seed);
   const range = (a: number, b: number) => a + random() * (b - a);
   // Few, vivid, related hues over a deep base: many clashing colours average out to mud.
@@ -115,7 +122,13 @@ export function createScene(options: { prompt: string; seed: number; width: numb
   const light = hues.map((c) => css({ h: c.h, s: Math.max(c.s, 70), l: 82 }));
   const shapes = Array.from({ length: 12 + Math.floor(random() * 6) }, (): Shape => {
     const kind = kinds[Math.floor(random() * kinds.length)]!;
-    const size = { ring: range(0.025, 0.07), dot: range(0.005, 0.012), orb: range(0.04, 0.1), square: range(0.02, 0.045), triangle: range(0.025, 0.055) }[kind];
+    const size = {
+      ring: range(0.025, 0.07),
+      dot: range(0.005, 0.012),
+      orb: range(0.04, 0.1),
+      square: range(0.02, 0.045),
+      triangle: range(0.025, 0.055),
+    }[kind];
     return {
       kind,
       x: random(),
@@ -151,7 +164,9 @@ export function backgroundSvg(scene: Scene, t: number, w: number, h: number): st
   const reach = Math.hypot(W, H) / 2;
   const [dx, dy] = [Math.cos(angle) * reach, Math.sin(angle) * reach];
   const base = scene.colours.slice(0, 3).map((c, i) => ({ h: c.h, s: Math.max(60, c.s), l: 7 + (i % 2) * 5 }));
-  const stops = base.map((c, i) => `<stop offset="${(i / (base.length - 1)).toFixed(3)}" stop-color="${css(c)}"/>`).join("");
+  const stops = base
+    .map((c, i) => `<stop offset="${(i / (base.length - 1)).toFixed(3)}" stop-color="${css(c)}"/>`)
+    .join("");
   const size = Math.max(W, H);
   const defs: string[] = [];
   const circles: string[] = [];
@@ -161,7 +176,9 @@ export function backgroundSvg(scene: Scene, t: number, w: number, h: number): st
     defs.push(
       `<radialGradient id="b${i}"><stop offset="0" stop-color="${css(b.colour)}" stop-opacity="0.95"/><stop offset="0.45" stop-color="${css(b.colour)}" stop-opacity="0.45"/><stop offset="1" stop-color="${css(b.colour)}" stop-opacity="0"/></radialGradient>`,
     );
-    circles.push(`<circle cx="${cx.toFixed(2)}" cy="${cy.toFixed(2)}" r="${(b.radius * size).toFixed(2)}" fill="url(#b${i})"/>`);
+    circles.push(
+      `<circle cx="${cx.toFixed(2)}" cy="${cy.toFixed(2)}" r="${(b.radius * size).toFixed(2)}" fill="url(#b${i})"/>`,
+    );
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none">
 <defs><linearGradient id="g" gradientUnits="userSpaceOnUse" x1="${(W / 2 - dx).toFixed(2)}" y1="${(H / 2 - dy).toFixed(2)}" x2="${(W / 2 + dx).toFixed(2)}" y2="${(H / 2 + dy).toFixed(2)}">${stops}</linearGradient>
@@ -191,14 +208,24 @@ function shapeSvg(shape: Shape, t: number, W: number, H: number): string {
     case "square":
       return `<rect ${at} x="${(-r).toFixed(2)}" y="${(-r).toFixed(2)}" width="${(2 * r).toFixed(2)}" height="${(2 * r).toFixed(2)}" rx="${(r * 0.25).toFixed(2)}" ${line}/>`;
     case "triangle": {
-      const points = [0, 120, 240].map((a) => `${(r * Math.sin((a * Math.PI) / 180)).toFixed(2)},${(-r * Math.cos((a * Math.PI) / 180)).toFixed(2)}`).join(" ");
+      const points = [0, 120, 240]
+        .map(
+          (a) => `${(r * Math.sin((a * Math.PI) / 180)).toFixed(2)},${(-r * Math.cos((a * Math.PI) / 180)).toFixed(2)}`,
+        )
+        .join(" ");
       return `<polygon ${at} points="${points}" ${line} stroke-linejoin="round"/>`;
     }
   }
 }
 
 /** Times of the title's entrance, scaled down for short videos. */
-export function titleTiming(scene: Scene): { start: number; stagger: number; lineDuration: number; accentStart: number; settled: number } {
+export function titleTiming(scene: Scene): {
+  start: number;
+  stagger: number;
+  lineDuration: number;
+  accentStart: number;
+  settled: number;
+} {
   const d = scene.duration;
   const lines = scene.title?.lines.length ?? 0;
   const start = Math.min(0.25, d * 0.08);

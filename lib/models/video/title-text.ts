@@ -89,8 +89,19 @@ async function wrap(words: string[], size: number, maxWidth: number): Promise<{ 
   return { lines, widest: Math.max(widest, lineWidth) };
 }
 
-async function shadowOf(line: { data: Buffer; width: number; height: number }, pad: number, sigma: number): Promise<Buffer> {
-  const padded = await sharp({ create: { width: line.width + 2 * pad, height: line.height + 2 * pad, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+async function shadowOf(
+  line: { data: Buffer; width: number; height: number },
+  pad: number,
+  sigma: number,
+): Promise<Buffer> {
+  const padded = await sharp({
+    create: {
+      width: line.width + 2 * pad,
+      height: line.height + 2 * pad,
+      channels: 4,
+      background: { r: 0, g: 0, b: 0, alpha: 0 },
+    },
+  })
     .composite([{ input: line.data, left: pad, top: pad }])
     .png()
     .toBuffer();
@@ -102,7 +113,12 @@ async function shadowOf(line: { data: Buffer; width: number; height: number }, p
  * Lays `text` out in at most `maxLines` lines no wider than `maxWidth`, starting at `fontSize` and
  * shrinking to half that until it fits (what still overflows is scaled down when drawn).
  */
-export async function layoutTitle(text: string, fontSize: number, maxWidth: number, maxLines: number): Promise<TitleLayout> {
+export async function layoutTitle(
+  text: string,
+  fontSize: number,
+  maxWidth: number,
+  maxLines: number,
+): Promise<TitleLayout> {
   const words = titleText(text).split(" ").filter(Boolean);
   let size = Math.round(fontSize);
   let { lines, widest } = await wrap(words, size, maxWidth);
@@ -115,7 +131,12 @@ export async function layoutTitle(text: string, fontSize: number, maxWidth: numb
   const set = await Promise.all(
     lines.map(async (text) => {
       const line = await setLine(text, size);
-      return { png: line.data, shadow: await shadowOf(line, shadowPad, size * 0.09), width: line.width, height: line.height };
+      return {
+        png: line.data,
+        shadow: await shadowOf(line, shadowPad, size * 0.09),
+        width: line.width,
+        height: line.height,
+      };
     }),
   );
   return { lines: set, fontSize: size, shadowPad };

@@ -49,7 +49,10 @@ describe("findJsonProblem: nesting depth", () => {
 
 describe("findJsonProblem: U+0000", () => {
   it("finds a NUL in a nested string value and names its path", () => {
-    expect(findJsonProblem({ model: "atelier/gradient", input: { prompt: "a\u0000b" } })).toEqual({ kind: "nul", path: ["input", "prompt"] });
+    expect(findJsonProblem({ model: "atelier/gradient", input: { prompt: "a\u0000b" } })).toEqual({
+      kind: "nul",
+      path: ["input", "prompt"],
+    });
     expect(findJsonProblem({ requests: [{ model: "m" }, {}, { webhook: "https://x/\u0000" }] })).toEqual({
       kind: "nul",
       path: ["requests", 2, "webhook"],
@@ -101,6 +104,8 @@ describe("refuseDeepOrNulJson", () => {
   });
 
   it("passes an ordinary body", () => {
-    expect(() => refuseDeepOrNulJson({ model: "atelier/gradient", input: { prompt: "x", size: [1, 2] }, webhook: null })).not.toThrow();
+    expect(() =>
+      refuseDeepOrNulJson({ model: "atelier/gradient", input: { prompt: "x", size: [1, 2] }, webhook: null }),
+    ).not.toThrow();
   });
 });

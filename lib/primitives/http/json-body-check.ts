@@ -62,7 +62,8 @@ export function findJsonProblem(value: unknown, maxDepth: number = LIMITS.jsonNe
 /** ["requests", 2, "webhook"] → "requests[2].webhook", the `param` convention of the API. */
 export function paramName(path: readonly PathSegment[]): string | null {
   let name = "";
-  for (const segment of path) name += typeof segment === "number" ? `[${segment}]` : name === "" ? segment : `.${segment}`;
+  for (const segment of path)
+    name += typeof segment === "number" ? `[${segment}]` : name === "" ? segment : `.${segment}`;
   return name === "" ? null : name;
 }
 

@@ -53,7 +53,8 @@ export function readCappedNodeStream(
   limit: number,
   tooLarge: () => Error,
 ): Promise<Buffer> {
-  if (declaredLength !== null && declaredLength !== "" && Number(declaredLength) > limit) return Promise.reject(tooLarge());
+  if (declaredLength !== null && declaredLength !== "" && Number(declaredLength) > limit)
+    return Promise.reject(tooLarge());
   return new Promise<Buffer>((resolve, reject) => new CappedNodeRead(stream, limit, tooLarge, resolve, reject).start());
 }
 

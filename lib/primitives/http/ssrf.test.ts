@@ -4,7 +4,10 @@ import { checkWebhookUrl, classifyAddress, refusedAddress, safeLookup } from "./
 const noDns = async (): Promise<string[]> => {
   throw Object.assign(new Error("no DNS in tests"), { code: "ENOTFOUND" });
 };
-const resolvesTo = (...addresses: string[]) => async () => addresses;
+const resolvesTo =
+  (...addresses: string[]) =>
+  async () =>
+    addresses;
 
 describe("webhook URL checks (SSRF)", () => {
   const refused = [
@@ -76,17 +79,30 @@ describe("webhook URL checks (SSRF)", () => {
   });
 
   it("refuses a name that resolves to a private address (any of them), with the reason", async () => {
-    const checked = await checkWebhookUrl("https://hooks.example/x", { allowInsecure: false, resolve: resolvesTo("93.184.216.34", "10.1.2.3") });
+    const checked = await checkWebhookUrl("https://hooks.example/x", {
+      allowInsecure: false,
+      resolve: resolvesTo("93.184.216.34", "10.1.2.3"),
+    });
     expect(checked).toEqual({ ok: false, reason: "hooks.example resolves to 10.1.2.3, a private address" });
     expect((await checkWebhookUrl("https://localhost/x", { allowInsecure: false })).ok).toBe(false);
   });
 
   it("accepts https to public addresses, unresolvable names (checked again per attempt), and http/loopback when insecure", async () => {
-    for (const url of ["https://93.184.216.34/hook", "https://8.8.8.8/", "https://[2606:4700::1111]/", "https://[::ffff:93.184.216.34]/"]) {
+    for (const url of [
+      "https://93.184.216.34/hook",
+      "https://8.8.8.8/",
+      "https://[2606:4700::1111]/",
+      "https://[::ffff:93.184.216.34]/",
+    ]) {
       expect((await checkWebhookUrl(url, { allowInsecure: false, resolve: noDns })).ok, url).toBe(true);
     }
-    expect((await checkWebhookUrl("https://hooks.example/x", { allowInsecure: false, resolve: resolvesTo("93.184.216.34") })).ok).toBe(true);
-    expect((await checkWebhookUrl("https://nowhere.invalid/x", { allowInsecure: false, resolve: noDns })).ok).toBe(true);
+    expect(
+      (await checkWebhookUrl("https://hooks.example/x", { allowInsecure: false, resolve: resolvesTo("93.184.216.34") }))
+        .ok,
+    ).toBe(true);
+    expect((await checkWebhookUrl("https://nowhere.invalid/x", { allowInsecure: false, resolve: noDns })).ok).toBe(
+      true,
+    );
     expect((await checkWebhookUrl("http://127.0.0.1:9/x", { allowInsecure: true })).ok).toBe(true);
     expect((await checkWebhookUrl("ftp://127.0.0.1/x", { allowInsecure: true })).ok).toBe(false);
   });
@@ -124,7 +140,15 @@ describe("webhook URL checks (SSRF)", () => {
   });
 
   it("WEBHOOK_ALLOW_INSECURE lets through loopback and private receivers only, never link-local, unspecified or reserved", async () => {
-    for (const url of ["http://127.0.0.1:9/x", "http://[::1]:9/x", "http://10.0.0.5/x", "http://192.168.1.20:8080/x", "http://172.20.0.2/x", "http://[fd00::5]/x", "https://93.184.216.34/x"]) {
+    for (const url of [
+      "http://127.0.0.1:9/x",
+      "http://[::1]:9/x",
+      "http://10.0.0.5/x",
+      "http://192.168.1.20:8080/x",
+      "http://172.20.0.2/x",
+      "http://[fd00::5]/x",
+      "https://93.184.216.34/x",
+    ]) {
       expect((await checkWebhookUrl(url, { allowInsecure: true, resolve: noDns })).ok, url).toBe(true);
     }
     for (const url of [
@@ -142,7 +166,12 @@ describe("webhook URL checks (SSRF)", () => {
     ]) {
       expect((await checkWebhookUrl(url, { allowInsecure: true, resolve: noDns })).ok, url).toBe(false);
     }
-    expect(await checkWebhookUrl("http://metadata.internal/x", { allowInsecure: true, resolve: resolvesTo("169.254.169.254") })).toEqual({
+    expect(
+      await checkWebhookUrl("http://metadata.internal/x", {
+        allowInsecure: true,
+        resolve: resolvesTo("169.254.169.254"),
+      }),
+    ).toEqual({
       ok: false,
       reason: "metadata.internal resolves to 169.254.169.254, a link-local address",
     });
@@ -156,10 +185,14 @@ describe("webhook URL checks (SSRF)", () => {
       new Promise<{ err: Error | null; address: unknown }>((resolve) =>
         safeLookup(allow, resolvesTo(...addresses))("hooks.example", {}, (err, address) => resolve({ err, address })),
       );
-    expect((await lookup(false, ["93.184.216.34", "127.0.0.1"])).err?.message).toMatch(/refused address.*127\.0\.0\.1.*loopback/);
+    expect((await lookup(false, ["93.184.216.34", "127.0.0.1"])).err?.message).toMatch(
+      /refused address.*127\.0\.0\.1.*loopback/,
+    );
     expect(await lookup(false, ["93.184.216.34", "8.8.8.8"])).toEqual({ err: null, address: "93.184.216.34" });
     expect(await lookup(true, ["127.0.0.1"])).toEqual({ err: null, address: "127.0.0.1" });
-    expect((await lookup(true, ["169.254.169.254"])).err?.message).toMatch(/refused address.*169\.254\.169\.254.*link-local/);
+    expect((await lookup(true, ["169.254.169.254"])).err?.message).toMatch(
+      /refused address.*169\.254\.169\.254.*link-local/,
+    );
     expect((await lookup(true, ["fe80::1"])).err?.message).toMatch(/refused address.*link-local/);
   });
 });

@@ -116,7 +116,9 @@ export type Resolver = (host: string) => Promise<string[]>;
 
 const systemResolver: Resolver = (host) =>
   new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true, verbatim: true }, (err, addresses: LookupAddress[]) => (err ? reject(err) : resolve(addresses.map((a) => a.address)))),
+    dnsLookup(host, { all: true, verbatim: true }, (err, addresses: LookupAddress[]) =>
+      err ? reject(err) : resolve(addresses.map((a) => a.address)),
+    ),
   );
 
 function hostOf(url: URL): string {
@@ -139,7 +141,8 @@ export async function checkWebhookUrl(
     return { ok: false, reason: "it is not an absolute URL" };
   }
   const schemes = options.allowInsecure ? ["https:", "http:"] : ["https:"];
-  if (!schemes.includes(url.protocol)) return { ok: false, reason: `webhook URLs must use ${options.allowInsecure ? "https or http" : "https"}` };
+  if (!schemes.includes(url.protocol))
+    return { ok: false, reason: `webhook URLs must use ${options.allowInsecure ? "https or http" : "https"}` };
   if (url.username || url.password) return { ok: false, reason: "webhook URLs must not carry a user name or password" };
   const host = hostOf(url);
   if (!host) return { ok: false, reason: "the URL has no host" };
@@ -172,11 +175,18 @@ export function safeLookup(allowInsecure: boolean, resolve: Resolver = systemRes
     const addresses = isIP(host) !== 0 ? Promise.resolve([host]) : resolve(host);
     addresses.then(
       (list) => {
-        if (list.length === 0) return callback(Object.assign(new Error(`${host} has no address`), { code: "ENOTFOUND" }), "", 4);
+        if (list.length === 0)
+          return callback(Object.assign(new Error(`${host} has no address`), { code: "ENOTFOUND" }), "", 4);
         for (const address of list) {
           const reason = refusedAddress(address, allowInsecure);
           if (reason !== null) {
-            return callback(Object.assign(new Error(`refused address: ${host} resolves to ${address}, a ${reason} address`), { code: "EREFUSEDADDRESS" }), "", 4);
+            return callback(
+              Object.assign(new Error(`refused address: ${host} resolves to ${address}, a ${reason} address`), {
+                code: "EREFUSEDADDRESS",
+              }),
+              "",
+              4,
+            );
           }
         }
         const address = list[0]!;

@@ -104,7 +104,10 @@ function parseTarget(value: unknown, at: string, modality: CallModality): FieldT
     const option = /^providerOptions\.([A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)*)$/.exec(value);
     if (option) return { option: option[1]!.split(".") };
   }
-  fail(at, `must be a standard argument of a ${modality} call (${args.join(", ")}), "providerOptions.<name>" (dots reach nested objects), or null (not sent); got ${describe(value)}.`);
+  fail(
+    at,
+    `must be a standard argument of a ${modality} call (${args.join(", ")}), "providerOptions.<name>" (dots reach nested objects), or null (not sent); got ${describe(value)}.`,
+  );
 }
 
 /**
@@ -121,17 +124,25 @@ export function parseCallOptions(
   const properties = (schema.properties ?? {}) as Record<string, JsonSchemaObject>;
   const args: readonly string[] = STANDARD_ARGS[modality];
   const call = entry.call ?? {};
-  if (call === null || typeof call !== "object" || Array.isArray(call)) fail(`${path}.call`, `must be an object of input field → target; got ${describe(call)}.`);
+  if (call === null || typeof call !== "object" || Array.isArray(call))
+    fail(`${path}.call`, `must be an object of input field → target; got ${describe(call)}.`);
   for (const field of Object.keys(call)) {
-    if (!Object.hasOwn(properties, field)) fail(`${path}.call.${field}`, `names no field of input_schema (${Object.keys(properties).join(", ")}).`);
+    if (!Object.hasOwn(properties, field))
+      fail(`${path}.call.${field}`, `names no field of input_schema (${Object.keys(properties).join(", ")}).`);
   }
   const fields: Record<string, FieldTarget> = {};
   const taken = new Map<string, string>();
   for (const [field, property] of Object.entries(properties)) {
     let target: FieldTarget;
-    if (Object.hasOwn(call, field)) target = parseTarget((call as JsonObject)[field], `${path}.call.${field}`, modality);
+    if (Object.hasOwn(call, field))
+      target = parseTarget((call as JsonObject)[field], `${path}.call.${field}`, modality);
     else {
-      const named = defaults === "by-name" ? (Object.hasOwn(DEFAULT_NAMES, field) ? DEFAULT_NAMES[field] : undefined) : defaults[field];
+      const named =
+        defaults === "by-name"
+          ? Object.hasOwn(DEFAULT_NAMES, field)
+            ? DEFAULT_NAMES[field]
+            : undefined
+          : defaults[field];
       // "image" is one file: the start frame of a video, the picture to edit for an image model.
       const arg = field === "image" && defaults === "by-name" ? (modality === "video" ? "image" : "images") : named;
       target = arg && args.includes(arg) ? { arg } : { option: [field] };
@@ -139,7 +150,11 @@ export function parseCallOptions(
     if ("arg" in target) {
       const at = Object.hasOwn(call, field) ? `${path}.call.${field}` : `${path}.input_schema.properties.${field}`;
       const other = taken.get(target.arg);
-      if (other) fail(at, `makes "${field}" the call's ${target.arg}, which "${other}" already is; map one of them elsewhere with "call".`);
+      if (other)
+        fail(
+          at,
+          `makes "${field}" the call's ${target.arg}, which "${other}" already is; map one of them elsewhere with "call".`,
+        );
       taken.set(target.arg, field);
       const types = typesOf(property);
       const allowed = ARG_TYPES[target.arg];
@@ -150,14 +165,20 @@ export function parseCallOptions(
           fields[field] = { option: [field] };
           continue;
         }
-        fail(at, `makes "${field}" the call's ${target.arg}, which must be of type ${allowed.join(" or ")}; the field is ${types.join(" or ")}. Send it as "providerOptions.${field}" instead.`);
+        fail(
+          at,
+          `makes "${field}" the call's ${target.arg}, which must be of type ${allowed.join(" or ")}; the field is ${types.join(" or ")}. Send it as "providerOptions.${field}" instead.`,
+        );
       }
       const shape = ARG_VALUES[target.arg];
       const values = (property as { enum?: unknown[] }).enum;
       if (shape && defaults === "by-name" && Array.isArray(values)) {
         const bad = values.find((v) => typeof v !== "string" || !shape.pattern.test(v));
         if (bad !== undefined) {
-          fail(at, `makes "${field}" the call's ${target.arg}, whose values must look like ${shape.text}; ${describe(bad)} does not. Send it as the provider's own option instead: "call": {"${field}": "providerOptions.${field}"}.`);
+          fail(
+            at,
+            `makes "${field}" the call's ${target.arg}, whose values must look like ${shape.text}; ${describe(bad)} does not. Send it as the provider's own option instead: "call": {"${field}": "providerOptions.${field}"}.`,
+          );
         }
       }
     }
@@ -172,7 +193,8 @@ export function parseCallOptions(
     );
   }
   const fixed = entry.provider_options ?? {};
-  if (fixed === null || typeof fixed !== "object" || Array.isArray(fixed)) fail(`${path}.provider_options`, `must be an object; got ${describe(fixed)}.`);
+  if (fixed === null || typeof fixed !== "object" || Array.isArray(fixed))
+    fail(`${path}.provider_options`, `must be an object; got ${describe(fixed)}.`);
   return { fields, providerOptions: fixed as Record<string, unknown> };
 }
 

@@ -12,7 +12,11 @@ import { BodyTooLargeError } from "../shared/response-bytes";
 import { ProviderError, type ProviderHealth } from "../shared/types";
 
 /** What an empty answer lacked: in the run's message, and in the health record's reason. */
-const WHAT: Record<string, [string, string]> = { image: ["any image", "images"], audio: ["any sound", "sound"], video: ["any video", "videos"] };
+const WHAT: Record<string, [string, string]> = {
+  image: ["any image", "images"],
+  audio: ["any sound", "sound"],
+  video: ["any video", "videos"],
+};
 
 export interface FailureContext {
   providerId: string;
@@ -42,7 +46,8 @@ function providerWords(body: string | undefined): string | null {
     return null;
   };
   const o = json as Record<string, unknown>;
-  const words = json && typeof json === "object" ? (pick(o.error) ?? pick(o.detail) ?? pick(o.message) ?? pick(o.title)) : null;
+  const words =
+    json && typeof json === "object" ? (pick(o.error) ?? pick(o.detail) ?? pick(o.message) ?? pick(o.title)) : null;
   return words && words.trim() ? words.trim().slice(0, 500) : null;
 }
 
@@ -78,7 +83,9 @@ function unparsedEnd(ctx: FailureContext, body: string | undefined): JobEnd | nu
   if (!ctx.unparsedAnswer || !body) return null;
   try {
     const answer: unknown = JSON.parse(body);
-    return answer && typeof answer === "object" && !Array.isArray(answer) ? ctx.unparsedAnswer(answer as Record<string, unknown>) : null;
+    return answer && typeof answer === "object" && !Array.isArray(answer)
+      ? ctx.unparsedAnswer(answer as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -90,12 +97,21 @@ function jobReason(data: unknown): string | null {
   return typeof reason === "string" && reason.trim() ? reason.trim().slice(0, 500) : null;
 }
 
-function statusFailure(ctx: FailureContext, status: number, words: string | null, headers: Record<string, string> | undefined, what: string): ProviderError {
+function statusFailure(
+  ctx: FailureContext,
+  status: number,
+  words: string | null,
+  headers: Record<string, string> | undefined,
+  what: string,
+): ProviderError {
   const failures = failuresFor(ctx);
   const id = ctx.providerId;
   if (status === 408) return failures.down("HTTP 408", `The provider ${id} timed out (HTTP 408). Try again later.`);
   if (status >= 200 && status < 300) {
-    return failures.down("an answer that is not its API's", `The provider ${id} answered with something that is not the JSON of its API.`);
+    return failures.down(
+      "an answer that is not its API's",
+      `The provider ${id} answered with something that is not the JSON of its API.`,
+    );
   }
   // Only 401 says the key was refused: a 403 is the provider's refusal of this request.
   return failures.http(status, words, headers?.["retry-after"], what, [401]);
@@ -110,24 +126,44 @@ export function failureOf(err: unknown, ctx: FailureContext): ProviderError {
   if (err instanceof ProviderError) return err;
   if (err instanceof BodyTooLargeError) return failuresFor(ctx).tooLarge(err);
   if (err instanceof JobEndedError) return jobFailure(ctx, err.end);
-  const { APICallError, DownloadError, InvalidResponseDataError, NoImageGeneratedError, NoSpeechGeneratedError, NoVideoGeneratedError, RetryError } = aiPackage();
+  const {
+    APICallError,
+    DownloadError,
+    InvalidResponseDataError,
+    NoImageGeneratedError,
+    NoSpeechGeneratedError,
+    NoVideoGeneratedError,
+    RetryError,
+  } = aiPackage();
   const error = RetryError.isInstance(err) ? err.lastError : err;
   if (APICallError.isInstance(error)) {
     if (error.statusCode === undefined) return failuresFor(ctx).unreachable(sdkCauseCode(error));
     const end = error.statusCode >= 200 && error.statusCode < 300 ? unparsedEnd(ctx, error.responseBody) : null;
     if (end) return jobFailure(ctx, end);
-    const what = error.requestBodyValues && Object.keys(error.requestBodyValues as object).length > 0 ? "the request" : "to hand over what it made";
+    const what =
+      error.requestBodyValues && Object.keys(error.requestBodyValues as object).length > 0
+        ? "the request"
+        : "to hand over what it made";
     return statusFailure(ctx, error.statusCode, providerWords(error.responseBody), error.responseHeaders, what);
   }
   if (DownloadError.isInstance(error)) {
-    if (error.statusCode !== undefined) return statusFailure(ctx, error.statusCode, null, undefined, "to hand over what it made");
-    return new ProviderError(`The provider ${id} gave a result link Atelier does not fetch (not http(s), or a local or private address).`, false);
+    if (error.statusCode !== undefined)
+      return statusFailure(ctx, error.statusCode, null, undefined, "to hand over what it made");
+    return new ProviderError(
+      `The provider ${id} gave a result link Atelier does not fetch (not http(s), or a local or private address).`,
+      false,
+    );
   }
-  if (NoImageGeneratedError.isInstance(error) || NoSpeechGeneratedError.isInstance(error) || NoVideoGeneratedError.isInstance(error)) {
+  if (
+    NoImageGeneratedError.isInstance(error) ||
+    NoSpeechGeneratedError.isInstance(error) ||
+    NoVideoGeneratedError.isInstance(error)
+  ) {
     const [what, noun] = WHAT[ctx.modality] ?? ["any result", "results"];
     return failuresFor(ctx).down(`an answer without ${noun}`, `The provider ${id} answered without ${what}.`);
   }
-  if (error instanceof TypeError && /fetch failed/i.test(error.message)) return failuresFor(ctx).unreachable(sdkCauseCode(error));
+  if (error instanceof TypeError && /fetch failed/i.test(error.message))
+    return failuresFor(ctx).unreachable(sdkCauseCode(error));
   // The provider's job ended badly (a Veo operation with an error, a prediction that failed…):
   // the provider's reason where the error carries its answer, else the SDK's message; it fails the run only.
   const reason = InvalidResponseDataError.isInstance(error) ? jobReason(error.data) : null;

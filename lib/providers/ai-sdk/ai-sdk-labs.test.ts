@@ -6,9 +6,33 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../../models/testing/test-tools";
-import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../../core/catalog/model-definition";
-import { BFL_MODERATION_REASON, blackForestLabsFake, LABS_OUTAGES, LABS_REFUSALS, labsState, lmntFake, lumaFake, xaiFake, type LabsState } from "./testing/ai-sdk-fake-labs";
-import { entry, failureOf, modelsOf, object, useFakeServer, useSoundDecoder, withServerElsewhere } from "./testing/ai-sdk-test-support";
+import {
+  ModelError,
+  type AudioOutput,
+  type ImageOutput,
+  type ModelDefinition,
+  type VideoOutput,
+} from "../../core/catalog/model-definition";
+import {
+  BFL_MODERATION_REASON,
+  blackForestLabsFake,
+  LABS_OUTAGES,
+  LABS_REFUSALS,
+  labsState,
+  lmntFake,
+  lumaFake,
+  xaiFake,
+  type LabsState,
+} from "./testing/ai-sdk-fake-labs";
+import {
+  entry,
+  failureOf,
+  modelsOf,
+  object,
+  useFakeServer,
+  useSoundDecoder,
+  withServerElsewhere,
+} from "./testing/ai-sdk-test-support";
 import { eventually, type Handler } from "../testing/test-server";
 
 const KEY = "sk-labs-test-3f9a";
@@ -18,43 +42,115 @@ const decodedSeconds = useSoundDecoder("ai-sdk-labs-");
 // Poll intervals are the packages' own provider options (fixed per entry): milliseconds, not seconds.
 const ENTRIES = {
   luma: [
-    entry("luma/photon", "photon-flash-1", "image", object(["prompt"], { prompt: { type: "string" }, n: { type: "integer", default: 1 }, aspect_ratio: { type: "string", enum: ["1:1", "16:9", "3:4"], default: "16:9" }, format: { type: "string", enum: ["jpg", "png"] } }), {
-      provider_options: { pollIntervalMillis: 10 },
-    }),
+    entry(
+      "luma/photon",
+      "photon-flash-1",
+      "image",
+      object(["prompt"], {
+        prompt: { type: "string" },
+        n: { type: "integer", default: 1 },
+        aspect_ratio: { type: "string", enum: ["1:1", "16:9", "3:4"], default: "16:9" },
+        format: { type: "string", enum: ["jpg", "png"] },
+      }),
+      {
+        provider_options: { pollIntervalMillis: 10 },
+      },
+    ),
   ],
   "black-forest-labs": [
-    entry("bfl/flux", "flux-pro-1.1", "image", object(["prompt"], { prompt: { type: "string" }, aspect_ratio: { type: "string", enum: ["1:1", "4:3"], default: "1:1" }, seed: { type: "integer" }, safety_tolerance: { type: "integer" }, output_format: { type: "string", enum: ["jpeg", "png"] } }), {
-      // The package reads camelCase options (and drops unknown ones): map the API's names onto them.
-      call: { safety_tolerance: "providerOptions.safetyTolerance", output_format: "providerOptions.outputFormat" },
-      provider_options: { pollIntervalMillis: 10 },
-    }),
+    entry(
+      "bfl/flux",
+      "flux-pro-1.1",
+      "image",
+      object(["prompt"], {
+        prompt: { type: "string" },
+        aspect_ratio: { type: "string", enum: ["1:1", "4:3"], default: "1:1" },
+        seed: { type: "integer" },
+        safety_tolerance: { type: "integer" },
+        output_format: { type: "string", enum: ["jpeg", "png"] },
+      }),
+      {
+        // The package reads camelCase options (and drops unknown ones): map the API's names onto them.
+        call: { safety_tolerance: "providerOptions.safetyTolerance", output_format: "providerOptions.outputFormat" },
+        provider_options: { pollIntervalMillis: 10 },
+      },
+    ),
   ],
   xai: [
-    entry("xai/image", "grok-imagine-image", "image", object(["prompt"], { prompt: { type: "string" }, n: { type: "integer", default: 1 }, aspect_ratio: { type: "string", enum: ["1:1", "16:9"], default: "1:1" }, resolution: { type: "string", enum: ["1k", "2k"] } })),
-    entry("xai/video", "grok-imagine-video", "video", object(["prompt"], { prompt: { type: "string" }, duration: { type: "integer", default: 1 }, aspect_ratio: { type: "string", enum: ["16:9", "9:16"], default: "16:9" }, resolution: { type: "string", enum: ["480p", "720p"], default: "480p" } }), {
-      // As the call's standard `resolution` ("WxH") a "480p" would be dropped with a warning: xAI's own values go as its option.
-      call: { resolution: "providerOptions.resolution" },
-      provider_options: { pollIntervalMs: 10 },
-    }),
+    entry(
+      "xai/image",
+      "grok-imagine-image",
+      "image",
+      object(["prompt"], {
+        prompt: { type: "string" },
+        n: { type: "integer", default: 1 },
+        aspect_ratio: { type: "string", enum: ["1:1", "16:9"], default: "1:1" },
+        resolution: { type: "string", enum: ["1k", "2k"] },
+      }),
+    ),
+    entry(
+      "xai/video",
+      "grok-imagine-video",
+      "video",
+      object(["prompt"], {
+        prompt: { type: "string" },
+        duration: { type: "integer", default: 1 },
+        aspect_ratio: { type: "string", enum: ["16:9", "9:16"], default: "16:9" },
+        resolution: { type: "string", enum: ["480p", "720p"], default: "480p" },
+      }),
+      {
+        // As the call's standard `resolution` ("WxH") a "480p" would be dropped with a warning: xAI's own values go as its option.
+        call: { resolution: "providerOptions.resolution" },
+        provider_options: { pollIntervalMs: 10 },
+      },
+    ),
   ],
   lmnt: [
-    entry("lmnt/blizzard", "blizzard", "audio", object(["text"], { text: { type: "string" }, voice: { type: "string", default: "leah" }, output_format: { type: "string", enum: ["mp3", "wav"], default: "mp3" }, temperature: { type: "number" }, speed: { type: "number" } }), {
-      // Whenever providerOptions.lmnt is sent, the package overwrites the call's `speed` with its option's default (1).
-      call: { speed: "providerOptions.speed" },
-    }),
+    entry(
+      "lmnt/blizzard",
+      "blizzard",
+      "audio",
+      object(["text"], {
+        text: { type: "string" },
+        voice: { type: "string", default: "leah" },
+        output_format: { type: "string", enum: ["mp3", "wav"], default: "mp3" },
+        temperature: { type: "number" },
+        speed: { type: "number" },
+      }),
+      {
+        // Whenever providerOptions.lmnt is sent, the package overwrites the call's `speed` with its option's default (1).
+        call: { speed: "providerOptions.speed" },
+      },
+    ),
   ],
 };
 
 type Name = keyof typeof ENTRIES;
 
 function models(name: Name, baseUrl: string, options: { timeoutMs?: number } = {}): Record<string, ModelDefinition> {
-  return modelsOf({ id: name, kind: "ai-sdk", provider: name, base_url: baseUrl, api_key_env: "TEST_KEY", timeout_ms: options.timeoutMs ?? 10_000, entries: ENTRIES[name] }, KEY);
+  return modelsOf(
+    {
+      id: name,
+      kind: "ai-sdk",
+      provider: name,
+      base_url: baseUrl,
+      api_key_env: "TEST_KEY",
+      timeout_ms: options.timeoutMs ?? 10_000,
+      entries: ENTRIES[name],
+    },
+    KEY,
+  );
 }
 
 /** "METHOD path" of each request the fake saw. */
 const lines = (state: LabsState) => state.requests.map((r) => `${r.method} ${r.path}`);
 
-async function expectPicture(output: ImageOutput, format: "png" | "jpeg", width: number, height: number): Promise<void> {
+async function expectPicture(
+  output: ImageOutput,
+  format: "png" | "jpeg",
+  width: number,
+  height: number,
+): Promise<void> {
   expect(output).toMatchObject({ type: "image", content_type: `image/${format}`, width, height });
   expect(await sharp(output.data).metadata()).toMatchObject({ format, width, height });
 }
@@ -66,7 +162,12 @@ const { start } = server;
  * Starts `fake`, and cancels the run (without answering) at its `nth` poll, which `isPoll` tells.
  * Resolves with the run's error, once the in-flight poll was abandoned.
  */
-async function cancelWhilePolling(fake: Handler, isPoll: (path: string) => boolean, run: (url: string, signal: AbortSignal) => Promise<unknown>, nth = 2): Promise<unknown> {
+async function cancelWhilePolling(
+  fake: Handler,
+  isPoll: (path: string) => boolean,
+  run: (url: string, signal: AbortSignal) => Promise<unknown>,
+  nth = 2,
+): Promise<unknown> {
   const controller = new AbortController();
   let polls = 0;
   const { url } = await start((request, res) => {
@@ -86,7 +187,11 @@ describe("ai-sdk: Luma (@ai-sdk/luma: create a generation, poll it, fetch the im
     const state = labsState();
     const { url } = await start(lumaFake(state, { key: KEY }));
     const tools = testRunTools();
-    const [image] = (await runModelForTest(models("luma", url)["luma/photon"]!, { prompt: "a lighthouse", format: "png" }, tools)) as ImageOutput[];
+    const [image] = (await runModelForTest(
+      models("luma", url)["luma/photon"]!,
+      { prompt: "a lighthouse", format: "png" },
+      tools,
+    )) as ImageOutput[];
 
     expect(lines(state)).toEqual([
       "POST /dream-machine/v1/generations/image",
@@ -99,7 +204,12 @@ describe("ai-sdk: Luma (@ai-sdk/luma: create a generation, poll it, fetch the im
     expect(poll!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(download!.headers.authorization).toBeUndefined();
     // `format` is no argument of generateImage: it went as providerOptions.luma.format, which the package passes through.
-    expect(JSON.parse(create!.body)).toEqual({ prompt: "a lighthouse", aspect_ratio: "16:9", model: "photon-flash-1", format: "png" });
+    expect(JSON.parse(create!.body)).toEqual({
+      prompt: "a lighthouse",
+      aspect_ratio: "16:9",
+      model: "photon-flash-1",
+      format: "png",
+    });
     await expectPicture(image!, "png", 64, 36);
     expect(tools.uncancelableReasons).toEqual(["provider"]);
     expect(tools.providerReports).toEqual([{ providerId: "luma", down: null }]);
@@ -108,9 +218,17 @@ describe("ai-sdk: Luma (@ai-sdk/luma: create a generation, poll it, fetch the im
   it("n = 2 is two generations (the package makes one image a call), each polled and fetched: two JPEGs, Luma's default format", async () => {
     const state = labsState();
     const { url } = await start(lumaFake(state, { key: KEY }));
-    const outputs = (await runModelForTest(models("luma", url)["luma/photon"]!, { prompt: "a fox", n: 2, aspect_ratio: "3:4" })) as ImageOutput[];
+    const outputs = (await runModelForTest(models("luma", url)["luma/photon"]!, {
+      prompt: "a fox",
+      n: 2,
+      aspect_ratio: "3:4",
+    })) as ImageOutput[];
     expect(lines(state).filter((line) => line.startsWith("POST"))).toHaveLength(2);
-    expect(lines(state).filter((line) => line.includes("/cdn/")).sort()).toEqual([
+    expect(
+      lines(state)
+        .filter((line) => line.includes("/cdn/"))
+        .sort(),
+    ).toEqual([
       "GET /cdn/0b1e4f5a-0000-4000-8000-000000000001.jpg",
       "GET /cdn/0b1e4f5a-0000-4000-8000-000000000002.jpg",
     ]);
@@ -131,7 +249,9 @@ describe("ai-sdk: Luma (@ai-sdk/luma: create a generation, poll it, fetch the im
 
     // Luma's failure_reason, from the generation the package's error carries (its own words are "Image generation failed.").
     state.mode = "job-fails";
-    expect((await failureOf(runModelForTest(model, { prompt: "no" }))).message).toBe("The provider luma could not make it: The image could not be generated: it may violate our policies.");
+    expect((await failureOf(runModelForTest(model, { prompt: "no" }))).message).toBe(
+      "The provider luma could not make it: The image could not be generated: it may violate our policies.",
+    );
     expect(model.unavailableReason!()).toBeNull();
 
     state.mode = "down";
@@ -150,12 +270,20 @@ describe("ai-sdk: Luma (@ai-sdk/luma: create a generation, poll it, fetch the im
     const error = await cancelWhilePolling(
       lumaFake(state, { key: KEY }),
       (p) => p.startsWith("/dream-machine/v1/generations/0b1e"),
-      (url, signal) => runModelForTest((ran.model = models("luma", url)["luma/photon"]!), { prompt: "a fox" }, testRunTools({ signal })),
+      (url, signal) =>
+        runModelForTest(
+          (ran.model = models("luma", url)["luma/photon"]!),
+          { prompt: "a fox" },
+          testRunTools({ signal }),
+        ),
     );
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(ModelError);
     expect((error as Error).message).toBe("run canceled");
-    expect(lines(state)).toEqual(["POST /dream-machine/v1/generations/image", "GET /dream-machine/v1/generations/0b1e4f5a-0000-4000-8000-000000000001"]);
+    expect(lines(state)).toEqual([
+      "POST /dream-machine/v1/generations/image",
+      "GET /dream-machine/v1/generations/0b1e4f5a-0000-4000-8000-000000000001",
+    ]);
     expect(server.current!.abandoned).toEqual(["/dream-machine/v1/generations/0b1e4f5a-0000-4000-8000-000000000001"]);
     expect(ran.model!.unavailableReason!()).toBeNull();
   });
@@ -167,7 +295,9 @@ describe("ai-sdk: Luma (@ai-sdk/luma: create a generation, poll it, fetch the im
       const state = labsState();
       const { url } = await start(lumaFake(state, { key: KEY, resultOrigin }));
       const error = await failureOf(runModelForTest(models("luma", url)["luma/photon"]!, { prompt: "a fox" }));
-      expect(error.message).toBe("The provider luma gave a result link Atelier does not fetch (not http(s), or a local or private address).");
+      expect(error.message).toBe(
+        "The provider luma gave a result link Atelier does not fetch (not http(s), or a local or private address).",
+      );
     });
   });
 });
@@ -177,7 +307,11 @@ describe("ai-sdk: Black Forest Labs (@ai-sdk/black-forest-labs: submit, poll pol
     const state = labsState();
     const { url } = await start(blackForestLabsFake(state, { key: KEY }));
     const tools = testRunTools();
-    const [image] = (await runModelForTest(models("black-forest-labs", `${url}/v1`)["bfl/flux"]!, { prompt: "a kite", aspect_ratio: "4:3", seed: 7, safety_tolerance: 2 }, tools)) as ImageOutput[];
+    const [image] = (await runModelForTest(
+      models("black-forest-labs", `${url}/v1`)["bfl/flux"]!,
+      { prompt: "a kite", aspect_ratio: "4:3", seed: 7, safety_tolerance: 2 },
+      tools,
+    )) as ImageOutput[];
 
     const id = "5f0c9a1e-0000-4000-8000-000000000001";
     expect(lines(state)).toEqual([
@@ -187,7 +321,12 @@ describe("ai-sdk: Black Forest Labs (@ai-sdk/black-forest-labs: submit, poll pol
       `GET /delivery/${id}/sample.jpeg`,
     ]);
     for (const request of state.requests.slice(0, 3)) expect(request.headers["x-key"]).toBe(KEY);
-    expect(JSON.parse(state.requests[0]!.body)).toEqual({ prompt: "a kite", seed: 7, aspect_ratio: "4:3", safety_tolerance: 2 });
+    expect(JSON.parse(state.requests[0]!.body)).toEqual({
+      prompt: "a kite",
+      seed: 7,
+      aspect_ratio: "4:3",
+      safety_tolerance: 2,
+    });
     await expectPicture(image!, "jpeg", 64, 48);
     expect(tools.providerReports).toEqual([{ providerId: "black-forest-labs", down: null }]);
   });
@@ -195,7 +334,10 @@ describe("ai-sdk: Black Forest Labs (@ai-sdk/black-forest-labs: submit, poll pol
   it("output_format png (a renamed option) comes back as a PNG", async () => {
     const state = labsState();
     const { url } = await start(blackForestLabsFake(state, { key: KEY }));
-    const [image] = (await runModelForTest(models("black-forest-labs", `${url}/v1`)["bfl/flux"]!, { prompt: "a kite", output_format: "png" })) as ImageOutput[];
+    const [image] = (await runModelForTest(models("black-forest-labs", `${url}/v1`)["bfl/flux"]!, {
+      prompt: "a kite",
+      output_format: "png",
+    })) as ImageOutput[];
     expect(JSON.parse(state.requests[0]!.body)).toMatchObject({ output_format: "png" });
     await expectPicture(image!, "png", 64, 64);
   });
@@ -213,12 +355,16 @@ describe("ai-sdk: Black Forest Labs (@ai-sdk/black-forest-labs: submit, poll pol
 
     // The job's `details`, which the package drops for "Black Forest Labs generation failed.".
     state.mode = "job-fails";
-    expect((await failureOf(runModelForTest(model, { prompt: "a kite" }))).message).toBe("The provider black-forest-labs could not make it: Generation failed.");
+    expect((await failureOf(runModelForTest(model, { prompt: "a kite" }))).message).toBe(
+      "The provider black-forest-labs could not make it: Generation failed.",
+    );
     expect(model.unavailableReason!()).toBeNull();
 
     state.mode = "down";
     const down = await failureOf(runModelForTest(model, { prompt: "a kite" }));
-    expect(down.message).toBe(`The provider black-forest-labs failed (HTTP 503: ${LABS_OUTAGES.blackForestLabs}). Try again later.`);
+    expect(down.message).toBe(
+      `The provider black-forest-labs failed (HTTP 503: ${LABS_OUTAGES.blackForestLabs}). Try again later.`,
+    );
     expect(down).toMatchObject({ transient: true });
     expect(model.unavailableReason!()?.message).toContain("HTTP 503");
   });
@@ -232,15 +378,23 @@ describe("ai-sdk: Black Forest Labs (@ai-sdk/black-forest-labs: submit, poll pol
       state.jobStatus = status;
       state.requests.length = 0;
       const error = await failureOf(runModelForTest(model, { prompt: "a kite" }));
-      expect(error.message).toBe(`The provider black-forest-labs refused the request: ${status} (${BFL_MODERATION_REASON})`);
+      expect(error.message).toBe(
+        `The provider black-forest-labs refused the request: ${status} (${BFL_MODERATION_REASON})`,
+      );
       expect(error).toMatchObject({ transient: false });
       // Pending at the first look, the end at the second; no sample fetched.
-      expect(lines(state).map((line) => line.replace(/id=[\w-]+/, "id=ID"))).toEqual(["POST /v1/flux-pro-1.1", "GET /v1/get_result?id=ID", "GET /v1/get_result?id=ID"]);
+      expect(lines(state).map((line) => line.replace(/id=[\w-]+/, "id=ID"))).toEqual([
+        "POST /v1/flux-pro-1.1",
+        "GET /v1/get_result?id=ID",
+        "GET /v1/get_result?id=ID",
+      ]);
       expect(model.unavailableReason!()).toBeNull();
     }
     state.jobStatus = "Task not found";
     const lost = await failureOf(runModelForTest(model, { prompt: "a kite" }));
-    expect(lost.message).toBe("The provider black-forest-labs could not make it: it no longer knows the task (Task not found).");
+    expect(lost.message).toBe(
+      "The provider black-forest-labs could not make it: it no longer knows the task (Task not found).",
+    );
     expect(model.unavailableReason!()).toBeNull();
   });
 
@@ -251,11 +405,19 @@ describe("ai-sdk: Black Forest Labs (@ai-sdk/black-forest-labs: submit, poll pol
     const error = await cancelWhilePolling(
       blackForestLabsFake(state, { key: KEY }),
       (p) => p.includes("/get_result"),
-      (url, signal) => runModelForTest((ran.model = models("black-forest-labs", `${url}/v1`)["bfl/flux"]!), { prompt: "a kite" }, testRunTools({ signal })),
+      (url, signal) =>
+        runModelForTest(
+          (ran.model = models("black-forest-labs", `${url}/v1`)["bfl/flux"]!),
+          { prompt: "a kite" },
+          testRunTools({ signal }),
+        ),
     );
     expect((error as Error).message).toBe("run canceled");
     expect(error).not.toBeInstanceOf(ModelError);
-    expect(lines(state)).toEqual(["POST /v1/flux-pro-1.1", "GET /v1/get_result?id=5f0c9a1e-0000-4000-8000-000000000001"]);
+    expect(lines(state)).toEqual([
+      "POST /v1/flux-pro-1.1",
+      "GET /v1/get_result?id=5f0c9a1e-0000-4000-8000-000000000001",
+    ]);
     expect(server.current!.abandoned).toEqual(["/v1/get_result?id=5f0c9a1e-0000-4000-8000-000000000001"]);
     expect(ran.model!.unavailableReason!()).toBeNull();
   });
@@ -265,10 +427,22 @@ describe("ai-sdk: xAI (@ai-sdk/xai: images, and video by request_id polling)", (
   it("makes images: the Bearer key and a provider option on the wire, base64 JPEGs back, measured", async () => {
     const state = labsState();
     const { url } = await start(xaiFake(state, { key: KEY, ffmpegPath }));
-    const outputs = (await runModelForTest(models("xai", `${url}/v1`)["xai/image"]!, { prompt: "a red fox", n: 2, aspect_ratio: "16:9", resolution: "1k" })) as ImageOutput[];
+    const outputs = (await runModelForTest(models("xai", `${url}/v1`)["xai/image"]!, {
+      prompt: "a red fox",
+      n: 2,
+      aspect_ratio: "16:9",
+      resolution: "1k",
+    })) as ImageOutput[];
     expect(lines(state)).toEqual(["POST /v1/images/generations"]);
     expect(state.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(JSON.parse(state.requests[0]!.body)).toEqual({ model: "grok-imagine-image", prompt: "a red fox", n: 2, response_format: "b64_json", aspect_ratio: "16:9", resolution: "1k" });
+    expect(JSON.parse(state.requests[0]!.body)).toEqual({
+      model: "grok-imagine-image",
+      prompt: "a red fox",
+      n: 2,
+      response_format: "b64_json",
+      aspect_ratio: "16:9",
+      resolution: "1k",
+    });
     expect(outputs).toHaveLength(2);
     for (const output of outputs) await expectPicture(output, "jpeg", 64, 36);
     expect(outputs[0]!.data.equals(outputs[1]!.data)).toBe(false);
@@ -278,13 +452,28 @@ describe("ai-sdk: xAI (@ai-sdk/xai: images, and video by request_id polling)", (
     const state = labsState();
     const { url } = await start(xaiFake(state, { key: KEY, ffmpegPath }));
     const tools = testRunTools();
-    const [video] = (await runModelForTest(models("xai", `${url}/v1`)["xai/video"]!, { prompt: "waves at dusk", duration: 1 }, tools)) as VideoOutput[];
+    const [video] = (await runModelForTest(
+      models("xai", `${url}/v1`)["xai/video"]!,
+      { prompt: "waves at dusk", duration: 1 },
+      tools,
+    )) as VideoOutput[];
 
     const id = "d7c3e2b1-0000-4000-8000-000000000001";
-    expect(lines(state)).toEqual(["POST /v1/videos/generations", `GET /v1/videos/${id}`, `GET /v1/videos/${id}`, `GET /xai-vidgen-bucket/${id}.mp4`]);
+    expect(lines(state)).toEqual([
+      "POST /v1/videos/generations",
+      `GET /v1/videos/${id}`,
+      `GET /v1/videos/${id}`,
+      `GET /xai-vidgen-bucket/${id}.mp4`,
+    ]);
     expect(state.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(state.requests[3]!.headers.authorization).toBeUndefined();
-    expect(JSON.parse(state.requests[0]!.body)).toEqual({ model: "grok-imagine-video", prompt: "waves at dusk", duration: 1, aspect_ratio: "16:9", resolution: "480p" });
+    expect(JSON.parse(state.requests[0]!.body)).toEqual({
+      model: "grok-imagine-video",
+      prompt: "waves at dusk",
+      duration: 1,
+      aspect_ratio: "16:9",
+      resolution: "480p",
+    });
     expect(video).toMatchObject({ type: "video", content_type: "video/mp4", width: 160, height: 90 });
     expect(video!.duration).toBeCloseTo(1, 0);
     expect(video!.poster).toMatchObject({ content_type: "image/jpeg", width: 160, height: 90 });
@@ -297,12 +486,16 @@ describe("ai-sdk: xAI (@ai-sdk/xai: images, and video by request_id polling)", (
     const all = models("xai", `${url}/v1`);
 
     state.mode = "refuse";
-    expect((await failureOf(runModelForTest(all["xai/image"]!, { prompt: "no" }))).message).toBe(`The provider xai refused the request: ${LABS_REFUSALS.xai}`);
+    expect((await failureOf(runModelForTest(all["xai/image"]!, { prompt: "no" }))).message).toBe(
+      `The provider xai refused the request: ${LABS_REFUSALS.xai}`,
+    );
     expect(all["xai/image"]!.unavailableReason!()).toBeNull();
 
     // The status's error.message, which the package drops for "Video generation failed.".
     state.mode = "job-fails";
-    expect((await failureOf(runModelForTest(all["xai/video"]!, { prompt: "no" }))).message).toBe("The provider xai could not make it: The video was rejected by content moderation.");
+    expect((await failureOf(runModelForTest(all["xai/video"]!, { prompt: "no" }))).message).toBe(
+      "The provider xai could not make it: The video was rejected by content moderation.",
+    );
     expect(all["xai/video"]!.unavailableReason!()).toBeNull();
 
     state.mode = "down";
@@ -319,11 +512,19 @@ describe("ai-sdk: xAI (@ai-sdk/xai: images, and video by request_id polling)", (
     const error = await cancelWhilePolling(
       xaiFake(state, { key: KEY, ffmpegPath }),
       (p) => p.startsWith("/v1/videos/d7c3"),
-      (url, signal) => runModelForTest((ran.model = models("xai", `${url}/v1`)["xai/video"]!), { prompt: "waves" }, testRunTools({ signal })),
+      (url, signal) =>
+        runModelForTest(
+          (ran.model = models("xai", `${url}/v1`)["xai/video"]!),
+          { prompt: "waves" },
+          testRunTools({ signal }),
+        ),
     );
     expect((error as Error).message).toBe("run canceled");
     expect(error).not.toBeInstanceOf(ModelError);
-    expect(lines(state)).toEqual(["POST /v1/videos/generations", "GET /v1/videos/d7c3e2b1-0000-4000-8000-000000000001"]);
+    expect(lines(state)).toEqual([
+      "POST /v1/videos/generations",
+      "GET /v1/videos/d7c3e2b1-0000-4000-8000-000000000001",
+    ]);
     expect(ran.model!.unavailableReason!()).toBeNull();
   });
 });
@@ -332,7 +533,11 @@ describe("ai-sdk: LMNT (@ai-sdk/lmnt, which has no baseURL: its fetch is redirec
   it("speaks MP3 through the redirected host, with X-API-Key and provider options on the wire", async () => {
     const state = labsState();
     const { url } = await start(lmntFake(state, { key: KEY, ffmpegPath }));
-    const [sound] = (await runModelForTest(models("lmnt", url)["lmnt/blizzard"]!, { text: "Hello there.", temperature: 0.5, speed: 1.5 })) as AudioOutput[];
+    const [sound] = (await runModelForTest(models("lmnt", url)["lmnt/blizzard"]!, {
+      text: "Hello there.",
+      temperature: 0.5,
+      speed: 1.5,
+    })) as AudioOutput[];
     expect(lines(state)).toEqual(["POST /v1/ai/speech/bytes"]);
     expect(state.requests[0]!.headers["x-api-key"]).toBe(KEY);
     // With any providerOptions.lmnt, the package adds its defaults (conversational, top_p, sample_rate).
@@ -355,7 +560,10 @@ describe("ai-sdk: LMNT (@ai-sdk/lmnt, which has no baseURL: its fetch is redirec
   it("output_format wav goes out as `response_format`, which LMNT does not read: its MP3 is measured as the MP3 it is", async () => {
     const state = labsState();
     const { url } = await start(lmntFake(state, { key: KEY, ffmpegPath }));
-    const [sound] = (await runModelForTest(models("lmnt", url)["lmnt/blizzard"]!, { text: "Hello.", output_format: "wav" })) as AudioOutput[];
+    const [sound] = (await runModelForTest(models("lmnt", url)["lmnt/blizzard"]!, {
+      text: "Hello.",
+      output_format: "wav",
+    })) as AudioOutput[];
     const body = JSON.parse(state.requests[0]!.body) as Record<string, unknown>;
     expect(body).toMatchObject({ response_format: "wav" });
     expect(body.format).toBeUndefined();
@@ -367,7 +575,9 @@ describe("ai-sdk: LMNT (@ai-sdk/lmnt, which has no baseURL: its fetch is redirec
     const { url } = await start(lmntFake(state, { key: KEY, ffmpegPath }));
     const model = models("lmnt", url)["lmnt/blizzard"]!;
     state.mode = "refuse";
-    expect((await failureOf(runModelForTest(model, { text: "No.", voice: "nobody" }))).message).toBe(`The provider lmnt refused the request: ${LABS_REFUSALS.lmnt}`);
+    expect((await failureOf(runModelForTest(model, { text: "No.", voice: "nobody" }))).message).toBe(
+      `The provider lmnt refused the request: ${LABS_REFUSALS.lmnt}`,
+    );
     expect(model.unavailableReason!()).toBeNull();
     state.mode = "down";
     const down = await failureOf(runModelForTest(model, { text: "No." }));

@@ -102,7 +102,8 @@ function wordsIn(value: unknown): string | null {
 function bflPollAnswer(answer: Record<string, unknown>): JobEnd | null {
   const status = answer.status ?? answer.state;
   const details = wordsIn(answer.details);
-  if (status === "Request Moderated" || status === "Content Moderated") return { refused: true, words: details ? `${status} (${details})` : String(status) };
+  if (status === "Request Moderated" || status === "Content Moderated")
+    return { refused: true, words: details ? `${status} (${details})` : String(status) };
   if (status === "Task not found") return { refused: false, words: "it no longer knows the task (Task not found)." };
   if ((status === "Error" || status === "Failed") && details) return { refused: false, words: details };
   return null;
@@ -138,7 +139,12 @@ export const AI_SDK_PROVIDERS = {
     baseUrlRequired: true,
     fixedHosts: [],
     create: (s) => {
-      const p = PROVIDER_PACKAGES.openaiCompatible().createOpenAICompatible({ name: "openaiCompatible", baseURL: s.baseURL ?? "", ...(s.apiKey ? { apiKey: s.apiKey } : {}), ...(s.fetch ? { fetch: s.fetch } : {}) });
+      const p = PROVIDER_PACKAGES.openaiCompatible().createOpenAICompatible({
+        name: "openaiCompatible",
+        baseURL: s.baseURL ?? "",
+        ...(s.apiKey ? { apiKey: s.apiKey } : {}),
+        ...(s.fetch ? { fetch: s.fetch } : {}),
+      });
       return { image: (id) => p.imageModel(id) };
     },
   },
@@ -181,15 +187,25 @@ export const AI_SDK_PROVIDERS = {
     // Its image model sends `Prefer: wait` and reads `output` of that one answer, which has none when
     // the prediction failed or outlasted the wait (at most 60 s): the parse failed, like an outage.
     unparsedAnswer: (answer) => {
-      if (answer.status === "failed") return { refused: false, words: wordsIn(answer.error) ?? "the prediction failed." };
+      if (answer.status === "failed")
+        return { refused: false, words: wordsIn(answer.error) ?? "the prediction failed." };
       if (answer.status === "starting" || answer.status === "processing") {
-        return { refused: false, words: 'the model did not finish within Replicate\'s synchronous wait (Prefer: wait, at most 60 s); for long-running models use the native "replicate" kind, which polls.' };
+        return {
+          refused: false,
+          words:
+            'the model did not finish within Replicate\'s synchronous wait (Prefer: wait, at most 60 s); for long-running models use the native "replicate" kind, which polls.',
+        };
       }
-      if (answer.status === "canceled" || answer.status === "aborted") return { refused: false, words: `the prediction was ${answer.status}.` };
+      if (answer.status === "canceled" || answer.status === "aborted")
+        return { refused: false, words: `the prediction was ${answer.status}.` };
       return null;
     },
     create: (s) => {
-      const p = PROVIDER_PACKAGES.replicate().createReplicate({ apiToken: s.apiKey, ...(s.baseURL !== undefined ? { baseURL: s.baseURL } : {}), ...(s.fetch ? { fetch: s.fetch } : {}) });
+      const p = PROVIDER_PACKAGES.replicate().createReplicate({
+        apiToken: s.apiKey,
+        ...(s.baseURL !== undefined ? { baseURL: s.baseURL } : {}),
+        ...(s.fetch ? { fetch: s.fetch } : {}),
+      });
       return { image: (id) => p.image(id), video: (id) => p.video(id) };
     },
   },
@@ -228,7 +244,10 @@ export const AI_SDK_PROVIDERS = {
     fixedHosts: [],
     // A failed video's status carries error.message, which the package replaces with "Video generation failed.".
     pollAnswer: (answer) => {
-      const words = answer.status === "failed" ? wordsIn((answer.error as { message?: unknown } | null | undefined)?.message) : null;
+      const words =
+        answer.status === "failed"
+          ? wordsIn((answer.error as { message?: unknown } | null | undefined)?.message)
+          : null;
       return words ? { refused: false, words } : null;
     },
     create: (s) => {
@@ -310,7 +329,11 @@ export function aiSdkProvider(name: string): AiSdkProviderInfo | null {
  * A fetch that sends requests for the package's fixed hosts to `baseUrl` instead (keeping path
  * and query), and every other request (result files on a storage host) where it was going.
  */
-export function redirectingFetch(hosts: AiSdkProviderInfo["fixedHosts"], baseUrl: string, inner: FetchFunction = globalThis.fetch): FetchFunction {
+export function redirectingFetch(
+  hosts: AiSdkProviderInfo["fixedHosts"],
+  baseUrl: string,
+  inner: FetchFunction = globalThis.fetch,
+): FetchFunction {
   return (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     for (const host of hosts) {
@@ -344,7 +367,10 @@ export interface ProviderFetchOptions {
 const POLL_ANSWER_MAX_BYTES = 64 * 1024;
 
 export function providerFetch(options: ProviderFetchOptions, inner: FetchFunction = globalThis.fetch): FetchFunction {
-  const guarded = guardedFetch({ ...options, refused: (reason) => new (aiPackage().DownloadError)({ url: "(result link)", message: reason }) }, inner);
+  const guarded = guardedFetch(
+    { ...options, refused: (reason) => new (aiPackage().DownloadError)({ url: "(result link)", message: reason }) },
+    inner,
+  );
   if (!options.pollAnswer) return guarded;
   const pollAnswer = options.pollAnswer;
   return async (input, init) => {
@@ -359,7 +385,10 @@ export function providerFetch(options: ProviderFetchOptions, inner: FetchFunctio
       } catch {
         answer = null;
       }
-      const end = answer && typeof answer === "object" && !Array.isArray(answer) ? pollAnswer(answer as Record<string, unknown>) : null;
+      const end =
+        answer && typeof answer === "object" && !Array.isArray(answer)
+          ? pollAnswer(answer as Record<string, unknown>)
+          : null;
       if (end) {
         await response.body?.cancel();
         throw new JobEndedError(end);

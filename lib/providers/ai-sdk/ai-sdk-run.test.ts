@@ -5,8 +5,22 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { runModelForTest, testRunTools } from "../../models/testing/test-tools";
-import { ModelError, type AudioOutput, type ImageOutput, type ModelDefinition, type VideoOutput } from "../../core/catalog/model-definition";
-import { elevenLabsFake, fakeState, googleFake, openAiFake, REFUSALS, type FakeMode, type FakeState } from "./testing/ai-sdk-fake";
+import {
+  ModelError,
+  type AudioOutput,
+  type ImageOutput,
+  type ModelDefinition,
+  type VideoOutput,
+} from "../../core/catalog/model-definition";
+import {
+  elevenLabsFake,
+  fakeState,
+  googleFake,
+  openAiFake,
+  REFUSALS,
+  type FakeMode,
+  type FakeState,
+} from "./testing/ai-sdk-fake";
 import { entry, failureOf, modelsOf, object, useFakeServer, useSoundDecoder } from "./testing/ai-sdk-test-support";
 import { eventually, sendJson, startTestServer } from "../testing/test-server";
 
@@ -16,31 +30,93 @@ const decodedSeconds = useSoundDecoder("ai-sdk-run-");
 
 const ENTRIES = {
   openai: [
-    entry("openai/image", "gpt-image-1", "image", object(["prompt"], { prompt: { type: "string" }, n: { type: "integer", default: 1 }, size: { type: "string", default: "64x48" }, quality: { type: "string" } })),
-    entry("openai/speech", "gpt-4o-mini-tts", "audio", object(["text"], { text: { type: "string" }, voice: { type: "string", default: "alloy" }, output_format: { type: "string", enum: ["mp3", "wav"], default: "mp3" }, speed: { type: "number" } })),
+    entry(
+      "openai/image",
+      "gpt-image-1",
+      "image",
+      object(["prompt"], {
+        prompt: { type: "string" },
+        n: { type: "integer", default: 1 },
+        size: { type: "string", default: "64x48" },
+        quality: { type: "string" },
+      }),
+    ),
+    entry(
+      "openai/speech",
+      "gpt-4o-mini-tts",
+      "audio",
+      object(["text"], {
+        text: { type: "string" },
+        voice: { type: "string", default: "alloy" },
+        output_format: { type: "string", enum: ["mp3", "wav"], default: "mp3" },
+        speed: { type: "number" },
+      }),
+    ),
   ],
   "openai-compatible": [
-    entry("local/sd", "stable-diffusion", "image", object(["prompt"], { prompt: { type: "string" }, size: { type: "string", default: "32x32" }, negative_prompt: { type: "string" }, step: { type: "integer" } }), {
-      call: { step: "providerOptions.steps" },
-      provider_options: { cfg_scale: 7 },
-    }),
+    entry(
+      "local/sd",
+      "stable-diffusion",
+      "image",
+      object(["prompt"], {
+        prompt: { type: "string" },
+        size: { type: "string", default: "32x32" },
+        negative_prompt: { type: "string" },
+        step: { type: "integer" },
+      }),
+      {
+        call: { step: "providerOptions.steps" },
+        provider_options: { cfg_scale: 7 },
+      },
+    ),
   ],
   elevenlabs: [
-    entry("eleven/v2", "eleven_multilingual_v2", "audio", object(["text"], { text: { type: "string" }, voice: { type: "string", default: "21m00Tcm4TlvDq8ikWAM" }, seed: { type: "integer" }, stability: { type: "number" } }), {
-      call: { stability: "providerOptions.voiceSettings.stability" },
-    }),
+    entry(
+      "eleven/v2",
+      "eleven_multilingual_v2",
+      "audio",
+      object(["text"], {
+        text: { type: "string" },
+        voice: { type: "string", default: "21m00Tcm4TlvDq8ikWAM" },
+        seed: { type: "integer" },
+        stability: { type: "number" },
+      }),
+      {
+        call: { stability: "providerOptions.voiceSettings.stability" },
+      },
+    ),
   ],
   google: [
-    entry("google/veo", "veo-3.0-generate-001", "video", object(["prompt"], { prompt: { type: "string" }, duration: { type: "integer", default: 4 }, aspect_ratio: { type: "string", enum: ["16:9", "9:16"], default: "16:9" }, negativePrompt: { type: "string" } }), {
-      provider_options: { pollIntervalMs: 10 },
-    }),
-    entry("google/imagen", "imagen-4.0-generate-001", "image", object(["prompt"], { prompt: { type: "string" }, n: { type: "integer", default: 1 } })),
+    entry(
+      "google/veo",
+      "veo-3.0-generate-001",
+      "video",
+      object(["prompt"], {
+        prompt: { type: "string" },
+        duration: { type: "integer", default: 4 },
+        aspect_ratio: { type: "string", enum: ["16:9", "9:16"], default: "16:9" },
+        negativePrompt: { type: "string" },
+      }),
+      {
+        provider_options: { pollIntervalMs: 10 },
+      },
+    ),
+    entry(
+      "google/imagen",
+      "imagen-4.0-generate-001",
+      "image",
+      object(["prompt"], { prompt: { type: "string" }, n: { type: "integer", default: 1 } }),
+    ),
   ],
 };
 
 type Name = keyof typeof ENTRIES;
 
-function models(name: Name, baseUrl: string, options: { timeoutMs?: number; key?: boolean } = {}): Record<string, ModelDefinition> {
+function models(
+  name: Name,
+  baseUrl: string,
+  options: { timeoutMs?: number; key?: boolean } = {},
+): Record<string, ModelDefinition> {
   return modelsOf(
     {
       id: name === "openai-compatible" ? "local" : name,
@@ -71,13 +147,23 @@ describe("ai-sdk: OpenAI (@ai-sdk/openai at base_url)", () => {
     const state = fakeState();
     const { url } = await start(openAiFake(state, { key: KEY, ffmpegPath }));
     const tools = testRunTools();
-    const outputs = (await runModelForTest(models("openai", `${url}/v1`)["openai/image"]!, { prompt: "a red fox", n: 2, quality: "high" }, tools)) as ImageOutput[];
+    const outputs = (await runModelForTest(
+      models("openai", `${url}/v1`)["openai/image"]!,
+      { prompt: "a red fox", n: 2, quality: "high" },
+      tools,
+    )) as ImageOutput[];
 
     expect(tools.uncancelableReasons).toEqual(["provider"]);
     const [request] = state.requests;
     expect(request).toMatchObject({ method: "POST", path: "/v1/images/generations" });
     expect(request!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(JSON.parse(request!.body)).toMatchObject({ model: "gpt-image-1", prompt: "a red fox", n: 2, size: "64x48", quality: "high" });
+    expect(JSON.parse(request!.body)).toMatchObject({
+      model: "gpt-image-1",
+      prompt: "a red fox",
+      n: 2,
+      size: "64x48",
+      quality: "high",
+    });
     expect(outputs).toHaveLength(2);
     for (const output of outputs) {
       expect(output).toMatchObject({ type: "image", content_type: "image/png", width: 64, height: 48 });
@@ -92,7 +178,13 @@ describe("ai-sdk: OpenAI (@ai-sdk/openai at base_url)", () => {
     const { url } = await start(openAiFake(state, { key: KEY, ffmpegPath }));
     const model = models("openai", `${url}/v1`)["openai/speech"]!;
     const [mp3] = (await runModelForTest(model, { text: "Hello there.", speed: 1.25 })) as AudioOutput[];
-    expect(JSON.parse(state.requests[0]!.body)).toEqual({ model: "gpt-4o-mini-tts", input: "Hello there.", voice: "alloy", response_format: "mp3", speed: 1.25 });
+    expect(JSON.parse(state.requests[0]!.body)).toEqual({
+      model: "gpt-4o-mini-tts",
+      input: "Hello there.",
+      voice: "alloy",
+      response_format: "mp3",
+      speed: 1.25,
+    });
     expect(state.requests[0]!.path).toBe("/v1/audio/speech");
     expect(mp3).toMatchObject({ type: "audio", content_type: "audio/mpeg" });
     expect(mp3!.duration).toBeGreaterThan(0.9);
@@ -120,12 +212,17 @@ describe("ai-sdk: OpenAI (@ai-sdk/openai at base_url)", () => {
     const all = models("openai", `${url}/v1`);
     const tools = testRunTools();
     const error = await failureOf(runModelForTest(all["openai/speech"]!, { text: "Hello" }, tools));
-    expect(error.message).toBe("The provider openai failed (HTTP 500: The server had an error while processing your request. Sorry about that!). Try again later.");
+    expect(error.message).toBe(
+      "The provider openai failed (HTTP 500: The server had an error while processing your request. Sorry about that!). Try again later.",
+    );
     expect(error).toMatchObject({ transient: true });
     expect(state.requests).toHaveLength(1);
     // Both entries share the provider's health.
-    for (const model of Object.values(all)) expect(model.unavailableReason!()?.message).toMatch(/^its provider openai is failing \(HTTP 500, at .*\)$/);
-    expect(tools.providerReports).toEqual([{ providerId: "openai", down: { until: expect.any(String), reason: expect.stringContaining("HTTP 500") } }]);
+    for (const model of Object.values(all))
+      expect(model.unavailableReason!()?.message).toMatch(/^its provider openai is failing \(HTTP 500, at .*\)$/);
+    expect(tools.providerReports).toEqual([
+      { providerId: "openai", down: { until: expect.any(String), reason: expect.stringContaining("HTTP 500") } },
+    ]);
   });
 
   it("gives up after timeout_ms, aborts the request and marks the provider down", async () => {
@@ -143,7 +240,9 @@ describe("ai-sdk: OpenAI (@ai-sdk/openai at base_url)", () => {
     tools.markUncancelable = async () => {
       throw new Error("the run was canceled before it passed its cancel point");
     };
-    await expect(runModelForTest(models("openai", `${url}/v1`)["openai/image"]!, { prompt: "a fox" }, tools)).rejects.toThrow("cancel point");
+    await expect(
+      runModelForTest(models("openai", `${url}/v1`)["openai/image"]!, { prompt: "a fox" }, tools),
+    ).rejects.toThrow("cancel point");
     expect(state.requests).toHaveLength(0);
   });
 
@@ -176,12 +275,19 @@ describe("ai-sdk: OpenAI (@ai-sdk/openai at base_url)", () => {
   it("never shows the key: not from a 401's words, nor from a refusal that repeats it, nor in the health record", async () => {
     const model = await openAiImage("unauthorized");
     const unauthorized = await failureOf(runModelForTest(model, { prompt: "a fox" }));
-    expect(unauthorized.message).toBe("The provider openai refused this server's credentials (HTTP 401); the operators must check its API key.");
+    expect(unauthorized.message).toBe(
+      "The provider openai refused this server's credentials (HTTP 401); the operators must check its API key.",
+    );
     expect(model.unavailableReason!()?.message).not.toContain(KEY);
 
-    server.current!.handle = (_request, res) => sendJson(res, 400, { error: { message: `Header Authorization: Bearer ${KEY} is not allowed with this prompt.` } });
+    server.current!.handle = (_request, res) =>
+      sendJson(res, 400, {
+        error: { message: `Header Authorization: Bearer ${KEY} is not allowed with this prompt.` },
+      });
     const echoed = await failureOf(runModelForTest(model, { prompt: "a fox" }));
-    expect(echoed.message).toBe("The provider openai refused the request: Header Authorization: Bearer [key] is not allowed with this prompt.");
+    expect(echoed.message).toBe(
+      "The provider openai refused the request: Header Authorization: Bearer [key] is not allowed with this prompt.",
+    );
   });
 });
 
@@ -215,11 +321,20 @@ describe("ai-sdk: ElevenLabs (@ai-sdk/elevenlabs, which has no baseURL: its fetc
   it("speaks MP3 through the redirected host, with the key header and provider options on the wire", async () => {
     const state = fakeState();
     const { url } = await start(elevenLabsFake(state, { key: KEY, ffmpegPath }));
-    const [sound] = (await runModelForTest(models("elevenlabs", url)["eleven/v2"]!, { text: "Bonjour.", seed: 7, stability: 0.3 })) as AudioOutput[];
+    const [sound] = (await runModelForTest(models("elevenlabs", url)["eleven/v2"]!, {
+      text: "Bonjour.",
+      seed: 7,
+      stability: 0.3,
+    })) as AudioOutput[];
     const request = state.requests[0]!;
     expect(request.path).toBe("/v1/text-to-speech/21m00Tcm4TlvDq8ikWAM?output_format=mp3_44100_128");
     expect(request.headers["xi-api-key"]).toBe(KEY);
-    expect(JSON.parse(request.body)).toEqual({ text: "Bonjour.", model_id: "eleven_multilingual_v2", seed: 7, voice_settings: { stability: 0.3 } });
+    expect(JSON.parse(request.body)).toEqual({
+      text: "Bonjour.",
+      model_id: "eleven_multilingual_v2",
+      seed: 7,
+      voice_settings: { stability: 0.3 },
+    });
     expect(sound).toMatchObject({ type: "audio", content_type: "audio/mpeg" });
     expect(decodedSeconds(sound!.data, "eleven.mp3")).toBeGreaterThan(0.9);
   });
@@ -229,7 +344,9 @@ describe("ai-sdk: ElevenLabs (@ai-sdk/elevenlabs, which has no baseURL: its fetc
     state.mode = "refuse";
     const { url } = await start(elevenLabsFake(state, { key: KEY, ffmpegPath }));
     const model = models("elevenlabs", url)["eleven/v2"]!;
-    expect((await failureOf(runModelForTest(model, { text: "No." }))).message).toBe(`The provider elevenlabs refused the request: ${REFUSALS.elevenlabs}`);
+    expect((await failureOf(runModelForTest(model, { text: "No." }))).message).toBe(
+      `The provider elevenlabs refused the request: ${REFUSALS.elevenlabs}`,
+    );
     expect(model.unavailableReason!()).toBeNull();
     state.mode = "down";
     expect((await failureOf(runModelForTest(model, { text: "No." }))).message).toBe(
@@ -243,7 +360,10 @@ describe("ai-sdk: Google (@ai-sdk/google: Veo's long-running operation, Imagen)"
   it("makes a video: the operation is polled until done, the MP4 fetched from the provider's origin with the key, measured with its poster", async () => {
     const state = fakeState();
     const { url } = await start(googleFake(state, { key: KEY, ffmpegPath }));
-    const [video] = (await runModelForTest(models("google", `${url}/v1beta`)["google/veo"]!, { prompt: "waves at dusk", negativePrompt: "people" })) as VideoOutput[];
+    const [video] = (await runModelForTest(models("google", `${url}/v1beta`)["google/veo"]!, {
+      prompt: "waves at dusk",
+      negativePrompt: "people",
+    })) as VideoOutput[];
     const paths = state.requests.map((r) => `${r.method} ${r.path.replace(KEY, "KEY")}`);
     expect(paths).toEqual([
       "POST /v1beta/models/veo-3.0-generate-001:predictLongRunning",
@@ -264,7 +384,10 @@ describe("ai-sdk: Google (@ai-sdk/google: Veo's long-running operation, Imagen)"
   it("makes images with Imagen", async () => {
     const state = fakeState();
     const { url } = await start(googleFake(state, { key: KEY, ffmpegPath }));
-    const outputs = (await runModelForTest(models("google", `${url}/v1beta`)["google/imagen"]!, { prompt: "a kite", n: 2 })) as ImageOutput[];
+    const outputs = (await runModelForTest(models("google", `${url}/v1beta`)["google/imagen"]!, {
+      prompt: "a kite",
+      n: 2,
+    })) as ImageOutput[];
     expect(state.requests[0]!.path).toBe("/v1beta/models/imagen-4.0-generate-001:predict");
     expect(outputs.map((o) => [o.type, o.content_type, o.width, o.height])).toEqual([
       ["image", "image/png", 64, 64],
@@ -279,16 +402,23 @@ describe("ai-sdk: Google (@ai-sdk/google: Veo's long-running operation, Imagen)"
     const model = models("google", `${url}/v1beta`)["google/veo"]!;
 
     state.mode = "refuse";
-    expect((await failureOf(runModelForTest(model, { prompt: "no" }))).message).toBe(`The provider google refused the request: ${REFUSALS.google}`);
+    expect((await failureOf(runModelForTest(model, { prompt: "no" }))).message).toBe(
+      `The provider google refused the request: ${REFUSALS.google}`,
+    );
 
     state.mode = "job-fails";
     const failed = await failureOf(runModelForTest(model, { prompt: "no" }));
-    expect(failed.message).toBe("The provider google could not make it: Video generation failed: The video could not be generated: it may violate our policies.");
+    expect(failed.message).toBe(
+      "The provider google could not make it: Video generation failed: The video could not be generated: it may violate our policies.",
+    );
     expect(model.unavailableReason!()).toBeNull();
 
     // The result link carries ?key=: a failure to fetch it must not show it.
     state.mode = "ok";
-    server.current!.handle = (request, res) => (request.path.includes(":download") ? sendJson(res, 502, { error: { message: `bad gateway for ${request.path}` } }) : fake(request, res));
+    server.current!.handle = (request, res) =>
+      request.path.includes(":download")
+        ? sendJson(res, 502, { error: { message: `bad gateway for ${request.path}` } })
+        : fake(request, res);
     const lost = await failureOf(runModelForTest(model, { prompt: "waves" }));
     expect(lost.message).toBe("The provider google failed (HTTP 502). Try again later.");
     expect(lost.message).not.toContain(KEY);

@@ -11,9 +11,19 @@ import type { Modality } from "../../core/catalog/model-definition";
 const ENV = { KEY: "sk-parse-test" };
 
 const SCHEMAS: Record<string, Record<string, unknown>> = {
-  image: { prompt: { type: "string" }, n: { type: "integer", default: 1 }, size: { type: "string", enum: ["1024x1024", "auto"] }, quality: { type: "string" } },
+  image: {
+    prompt: { type: "string" },
+    n: { type: "integer", default: 1 },
+    size: { type: "string", enum: ["1024x1024", "auto"] },
+    quality: { type: "string" },
+  },
   audio: { text: { type: "string" }, voice: { type: "string" }, speed: { type: "number" }, seed: { type: "integer" } },
-  video: { prompt: { type: "string" }, duration: { type: "integer" }, aspect_ratio: { type: "string", enum: ["16:9", "9:16"] }, negativePrompt: { type: "string" } },
+  video: {
+    prompt: { type: "string" },
+    duration: { type: "integer" },
+    aspect_ratio: { type: "string", enum: ["16:9", "9:16"] },
+    negativePrompt: { type: "string" },
+  },
 };
 const REQUIRED: Record<string, string> = { image: "prompt", audio: "text", video: "prompt" };
 
@@ -25,7 +35,12 @@ function entry(modality: string, overrides: Record<string, unknown> = {}): Recor
     description: "A model.",
     modality,
     tasks: ["text-to-x"],
-    input_schema: { type: "object", additionalProperties: false, required: [REQUIRED[modality]], properties: SCHEMAS[modality] },
+    input_schema: {
+      type: "object",
+      additionalProperties: false,
+      required: [REQUIRED[modality]],
+      properties: SCHEMAS[modality],
+    },
     pricing: { unit: "run", usd: "0.01" },
     ...overrides,
   };
@@ -65,7 +80,9 @@ describe("ai-sdk providers file", () => {
       elevenlabs: ["audio"],
       lmnt: ["audio"],
     };
-    expect(Object.fromEntries(Object.entries(AI_SDK_PROVIDERS).map(([name, info]) => [name, [...info.modalities]]))).toEqual(expected);
+    expect(
+      Object.fromEntries(Object.entries(AI_SDK_PROVIDERS).map(([name, info]) => [name, [...info.modalities]])),
+    ).toEqual(expected);
     for (const [name, modalities] of Object.entries(expected)) {
       const baseUrl = { base_url: "http://127.0.0.1:9/v1" };
       for (const modality of ["image", "audio", "video"] as const) {
@@ -73,13 +90,19 @@ describe("ai-sdk providers file", () => {
           const providers = parse({ provider: name, ...baseUrl }, [entry(modality)]);
           expect(providers[0]!.options).toEqual({ provider: name });
           // The adapter builds the package's model for the entry (a model the package lacks would throw).
-          const models = AI_SDK_PROVIDERS[name as keyof typeof AI_SDK_PROVIDERS].create({ apiKey: "k", baseURL: undefined, fetch: undefined }) as Record<string, (id: string) => unknown>;
+          const models = AI_SDK_PROVIDERS[name as keyof typeof AI_SDK_PROVIDERS].create({
+            apiKey: "k",
+            baseURL: undefined,
+            fetch: undefined,
+          }) as Record<string, (id: string) => unknown>;
           expect(models[modality]!("model-1"), `${name} ${modality}`).toBeTruthy();
           expect(remoteModels(providers)).toHaveLength(1);
         } else {
           const what = modalities.map((m) => `"${m}"`).join(", ");
           expect(parseError({ provider: name, ...baseUrl }, [entry(modalities[0]!), entry(modality)])).toMatch(
-            new RegExp(`^providers\\[0\\]\\.entries\\[1\\]\\.modality must be one of ${what}: @ai-sdk/${name} makes .* only; got "${modality}"\\.$`),
+            new RegExp(
+              `^providers\\[0\\]\\.entries\\[1\\]\\.modality must be one of ${what}: @ai-sdk/${name} makes .* only; got "${modality}"\\.$`,
+            ),
           );
         }
       }
@@ -87,43 +110,76 @@ describe("ai-sdk providers file", () => {
   });
 
   it("names the provider package, requires base_url for an OpenAI-compatible server, and a key for a hosted default", () => {
-    expect(parseError({ provider: "midjourney" }, [entry("image")])).toMatch(/^providers\[0\]\.provider must be one of "openai", "openai-compatible", .*; got "midjourney"\.$/);
+    expect(parseError({ provider: "midjourney" }, [entry("image")])).toMatch(
+      /^providers\[0\]\.provider must be one of "openai", "openai-compatible", .*; got "midjourney"\.$/,
+    );
     expect(parseError({ api_key_env: undefined }, [entry("image")])).toBe("providers[0].provider is required.");
-    expect(parseError({ provider: "openai-compatible" }, [entry("image")])).toMatch(/^providers\[0\]\.base_url is required for "openai-compatible"/);
+    expect(parseError({ provider: "openai-compatible" }, [entry("image")])).toMatch(
+      /^providers\[0\]\.base_url is required for "openai-compatible"/,
+    );
     expect(parseError({ provider: "openai", api_key_env: undefined }, [entry("image")])).toBe(
       "providers[0].api_key_env is required when base_url is left out: @ai-sdk/openai then calls https://api.openai.com/v1, which needs a key.",
     );
     // A local server needs no key.
-    expect(parse({ provider: "openai-compatible", base_url: "http://127.0.0.1:8080/v1", api_key_env: undefined }, [entry("image")])[0]!.apiKey).toBeNull();
-    expect(parseError({ provider: "openai", bogus: 1 }, [entry("image")])).toMatch(/^providers\[0\]\.bogus is not a known field/);
+    expect(
+      parse({ provider: "openai-compatible", base_url: "http://127.0.0.1:8080/v1", api_key_env: undefined }, [
+        entry("image"),
+      ])[0]!.apiKey,
+    ).toBeNull();
+    expect(parseError({ provider: "openai", bogus: 1 }, [entry("image")])).toMatch(
+      /^providers\[0\]\.bogus is not a known field/,
+    );
   });
 
   it("needs the standard field of the modality: a prompt for images and videos, a text for speech", () => {
-    const noText = entry("audio", { input_schema: { type: "object", additionalProperties: false, properties: { voice: { type: "string" } } } });
+    const noText = entry("audio", {
+      input_schema: { type: "object", additionalProperties: false, properties: { voice: { type: "string" } } },
+    });
     expect(parseError({ provider: "elevenlabs" }, [noText])).toBe(
       'providers[0].entries[0].input_schema must have a required string field for the call\'s text (a audio model always needs one): name it "text", or map another field to it with "call".',
     );
-    const optionalPrompt = entry("image", { input_schema: { type: "object", additionalProperties: false, properties: { prompt: { type: "string" } } } });
-    expect(parseError({ provider: "openai" }, [optionalPrompt])).toMatch(/^providers\[0\]\.entries\[0\]\.input_schema must have a required string field for the call's prompt/);
+    const optionalPrompt = entry("image", {
+      input_schema: { type: "object", additionalProperties: false, properties: { prompt: { type: "string" } } },
+    });
+    expect(parseError({ provider: "openai" }, [optionalPrompt])).toMatch(
+      /^providers\[0\]\.entries\[0\]\.input_schema must have a required string field for the call's prompt/,
+    );
     // Mapped from another field with `call`:
     const described = entry("image", {
-      input_schema: { type: "object", additionalProperties: false, required: ["description"], properties: { description: { type: "string" } } },
+      input_schema: {
+        type: "object",
+        additionalProperties: false,
+        required: ["description"],
+        properties: { description: { type: "string" } },
+      },
       call: { description: "prompt" },
     });
-    expect(parse({ provider: "openai" }, [described])[0]!.entries[0]!.options).toMatchObject({ fields: { description: { arg: "prompt" } } });
+    expect(parse({ provider: "openai" }, [described])[0]!.entries[0]!.options).toMatchObject({
+      fields: { description: { arg: "prompt" } },
+    });
   });
 
   it("sends a field named like a standard argument as that argument, and every other field to providerOptions under its own name", () => {
     const [provider] = parse({ provider: "openai" }, [entry("image"), entry("audio")]);
     const image = provider!.entries[0]!.options as unknown as CallOptions;
-    expect(image.fields).toEqual({ prompt: { arg: "prompt" }, n: { arg: "n" }, size: { arg: "size" }, quality: { option: ["quality"] } });
+    expect(image.fields).toEqual({
+      prompt: { arg: "prompt" },
+      n: { arg: "n" },
+      size: { arg: "size" },
+      quality: { option: ["quality"] },
+    });
     expect(callArguments(image, { prompt: "a fox", n: 2, size: "auto", quality: "high" })).toEqual({
       args: { prompt: "a fox", n: 2, size: "auto" },
       providerOptions: { quality: "high" },
     });
     // "seed" is a standard argument of images and videos, but not of speech: there it is a provider option.
     const audio = provider!.entries[1]!.options as unknown as CallOptions;
-    expect(audio.fields).toMatchObject({ text: { arg: "text" }, voice: { arg: "voice" }, speed: { arg: "speed" }, seed: { option: ["seed"] } });
+    expect(audio.fields).toMatchObject({
+      text: { arg: "text" },
+      voice: { arg: "voice" },
+      speed: { arg: "speed" },
+      seed: { option: ["seed"] },
+    });
   });
 
   it("maps fields with `call` (renamed, nested, or not sent) and merges fixed provider_options under the input's values", () => {
@@ -132,9 +188,19 @@ describe("ai-sdk providers file", () => {
         type: "object",
         additionalProperties: false,
         required: ["words"],
-        properties: { words: { type: "string" }, stability: { type: "number" }, tier: { type: "string", default: "standard" }, speed: { type: "number" } },
+        properties: {
+          words: { type: "string" },
+          stability: { type: "number" },
+          tier: { type: "string", default: "standard" },
+          speed: { type: "number" },
+        },
       },
-      call: { words: "text", stability: "providerOptions.voiceSettings.stability", tier: null, speed: "providerOptions.voiceSettings.speed" },
+      call: {
+        words: "text",
+        stability: "providerOptions.voiceSettings.stability",
+        tier: null,
+        speed: "providerOptions.voiceSettings.speed",
+      },
       provider_options: { voiceSettings: { similarityBoost: 0.5, stability: 0.1 }, enableLogging: false },
     });
     const options = parse({ provider: "elevenlabs" }, [speech])[0]!.entries[0]!.options as unknown as CallOptions;
@@ -143,14 +209,21 @@ describe("ai-sdk providers file", () => {
       providerOptions: { voiceSettings: { similarityBoost: 0.5, stability: 0.8, speed: 1.1 }, enableLogging: false },
     });
     // The entry's fixed options are copied, never changed by a run.
-    expect(options.providerOptions).toEqual({ voiceSettings: { similarityBoost: 0.5, stability: 0.1 }, enableLogging: false });
+    expect(options.providerOptions).toEqual({
+      voiceSettings: { similarityBoost: 0.5, stability: 0.1 },
+      enableLogging: false,
+    });
   });
 
   it("says which field is wrong in a mapping", () => {
     const withCall = (modality: string, call: unknown, properties?: Record<string, unknown>) =>
       entry(modality, {
         call,
-        ...(properties ? { input_schema: { type: "object", additionalProperties: false, required: [REQUIRED[modality]], properties } } : {}),
+        ...(properties
+          ? {
+              input_schema: { type: "object", additionalProperties: false, required: [REQUIRED[modality]], properties },
+            }
+          : {}),
       });
     expect(parseError({ provider: "openai" }, [withCall("image", { nope: "prompt" })])).toBe(
       "providers[0].entries[0].call.nope names no field of input_schema (prompt, n, size, quality).",
@@ -158,38 +231,74 @@ describe("ai-sdk providers file", () => {
     expect(parseError({ provider: "openai" }, [withCall("image", { quality: "style" })])).toMatch(
       /^providers\[0\]\.entries\[0\]\.call\.quality must be a standard argument of a image call \(prompt, images, mask, n, size, aspectRatio, seed\), "providerOptions\.<name>"/,
     );
-    expect(parseError({ provider: "openai" }, [withCall("image", "prompt")])).toBe('providers[0].entries[0].call must be an object of input field → target; got "prompt".');
+    expect(parseError({ provider: "openai" }, [withCall("image", "prompt")])).toBe(
+      'providers[0].entries[0].call must be an object of input field → target; got "prompt".',
+    );
     expect(parseError({ provider: "openai" }, [withCall("image", { quality: "prompt" })])).toBe(
       'providers[0].entries[0].call.quality makes "quality" the call\'s prompt, which "prompt" already is; map one of them elsewhere with "call".',
     );
-    expect(parseError({ provider: "openai" }, [withCall("image", {}, { prompt: { type: "string" }, n: { type: "string" } })])).toBe(
+    expect(
+      parseError({ provider: "openai" }, [
+        withCall("image", {}, { prompt: { type: "string" }, n: { type: "string" } }),
+      ]),
+    ).toBe(
       'providers[0].entries[0].input_schema.properties.n makes "n" the call\'s n, which must be of type integer; the field is string. Send it as "providerOptions.n" instead.',
     );
-    expect(parseError({ provider: "openai" }, [withCall("image", {}, { prompt: { type: "string" }, size: { type: "string", enum: ["big"] } })])).toMatch(
+    expect(
+      parseError({ provider: "openai" }, [
+        withCall("image", {}, { prompt: { type: "string" }, size: { type: "string", enum: ["big"] } }),
+      ]),
+    ).toMatch(
       /^providers\[0\]\.entries\[0\]\.input_schema\.properties\.size makes "size" the call's size, whose values must look like "\{width\}x\{height\}"/,
     );
-    expect(parseError({ provider: "google" }, [withCall("video", {}, { prompt: { type: "string" }, aspect_ratio: { type: "string", enum: ["wide"] } })])).toMatch(
+    expect(
+      parseError({ provider: "google" }, [
+        withCall("video", {}, { prompt: { type: "string" }, aspect_ratio: { type: "string", enum: ["wide"] } }),
+      ]),
+    ).toMatch(
       /^providers\[0\]\.entries\[0\]\.input_schema\.properties\.aspect_ratio makes "aspect_ratio" the call's aspectRatio, whose values must look like "\{width\}:\{height\}"/,
     );
     // The same field as a provider option is fine.
-    expect(() => parse({ provider: "openai" }, [withCall("image", { size: "providerOptions.size" }, { prompt: { type: "string" }, size: { type: "string", enum: ["big"] } })])).not.toThrow();
-    expect(parseError({ provider: "openai" }, [entry("image", { provider_options: [1] })])).toBe("providers[0].entries[0].provider_options must be an object; got an array.");
+    expect(() =>
+      parse({ provider: "openai" }, [
+        withCall(
+          "image",
+          { size: "providerOptions.size" },
+          { prompt: { type: "string" }, size: { type: "string", enum: ["big"] } },
+        ),
+      ]),
+    ).not.toThrow();
+    expect(parseError({ provider: "openai" }, [entry("image", { provider_options: [1] })])).toBe(
+      "providers[0].entries[0].provider_options must be an object; got an array.",
+    );
   });
 
   it("refuses a video `resolution` whose values are not WxH (the package would drop them), and says how to send them as the provider's option", () => {
     const video = (resolution: unknown, call?: unknown) =>
       entry("video", {
-        input_schema: { type: "object", additionalProperties: false, required: ["prompt"], properties: { prompt: { type: "string" }, resolution } },
+        input_schema: {
+          type: "object",
+          additionalProperties: false,
+          required: ["prompt"],
+          properties: { prompt: { type: "string" }, resolution },
+        },
         ...(call ? { call } : {}),
       });
     expect(parseError({ provider: "xai" }, [video({ type: "string", enum: ["480p", "720p"] })])).toBe(
       'providers[0].entries[0].input_schema.properties.resolution makes "resolution" the call\'s resolution, whose values must look like "{width}x{height}", such as "1280x720"; "480p" does not. ' +
         'Send it as the provider\'s own option instead: "call": {"resolution": "providerOptions.resolution"}.',
     );
-    expect(parseError({ provider: "google" }, [video({ type: "string", enum: ["720p"] }, { resolution: "resolution" })])).toMatch(/^providers\[0\]\.entries\[0\]\.call\.resolution makes "resolution" the call's resolution, whose values/);
-    const mapped = parse({ provider: "xai" }, [video({ type: "string", enum: ["480p", "720p"] }, { resolution: "providerOptions.resolution" })]);
+    expect(
+      parseError({ provider: "google" }, [video({ type: "string", enum: ["720p"] }, { resolution: "resolution" })]),
+    ).toMatch(/^providers\[0\]\.entries\[0\]\.call\.resolution makes "resolution" the call's resolution, whose values/);
+    const mapped = parse({ provider: "xai" }, [
+      video({ type: "string", enum: ["480p", "720p"] }, { resolution: "providerOptions.resolution" }),
+    ]);
     expect(mapped[0]!.entries[0]!.options).toMatchObject({ fields: { resolution: { option: ["resolution"] } } });
-    expect(parse({ provider: "google" }, [video({ type: "string", enum: ["1280x720", "1920x1080"] })])[0]!.entries[0]!.options).toMatchObject({ fields: { resolution: { arg: "resolution" } } });
+    expect(
+      parse({ provider: "google" }, [video({ type: "string", enum: ["1280x720", "1920x1080"] })])[0]!.entries[0]!
+        .options,
+    ).toMatchObject({ fields: { resolution: { arg: "resolution" } } });
   });
 });
 
@@ -218,14 +327,26 @@ describe("providerFetch (every package's fetch)", () => {
   const KEY = "sk-fetch-test-91b2";
   /** Public-looking names resolve to a public address, internal.example to a private one (no DNS in tests). */
   const resolve = async (host: string) => (host === "internal.example" ? ["10.1.2.3"] : ["93.184.215.14"]);
-  const urlOf = (input: Parameters<typeof fetch>[0]) => (typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+  const urlOf = (input: Parameters<typeof fetch>[0]) =>
+    typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
 
   it("refuses local and private addresses other than the provider's own host before any request: by IP, by name, by what a name resolves to", async () => {
     const seen: string[] = [];
     const inner: typeof fetch = async (input) => (seen.push(urlOf(input)), new Response("ok"));
     const guarded = providerFetch({ baseUrl: "http://10.0.0.12:8188/v1", apiKey: KEY, resolve }, inner);
-    for (const link of ["http://127.0.0.2:9/x", "http://localhost/x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data", "http://10.0.0.13/x", "http://internal.example/x", "file:///etc/passwd"]) {
-      const error = await guarded(link).then(() => null, (err: unknown) => err);
+    for (const link of [
+      "http://127.0.0.2:9/x",
+      "http://localhost/x",
+      "http://[::1]/x",
+      "http://169.254.169.254/latest/meta-data",
+      "http://10.0.0.13/x",
+      "http://internal.example/x",
+      "file:///etc/passwd",
+    ]) {
+      const error = await guarded(link).then(
+        () => null,
+        (err: unknown) => err,
+      );
       expect(DownloadError.isInstance(error), link).toBe(true);
     }
     expect(seen).toEqual([]);
@@ -237,10 +358,21 @@ describe("providerFetch (every package's fetch)", () => {
 
   it("sends the key's headers only to the provider's own hosts (its base URL's host and its key domains)", async () => {
     const sent: Record<string, Record<string, string>> = {};
-    const inner: typeof fetch = async (input, init) => ((sent[new URL(urlOf(input)).hostname] = Object.fromEntries(new Headers(init?.headers))), new Response("ok"));
-    const guarded = providerFetch({ baseUrl: "https://api.bfl.ai/v1", apiKey: KEY, keyDomains: ["bfl.ai"], resolve }, inner);
+    const inner: typeof fetch = async (input, init) => (
+      (sent[new URL(urlOf(input)).hostname] = Object.fromEntries(new Headers(init?.headers))),
+      new Response("ok")
+    );
+    const guarded = providerFetch(
+      { baseUrl: "https://api.bfl.ai/v1", apiKey: KEY, keyDomains: ["bfl.ai"], resolve },
+      inner,
+    );
     const headers = { "x-key": KEY, authorization: `Bearer ${KEY}`, "x-custom": `k=${KEY}`, accept: "image/*" };
-    for (const url of ["https://api.bfl.ai/v1/flux-pro", "https://api.us1.bfl.ai/v1/get_result?id=1", "https://delivery.example/sample.jpeg"]) await guarded(url, { headers });
+    for (const url of [
+      "https://api.bfl.ai/v1/flux-pro",
+      "https://api.us1.bfl.ai/v1/get_result?id=1",
+      "https://delivery.example/sample.jpeg",
+    ])
+      await guarded(url, { headers });
     expect(sent["api.bfl.ai"]).toEqual(headers);
     expect(sent["api.us1.bfl.ai"]).toEqual(headers);
     expect(sent["delivery.example"]).toEqual({ accept: "image/*" });
@@ -266,7 +398,10 @@ describe("providerFetch (every package's fetch)", () => {
       ["https://api.x.ai/v1/files/1", `Bearer ${KEY}`, "manual"],
       ["https://cdn.example/1.mp4", null, "manual"],
     ]);
-    const refused = await guarded("https://api.x.ai/v1/files/2", auth).then(() => null, (err: unknown) => err);
+    const refused = await guarded("https://api.x.ai/v1/files/2", auth).then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(DownloadError.isInstance(refused)).toBe(true);
     expect(seen.splice(0).map(([url]) => url)).toEqual(["https://api.x.ai/v1/files/2"]);
     // Back on the provider's host, the key is its own again.
@@ -282,13 +417,36 @@ describe("providerFetch (every package's fetch)", () => {
   it("ends a poll whose answer tells the job's end (BFL's pollAnswer), and hands every other answer on unread", async () => {
     const answers: unknown[] = [
       { id: "1", status: "Pending", result: null },
-      { id: "1", status: "Request Moderated", result: null, details: { "Moderation Reasons": ["Derivative Works Filter"] } },
+      {
+        id: "1",
+        status: "Request Moderated",
+        result: null,
+        details: { "Moderation Reasons": ["Derivative Works Filter"] },
+      },
     ];
     const inner: typeof fetch = async () => Response.json(answers.shift());
-    const guarded = providerFetch({ baseUrl: "https://api.bfl.ai/v1", apiKey: KEY, pollAnswer: AI_SDK_PROVIDERS["black-forest-labs"].pollAnswer, resolve }, inner);
-    expect(await (await guarded("https://api.bfl.ai/v1/get_result?id=1")).json()).toEqual({ id: "1", status: "Pending", result: null });
-    const ended = await guarded("https://api.bfl.ai/v1/get_result?id=1").then(() => null, (err: unknown) => err);
+    const guarded = providerFetch(
+      {
+        baseUrl: "https://api.bfl.ai/v1",
+        apiKey: KEY,
+        pollAnswer: AI_SDK_PROVIDERS["black-forest-labs"].pollAnswer,
+        resolve,
+      },
+      inner,
+    );
+    expect(await (await guarded("https://api.bfl.ai/v1/get_result?id=1")).json()).toEqual({
+      id: "1",
+      status: "Pending",
+      result: null,
+    });
+    const ended = await guarded("https://api.bfl.ai/v1/get_result?id=1").then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(ended).toBeInstanceOf(JobEndedError);
-    expect((ended as JobEndedError).end).toEqual({ refused: true, words: "Request Moderated (Derivative Works Filter)" });
+    expect((ended as JobEndedError).end).toEqual({
+      refused: true,
+      words: "Request Moderated (Derivative Works Filter)",
+    });
   });
 });

@@ -10,12 +10,26 @@ import type { Modality } from "../../core/catalog/model-definition";
 import { aiPackage } from "./ai-sdk-packages";
 import { callArguments, parseCallOptions, type CallModality, type CallOptions } from "./ai-sdk-call";
 import { failureOf, failuresFor, type FailureContext } from "./ai-sdk-errors";
-import { AI_SDK_PROVIDERS, aiSdkProvider, providerFetch, redirectingFetch, type AiSdkModels, type AiSdkProviderInfo, type FetchFunction } from "./ai-sdk-providers";
+import {
+  AI_SDK_PROVIDERS,
+  aiSdkProvider,
+  providerFetch,
+  redirectingFetch,
+  type AiSdkModels,
+  type AiSdkProviderInfo,
+  type FetchFunction,
+} from "./ai-sdk-providers";
 import { createHealth, markUp } from "../shared/health";
 import { fail, stringAt, type JsonObject } from "../shared/json-fields";
 import type { ProviderKind } from "../shared/kind";
 import { readCapped } from "../shared/response-bytes";
-import { type FetchedOutput, type ProviderAdapter, type ProviderConfig, type ProviderRequest, type ProviderResult } from "../shared/types";
+import {
+  type FetchedOutput,
+  type ProviderAdapter,
+  type ProviderConfig,
+  type ProviderRequest,
+  type ProviderResult,
+} from "../shared/types";
 
 /** Largest video fetched from a provider's result link. */
 const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
@@ -59,7 +73,12 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
   // Every request of the package goes through our checks (providerFetch): its own result-link
   // fetches check no address. Fixed hosts are redirected first, so the checks see the real target.
   const guarded = providerFetch(
-    { baseUrl: base ?? info.defaultBaseUrl, apiKey: config.apiKey, keyDomains: info.keyDomains, pollAnswer: info.pollAnswer },
+    {
+      baseUrl: base ?? info.defaultBaseUrl,
+      apiKey: config.apiKey,
+      keyDomains: info.keyDomains,
+      pollAnswer: info.pollAnswer,
+    },
     options.fetch ?? globalThis.fetch,
   );
   const fetch = base && info.fixedHosts.length > 0 ? redirectingFetch(info.fixedHosts, base, guarded) : guarded;
@@ -70,11 +89,21 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
   }
 
   /** experimental_generateVideo's `download`: the run's signal and a size cap; `fetch` checks the address. */
-  async function download({ url, abortSignal }: { url: URL; abortSignal?: AbortSignal }): Promise<{ data: Uint8Array; mediaType: string | undefined }> {
+  async function download({
+    url,
+    abortSignal,
+  }: {
+    url: URL;
+    abortSignal?: AbortSignal;
+  }): Promise<{ data: Uint8Array; mediaType: string | undefined }> {
     const response = await fetch(url.href, { signal: abortSignal });
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
-      throw new (aiPackage().DownloadError)({ url: "(result link)", statusCode: response.status, statusText: response.statusText });
+      throw new (aiPackage().DownloadError)({
+        url: "(result link)",
+        statusCode: response.status,
+        statusText: response.statusText,
+      });
     }
     const data = await readCapped(response, MAX_VIDEO_BYTES);
     return { data: new Uint8Array(data), mediaType: response.headers.get("content-type") ?? undefined };
@@ -88,7 +117,9 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
     const modality = request.entry.modality;
     const { args, providerOptions } = callArguments(callOptionsOf(request.entry, options.defaultCall), request.input);
     const common = {
-      providerOptions: (Object.keys(providerOptions).length > 0 ? { [info!.optionsKey]: providerOptions } : {}) as ProviderOptions,
+      providerOptions: (Object.keys(providerOptions).length > 0
+        ? { [info!.optionsKey]: providerOptions }
+        : {}) as ProviderOptions,
       maxRetries: 0,
     };
     const model = request.upstreamModel;
@@ -173,18 +204,31 @@ function parseProvider(provider: JsonObject, path: string): Record<string, unkno
   const name = stringAt(provider, "provider", path, { oneOf: Object.keys(AI_SDK_PROVIDERS) });
   const info = aiSdkProvider(name)!;
   if (info.baseUrlRequired && provider.base_url === undefined) {
-    fail(`${path}.base_url`, `is required for "${name}": the URL of the server's API, such as http://127.0.0.1:8080/v1.`);
+    fail(
+      `${path}.base_url`,
+      `is required for "${name}": the URL of the server's API, such as http://127.0.0.1:8080/v1.`,
+    );
   }
   if (provider.base_url === undefined && provider.api_key_env === undefined) {
-    fail(`${path}.api_key_env`, `is required when base_url is left out: ${info.package} then calls ${info.defaultBaseUrl}, which needs a key.`);
+    fail(
+      `${path}.api_key_env`,
+      `is required when base_url is left out: ${info.package} then calls ${info.defaultBaseUrl}, which needs a key.`,
+    );
   }
   // Before the entries are read one by one: each must be of a modality the package really makes.
   if (Array.isArray(provider.entries)) {
     provider.entries.forEach((entry: unknown, i) => {
       const modality = (entry as JsonObject | null)?.modality;
-      if (typeof modality === "string" && ["image", "audio", "video"].includes(modality) && !info.modalities.includes(modality as Modality)) {
+      if (
+        typeof modality === "string" &&
+        ["image", "audio", "video"].includes(modality) &&
+        !info.modalities.includes(modality as Modality)
+      ) {
         const makes = info.modalities.map((m) => (m === "audio" ? "audio (speech)" : m)).join(", ");
-        fail(`${path}.entries[${i}].modality`, `must be one of ${info.modalities.map((m) => `"${m}"`).join(", ")}: ${info.package} makes ${makes} only; got "${modality}".`);
+        fail(
+          `${path}.entries[${i}].modality`,
+          `must be one of ${info.modalities.map((m) => `"${m}"`).join(", ")}: ${info.package} makes ${makes} only; got "${modality}".`,
+        );
       }
     });
   }

@@ -36,7 +36,12 @@ export function savedFiles(outputs: unknown, nodes: string[] | null): SavedFile[
         const ext = path.extname(item.filename).slice(1).toLowerCase();
         let family = EXTENSIONS[ext]?.family ?? null;
         if (family === "image" && (key === "gifs" || animated)) family = ext === "gif" ? "video" : null;
-        files.push({ node, filename: item.filename, subfolder: typeof item.subfolder === "string" ? item.subfolder : "", family });
+        files.push({
+          node,
+          filename: item.filename,
+          subfolder: typeof item.subfolder === "string" ? item.subfolder : "",
+          family,
+        });
       }
     }
   }
@@ -57,9 +62,15 @@ export function failureOf(entry: { status?: unknown }): string | null {
   for (const message of messages) {
     if (!Array.isArray(message)) continue;
     const [event, data] = message as [unknown, Record<string, unknown> | undefined];
-    const node = data?.node_id !== undefined ? ` at node ${String(data.node_id)}${typeof data.node_type === "string" && data.node_type ? ` (${data.node_type})` : ""}` : "";
+    const node =
+      data?.node_id !== undefined
+        ? ` at node ${String(data.node_id)}${typeof data.node_type === "string" && data.node_type ? ` (${data.node_type})` : ""}`
+        : "";
     if (event === "execution_error") {
-      const said = typeof data?.exception_message === "string" ? data.exception_message.replace(/\s+/g, " ").trim().slice(0, 600) : "";
+      const said =
+        typeof data?.exception_message === "string"
+          ? data.exception_message.replace(/\s+/g, " ").trim().slice(0, 600)
+          : "";
       return `failed${node}${said ? `: ${said}` : "."}`;
     }
     if (event === "execution_interrupted") return `was interrupted${node} (someone stopped it on the ComfyUI server).`;

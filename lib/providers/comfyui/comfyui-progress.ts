@@ -27,16 +27,30 @@ export function comfyProgress(baseUrl: string, clientId: string, headers: Record
 
   const open = () => {
     if (socket || retry || progress.size === 0) return;
-    const ws = new WebSocket(url, { headers, maxPayload: MAX_MESSAGE_BYTES, handshakeTimeout: 10_000, followRedirects: false });
+    const ws = new WebSocket(url, {
+      headers,
+      maxPayload: MAX_MESSAGE_BYTES,
+      handshakeTimeout: 10_000,
+      followRedirects: false,
+    });
     socket = ws;
     ws.on("message", (data, isBinary) => {
       // Binary frames are preview images: not ours to read.
       if (isBinary) return;
       try {
-        const message = JSON.parse(data.toString()) as { type?: unknown; data?: { value?: unknown; max?: unknown; prompt_id?: unknown } };
-        if (message.type !== "progress" || typeof message.data?.prompt_id !== "string" || !progress.has(message.data.prompt_id)) return;
+        const message = JSON.parse(data.toString()) as {
+          type?: unknown;
+          data?: { value?: unknown; max?: unknown; prompt_id?: unknown };
+        };
+        if (
+          message.type !== "progress" ||
+          typeof message.data?.prompt_id !== "string" ||
+          !progress.has(message.data.prompt_id)
+        )
+          return;
         const { value, max } = message.data;
-        if (typeof value === "number" && typeof max === "number" && max > 0 && value >= 0 && value <= max) progress.set(message.data.prompt_id, value / max);
+        if (typeof value === "number" && typeof max === "number" && max > 0 && value >= 0 && value <= max)
+          progress.set(message.data.prompt_id, value / max);
       } catch {
         // Not JSON: not progress.
       }

@@ -42,7 +42,12 @@ export interface ComfyEntryOptions {
 const SEED_INPUTS = new Set(["seed", "noise_seed"]);
 
 function isLink(value: unknown): value is [string | number, number] {
-  return Array.isArray(value) && value.length === 2 && (typeof value[0] === "string" || typeof value[0] === "number") && Number.isInteger(value[1]);
+  return (
+    Array.isArray(value) &&
+    value.length === 2 &&
+    (typeof value[0] === "string" || typeof value[0] === "number") &&
+    Number.isInteger(value[1])
+  );
 }
 
 function readWorkflow(value: unknown, at: string, ctx: ParseContext): { graph: unknown; where: string } {
@@ -52,7 +57,10 @@ function readWorkflow(value: unknown, at: string, ctx: ParseContext): { graph: u
     try {
       text = readFileSync(file, "utf8");
     } catch (err) {
-      fail(at, `names ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+      fail(
+        at,
+        `names ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`,
+      );
     }
     try {
       return { graph: JSON.parse(text), where: `(${value}) ` };
@@ -61,7 +69,10 @@ function readWorkflow(value: unknown, at: string, ctx: ParseContext): { graph: u
     }
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    fail(at, `must be the path of a workflow file in ComfyUI's API format (relative to the providers file) or the workflow itself; got ${describe(value)}.`);
+    fail(
+      at,
+      `must be the path of a workflow file in ComfyUI's API format (relative to the providers file) or the workflow itself; got ${describe(value)}.`,
+    );
   }
   return { graph: value, where: "" };
 }
@@ -69,23 +80,33 @@ function readWorkflow(value: unknown, at: string, ctx: ParseContext): { graph: u
 /** A workflow in ComfyUI's API format, with every link pointing at a node it has. */
 export function parseWorkflow(value: unknown, at: string, ctx: ParseContext): ComfyGraph {
   const { graph, where } = readWorkflow(value, at, ctx);
-  if (graph === null || typeof graph !== "object" || Array.isArray(graph)) fail(at, `${where}must be a JSON object of nodes; got ${describe(graph)}.`);
+  if (graph === null || typeof graph !== "object" || Array.isArray(graph))
+    fail(at, `${where}must be a JSON object of nodes; got ${describe(graph)}.`);
   const nodes = graph as JsonObject;
   if (Array.isArray(nodes.nodes) && Array.isArray(nodes.links)) {
-    fail(at, `${where}is a workflow in ComfyUI's UI format; save it with "Export (API)" (ComfyUI's workflow menu) and use that file.`);
+    fail(
+      at,
+      `${where}is a workflow in ComfyUI's UI format; save it with "Export (API)" (ComfyUI's workflow menu) and use that file.`,
+    );
   }
   const ids = Object.keys(nodes);
   if (ids.length === 0) fail(at, `${where}has no nodes.`);
   for (const id of ids) {
     const node = nodes[id] as JsonObject | null;
     const nodeAt = `${where}node "${id}"`;
-    if (node === null || typeof node !== "object" || Array.isArray(node)) fail(at, `${nodeAt} must be an object {class_type, inputs}; got ${describe(node)}.`);
-    if (typeof node.class_type !== "string" || node.class_type === "") fail(at, `${nodeAt} must have a class_type (a node class such as "KSampler").`);
+    if (node === null || typeof node !== "object" || Array.isArray(node))
+      fail(at, `${nodeAt} must be an object {class_type, inputs}; got ${describe(node)}.`);
+    if (typeof node.class_type !== "string" || node.class_type === "")
+      fail(at, `${nodeAt} must have a class_type (a node class such as "KSampler").`);
     const inputs = node.inputs;
-    if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs)) fail(at, `${nodeAt} (${node.class_type}) must have an inputs object.`);
+    if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs))
+      fail(at, `${nodeAt} (${node.class_type}) must have an inputs object.`);
     for (const [name, input] of Object.entries(inputs as JsonObject)) {
       if (isLink(input) && !(String(input[0]) in nodes)) {
-        fail(at, `${nodeAt} (${node.class_type}) input "${name}" links to node "${input[0]}", which the workflow does not have.`);
+        fail(
+          at,
+          `${nodeAt} (${node.class_type}) input "${name}" links to node "${input[0]}", which the workflow does not have.`,
+        );
       }
     }
   }
@@ -95,16 +116,28 @@ export function parseWorkflow(value: unknown, at: string, ctx: ParseContext): Co
 function parseTarget(value: unknown, at: string, graph: ComfyGraph): NodeInput {
   const target = objectAt(value, at, ["node", "input"]);
   const node = typeof target.node === "number" && Number.isInteger(target.node) ? String(target.node) : target.node;
-  if (typeof node !== "string" || node === "") fail(`${at}.node`, `must be a node id of the workflow, such as "6"; got ${describe(target.node)}.`);
+  if (typeof node !== "string" || node === "")
+    fail(`${at}.node`, `must be a node id of the workflow, such as "6"; got ${describe(target.node)}.`);
   const found = graph[node];
-  if (!found) fail(`${at}.node`, `names node "${node}", which the workflow does not have (its nodes: ${Object.keys(graph).join(", ")}).`);
+  if (!found)
+    fail(
+      `${at}.node`,
+      `names node "${node}", which the workflow does not have (its nodes: ${Object.keys(graph).join(", ")}).`,
+    );
   const input = target.input;
-  if (typeof input !== "string" || input === "") fail(`${at}.input`, `must name an input of node "${node}"; got ${describe(input)}.`);
+  if (typeof input !== "string" || input === "")
+    fail(`${at}.input`, `must name an input of node "${node}"; got ${describe(input)}.`);
   if (!Object.hasOwn(found.inputs, input)) {
-    fail(`${at}.input`, `names "${input}", which node "${node}" (${found.class_type}) does not have (its inputs: ${Object.keys(found.inputs).join(", ")}).`);
+    fail(
+      `${at}.input`,
+      `names "${input}", which node "${node}" (${found.class_type}) does not have (its inputs: ${Object.keys(found.inputs).join(", ")}).`,
+    );
   }
   if (isLink(found.inputs[input])) {
-    fail(`${at}.input`, `names "${input}" of node "${node}" (${found.class_type}), which is a link to node "${(found.inputs[input] as unknown[])[0]}"; bind a value, not a link.`);
+    fail(
+      `${at}.input`,
+      `names "${input}" of node "${node}" (${found.class_type}), which is a link to node "${(found.inputs[input] as unknown[])[0]}"; bind a value, not a link.`,
+    );
   }
   return { node, input };
 }
@@ -114,24 +147,39 @@ function parseTarget(value: unknown, at: string, graph: ComfyGraph): NodeInput {
  * names a field of the schema and existing node inputs, and each field of the schema is bound
  * (a field that changed nothing would be a silent mistake).
  */
-export function parseComfyEntry(entry: JsonObject, at: string, schema: JsonSchemaObject, ctx: ParseContext): ComfyEntryOptions {
-  if (entry.workflow === undefined) fail(`${at}.workflow`, "is required: the path of a workflow file in ComfyUI's API format, or the workflow itself.");
+export function parseComfyEntry(
+  entry: JsonObject,
+  at: string,
+  schema: JsonSchemaObject,
+  ctx: ParseContext,
+): ComfyEntryOptions {
+  if (entry.workflow === undefined)
+    fail(`${at}.workflow`, "is required: the path of a workflow file in ComfyUI's API format, or the workflow itself.");
   const workflow = parseWorkflow(entry.workflow, `${at}.workflow`, ctx);
   const properties = schema.properties ?? {};
   const fields = Object.keys(properties);
   const raw = entry.bindings ?? {};
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) fail(`${at}.bindings`, `must be an object of input field → node input; got ${describe(raw)}.`);
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    fail(`${at}.bindings`, `must be an object of input field → node input; got ${describe(raw)}.`);
   const bindings: Record<string, NodeInput[]> = {};
   for (const [field, value] of Object.entries(raw as JsonObject)) {
     const fieldAt = `${at}.bindings.${field}`;
-    if (!fields.includes(field)) fail(fieldAt, `binds "${field}", which is not a field of input_schema (its fields: ${fields.join(", ") || "none"}).`);
+    if (!fields.includes(field))
+      fail(
+        fieldAt,
+        `binds "${field}", which is not a field of input_schema (its fields: ${fields.join(", ") || "none"}).`,
+      );
     const targets = Array.isArray(value)
       ? arrayAt(value, fieldAt, { min: 1 }).map((target, i) => parseTarget(target, `${fieldAt}[${i}]`, workflow))
       : [parseTarget(value, fieldAt, workflow)];
     bindings[field] = targets;
   }
   for (const field of fields) {
-    if (!bindings[field]) fail(`${at}.bindings`, `has no binding for the input field "${field}"; bind it to a node input ({"node": "<id>", "input": "<name>"}) or remove it from input_schema.`);
+    if (!bindings[field])
+      fail(
+        `${at}.bindings`,
+        `has no binding for the input field "${field}"; bind it to a node input ({"node": "<id>", "input": "<name>"}) or remove it from input_schema.`,
+      );
   }
   const fileFields = fields.filter((field) => isFileField(properties[field]));
   const randomSeeds: ComfyEntryOptions["randomSeeds"] = {};
@@ -149,7 +197,10 @@ export function parseComfyEntry(entry: JsonObject, at: string, schema: JsonSchem
     outputNodes = arrayAt(entry.outputs, `${at}.outputs`, { min: 1 }).map((node, i) => {
       const id = typeof node === "number" && Number.isInteger(node) ? String(node) : node;
       if (typeof id !== "string" || !workflow[id]) {
-        fail(`${at}.outputs[${i}]`, `must be a node id of the workflow (its nodes: ${Object.keys(workflow).join(", ")}); got ${describe(node)}.`);
+        fail(
+          `${at}.outputs[${i}]`,
+          `must be a node id of the workflow (its nodes: ${Object.keys(workflow).join(", ")}); got ${describe(node)}.`,
+        );
       }
       return id;
     });

@@ -22,7 +22,10 @@ import { ProviderError, type ProviderConfig } from "../shared/types";
 import { providerKind } from "../kinds";
 
 const FIXTURES = path.resolve(__dirname, "../../../e2e/api/fixtures/comfyui");
-const SDXL = JSON.parse(readFileSync(path.join(FIXTURES, "workflows/sdxl.json"), "utf8")) as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
+const SDXL = JSON.parse(readFileSync(path.join(FIXTURES, "workflows/sdxl.json"), "utf8")) as Record<
+  string,
+  { class_type: string; inputs: Record<string, unknown> }
+>;
 const FILE_ID = "file_abcdefghijklmnopqrstuvwx";
 const FAST = { firstPollMs: 5, maxPollMs: 20 };
 
@@ -37,7 +40,9 @@ function schema(properties: Json, required: string[] = ["prompt"]): Json {
 
 /** The fixture's SDXL entry (file workflow), reshaped by `change`. */
 function sdxlEntry(change: (entry: Json) => void = () => {}): Json {
-  const file = JSON.parse(readFileSync(path.join(FIXTURES, "providers.json"), "utf8")) as { providers: Array<{ entries: Json[] }> };
+  const file = JSON.parse(readFileSync(path.join(FIXTURES, "providers.json"), "utf8")) as {
+    providers: Array<{ entries: Json[] }>;
+  };
   const entry = structuredClone(file.providers[0]!.entries[0]!);
   change(entry);
   return entry;
@@ -46,12 +51,20 @@ function sdxlEntry(change: (entry: Json) => void = () => {}): Json {
 function parse(entries: Json[], provider: Json = {}, env: Record<string, string> = {}): ProviderConfig[] {
   // Generous: a cancel asks ComfyUI where the prompt is, then interrupts it, each call within
   // timeout_ms, and a loaded 2-core CI machine must not turn that into a silent give-up.
-  const file = { providers: [{ id: "gpu-box", kind: "comfyui", base_url: "http://127.0.0.1:9", timeout_ms: 10_000, entries, ...provider }] };
+  const file = {
+    providers: [
+      { id: "gpu-box", kind: "comfyui", base_url: "http://127.0.0.1:9", timeout_ms: 10_000, entries, ...provider },
+    ],
+  };
   return parseProvidersFile(JSON.stringify(file), env, FIXTURES);
 }
 
 /** A remote entry of `entry` on the fake (its entries share one adapter, as in the server). */
-function models(fake: FakeComfy, entries: Json[], options: { provider?: Json; env?: Record<string, string>; poll?: Json } = {}): RemoteModelDefinition[] {
+function models(
+  fake: FakeComfy,
+  entries: Json[],
+  options: { provider?: Json; env?: Record<string, string>; poll?: Json } = {},
+): RemoteModelDefinition[] {
   const [config] = parse(entries, { base_url: fake.url, ...options.provider }, options.env);
   const adapter = providerKind("comfyui").createAdapter(config!);
   return config!.entries.map((entry) => remoteModelDefinition(config!, entry, adapter, { ...FAST, ...options.poll }));
@@ -80,7 +93,9 @@ async function decode(data: Buffer, ext: string): Promise<string> {
 
 /** The files fetched from the fake with GET /view, in order. */
 function viewed(fake: FakeComfy): string[] {
-  return fake.requests.filter((r) => r.path.startsWith("/view?")).map((r) => new URL(r.path, fake.url).searchParams.get("filename")!);
+  return fake.requests
+    .filter((r) => r.path.startsWith("/view?"))
+    .map((r) => new URL(r.path, fake.url).searchParams.get("filename")!);
 }
 
 let fake: FakeComfy | null = null;
@@ -104,15 +119,28 @@ describe("the comfyui kind in the providers file", () => {
 
   it("names the field of each mistake", () => {
     const at = "providers[0].entries[0]";
-    expect(parseError([sdxlEntry((e) => delete e.workflow)])).toBe(`${at}.workflow is required: the path of a workflow file in ComfyUI's API format, or the workflow itself.`);
-    expect(parseError([sdxlEntry((e) => (e.workflow = "workflows/missing.json"))])).toMatch(new RegExp(`^${at.replace(/[[\]]/g, "\\$&")}\\.workflow names .*missing\\.json, which cannot be read \\(ENOENT\\)\\.$`));
+    expect(parseError([sdxlEntry((e) => delete e.workflow)])).toBe(
+      `${at}.workflow is required: the path of a workflow file in ComfyUI's API format, or the workflow itself.`,
+    );
+    expect(parseError([sdxlEntry((e) => (e.workflow = "workflows/missing.json"))])).toMatch(
+      new RegExp(
+        `^${at.replace(/[[\]]/g, "\\$&")}\\.workflow names .*missing\\.json, which cannot be read \\(ENOENT\\)\\.$`,
+      ),
+    );
     expect(parseError([sdxlEntry((e) => (e.workflow = { nodes: [], links: [] }))])).toBe(
       `${at}.workflow is a workflow in ComfyUI's UI format; save it with "Export (API)" (ComfyUI's workflow menu) and use that file.`,
     );
-    expect(parseError([sdxlEntry((e) => (e.workflow = { ...SDXL, "8": { class_type: "VAEDecode", inputs: { samples: ["30", 0], vae: ["4", 2] } } }))])).toBe(
-      `${at}.workflow node "8" (VAEDecode) input "samples" links to node "30", which the workflow does not have.`,
+    expect(
+      parseError([
+        sdxlEntry(
+          (e) =>
+            (e.workflow = { ...SDXL, "8": { class_type: "VAEDecode", inputs: { samples: ["30", 0], vae: ["4", 2] } } }),
+        ),
+      ]),
+    ).toBe(`${at}.workflow node "8" (VAEDecode) input "samples" links to node "30", which the workflow does not have.`);
+    expect(parseError([sdxlEntry((e) => (e.workflow = { ...SDXL, "9": { inputs: {} } }))])).toBe(
+      `${at}.workflow node "9" must have a class_type (a node class such as "KSampler").`,
     );
-    expect(parseError([sdxlEntry((e) => (e.workflow = { ...SDXL, "9": { inputs: {} } }))])).toBe(`${at}.workflow node "9" must have a class_type (a node class such as "KSampler").`);
     expect(parseError([sdxlEntry((e) => ((e.bindings as Json).prompt = { node: "60", input: "text" }))])).toBe(
       `${at}.bindings.prompt.node names node "60", which the workflow does not have (its nodes: 3, 4, 5, 6, 7, 8, 9).`,
     );
@@ -128,8 +156,12 @@ describe("the comfyui kind in the providers file", () => {
     expect(parseError([sdxlEntry((e) => delete (e.bindings as Json).height)])).toBe(
       `${at}.bindings has no binding for the input field "height"; bind it to a node input ({"node": "<id>", "input": "<name>"}) or remove it from input_schema.`,
     );
-    expect(parseError([sdxlEntry((e) => (e.outputs = ["9", "99"]))])).toBe(`${at}.outputs[1] must be a node id of the workflow (its nodes: 3, 4, 5, 6, 7, 8, 9); got "99".`);
-    expect(parseError([sdxlEntry((e) => (e.modality = "text"))])).toBe(`${at}.modality must be one of "image", "video", "audio", "3d"; got "text".`);
+    expect(parseError([sdxlEntry((e) => (e.outputs = ["9", "99"]))])).toBe(
+      `${at}.outputs[1] must be a node id of the workflow (its nodes: 3, 4, 5, 6, 7, 8, 9); got "99".`,
+    );
+    expect(parseError([sdxlEntry((e) => (e.modality = "text"))])).toBe(
+      `${at}.modality must be one of "image", "video", "audio", "3d"; got "text".`,
+    );
   });
 
   it("puts the person's values in the bound inputs of a copy, keeps the workflow's where a field is left out, and varies a seed without default", () => {
@@ -141,12 +173,16 @@ describe("the comfyui kind in the providers file", () => {
     expect(graph["7"]!.inputs.text).toBe(SDXL["7"]!.inputs.text);
     expect(options.workflow["6"]!.inputs.text).toBe(SDXL["6"]!.inputs.text);
 
-    const seeds = new Set(Array.from({ length: 8 }, () => applyBindings(options, { prompt: "a fox" })["3"]!.inputs.seed as number));
+    const seeds = new Set(
+      Array.from({ length: 8 }, () => applyBindings(options, { prompt: "a fox" })["3"]!.inputs.seed as number),
+    );
     expect(seeds.size).toBeGreaterThan(1);
     for (const seed of seeds) expect(Number.isInteger(seed) && seed >= 0 && seed <= 4294967295).toBe(true);
 
     // A seed with a default in the schema: the default (filled in by validation) is the seed.
-    const fixed = parse([sdxlEntry((e) => ((e.input_schema as { properties: Json }).properties.seed = int("Seed", { default: 42 })))])[0]!.entries[0]!.options as unknown as ComfyEntryOptions;
+    const fixed = parse([
+      sdxlEntry((e) => ((e.input_schema as { properties: Json }).properties.seed = int("Seed", { default: 42 }))),
+    ])[0]!.entries[0]!.options as unknown as ComfyEntryOptions;
     expect(fixed.randomSeeds).toEqual({});
   });
 });
@@ -156,7 +192,11 @@ describe("a comfyui provider", () => {
     fake = await startComfyFake();
     const [sdxl] = models(fake, [sdxlEntry()]);
     const tools = testRunTools();
-    const [image, ...rest] = (await runModelForTest(sdxl!, { prompt: "a lighthouse in a storm", seed: 1234, steps: 30, width: 512, height: 768 }, tools)) as ImageOutput[];
+    const [image, ...rest] = (await runModelForTest(
+      sdxl!,
+      { prompt: "a lighthouse in a storm", seed: 1234, steps: 30, width: 512, height: 768 },
+      tools,
+    )) as ImageOutput[];
     expect(rest).toEqual([]);
 
     expect(fake.prompts).toHaveLength(1);
@@ -183,7 +223,9 @@ describe("a comfyui provider", () => {
 
   it("uploads a file input to /upload/image and gives the node ComfyUI's name for it", async () => {
     fake = await startComfyFake();
-    const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: "#2a6" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: "#2a6" } })
+      .png()
+      .toBuffer();
     const workflow = {
       ...SDXL,
       "10": { class_type: "LoadImage", inputs: { image: "example.png" } },
@@ -197,17 +239,30 @@ describe("a comfyui provider", () => {
       e.workflow = workflow;
       e.bindings = { prompt: { node: "6", input: "text" }, image: { node: "10", input: "image" } };
       e.input_schema = schema(
-        { prompt: text("Prompt"), image: text("Image", { pattern: "^file_[0-9A-Za-z]{24}$", contentMediaType: "image/*" }) },
+        {
+          prompt: text("Prompt"),
+          image: text("Image", { pattern: "^file_[0-9A-Za-z]{24}$", contentMediaType: "image/*" }),
+        },
         ["prompt", "image"],
       );
     });
     const [model] = models(fake, [entry]);
     const tools = testRunTools({ files: { [FILE_ID]: { data: png, contentType: "image/png" } } });
-    const [image] = (await runModelForTest(model!, { prompt: "the same, in winter", image: FILE_ID }, tools)) as ImageOutput[];
+    const [image] = (await runModelForTest(
+      model!,
+      { prompt: "the same, in winter", image: FILE_ID },
+      tools,
+    )) as ImageOutput[];
 
     expect(fake.uploads).toHaveLength(1);
     const upload = fake.uploads[0]!;
-    expect(upload).toMatchObject({ name: `${FILE_ID}.png`, subfolder: "atelier", type: "input", overwrite: "true", contentType: "image/png" });
+    expect(upload).toMatchObject({
+      name: `${FILE_ID}.png`,
+      subfolder: "atelier",
+      type: "input",
+      overwrite: "true",
+      contentType: "image/png",
+    });
     expect(upload.data.equals(png)).toBe(true);
     expect(fake.requests[0]!.path).toBe("/upload/image");
     expect(fake.prompts[0]!.prompt["10"]!.inputs.image).toBe(`atelier/${FILE_ID}.png`);
@@ -218,12 +273,18 @@ describe("a comfyui provider", () => {
   it("returns every image saved (a batch), never the temp previews", async () => {
     fake = await startComfyFake();
     const entry = sdxlEntry((e) => {
-      e.workflow = { ...SDXL, "5": { class_type: "EmptyLatentImage", inputs: { width: 64, height: 48, batch_size: 3 } }, "12": { class_type: "PreviewImage", inputs: { images: ["8", 0] } } };
+      e.workflow = {
+        ...SDXL,
+        "5": { class_type: "EmptyLatentImage", inputs: { width: 64, height: 48, batch_size: 3 } },
+        "12": { class_type: "PreviewImage", inputs: { images: ["8", 0] } },
+      };
       e.bindings = { prompt: { node: "6", input: "text" } };
       e.input_schema = schema({ prompt: text("Prompt") });
     });
     const outputs = (await runModelForTest(models(fake, [entry])[0]!, { prompt: "three foxes" })) as ImageOutput[];
-    expect(outputs.map((o) => [o.type, o.content_type, o.width, o.height])).toEqual(Array(3).fill(["image", "image/png", 64, 48]));
+    expect(outputs.map((o) => [o.type, o.content_type, o.width, o.height])).toEqual(
+      Array(3).fill(["image", "image/png", 64, 48]),
+    );
     expect(new Set(outputs.map((o) => o.data.toString("base64"))).size).toBe(3);
     expect(viewed(fake)).toEqual(["sdxl_00001_.png", "sdxl_00002_.png", "sdxl_00003_.png"]);
     expect(fake.requests.filter((r) => r.path.includes("type=temp"))).toEqual([]);
@@ -234,9 +295,23 @@ describe("a comfyui provider", () => {
     const workflow = {
       ...SDXL,
       "5": { class_type: "EmptyLatentImage", inputs: { width: 96, height: 64, batch_size: 12 } },
-      "9": { class_type: "VHS_VideoCombine", inputs: { images: ["8", 0], frame_rate: 8, loop_count: 0, filename_prefix: "clips/vhs", format: "video/h264-mp4", pingpong: false, save_output: true } },
+      "9": {
+        class_type: "VHS_VideoCombine",
+        inputs: {
+          images: ["8", 0],
+          frame_rate: 8,
+          loop_count: 0,
+          filename_prefix: "clips/vhs",
+          format: "video/h264-mp4",
+          pingpong: false,
+          save_output: true,
+        },
+      },
       "13": { class_type: "CreateVideo", inputs: { images: ["8", 0], fps: 12 } },
-      "14": { class_type: "SaveVideo", inputs: { video: ["13", 0], filename_prefix: "clips/core", format: "auto", codec: "auto" } },
+      "14": {
+        class_type: "SaveVideo",
+        inputs: { video: ["13", 0], filename_prefix: "clips/core", format: "auto", codec: "auto" },
+      },
       "15": { class_type: "SaveImage", inputs: { images: ["8", 0], filename_prefix: "frames" } },
     };
     const entry = sdxlEntry((e) => {
@@ -245,7 +320,10 @@ describe("a comfyui provider", () => {
       e.tasks = ["text-to-video"];
       e.workflow = workflow;
       e.bindings = { prompt: { node: "6", input: "text" }, frames: { node: "5", input: "batch_size" } };
-      e.input_schema = schema({ prompt: text("Prompt"), frames: int("Frames", { minimum: 2, maximum: 48, default: 12 }) });
+      e.input_schema = schema({
+        prompt: text("Prompt"),
+        frames: int("Frames", { minimum: 2, maximum: 48, default: 12 }),
+      });
     });
     const outputs = (await runModelForTest(models(fake, [entry])[0]!, { prompt: "waves" })) as VideoOutput[];
     expect(outputs).toHaveLength(2);
@@ -278,11 +356,22 @@ describe("a comfyui provider", () => {
       e.modality = "audio";
       e.tasks = ["text-to-audio"];
       e.workflow = workflow;
-      e.bindings = { prompt: { node: "6", input: "text" }, seconds: { node: "11", input: "seconds" }, seed: { node: "3", input: "seed" } };
-      e.input_schema = schema({ prompt: text("Prompt"), seconds: { type: "number", title: "Seconds", description: "Length.", minimum: 0.5, maximum: 47, default: 10 }, seed: int("Seed") });
+      e.bindings = {
+        prompt: { node: "6", input: "text" },
+        seconds: { node: "11", input: "seconds" },
+        seed: { node: "3", input: "seed" },
+      };
+      e.input_schema = schema({
+        prompt: text("Prompt"),
+        seconds: { type: "number", title: "Seconds", description: "Length.", minimum: 0.5, maximum: 47, default: 10 },
+        seed: int("Seed"),
+      });
       e.pricing = { unit: "second", usd: "0.001", drivers: ["seconds"] };
     });
-    const [sound] = (await runModelForTest(models(fake, [entry])[0]!, { prompt: "soft rain on a roof", seconds: 1.5 })) as AudioOutput[];
+    const [sound] = (await runModelForTest(models(fake, [entry])[0]!, {
+      prompt: "soft rain on a roof",
+      seconds: 1.5,
+    })) as AudioOutput[];
     expect(fake.prompts[0]!.prompt["11"]!.inputs.seconds).toBe(1.5);
     expect(typeof fake.prompts[0]!.prompt["3"]!.inputs.seed).toBe("number");
     expect(viewed(fake)).toEqual(["ComfyUI_00001_.flac"]);
@@ -295,10 +384,19 @@ describe("a comfyui provider", () => {
 
   it("fails the run with ComfyUI's words when it refuses the graph (400 node_errors): nothing queued, provider still in service", async () => {
     fake = await startComfyFake();
-    const missing = sdxlEntry((e) => (e.workflow = { ...SDXL, "4": { class_type: "CheckpointLoaderSimple", inputs: { ckpt_name: "sdxl_lightning_4step.safetensors" } } }));
+    const missing = sdxlEntry(
+      (e) =>
+        (e.workflow = {
+          ...SDXL,
+          "4": { class_type: "CheckpointLoaderSimple", inputs: { ckpt_name: "sdxl_lightning_4step.safetensors" } },
+        }),
+    );
     const unknown = sdxlEntry((e) => {
       e.id = "gpu-box/custom";
-      e.workflow = { ...SDXL, "8": { class_type: "VAEDecodeTiled", inputs: { samples: ["3", 0], vae: ["4", 2], tile_size: 512 } } };
+      e.workflow = {
+        ...SDXL,
+        "8": { class_type: "VAEDecodeTiled", inputs: { samples: ["3", 0], vae: ["4", 2], tile_size: 512 } },
+      };
     });
     const [bad, custom] = models(fake, [missing, unknown]);
 
@@ -322,7 +420,11 @@ describe("a comfyui provider", () => {
     const tools = testRunTools();
     const failure = await failureOf(runModelForTest(sdxl!, { prompt: "a fox" }, tools));
     expect(failure).toBeInstanceOf(ProviderError);
-    expect(failure).toMatchObject({ transient: false, message: "The workflow on the provider gpu-box failed at node 3 (KSampler): CUDA out of memory. Tried to allocate 2.50 GiB" });
+    expect(failure).toMatchObject({
+      transient: false,
+      message:
+        "The workflow on the provider gpu-box failed at node 3 (KSampler): CUDA out of memory. Tried to allocate 2.50 GiB",
+    });
     expect(sdxl!.unavailableReason!()).toBeNull();
     expect(tools.providerReports).toEqual([]);
     expect(viewed(fake)).toEqual([]);
@@ -335,11 +437,18 @@ describe("a comfyui provider", () => {
       e.id = "gpu-box/preview";
       e.workflow = { ...SDXL, "9": { class_type: "PreviewImage", inputs: { images: ["8", 0] } } };
     });
-    const [video] = models(fake, [{ ...entry, id: "gpu-box/not-video", modality: "video", tasks: ["text-to-video"] }, onlyPreview]);
+    const [video] = models(fake, [
+      { ...entry, id: "gpu-box/not-video", modality: "video", tasks: ["text-to-video"] },
+      onlyPreview,
+    ]);
     const failure = await failureOf(runModelForTest(video!, { prompt: "a fox", width: 512, height: 512 }));
-    expect(failure.message).toMatch(/^The workflow on the provider gpu-box finished without saving any video output \(it saved 1 image file\); the operators must check the entry's workflow and outputs \(prompt [0-9a-f-]{36}\)\.$/);
+    expect(failure.message).toMatch(
+      /^The workflow on the provider gpu-box finished without saving any video output \(it saved 1 image file\); the operators must check the entry's workflow and outputs \(prompt [0-9a-f-]{36}\)\.$/,
+    );
     const [, preview] = models(fake, [entry, onlyPreview]);
-    expect((await failureOf(runModelForTest(preview!, { prompt: "a fox", width: 512, height: 512 }))).message).toMatch(/finished without saving any image output; the operators/);
+    expect((await failureOf(runModelForTest(preview!, { prompt: "a fox", width: 512, height: 512 }))).message).toMatch(
+      /finished without saving any image output; the operators/,
+    );
   });
 
   it("marks the provider down on a 5xx, an unreachable server or no answer within timeout_ms", async () => {
@@ -348,19 +457,30 @@ describe("a comfyui provider", () => {
     const tools = testRunTools();
     const [sdxl] = models(fake, [sdxlEntry()]);
     const failed = await failureOf(runModelForTest(sdxl!, { prompt: "a fox" }, tools));
-    expect(failed).toMatchObject({ transient: true, message: "The provider gpu-box failed (HTTP 500: Internal Server Error). Try again later." });
+    expect(failed).toMatchObject({
+      transient: true,
+      message: "The provider gpu-box failed (HTTP 500: Internal Server Error). Try again later.",
+    });
     expect(sdxl!.unavailableReason!()?.message).toMatch(/^its provider gpu-box is failing \(HTTP 500, at /);
-    expect(tools.providerReports).toMatchObject([{ providerId: "gpu-box", down: { reason: expect.stringContaining("HTTP 500") } }]);
+    expect(tools.providerReports).toMatchObject([
+      { providerId: "gpu-box", down: { reason: expect.stringContaining("HTTP 500") } },
+    ]);
 
     fake.failNext("POST /prompt", "hang");
     const [slow] = models(fake, [sdxlEntry()], { provider: { timeout_ms: 300 } });
-    expect(await failureOf(runModelForTest(slow!, { prompt: "a fox" }))).toMatchObject({ transient: true, message: "The provider gpu-box did not answer within 0.3 s. Try again later." });
+    expect(await failureOf(runModelForTest(slow!, { prompt: "a fox" }))).toMatchObject({
+      transient: true,
+      message: "The provider gpu-box did not answer within 0.3 s. Try again later.",
+    });
     expect(slow!.unavailableReason!()?.message).toContain("no answer within 0.3 s");
 
     const closed = await startComfyFake();
     await closed.close();
     const [gone] = models(closed, [sdxlEntry()]);
-    expect(await failureOf(runModelForTest(gone!, { prompt: "a fox" }))).toMatchObject({ transient: true, message: "The provider gpu-box could not be reached (ECONNREFUSED). Try again later." });
+    expect(await failureOf(runModelForTest(gone!, { prompt: "a fox" }))).toMatchObject({
+      transient: true,
+      message: "The provider gpu-box could not be reached (ECONNREFUSED). Try again later.",
+    });
     expect(gone!.unavailableReason!()?.message).toContain("unreachable (ECONNREFUSED)");
   });
 
@@ -415,13 +535,21 @@ describe("a comfyui provider", () => {
 
   it("sends the key of api_key_env as a Bearer token (a proxy in front of ComfyUI), and never shows it", async () => {
     fake = await startComfyFake({ token: "proxy-secret-77" });
-    const [sdxl] = models(fake, [sdxlEntry()], { provider: { api_key_env: "GPU_BOX_TOKEN" }, env: { GPU_BOX_TOKEN: "proxy-secret-77" } });
+    const [sdxl] = models(fake, [sdxlEntry()], {
+      provider: { api_key_env: "GPU_BOX_TOKEN" },
+      env: { GPU_BOX_TOKEN: "proxy-secret-77" },
+    });
     expect(await runModelForTest(sdxl!, { prompt: "a fox", width: 512, height: 512 })).toHaveLength(1);
     expect(fake.requests.every((r) => r.headers.authorization === "Bearer proxy-secret-77")).toBe(true);
 
-    const [wrong] = models(fake, [sdxlEntry()], { provider: { api_key_env: "GPU_BOX_TOKEN" }, env: { GPU_BOX_TOKEN: "stale-token-00" } });
+    const [wrong] = models(fake, [sdxlEntry()], {
+      provider: { api_key_env: "GPU_BOX_TOKEN" },
+      env: { GPU_BOX_TOKEN: "stale-token-00" },
+    });
     const refused = await failureOf(runModelForTest(wrong!, { prompt: "a fox" }));
-    expect(refused.message).toBe("The provider gpu-box refused this server's credentials (HTTP 401); the operators must check its API key.");
+    expect(refused.message).toBe(
+      "The provider gpu-box refused this server's credentials (HTTP 401); the operators must check its API key.",
+    );
     expect(wrong!.unavailableReason!()).not.toBeNull();
   });
 });
@@ -431,7 +559,13 @@ describe("canceling a comfyui run", () => {
     fake = await startComfyFake();
     const controller = new AbortController();
     controller.abort(new Error("run canceled"));
-    const failure = await failureOf(runModelForTest(models(fake, [sdxlEntry()])[0]!, { prompt: "a fox" }, testRunTools({ signal: controller.signal })));
+    const failure = await failureOf(
+      runModelForTest(
+        models(fake, [sdxlEntry()])[0]!,
+        { prompt: "a fox" },
+        testRunTools({ signal: controller.signal }),
+      ),
+    );
     expect(failure.message).toBe("run canceled");
     expect(fake.requests).toEqual([]);
   });
@@ -462,7 +596,11 @@ describe("canceling a comfyui run", () => {
     fake.setMode("hold");
     fake.promptAnswerDelayMs = answerDelayMs;
     const controller = new AbortController();
-    const run = runModelForTest(models(fake, [sdxlEntry()])[0]!, { prompt: "a fox" }, testRunTools({ signal: controller.signal }));
+    const run = runModelForTest(
+      models(fake, [sdxlEntry()])[0]!,
+      { prompt: "a fox" },
+      testRunTools({ signal: controller.signal }),
+    );
     await eventually(() => fake!.running() !== null);
     const id = fake.running()!;
     controller.abort(new Error("run canceled"));
@@ -478,7 +616,8 @@ describe("canceling a comfyui run", () => {
 
   // The answer to POST /prompt is still on its way when the cancel comes: aborting that request
   // would leave the prompt running on the box with nobody knowing its id.
-  it("while the prompt is being submitted and already runs: interrupts it once its id arrives", () => cancelWhileRunning(300));
+  it("while the prompt is being submitted and already runs: interrupts it once its id arrives", () =>
+    cancelWhileRunning(300));
 
   it("when the workflow takes longer than allowed: gives up, and interrupts it", async () => {
     fake = await startComfyFake();

@@ -17,7 +17,14 @@ import { createHealth, markUp } from "../shared/health";
 import type { ProviderKind } from "../shared/kind";
 import { causeCode, ProviderFailures } from "../shared/provider-failures";
 import { BodyTooLargeError, readCapped } from "../shared/response-bytes";
-import { ProviderError, type FetchedOutput, type ProviderAdapter, type ProviderConfig, type ProviderRequest, type ProviderResult } from "../shared/types";
+import {
+  ProviderError,
+  type FetchedOutput,
+  type ProviderAdapter,
+  type ProviderConfig,
+  type ProviderRequest,
+  type ProviderResult,
+} from "../shared/types";
 import type { Modality } from "../../core/catalog/model-definition";
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
@@ -37,17 +44,25 @@ function refusalOf(body: Buffer): string | null {
   }
   const parts: string[] = [];
   const error = json.error as { message?: unknown; details?: unknown } | string | undefined;
-  const nodeErrors = json.node_errors && typeof json.node_errors === "object" ? Object.entries(json.node_errors as Record<string, { class_type?: unknown; errors?: unknown }>) : [];
+  const nodeErrors =
+    json.node_errors && typeof json.node_errors === "object"
+      ? Object.entries(json.node_errors as Record<string, { class_type?: unknown; errors?: unknown }>)
+      : [];
   if (typeof error === "string") parts.push(error);
   else if (typeof error?.message === "string") {
     // The details repeat the node errors when there are some; alone, they say which node.
-    const details = typeof error.details === "string" && error.details && nodeErrors.length === 0 ? ` (${error.details})` : "";
+    const details =
+      typeof error.details === "string" && error.details && nodeErrors.length === 0 ? ` (${error.details})` : "";
     parts.push(`${error.message}${details}`);
   }
   for (const [id, node] of nodeErrors) {
     const errors = Array.isArray(node?.errors) ? (node.errors as Array<{ message?: unknown; details?: unknown }>) : [];
-    const said = errors.map((e) => [e.message, e.details].filter((s) => typeof s === "string" && s).join(": ")).filter(Boolean);
-    parts.push(`node ${id}${typeof node?.class_type === "string" ? ` (${node.class_type})` : ""}: ${said.join("; ") || "invalid"}`);
+    const said = errors
+      .map((e) => [e.message, e.details].filter((s) => typeof s === "string" && s).join(": "))
+      .filter(Boolean);
+    parts.push(
+      `node ${id}${typeof node?.class_type === "string" ? ` (${node.class_type})` : ""}: ${said.join("; ") || "invalid"}`,
+    );
   }
   const message = parts.join("; ").replace(/\s+/g, " ").trim();
   return message ? message.slice(0, 600) : null;
@@ -75,7 +90,13 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
    * apart: the run's abort passes through; a timeout, a refused connection or a 5xx marks the
    * provider down (transient); a 4xx is a refusal of this run.
    */
-  async function call<T>(route: string, init: RequestInit, runSignal: AbortSignal, what: string, read: (response: Response) => Promise<T>): Promise<T> {
+  async function call<T>(
+    route: string,
+    init: RequestInit,
+    runSignal: AbortSignal,
+    what: string,
+    read: (response: Response) => Promise<T>,
+  ): Promise<T> {
     return failures.within(
       runSignal,
       config.timeoutMs,
@@ -88,7 +109,12 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
         if (!response.ok) throw await httpFailure(response, what);
         return await read(response);
       },
-      (err) => (err instanceof ProviderError ? err : err instanceof BodyTooLargeError ? failures.tooLarge(err) : failures.unreachable(causeCode(err))),
+      (err) =>
+        err instanceof ProviderError
+          ? err
+          : err instanceof BodyTooLargeError
+            ? failures.tooLarge(err)
+            : failures.unreachable(causeCode(err)),
     );
   }
 
@@ -101,21 +127,35 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
       body = null;
     }
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
-      throw failures.down("an answer that is not ComfyUI's JSON", `The provider ${config.id} answered with something that is not ComfyUI's JSON.`);
+      throw failures.down(
+        "an answer that is not ComfyUI's JSON",
+        `The provider ${config.id} answered with something that is not ComfyUI's JSON.`,
+      );
     }
     return body as Record<string, unknown>;
   }
 
-  async function upload(fileId: string, file: { data: Buffer; contentType: string }, signal: AbortSignal): Promise<string> {
+  async function upload(
+    fileId: string,
+    file: { data: Buffer; contentType: string },
+    signal: AbortSignal,
+  ): Promise<string> {
     const form = new FormData();
     // A file id names bytes that never change, so overwriting an earlier upload of it is safe.
-    form.append("image", new Blob([new Uint8Array(file.data)], { type: file.contentType }), `${fileId}.${extensionFor(file.contentType)}`);
+    form.append(
+      "image",
+      new Blob([new Uint8Array(file.data)], { type: file.contentType }),
+      `${fileId}.${extensionFor(file.contentType)}`,
+    );
     form.append("type", "input");
     form.append("subfolder", UPLOAD_SUBFOLDER);
     form.append("overwrite", "true");
     const body = await call("/upload/image", { method: "POST", body: form }, signal, `the file ${fileId}`, json);
     if (typeof body.name !== "string" || body.name === "") {
-      throw failures.down("an upload answer without a name", `The provider ${config.id} answered an upload without the file's name.`);
+      throw failures.down(
+        "an upload answer without a name",
+        `The provider ${config.id} answered an upload without the file's name.`,
+      );
     }
     return typeof body.subfolder === "string" && body.subfolder ? `${body.subfolder}/${body.name}` : body.name;
   }
@@ -136,28 +176,47 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
     const prompt = applyBindings(options, request.input);
     const body = await call(
       "/prompt",
-      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ prompt, client_id: clientId }) },
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ prompt, client_id: clientId }),
+      },
       signal,
       "the workflow",
       json,
     );
     if (typeof body.prompt_id !== "string" || body.prompt_id === "") {
-      throw failures.down("a /prompt answer without prompt_id", `The provider ${config.id} queued the workflow without saying its prompt_id.`);
+      throw failures.down(
+        "a /prompt answer without prompt_id",
+        `The provider ${config.id} queued the workflow without saying its prompt_id.`,
+      );
     }
     return body.prompt_id;
   }
 
   async function download(file: SavedFile, signal: AbortSignal): Promise<FetchedOutput> {
     const query = new URLSearchParams({ filename: file.filename, subfolder: file.subfolder, type: "output" });
-    return call(`/view?${query}`, { headers: { accept: "*/*" } }, signal, `to hand over ${file.filename}`, async (response) => {
-      const data = await readCapped(response, MAX_OUTPUT_BYTES);
-      const header = response.headers.get("content-type")?.split(";")[0]?.trim() ?? "";
-      const byName = EXTENSIONS[path.extname(file.filename).slice(1).toLowerCase()]?.type ?? null;
-      return { type: "file", data, content_type: header && header !== "application/octet-stream" ? header : byName };
-    });
+    return call(
+      `/view?${query}`,
+      { headers: { accept: "*/*" } },
+      signal,
+      `to hand over ${file.filename}`,
+      async (response) => {
+        const data = await readCapped(response, MAX_OUTPUT_BYTES);
+        const header = response.headers.get("content-type")?.split(";")[0]?.trim() ?? "";
+        const byName = EXTENSIONS[path.extname(file.filename).slice(1).toLowerCase()]?.type ?? null;
+        return { type: "file", data, content_type: header && header !== "application/octet-stream" ? header : byName };
+      },
+    );
   }
 
-  async function outputsOf(promptId: string, entry: Record<string, unknown>, modality: Modality, nodes: string[] | null, signal: AbortSignal): Promise<FetchedOutput[]> {
+  async function outputsOf(
+    promptId: string,
+    entry: Record<string, unknown>,
+    modality: Modality,
+    nodes: string[] | null,
+    signal: AbortSignal,
+  ): Promise<FetchedOutput[]> {
     const failure = failureOf(entry);
     if (failure) throw new ProviderError(`The workflow on the provider ${config.id} ${failure}`, false);
     const saved = savedFiles(entry.outputs, nodes);
@@ -192,12 +251,19 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
   /** Where a prompt is in ComfyUI's queue (GET /queue; an item is [number, prompt_id, prompt, extra_data, outputs]). */
   async function placeOf(promptId: string, signal: AbortSignal): Promise<"running" | "pending" | "gone"> {
     const current = await call("/queue", {}, signal, "to show its queue", json);
-    const has = (items: unknown) => Array.isArray(items) && items.some((item) => Array.isArray(item) && item[1] === promptId);
+    const has = (items: unknown) =>
+      Array.isArray(items) && items.some((item) => Array.isArray(item) && item[1] === promptId);
     return has(current.queue_running) ? "running" : has(current.queue_pending) ? "pending" : "gone";
   }
 
   async function historyOf(promptId: string, signal: AbortSignal): Promise<Record<string, unknown> | null> {
-    const history = await call(`/history/${encodeURIComponent(promptId)}`, {}, signal, "to report on the workflow", json);
+    const history = await call(
+      `/history/${encodeURIComponent(promptId)}`,
+      {},
+      signal,
+      "to report on the workflow",
+      json,
+    );
     const entry = history[promptId];
     return entry !== null && typeof entry === "object" ? (entry as Record<string, unknown>) : null;
   }
@@ -226,7 +292,10 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
         // on the box, or ComfyUI restarted and lost it. Transient: the engine asks again a few times.
         ended = await historyOf(promptId, signal);
         if (!ended) {
-          throw new ProviderError(`The provider ${config.id} lost the workflow (prompt ${promptId}): it was taken out of ComfyUI's queue, or ComfyUI restarted. Try again.`, true);
+          throw new ProviderError(
+            `The provider ${config.id} lost the workflow (prompt ${promptId}): it was taken out of ComfyUI's queue, or ComfyUI restarted. Try again.`,
+            true,
+          );
         }
       }
       markUp(health);

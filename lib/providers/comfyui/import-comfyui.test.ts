@@ -17,8 +17,23 @@ import { parseProvidersFile } from "../providers-file";
 type Schema = JsonSchemaObject & { properties: Record<string, JsonSchemaObject> };
 
 const FIXTURES = path.resolve(__dirname, "../../../e2e/api/fixtures/comfyui");
-const BINDS = ["prompt=6.text", "negative_prompt=7.text", "seed=3.seed", "steps=3.steps", "width=5.width", "height=5.height"];
-const BASE = { workflow: "workflows/sdxl.json", baseDir: FIXTURES, cwd: FIXTURES, id: "gpu-box/sdxl-imported", usd: "0.01", unit: "image", today: "2026-11-30" };
+const BINDS = [
+  "prompt=6.text",
+  "negative_prompt=7.text",
+  "seed=3.seed",
+  "steps=3.steps",
+  "width=5.width",
+  "height=5.height",
+];
+const BASE = {
+  workflow: "workflows/sdxl.json",
+  baseDir: FIXTURES,
+  cwd: FIXTURES,
+  id: "gpu-box/sdxl-imported",
+  usd: "0.01",
+  unit: "image",
+  today: "2026-11-30",
+};
 
 let comfy: FakeComfy | null = null;
 const dirs: string[] = [];
@@ -37,32 +52,64 @@ describe("importing a ComfyUI workflow", () => {
       modality: "image",
       tasks: ["text-to-image"],
       workflow: "workflows/sdxl.json",
-      bindings: { prompt: { node: "6", input: "text" }, seed: { node: "3", input: "seed" }, width: { node: "5", input: "width" } },
+      bindings: {
+        prompt: { node: "6", input: "text" },
+        seed: { node: "3", input: "seed" },
+        width: { node: "5", input: "width" },
+      },
       pricing: { unit: "image", usd: "0.01", drivers: [], overrides: [] },
     });
     expect(notes).toEqual(expect.arrayContaining([expect.stringContaining("modality")]));
     const schema = entry.input_schema as Schema;
-    expect(schema).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", additionalProperties: false, required: ["prompt"] });
+    expect(schema).toMatchObject({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      additionalProperties: false,
+      required: ["prompt"],
+    });
     expect(schema.properties.prompt).toMatchObject({ type: "string", title: "Prompt", minLength: 1 });
     expect(schema.properties.prompt!.default).toBeUndefined();
-    expect(schema.properties.negative_prompt).toMatchObject({ type: "string", default: "blurry, low quality, watermark, text" });
+    expect(schema.properties.negative_prompt).toMatchObject({
+      type: "string",
+      default: "blurry, low quality, watermark, text",
+    });
     expect(schema.properties.seed).toMatchObject({ type: "integer", minimum: 0, maximum: 2 ** 32 - 1 });
     expect(schema.properties.seed!.default).toBeUndefined();
     expect(schema.properties.steps).toMatchObject({ type: "integer", minimum: 1, maximum: 150, default: 25 });
-    expect(schema.properties.width).toMatchObject({ type: "integer", minimum: 64, maximum: 4096, multipleOf: 8, default: 1024 });
+    expect(schema.properties.width).toMatchObject({
+      type: "integer",
+      minimum: 64,
+      maximum: 4096,
+      multipleOf: 8,
+      default: 1024,
+    });
 
     const input = validateModelInput(schema, { prompt: "a harbour at dawn" }, { modelId: "gpu-box/sdxl-imported" });
-    expect(input).toEqual({ prompt: "a harbour at dawn", negative_prompt: "blurry, low quality, watermark, text", steps: 25, width: 1024, height: 1024 });
+    expect(input).toEqual({
+      prompt: "a harbour at dawn",
+      negative_prompt: "blurry, low quality, watermark, text",
+      steps: 25,
+      width: 1024,
+      height: 1024,
+    });
     expect(() => validateModelInput(schema, { prompt: "x", width: 1000 + 1 }, { modelId: "m" })).toThrow(ApiError);
     expect(() => validateModelInput(schema, { prompt: "x", steps: 500 }, { modelId: "m" })).toThrow(/input\.steps/);
     expect(() => validateModelInput(schema, { steps: 20 }, { modelId: "m" })).toThrow(/prompt/);
     expect(() => validateModelInput(schema, { prompt: "x", cfg: 3 }, { modelId: "m" })).toThrow(/not an input/);
 
-    const text = addEntryToProvidersFile(null, { id: "gpu-box", kind: "comfyui", baseUrl: "http://127.0.0.1:8188" }, entry, { baseDir: FIXTURES });
+    const text = addEntryToProvidersFile(
+      null,
+      { id: "gpu-box", kind: "comfyui", baseUrl: "http://127.0.0.1:8188" },
+      entry,
+      { baseDir: FIXTURES },
+    );
     const [provider] = parseProvidersFile(text, {}, FIXTURES);
     expect(provider).toMatchObject({ id: "gpu-box", kind: "comfyui", baseUrl: "http://127.0.0.1:8188" });
     expect(provider!.entries.map((e) => e.id)).toEqual(["gpu-box/sdxl-imported"]);
-    const options = provider!.entries[0]!.options as { randomSeeds: Record<string, unknown>; bindings: Record<string, unknown> };
+    const options = provider!.entries[0]!.options as {
+      randomSeeds: Record<string, unknown>;
+      bindings: Record<string, unknown>;
+    };
     expect(options.randomSeeds).toEqual({ seed: { min: 0, max: 2 ** 32 - 1 } });
     expect(Object.keys(options.bindings)).toEqual(BINDS.map((b) => b.split("=")[0]));
     expect(JSON.parse(text).providers[0].api_key_env).toBeUndefined();
@@ -71,12 +118,25 @@ describe("importing a ComfyUI workflow", () => {
   it("writes the workflow's path relative to the providers file's folder", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "atelier-comfy-import-"));
     dirs.push(dir);
-    const { entry } = await importComfyEntry({ ...BASE, cwd: path.resolve(FIXTURES, ".."), workflow: "comfyui/workflows/sdxl.json", baseDir: FIXTURES, bindings: ["prompt=6.text"] });
+    const { entry } = await importComfyEntry({
+      ...BASE,
+      cwd: path.resolve(FIXTURES, ".."),
+      workflow: "comfyui/workflows/sdxl.json",
+      baseDir: FIXTURES,
+      bindings: ["prompt=6.text"],
+    });
     expect(entry.workflow).toBe("workflows/sdxl.json");
     const file = path.join(dir, "providers.json");
     const { entry: elsewhere } = await importComfyEntry({ ...BASE, baseDir: dir, bindings: ["prompt=6.text"] });
-    expect(elsewhere.workflow).toBe(path.relative(dir, path.join(FIXTURES, "workflows/sdxl.json")).split(path.sep).join("/"));
-    writeFileSync(file, addEntryToProvidersFile(null, { id: "box", kind: "comfyui", baseUrl: "http://127.0.0.1:8188" }, elsewhere, { baseDir: dir }));
+    expect(elsewhere.workflow).toBe(
+      path.relative(dir, path.join(FIXTURES, "workflows/sdxl.json")).split(path.sep).join("/"),
+    );
+    writeFileSync(
+      file,
+      addEntryToProvidersFile(null, { id: "box", kind: "comfyui", baseUrl: "http://127.0.0.1:8188" }, elsewhere, {
+        baseDir: dir,
+      }),
+    );
   });
 
   it("makes a LoadImage input a file input", async () => {
@@ -89,12 +149,24 @@ describe("importing a ComfyUI workflow", () => {
       "4": { class_type: "SaveImage", inputs: { images: ["1", 0], filename_prefix: "x" } },
     };
     writeFileSync(path.join(dir, "img2img.json"), JSON.stringify(workflow));
-    const { entry } = await importComfyEntry({ ...BASE, workflow: "img2img.json", baseDir: dir, cwd: dir, bindings: ["image=1.image", "prompt=2.text"] });
+    const { entry } = await importComfyEntry({
+      ...BASE,
+      workflow: "img2img.json",
+      baseDir: dir,
+      cwd: dir,
+      bindings: ["image=1.image", "prompt=2.text"],
+    });
     const schema = entry.input_schema as Schema;
     expect(schema.properties.image).toMatchObject({ type: "string", contentMediaType: "image/*" });
     expect(schema.required).toEqual(["image", "prompt"]);
     expect(entry.tasks).toEqual(["image-to-image"]);
-    const [provider] = parseProvidersFile(addEntryToProvidersFile(null, { id: "box", kind: "comfyui", baseUrl: "http://127.0.0.1:8188" }, entry, { baseDir: dir }), {}, dir);
+    const [provider] = parseProvidersFile(
+      addEntryToProvidersFile(null, { id: "box", kind: "comfyui", baseUrl: "http://127.0.0.1:8188" }, entry, {
+        baseDir: dir,
+      }),
+      {},
+      dir,
+    );
     expect((provider!.entries[0]!.options as { fileFields: string[] }).fileFields).toEqual(["image"]);
   });
 
@@ -108,14 +180,25 @@ describe("importing a ComfyUI workflow", () => {
       "9": { class_type: "SaveGLB", inputs: { mesh: ["3", 0], filename_prefix: "mesh/ComfyUI" } },
     };
     writeFileSync(path.join(dir, "hunyuan3d.json"), JSON.stringify(workflow));
-    const { entry, notes } = await importComfyEntry({ ...BASE, unit: "model", workflow: "hunyuan3d.json", baseDir: dir, cwd: dir, bindings: ["image=2.image"] });
+    const { entry, notes } = await importComfyEntry({
+      ...BASE,
+      unit: "model",
+      workflow: "hunyuan3d.json",
+      baseDir: dir,
+      cwd: dir,
+      bindings: ["image=2.image"],
+    });
     expect(entry).toMatchObject({ modality: "3d", tasks: ["image-to-3d"] });
     expect(notes.join(" ")).toContain('modality "3d" read from the workflow\'s nodes');
   });
 
   it("refines types, choices and bounds from ComfyUI's GET /object_info", async () => {
     comfy = await startComfyFake();
-    const { entry } = await importComfyEntry({ ...BASE, baseUrl: comfy.url, bindings: [...BINDS, "cfg=3.cfg", "sampler_name=3.sampler_name", "denoise=3.denoise"] });
+    const { entry } = await importComfyEntry({
+      ...BASE,
+      baseUrl: comfy.url,
+      bindings: [...BINDS, "cfg=3.cfg", "sampler_name=3.sampler_name", "denoise=3.denoise"],
+    });
     const props = (entry.input_schema as Schema).properties;
     expect(props.cfg).toMatchObject({ type: "number", minimum: 0, maximum: 100, default: 7 });
     expect(props.denoise).toMatchObject({ type: "number", minimum: 0, maximum: 1, default: 1 });
@@ -123,25 +206,48 @@ describe("importing a ComfyUI workflow", () => {
     expect(props.sampler_name!.enum).toContain("euler");
     expect(props.seed).toMatchObject({ minimum: 0, maximum: 2 ** 32 - 1 });
     expect(props.steps).toMatchObject({ minimum: 1, maximum: 150 });
-    expect(() => validateModelInput(entry.input_schema as Schema, { prompt: "x", sampler_name: "magic" }, { modelId: "m" })).toThrow(/sampler_name/);
-    parseProvidersFile(addEntryToProvidersFile(null, { id: "gpu-box", kind: "comfyui", baseUrl: comfy.url }, entry, { baseDir: FIXTURES }), {}, FIXTURES);
+    expect(() =>
+      validateModelInput(entry.input_schema as Schema, { prompt: "x", sampler_name: "magic" }, { modelId: "m" }),
+    ).toThrow(/sampler_name/);
+    parseProvidersFile(
+      addEntryToProvidersFile(null, { id: "gpu-box", kind: "comfyui", baseUrl: comfy.url }, entry, {
+        baseDir: FIXTURES,
+      }),
+      {},
+      FIXTURES,
+    );
   });
 
   it("refuses a binding to a missing node or input, or a link, saying which", async () => {
-    await expect(importComfyEntry({ ...BASE, bindings: ["prompt=99.text"] })).rejects.toThrow(/node "99", which the workflow does not have \(its nodes: 3, 4, 5, 6, 7, 8, 9\)/);
-    await expect(importComfyEntry({ ...BASE, bindings: ["prompt=6.words"] })).rejects.toThrow(/"words", which node "6" \(CLIPTextEncode\) does not have \(its inputs: text, clip\)/);
-    await expect(importComfyEntry({ ...BASE, bindings: ["prompt=6.clip"] })).rejects.toThrow(/a link to node "4"; bind a value/);
+    await expect(importComfyEntry({ ...BASE, bindings: ["prompt=99.text"] })).rejects.toThrow(
+      /node "99", which the workflow does not have \(its nodes: 3, 4, 5, 6, 7, 8, 9\)/,
+    );
+    await expect(importComfyEntry({ ...BASE, bindings: ["prompt=6.words"] })).rejects.toThrow(
+      /"words", which node "6" \(CLIPTextEncode\) does not have \(its inputs: text, clip\)/,
+    );
+    await expect(importComfyEntry({ ...BASE, bindings: ["prompt=6.clip"] })).rejects.toThrow(
+      /a link to node "4"; bind a value/,
+    );
     await expect(importComfyEntry({ ...BASE, bindings: ["prompt"] })).rejects.toThrow(/field=node\.input/);
     await expect(importComfyEntry({ ...BASE, bindings: [] })).rejects.toThrow(SchemaImportError);
-    await expect(importComfyEntry({ ...BASE, workflow: "workflows/missing.json", bindings: ["prompt=6.text"] })).rejects.toThrow(/cannot be found/);
+    await expect(
+      importComfyEntry({ ...BASE, workflow: "workflows/missing.json", bindings: ["prompt=6.text"] }),
+    ).rejects.toThrow(/cannot be found/);
   });
 
   it("needs a base URL for a new comfyui provider", async () => {
     const { entry } = await importComfyEntry({ ...BASE, bindings: ["prompt=6.text"] });
-    expect(() => addEntryToProvidersFile(null, { id: "gpu-box", kind: "comfyui" }, entry, { baseDir: FIXTURES })).toThrow(/--base-url/);
+    expect(() =>
+      addEntryToProvidersFile(null, { id: "gpu-box", kind: "comfyui" }, entry, { baseDir: FIXTURES }),
+    ).toThrow(/--base-url/);
   });
 
   it("parses repeated --bind for one field into several node inputs", () => {
-    expect(parseBindArguments(["seed=3.seed", "seed=10.noise_seed"])).toEqual({ seed: [{ node: "3", input: "seed" }, { node: "10", input: "noise_seed" }] });
+    expect(parseBindArguments(["seed=3.seed", "seed=10.noise_seed"])).toEqual({
+      seed: [
+        { node: "3", input: "seed" },
+        { node: "10", input: "noise_seed" },
+      ],
+    });
   });
 });

@@ -42,7 +42,10 @@ export function parseBindArguments(args: string[]): Record<string, NodeInput[]> 
   const bindings: Record<string, NodeInput[]> = {};
   for (const arg of args) {
     const match = /^([A-Za-z_][A-Za-z0-9_]*)=([^.=\s]+)\.([^=\s]+)$/.exec(arg.trim());
-    if (!match) throw new SchemaImportError(`--bind "${arg}" must be field=node.input, such as prompt=6.text (the field of the input schema, the node's id, its input).`);
+    if (!match)
+      throw new SchemaImportError(
+        `--bind "${arg}" must be field=node.input, such as prompt=6.text (the field of the input schema, the node's id, its input).`,
+      );
     const [, field, node, input] = match as unknown as [string, string, string, string];
     (bindings[field] ??= []).push({ node, input });
   }
@@ -53,7 +56,10 @@ function resolveWorkflow(options: ComfyImportOptions): { file: string; written: 
   const given = options.workflow;
   const candidates = [path.resolve(options.cwd ?? process.cwd(), given), path.resolve(options.baseDir, given)];
   const file = candidates.find((candidate) => existsSync(candidate));
-  if (!file) throw new SchemaImportError(`The workflow ${given} cannot be found (looked at ${[...new Set(candidates)].join(" and ")}).`);
+  if (!file)
+    throw new SchemaImportError(
+      `The workflow ${given} cannot be found (looked at ${[...new Set(candidates)].join(" and ")}).`,
+    );
   const relative = path.relative(options.baseDir, file);
   return { file, written: path.isAbsolute(relative) ? relative : relative.split(path.sep).join("/") };
 }
@@ -68,27 +74,43 @@ function checked<T>(what: string, fn: () => T): T {
   }
 }
 
-async function objectInfo(options: ComfyImportOptions, classes: string[], notes: string[]): Promise<Record<string, Record<string, InputSpec>>> {
+async function objectInfo(
+  options: ComfyImportOptions,
+  classes: string[],
+  notes: string[],
+): Promise<Record<string, Record<string, InputSpec>>> {
   const found: Record<string, Record<string, InputSpec>> = {};
   if (!options.baseUrl) return found;
   const base = options.baseUrl.replace(/\/+$/, "");
-  const headers: Record<string, string> = { accept: "application/json", ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) };
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+  };
   for (const name of classes) {
     try {
-      const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(10_000)]) : AbortSignal.timeout(10_000);
+      const signal = options.signal
+        ? AbortSignal.any([options.signal, AbortSignal.timeout(10_000)])
+        : AbortSignal.timeout(10_000);
       const response = await fetch(`${base}/object_info/${encodeURIComponent(name)}`, { headers, signal });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const body = (await response.json()) as Record<string, { input?: { required?: Record<string, InputSpec>; optional?: Record<string, InputSpec> } }>;
+      const body = (await response.json()) as Record<
+        string,
+        { input?: { required?: Record<string, InputSpec>; optional?: Record<string, InputSpec> } }
+      >;
       const info = body[name];
       if (!info) {
-        notes.push(`${options.baseUrl} does not know the node class ${name} (a custom node it lacks?): its inputs are typed from the workflow's values.`);
+        notes.push(
+          `${options.baseUrl} does not know the node class ${name} (a custom node it lacks?): its inputs are typed from the workflow's values.`,
+        );
         continue;
       }
       found[name] = { ...(info.input?.optional ?? {}), ...(info.input?.required ?? {}) };
     } catch (err) {
       options.signal?.throwIfAborted();
       // One note for an unreachable box, not one per class.
-      notes.push(`ComfyUI's node descriptions could not be read from ${options.baseUrl} (GET /object_info/${name}: ${(err as Error).message}): the inputs are typed from the workflow's values.`);
+      notes.push(
+        `ComfyUI's node descriptions could not be read from ${options.baseUrl} (GET /object_info/${name}: ${(err as Error).message}): the inputs are typed from the workflow's values.`,
+      );
       break;
     }
   }
@@ -114,7 +136,13 @@ function widen(property: JsonSchemaObject, value: number): void {
 }
 
 /** The schema of one bound field, and whether it is required. */
-function fieldSchema(field: string, target: NodeInput, graph: ComfyGraph, spec: InputSpec | undefined, notes: string[]): { property: JsonSchemaObject; required: boolean } {
+function fieldSchema(
+  field: string,
+  target: NodeInput,
+  graph: ComfyGraph,
+  spec: InputSpec | undefined,
+  notes: string[],
+): { property: JsonSchemaObject; required: boolean } {
   const node = graph[target.node]!;
   const value = node.inputs[target.input];
   const title = humanize(field);
@@ -130,33 +158,47 @@ function fieldSchema(field: string, target: NodeInput, graph: ComfyGraph, spec: 
   }
   if (Array.isArray(specType) && specType.length > 0 && specType.every((c) => typeof c === "string")) {
     const choices = specType as string[];
-    if (typeof value === "string" && choices.includes(value)) return { property: { type: "string", title, description, enum: choices, default: value }, required: false };
-    notes.push(`${field}: the workflow's value ${JSON.stringify(value)} is not one of ComfyUI's choices for ${target.input}; the field is left a free string.`);
+    if (typeof value === "string" && choices.includes(value))
+      return { property: { type: "string", title, description, enum: choices, default: value }, required: false };
+    notes.push(
+      `${field}: the workflow's value ${JSON.stringify(value)} is not one of ComfyUI's choices for ${target.input}; the field is left a free string.`,
+    );
   }
   if (typeof value === "string") {
     // The words of the run: the person must give them (the workflow's own are an example).
-    if (field === "prompt" || field === "text") return { property: { type: "string", title, description, minLength: 1 }, required: true };
+    if (field === "prompt" || field === "text")
+      return { property: { type: "string", title, description, minLength: 1 }, required: true };
     return { property: { type: "string", title, description, default: value }, required: false };
   }
-  if (typeof value === "boolean") return { property: { type: "boolean", title, description, default: value }, required: false };
+  if (typeof value === "boolean")
+    return { property: { type: "boolean", title, description, default: value }, required: false };
   if (typeof value === "number") {
-    const isFloat = specType === "FLOAT" || (specType !== "INT" && (!Number.isInteger(value) || FLOAT_INPUTS.has(target.input)));
+    const isFloat =
+      specType === "FLOAT" || (specType !== "INT" && (!Number.isInteger(value) || FLOAT_INPUTS.has(target.input)));
     const property: JsonSchemaObject = { type: isFloat ? "number" : "integer", title, description };
     if (!isFloat && named("seed", "noise_seed")) {
       // No default: a seed left out is a random one, so runs differ.
       return { property: { ...property, minimum: 0, maximum: SEED_MAX }, required: false };
     }
     if (!isFloat && named("steps")) Object.assign(property, { minimum: 1, maximum: 150 });
-    else if (!isFloat && named("width", "height")) Object.assign(property, { minimum: 64, maximum: 4096, multipleOf: 8 });
+    else if (!isFloat && named("width", "height"))
+      Object.assign(property, { minimum: 64, maximum: 4096, multipleOf: 8 });
     else {
       if (typeof specOptions.min === "number" && Number.isFinite(specOptions.min)) property.minimum = specOptions.min;
-      if (typeof specOptions.max === "number" && Number.isFinite(specOptions.max) && Math.abs(specOptions.max) <= Number.MAX_SAFE_INTEGER) property.maximum = specOptions.max;
+      if (
+        typeof specOptions.max === "number" &&
+        Number.isFinite(specOptions.max) &&
+        Math.abs(specOptions.max) <= Number.MAX_SAFE_INTEGER
+      )
+        property.maximum = specOptions.max;
     }
     widen(property, value);
     property.default = value;
     return { property, required: false };
   }
-  throw new SchemaImportError(`--bind ${field}=${target.node}.${target.input}: the workflow's value there is ${JSON.stringify(value)}, which no input field can set (bind a string, number or boolean).`);
+  throw new SchemaImportError(
+    `--bind ${field}=${target.node}.${target.input}: the workflow's value there is ${JSON.stringify(value)}, which no input field can set (bind a string, number or boolean).`,
+  );
 }
 
 function modalityOf(graph: ComfyGraph): Modality {
@@ -176,7 +218,10 @@ export async function importComfyEntry(options: ComfyImportOptions): Promise<Imp
   const graph = checked(`The workflow ${options.workflow}`, () => parseWorkflow(file, "--comfyui", ctx));
   const bindings = Array.isArray(options.bindings) ? parseBindArguments(options.bindings) : options.bindings;
   const fields = Object.keys(bindings);
-  if (fields.length === 0) throw new SchemaImportError("Bind at least one input field to a node input: --bind prompt=6.text (repeat --bind for each field).");
+  if (fields.length === 0)
+    throw new SchemaImportError(
+      "Bind at least one input field to a node input: --bind prompt=6.text (repeat --bind for each field).",
+    );
   // Each binding names a node and an input of it holding a value (not a link): the server's own check.
   const stub: JsonSchemaObject = { type: "object", properties: Object.fromEntries(fields.map((f) => [f, {}])) };
   try {
@@ -200,7 +245,10 @@ export async function importComfyEntry(options: ComfyImportOptions): Promise<Imp
     const made = fieldSchema(field, first!, graph, info[node.class_type]?.[first!.input], notes);
     properties[field] = made.property;
     if (made.required) required.push(field);
-    if (others.length > 0) notes.push(`${field} sets ${bindings[field]!.length} node inputs; its schema follows node ${first!.node}'s ${first!.input}.`);
+    if (others.length > 0)
+      notes.push(
+        `${field} sets ${bindings[field]!.length} node inputs; its schema follows node ${first!.node}'s ${first!.input}.`,
+      );
   }
   const inputSchema: JsonSchemaObject = {
     $schema: JSON_SCHEMA_2020,
@@ -216,7 +264,8 @@ export async function importComfyEntry(options: ComfyImportOptions): Promise<Imp
     notes.push(`modality "${modality}" read from the workflow's nodes; pass --modality to change it.`);
   }
   const tasks = options.tasks ?? defaultTasks(modality, inputSchema, written);
-  const drivers = options.drivers ?? (fields.includes("batch_size") && /^image/i.test(options.unit) ? ["batch_size"] : []);
+  const drivers =
+    options.drivers ?? (fields.includes("batch_size") && /^image/i.test(options.unit) ? ["batch_size"] : []);
   const stem = path.basename(written).replace(/\.json$/i, "");
   const entry: Record<string, unknown> = {
     id: options.id,

@@ -24,7 +24,9 @@ const FAST = { firstPollMs: 10, maxPollMs: 30 };
 const FILE_ID = "file_aaaaaaaaaaaaaaaaaaaaaaaa";
 
 function converted(index: number) {
-  const doc = FAKE_FAL_ENDPOINTS[index]!.openapi as { components: { schemas: Record<string, Record<string, unknown>> } };
+  const doc = FAKE_FAL_ENDPOINTS[index]!.openapi as {
+    components: { schemas: Record<string, Record<string, unknown>> };
+  };
   const input = Object.entries(doc.components.schemas).find(([name]) => name.endsWith("Input"))![1];
   return convertOpenApiInput(input, doc);
 }
@@ -88,13 +90,19 @@ function setup(fake: FalFake, extra: Record<string, unknown> = {}, poll: Record<
   return { config: config!, adapter, models };
 }
 
-function models(fake: FalFake, extra: Record<string, unknown> = {}, poll: Record<string, number> = FAST): RemoteModelDefinition[] {
+function models(
+  fake: FalFake,
+  extra: Record<string, unknown> = {},
+  poll: Record<string, number> = FAST,
+): RemoteModelDefinition[] {
   return setup(fake, extra, poll).models;
 }
 
 /** A real PNG of noise (it does not compress): about width × height × 3 bytes. */
 function noisePng(width: number, height: number): Promise<Buffer> {
-  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 const SMALL_ID = "file_bbbbbbbbbbbbbbbbbbbbbbbb";
@@ -113,7 +121,10 @@ afterEach(async () => {
  */
 async function cancelDuringUpload(clip: RemoteModelDefinition) {
   const controller = new AbortController();
-  const tools = testRunTools({ signal: controller.signal, files: { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } } });
+  const tools = testRunTools({
+    signal: controller.signal,
+    files: { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } },
+  });
   const run = runModelForTest(clip, { prompt: "waves", image_url: FILE_ID }, tools);
   await eventually(() => fake!.media.requests.some((r) => r.method === "PUT"));
   controller.abort(new Error("run canceled"));
@@ -127,7 +138,11 @@ describe("fal provider", () => {
     fake.mode = "manual";
     const [flux] = models(fake);
     const tools = testRunTools();
-    const run = runModelForTest(flux!, { prompt: "a red fox", num_images: 2, image_size: { width: 64, height: 48 } }, tools);
+    const run = runModelForTest(
+      flux!,
+      { prompt: "a red fox", num_images: 2, image_size: { width: 64, height: 48 } },
+      tools,
+    );
     const request = await fake.nextRequest();
     expect(request.input).toEqual({
       prompt: "a red fox",
@@ -155,7 +170,11 @@ describe("fal provider", () => {
     expect(tools.uncancelableReasons).toEqual(["provider"]);
     const statusPath = `GET /fal-ai/flux/requests/${request.id}/status?logs=1`;
     expect(paths(fake)[0]).toBe("POST /fal-ai/flux/dev");
-    expect(paths(fake).slice(1, -1).every((p) => p === statusPath)).toBe(true);
+    expect(
+      paths(fake)
+        .slice(1, -1)
+        .every((p) => p === statusPath),
+    ).toBe(true);
     expect(paths(fake).at(-1)).toBe(`GET /fal-ai/flux/requests/${request.id}`);
     expect(fake.requests.every((r) => r.headers.authorization === `Key ${fake!.key}`)).toBe(true);
     expect(outputs).toHaveLength(2);
@@ -174,7 +193,15 @@ describe("fal provider", () => {
     const { adapter, config } = setup(fake);
     const entry = config.entries[0]!;
     const signal = new AbortController().signal;
-    const submitted = await adapter.submit({ upstreamModel: entry.upstreamModel, input: { prompt: "x" }, entry, readFile: async () => ({ data: Buffer.alloc(0), contentType: "" }) }, signal);
+    const submitted = await adapter.submit(
+      {
+        upstreamModel: entry.upstreamModel,
+        input: { prompt: "x" },
+        entry,
+        readFile: async () => ({ data: Buffer.alloc(0), contentType: "" }),
+      },
+      signal,
+    );
     expect(submitted).toMatchObject({ kind: "pending", started: false });
     const jobId = (submitted as { jobId: string }).jobId;
     expect(await adapter.poll(jobId, signal)).toMatchObject({ kind: "pending", started: false });
@@ -186,13 +213,27 @@ describe("fal provider", () => {
     fake = await startFalFake();
     const [, clip] = models(fake, { mode: "run" });
     const still = await fakePng(32, 24, "still");
-    const tools = testRunTools({ files: { [FILE_ID]: { data: still, contentType: "image/png" }, file_bbbbbbbbbbbbbbbbbbbbbbbb: { data: still, contentType: "image/png" } } });
-    const [video, ...rest] = (await runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID, image_urls: "file_bbbbbbbbbbbbbbbbbbbbbbbb" }, tools)) as VideoOutput[];
+    const tools = testRunTools({
+      files: {
+        [FILE_ID]: { data: still, contentType: "image/png" },
+        file_bbbbbbbbbbbbbbbbbbbbbbbb: { data: still, contentType: "image/png" },
+      },
+    });
+    const [video, ...rest] = (await runModelForTest(
+      clip!,
+      { prompt: "waves", image_url: FILE_ID, image_urls: "file_bbbbbbbbbbbbbbbbbbbbbbbb" },
+      tools,
+    )) as VideoOutput[];
 
     expect(tools.uncancelableReasons).toEqual(["provider"]);
     expect(paths(fake)).toEqual(["POST /run/fal-ai/kling-video/v2/image-to-video"]);
     const uri = `data:image/png;base64,${still.toString("base64")}`;
-    expect(JSON.parse(fake.requests[0]!.body)).toEqual({ prompt: "waves", image_url: uri, image_urls: [uri], duration: "5" });
+    expect(JSON.parse(fake.requests[0]!.body)).toEqual({
+      prompt: "waves",
+      image_url: uri,
+      image_urls: [uri],
+      duration: "5",
+    });
     expect(rest).toEqual([]);
     expect(video).toMatchObject({ type: "video", content_type: "video/mp4", width: 64, height: 48 });
     expect(video!.duration).toBeCloseTo(1, 1);
@@ -211,14 +252,18 @@ describe("fal provider", () => {
     const [flux] = models(fake);
     const error = await failureOf(runModelForTest(flux!, { prompt: "please refuse" }));
     expect(error).toBeInstanceOf(ModelError);
-    expect(error.message).toBe("The provider fal refused the request: prompt: The content could not be processed because it contained material flagged by a content checker.");
+    expect(error.message).toBe(
+      "The provider fal refused the request: prompt: The content could not be processed because it contained material flagged by a content checker.",
+    );
     expect(flux!.unavailableReason!()).toBeNull();
   });
 
   it("takes the provider out of service on an infrastructure error, after one request (no client retries)", async () => {
     fake = await startFalFake();
     const [flux] = models(fake);
-    fake.failNext(503, { detail: "No runners are available", error_type: "runner_unavailable" }, 1, { "x-fal-error-type": "runner_unavailable" });
+    fake.failNext(503, { detail: "No runners are available", error_type: "runner_unavailable" }, 1, {
+      "x-fal-error-type": "runner_unavailable",
+    });
     const error = await failureOf(runModelForTest(flux!, { prompt: "a fox" }));
     expect(error.message).toBe("The provider fal failed (HTTP 503: No runners are available). Try again later.");
     expect(fake.requests).toHaveLength(1);
@@ -236,7 +281,9 @@ describe("fal provider", () => {
     const closed = await startTestServer(() => undefined);
     await closed.close();
     const [gone] = models({ ...fake, url: closed.url });
-    expect((await failureOf(runModelForTest(gone!, { prompt: "a fox" }))).message).toBe("The provider fal could not be reached (ECONNREFUSED). Try again later.");
+    expect((await failureOf(runModelForTest(gone!, { prompt: "a fox" }))).message).toBe(
+      "The provider fal could not be reached (ECONNREFUSED). Try again later.",
+    );
   });
 
   it("gives up a call after timeout_ms and marks the provider down", async () => {
@@ -254,7 +301,9 @@ describe("fal provider", () => {
     const [flux] = models(fake);
     const controller = new AbortController();
     controller.abort(new Error("run canceled"));
-    await expect(runModelForTest(flux!, { prompt: "a fox" }, testRunTools({ signal: controller.signal }))).rejects.toThrow("run canceled");
+    await expect(
+      runModelForTest(flux!, { prompt: "a fox" }, testRunTools({ signal: controller.signal })),
+    ).rejects.toThrow("run canceled");
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -282,16 +331,30 @@ describe("fal provider", () => {
     const large = await noisePng(450, 450);
     expect(large.length).toBeGreaterThan(2 * INLINE_FILE_MAX_BYTES);
     const small = await fakePng(32, 24, "reference");
-    const tools = testRunTools({ files: { [FILE_ID]: { data: large, contentType: "image/png" }, [SMALL_ID]: { data: small, contentType: "image/png" } } });
+    const tools = testRunTools({
+      files: {
+        [FILE_ID]: { data: large, contentType: "image/png" },
+        [SMALL_ID]: { data: small, contentType: "image/png" },
+      },
+    });
     const submitted = fake.nextRequest();
-    const [video] = (await runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID, image_urls: SMALL_ID }, tools)) as VideoOutput[];
+    const [video] = (await runModelForTest(
+      clip!,
+      { prompt: "waves", image_url: FILE_ID, image_urls: SMALL_ID },
+      tools,
+    )) as VideoOutput[];
     const request = await submitted;
 
-    expect(paths(fake).slice(0, 2)).toEqual(["POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3", "POST /fal-ai/kling-video/v2/image-to-video"]);
+    expect(paths(fake).slice(0, 2)).toEqual([
+      "POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3",
+      "POST /fal-ai/kling-video/v2/image-to-video",
+    ]);
     const initiate = fake.requests[0]!;
     expect(initiate.headers.authorization).toBe(`Key ${fake.key}`);
     expect(JSON.parse(initiate.body)).toEqual({ content_type: "image/png", file_name: "image_url.png" });
-    expect(JSON.parse(String(initiate.headers["x-fal-object-lifecycle"]))).toEqual({ expiration_duration_seconds: 2 * 86_400 });
+    expect(JSON.parse(String(initiate.headers["x-fal-object-lifecycle"]))).toEqual({
+      expiration_duration_seconds: 2 * 86_400,
+    });
     // The bytes went to the storage host's signed URL, without the key.
     const [put, ...others] = fake.media.requests.filter((r) => r.method === "PUT");
     expect(others).toEqual([]);
@@ -304,7 +367,11 @@ describe("fal provider", () => {
     expect(request.input.image_urls).toEqual([`data:image/png;base64,${small.toString("base64")}`]);
     expect(request.inputFiles.image_url!.via).toBe("upload");
     expect(request.inputFiles.image_url!.data.equals(large)).toBe(true);
-    expect(await sharp(request.inputFiles.image_url!.data).metadata()).toMatchObject({ format: "png", width: 450, height: 450 });
+    expect(await sharp(request.inputFiles.image_url!.data).metadata()).toMatchObject({
+      format: "png",
+      width: 450,
+      height: 450,
+    });
     expect(request.inputFiles["image_urls[0]"]).toMatchObject({ via: "inline", contentType: "image/png" });
     expect(video).toMatchObject({ type: "video", content_type: "video/mp4" });
   });
@@ -314,11 +381,20 @@ describe("fal provider", () => {
     const [, clip] = models(fake, { timeout_ms: 60_000 });
     const huge = randomBytes(91 * 1024 * 1024);
     const submitted = fake.nextRequest();
-    await runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files: { [FILE_ID]: { data: huge, contentType: "video/mp4" } } }));
+    await runModelForTest(
+      clip!,
+      { prompt: "waves", image_url: FILE_ID },
+      testRunTools({ files: { [FILE_ID]: { data: huge, contentType: "video/mp4" } } }),
+    );
     const request = await submitted;
     expect(paths(fake)[0]).toBe("POST /rest/storage/upload/initiate-multipart?storage_type=fal-cdn-v3");
-    const storage = fake.media.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path.replace(/[0-9a-f]{24}/, "T")}`);
-    expect(storage).toEqual([...Array.from({ length: 10 }, (_, i) => `PUT /multipart/T/${i + 1}`), "POST /multipart/T/complete"]);
+    const storage = fake.media.requests
+      .filter((r) => r.method !== "GET")
+      .map((r) => `${r.method} ${r.path.replace(/[0-9a-f]{24}/, "T")}`);
+    expect(storage).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => `PUT /multipart/T/${i + 1}`),
+      "POST /multipart/T/complete",
+    ]);
     expect(request.inputFiles.image_url!.via).toBe("upload");
     expect(request.inputFiles.image_url!.contentType).toBe("video/mp4");
     expect(request.inputFiles.image_url!.data.equals(huge)).toBe(true);
@@ -329,16 +405,23 @@ describe("fal provider", () => {
     const files = { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } };
     const [, clip] = models(fake);
     fake.failNext(400, { detail: "Unsupported content type" });
-    const refused = await failureOf(runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files })));
+    const refused = await failureOf(
+      runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files })),
+    );
     expect(refused).toBeInstanceOf(ModelError);
     expect(refused.message).toBe("The provider fal refused the file input image_url: Unsupported content type");
     expect(clip!.unavailableReason!()).toBeNull();
 
     fake.media.failNext(503, { detail: "Storage is unavailable" });
-    const failed = await failureOf(runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files })));
+    const failed = await failureOf(
+      runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files })),
+    );
     expect(failed.message).toBe("The provider fal failed (HTTP 503: Storage is unavailable). Try again later.");
     expect(clip!.unavailableReason!()?.message).toMatch(/^its provider fal is failing \(HTTP 503, at /);
-    expect(paths(fake)).toEqual(["POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3", "POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3"]);
+    expect(paths(fake)).toEqual([
+      "POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3",
+      "POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3",
+    ]);
     expect(fake.queue.size).toBe(0);
   });
 
@@ -347,8 +430,12 @@ describe("fal provider", () => {
     const files = { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } };
     // The provider's host is "localhost": the storage answer's 127.0.0.1 is another local host.
     const [, clip] = models(fake, { base_url: fake.url.replace("127.0.0.1", "localhost") });
-    const error = await failureOf(runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files })));
-    expect(error.message).toBe("The provider fal named an address to upload a file to that Atelier does not send files to (a local or private address).");
+    const error = await failureOf(
+      runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, testRunTools({ files })),
+    );
+    expect(error.message).toBe(
+      "The provider fal named an address to upload a file to that Atelier does not send files to (a local or private address).",
+    );
     expect(fake.media.requests).toEqual([]);
     expect(fake.queue.size).toBe(0);
   });
@@ -382,7 +469,12 @@ describe("fal provider", () => {
     fake.requests.length = 0;
     await runModelForTest(clip!, { prompt: "waves", image_url: FILE_ID }, done);
     expect(atCancelPoint).toEqual([["POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3"]]);
-    expect(paths(fake)).toEqual(["POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3", "POST /run/fal-ai/kling-video/v2/image-to-video"]);
-    expect(JSON.parse(fake.requests[1]!.body).image_url).toMatch(new RegExp(`^${fake.media.url}/files/[0-9a-f]+/image_url\\.png$`));
+    expect(paths(fake)).toEqual([
+      "POST /rest/storage/upload/initiate?storage_type=fal-cdn-v3",
+      "POST /run/fal-ai/kling-video/v2/image-to-video",
+    ]);
+    expect(JSON.parse(fake.requests[1]!.body).image_url).toMatch(
+      new RegExp(`^${fake.media.url}/files/[0-9a-f]+/image_url\\.png$`),
+    );
   });
 });

@@ -31,8 +31,28 @@ import { fail, stringAt, type JsonObject } from "../shared/json-fields";
 import type { ProviderKind } from "../shared/kind";
 import { causeCode } from "../shared/provider-failures";
 import { progressFromLogs } from "../shared/log-progress";
-import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, providerLinkFetch, requireKeyEnv, uploadedUrl, blobOf, type InputFile, type ResultLinks } from "../shared/replicate-fal-shared";
-import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderResult, type RemoteEntryConfig } from "../shared/types";
+import {
+  detailOf,
+  errorText,
+  Failures,
+  finishedOutputs,
+  HOSTED_ENTRY_FIELDS,
+  inputWithFiles,
+  parseHostedEntry,
+  providerLinkFetch,
+  requireKeyEnv,
+  uploadedUrl,
+  blobOf,
+  type InputFile,
+  type ResultLinks,
+} from "../shared/replicate-fal-shared";
+import {
+  ProviderError,
+  type ProviderAdapter,
+  type ProviderConfig,
+  type ProviderResult,
+  type RemoteEntryConfig,
+} from "../shared/types";
 
 const FAL_QUEUE_URL = "https://queue.fal.run";
 const FAL_RUN_URL = "https://fal.run";
@@ -70,7 +90,11 @@ class FalWireError extends Error {
   }
 }
 
-async function falWireFetch(input: RequestInfo | URL, init?: RequestInit, inner: typeof fetch = fetch): Promise<Response> {
+async function falWireFetch(
+  input: RequestInfo | URL,
+  init?: RequestInit,
+  inner: typeof fetch = fetch,
+): Promise<Response> {
   let response: Response;
   try {
     response = await inner(input, init);
@@ -87,7 +111,11 @@ async function falWireFetch(input: RequestInfo | URL, init?: RequestInit, inner:
 }
 
 function isFalApiError(err: unknown): err is Error & { status: number; body: unknown } {
-  return err instanceof Error && (err.name === "ApiError" || err.name === "ValidationError") && typeof (err as { status?: unknown }).status === "number";
+  return (
+    err instanceof Error &&
+    (err.name === "ApiError" || err.name === "ValidationError") &&
+    typeof (err as { status?: unknown }).status === "number"
+  );
 }
 
 function falAdapter(config: ProviderConfig): ProviderAdapter {
@@ -114,11 +142,20 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
     });
   const fal = clientWith(falWireFetch as typeof fetch);
   const links: ResultLinks = {
-    fetch: providerLinkFetch(config, queueBase, (reason) => `The provider ${config.id} gave a result link Atelier does not fetch (${reason}).`),
+    fetch: providerLinkFetch(
+      config,
+      queueBase,
+      (reason) => `The provider ${config.id} gave a result link Atelier does not fetch (${reason}).`,
+    ),
     authorization: null,
   };
   /** Where storage uploads PUT the bytes: an address fal's answer names, so guarded like a result link. */
-  const uploadTargetFetch = providerLinkFetch(config, queueBase, (reason) => `The provider ${config.id} named an address to upload a file to that Atelier does not send files to (${reason}).`);
+  const uploadTargetFetch = providerLinkFetch(
+    config,
+    queueBase,
+    (reason) =>
+      `The provider ${config.id} named an address to upload a file to that Atelier does not send files to (${reason}).`,
+  );
 
   function errorOf(err: unknown, what: string): unknown {
     if (err instanceof FalWireError) {
@@ -130,7 +167,8 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
     return failures.of(err);
   }
 
-  const call = <T>(runSignal: AbortSignal, what: string, fn: (signal: AbortSignal) => Promise<T>) => failures.call(runSignal, what, errorOf, fn);
+  const call = <T>(runSignal: AbortSignal, what: string, fn: (signal: AbortSignal) => Promise<T>) =>
+    failures.call(runSignal, what, errorOf, fn);
 
   /**
    * A large file input into fal storage. The client's storage.upload takes no signal, so it gets a
@@ -147,7 +185,13 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
           const url = input instanceof Request ? input.url : String(input);
           const inner = url.startsWith(`${restBase}/`) ? fetch : uploadTargetFetch;
           const response = await falWireFetch(input, { ...init, signal: init?.signal ?? signal }, inner);
-          if (!response.ok) throw new FalWireError(response.status, await errorText(response), response.headers.get("retry-after"), null);
+          if (!response.ok)
+            throw new FalWireError(
+              response.status,
+              await errorText(response),
+              response.headers.get("retry-after"),
+              null,
+            );
           failure = null;
           return response;
         } catch (err) {
@@ -165,7 +209,8 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
     });
   }
 
-  const outputsOf = (data: unknown, entry: RemoteEntryConfig, signal: AbortSignal) => finishedOutputs(data, entry, "request", { failures, signal, links });
+  const outputsOf = (data: unknown, entry: RemoteEntryConfig, signal: AbortSignal) =>
+    finishedOutputs(data, entry, "request", { failures, signal, links });
 
   /** A job is "<entry id>#<request id>": polls know the endpoint and what it produces. */
   function parseJobId(jobId: string): { entry: RemoteEntryConfig; requestId: string } {
@@ -198,9 +243,14 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
     async poll(jobId, runSignal): Promise<ProviderResult> {
       const { entry, requestId } = parseJobId(jobId);
       return call(runSignal, "the request", async (signal) => {
-        const status: QueueStatus = await fal.queue.status(entry.upstreamModel, { requestId, logs: true, abortSignal: signal });
+        const status: QueueStatus = await fal.queue.status(entry.upstreamModel, {
+          requestId,
+          logs: true,
+          abortSignal: signal,
+        });
         if (status?.status === "IN_QUEUE") return { kind: "pending", jobId, started: false };
-        if (status?.status === "IN_PROGRESS") return { kind: "pending", jobId, started: true, progress: progressFromLogs(status.logs) };
+        if (status?.status === "IN_PROGRESS")
+          return { kind: "pending", jobId, started: true, progress: progressFromLogs(status.logs) };
         if (status?.status !== "COMPLETED") throw failures.badAnswer("a request status it does not have");
         // A failed request is COMPLETED too: its result is the error (422 refusal, 5xx failure).
         const result = await fal.queue.result(entry.upstreamModel, { requestId, abortSignal: signal });
@@ -211,7 +261,9 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
       if (mode === "run") return;
       const { entry, requestId } = parseJobId(jobId);
       // 202 CANCELLATION_REQUESTED; 400 ALREADY_COMPLETED and 404 NOT_FOUND are answers too.
-      await fal.queue.cancel(entry.upstreamModel, { requestId, abortSignal: AbortSignal.timeout(config.timeoutMs) }).catch(() => undefined);
+      await fal.queue
+        .cancel(entry.upstreamModel, { requestId, abortSignal: AbortSignal.timeout(config.timeoutMs) })
+        .catch(() => undefined);
     },
   };
 }
@@ -235,18 +287,29 @@ export const falKind: ProviderKind = {
   entryFields: [...HOSTED_ENTRY_FIELDS],
   parseProvider(provider: JsonObject, path: string) {
     requireKeyEnv(provider, path, "FAL_KEY");
-    const mode = stringAt(provider, "mode", path, { fallback: "queue", oneOf: ["queue", "run"] }) as FalProviderOptions["mode"];
+    const mode = stringAt(provider, "mode", path, {
+      fallback: "queue",
+      oneOf: ["queue", "run"],
+    }) as FalProviderOptions["mode"];
     const hostAt = (key: string, fallback: string): string => {
       if (provider[key] === undefined) return fallback;
       const raw = stringAt(provider, key, path);
-      if (!/^https?:\/\/[^/?#@\s]+(\/[^?#@\s]*)?$/i.test(raw)) fail(`${path}.${key}`, `must be an absolute http(s) URL without a query; got "${raw}".`);
+      if (!/^https?:\/\/[^/?#@\s]+(\/[^?#@\s]*)?$/i.test(raw))
+        fail(`${path}.${key}`, `must be an absolute http(s) URL without a query; got "${raw}".`);
       return raw.replace(/\/+$/, "");
     };
-    return { mode, runBaseUrl: hostAt("run_base_url", FAL_RUN_URL), restBaseUrl: hostAt("rest_base_url", FAL_REST_URL) } satisfies FalProviderOptions;
+    return {
+      mode,
+      runBaseUrl: hostAt("run_base_url", FAL_RUN_URL),
+      restBaseUrl: hostAt("rest_base_url", FAL_REST_URL),
+    } satisfies FalProviderOptions;
   },
   parseEntry(entry, path, schema) {
     if (typeof entry.upstream_model !== "string" || !isFalEndpoint(entry.upstream_model)) {
-      fail(`${path}.upstream_model`, `must be a fal endpoint id such as "fal-ai/flux/dev"; got ${JSON.stringify(entry.upstream_model)}.`);
+      fail(
+        `${path}.upstream_model`,
+        `must be a fal endpoint id such as "fal-ai/flux/dev"; got ${JSON.stringify(entry.upstream_model)}.`,
+      );
     }
     return { ...parseHostedEntry(entry, path, schema) };
   },

@@ -35,7 +35,13 @@ function providersFile(baseUrl: string, timeoutMs: number): string {
               properties: {
                 prompt: { type: "string", title: "Prompt", description: "What to draw.", minLength: 1 },
                 n: { type: "integer", title: "Images", description: "How many.", minimum: 1, maximum: 4, default: 1 },
-                size: { type: "string", title: "Size", description: "Width x height.", enum: ["64x48", "32x32"], default: "64x48" },
+                size: {
+                  type: "string",
+                  title: "Size",
+                  description: "Width x height.",
+                  enum: ["64x48", "32x32"],
+                  default: "64x48",
+                },
               },
               required: ["prompt"],
               additionalProperties: false,
@@ -101,13 +107,23 @@ describe("openai-images provider", () => {
       cancelPointAtArrival = [...tools.uncancelableReasons];
       return answerB64(request, res, served);
     });
-    const outputs = (await runModelForTest(acmeModel(server.url), { prompt: "a red fox", n: 2 }, tools)) as ImageOutput[];
+    const outputs = (await runModelForTest(
+      acmeModel(server.url),
+      { prompt: "a red fox", n: 2 },
+      tools,
+    )) as ImageOutput[];
 
     expect(cancelPointAtArrival).toEqual(["provider"]);
     const [request] = server.requests;
     expect(request).toMatchObject({ method: "POST", path: "/v1/images/generations" });
     expect(request!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(JSON.parse(request!.body)).toEqual({ model: "image-1", prompt: "a red fox", n: 2, size: "64x48", response_format: "b64_json" });
+    expect(JSON.parse(request!.body)).toEqual({
+      model: "image-1",
+      prompt: "a red fox",
+      n: 2,
+      size: "64x48",
+      response_format: "b64_json",
+    });
 
     expect(outputs).toHaveLength(2);
     for (const [i, output] of outputs.entries()) {
@@ -122,15 +138,23 @@ describe("openai-images provider", () => {
   });
 
   it("fetches url results, finds their type from the bytes, and sends the key to the provider's own host only", async () => {
-    const jpeg = await sharp(await fakePng(40, 30, "harbour")).jpeg().toBuffer();
+    const jpeg = await sharp(await fakePng(40, 30, "harbour"))
+      .jpeg()
+      .toBuffer();
     other = await startTestServer((_request, res) => {
       res.writeHead(200, { "content-type": "application/octet-stream" }).end(jpeg);
     });
     server = await startTestServer((request, res) => {
       if (request.path === "/files/own.jpg") return void res.writeHead(200, { "content-type": "image/jpeg" }).end(jpeg);
-      sendJson(res, 200, { created: 1, data: [{ url: `${server!.url}/files/own.jpg` }, { url: `${STORAGE}/bucket/x.jpg?sig=1` }] });
+      sendJson(res, 200, {
+        created: 1,
+        data: [{ url: `${server!.url}/files/own.jpg` }, { url: `${STORAGE}/bucket/x.jpg?sig=1` }],
+      });
     });
-    const outputs = (await runModelForTest(acmeModelWithStorage(server.url, other.url), { prompt: "a harbour", n: 2 })) as ImageOutput[];
+    const outputs = (await runModelForTest(acmeModelWithStorage(server.url, other.url), {
+      prompt: "a harbour",
+      n: 2,
+    })) as ImageOutput[];
 
     expect(outputs.map((o) => [o.content_type, o.width, o.height])).toEqual([
       ["image/jpeg", 40, 30],
@@ -145,7 +169,9 @@ describe("openai-images provider", () => {
 
   it("refuses a result link on a local address other than the provider's own (the AI SDK's download guard), without fetching it", async () => {
     other = await startTestServer((_request, res) => void res.writeHead(200, { "content-type": "image/png" }).end());
-    server = await startTestServer((_request, res) => sendJson(res, 200, { created: 1, data: [{ url: `${other!.url}/private.png` }] }));
+    server = await startTestServer((_request, res) =>
+      sendJson(res, 200, { created: 1, data: [{ url: `${other!.url}/private.png` }] }),
+    );
     const model = acmeModel(server.url);
     await expectModelError(
       runModelForTest(model, { prompt: "a harbour" }),
@@ -157,20 +183,29 @@ describe("openai-images provider", () => {
 
   it("passes on the provider's own message when it refuses the request (4xx), and stays in service", async () => {
     server = await startTestServer((_request, res) =>
-      sendJson(res, 400, { error: { message: "Your prompt was rejected by our safety system.", type: "invalid_request_error" } }),
+      sendJson(res, 400, {
+        error: { message: "Your prompt was rejected by our safety system.", type: "invalid_request_error" },
+      }),
     );
     const model = acmeModel(server.url);
     const failure = runModelForTest(model, { prompt: "something refused" });
     await expect(failure).rejects.toThrow(ModelError);
-    await expect(failure).rejects.toThrow("The provider acme refused the request: Your prompt was rejected by our safety system.");
+    await expect(failure).rejects.toThrow(
+      "The provider acme refused the request: Your prompt was rejected by our safety system.",
+    );
     expect(model.unavailableReason!()).toBeNull();
   });
 
   it("fails the run and takes the provider's entries out of service for a while on a 5xx", async () => {
-    server = await startTestServer((_request, res) => sendJson(res, 502, { error: { message: "upstream overloaded" } }));
+    server = await startTestServer((_request, res) =>
+      sendJson(res, 502, { error: { message: "upstream overloaded" } }),
+    );
     const model = acmeModel(server.url);
     expect(model.unavailableReason!()).toBeNull();
-    await expectModelError(runModelForTest(model, { prompt: "a fox" }), "The provider acme failed (HTTP 502: upstream overloaded). Try again later.");
+    await expectModelError(
+      runModelForTest(model, { prompt: "a fox" }),
+      "The provider acme failed (HTTP 502: upstream overloaded). Try again later.",
+    );
     const reason = model.unavailableReason!();
     expect(reason?.message).toMatch(/^its provider acme is failing \(HTTP 502, at \d{4}-.*Z\)$/);
     const secondsLeft = (Date.parse(reason!.until!) - Date.now()) / 1000;
@@ -181,7 +216,10 @@ describe("openai-images provider", () => {
   it("gives up after timeout_ms when the provider never answers, aborts the request and marks it down", async () => {
     server = await startTestServer(() => undefined);
     const model = acmeModel(server.url, 300);
-    await expectModelError(runModelForTest(model, { prompt: "a fox" }), "The provider acme did not answer within 0.3 s. Try again later.");
+    await expectModelError(
+      runModelForTest(model, { prompt: "a fox" }),
+      "The provider acme did not answer within 0.3 s. Try again later.",
+    );
     await eventually(() => server!.abandoned.length === 1);
     expect(model.unavailableReason!()?.message).toContain("no answer within 0.3 s");
   });
@@ -224,12 +262,17 @@ describe("openai-images provider", () => {
     const gone = await startTestServer(() => undefined);
     await gone.close();
     const model = acmeModel(gone.url);
-    await expectModelError(runModelForTest(model, { prompt: "a fox" }), "The provider acme could not be reached (ECONNREFUSED). Try again later.");
+    await expectModelError(
+      runModelForTest(model, { prompt: "a fox" }),
+      "The provider acme could not be reached (ECONNREFUSED). Try again later.",
+    );
     expect(model.unavailableReason!()?.message).toContain("unreachable (ECONNREFUSED)");
   });
 
   it("does not show the provider's words when it refuses the key (401)", async () => {
-    server = await startTestServer((_request, res) => sendJson(res, 401, { error: { message: `Incorrect API key provided: ${KEY}` } }));
+    server = await startTestServer((_request, res) =>
+      sendJson(res, 401, { error: { message: `Incorrect API key provided: ${KEY}` } }),
+    );
     const failure = runModelForTest(acmeModel(server.url), { prompt: "a fox" });
     await expect(failure).rejects.toThrow("refused this server's credentials (HTTP 401)");
     await expect(failure).rejects.not.toThrow(KEY);
@@ -239,6 +282,9 @@ describe("openai-images provider", () => {
     server = await startTestServer((_request, res) =>
       sendJson(res, 200, { data: [{ b64_json: Buffer.from("<html>not an image</html>").toString("base64") }] }),
     );
-    await expectModelError(runModelForTest(acmeModel(server.url), { prompt: "a fox" }), "The provider acme returned a result that is not an image Atelier serves (PNG, JPEG, WebP, GIF or AVIF).");
+    await expectModelError(
+      runModelForTest(acmeModel(server.url), { prompt: "a fox" }),
+      "The provider acme returned a result that is not an image Atelier serves (PNG, JPEG, WebP, GIF or AVIF).",
+    );
   });
 });

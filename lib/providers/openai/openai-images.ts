@@ -17,7 +17,12 @@ import type { ProviderAdapter, ProviderConfig } from "../shared/types";
 
 /** The adapter of an openai-images provider; `fetch` is for tests that intercept requests. */
 export function openAiImagesAdapter(config: ProviderConfig, fetch?: FetchFunction): ProviderAdapter {
-  return aiSdkAdapter(config, { provider: "openai-compatible", baseUrl: `${config.baseUrl}/v1`, defaultCall: CALL, ...(fetch ? { fetch } : {}) });
+  return aiSdkAdapter(config, {
+    provider: "openai-compatible",
+    baseUrl: `${config.baseUrl}/v1`,
+    defaultCall: CALL,
+    ...(fetch ? { fetch } : {}),
+  });
 }
 
 /** prompt, n and size are the call's; everything else goes in the body as it is. */
@@ -33,7 +38,10 @@ export const openAiImagesKind: ProviderKind = {
   parseEntry(entry, path, schema) {
     const prompt = schema.properties?.prompt;
     if (prompt?.type !== "string" || !schema.required?.includes("prompt")) {
-      fail(`${path}.input_schema.properties.prompt`, 'must be a required string field: an "openai-images" provider always needs a prompt.');
+      fail(
+        `${path}.input_schema.properties.prompt`,
+        'must be a required string field: an "openai-images" provider always needs a prompt.',
+      );
     }
     // No `call` in this kind's entries: the fixed mapping.
     return { ...parseCallOptions({}, path, schema, "image", CALL) };

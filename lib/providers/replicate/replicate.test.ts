@@ -33,7 +33,9 @@ import { eventually, startTestServer } from "../testing/test-server";
 const FAST = { firstPollMs: 10, maxPollMs: 30 };
 
 function schemaOf(index: number): Record<string, unknown> {
-  const doc = FAKE_REPLICATE_MODELS[index]!.openapiSchema as { components: { schemas: { Input: Record<string, unknown> } } };
+  const doc = FAKE_REPLICATE_MODELS[index]!.openapiSchema as {
+    components: { schemas: { Input: Record<string, unknown> } };
+  };
   return convertOpenApiInput(doc.components.schemas.Input, doc).schema;
 }
 
@@ -85,7 +87,11 @@ function providersFile(fake: ReplicateFake, extra: Record<string, unknown> = {})
   });
 }
 
-function models(fake: ReplicateFake, extra: Record<string, unknown> = {}, poll: Record<string, number> = FAST): RemoteModelDefinition[] {
+function models(
+  fake: ReplicateFake,
+  extra: Record<string, unknown> = {},
+  poll: Record<string, number> = FAST,
+): RemoteModelDefinition[] {
   const [config] = parseProvidersFile(providersFile(fake, extra), { REPLICATE_API_TOKEN: fake.token });
   const adapter = providerKind("replicate").createAdapter(config!);
   return config!.entries.map((entry) => remoteModelDefinition(config!, entry, adapter, poll));
@@ -93,7 +99,9 @@ function models(fake: ReplicateFake, extra: Record<string, unknown> = {}, poll: 
 
 /** A real PNG of noise (it does not compress): about width × height × 3 bytes. */
 function noisePng(width: number, height: number): Promise<Buffer> {
-  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 const FILE_ID = "file_aaaaaaaaaaaaaaaaaaaaaaaa";
@@ -112,8 +120,12 @@ describe("replicate provider", () => {
     const [flux] = models(fake);
     const tools = testRunTools();
     let pastCancelPoint: string[] | null = null;
-    const created = fake.nextPrediction().then((p) => (pastCancelPoint = [...tools.uncancelableReasons], p));
-    const outputs = (await runModelForTest(flux!, { prompt: "a red fox", num_outputs: 2, seed: 7 }, tools)) as ImageOutput[];
+    const created = fake.nextPrediction().then((p) => ((pastCancelPoint = [...tools.uncancelableReasons]), p));
+    const outputs = (await runModelForTest(
+      flux!,
+      { prompt: "a red fox", num_outputs: 2, seed: 7 },
+      tools,
+    )) as ImageOutput[];
 
     expect(pastCancelPoint).toEqual(["provider"]);
     expect(apiRequests(fake)).toEqual(["POST /v1/models/black-forest-labs/flux-schnell/predictions"]);
@@ -158,7 +170,12 @@ describe("replicate provider", () => {
     const prediction = await fake.nextPrediction();
     expect(prediction.preferWait).toBeNull();
     expect(prediction.version).toBe(FAKE_REPLICATE_MODELS[1]!.versionId);
-    expect(prediction.input).toEqual({ prompt: "waves", start_image: `data:image/png;base64,${frame.toString("base64")}`, duration: 5, fps: 24 });
+    expect(prediction.input).toEqual({
+      prompt: "waves",
+      start_image: `data:image/png;base64,${frame.toString("base64")}`,
+      duration: 5,
+      fps: 24,
+    });
     await eventually(() => fake!.requests.filter((r) => r.method === "GET").length >= 2);
     fake.start(prediction.id);
     fake.step(prediction.id, 3, 12);
@@ -176,7 +193,11 @@ describe("replicate provider", () => {
     expect(video!.duration).toBeCloseTo(1, 1);
     expect(video!.poster).toMatchObject({ content_type: "image/jpeg", width: 64, height: 48 });
     expect(apiRequests(fake)[0]).toBe("POST /v1/predictions");
-    expect(apiRequests(fake).slice(1).every((r) => r === `GET /v1/predictions/${prediction.id}`)).toBe(true);
+    expect(
+      apiRequests(fake)
+        .slice(1)
+        .every((r) => r === `GET /v1/predictions/${prediction.id}`),
+    ).toBe(true);
   });
 
   it("stores a spoken answer as audio", async () => {
@@ -193,7 +214,9 @@ describe("replicate provider", () => {
     const [flux] = models(fake);
     const error = await failureOf(runModelForTest(flux!, { prompt: "please refuse this" }));
     expect(error).toBeInstanceOf(ModelError);
-    expect(error.message).toBe("The provider rep failed the prediction: NSFW content detected. Try running it again, or try a different prompt.");
+    expect(error.message).toBe(
+      "The provider rep failed the prediction: NSFW content detected. Try running it again, or try a different prompt.",
+    );
     expect(flux!.unavailableReason!()).toBeNull();
 
     fake.failNext(422, { title: "Input validation failed", status: 422, detail: "- input.seed: Expected integer" });
@@ -208,14 +231,18 @@ describe("replicate provider", () => {
     const [flux] = models(fake, { wait_seconds: 0 });
     // Listening on 127.0.0.2 itself, so that a fetch there would arrive (and the test could fail).
     const reached: string[] = [];
-    const elsewhere = createServer((req, res) => (reached.push(req.url ?? ""), res.writeHead(200, { "content-type": "image/png" }).end("secret")));
+    const elsewhere = createServer(
+      (req, res) => (reached.push(req.url ?? ""), res.writeHead(200, { "content-type": "image/png" }).end("secret")),
+    );
     await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.2", resolve));
     const other = `http://127.0.0.2:${(elsewhere.address() as AddressInfo).port}/secret.png`;
     try {
       const direct = runModelForTest(flux!, { prompt: "a fox" });
       const first = await fake.nextPrediction();
       Object.assign(first, { status: "succeeded", output: [other], completed_at: new Date().toISOString() });
-      expect((await failureOf(direct)).message).toBe("The provider rep gave a result link Atelier does not fetch (a local or private address).");
+      expect((await failureOf(direct)).message).toBe(
+        "The provider rep gave a result link Atelier does not fetch (a local or private address).",
+      );
 
       // The provider's own host answers with a redirect to that address: the hop is checked too.
       const redirect = await startTestServer((_req, res) => {
@@ -224,8 +251,14 @@ describe("replicate provider", () => {
       try {
         const hop = runModelForTest(flux!, { prompt: "a fox" });
         const second = await fake.nextPrediction();
-        Object.assign(second, { status: "succeeded", output: [`${redirect.url}/out.png`], completed_at: new Date().toISOString() });
-        expect((await failureOf(hop)).message).toBe("The provider rep gave a result link Atelier does not fetch (a local or private address).");
+        Object.assign(second, {
+          status: "succeeded",
+          output: [`${redirect.url}/out.png`],
+          completed_at: new Date().toISOString(),
+        });
+        expect((await failureOf(hop)).message).toBe(
+          "The provider rep gave a result link Atelier does not fetch (a local or private address).",
+        );
       } finally {
         await redirect.close();
       }
@@ -249,7 +282,9 @@ describe("replicate provider", () => {
 
     const aborted = runModelForTest(flux!, { prompt: "a fox" });
     fake.abort((await fake.nextPrediction()).id);
-    expect((await failureOf(aborted)).message).toBe("The provider rep gave the prediction up before it started (its deadline passed).");
+    expect((await failureOf(aborted)).message).toBe(
+      "The provider rep gave the prediction up before it started (its deadline passed).",
+    );
   });
 
   it("takes the provider out of service on a 5xx, a refused key or no connection; the key never shows", async () => {
@@ -264,7 +299,9 @@ describe("replicate provider", () => {
     const [other] = models(fake);
     fake.failNext(401, { title: "Unauthenticated", status: 401, detail: `Invalid token ${fake.token}` });
     const refused = await failureOf(runModelForTest(other!, { prompt: "a fox" }));
-    expect(refused.message).toBe("The provider rep refused this server's credentials (HTTP 401); the operators must check its API key.");
+    expect(refused.message).toBe(
+      "The provider rep refused this server's credentials (HTTP 401); the operators must check its API key.",
+    );
     expect(refused.message).not.toContain(fake.token);
 
     const closed = await startTestServer(() => undefined);
@@ -306,8 +343,14 @@ describe("replicate provider", () => {
     try {
       const run = runModelForTest(flux!, { prompt: "a fox" });
       const prediction = await fake.nextPrediction();
-      Object.assign(prediction, { status: "succeeded", output: [`${storage.url}/out.png`], completed_at: new Date().toISOString() });
-      expect((await failureOf(run)).message).toBe("The provider rep refused to hand over a result it made: signature expired");
+      Object.assign(prediction, {
+        status: "succeeded",
+        output: [`${storage.url}/out.png`],
+        completed_at: new Date().toISOString(),
+      });
+      expect((await failureOf(run)).message).toBe(
+        "The provider rep refused to hand over a result it made: signature expired",
+      );
       expect(flux!.unavailableReason!()).toBeNull();
       // The storage host is not the API's origin: the token stayed home.
       expect(storage.requests[0]!.headers.authorization).toBeUndefined();
@@ -324,14 +367,19 @@ describe("replicate provider", () => {
       "providers[0].api_key_env is required: the name of the environment variable that holds the provider's key, such as REPLICATE_API_TOKEN.",
     );
     file.providers[0]!.api_key_env = "not a name";
-    expect(() => parseProvidersFile(JSON.stringify(file), {})).toThrow(/providers\[0\]\.api_key_env must be the name of an environment variable/);
+    expect(() => parseProvidersFile(JSON.stringify(file), {})).toThrow(
+      /providers\[0\]\.api_key_env must be the name of an environment variable/,
+    );
   });
 
   it("bills once submitted (cancel answers 409); a prediction given up is canceled at Replicate", async () => {
     fake = await startReplicateFake();
     fake.mode = "manual";
     const [flux] = models(fake, { wait_seconds: 0 }, { ...FAST, maxWaitMs: 150 });
-    expect(providerKind("replicate").createAdapter(parseProvidersFile(providersFile(fake), { REPLICATE_API_TOKEN: "x" })[0]!).billsOnSubmit).toBe(true);
+    expect(
+      providerKind("replicate").createAdapter(parseProvidersFile(providersFile(fake), { REPLICATE_API_TOKEN: "x" })[0]!)
+        .billsOnSubmit,
+    ).toBe(true);
     const tools = testRunTools();
     const run = runModelForTest(flux!, { prompt: "a fox" }, tools);
     const prediction = await fake.nextPrediction();
@@ -348,7 +396,11 @@ describe("replicate provider", () => {
     const [, clip] = models(fake);
 
     const atThreshold = randomBytes(INLINE_FILE_MAX_BYTES);
-    await runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files: { [FILE_ID]: { data: atThreshold, contentType: "image/png" } } }));
+    await runModelForTest(
+      clip!,
+      { prompt: "waves", start_image: FILE_ID },
+      testRunTools({ files: { [FILE_ID]: { data: atThreshold, contentType: "image/png" } } }),
+    );
     expect(apiRequests(fake)).toEqual(["POST /v1/predictions"]);
     const inline = [...fake.predictions.values()][0]!;
     expect(inline.input.start_image).toBe(`data:image/png;base64,${atThreshold.toString("base64")}`);
@@ -381,7 +433,11 @@ describe("replicate provider", () => {
     expect(JSON.parse(create!.body).input.start_image).toBe(`${fake.url}/files/${file!.id}`);
     expect(prediction.inputFiles.start_image!.via).toBe("upload");
     expect(prediction.inputFiles.start_image!.data.equals(large)).toBe(true);
-    expect(await sharp(prediction.inputFiles.start_image!.data).metadata()).toMatchObject({ format: "png", width: 450, height: 450 });
+    expect(await sharp(prediction.inputFiles.start_image!.data).metadata()).toMatchObject({
+      format: "png",
+      width: 450,
+      height: 450,
+    });
     expect(video).toMatchObject({ type: "video", content_type: "video/mp4" });
   });
 
@@ -391,14 +447,20 @@ describe("replicate provider", () => {
     const large = await noisePng(450, 450);
     const files = { [FILE_ID]: { data: large, contentType: "image/png" } };
     const [, clip] = models(fake);
-    const refused = await failureOf(runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files })));
+    const refused = await failureOf(
+      runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files })),
+    );
     expect(refused).toBeInstanceOf(ModelError);
-    expect(refused.message).toBe("The provider rep refused the file input start_image: The file is larger than the 300000 bytes a file may have.");
+    expect(refused.message).toBe(
+      "The provider rep refused the file input start_image: The file is larger than the 300000 bytes a file may have.",
+    );
     expect(clip!.unavailableReason!()).toBeNull();
 
     fake.maxFileBytes = 100 * 1024 * 1024;
     fake.failNext(503, { title: "Service Unavailable", status: 503, detail: "File storage is unavailable" });
-    const failed = await failureOf(runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files })));
+    const failed = await failureOf(
+      runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files })),
+    );
     expect(failed.message).toBe("The provider rep failed (HTTP 503: File storage is unavailable). Try again later.");
     expect(clip!.unavailableReason!()?.message).toMatch(/^its provider rep is failing \(HTTP 503, at /);
     expect(apiRequests(fake)).toEqual(["POST /v1/files", "POST /v1/files"]);
@@ -410,7 +472,10 @@ describe("replicate provider", () => {
     const files = { [FILE_ID]: { data: await noisePng(450, 450), contentType: "image/png" } };
     fake.hangNext();
     const [, slow] = models(fake, { timeout_ms: 300 });
-    expect((await failureOf(runModelForTest(slow!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files })))).message).toBe("The provider rep did not answer within 0.3 s. Try again later.");
+    expect(
+      (await failureOf(runModelForTest(slow!, { prompt: "waves", start_image: FILE_ID }, testRunTools({ files }))))
+        .message,
+    ).toBe("The provider rep did not answer within 0.3 s. Try again later.");
 
     // A limit far off: only the run's own signal can end this upload.
     fake.hangNext();
@@ -435,7 +500,9 @@ describe("replicate provider", () => {
     tools.markUncancelable = async () => {
       throw new Error("the run was canceled before it passed its cancel point");
     };
-    await expect(runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, tools)).rejects.toThrow("cancel point");
+    await expect(runModelForTest(clip!, { prompt: "waves", start_image: FILE_ID }, tools)).rejects.toThrow(
+      "cancel point",
+    );
     expect(apiRequests(fake)).toEqual(["POST /v1/files"]);
     expect(fake.predictions.size).toBe(0);
   });
@@ -466,11 +533,22 @@ describe(`replicate provider: cancel during an upload, through the engine (${tes
     const workspace = await createWorkspace({ db }, { name: "replicate upload cancel", creditMicros: 1_000_000 });
     const ctx = testCtx(t, workspace.id);
     const file = await createImageFile(ctx, { data: await noisePng(450, 450), filename: "frame.png" });
-    const { generation: created } = await createGeneration(ctx, { model: clip!.id, input: { prompt: "waves", start_image: file.id } });
+    const { generation: created } = await createGeneration(ctx, {
+      model: clip!.id,
+      input: { prompt: "waves", start_image: file.id },
+    });
     expect(await readBalance(db, workspace.id)).toMatchObject({ heldMicros: 200_000, chargedMicros: 0 });
 
     fake.hangNext();
-    engine = startEngine({ db, dialect: t.store.dialect, services: ctx.services, logger: pino({ level: "silent" }), concurrency: 1, leaseMs: 1_500, idlePollMs: 25 });
+    engine = startEngine({
+      db,
+      dialect: t.store.dialect,
+      services: ctx.services,
+      logger: pino({ level: "silent" }),
+      concurrency: 1,
+      leaseMs: 1_500,
+      idlePollMs: 25,
+    });
     await eventually(() => apiRequests(fake!).includes("POST /v1/files"));
     const { generation: canceled } = await cancelGeneration(ctx, { id: created.id });
     expect(canceled.status).toBe("canceled");
@@ -478,8 +556,15 @@ describe(`replicate provider: cancel during an upload, through the engine (${tes
     // The worker lets the run go (its upload is aborted) and never creates the prediction.
     await engine.stop();
     engine = null;
-    expect((await getGeneration(ctx, { id: created.id })).generation).toMatchObject({ status: "canceled", usage: { cost_usd: null } });
-    expect(await readBalance(db, workspace.id)).toMatchObject({ availableMicros: 1_000_000, heldMicros: 0, chargedMicros: 0 });
+    expect((await getGeneration(ctx, { id: created.id })).generation).toMatchObject({
+      status: "canceled",
+      usage: { cost_usd: null },
+    });
+    expect(await readBalance(db, workspace.id)).toMatchObject({
+      availableMicros: 1_000_000,
+      heldMicros: 0,
+      chargedMicros: 0,
+    });
     expect(apiRequests(fake)).toEqual(["POST /v1/files"]);
     expect(fake.predictions.size).toBe(0);
   });

@@ -26,8 +26,28 @@ import type { ProviderKind } from "../shared/kind";
 import { fail, integerAt, type JsonObject } from "../shared/json-fields";
 import { causeCode } from "../shared/provider-failures";
 import { progressFromLogs } from "../shared/log-progress";
-import { detailOf, errorText, Failures, finishedOutputs, HOSTED_ENTRY_FIELDS, inputWithFiles, parseHostedEntry, providerLinkFetch, requireKeyEnv, uploadedUrl, blobOf, type InputFile, type ResultLinks } from "../shared/replicate-fal-shared";
-import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderResult, type RemoteEntryConfig } from "../shared/types";
+import {
+  detailOf,
+  errorText,
+  Failures,
+  finishedOutputs,
+  HOSTED_ENTRY_FIELDS,
+  inputWithFiles,
+  parseHostedEntry,
+  providerLinkFetch,
+  requireKeyEnv,
+  uploadedUrl,
+  blobOf,
+  type InputFile,
+  type ResultLinks,
+} from "../shared/replicate-fal-shared";
+import {
+  ProviderError,
+  type ProviderAdapter,
+  type ProviderConfig,
+  type ProviderResult,
+  type RemoteEntryConfig,
+} from "../shared/types";
 
 export const REPLICATE_BASE_URL = "https://api.replicate.com/v1";
 /** The stand-in status for "no answer at all" (never sent by a real server). */
@@ -80,14 +100,20 @@ export function replicateWireFetch(): WireFetch {
 }
 
 function isApiError(err: unknown): err is Error & { response: Response } {
-  return err instanceof Error && err.name === "ApiError" && (err as { response?: unknown }).response instanceof Response;
+  return (
+    err instanceof Error && err.name === "ApiError" && (err as { response?: unknown }).response instanceof Response
+  );
 }
 
 function replicateAdapter(config: ProviderConfig): ProviderAdapter {
   const failures = new Failures(config);
   const baseUrl = config.baseUrl || REPLICATE_BASE_URL;
   const links: ResultLinks = {
-    fetch: providerLinkFetch(config, baseUrl, (reason) => `The provider ${config.id} gave a result link Atelier does not fetch (${reason}).`),
+    fetch: providerLinkFetch(
+      config,
+      baseUrl,
+      (reason) => `The provider ${config.id} gave a result link Atelier does not fetch (${reason}).`,
+    ),
     authorization: `Bearer ${config.apiKey}`,
   };
   const wire = replicateWireFetch();
@@ -108,7 +134,8 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
   function errorOf(err: unknown, what: string): unknown {
     if (isApiError(err)) {
       const { status, headers } = err.response;
-      if (status === UNREACHABLE && headers.has(UNREACHABLE_HEADER)) return failures.unreachable(headers.get(UNREACHABLE_HEADER)!);
+      if (status === UNREACHABLE && headers.has(UNREACHABLE_HEADER))
+        return failures.unreachable(headers.get(UNREACHABLE_HEADER)!);
       return failures.http(status, detailOf(wire.bodyOf(err.response) ?? ""), headers.get("retry-after"), what);
     }
     return failures.of(err);
@@ -119,30 +146,51 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
     return { entry, predictionId: remoteId };
   }
 
-  async function resultOf(prediction: Prediction, entry: RemoteEntryConfig, signal: AbortSignal): Promise<ProviderResult> {
-    if (typeof prediction?.id !== "string" || typeof prediction.status !== "string") throw failures.badAnswer("something that is not a prediction");
+  async function resultOf(
+    prediction: Prediction,
+    entry: RemoteEntryConfig,
+    signal: AbortSignal,
+  ): Promise<ProviderResult> {
+    if (typeof prediction?.id !== "string" || typeof prediction.status !== "string")
+      throw failures.badAnswer("something that is not a prediction");
     switch (prediction.status) {
       case "starting":
         return { kind: "pending", jobId: entryJobId(entry.id, prediction.id) };
       case "processing":
-        return { kind: "pending", jobId: entryJobId(entry.id, prediction.id), progress: progressFromLogs(prediction.logs) };
+        return {
+          kind: "pending",
+          jobId: entryJobId(entry.id, prediction.id),
+          progress: progressFromLogs(prediction.logs),
+        };
       case "failed": {
-        const error = typeof prediction.error === "string" && prediction.error.trim() ? prediction.error.trim().slice(0, 500) : "the prediction failed";
+        const error =
+          typeof prediction.error === "string" && prediction.error.trim()
+            ? prediction.error.trim().slice(0, 500)
+            : "the prediction failed";
         throw new ProviderError(`The provider ${config.id} failed the prediction: ${error}`, false);
       }
       case "canceled":
-        throw new ProviderError(`The provider ${config.id} canceled the prediction before it finished (its deadline passed, or it was canceled there).`, false);
+        throw new ProviderError(
+          `The provider ${config.id} canceled the prediction before it finished (its deadline passed, or it was canceled there).`,
+          false,
+        );
       case "aborted":
-        throw new ProviderError(`The provider ${config.id} gave the prediction up before it started (its deadline passed).`, false);
+        throw new ProviderError(
+          `The provider ${config.id} gave the prediction up before it started (its deadline passed).`,
+          false,
+        );
       case "succeeded":
         break;
       default:
-        throw failures.badAnswer(`a prediction in a state it does not have (${String(prediction.status).slice(0, 40)})`);
+        throw failures.badAnswer(
+          `a prediction in a state it does not have (${String(prediction.status).slice(0, 40)})`,
+        );
     }
     return finishedOutputs(prediction.output, entry, "prediction", { failures, signal, links });
   }
 
-  const call = <T>(runSignal: AbortSignal, what: string, fn: (signal: AbortSignal) => Promise<T>) => failures.call(runSignal, what, errorOf, fn);
+  const call = <T>(runSignal: AbortSignal, what: string, fn: (signal: AbortSignal) => Promise<T>) =>
+    failures.call(runSignal, what, errorOf, fn);
 
   /** A large file input through the Files API: its `urls.get` is what the prediction takes (the token stays with Replicate). */
   function upload(file: InputFile, runSignal: AbortSignal): Promise<string> {
@@ -161,7 +209,11 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
     },
     async submit(request, runSignal) {
       const ref = parseReplicateModel(request.upstreamModel);
-      if (!ref) throw new ProviderError(`The entry ${request.entry.id} names no Replicate model ("owner/name" or "owner/name:version").`, false);
+      if (!ref)
+        throw new ProviderError(
+          `The entry ${request.entry.id} names no Replicate model ("owner/name" or "owner/name:version").`,
+          false,
+        );
       return call(runSignal, "the prediction", async (signal) => {
         const created = await client.predictions.create({
           ...(ref.version ? { version: ref.version } : { model: ref.model }),
@@ -174,10 +226,14 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
     },
     async poll(jobId, runSignal) {
       const { entry, predictionId } = parseJobId(jobId);
-      return call(runSignal, "to report on the prediction", async (signal) => resultOf(await client.predictions.get(predictionId, { signal }), entry, signal));
+      return call(runSignal, "to report on the prediction", async (signal) =>
+        resultOf(await client.predictions.get(predictionId, { signal }), entry, signal),
+      );
     },
     async cancel(jobId) {
-      await client.predictions.cancel(parseJobId(jobId).predictionId, { signal: AbortSignal.timeout(config.timeoutMs) });
+      await client.predictions.cancel(parseJobId(jobId).predictionId, {
+        signal: AbortSignal.timeout(config.timeoutMs),
+      });
     },
   };
 }
@@ -205,7 +261,11 @@ export const replicateKind: ProviderKind = {
   },
   parseEntry(entry, path, schema) {
     const ref = typeof entry.upstream_model === "string" ? parseReplicateModel(entry.upstream_model) : null;
-    if (!ref) fail(`${path}.upstream_model`, `must be a Replicate model, "owner/name" or "owner/name:version"; got ${JSON.stringify(entry.upstream_model)}.`);
+    if (!ref)
+      fail(
+        `${path}.upstream_model`,
+        `must be a Replicate model, "owner/name" or "owner/name:version"; got ${JSON.stringify(entry.upstream_model)}.`,
+      );
     return { ...parseHostedEntry(entry, path, schema) };
   },
   createAdapter: replicateAdapter,

@@ -24,7 +24,13 @@ export const EXTENSIONS: Record<string, { type: string; family: "image" | "video
 };
 
 /** Other names of the same types. */
-const TYPE_ALIASES: Record<string, string> = { "audio/x-wav": "audio/wav", "audio/wave": "audio/wav", "audio/vnd.wave": "audio/wav", "audio/mp3": "audio/mpeg", "audio/x-flac": "audio/flac" };
+const TYPE_ALIASES: Record<string, string> = {
+  "audio/x-wav": "audio/wav",
+  "audio/wave": "audio/wav",
+  "audio/vnd.wave": "audio/wav",
+  "audio/mp3": "audio/mpeg",
+  "audio/x-flac": "audio/flac",
+};
 
 /** The usual extension of a type; else its subtype when that is a plain word; else "bin". */
 export function extensionFor(contentType: string): string {
@@ -35,4 +41,3 @@ export function extensionFor(contentType: string): string {
   const subtype = base.split("/")[1] ?? "";
   return /^[a-z0-9]{1,10}$/.test(subtype) ? subtype : "bin";
 }
-

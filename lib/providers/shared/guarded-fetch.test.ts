@@ -33,7 +33,11 @@ describe("guardedFetch", () => {
 
   it("refuses a private address that is not the provider's host, before connecting", async () => {
     const api = await server();
-    const fetchLink = guardedFetch({ baseUrl: api.url, apiKey: KEY, refused: (reason) => new Error(`refused: ${reason}`) });
+    const fetchLink = guardedFetch({
+      baseUrl: api.url,
+      apiKey: KEY,
+      refused: (reason) => new Error(`refused: ${reason}`),
+    });
     await expect(fetchLink("http://127.0.0.2:9/x.png")).rejects.toThrow("refused: a local or private address");
     await expect(fetchLink("file:///etc/passwd")).rejects.toThrow("refused: not an http(s) link");
   });
@@ -48,8 +52,15 @@ describe("guardedFetch", () => {
       asked.push(host);
       return [answers.shift() ?? "127.0.0.1"];
     };
-    const fetchLink = guardedFetch({ baseUrl: api.url, apiKey: KEY, refused: (reason) => new Error(`refused: ${reason}`), resolve });
-    await expect(fetchLink(`http://rebind.example:${new URL(target.url).port}/x.png`)).rejects.toThrow("refused: a name of a local or private address");
+    const fetchLink = guardedFetch({
+      baseUrl: api.url,
+      apiKey: KEY,
+      refused: (reason) => new Error(`refused: ${reason}`),
+      resolve,
+    });
+    await expect(fetchLink(`http://rebind.example:${new URL(target.url).port}/x.png`)).rejects.toThrow(
+      "refused: a name of a local or private address",
+    );
     expect(asked).toEqual(["rebind.example", "rebind.example"]);
     expect(target.requests).toHaveLength(0);
   });
@@ -57,7 +68,12 @@ describe("guardedFetch", () => {
   it("connects by name to the provider's own host, even on a private address, through the same checked connections", async () => {
     const api = await server();
     const resolve = async (host: string) => (host === "gpu-box.lan" ? ["127.0.0.1"] : []);
-    const fetchLink = guardedFetch({ baseUrl: `http://gpu-box.lan:${new URL(api.url).port}`, apiKey: KEY, refused: (reason) => new Error(`refused: ${reason}`), resolve });
+    const fetchLink = guardedFetch({
+      baseUrl: `http://gpu-box.lan:${new URL(api.url).port}`,
+      apiKey: KEY,
+      refused: (reason) => new Error(`refused: ${reason}`),
+      resolve,
+    });
     const response = await fetchLink(`http://gpu-box.lan:${new URL(api.url).port}/view?filename=a.png`);
     expect(await response.text()).toBe("ok");
     expect(api.requests[0]!.headers.host).toBe(`gpu-box.lan:${new URL(api.url).port}`);

@@ -51,15 +51,26 @@ function checkedConnections(providerBaseUrl: string, resolve: Resolve): Agent {
   } catch {
     providerHost = null;
   }
-  type Callback = (err: Error | null, address?: string | Array<{ address: string; family: number }>, family?: number) => void;
+  type Callback = (
+    err: Error | null,
+    address?: string | Array<{ address: string; family: number }>,
+    family?: number,
+  ) => void;
   const lookup = (hostname: string, options: { all?: boolean } | undefined, callback: Callback) => {
     resolve(hostname).then(
       (addresses) => {
-        if (addresses.length === 0) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }));
+        if (addresses.length === 0)
+          return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }));
         if (hostname !== providerHost && addresses.some((address) => classifyAddress(address) !== null)) {
-          return callback(Object.assign(new Error(`${hostname} now resolves to a local or private address`), { code: REBOUND }));
+          return callback(
+            Object.assign(new Error(`${hostname} now resolves to a local or private address`), { code: REBOUND }),
+          );
         }
-        if (options?.all) callback(null, addresses.map((address) => ({ address, family: isIP(address) })));
+        if (options?.all)
+          callback(
+            null,
+            addresses.map((address) => ({ address, family: isIP(address) })),
+          );
         else callback(null, addresses[0]!, isIP(addresses[0]!));
       },
       (err: Error) => callback(err),
@@ -73,7 +84,11 @@ function checkedConnections(providerBaseUrl: string, resolve: Resolve): Agent {
 }
 
 function refusedByConnection(err: unknown): boolean {
-  for (let cause = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; cause && depth < 5; cause = cause.cause as typeof cause, depth++) {
+  for (
+    let cause = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    cause && depth < 5;
+    cause = cause.cause as typeof cause, depth++
+  ) {
     if (cause.code === REBOUND) return true;
   }
   return false;
@@ -85,7 +100,8 @@ export function guardedFetch(options: GuardedFetchOptions, inner: FetchFunction 
   // The key goes to the provider's API origin (host and port: another port on its host may be a
   // storage server) and to the domains it names; the address rule (result-links.ts) is by host.
   const apiOrigin = originOf(options.baseUrl);
-  const keyGoesTo = (url: URL) => url.origin === apiOrigin || keyDomains.some((d) => url.hostname === d || url.hostname.endsWith(`.${d}`));
+  const keyGoesTo = (url: URL) =>
+    url.origin === apiOrigin || keyDomains.some((d) => url.hostname === d || url.hostname.endsWith(`.${d}`));
   const key = options.apiKey && options.apiKey.length >= 4 ? options.apiKey : null;
   const withoutKey = (headers: Headers): Headers => {
     const kept = new Headers();
@@ -99,7 +115,8 @@ export function guardedFetch(options: GuardedFetchOptions, inner: FetchFunction 
     const from = input instanceof Request ? input : null;
     const headers = new Headers(init.headers ?? from?.headers);
     const method = (init.method ?? from?.method ?? "GET").toUpperCase();
-    const follow = (init.redirect ?? from?.redirect ?? "follow") === "follow" && (method === "GET" || method === "HEAD");
+    const follow =
+      (init.redirect ?? from?.redirect ?? "follow") === "follow" && (method === "GET" || method === "HEAD");
     let url = new URL(from ? from.url : String(input));
     for (let hop = 0; ; hop++) {
       const refusal = await resultLinkRefusal(url, options.baseUrl, options.resolve);

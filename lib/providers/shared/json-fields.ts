@@ -24,7 +24,8 @@ export function describe(value: unknown): string {
 
 /** An object holding only the known fields (a misspelt field is an error, not silently ignored). */
 export function objectAt(value: unknown, path: string, known: readonly string[]): JsonObject {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) fail(path, `must be an object; got ${describe(value)}.`);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    fail(path, `must be an object; got ${describe(value)}.`);
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) fail(`${path}.${key}`, `is not a known field; the fields are: ${known.join(", ")}.`);
   }
@@ -54,13 +55,21 @@ export function stringAt(obj: JsonObject, key: string, path: string, rule: Strin
   if (value === undefined && rule.fallback !== undefined) return rule.fallback;
   if (value === undefined) fail(at, "is required.");
   if (typeof value !== "string" || value.trim() === "") fail(at, `must be a non-empty string; got ${describe(value)}.`);
-  if (rule.maxLength !== undefined && value.length > rule.maxLength) fail(at, `must be at most ${rule.maxLength} characters long.`);
-  if (rule.oneOf && !rule.oneOf.includes(value)) fail(at, `must be one of ${rule.oneOf.map((v) => `"${v}"`).join(", ")}; got ${describe(value)}.`);
-  if (rule.pattern && !rule.pattern.test(value)) fail(at, `must be ${rule.patternText ?? `a string matching ${rule.pattern}`}; got ${describe(value)}.`);
+  if (rule.maxLength !== undefined && value.length > rule.maxLength)
+    fail(at, `must be at most ${rule.maxLength} characters long.`);
+  if (rule.oneOf && !rule.oneOf.includes(value))
+    fail(at, `must be one of ${rule.oneOf.map((v) => `"${v}"`).join(", ")}; got ${describe(value)}.`);
+  if (rule.pattern && !rule.pattern.test(value))
+    fail(at, `must be ${rule.patternText ?? `a string matching ${rule.pattern}`}; got ${describe(value)}.`);
   return value;
 }
 
-export function integerAt(obj: JsonObject, key: string, path: string, rule: { fallback: number; min: number; max: number }): number {
+export function integerAt(
+  obj: JsonObject,
+  key: string,
+  path: string,
+  rule: { fallback: number; min: number; max: number },
+): number {
   const value = obj[key];
   if (value === undefined) return rule.fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < rule.min || value > rule.max) {

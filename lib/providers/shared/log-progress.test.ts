@@ -3,7 +3,11 @@ import { progressFromLogs } from "./log-progress";
 
 describe("progress from provider logs", () => {
   it("reads the last tqdm bar or step count, from a string or fal's log lines", () => {
-    expect(progressFromLogs("Loading weights...\n  0%|          | 0/20 [00:00<?, ?it/s]\n 45%|████▌     | 9/20 [00:03<00:04]")).toBe(0.45);
+    expect(
+      progressFromLogs(
+        "Loading weights...\n  0%|          | 0/20 [00:00<?, ?it/s]\n 45%|████▌     | 9/20 [00:03<00:04]",
+      ),
+    ).toBe(0.45);
     expect(progressFromLogs("Using seed: 1\nstep 3/12")).toBe(0.25);
     expect(progressFromLogs([{ message: "Generating..." }, { message: "100%|██████████| 4/4 [00:00<00:00]" }])).toBe(1);
     expect(progressFromLogs("stage one 100%|███| 4/4\nstage two  20%|█  | 1/5 [00:01]")).toBe(0.2);

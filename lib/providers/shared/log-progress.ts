@@ -18,7 +18,9 @@ export function progressFromLogs(logs: unknown): number | null {
     typeof logs === "string"
       ? logs
       : Array.isArray(logs)
-        ? logs.map((line) => (typeof line === "string" ? line : typeof line?.message === "string" ? line.message : "")).join("\n")
+        ? logs
+            .map((line) => (typeof line === "string" ? line : typeof line?.message === "string" ? line.message : ""))
+            .join("\n")
         : "";
   if (!text) return null;
   const tail = text.slice(-TAIL_CHARS);

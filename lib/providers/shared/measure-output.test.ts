@@ -33,7 +33,9 @@ describe("measuring a provider's output bytes", () => {
   });
 
   it("an image: its size and a type read from the bytes, not the header the provider sent", async () => {
-    const png = await sharp({ create: { width: 40, height: 24, channels: 3, background: "#3366aa" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 40, height: 24, channels: 3, background: "#3366aa" } })
+      .png()
+      .toBuffer();
     const image = await measureOutput(fetched(png, "image/jpeg"), "image", options);
     expect(image).toMatchObject({ type: "image", content_type: "image/png", width: 40, height: 24 });
   });
@@ -60,13 +62,19 @@ describe("measuring a provider's output bytes", () => {
   });
 
   it("bytes of another kind than the entry's, or none, fail the run naming the provider", async () => {
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#000" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#000" } })
+      .png()
+      .toBuffer();
     const wav = await made("short.wav", ["-f", "lavfi", "-i", "sine=duration=0.3"]);
-    await expect(measureOutput(fetched(Buffer.from("<html>not media</html>")), "image", options)).rejects.toMatchObject({
-      name: "ProviderError",
-      transient: false,
-      message: expect.stringContaining("The provider gpu-box returned a result that is not an image Atelier serves (PNG") as unknown,
-    });
+    await expect(measureOutput(fetched(Buffer.from("<html>not media</html>")), "image", options)).rejects.toMatchObject(
+      {
+        name: "ProviderError",
+        transient: false,
+        message: expect.stringContaining(
+          "The provider gpu-box returned a result that is not an image Atelier serves (PNG",
+        ) as unknown,
+      },
+    );
     await expect(measureOutput(fetched(wav), "video", options)).rejects.toThrow(/not a video Atelier serves/);
     await expect(measureOutput(fetched(png), "audio", options)).rejects.toThrow(/not a sound Atelier serves/);
     await expect(measureOutput(fetched(Buffer.alloc(0)), "audio", options)).rejects.toThrow(/it is empty/);
@@ -75,7 +83,13 @@ describe("measuring a provider's output bytes", () => {
   it("a 3D model: a glb's counts, world-space box and a rendered poster, whatever type the provider said", async () => {
     const glb = await fakeGlb("a teapot");
     const model = await measureOutput(fetched(glb, "application/octet-stream"), "3d", options);
-    expect(model).toMatchObject({ type: "3d", content_type: "model/gltf-binary", vertices: FAKE_GLB.vertices, triangles: FAKE_GLB.triangles, bounding_box: FAKE_GLB.bounding_box });
+    expect(model).toMatchObject({
+      type: "3d",
+      content_type: "model/gltf-binary",
+      vertices: FAKE_GLB.vertices,
+      triangles: FAKE_GLB.triangles,
+      bounding_box: FAKE_GLB.bounding_box,
+    });
     if (model.type !== "3d") throw new Error("not a 3D model");
     expect(model.data.equals(glb)).toBe(true);
     expect(model.poster).toMatchObject({ content_type: "image/webp", width: 768, height: 576 });
@@ -83,14 +97,20 @@ describe("measuring a provider's output bytes", () => {
   });
 
   it("fails a 3D entry's run on what is not a glb it serves, saying why", async () => {
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#000" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#000" } })
+      .png()
+      .toBuffer();
     await expect(measureOutput(fetched(png, "model/gltf-binary"), "3d", options)).rejects.toMatchObject({
       name: "ProviderError",
       transient: false,
       message: "The provider gpu-box returned a result that is not a 3D model Atelier serves (glTF binary .glb).",
     });
-    const gltf = Buffer.from(JSON.stringify({ asset: { version: "2.0" }, buffers: [{ uri: "model.bin", byteLength: 8 }] }));
-    await expect(measureOutput(fetched(gltf, "model/gltf+json"), "3d", options)).rejects.toThrow(/not a 3D model Atelier serves \(glTF binary \.glb\)/);
+    const gltf = Buffer.from(
+      JSON.stringify({ asset: { version: "2.0" }, buffers: [{ uri: "model.bin", byteLength: 8 }] }),
+    );
+    await expect(measureOutput(fetched(gltf, "model/gltf+json"), "3d", options)).rejects.toThrow(
+      /not a 3D model Atelier serves \(glTF binary \.glb\)/,
+    );
     // A glb naming another file for its data: refused with the reason.
     const external = withGlbJson(await fakeGlb("external"), (json) => (json.buffers[0].uri = "x.bin"));
     await expect(measureOutput(fetched(external), "3d", options)).rejects.toThrow(
@@ -99,7 +119,9 @@ describe("measuring a provider's output bytes", () => {
   });
 
   it("passes an output an adapter already measured through unchanged", async () => {
-    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: "#fff" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: "#fff" } })
+      .png()
+      .toBuffer();
     const image = { type: "image" as const, content_type: "image/png", data: png, width: 4, height: 4 };
     expect(await measureOutput(image, "image", options)).toBe(image);
   });

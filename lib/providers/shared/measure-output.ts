@@ -37,11 +37,20 @@ interface MeasureOptions {
 }
 
 function notMedia(providerId: string, modality: Modality, detail: string): ProviderError {
-  const what = { image: "an image", video: "a video", audio: "a sound", "3d": "a 3D model" }[modality as string] ?? `a ${modality} output`;
-  return new ProviderError(`The provider ${providerId} returned a result that is not ${what} Atelier serves (${detail}).`, false);
+  const what =
+    { image: "an image", video: "a video", audio: "a sound", "3d": "a 3D model" }[modality as string] ??
+    `a ${modality} output`;
+  return new ProviderError(
+    `The provider ${providerId} returned a result that is not ${what} Atelier serves (${detail}).`,
+    false,
+  );
 }
 
-async function measureTimed(output: FetchedOutput, modality: "video" | "audio", options: MeasureOptions): Promise<VideoOutput | AudioOutput> {
+async function measureTimed(
+  output: FetchedOutput,
+  modality: "video" | "audio",
+  options: MeasureOptions,
+): Promise<VideoOutput | AudioOutput> {
   return withTempDir("provider-output", async (dir) => {
     const file = path.join(dir, "output");
     await writeFile(file, output.data);
@@ -50,7 +59,8 @@ async function measureTimed(output: FetchedOutput, modality: "video" | "audio", 
     if (!media) throw notMedia(options.providerId, modality, "ffmpeg cannot read it as timed media");
     const contentType = servedType(media.container, modality);
     if (modality === "audio") {
-      if (!media.hasAudio || !contentType) throw notMedia(options.providerId, modality, "no sound track in a format served here");
+      if (!media.hasAudio || !contentType)
+        throw notMedia(options.providerId, modality, "no sound track in a format served here");
       return { type: "audio", content_type: contentType, data: output.data, duration: media.duration };
     }
     if (!media.hasVideo || !media.width || !media.height || !contentType) {
@@ -78,7 +88,11 @@ async function measureTimed(output: FetchedOutput, modality: "video" | "audio", 
  * An output as the engine stores it. Already measured outputs pass through; fetched bytes must be
  * of the entry's modality, or the run fails with a message naming the provider (not charged).
  */
-export async function measureOutput(output: ModelOutput | FetchedOutput, modality: Modality, options: MeasureOptions): Promise<ModelOutput> {
+export async function measureOutput(
+  output: ModelOutput | FetchedOutput,
+  modality: Modality,
+  options: MeasureOptions,
+): Promise<ModelOutput> {
   if (output.type !== "file") return output;
   if (output.data.byteLength === 0) throw notMedia(options.providerId, modality, "it is empty");
   if (modality === "image") {

@@ -12,7 +12,10 @@ import { FLUX_SCHNELL_SCHEMA, IMAGE_TO_VIDEO_SCHEMA } from "../replicate/testing
 
 type Doc = { components: { schemas: Record<string, Record<string, unknown>> } };
 
-function refusal(schema: Record<string, unknown>, input: Record<string, unknown>): { message: string; param: string | null } {
+function refusal(
+  schema: Record<string, unknown>,
+  input: Record<string, unknown>,
+): { message: string; param: string | null } {
   try {
     validateModelInput(schema, input, { modelId: "bfl/flux-schnell" });
   } catch (err) {
@@ -28,11 +31,28 @@ describe("Replicate's OpenAPI input (FLUX.1 [schnell])", () => {
 
   it("becomes a closed JSON Schema 2020-12 in x-order, enums resolved, titles, descriptions, defaults and bounds kept", () => {
     expect(Object.keys(schema.properties!)).toEqual([
-      "prompt", "aspect_ratio", "num_outputs", "seed", "output_format", "output_quality",
-      "disable_safety_checker", "go_fast", "megapixels", "num_inference_steps",
+      "prompt",
+      "aspect_ratio",
+      "num_outputs",
+      "seed",
+      "output_format",
+      "output_quality",
+      "disable_safety_checker",
+      "go_fast",
+      "megapixels",
+      "num_inference_steps",
     ]);
-    expect(schema).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", required: ["prompt"], additionalProperties: false });
-    expect(schema.properties!.prompt).toEqual({ title: "Prompt", description: "Prompt for generated image", type: "string" });
+    expect(schema).toMatchObject({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      required: ["prompt"],
+      additionalProperties: false,
+    });
+    expect(schema.properties!.prompt).toEqual({
+      title: "Prompt",
+      description: "Prompt for generated image",
+      type: "string",
+    });
     expect(schema.properties!.aspect_ratio).toEqual({
       title: "Aspect ratio",
       description: "Aspect ratio for the generated image",
@@ -40,7 +60,14 @@ describe("Replicate's OpenAPI input (FLUX.1 [schnell])", () => {
       enum: ["1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21"],
       default: "1:1",
     });
-    expect(schema.properties!.num_outputs).toEqual({ title: "Num Outputs", description: "Number of outputs to generate", type: "integer", minimum: 1, maximum: 4, default: 1 });
+    expect(schema.properties!.num_outputs).toEqual({
+      title: "Num Outputs",
+      description: "Number of outputs to generate",
+      type: "integer",
+      minimum: 1,
+      maximum: 4,
+      default: 1,
+    });
     expect(schema.properties!.megapixels).toMatchObject({ type: "string", enum: ["1", "0.25"], default: "1" });
     expect(JSON.stringify(schema)).not.toMatch(/x-order|allOf|\$ref|An enumeration/);
     expect(dropped).toEqual([]);
@@ -50,12 +77,26 @@ describe("Replicate's OpenAPI input (FLUX.1 [schnell])", () => {
   it("validates, fills defaults and refuses like a built-in, and quotes per output", () => {
     const input = validateModelInput(schema, { prompt: "a fox", num_outputs: 3 }, { modelId: "bfl/flux-schnell" });
     expect(input).toEqual({
-      prompt: "a fox", aspect_ratio: "1:1", num_outputs: 3, output_format: "webp", output_quality: 80,
-      disable_safety_checker: false, go_fast: true, megapixels: "1", num_inference_steps: 4,
+      prompt: "a fox",
+      aspect_ratio: "1:1",
+      num_outputs: 3,
+      output_format: "webp",
+      output_quality: 80,
+      disable_safety_checker: false,
+      go_fast: true,
+      megapixels: "1",
+      num_inference_steps: 4,
     });
-    expect(refusal(schema, { prompt: "a fox", num_outputs: 5 })).toEqual({ param: "input.num_outputs", message: "input.num_outputs must be from 1 to 4; got 5." });
-    expect(refusal(schema, { prompt: "a fox", aspect_ratio: "2:1" }).message).toBe('input.aspect_ratio must be one of "1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21"; got "2:1".');
-    expect(refusal(schema, { prompt: "a fox", steps: 4 }).message).toMatch(/^input\.steps is not an input of bfl\/flux-schnell\. Its inputs are: prompt, aspect_ratio, /);
+    expect(refusal(schema, { prompt: "a fox", num_outputs: 5 })).toEqual({
+      param: "input.num_outputs",
+      message: "input.num_outputs must be from 1 to 4; got 5.",
+    });
+    expect(refusal(schema, { prompt: "a fox", aspect_ratio: "2:1" }).message).toBe(
+      'input.aspect_ratio must be one of "1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21"; got "2:1".',
+    );
+    expect(refusal(schema, { prompt: "a fox", steps: 4 }).message).toMatch(
+      /^input\.steps is not an input of bfl\/flux-schnell\. Its inputs are: prompt, aspect_ratio, /,
+    );
     expect(refusal(schema, {}).param).toBe("input.prompt");
     expect(priceInput({ unit: "image", usd: "0.003", drivers: ["num_outputs"], overrides: [] }, input)).toBe(9_000);
   });
@@ -80,8 +121,16 @@ describe("fal's OpenAPI input (fal-ai/flux/dev)", () => {
 
   it("follows x-fal-order-properties, closes the image_size choice and drops null from an optional seed", () => {
     expect(Object.keys(schema.properties!)).toEqual([
-      "prompt", "image_size", "num_inference_steps", "seed", "guidance_scale", "sync_mode",
-      "num_images", "enable_safety_checker", "output_format", "acceleration",
+      "prompt",
+      "image_size",
+      "num_inference_steps",
+      "seed",
+      "guidance_scale",
+      "sync_mode",
+      "num_images",
+      "enable_safety_checker",
+      "output_format",
+      "acceleration",
     ]);
     expect(schema.properties!.image_size).toEqual({
       title: "Image Size",
@@ -91,23 +140,54 @@ describe("fal's OpenAPI input (fal-ai/flux/dev)", () => {
         {
           type: "object",
           properties: {
-            width: { title: "Width", description: "The width of the generated image.", type: "integer", minimum: 1, maximum: 14142 },
-            height: { title: "Height", description: "The height of the generated image.", type: "integer", minimum: 1, maximum: 14142 },
+            width: {
+              title: "Width",
+              description: "The width of the generated image.",
+              type: "integer",
+              minimum: 1,
+              maximum: 14142,
+            },
+            height: {
+              title: "Height",
+              description: "The height of the generated image.",
+              type: "integer",
+              minimum: 1,
+              maximum: 14142,
+            },
           },
           additionalProperties: false,
         },
-        { type: "string", enum: ["square_hd", "square", "portrait_4_3", "portrait_16_9", "landscape_4_3", "landscape_16_9"] },
+        {
+          type: "string",
+          enum: ["square_hd", "square", "portrait_4_3", "portrait_16_9", "landscape_4_3", "landscape_16_9"],
+        },
       ],
     });
-    expect(schema.properties!.seed).toEqual({ title: "Seed", description: expect.stringContaining("same seed"), type: "integer" });
-    expect(schema.properties!.prompt).toMatchObject({ type: "string", examples: ["Extreme close-up of a single tiger eye"] });
+    expect(schema.properties!.seed).toEqual({
+      title: "Seed",
+      description: expect.stringContaining("same seed"),
+      type: "integer",
+    });
+    expect(schema.properties!.prompt).toMatchObject({
+      type: "string",
+      examples: ["Extreme close-up of a single tiger eye"],
+    });
   });
 
   it("validates both shapes of image_size and fills defaults", () => {
-    expect(validateModelInput(schema, { prompt: "x" }, { modelId: "bfl/flux-dev" })).toMatchObject({ image_size: "landscape_4_3", num_images: 1, guidance_scale: 3.5 });
-    expect(validateModelInput(schema, { prompt: "x", image_size: { width: 640, height: 480 } }, { modelId: "bfl/flux-dev" }).image_size).toEqual({ width: 640, height: 480 });
+    expect(validateModelInput(schema, { prompt: "x" }, { modelId: "bfl/flux-dev" })).toMatchObject({
+      image_size: "landscape_4_3",
+      num_images: 1,
+      guidance_scale: 3.5,
+    });
+    expect(
+      validateModelInput(schema, { prompt: "x", image_size: { width: 640, height: 480 } }, { modelId: "bfl/flux-dev" })
+        .image_size,
+    ).toEqual({ width: 640, height: 480 });
     expect(refusal(schema, { prompt: "x", image_size: { width: 0, height: 480 } }).param).toMatch(/^input\.image_size/);
-    expect(refusal(schema, { prompt: "x", image_size: { width: 64, height: 48, depth: 3 } }).param).toMatch(/^input\.image_size/);
+    expect(refusal(schema, { prompt: "x", image_size: { width: 64, height: 48, depth: 3 } }).param).toMatch(
+      /^input\.image_size/,
+    );
     expect(refusal(schema, { prompt: "x", seed: null }).param).toBe("input.seed");
   });
 
@@ -115,7 +195,10 @@ describe("fal's OpenAPI input (fal-ai/flux/dev)", () => {
     const video = FAKE_FAL_ENDPOINTS[1]!.openapi as unknown as Doc;
     const converted = convertOpenApiInput(video.components.schemas.VideoInput!, video);
     expect(Object.keys(converted.schema.properties!)).toEqual(["prompt", "image_url", "duration", "image_urls"]);
-    expect(converted.schema.properties!.image_url).toMatchObject({ contentMediaType: "image/*", pattern: FILE_ID_PATTERN });
+    expect(converted.schema.properties!.image_url).toMatchObject({
+      contentMediaType: "image/*",
+      pattern: FILE_ID_PATTERN,
+    });
     expect(converted.schema.properties!.image_urls).toMatchObject({ type: "string", contentMediaType: "image/*" });
     expect(converted.fileListFields).toEqual(["image_urls"]);
     expect(converted.schema.required).toEqual(["prompt", "image_url"]);
@@ -127,18 +210,46 @@ describe("what cannot be offered", () => {
 
   it("leaves out an optional URL of unknown media and refuses a required one", () => {
     const optional = convertOpenApiInput(
-      { type: "object", properties: { prompt: { type: "string" }, weights: { type: "string", format: "uri", description: "LoRA weights" } } },
+      {
+        type: "object",
+        properties: {
+          prompt: { type: "string" },
+          weights: { type: "string", format: "uri", description: "LoRA weights" },
+        },
+      },
       doc,
     );
     expect(Object.keys(optional.schema.properties!)).toEqual(["prompt"]);
-    expect(optional.dropped).toEqual([{ field: "weights", reason: "a URL of unknown media (Atelier takes files, not URLs)" }]);
-    expect(() => convertOpenApiInput({ type: "object", required: ["weights"], properties: { weights: { type: "string", format: "uri" } } }, doc)).toThrow(SchemaImportError);
+    expect(optional.dropped).toEqual([
+      { field: "weights", reason: "a URL of unknown media (Atelier takes files, not URLs)" },
+    ]);
+    expect(() =>
+      convertOpenApiInput(
+        { type: "object", required: ["weights"], properties: { weights: { type: "string", format: "uri" } } },
+        doc,
+      ),
+    ).toThrow(SchemaImportError);
   });
 
   it("turns OpenAPI 3.0 boolean exclusive bounds into JSON Schema's and refuses a reference loop", () => {
-    const converted = convertOpenApiInput({ type: "object", properties: { strength: { type: "number", minimum: 0, exclusiveMinimum: true, maximum: 1, nullable: true } } }, doc);
-    expect(converted.schema.properties!.strength).toEqual({ title: "Strength", type: "number", exclusiveMinimum: 0, maximum: 1 });
-    const loop = { components: { schemas: { A: { $ref: "#/components/schemas/B" }, B: { $ref: "#/components/schemas/A" } } } };
-    expect(() => convertOpenApiInput({ type: "object", properties: { a: { $ref: "#/components/schemas/A" } } }, loop)).toThrow(/refers to itself/);
+    const converted = convertOpenApiInput(
+      {
+        type: "object",
+        properties: { strength: { type: "number", minimum: 0, exclusiveMinimum: true, maximum: 1, nullable: true } },
+      },
+      doc,
+    );
+    expect(converted.schema.properties!.strength).toEqual({
+      title: "Strength",
+      type: "number",
+      exclusiveMinimum: 0,
+      maximum: 1,
+    });
+    const loop = {
+      components: { schemas: { A: { $ref: "#/components/schemas/B" }, B: { $ref: "#/components/schemas/A" } } },
+    };
+    expect(() =>
+      convertOpenApiInput({ type: "object", properties: { a: { $ref: "#/components/schemas/A" } } }, loop),
+    ).toThrow(/refers to itself/);
   });
 });

@@ -79,12 +79,18 @@ function flatten(schema: Json, document: Json, seen: Set<string> = new Set()): J
 /** An enum's own schema says "aspect_ratio" / "An enumeration.": words for a person come from the field. */
 function withoutEnumWords(target: Json): Json {
   const { title: _title, description, ...rest } = target;
-  return typeof description === "string" && !/^an enumeration\.?$/i.test(description.trim()) ? { ...rest, description } : rest;
+  return typeof description === "string" && !/^an enumeration\.?$/i.test(description.trim())
+    ? { ...rest, description }
+    : rest;
 }
 
 /** "num_inference_steps" → "Num inference steps". */
 export function humanize(name: string): string {
-  const words = name.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").trim().toLowerCase();
+  const words = name
+    .replace(/[_-]+/g, " ")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .trim()
+    .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -100,7 +106,10 @@ function orderedNames(object: Json, properties: Json): string[] {
     const order = (properties[name] as Json | undefined)?.["x-order"];
     return typeof order === "number" ? order : Number.POSITIVE_INFINITY;
   };
-  return names.map((name, i) => ({ name, i })).sort((a, b) => orderOf(a.name) - orderOf(b.name) || a.i - b.i).map((x) => x.name);
+  return names
+    .map((name, i) => ({ name, i }))
+    .sort((a, b) => orderOf(a.name) - orderOf(b.name) || a.i - b.i)
+    .map((x) => x.name);
 }
 
 /** `anyOf: [X, {type: "null"}]` (an optional field in pydantic's words) is X: leaving a field out says the same. */
@@ -160,7 +169,9 @@ function convertValue(raw: Json, ctx: Context, where: string): JsonSchemaObject 
       // A choice of shapes (fal's image_size: a preset name or {width, height}). Defaults belong to
       // the field, never to a branch (Ajv ignores them there).
       out[key] = (branches as Json[]).map((b, i) => {
-        const { title: _t, ...branch } = withoutDefaults(convertValue(b, { ...ctx, depth: ctx.depth + 1 }, `${where} (choice ${i + 1})`));
+        const { title: _t, ...branch } = withoutDefaults(
+          convertValue(b, { ...ctx, depth: ctx.depth + 1 }, `${where} (choice ${i + 1})`),
+        );
         return branch;
       });
     }
@@ -182,7 +193,10 @@ function convertValue(raw: Json, ctx: Context, where: string): JsonSchemaObject 
     if (typeof schema[key] === "number" && Number.isFinite(schema[key])) out[key] = schema[key];
   }
   // OpenAPI 3.0: a boolean beside minimum/maximum; 3.1 and JSON Schema: the bound itself.
-  for (const [exclusive, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+  for (const [exclusive, bound] of [
+    ["exclusiveMinimum", "minimum"],
+    ["exclusiveMaximum", "maximum"],
+  ] as const) {
     const value = schema[exclusive];
     if (typeof value === "number") out[exclusive] = value;
     else if (value === true && typeof out[bound] === "number") {
@@ -194,11 +208,17 @@ function convertValue(raw: Json, ctx: Context, where: string): JsonSchemaObject 
   // An integer's exclusive bound is an inclusive one (forms and messages speak of those).
   if (out.type === "integer") {
     if (typeof out.exclusiveMinimum === "number") {
-      out.minimum = Math.max(Math.floor(out.exclusiveMinimum) + 1, typeof out.minimum === "number" ? out.minimum : -Infinity);
+      out.minimum = Math.max(
+        Math.floor(out.exclusiveMinimum) + 1,
+        typeof out.minimum === "number" ? out.minimum : -Infinity,
+      );
       delete out.exclusiveMinimum;
     }
     if (typeof out.exclusiveMaximum === "number") {
-      out.maximum = Math.min(Math.ceil(out.exclusiveMaximum) - 1, typeof out.maximum === "number" ? out.maximum : Infinity);
+      out.maximum = Math.min(
+        Math.ceil(out.exclusiveMaximum) - 1,
+        typeof out.maximum === "number" ? out.maximum : Infinity,
+      );
       delete out.exclusiveMaximum;
     }
   }
@@ -208,7 +228,9 @@ function convertValue(raw: Json, ctx: Context, where: string): JsonSchemaObject 
     const properties = isObject(schema.properties) ? schema.properties : {};
     out.type = "object";
     out.properties = {};
-    const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : [];
+    const required = Array.isArray(schema.required)
+      ? schema.required.filter((r): r is string => typeof r === "string")
+      : [];
     for (const name of orderedNames(schema, properties)) {
       const prop = properties[name];
       if (!isObject(prop)) continue;
@@ -232,7 +254,8 @@ function convertValue(raw: Json, ctx: Context, where: string): JsonSchemaObject 
 function withoutDefaults(schema: JsonSchemaObject): JsonSchemaObject {
   const { default: _d, ...rest } = schema;
   const out: JsonSchemaObject = { ...rest };
-  if (rest.properties) out.properties = Object.fromEntries(Object.entries(rest.properties).map(([k, v]) => [k, withoutDefaults(v)]));
+  if (rest.properties)
+    out.properties = Object.fromEntries(Object.entries(rest.properties).map(([k, v]) => [k, withoutDefaults(v)]));
   if (rest.items) out.items = withoutDefaults(rest.items);
   for (const key of ["anyOf", "oneOf"] as const) {
     if (Array.isArray(rest[key])) out[key] = (rest[key] as JsonSchemaObject[]).map(withoutDefaults);
@@ -262,7 +285,9 @@ export function convertOpenApiInput(input: Json, document: Json): ConvertedInput
   const root = withoutNullBranch(flatten(input, document));
   const properties = isObject(root.properties) ? root.properties : null;
   if (!properties) throw new SchemaImportError("the input schema is not an object with properties.");
-  const required = new Set(Array.isArray(root.required) ? root.required.filter((r): r is string => typeof r === "string") : []);
+  const required = new Set(
+    Array.isArray(root.required) ? root.required.filter((r): r is string => typeof r === "string") : [],
+  );
   const ctx: Context = { document, depth: 1 };
   const out: Record<string, JsonSchemaObject> = {};
   const fileListFields: string[] = [];
@@ -273,11 +298,17 @@ export function convertOpenApiInput(input: Json, document: Json): ConvertedInput
     if (!isObject(raw)) continue;
     const prop = withoutNullBranch(flatten(raw, document));
     const items = isObject(prop.items) ? withoutNullBranch(flatten(prop.items, document)) : null;
-    const listOfUrls = prop.type === "array" && items !== null && isMediaUrlField(name.replace(/s$/, ""), { ...items, title: prop.title, description: prop.description });
+    const listOfUrls =
+      prop.type === "array" &&
+      items !== null &&
+      isMediaUrlField(name.replace(/s$/, ""), { ...items, title: prop.title, description: prop.description });
     if (isMediaUrlField(name, prop) || listOfUrls) {
       const mediaType = guessMediaType(name, prop);
       if (!mediaType) {
-        if (required.has(name)) throw new SchemaImportError(`the required input ${name} takes a URL of unknown media; it cannot be offered as a file input.`);
+        if (required.has(name))
+          throw new SchemaImportError(
+            `the required input ${name} takes a URL of unknown media; it cannot be offered as a file input.`,
+          );
         dropped.push({ field: name, reason: "a URL of unknown media (Atelier takes files, not URLs)" });
         continue;
       }

@@ -50,7 +50,12 @@ export class ProviderFailures {
    * throws becomes the run's own abort reason when the run was canceled, timedOut when the time
    * ran out, else what `sort` makes of it (scrubbed of the key).
    */
-  async within<T>(runSignal: AbortSignal, ms: number, fn: (signal: AbortSignal) => Promise<T>, sort: (err: unknown) => unknown): Promise<T> {
+  async within<T>(
+    runSignal: AbortSignal,
+    ms: number,
+    fn: (signal: AbortSignal) => Promise<T>,
+    sort: (err: unknown) => unknown,
+  ): Promise<T> {
     runSignal.throwIfAborted();
     const timeout = AbortSignal.timeout(ms);
     try {
@@ -79,26 +84,48 @@ export class ProviderFailures {
    * are the statuses that mean the key was refused (the provider's words, which may quote the
    * key, are not passed on then).
    */
-  http(status: number, detail: string | null, retryAfter: string | null | undefined, what: string, keyStatuses: readonly number[] = [401, 403]): ProviderError {
+  http(
+    status: number,
+    detail: string | null,
+    retryAfter: string | null | undefined,
+    what: string,
+    keyStatuses: readonly number[] = [401, 403],
+  ): ProviderError {
     const id = this.providerId;
     if (keyStatuses.includes(status)) {
-      return this.down(`HTTP ${status}, the key was refused`, `The provider ${id} refused this server's credentials (HTTP ${status}); the operators must check its API key.`);
+      return this.down(
+        `HTTP ${status}, the key was refused`,
+        `The provider ${id} refused this server's credentials (HTTP ${status}); the operators must check its API key.`,
+      );
     }
     if (status === 429) {
       const after = Number(retryAfter);
       const forMs = Number.isFinite(after) && after > 0 ? Math.min(after * 1000, MAX_BUSY_MS) : DOWN_FOR_MS;
-      return this.down("HTTP 429, too many requests", `The provider ${id} is busy (HTTP 429)${detail ? `: ${detail}` : ""}. Try again later.`, forMs);
+      return this.down(
+        "HTTP 429, too many requests",
+        `The provider ${id} is busy (HTTP 429)${detail ? `: ${detail}` : ""}. Try again later.`,
+        forMs,
+      );
     }
     if (status >= 400 && status < 500) return this.refused(what, detail ?? `HTTP ${status}`);
-    return this.down(`HTTP ${status}`, `The provider ${id} failed (HTTP ${status}${detail ? `: ${detail}` : ""}). Try again later.`);
+    return this.down(
+      `HTTP ${status}`,
+      `The provider ${id} failed (HTTP ${status}${detail ? `: ${detail}` : ""}). Try again later.`,
+    );
   }
 
   unreachable(code: string): ProviderError {
-    return this.down(`unreachable (${code})`, `The provider ${this.providerId} could not be reached (${code}). Try again later.`);
+    return this.down(
+      `unreachable (${code})`,
+      `The provider ${this.providerId} could not be reached (${code}). Try again later.`,
+    );
   }
 
   timedOut(ms: number): ProviderError {
-    return this.down(`no answer within ${seconds(ms)}`, `The provider ${this.providerId} did not answer within ${seconds(ms)}. Try again later.`);
+    return this.down(
+      `no answer within ${seconds(ms)}`,
+      `The provider ${this.providerId} did not answer within ${seconds(ms)}. Try again later.`,
+    );
   }
 
   /** An answer larger than the adapter reads: fails the run only. */

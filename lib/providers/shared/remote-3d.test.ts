@@ -22,14 +22,29 @@ const FILE_ID = "file_aaaaaaaaaaaaaaaaaaaaaaaa";
 
 type Json = Record<string, unknown>;
 
-function modelsOf(kind: string, provider: Json, entries: Json[], env: Record<string, string> = {}): RemoteModelDefinition[] {
-  const [config] = parseProvidersFile(JSON.stringify({ providers: [{ ...provider, kind, timeout_ms: 10_000, entries }] }), env);
+function modelsOf(
+  kind: string,
+  provider: Json,
+  entries: Json[],
+  env: Record<string, string> = {},
+): RemoteModelDefinition[] {
+  const [config] = parseProvidersFile(
+    JSON.stringify({ providers: [{ ...provider, kind, timeout_ms: 10_000, entries }] }),
+    env,
+  );
   const adapter = providerKind(kind).createAdapter(config!);
   return config!.entries.map((entry) => remoteModelDefinition(config!, entry, adapter, FAST));
 }
 
 async function photo(): Promise<{ [id: string]: { data: Buffer; contentType: string } }> {
-  return { [FILE_ID]: { data: await sharp({ create: { width: 48, height: 48, channels: 3, background: "#c84" } }).png().toBuffer(), contentType: "image/png" } };
+  return {
+    [FILE_ID]: {
+      data: await sharp({ create: { width: 48, height: 48, channels: 3, background: "#c84" } })
+        .png()
+        .toBuffer(),
+      contentType: "image/png",
+    },
+  };
 }
 
 function expectBox(output: ThreeDOutput, box: { min: number[]; max: number[] }): void {
@@ -53,21 +68,47 @@ describe("remote 3D entries", () => {
     const endpoint = FAKE_FAL_ENDPOINTS.find((e) => e.id === "fal-ai/trellis")!;
     const doc = endpoint.openapi as { components: { schemas: Record<string, Json> } };
     const { schema } = convertOpenApiInput(doc.components.schemas.InputModel!, doc);
-    const provider = { id: "fal", base_url: fal.url, run_base_url: fal.runUrl, rest_base_url: fal.restUrl, api_key_env: "FAL_KEY" };
-    const entry = { id: "microsoft/trellis", upstream_model: "fal-ai/trellis", name: "TRELLIS", description: "Image to 3D on fal.", modality: "3d", tasks: ["image-to-3d"], input_schema: schema, pricing: { unit: "model", usd: "0.02" } };
+    const provider = {
+      id: "fal",
+      base_url: fal.url,
+      run_base_url: fal.runUrl,
+      rest_base_url: fal.restUrl,
+      api_key_env: "FAL_KEY",
+    };
+    const entry = {
+      id: "microsoft/trellis",
+      upstream_model: "fal-ai/trellis",
+      name: "TRELLIS",
+      description: "Image to 3D on fal.",
+      modality: "3d",
+      tasks: ["image-to-3d"],
+      input_schema: schema,
+      pricing: { unit: "model", usd: "0.02" },
+    };
     const [trellis] = modelsOf("fal", provider, [entry], { FAL_KEY: fal.key });
-    const outputs = (await runModelForTest(trellis!, { image_url: FILE_ID }, testRunTools({ files: await photo() }))) as ThreeDOutput[];
+    const outputs = (await runModelForTest(
+      trellis!,
+      { image_url: FILE_ID },
+      testRunTools({ files: await photo() }),
+    )) as ThreeDOutput[];
 
     expect(outputs).toHaveLength(1);
     const [model] = outputs as [ThreeDOutput];
     const request = [...fal.queue.values()][0]!;
     expect(String(request.input.image_url)).toMatch(/^data:image\/png;base64,/);
-    expect(model).toMatchObject({ type: "3d", content_type: "model/gltf-binary", vertices: FAKE_GLB.vertices, triangles: FAKE_GLB.triangles });
+    expect(model).toMatchObject({
+      type: "3d",
+      content_type: "model/gltf-binary",
+      vertices: FAKE_GLB.vertices,
+      triangles: FAKE_GLB.triangles,
+    });
     expect(model.data.equals(await fakeGlb(String(request.input.image_url)))).toBe(true);
     expectBox(model, FAKE_GLB.bounding_box);
     await expectPoster(model.poster);
     // Fetched from fal's media host, without the key.
-    expect(fal.media.requests.map((r) => [r.path.endsWith(".glb"), r.headers.authorization])).toEqual([[true, undefined]]);
+    expect(fal.media.requests.map((r) => [r.path.endsWith(".glb"), r.headers.authorization])).toEqual([
+      [true, undefined],
+    ]);
   });
 
   it("replicate: keeps the .glb of a model's output object (not its PNG), and fails the run when the model made none", async () => {
@@ -82,24 +123,43 @@ describe("remote 3D entries", () => {
       description: model.description,
       modality: "3d",
       tasks: ["image-to-3d"],
-      input_schema: { ...converted.schema, properties: { ...converted.schema.properties, generate_model: { type: "boolean", default: makeGlb } } },
+      input_schema: {
+        ...converted.schema,
+        properties: { ...converted.schema.properties, generate_model: { type: "boolean", default: makeGlb } },
+      },
       file_list_inputs: converted.fileListFields,
       pricing: { unit: "model", usd: "0.04" },
     });
     const provider = { id: "rep", base_url: replicate.url, api_key_env: "REPLICATE_API_TOKEN" };
-    const [glb, none] = modelsOf("replicate", provider, [entry("firtoz/trellis", true), entry("firtoz/trellis-preview", false)], { REPLICATE_API_TOKEN: replicate.token });
+    const [glb, none] = modelsOf(
+      "replicate",
+      provider,
+      [entry("firtoz/trellis", true), entry("firtoz/trellis-preview", false)],
+      { REPLICATE_API_TOKEN: replicate.token },
+    );
     expect(converted.fileListFields).toEqual(["images"]);
 
-    const outputs = (await runModelForTest(glb!, { images: FILE_ID, seed: 7 }, testRunTools({ files: await photo() }))) as ThreeDOutput[];
-    expect(outputs.map((o) => [o.type, o.vertices, o.triangles])).toEqual([["3d", FAKE_GLB.vertices, FAKE_GLB.triangles]]);
+    const outputs = (await runModelForTest(
+      glb!,
+      { images: FILE_ID, seed: 7 },
+      testRunTools({ files: await photo() }),
+    )) as ThreeDOutput[];
+    expect(outputs.map((o) => [o.type, o.vertices, o.triangles])).toEqual([
+      ["3d", FAKE_GLB.vertices, FAKE_GLB.triangles],
+    ]);
     const prediction = [...replicate.predictions.values()][0]!;
-    expect(prediction.output).toMatchObject({ model_file: expect.stringMatching(/\.glb$/) as unknown, no_background_images: [expect.stringMatching(/\.png$/) as unknown] });
+    expect(prediction.output).toMatchObject({
+      model_file: expect.stringMatching(/\.glb$/) as unknown,
+      no_background_images: [expect.stringMatching(/\.png$/) as unknown],
+    });
     expect(outputs[0]!.data.equals(await fakeGlb(`${String((prediction.input.images as string[])[0])}#7`))).toBe(true);
     expectBox(outputs[0]!, FAKE_GLB.bounding_box);
     await expectPoster(outputs[0]!.poster);
     expect(replicate.media.requests.map((r) => r.path.split("/").at(-1))).toEqual(["output.glb"]);
 
-    await expect(runModelForTest(none!, { images: FILE_ID }, testRunTools({ files: await photo() }))).rejects.toThrow("The provider rep finished the prediction without any 3d output.");
+    await expect(runModelForTest(none!, { images: FILE_ID }, testRunTools({ files: await photo() }))).rejects.toThrow(
+      "The provider rep finished the prediction without any 3d output.",
+    );
   });
 
   it("comfyui: stores the .glb a Hunyuan3D workflow's SaveGLB wrote (its `3d` files), not the image it also saved", async () => {
@@ -110,8 +170,25 @@ describe("remote 3D entries", () => {
       "3": { class_type: "CLIPVisionEncode", inputs: { clip_vision: ["1", 1], image: ["2", 0], crop: "center" } },
       "4": { class_type: "Hunyuan3Dv2Conditioning", inputs: { clip_vision_output: ["3", 0] } },
       "5": { class_type: "EmptyLatentHunyuan3Dv2", inputs: { resolution: 3072, batch_size: 1 } },
-      "6": { class_type: "KSampler", inputs: { model: ["1", 0], seed: 0, steps: 30, cfg: 5, sampler_name: "euler", scheduler: "normal", positive: ["4", 0], negative: ["4", 1], latent_image: ["5", 0], denoise: 1 } },
-      "7": { class_type: "VAEDecodeHunyuan3D", inputs: { samples: ["6", 0], vae: ["1", 2], num_chunks: 8000, octree_resolution: 256 } },
+      "6": {
+        class_type: "KSampler",
+        inputs: {
+          model: ["1", 0],
+          seed: 0,
+          steps: 30,
+          cfg: 5,
+          sampler_name: "euler",
+          scheduler: "normal",
+          positive: ["4", 0],
+          negative: ["4", 1],
+          latent_image: ["5", 0],
+          denoise: 1,
+        },
+      },
+      "7": {
+        class_type: "VAEDecodeHunyuan3D",
+        inputs: { samples: ["6", 0], vae: ["1", 2], num_chunks: 8000, octree_resolution: 256 },
+      },
       "8": { class_type: "VoxelToMeshBasic", inputs: { voxel: ["7", 0], threshold: 0.6 } },
       "9": { class_type: "SaveGLB", inputs: { mesh: ["8", 0], filename_prefix: "mesh/ComfyUI" } },
       "10": { class_type: "SaveImage", inputs: { images: ["2", 0], filename_prefix: "inputs/seen" } },
@@ -136,15 +213,29 @@ describe("remote 3D entries", () => {
       pricing: { unit: "model", usd: "0.01" },
     };
     const [hunyuan] = modelsOf("comfyui", { id: "gpu-box", base_url: comfy.url }, [entry]);
-    const outputs = (await runModelForTest(hunyuan!, { image: FILE_ID, seed: 3 }, testRunTools({ files: await photo() }))) as ThreeDOutput[];
+    const outputs = (await runModelForTest(
+      hunyuan!,
+      { image: FILE_ID, seed: 3 },
+      testRunTools({ files: await photo() }),
+    )) as ThreeDOutput[];
 
-    expect(comfy.requests.filter((r) => r.path.startsWith("/view?")).map((r) => new URL(r.path, comfy!.url).searchParams.get("subfolder"))).toEqual(["mesh"]);
+    expect(
+      comfy.requests
+        .filter((r) => r.path.startsWith("/view?"))
+        .map((r) => new URL(r.path, comfy!.url).searchParams.get("subfolder")),
+    ).toEqual(["mesh"]);
     expect(outputs).toHaveLength(1);
     const [model] = outputs as [ThreeDOutput];
     const written = comfySavedGlb(1, comfy.prompts[0]!.prompt);
     expect(model.data.equals(written)).toBe(true);
-    const json = JSON.parse(written.toString("utf8", 20, 20 + written.readUInt32LE(12))) as { accessors: Array<{ count: number; min: number[]; max: number[] }> };
-    expect([model.type, model.vertices, model.triangles]).toEqual(["3d", json.accessors[0]!.count, json.accessors[1]!.count / 3]);
+    const json = JSON.parse(written.toString("utf8", 20, 20 + written.readUInt32LE(12))) as {
+      accessors: Array<{ count: number; min: number[]; max: number[] }>;
+    };
+    expect([model.type, model.vertices, model.triangles]).toEqual([
+      "3d",
+      json.accessors[0]!.count,
+      json.accessors[1]!.count / 3,
+    ]);
     expectBox(model, { min: json.accessors[0]!.min, max: json.accessors[0]!.max });
     await expectPoster(model.poster);
   });

@@ -9,7 +9,13 @@ import { createHealth, markDown } from "./health";
 import { providerUnavailableReason, remoteModelDefinition } from "./remote-model";
 import { imageOutputOf } from "./response-bytes";
 import { eventually, sendJson, startTestServer, type TestServer } from "../testing/test-server";
-import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderResult, type RemoteEntryConfig } from "./types";
+import {
+  ProviderError,
+  type ProviderAdapter,
+  type ProviderConfig,
+  type ProviderResult,
+  type RemoteEntryConfig,
+} from "./types";
 
 const ENTRY: RemoteEntryConfig = {
   id: "slowco/painter",
@@ -33,10 +39,23 @@ const ENTRY: RemoteEntryConfig = {
 };
 
 function configFor(url: string): ProviderConfig {
-  return { id: "slowco", kind: "openai-images", baseUrl: url, apiKey: null, timeoutMs: 2_000, jobTimeoutMs: null, options: {}, entries: [ENTRY] };
+  return {
+    id: "slowco",
+    kind: "openai-images",
+    baseUrl: url,
+    apiKey: null,
+    timeoutMs: 2_000,
+    jobTimeoutMs: null,
+    options: {},
+    entries: [ENTRY],
+  };
 }
 
-function jobsAdapter(url: string, billsOnSubmit: boolean, prepareRequest?: ProviderAdapter["prepareRequest"]): ProviderAdapter {
+function jobsAdapter(
+  url: string,
+  billsOnSubmit: boolean,
+  prepareRequest?: ProviderAdapter["prepareRequest"],
+): ProviderAdapter {
   const health = createHealth();
   async function result(response: Response): Promise<ProviderResult> {
     if (response.status >= 500) {
@@ -53,7 +72,13 @@ function jobsAdapter(url: string, billsOnSubmit: boolean, prepareRequest?: Provi
     health,
     ...(prepareRequest ? { prepareRequest } : {}),
     async submit(request, signal) {
-      return result(await fetch(`${url}/jobs`, { method: "POST", body: JSON.stringify({ upstreamModel: request.upstreamModel, input: request.input }), signal }));
+      return result(
+        await fetch(`${url}/jobs`, {
+          method: "POST",
+          body: JSON.stringify({ upstreamModel: request.upstreamModel, input: request.input }),
+          signal,
+        }),
+      );
     },
     async poll(jobId, signal) {
       return result(await fetch(`${url}/jobs/${jobId}`, { signal }));
@@ -65,8 +90,13 @@ function jobsAdapter(url: string, billsOnSubmit: boolean, prepareRequest?: Provi
 }
 
 /** A job server: each job is done after `pollsNeeded` polls; `script` may answer a poll otherwise. */
-async function startJobServer(pollsNeeded: number, script: (poll: number) => number | null = () => null): Promise<TestServer> {
-  const png = await sharp({ create: { width: 24, height: 16, channels: 3, background: "#3a6" } }).png().toBuffer();
+async function startJobServer(
+  pollsNeeded: number,
+  script: (poll: number) => number | null = () => null,
+): Promise<TestServer> {
+  const png = await sharp({ create: { width: 24, height: 16, channels: 3, background: "#3a6" } })
+    .png()
+    .toBuffer();
   let polls = 0;
   return startTestServer((request, res) => {
     if (request.method === "POST") return sendJson(res, 202, { id: "job_1", status: "queued" });
@@ -89,7 +119,11 @@ afterEach(async () => {
 
 describe("remote entries", () => {
   it("carry the entry's catalog fields and the provider's id", () => {
-    const model = remoteModelDefinition(configFor("http://127.0.0.1:9"), ENTRY, jobsAdapter("http://127.0.0.1:9", true));
+    const model = remoteModelDefinition(
+      configFor("http://127.0.0.1:9"),
+      ENTRY,
+      jobsAdapter("http://127.0.0.1:9", true),
+    );
     expect(model).toMatchObject({
       id: "slowco/painter",
       type: "model",
@@ -109,8 +143,16 @@ describe("remote entries", () => {
     const model = remoteModelDefinition(configFor(server.url), ENTRY, jobsAdapter(server.url, true), FAST);
     const [image] = (await model.run({ prompt: "a lighthouse" }, tools)) as ImageOutput[];
     expect(image).toMatchObject({ type: "image", content_type: "image/png", width: 24, height: 16 });
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /jobs", "GET /jobs/job_1", "GET /jobs/job_1", "GET /jobs/job_1"]);
-    expect(JSON.parse(server.requests[0]!.body)).toEqual({ upstreamModel: "painter-2", input: { prompt: "a lighthouse" } });
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /jobs",
+      "GET /jobs/job_1",
+      "GET /jobs/job_1",
+      "GET /jobs/job_1",
+    ]);
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({
+      upstreamModel: "painter-2",
+      input: { prompt: "a lighthouse" },
+    });
     expect(tools.uncancelableReasons).toEqual(["provider"]);
   });
 
@@ -120,7 +162,8 @@ describe("remote entries", () => {
     const tools = testRunTools({ signal: controller.signal });
     const model = remoteModelDefinition(configFor(server.url), ENTRY, jobsAdapter(server.url, false), FAST);
     const run = model.run({ prompt: "a lighthouse" }, tools);
-    while (server.requests.filter((r) => r.method === "GET").length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (server.requests.filter((r) => r.method === "GET").length < 2)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort(new Error("run canceled"));
     await expect(run).rejects.toThrow("run canceled");
     expect(tools.uncancelableReasons).toEqual([]);
@@ -139,7 +182,10 @@ describe("remote entries", () => {
     expect(await model.run({ prompt: "a lighthouse" }, tools)).toHaveLength(1);
     expect(atPreparation).toEqual([]);
     expect(tools.uncancelableReasons).toEqual(["provider"]);
-    expect(JSON.parse(server.requests[0]!.body)).toEqual({ upstreamModel: "painter-2", input: { prompt: "a lighthouse (prepared)" } });
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({
+      upstreamModel: "painter-2",
+      input: { prompt: "a lighthouse (prepared)" },
+    });
   });
 
   it("cancel the run when it is canceled during the preparation: the cancel point is never passed and nothing is submitted", async () => {
@@ -150,7 +196,9 @@ describe("remote entries", () => {
     // A preparation that ends only with the run's signal, like a hung upload.
     const adapter = jobsAdapter(server.url, true, (_request, signal) => {
       preparing = true;
-      return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+      return new Promise((_resolve, reject) =>
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true }),
+      );
     });
     const model = remoteModelDefinition(configFor(server.url), ENTRY, adapter, FAST);
     const run = model.run({ prompt: "a lighthouse" }, tools);
@@ -188,9 +236,13 @@ describe("remote entries", () => {
       health,
     };
     const model = remoteModelDefinition(configFor(server.url), ENTRY, adapter, FAST);
-    await expect(model.run({ prompt: "a lighthouse" }, tools)).rejects.toThrow("The provider slowco failed (HTTP 503).");
+    await expect(model.run({ prompt: "a lighthouse" }, tools)).rejects.toThrow(
+      "The provider slowco failed (HTTP 503).",
+    );
     expect(tools.uncancelableReasons).toEqual([]);
-    expect(tools.providerReports).toEqual([{ providerId: "slowco", down: { until: expect.any(String), reason: expect.stringContaining("HTTP 503") } }]);
+    expect(tools.providerReports).toEqual([
+      { providerId: "slowco", down: { until: expect.any(String), reason: expect.stringContaining("HTTP 503") } },
+    ]);
     expect(server.requests).toEqual([]);
   });
 
@@ -201,8 +253,13 @@ describe("remote entries", () => {
     await server.close();
 
     server = await startJobServer(1_000, (poll) => (poll >= 2 ? 503 : null));
-    const failing = remoteModelDefinition(configFor(server.url), ENTRY, jobsAdapter(server.url, true), { ...FAST, maxPollFailures: 3 });
-    await expect(failing.run({ prompt: "a lighthouse" }, testRunTools())).rejects.toThrow(new ProviderError("The provider slowco failed (HTTP 503).", true));
+    const failing = remoteModelDefinition(configFor(server.url), ENTRY, jobsAdapter(server.url, true), {
+      ...FAST,
+      maxPollFailures: 3,
+    });
+    await expect(failing.run({ prompt: "a lighthouse" }, testRunTools())).rejects.toThrow(
+      new ProviderError("The provider slowco failed (HTTP 503).", true),
+    );
     expect(server.requests.filter((r) => r.method === "GET")).toHaveLength(4);
     expect(server.requests.at(-1)?.method).toBe("DELETE");
     expect(failing.unavailableReason!()?.message).toContain("HTTP 503");
@@ -210,7 +267,10 @@ describe("remote entries", () => {
 
   it("give a job up, and cancel it, once it takes longer than allowed", async () => {
     server = await startJobServer(1_000);
-    const model = remoteModelDefinition(configFor(server.url), ENTRY, jobsAdapter(server.url, true), { ...FAST, maxWaitMs: 200 });
+    const model = remoteModelDefinition(configFor(server.url), ENTRY, jobsAdapter(server.url, true), {
+      ...FAST,
+      maxWaitMs: 200,
+    });
     const failure = model.run({ prompt: "a lighthouse" }, testRunTools());
     await expect(failure).rejects.toBeInstanceOf(ModelError);
     await expect(failure).rejects.toThrow("The provider slowco did not finish within 0.2 s.");

@@ -9,7 +9,14 @@ import { METRICS } from "../../primitives/metrics";
 import type { ModelDefinition, ModelOutput, RunTools } from "../../core/catalog/model-definition";
 import { providerUnavailableReason } from "./health";
 import { measureOutput } from "./measure-output";
-import { ProviderError, type FetchedOutput, type ProviderAdapter, type ProviderConfig, type ProviderRequest, type RemoteEntryConfig } from "./types";
+import {
+  ProviderError,
+  type FetchedOutput,
+  type ProviderAdapter,
+  type ProviderConfig,
+  type ProviderRequest,
+  type RemoteEntryConfig,
+} from "./types";
 
 export { providerUnavailableReason } from "./health";
 
@@ -49,7 +56,10 @@ async function waitForJob(
   try {
     for (;;) {
       if (Date.now() + delay > deadline) {
-        throw new ProviderError(`The provider ${provider.id} did not finish within ${duration(options.maxWaitMs)}.`, true);
+        throw new ProviderError(
+          `The provider ${provider.id} did not finish within ${duration(options.maxWaitMs)}.`,
+          true,
+        );
       }
       await sleep(delay, undefined, { signal: tools.signal });
       delay = Math.min(Math.round(delay * 1.5), options.maxPollMs);
@@ -58,7 +68,13 @@ async function waitForJob(
         result = await adapter.poll(jobId, tools.signal);
       } catch (err) {
         // The job may well be fine: a hiccup while asking about it is not worth failing a paid run.
-        if (err instanceof ProviderError && err.transient && !tools.signal.aborted && ++failures < options.maxPollFailures) continue;
+        if (
+          err instanceof ProviderError &&
+          err.transient &&
+          !tools.signal.aborted &&
+          ++failures < options.maxPollFailures
+        )
+          continue;
         throw err;
       }
       failures = 0;
@@ -103,7 +119,12 @@ export function remoteModelDefinition(
       tools.signal.throwIfAborted();
       let fetched: Array<ModelOutput | FetchedOutput>;
       try {
-        const request: ProviderRequest = { upstreamModel: entry.upstreamModel, input, entry, readFile: (id) => tools.readFile(id) };
+        const request: ProviderRequest = {
+          upstreamModel: entry.upstreamModel,
+          input,
+          entry,
+          readFile: (id) => tools.readFile(id),
+        };
         // Unbilled work first (uploading file inputs): a cancel meanwhile still cancels the run,
         // as the run's signal ends it.
         const prepared = adapter.prepareRequest ? await adapter.prepareRequest(request, tools.signal) : request;
@@ -117,13 +138,20 @@ export function remoteModelDefinition(
         // meanwhile is honoured right after, and waitForJob stops the job at the provider.
         const submitted = await adapter.submit(prepared, adapter.billsOnSubmit ? tools.signal : NOT_ABORTED);
         if (submitted.kind === "done") tools.signal.throwIfAborted();
-        fetched = submitted.kind === "done" ? submitted.outputs : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
+        fetched =
+          submitted.kind === "done"
+            ? submitted.outputs
+            : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
       } catch (err) {
-        if (err instanceof ProviderError && !tools.signal.aborted) METRICS.providerErrors.inc({ provider: provider.id });
+        if (err instanceof ProviderError && !tools.signal.aborted)
+          METRICS.providerErrors.inc({ provider: provider.id });
         // The adapter marked the provider down (5xx, unreachable, timeout): tell the other processes.
         // The run's own error matters more than the report, which this process's health still holds.
         const down = providerUnavailableReason(provider.id, adapter.health);
-        if (down) await tools.reportProviderHealth(provider.id, { until: down.until, reason: down.message }).catch(() => undefined);
+        if (down)
+          await tools
+            .reportProviderHealth(provider.id, { until: down.until, reason: down.message })
+            .catch(() => undefined);
         throw err;
       }
       // A good answer ends an outage another process may have recorded (best effort: the outputs

@@ -13,7 +13,14 @@ import { arrayAt, describe, fail, type JsonObject } from "./json-fields";
 import { causeCode, ProviderFailures } from "./provider-failures";
 import { BodyTooLargeError, readCapped } from "./response-bytes";
 import { guardedFetch, type FetchFunction } from "./guarded-fetch";
-import { ProviderError, type FetchedOutput, type ProviderConfig, type ProviderRequest, type ProviderResult, type RemoteEntryConfig } from "./types";
+import {
+  ProviderError,
+  type FetchedOutput,
+  type ProviderConfig,
+  type ProviderRequest,
+  type ProviderResult,
+  type RemoteEntryConfig,
+} from "./types";
 
 export const MAX_ERROR_BYTES = 64 * 1024;
 export const MAX_OUTPUT_BYTES = 1024 * 1024 * 1024;
@@ -31,20 +38,29 @@ export const HOSTED_ENTRY_FIELDS = ["output_fields", "file_list_inputs"] as cons
 export function parseHostedEntry(entry: JsonObject, path: string, schema: JsonSchemaObject): HostedEntryOptions {
   const names = (key: string, mustBeFile: boolean): string[] =>
     arrayAt(entry[key] ?? [], `${path}.${key}`).map((name, i) => {
-      if (typeof name !== "string" || !/^[A-Za-z0-9_.-]{1,100}$/.test(name)) fail(`${path}.${key}[${i}]`, `must be a field name; got ${describe(name)}.`);
+      if (typeof name !== "string" || !/^[A-Za-z0-9_.-]{1,100}$/.test(name))
+        fail(`${path}.${key}[${i}]`, `must be a field name; got ${describe(name)}.`);
       if (mustBeFile && !isFileField(schema.properties?.[name])) {
-        fail(`${path}.${key}[${i}]`, `must name a file input of input_schema (a property with contentMediaType); got "${name}".`);
+        fail(
+          `${path}.${key}[${i}]`,
+          `must name a file input of input_schema (a property with contentMediaType); got "${name}".`,
+        );
       }
       return name;
     });
   const outputFields = entry.output_fields === undefined ? null : names("output_fields", false);
-  if (outputFields?.length === 0) fail(`${path}.output_fields`, "must name at least one field of the model's output, or be left out.");
+  if (outputFields?.length === 0)
+    fail(`${path}.output_fields`, "must name at least one field of the model's output, or be left out.");
   return { outputFields, fileListInputs: names("file_list_inputs", true) };
 }
 
 /** A hosted API always needs its key; the common parser (providers-file.ts) checks the name and reads it. */
 export function requireKeyEnv(provider: JsonObject, path: string, example: string): void {
-  if (provider.api_key_env === undefined) fail(`${path}.api_key_env`, `is required: the name of the environment variable that holds the provider's key, such as ${example}.`);
+  if (provider.api_key_env === undefined)
+    fail(
+      `${path}.api_key_env`,
+      `is required: the name of the environment variable that holds the provider's key, such as ${example}.`,
+    );
 }
 
 function hostedOptions(entry: { options: Record<string, unknown> }): HostedEntryOptions {
@@ -70,14 +86,21 @@ export class Failures extends ProviderFailures {
     if (err instanceof ProviderError) return err;
     if (err instanceof BodyTooLargeError) return this.tooLarge(err);
     if (err instanceof TypeError && /fetch failed/i.test(err.message)) return this.unreachable(causeCode(err));
-    return this.badAnswer(`something its API does not answer (${err instanceof Error ? err.message.slice(0, 200) : "unknown"})`);
+    return this.badAnswer(
+      `something its API does not answer (${err instanceof Error ? err.message.slice(0, 200) : "unknown"})`,
+    );
   }
 
   /**
    * One call within timeout_ms (ProviderFailures.within); the provider is marked up when it
    * answers, and what it throws becomes `errorOf`'s error.
    */
-  async call<T>(runSignal: AbortSignal, what: string, errorOf: (err: unknown, what: string) => unknown, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async call<T>(
+    runSignal: AbortSignal,
+    what: string,
+    errorOf: (err: unknown, what: string) => unknown,
+    fn: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const result = await this.within(runSignal, this.config.timeoutMs, fn, (err) => errorOf(err, what));
     markUp(this.health);
     return result;
@@ -108,7 +131,8 @@ export function detailOf(body: string | unknown): string | null {
     if (parts.length > 0) return parts.join("; ").slice(0, 500);
   }
   const error = obj.error as { message?: unknown } | string | undefined;
-  const message = typeof error === "string" ? error : typeof error?.message === "string" ? error.message : obj.message ?? obj.title;
+  const message =
+    typeof error === "string" ? error : typeof error?.message === "string" ? error.message : (obj.message ?? obj.title);
   return typeof message === "string" && message.trim() ? message.trim().slice(0, 500) : null;
 }
 
@@ -154,7 +178,10 @@ function fileNameFor(field: string, contentType: string): string {
  * signal, its failures sorted like any other call's). Both adapters do this in `prepareRequest`,
  * before the run's cancel point: an upload bills nothing, so a cancel during one cancels the run.
  */
-export async function inputWithFiles(request: ProviderRequest, upload: (file: InputFile) => Promise<string>): Promise<Record<string, unknown>> {
+export async function inputWithFiles(
+  request: ProviderRequest,
+  upload: (file: InputFile) => Promise<string>,
+): Promise<Record<string, unknown>> {
   const { fileListInputs } = hostedOptions(request.entry);
   const input: Record<string, unknown> = { ...request.input };
   for (const [field, schema] of Object.entries(request.entry.inputSchema.properties ?? {})) {
@@ -164,7 +191,12 @@ export async function inputWithFiles(request: ProviderRequest, upload: (file: In
     const uri =
       file.data.length <= INLINE_FILE_MAX_BYTES
         ? `data:${file.contentType};base64,${file.data.toString("base64")}`
-        : await upload({ field, name: fileNameFor(field, file.contentType), data: file.data, contentType: file.contentType });
+        : await upload({
+            field,
+            name: fileNameFor(field, file.contentType),
+            data: file.data,
+            contentType: file.contentType,
+          });
     input[field] = fileListInputs.includes(field) ? [uri] : uri;
   }
   return input;
@@ -246,12 +278,23 @@ export interface ResultLinks {
 }
 
 /** The guarded fetch for URLs the provider at `apiBase` (its effective base URL, default included) names. */
-export function providerLinkFetch(config: ProviderConfig, apiBase: string, refusal: (reason: string) => string): FetchFunction {
-  return guardedFetch({ baseUrl: apiBase, apiKey: config.apiKey, refused: (reason) => new ProviderError(refusal(reason), false) });
+export function providerLinkFetch(
+  config: ProviderConfig,
+  apiBase: string,
+  refusal: (reason: string) => string,
+): FetchFunction {
+  return guardedFetch({
+    baseUrl: apiBase,
+    apiKey: config.apiKey,
+    refused: (reason) => new ProviderError(refusal(reason), false),
+  });
 }
 
 /** Fetches the output files into memory. */
-async function fetchOutputFiles(files: OutputFile[], options: { failures: Failures; signal: AbortSignal; links: ResultLinks }): Promise<FetchedOutput[]> {
+async function fetchOutputFiles(
+  files: OutputFile[],
+  options: { failures: Failures; signal: AbortSignal; links: ResultLinks },
+): Promise<FetchedOutput[]> {
   const outputs: FetchedOutput[] = [];
   for (const file of files) {
     const inline = /^data:([^;,]*)(;base64)?,/i.exec(file.url);
@@ -268,11 +311,20 @@ async function fetchOutputFiles(files: OutputFile[], options: { failures: Failur
       throw options.failures.badAnswer("a result link that is not a URL");
     }
     const { links } = options;
-    const response = await links.fetch(url, { headers: links.authorization ? { authorization: links.authorization } : {}, signal: options.signal });
+    const response = await links.fetch(url, {
+      headers: links.authorization ? { authorization: links.authorization } : {},
+      signal: options.signal,
+    });
     if (!response.ok) {
       // A link that answers 401/403 (an expired signed URL) fails this run; it says nothing of the key.
       const detail = detailOf(await errorText(response));
-      throw options.failures.http(response.status, detail, response.headers.get("retry-after"), "to hand over a result it made", []);
+      throw options.failures.http(
+        response.status,
+        detail,
+        response.headers.get("retry-after"),
+        "to hand over a result it made",
+        [],
+      );
     }
     const data = await readCapped(response, MAX_OUTPUT_BYTES);
     outputs.push({ type: "file", data, content_type: file.contentType ?? response.headers.get("content-type") });
@@ -291,6 +343,10 @@ export async function finishedOutputs(
   options: { failures: Failures; signal: AbortSignal; links: ResultLinks },
 ): Promise<ProviderResult> {
   const files = outputFilesOf(output, entry.modality, hostedOptions(entry).outputFields);
-  if (files.length === 0) throw new ProviderError(`The provider ${options.failures.config.id} finished the ${job} without any ${entry.modality} output.`, false);
+  if (files.length === 0)
+    throw new ProviderError(
+      `The provider ${options.failures.config.id} finished the ${job} without any ${entry.modality} output.`,
+      false,
+    );
   return { kind: "done", outputs: await fetchOutputFiles(files, options) };
 }

@@ -15,7 +15,12 @@ export class BodyTooLargeError extends Error {
 
 export async function readCapped(response: Response, limit: number): Promise<Buffer> {
   try {
-    return await readCappedStream(response.body, response.headers.get("content-length"), limit, () => new BodyTooLargeError(limit));
+    return await readCappedStream(
+      response.body,
+      response.headers.get("content-length"),
+      limit,
+      () => new BodyTooLargeError(limit),
+    );
   } catch (err) {
     // A provider's failures are sorted by the fetch's own error (abort, timeout, reset).
     throw err instanceof BodyReadError ? err.cause : err;
@@ -39,5 +44,11 @@ export async function imageOutputOf(data: Buffer): Promise<ImageOutput | null> {
   }
   const contentType = meta.format === "heif" && meta.compression === "av1" ? "image/avif" : CONTENT_TYPES[meta.format];
   if (!contentType || !meta.autoOrient?.width || !meta.autoOrient.height) return null;
-  return { type: "image", content_type: contentType, data, width: meta.autoOrient.width, height: meta.autoOrient.height };
+  return {
+    type: "image",
+    content_type: contentType,
+    data,
+    width: meta.autoOrient.width,
+    height: meta.autoOrient.height,
+  };
 }

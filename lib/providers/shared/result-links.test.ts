@@ -5,7 +5,15 @@ describe("where a provider's result links may point", () => {
   it("refuses this machine and private networks, except the provider's own host", () => {
     const hosted = "https://api.replicate.com/v1";
     expect(resultLinkAllowed(new URL("https://replicate.delivery/x/out.png"), hosted)).toBe(true);
-    for (const link of ["http://127.0.0.1:8080/x", "http://localhost/x", "http://10.0.0.5/x", "http://192.168.1.2/x", "http://169.254.169.254/latest/meta-data", "http://[::1]/x", "http://printer.local/x"]) {
+    for (const link of [
+      "http://127.0.0.1:8080/x",
+      "http://localhost/x",
+      "http://10.0.0.5/x",
+      "http://192.168.1.2/x",
+      "http://169.254.169.254/latest/meta-data",
+      "http://[::1]/x",
+      "http://printer.local/x",
+    ]) {
       expect(resultLinkAllowed(new URL(link), hosted), link).toBe(false);
     }
     // A self-hosted server on a private address serves results from its own host (any port).
@@ -18,7 +26,12 @@ describe("where a provider's result links may point", () => {
 describe("resultLinkRefusal: the rule, and what a name resolves to", () => {
   it("refuses a name any of whose addresses is local or private, except the provider's own host; IPs and unknown names are not looked up", async () => {
     const looked: string[] = [];
-    const addresses: Record<string, string[]> = { "cdn.example": ["93.184.215.14"], "sneaky.example": ["93.184.215.14", "127.0.0.1"], "gpu.lan": ["192.168.1.20"], "meta.example": ["::ffff:169.254.169.254"] };
+    const addresses: Record<string, string[]> = {
+      "cdn.example": ["93.184.215.14"],
+      "sneaky.example": ["93.184.215.14", "127.0.0.1"],
+      "gpu.lan": ["192.168.1.20"],
+      "meta.example": ["::ffff:169.254.169.254"],
+    };
     const resolve = async (host: string) => {
       looked.push(host);
       if (!addresses[host]) throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });

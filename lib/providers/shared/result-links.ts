@@ -34,7 +34,8 @@ export function resultLinkAllowed(url: URL, providerBaseUrl: string): boolean {
 /** Every address a name resolves to (tests pass their own). */
 export type Resolve = (hostname: string) => Promise<string[]>;
 
-export const systemResolve: Resolve = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolve: Resolve = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
  * Why `url` must not be fetched for the provider at `providerBaseUrl`, or null: resultLinkAllowed,
@@ -44,7 +45,11 @@ export const systemResolve: Resolve = async (hostname) => (await lookup(hostname
  * (guarded-fetch.ts's dispatcher), so a name that changes its answer in between (DNS rebinding)
  * is refused there.
  */
-export async function resultLinkRefusal(url: URL, providerBaseUrl: string, resolve: Resolve = systemResolve): Promise<string | null> {
+export async function resultLinkRefusal(
+  url: URL,
+  providerBaseUrl: string,
+  resolve: Resolve = systemResolve,
+): Promise<string | null> {
   if (url.protocol !== "https:" && url.protocol !== "http:") return "not an http(s) link";
   if (!resultLinkAllowed(url, providerBaseUrl)) return "a local or private address";
   if (isIP(bare(url.hostname)) !== 0 || onProviderHost(url, providerBaseUrl)) return null;

@@ -65,7 +65,9 @@ describe(`a provider's outage is shared through the store (${testDialect()})`, (
 
   beforeAll(async () => {
     t = await openTestStore();
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#884422" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#884422" } })
+      .png()
+      .toBuffer();
     server = await startTestServer((_request, res) => {
       if (status === 200) sendJson(res, 200, { created: 1, data: [{ b64_json: png.toString("base64") }] });
       else sendJson(res, status, { error: { message: "upstream is on fire" } });
@@ -96,7 +98,13 @@ describe(`a provider's outage is shared through the store (${testDialect()})`, (
     const owner = "worker-elsewhere";
     const run = await claimNextRun(db, t.store.dialect, { owner, leaseMs: 60_000 });
     expect(run?.id).toBe(generation.id);
-    const tools = createRunTools({ db, services: ctx.services, run: run!, owner, signal: new AbortController().signal });
+    const tools = createRunTools({
+      db,
+      services: ctx.services,
+      run: run!,
+      owner,
+      signal: new AbortController().signal,
+    });
 
     status = 502;
     const failure = await workerSide.run({ prompt: "a heron" }, tools).catch((err: unknown) => err);

@@ -1,7 +1,13 @@
 // What a remote provider adapter offers (lib/providers): maybe prepare a request (unbilled work,
 // before the run's cancel point), submit it, poll a job, maybe cancel it, and a health record the
 // catalog reads to answer 503 while the provider is down.
-import type { ModelLifecycle, ModelOutput, ModelPricing, ModelStatus, Modality } from "../../core/catalog/model-definition";
+import type {
+  ModelLifecycle,
+  ModelOutput,
+  ModelPricing,
+  ModelStatus,
+  Modality,
+} from "../../core/catalog/model-definition";
 import { ModelError } from "../../core/catalog/model-definition";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 
@@ -72,7 +78,12 @@ export interface FetchedOutput {
 export type ProviderResult =
   | { kind: "done"; outputs: Array<ModelOutput | FetchedOutput> }
   /** `started`: the provider now bills this job even if it is canceled (fal IN_PROGRESS); the run passes its cancel point. */
-  | { kind: "pending"; jobId: string; started?: boolean; /** How far the job is, 0 to 1, when the provider tells (its logs). */ progress?: number | null };
+  | {
+      kind: "pending";
+      jobId: string;
+      started?: boolean;
+      /** How far the job is, 0 to 1, when the provider tells (its logs). */ progress?: number | null;
+    };
 
 export interface ProviderHealth {
   lastFailure: { at: string; message: string } | null;

@@ -32,13 +32,17 @@ export function findFfmpeg(): string {
 /** Runs ffmpeg (`stdin` piped in when given) and resolves with its stdout. */
 export function runFfmpeg(ffmpegPath: string, args: string[], stdin?: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath, ["-hide_banner", ...(stdin ? [] : ["-nostdin"]), ...args], { stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"] });
+    const child = spawn(ffmpegPath, ["-hide_banner", ...(stdin ? [] : ["-nostdin"]), ...args], {
+      stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    });
     const out: Buffer[] = [];
     let err = "";
     child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
     child.stderr!.on("data", (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`ffmpeg exited with code ${code}: ${err.trim()}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`ffmpeg exited with code ${code}: ${err.trim()}`)),
+    );
     if (stdin) {
       child.stdin!.on("error", () => undefined);
       child.stdin!.end(stdin);
@@ -73,7 +77,9 @@ export async function fakePng(width: number, height: number, text: string): Prom
     const shift = i % width < width / 2 ? 0 : 8;
     raw.set([(hash >>> shift) & 255, (hash >>> (shift + 4)) & 255, (hash >>> (shift + 16)) & 255], i * 3);
   }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** A mono 16-bit WAV: a sine of `hz` for `seconds`. */
@@ -111,14 +117,31 @@ export function fakeMp4(video: FakeVideo): Promise<Buffer> {
   const { width, height, fps, seconds, pattern = "testsrc", ffmpegPath = findFfmpeg() } = video;
   const source = `${pattern}=size=${width}x${height}:rate=${fps}:duration=${seconds}`;
   return once(`mp4:${ffmpegPath}:${source}`, () =>
-    ffmpegFile(ffmpegPath, "mp4", ["-f", "lavfi", "-i", source, "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-movflags", "+faststart"]),
+    ffmpegFile(ffmpegPath, "mp4", [
+      "-f",
+      "lavfi",
+      "-i",
+      source,
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-pix_fmt",
+      "yuv420p",
+      "-movflags",
+      "+faststart",
+    ]),
   );
 }
 
 /** An MP3 of a one-second tone (made once per process). */
 export function fakeMp3(ffmpegPath = findFfmpeg()): Promise<Buffer> {
   return once(`mp3:${ffmpegPath}`, () =>
-    runFfmpeg(ffmpegPath, ["-v", "error", "-f", "wav", "-i", "pipe:0", "-c:a", "libmp3lame", "-b:a", "64k", "-f", "mp3", "pipe:1"], fakeWav(1)),
+    runFfmpeg(
+      ffmpegPath,
+      ["-v", "error", "-f", "wav", "-i", "pipe:0", "-c:a", "libmp3lame", "-b:a", "64k", "-f", "mp3", "pipe:1"],
+      fakeWav(1),
+    ),
   );
 }
 
@@ -129,11 +152,27 @@ export const FAKE_GLB = { vertices: 369, triangles: 524, bounding_box: { min: [-
 export function fakeGlb(seed: string): Promise<Buffer> {
   const hash = textHash(seed);
   const channel = (shift: number) => (((hash >>> shift) & 255) / 255) * 0.7 + 0.1;
-  const box = { name: "box", color: [channel(0), channel(8), channel(16), 1] as [number, number, number, number], metallic: 0, roughness: 0.5, blend: false };
-  const ball = { name: "ball", color: [0.8, 0.78, 0.74, 1] as [number, number, number, number], metallic: 1, roughness: 0.3, blend: false };
+  const box = {
+    name: "box",
+    color: [channel(0), channel(8), channel(16), 1] as [number, number, number, number],
+    metallic: 0,
+    roughness: 0.5,
+    blend: false,
+  };
+  const ball = {
+    name: "ball",
+    color: [0.8, 0.78, 0.74, 1] as [number, number, number, number],
+    metallic: 1,
+    roughness: 0.3,
+    blend: false,
+  };
   const detail = { radial: 16, arc: 3 };
   const parts: Part[] = [
-    { name: "box", translation: [0, 0, 0], primitives: [{ geometry: roundedBox([0.8, 0.5, 0.6], 0.06, detail), material: box }] },
+    {
+      name: "box",
+      translation: [0, 0, 0],
+      primitives: [{ geometry: roundedBox([0.8, 0.5, 0.6], 0.06, detail), material: box }],
+    },
     { name: "ball", translation: [0, 0.5, 0], primitives: [{ geometry: sphere(0.2, detail), material: ball }] },
   ];
   return once(`glb:${hash}`, () => writeGlb(parts));
@@ -142,9 +181,15 @@ export function fakeGlb(seed: string): Promise<Buffer> {
 export type FakeModality = "image" | "video" | "audio" | "3d";
 
 /** One output of `modality` as bytes, its type and file extension: a 64×48 PNG, a 64×48 1 s MP4, a 1 s WAV, a glb (fakeGlb). */
-export async function fakeMedia(modality: FakeModality, seed: string, size = { width: 64, height: 48 }): Promise<{ data: Buffer; type: string; ext: string }> {
-  if (modality === "image") return { data: await fakePng(size.width, size.height, seed), type: "image/png", ext: "png" };
-  if (modality === "video") return { data: await fakeMp4({ width: 64, height: 48, fps: 10, seconds: 1 }), type: "video/mp4", ext: "mp4" };
+export async function fakeMedia(
+  modality: FakeModality,
+  seed: string,
+  size = { width: 64, height: 48 },
+): Promise<{ data: Buffer; type: string; ext: string }> {
+  if (modality === "image")
+    return { data: await fakePng(size.width, size.height, seed), type: "image/png", ext: "png" };
+  if (modality === "video")
+    return { data: await fakeMp4({ width: 64, height: 48, fps: 10, seconds: 1 }), type: "video/mp4", ext: "mp4" };
   if (modality === "3d") return { data: await fakeGlb(seed), type: "model/gltf-binary", ext: "glb" };
   return { data: fakeWav(1), type: "audio/wav", ext: "wav" };
 }

@@ -97,7 +97,10 @@ export async function startMediaHost(port = 0): Promise<MediaHost> {
             return sendJson(res, 400, { detail: "The body is not {parts: [...]}" });
           }
           const received = multi.slot.parts!;
-          const ok = Array.isArray(parts) && parts.length === received.size && parts.every((p, i) => p.partNumber === i + 1 && received.get(i + 1)?.etag === p.etag);
+          const ok =
+            Array.isArray(parts) &&
+            parts.length === received.size &&
+            parts.every((p, i) => p.partNumber === i + 1 && received.get(i + 1)?.etag === p.etag);
           if (!ok) return sendJson(res, 400, { detail: "The parts do not match the parts uploaded" });
           store(multi.slot, Buffer.concat(parts.map((_, i) => received.get(i + 1)!.data)));
           return sendJson(res, 200, { status: "completed" });
@@ -113,7 +116,13 @@ export async function startMediaHost(port = 0): Promise<MediaHost> {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   function open(name: string, type: string, multipart: boolean): UploadSlot {
-    const slot: Slot = { token: randomBytes(12).toString("hex"), signature: randomBytes(16).toString("hex"), name: name.replace(/[^A-Za-z0-9_.-]/g, "_") || "file", type, parts: multipart ? new Map() : null };
+    const slot: Slot = {
+      token: randomBytes(12).toString("hex"),
+      signature: randomBytes(16).toString("hex"),
+      name: name.replace(/[^A-Za-z0-9_.-]/g, "_") || "file",
+      type,
+      parts: multipart ? new Map() : null,
+    };
     slots.set(slot.token, slot);
     return {
       uploadUrl: `${origin}/${multipart ? "multipart" : "uploads"}/${slot.token}?signature=${slot.signature}`,

@@ -3,7 +3,10 @@
 import { expect } from "vitest";
 
 /** Awaits a run that must fail; its error, checked to be a `type` (any Error unless told). */
-export async function failureOf<E extends Error = Error>(run: Promise<unknown>, type: abstract new (...args: never[]) => E = Error as never): Promise<E> {
+export async function failureOf<E extends Error = Error>(
+  run: Promise<unknown>,
+  type: abstract new (...args: never[]) => E = Error as never,
+): Promise<E> {
   const error = await run.then(
     () => null,
     (err: unknown) => err,

@@ -27,7 +27,12 @@ export async function startTestServer(handle: Handler): Promise<TestServer> {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const request = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const request = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       state.requests.push(request);
       res.on("close", () => {
         if (!res.writableFinished) state.abandoned.push(request.path);

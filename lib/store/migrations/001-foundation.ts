@@ -63,7 +63,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addCheckConstraint("ledger_entries_kind", sql`kind in ('grant', 'hold', 'release', 'charge')`)
     .addCheckConstraint("ledger_entries_amount_positive", sql`amount_micros > 0`)
     .execute();
-  await db.schema.createIndex("ledger_entries_workspace").on("ledger_entries").columns(["workspace_id", "created_at"]).execute();
+  await db.schema
+    .createIndex("ledger_entries_workspace")
+    .on("ledger_entries")
+    .columns(["workspace_id", "created_at"])
+    .execute();
 
   // Shape expected by rate-limiter-flexible's RateLimiterPostgres (used only on PostgreSQL).
   await db.schema

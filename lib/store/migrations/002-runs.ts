@@ -38,12 +38,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("lease_owner", "text")
     .addColumn("lease_expires_at", "text")
     .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
-    .addCheckConstraint(
-      "generations_status",
-      sql`status in ('queued', 'running', 'succeeded', 'failed', 'canceled')`,
-    )
+    .addCheckConstraint("generations_status", sql`status in ('queued', 'running', 'succeeded', 'failed', 'canceled')`)
     .execute();
-  await db.schema.createIndex("generations_workspace_page").on("generations").columns(["workspace_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("generations_workspace_page")
+    .on("generations")
+    .columns(["workspace_id", "created_at", "id"])
+    .execute();
   await db.schema.createIndex("generations_queue").on("generations").columns(["status", "created_at"]).execute();
   await db.schema.createIndex("generations_completed").on("generations").columns(["completed_at"]).execute();
   await db.schema.createIndex("generations_batch").on("generations").columns(["batch_id"]).execute();
@@ -68,7 +69,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("payload_json", "text", (c) => c.notNull())
     .addColumn("created_at", "text", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("events_workspace_page").on("events").columns(["workspace_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("events_workspace_page")
+    .on("events")
+    .columns(["workspace_id", "created_at", "id"])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -20,7 +20,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("created_at", "text", (c) => c.notNull())
     .addUniqueConstraint("files_kept_output", ["generation_id", "output_index"])
     .execute();
-  await db.schema.createIndex("files_workspace_page").on("files").columns(["workspace_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("files_workspace_page")
+    .on("files")
+    .columns(["workspace_id", "created_at", "id"])
+    .execute();
 
   await db.schema
     .createTable("uploads")

@@ -28,7 +28,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("created_at", "text", (c) => c.notNull())
     .addColumn("updated_at", "text", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("webhook_endpoints_workspace_page").on("webhook_endpoints").columns(["workspace_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("webhook_endpoints_workspace_page")
+    .on("webhook_endpoints")
+    .columns(["workspace_id", "created_at", "id"])
+    .execute();
 
   await db.schema
     .createTable("webhook_deliveries")
@@ -45,9 +49,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("lease_expires_at", "text")
     .addColumn("created_at", "text", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("webhook_deliveries_due").on("webhook_deliveries").columns(["status", "next_attempt_at"]).execute();
-  await db.schema.createIndex("webhook_deliveries_event").on("webhook_deliveries").columns(["event_id", "created_at", "id"]).execute();
-  await db.schema.createIndex("webhook_deliveries_webhook").on("webhook_deliveries").columns(["webhook_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("webhook_deliveries_due")
+    .on("webhook_deliveries")
+    .columns(["status", "next_attempt_at"])
+    .execute();
+  await db.schema
+    .createIndex("webhook_deliveries_event")
+    .on("webhook_deliveries")
+    .columns(["event_id", "created_at", "id"])
+    .execute();
+  await db.schema
+    .createIndex("webhook_deliveries_webhook")
+    .on("webhook_deliveries")
+    .columns(["webhook_id", "created_at", "id"])
+    .execute();
 
   await db.schema
     .createTable("webhook_attempts")

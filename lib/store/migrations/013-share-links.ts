@@ -22,6 +22,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("open_count", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("last_opened_at", "text")
     .execute();
-  await db.schema.createIndex("share_links_run").on("share_links").columns(["workspace_id", "generation_id", "created_at"]).execute();
+  await db.schema
+    .createIndex("share_links_run")
+    .on("share_links")
+    .columns(["workspace_id", "generation_id", "created_at"])
+    .execute();
   await db.schema.createIndex("share_links_recent").on("share_links").columns(["created_at", "id"]).execute();
 }

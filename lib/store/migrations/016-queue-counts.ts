@@ -44,16 +44,32 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         end $$`,
       )
       .execute(db);
-    await sql`create trigger generations_queue_counts after insert or update of status on generations for each row execute function atelier_queue_counts()`.execute(db);
+    await sql`create trigger generations_queue_counts after insert or update of status on generations for each row execute function atelier_queue_counts()`.execute(
+      db,
+    );
   } else {
     const trigger = (name: string, when: string, body: string) =>
       sql.raw(`create trigger generations_queue_counts_${name} after ${when} begin ${body} end`).execute(db);
     // queue_order is still null when the insert trigger runs (the trigger of migration 011 sets it to the rowid next).
-    await trigger("insert", "insert on generations when new.status = 'queued'", countIn("coalesce(new.queue_order, new.rowid)"));
-    await trigger("enter", "update of status on generations when new.status = 'queued' and old.status <> 'queued'", countIn("new.queue_order"));
-    await trigger("leave", "update of status on generations when old.status = 'queued' and new.status <> 'queued'", countOut("old.queue_order"));
+    await trigger(
+      "insert",
+      "insert on generations when new.status = 'queued'",
+      countIn("coalesce(new.queue_order, new.rowid)"),
+    );
+    await trigger(
+      "enter",
+      "update of status on generations when new.status = 'queued' and old.status <> 'queued'",
+      countIn("new.queue_order"),
+    );
+    await trigger(
+      "leave",
+      "update of status on generations when old.status = 'queued' and new.status <> 'queued'",
+      countOut("old.queue_order"),
+    );
   }
   await sql
-    .raw(`insert into queue_counts (bucket, queued) select queue_order / ${QUEUE_BUCKET_SIZE}, count(*) from generations where status = 'queued' group by queue_order / ${QUEUE_BUCKET_SIZE}`)
+    .raw(
+      `insert into queue_counts (bucket, queued) select queue_order / ${QUEUE_BUCKET_SIZE}, count(*) from generations where status = 'queued' group by queue_order / ${QUEUE_BUCKET_SIZE}`,
+    )
     .execute(db);
 }

@@ -14,7 +14,9 @@ const PASSES = (row: string) => `${row}.available_micros + ${row}.held_micros > 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (onPostgres(db)) {
     await sql
-      .raw(`alter table credit_balances add constraint credit_balances_within_bound check (available_micros + held_micros <= ${BOUND}) not valid`)
+      .raw(
+        `alter table credit_balances add constraint credit_balances_within_bound check (available_micros + held_micros <= ${BOUND}) not valid`,
+      )
       .execute(db);
     return;
   }

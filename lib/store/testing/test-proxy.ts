@@ -25,7 +25,9 @@ function listen(server: net.Server, port: number): Promise<number> {
 }
 
 /** A proxy to target (default PostgreSQL's 127.0.0.1:5432) on a free port of 127.0.0.1. */
-export async function startTcpProxy(target: { host: string; port: number } = { host: "127.0.0.1", port: 5432 }): Promise<TcpProxy> {
+export async function startTcpProxy(
+  target: { host: string; port: number } = { host: "127.0.0.1", port: 5432 },
+): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   const track = (socket: net.Socket) => {
     sockets.add(socket);

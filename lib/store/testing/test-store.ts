@@ -145,5 +145,9 @@ export function useTestStore(): { readonly t: TestStore; readonly db: Store["db"
 
 /** Another connection to the test store, as a second process would open it (close it yourself). */
 export function openSameStore(t: TestStore): Store {
-  return openStore({ databaseUrl: t.postgres?.databaseUrl ?? null, dataDir: t.dataDir, searchPath: t.postgres?.schema });
+  return openStore({
+    databaseUrl: t.postgres?.databaseUrl ?? null,
+    dataDir: t.dataDir,
+    searchPath: t.postgres?.schema,
+  });
 }

@@ -9,7 +9,10 @@ export const metadata = { title: "Catalog · Atelier" };
 export default async function CatalogPage() {
   const ctx = await requireStudioCtx();
   const [{ data }, { services }] = await Promise.all([listCatalog(ctx.db), getRuntime()]);
-  const { images, making } = catalogCardImages(services.examplePictures, data.map((m) => m.id));
+  const { images, making } = catalogCardImages(
+    services.examplePictures,
+    data.map((m) => m.id),
+  );
   return (
     <div className="mx-auto max-w-6xl">
       <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Catalog</h1>

@@ -3,7 +3,16 @@ import { OpsRunLink } from "@/components/ops-run-link";
 import { listCatalog } from "@/lib/core/catalog/catalog";
 import { presentCredits } from "@/lib/core/credits/credits";
 import { formatUsd } from "@/lib/primitives/money";
-import { FAILURE_WINDOW_MS, opsFailureReasons, opsModels, opsOverview, opsWorkspaces, type FailureReason, type OpsRun, type OpsRunFilter } from "@/lib/core/ops/ops";
+import {
+  FAILURE_WINDOW_MS,
+  opsFailureReasons,
+  opsModels,
+  opsOverview,
+  opsWorkspaces,
+  type FailureReason,
+  type OpsRun,
+  type OpsRunFilter,
+} from "@/lib/core/ops/ops";
 import { GENERATION_STATUSES } from "@/lib/core/runs/run-states";
 import { OpsCreditForm } from "@/components/ops-credit-form";
 import { OpsShares } from "@/components/ops-shares";
@@ -28,7 +37,13 @@ function Stat({ label, value, testId }: { label: string; value: number; testId: 
 const SELECT =
   "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500";
 
-function FilterSelect(props: { label: string; name: string; value: string | undefined; anyLabel: string; options: { value: string; label: string }[] }) {
+function FilterSelect(props: {
+  label: string;
+  name: string;
+  value: string | undefined;
+  anyLabel: string;
+  options: { value: string; label: string }[];
+}) {
   return (
     <label className="block text-xs font-medium text-zinc-600">
       {props.label}
@@ -54,15 +69,37 @@ function span(from: string | null, to: string | null): string | null {
 /** What it cost: charged when it succeeded, else what is held while it is unfinished, else nothing. */
 function Cost({ run }: { run: OpsRun }) {
   if (run.charged_micros !== null) return <>${formatUsd(run.charged_micros)}</>;
-  if (run.status === "queued" || run.status === "running") return <span className="text-zinc-500" title="Held until it ends">${formatUsd(run.price_micros)} held</span>;
-  return <span className="text-zinc-400" title="Not charged">$0</span>;
+  if (run.status === "queued" || run.status === "running")
+    return (
+      <span className="text-zinc-500" title="Held until it ends">
+        ${formatUsd(run.price_micros)} held
+      </span>
+    );
+  return (
+    <span className="text-zinc-400" title="Not charged">
+      $0
+    </span>
+  );
 }
 
 /** Failed runs grouped by their error message: what is going wrong, how often, for how many workspaces. */
-function FailureReasons({ reasons, filtered, failedHref, now }: { reasons: FailureReason[]; filtered: boolean; failedHref: string; now: number }) {
+function FailureReasons({
+  reasons,
+  filtered,
+  failedHref,
+  now,
+}: {
+  reasons: FailureReason[];
+  filtered: boolean;
+  failedHref: string;
+  now: number;
+}) {
   const hours = FAILURE_WINDOW_MS / 3_600_000;
   return (
-    <section aria-labelledby="failure-reasons" className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">
+    <section
+      aria-labelledby="failure-reasons"
+      className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm"
+    >
       <div className="flex flex-wrap items-baseline justify-between gap-2 border-b border-zinc-200 px-5 py-3">
         <h2 id="failure-reasons" className="text-base font-semibold text-zinc-900">
           Failure reasons
@@ -75,24 +112,41 @@ function FailureReasons({ reasons, filtered, failedHref, now }: { reasons: Failu
         </span>
       </div>
       {reasons.length === 0 ? (
-        <p className="px-5 py-8 text-center text-sm text-zinc-500">No run failed in the last {hours} hours{filtered ? " within these filters" : ""}.</p>
+        <p className="px-5 py-8 text-center text-sm text-zinc-500">
+          No run failed in the last {hours} hours{filtered ? " within these filters" : ""}.
+        </p>
       ) : (
         <div className="overflow-x-auto">
           <table className="min-w-full text-left text-sm">
             <thead className="bg-zinc-50 text-xs font-medium tracking-wide text-zinc-500 uppercase">
               <tr>
-                <th scope="col" className="px-5 py-2">Reason</th>
-                <th scope="col" className="px-5 py-2 text-right">Runs</th>
-                <th scope="col" className="px-5 py-2 text-right">Workspaces</th>
-                <th scope="col" className="px-5 py-2">Example runs</th>
-                <th scope="col" className="px-5 py-2 text-right">Last failed</th>
+                <th scope="col" className="px-5 py-2">
+                  Reason
+                </th>
+                <th scope="col" className="px-5 py-2 text-right">
+                  Runs
+                </th>
+                <th scope="col" className="px-5 py-2 text-right">
+                  Workspaces
+                </th>
+                <th scope="col" className="px-5 py-2">
+                  Example runs
+                </th>
+                <th scope="col" className="px-5 py-2 text-right">
+                  Last failed
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100">
               {reasons.map((r) => (
                 <tr key={r.message ?? ""} data-testid="failure-reason">
-                  <td className="max-w-xl min-w-64 px-5 py-2 text-zinc-800">{r.message ?? <span className="text-zinc-400">No message</span>}</td>
-                  <td className="px-5 py-2 text-right font-semibold text-zinc-900 tabular-nums" data-testid="failure-count">
+                  <td className="max-w-xl min-w-64 px-5 py-2 text-zinc-800">
+                    {r.message ?? <span className="text-zinc-400">No message</span>}
+                  </td>
+                  <td
+                    className="px-5 py-2 text-right font-semibold text-zinc-900 tabular-nums"
+                    data-testid="failure-count"
+                  >
                     {r.count}
                   </td>
                   <td className="px-5 py-2 text-right text-zinc-600 tabular-nums">{r.workspaces}</td>
@@ -133,13 +187,19 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
     listCatalog(ctx.db),
     opsModels(ops),
   ]);
-  const failedQuery = new URLSearchParams({ ...(filter.workspaceId ? { workspace: filter.workspaceId } : {}), status: "failed", ...(filter.model ? { model: filter.model } : {}) });
+  const failedQuery = new URLSearchParams({
+    ...(filter.workspaceId ? { workspace: filter.workspaceId } : {}),
+    status: "failed",
+    ...(filter.model ? { model: filter.model } : {}),
+  });
   const now = Date.now();
   return (
     <div className="mx-auto max-w-6xl space-y-8">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Ops</h1>
-        <p className="mt-1 text-sm text-zinc-500">Every workspace: the queue, the models, why runs fail, the latest runs, and credit.</p>
+        <p className="mt-1 text-sm text-zinc-500">
+          Every workspace: the queue, the models, why runs fail, the latest runs, and credit.
+        </p>
       </div>
 
       <section aria-label="Queue" className="grid gap-4 sm:grid-cols-3">
@@ -151,12 +211,37 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
       <OpsModels models={models} now={now} />
 
       {/* A plain GET form: the filters narrow both the failure reasons and the runs, and live in the URL so a view can be shared. */}
-      <form method="get" aria-label="Run filters" className="grid gap-3 rounded-lg border border-zinc-200 bg-white px-5 py-4 shadow-sm sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end">
-        <FilterSelect label="Workspace filter" name="workspace" value={filter.workspaceId} anyLabel="Every workspace" options={workspaces.map((w) => ({ value: w.id, label: w.name }))} />
-        <FilterSelect label="Status filter" name="status" value={filter.status} anyLabel="Any status" options={GENERATION_STATUSES.map((s) => ({ value: s, label: s[0]!.toUpperCase() + s.slice(1) }))} />
-        <FilterSelect label="Model filter" name="model" value={filter.model} anyLabel="Every model" options={catalog.data.map((m) => ({ value: m.id, label: m.id }))} />
+      <form
+        method="get"
+        aria-label="Run filters"
+        className="grid gap-3 rounded-lg border border-zinc-200 bg-white px-5 py-4 shadow-sm sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end"
+      >
+        <FilterSelect
+          label="Workspace filter"
+          name="workspace"
+          value={filter.workspaceId}
+          anyLabel="Every workspace"
+          options={workspaces.map((w) => ({ value: w.id, label: w.name }))}
+        />
+        <FilterSelect
+          label="Status filter"
+          name="status"
+          value={filter.status}
+          anyLabel="Any status"
+          options={GENERATION_STATUSES.map((s) => ({ value: s, label: s[0]!.toUpperCase() + s.slice(1) }))}
+        />
+        <FilterSelect
+          label="Model filter"
+          name="model"
+          value={filter.model}
+          anyLabel="Every model"
+          options={catalog.data.map((m) => ({ value: m.id, label: m.id }))}
+        />
         <div className="flex items-center gap-3">
-          <button type="submit" className="rounded-md bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500">
+          <button
+            type="submit"
+            className="rounded-md bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500"
+          >
             Filter
           </button>
           {filtered ? (
@@ -172,7 +257,9 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
       <section className="overflow-hidden rounded-lg border border-zinc-200 bg-white shadow-sm">
         <h2 className="border-b border-zinc-200 px-5 py-3 text-base font-semibold text-zinc-900">Latest runs</h2>
         {overview.runs.length === 0 ? (
-          <p className="px-5 py-8 text-center text-sm text-zinc-500">{filtered ? "No runs match these filters." : "No runs yet."}</p>
+          <p className="px-5 py-8 text-center text-sm text-zinc-500">
+            {filtered ? "No runs match these filters." : "No runs yet."}
+          </p>
         ) : (
           <div className="overflow-x-auto">
             <table className="min-w-full text-left text-sm">
@@ -182,8 +269,12 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
                   <th className="px-5 py-2">Workspace</th>
                   <th className="px-5 py-2">Model</th>
                   <th className="px-5 py-2">Status</th>
-                  <th className="px-5 py-2 text-right" title="From created to started">Queued</th>
-                  <th className="px-5 py-2 text-right" title="From started to completed">Run time</th>
+                  <th className="px-5 py-2 text-right" title="From created to started">
+                    Queued
+                  </th>
+                  <th className="px-5 py-2 text-right" title="From started to completed">
+                    Run time
+                  </th>
                   <th className="px-5 py-2 text-right">Cost</th>
                   <th className="px-5 py-2">Error</th>
                   <th className="px-5 py-2">Created</th>
@@ -200,16 +291,28 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
                     <td className="px-5 py-2">
                       <RunStatusPill status={run.status} />
                     </td>
-                    <td className="px-5 py-2 text-right whitespace-nowrap text-zinc-600 tabular-nums" data-testid="ops-run-queued">
+                    <td
+                      className="px-5 py-2 text-right whitespace-nowrap text-zinc-600 tabular-nums"
+                      data-testid="ops-run-queued"
+                    >
                       {span(run.created_at, run.started_at) ?? <span className="text-zinc-300">—</span>}
                     </td>
-                    <td className="px-5 py-2 text-right whitespace-nowrap text-zinc-600 tabular-nums" data-testid="ops-run-time">
+                    <td
+                      className="px-5 py-2 text-right whitespace-nowrap text-zinc-600 tabular-nums"
+                      data-testid="ops-run-time"
+                    >
                       {span(run.started_at, run.completed_at) ?? <span className="text-zinc-300">—</span>}
                     </td>
-                    <td className="px-5 py-2 text-right whitespace-nowrap text-zinc-800 tabular-nums" data-testid="ops-run-cost">
+                    <td
+                      className="px-5 py-2 text-right whitespace-nowrap text-zinc-800 tabular-nums"
+                      data-testid="ops-run-cost"
+                    >
                       <Cost run={run} />
                     </td>
-                    <td className="max-w-[14rem] truncate px-5 py-2 text-red-700" title={run.error_message ?? undefined}>
+                    <td
+                      className="max-w-[14rem] truncate px-5 py-2 text-red-700"
+                      title={run.error_message ?? undefined}
+                    >
                       {run.error_message ?? <span className="text-zinc-300">—</span>}
                     </td>
                     <td className="px-5 py-2 whitespace-nowrap text-zinc-500" title={run.created_at}>
@@ -227,9 +330,15 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
 
       <section className="rounded-lg border border-zinc-200 bg-white p-5 shadow-sm">
         <h2 className="text-base font-semibold text-zinc-900">Add credit</h2>
-        <p className="mt-1 mb-4 text-sm text-zinc-500">The amount is added to the workspace's available balance and written to its ledger.</p>
+        <p className="mt-1 mb-4 text-sm text-zinc-500">
+          The amount is added to the workspace's available balance and written to its ledger.
+        </p>
         <OpsCreditForm
-          workspaces={workspaces.map((w) => ({ id: w.id, name: w.name, available_usd: presentCredits(w.balance).available_usd }))}
+          workspaces={workspaces.map((w) => ({
+            id: w.id,
+            name: w.name,
+            available_usd: presentCredits(w.balance).available_usd,
+          }))}
         />
       </section>
     </div>

@@ -38,7 +38,11 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
     const { q, from, to, ...query } = filters;
     page = await listGenerations(ctx, { ...query, limit, cursor }, { prompt: q, from, to });
     // Runs of one batch show as one group (unless the list is that batch), with the batch's size.
-    if (!filters.batch) batchSizes = await countBatchRuns(ctx, page.data.flatMap((r) => (r.batch_id ? [r.batch_id] : [])));
+    if (!filters.batch)
+      batchSizes = await countBatchRuns(
+        ctx,
+        page.data.flatMap((r) => (r.batch_id ? [r.batch_id] : [])),
+      );
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     error = err.message;
@@ -63,7 +67,10 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
       <div className="mb-6 flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Runs</h1>
-          <p className="mt-1 text-sm text-zinc-500">Every run of this workspace, newest first, from the API, MCP and the studio. Runs of one batch show as one group.</p>
+          <p className="mt-1 text-sm text-zinc-500">
+            Every run of this workspace, newest first, from the API, MCP and the studio. Runs of one batch show as one
+            group.
+          </p>
         </div>
       </div>
       <RunsFilters models={[...new Set(models.map((m) => m.id))]} current={{ ...filters, limit }} />
@@ -84,14 +91,28 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
       ) : null}
       {error ? (
         <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-800">
-          {error} <Link href="/runs" className="font-medium underline">Clear the filters</Link>
+          {error}{" "}
+          <Link href="/runs" className="font-medium underline">
+            Clear the filters
+          </Link>
         </p>
       ) : page && page.data.length === 0 ? (
         <div className="rounded-lg border border-dashed border-zinc-300 bg-white p-10 text-center text-sm text-zinc-500">
           {filtered ? (
-            <>No run matches these filters. <Link href="/runs" className="font-medium text-indigo-600">Clear the filters</Link></>
+            <>
+              No run matches these filters.{" "}
+              <Link href="/runs" className="font-medium text-indigo-600">
+                Clear the filters
+              </Link>
+            </>
           ) : (
-            <>No runs yet. Open a model in the <Link href="/catalog" className="font-medium text-indigo-600">catalog</Link> and press Run, or POST /v1/generations.</>
+            <>
+              No runs yet. Open a model in the{" "}
+              <Link href="/catalog" className="font-medium text-indigo-600">
+                catalog
+              </Link>{" "}
+              and press Run, or POST /v1/generations.
+            </>
           )}
         </div>
       ) : page ? (

@@ -6,7 +6,13 @@ import { requireStudioCtx } from "../../studio-ctx";
 
 // A run of another workspace (or none) is a 404. Checked here, outside the page's loading
 // boundary: a notFound() inside the streamed page would come after a 200 status was sent.
-export default async function RunLayout({ children, params }: { children: ReactNode; params: Promise<{ id: string }> }) {
+export default async function RunLayout({
+  children,
+  params,
+}: {
+  children: ReactNode;
+  params: Promise<{ id: string }>;
+}) {
   const { id } = await params;
   const ctx = await requireStudioCtx();
   try {

@@ -31,14 +31,22 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
     if (err instanceof ApiError && err.code === "resource_not_found") notFound();
     throw err;
   }
-  const [event, typicalSeconds] = await Promise.all([findRunEvent(ctx, run.id), isFinal(run.status) ? null : typicalRunSeconds(ctx.db, run.model)]);
+  const [event, typicalSeconds] = await Promise.all([
+    findRunEvent(ctx, run.id),
+    isFinal(run.status) ? null : typicalRunSeconds(ctx.db, run.model),
+  ]);
   const [deliveries, endpoints] = event
-    ? await Promise.all([listEventDeliveries(ctx, { id: event.id, query: { limit: "100" } }), listWebhookEndpoints(ctx, { limit: "100" })])
+    ? await Promise.all([
+        listEventDeliveries(ctx, { id: event.id, query: { limit: "100" } }),
+        listWebhookEndpoints(ctx, { limit: "100" }),
+      ])
     : [null, null];
   return (
     <div className="mx-auto max-w-6xl">
       <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
-        <Link href="/runs" className="hover:text-zinc-800">Runs</Link>
+        <Link href="/runs" className="hover:text-zinc-800">
+          Runs
+        </Link>
         <span className="mx-1.5 text-zinc-300">/</span>
         <span className="font-mono text-xs">{run.id}</span>
       </nav>

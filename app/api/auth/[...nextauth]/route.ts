@@ -18,12 +18,18 @@ async function POST(request: Request, context: { params: Promise<{ nextauth: str
       .catch(() => null);
     const email = form?.get("email");
     try {
-      await studioThrottles().signIn.attempt(typeof email === "string" ? email : "", request.headers.get(CLIENT_IP_HEADER) ?? "unknown");
+      await studioThrottles().signIn.attempt(
+        typeof email === "string" ? email : "",
+        request.headers.get(CLIENT_IP_HEADER) ?? "unknown",
+      );
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       const requestId = newId("request");
       const answer = toErrorResponse(err, requestId, config().publicBaseUrl);
-      return Response.json(answer.body, { status: answer.status, headers: { ...answer.headers, "X-Request-Id": requestId } });
+      return Response.json(answer.body, {
+        status: answer.status,
+        headers: { ...answer.headers, "X-Request-Id": requestId },
+      });
     }
   }
   return handler(request, context) as Promise<Response>;

@@ -26,7 +26,10 @@ export async function GET(request: Request): Promise<Response> {
     if (!user) throw new ApiError("authentication_required", "Sign in to follow runs.");
     // One of the user's open-stream slots (429 past the cap), given back when the stream ends.
     release = acquireUserReader(user.id);
-    follow = await followRuns(await studioCtxFor(user), { ids, afterSeq: parseLastEventId(request.headers.get("last-event-id")) });
+    follow = await followRuns(await studioCtxFor(user), {
+      ids,
+      afterSeq: parseLastEventId(request.headers.get("last-event-id")),
+    });
   } catch (err) {
     release?.();
     const error = actionError(err);
@@ -42,5 +45,11 @@ export async function GET(request: Request): Promise<Response> {
     }),
     { onError: (err) => actionError(err) },
   );
-  return new Response(body, { headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no" } });
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-cache, no-transform",
+      "X-Accel-Buffering": "no",
+    },
+  });
 }

@@ -13,15 +13,25 @@ export function asAudio(output: ModelOutput | undefined): AudioOutput {
 /** What music-metadata reads from an MP3: duration, rate, channels. */
 export async function mp3Meta(data: Buffer) {
   const { format } = await parseBuffer(data, { mimeType: "audio/mpeg" });
-  return { container: format.container, codec: format.codec, duration: format.duration, sampleRate: format.sampleRate, channels: format.numberOfChannels };
+  return {
+    container: format.container,
+    codec: format.codec,
+    duration: format.duration,
+    sampleRate: format.sampleRate,
+    channels: format.numberOfChannels,
+  };
 }
 
 /** Any output's samples, per channel; MP3 is decoded by ffmpeg. */
 export async function samplesOf(output: AudioOutput): Promise<{ sampleRate: number; channels: Float32Array[] }> {
   if (output.content_type === "audio/wav") return decodeWav(output.data);
-  const { stdout } = await runFfmpeg(defaultFfmpegPath(process.env.PATH ?? ""), ["-v", "error", "-i", "pipe:0", "-c:a", "pcm_s16le", "-f", "wav", "pipe:1"], {
-    stdin: output.data,
-  });
+  const { stdout } = await runFfmpeg(
+    defaultFfmpegPath(process.env.PATH ?? ""),
+    ["-v", "error", "-i", "pipe:0", "-c:a", "pcm_s16le", "-f", "wav", "pipe:1"],
+    {
+      stdin: output.data,
+    },
+  );
   // ffmpeg streaming to a pipe leaves the sizes open, which the parser tolerates.
   return decodeWav(stdout);
 }

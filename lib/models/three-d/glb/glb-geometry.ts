@@ -26,7 +26,8 @@ export function worldPositions(accessor: Accessor, m: Mat4): Float32Array {
   for (let i = 0; i < p.length; i += 3) {
     const [x, y, z] = [p[i]!, p[i + 1]!, p[i + 2]!];
     for (let k = 0; k < 3; k++) out[i + k] = m[k]! * x + m[4 + k]! * y + m[8 + k]! * z + m[12 + k]!;
-    if (!Number.isFinite(out[i]! + out[i + 1]! + out[i + 2]!)) throw new GlbRefusal("it has vertex positions that are not finite numbers");
+    if (!Number.isFinite(out[i]! + out[i + 1]! + out[i + 2]!))
+      throw new GlbRefusal("it has vertex positions that are not finite numbers");
   }
   return out;
 }
@@ -35,9 +36,15 @@ export function worldNormals(accessor: Accessor, m: Mat4): Float32Array {
   const n = floats(accessor);
   // The cofactor matrix (the inverse transpose times the determinant): its sign keeps mirrored normals outward.
   const c = [
-    m[5]! * m[10]! - m[6]! * m[9]!, m[6]! * m[8]! - m[4]! * m[10]!, m[4]! * m[9]! - m[5]! * m[8]!,
-    m[9]! * m[2]! - m[10]! * m[1]!, m[10]! * m[0]! - m[8]! * m[2]!, m[8]! * m[1]! - m[9]! * m[0]!,
-    m[1]! * m[6]! - m[2]! * m[5]!, m[2]! * m[4]! - m[0]! * m[6]!, m[0]! * m[5]! - m[1]! * m[4]!,
+    m[5]! * m[10]! - m[6]! * m[9]!,
+    m[6]! * m[8]! - m[4]! * m[10]!,
+    m[4]! * m[9]! - m[5]! * m[8]!,
+    m[9]! * m[2]! - m[10]! * m[1]!,
+    m[10]! * m[0]! - m[8]! * m[2]!,
+    m[8]! * m[1]! - m[9]! * m[0]!,
+    m[1]! * m[6]! - m[2]! * m[5]!,
+    m[2]! * m[4]! - m[0]! * m[6]!,
+    m[0]! * m[5]! - m[1]! * m[4]!,
   ];
   const sign = m[0]! * c[0]! + m[4]! * c[3]! + m[8]! * c[6]! < 0 ? -1 : 1;
   const out = new Float32Array(n.length);
@@ -53,7 +60,11 @@ export function worldNormals(accessor: Accessor, m: Mat4): Float32Array {
 
 /** The determinant of a node's world matrix (its 3×3 part): below zero, the node mirrors. */
 export function determinant(m: Mat4): number {
-  return m[0]! * (m[5]! * m[10]! - m[6]! * m[9]!) - m[4]! * (m[1]! * m[10]! - m[2]! * m[9]!) + m[8]! * (m[1]! * m[6]! - m[2]! * m[5]!);
+  return (
+    m[0]! * (m[5]! * m[10]! - m[6]! * m[9]!) -
+    m[4]! * (m[1]! * m[10]! - m[2]! * m[9]!) +
+    m[8]! * (m[1]! * m[6]! - m[2]! * m[5]!)
+  );
 }
 
 /**
@@ -68,7 +79,9 @@ export function triangleList(primitive: GltfPrimitive, vertexCount: number, mirr
   const indices = new Uint32Array(n);
   if (given) indices.set(given);
   else for (let i = 0; i < n; i++) indices[i] = i;
-  for (let i = 0; i < n; i++) if (indices[i]! >= vertexCount) throw new GlbRefusal("it is a damaged glb: an index names a vertex its primitive does not have");
+  for (let i = 0; i < n; i++)
+    if (indices[i]! >= vertexCount)
+      throw new GlbRefusal("it is a damaged glb: an index names a vertex its primitive does not have");
   const out = mode === 4 ? indices.subarray(0, n - (n % 3)) : new Uint32Array(Math.max(0, n - 2) * 3);
   for (let i = 0; mode !== 4 && i + 2 < n; i++) {
     // glTF 2.0 §3.7.2.1: a fan turns about its first vertex; a strip alternates its winding.
@@ -99,13 +112,13 @@ export function flatShaded(positions: Float32Array, uvs: Float32Array, triangles
     const [bx, by, bz] = [p[o + 6]! - p[o]!, p[o + 7]! - p[o + 1]!, p[o + 8]! - p[o + 2]!];
     const [fx, fy, fz] = [ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx];
     const length = Math.hypot(fx, fy, fz) || 1;
-    for (let j = 0; j < 3; j++) [n[o + j * 3], n[o + j * 3 + 1], n[o + j * 3 + 2]] = [fx / length, fy / length, fz / length];
+    for (let j = 0; j < 3; j++)
+      [n[o + j * 3], n[o + j * 3 + 1], n[o + j * 3 + 2]] = [fx / length, fy / length, fz / length];
   }
   const indices = new Uint32Array(triangles.length);
   for (let i = 0; i < indices.length; i++) indices[i] = i;
   return { positions: p, normals: n, uvs: uv, indices };
 }
-
 
 /** The geometry seen from both sides: a copy of every face turned round, its normals reversed (the renderer culls back faces). */
 export function bothSides(g: Geometry): Geometry {
@@ -134,8 +147,16 @@ export function area(positions: Float32Array, triangles: Uint32Array): number {
   let sum = 0;
   for (let t = 0; t < triangles.length; t += 3) {
     const [a, b, c] = [triangles[t]! * 3, triangles[t + 1]! * 3, triangles[t + 2]! * 3];
-    const [ax, ay, az] = [positions[b]! - positions[a]!, positions[b + 1]! - positions[a + 1]!, positions[b + 2]! - positions[a + 2]!];
-    const [bx, by, bz] = [positions[c]! - positions[a]!, positions[c + 1]! - positions[a + 1]!, positions[c + 2]! - positions[a + 2]!];
+    const [ax, ay, az] = [
+      positions[b]! - positions[a]!,
+      positions[b + 1]! - positions[a + 1]!,
+      positions[b + 2]! - positions[a + 2]!,
+    ];
+    const [bx, by, bz] = [
+      positions[c]! - positions[a]!,
+      positions[c + 1]! - positions[a + 1]!,
+      positions[c + 2]! - positions[a + 2]!,
+    ];
     sum += Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx) / 2;
   }
   return sum;

@@ -91,7 +91,10 @@ async function decodeTexture(image: Uint8Array | null): Promise<Decoded | null> 
       b += SRGB_TO_LINEAR[data[i + 2]!]!;
     }
     const pixels = data.length / 3 || 1;
-    return { texture: { png: bytes, rgb: data, width: info.width, height: info.height }, mean: [r / pixels, g / pixels, b / pixels] };
+    return {
+      texture: { png: bytes, rgb: data, width: info.width, height: info.height },
+      mean: [r / pixels, g / pixels, b / pixels],
+    };
   } catch {
     // An image sharp cannot read (or too large): the factor alone colours it.
     return null;

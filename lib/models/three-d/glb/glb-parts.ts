@@ -6,7 +6,16 @@
 // gets a poster, drawn from about `budget` triangles.
 import type { Document, Primitive as GltfPrimitive } from "@gltf-transform/core";
 import { clustered, thinned, type Grid } from "./glb-decimate";
-import { area, bothSides, determinant, flatShaded, floats, triangleList, worldNormals, worldPositions } from "./glb-geometry";
+import {
+  area,
+  bothSides,
+  determinant,
+  flatShaded,
+  floats,
+  triangleList,
+  worldNormals,
+  worldPositions,
+} from "./glb-geometry";
 import { GlbRefusal } from "./glb-json";
 import { PosterMaterials } from "./glb-material";
 import type { Mat4, MeshInstance } from "./glb-scene";
@@ -18,10 +27,21 @@ export interface GlbScene {
 }
 
 /** The scene's parts for the poster and its exact box; `triangles` is the scene's count (glb-scene.ts). */
-export async function glbScene(doc: Document, instances: MeshInstance[], triangles: number, budget: number, signal?: AbortSignal): Promise<GlbScene> {
+export async function glbScene(
+  doc: Document,
+  instances: MeshInstance[],
+  triangles: number,
+  budget: number,
+  signal?: AbortSignal,
+): Promise<GlbScene> {
   const meshes = doc.getRoot().listMeshes();
   const dense = triangles > budget;
-  type Visit = (primitive: GltfPrimitive, positions: Float32Array, triangles: Uint32Array | null, world: Mat4) => Promise<void> | void;
+  type Visit = (
+    primitive: GltfPrimitive,
+    positions: Float32Array,
+    triangles: Uint32Array | null,
+    world: Mat4,
+  ) => Promise<void> | void;
   const each = async (visit: Visit, withTriangles: boolean) => {
     for (const instance of instances) {
       signal?.throwIfAborted();
@@ -30,7 +50,12 @@ export async function glbScene(doc: Document, instances: MeshInstance[], triangl
         const position = primitive.getAttribute("POSITION");
         if (!position) continue;
         const positions = worldPositions(position, instance.world);
-        await visit(primitive, positions, withTriangles ? triangleList(primitive, positions.length / 3, mirrored) : null, instance.world);
+        await visit(
+          primitive,
+          positions,
+          withTriangles ? triangleList(primitive, positions.length / 3, mirrored) : null,
+          instance.world,
+        );
       }
     }
   };
@@ -66,17 +91,37 @@ export async function glbScene(doc: Document, instances: MeshInstance[], triangl
     const noUvs = () => new Float32Array(0);
     let geometry: Geometry;
     if (dense) geometry = clustered(positions, list, grid);
-    else if (normal?.getCount() === positions.length / 3) geometry = { positions, normals: worldNormals(normal, world), uvs: uvs ?? noUvs(), indices: list };
+    else if (normal?.getCount() === positions.length / 3)
+      geometry = { positions, normals: worldNormals(normal, world), uvs: uvs ?? noUvs(), indices: list };
     else geometry = flatShaded(positions, uvs ?? noUvs(), list);
     if (gltf?.getDoubleSided() && !dense) geometry = bothSides(geometry);
     parts.push({ name: primitive.getName() || "mesh", translation: [0, 0, 0], primitives: [{ geometry, material }] });
   }, true);
-  if (dense) thinned(parts.flatMap((part) => part.primitives.map((p) => p.geometry)), budget);
+  if (dense)
+    thinned(
+      parts.flatMap((part) => part.primitives.map((p) => p.geometry)),
+      budget,
+    );
   if (parts.length === 0) {
     // Points or lines only: nothing to draw, but the poster is still framed on where they are.
-    const corners = Float32Array.from([0, 1, 2, 3, 4, 5, 6, 7].flatMap((i) => [i & 1 ? max[0] : min[0], i & 2 ? max[1] : min[1], i & 4 ? max[2] : min[2]]));
-    const geometry = { positions: corners, normals: new Float32Array(24), uvs: new Float32Array(0), indices: new Uint32Array(0) };
-    parts.push({ name: "bounds", translation: [0, 0, 0], primitives: [{ geometry, material: await materials.of(null, false) }] });
+    const corners = Float32Array.from(
+      [0, 1, 2, 3, 4, 5, 6, 7].flatMap((i) => [
+        i & 1 ? max[0] : min[0],
+        i & 2 ? max[1] : min[1],
+        i & 4 ? max[2] : min[2],
+      ]),
+    );
+    const geometry = {
+      positions: corners,
+      normals: new Float32Array(24),
+      uvs: new Float32Array(0),
+      indices: new Uint32Array(0),
+    };
+    parts.push({
+      name: "bounds",
+      translation: [0, 0, 0],
+      primitives: [{ geometry, material: await materials.of(null, false) }],
+    });
   }
   const round = (v: Vec3) => v.map((x) => Math.round(x * 1e6) / 1e6) as Vec3;
   return { parts, bounding_box: { min: round(min), max: round(max) } };

@@ -28,7 +28,11 @@ export const MAX_SCENE_VERTICES = 50_000_000;
 
 const numbers = (value: unknown, length: number, what: string): number[] | null => {
   if (value === undefined) return null;
-  if (!Array.isArray(value) || value.length !== length || !value.every((v) => typeof v === "number" && Number.isFinite(v))) {
+  if (
+    !Array.isArray(value) ||
+    value.length !== length ||
+    !value.every((v) => typeof v === "number" && Number.isFinite(v))
+  ) {
     throw new GlbRefusal(`it is a damaged glb: ${what} is not ${length} finite numbers`);
   }
   return value as number[];
@@ -36,7 +40,10 @@ const numbers = (value: unknown, length: number, what: string): number[] | null 
 
 export function multiply(a: Mat4, b: Mat4): Mat4 {
   const out = new Float64Array(16);
-  for (let c = 0; c < 4; c++) for (let r = 0; r < 4; r++) out[c * 4 + r] = a[r]! * b[c * 4]! + a[4 + r]! * b[c * 4 + 1]! + a[8 + r]! * b[c * 4 + 2]! + a[12 + r]! * b[c * 4 + 3]!;
+  for (let c = 0; c < 4; c++)
+    for (let r = 0; r < 4; r++)
+      out[c * 4 + r] =
+        a[r]! * b[c * 4]! + a[4 + r]! * b[c * 4 + 1]! + a[8 + r]! * b[c * 4 + 2]! + a[12 + r]! * b[c * 4 + 3]!;
   return out;
 }
 
@@ -50,10 +57,22 @@ function localMatrix(node: NonNullable<GltfJson["nodes"]>[number], i: number): M
   const q = Math.hypot(x!, y!, z!, w!) || 1;
   const [qx, qy, qz, qw] = [x! / q, y! / q, z! / q, w! / q];
   return Float64Array.from([
-    (1 - 2 * (qy * qy + qz * qz)) * sx!, 2 * (qx * qy + qz * qw) * sx!, 2 * (qx * qz - qy * qw) * sx!, 0,
-    2 * (qx * qy - qz * qw) * sy!, (1 - 2 * (qx * qx + qz * qz)) * sy!, 2 * (qy * qz + qx * qw) * sy!, 0,
-    2 * (qx * qz + qy * qw) * sz!, 2 * (qy * qz - qx * qw) * sz!, (1 - 2 * (qx * qx + qy * qy)) * sz!, 0,
-    tx!, ty!, tz!, 1,
+    (1 - 2 * (qy * qy + qz * qz)) * sx!,
+    2 * (qx * qy + qz * qw) * sx!,
+    2 * (qx * qz - qy * qw) * sx!,
+    0,
+    2 * (qx * qy - qz * qw) * sy!,
+    (1 - 2 * (qx * qx + qz * qz)) * sy!,
+    2 * (qy * qz + qx * qw) * sy!,
+    0,
+    2 * (qx * qz + qy * qw) * sz!,
+    2 * (qy * qz - qx * qw) * sz!,
+    (1 - 2 * (qx * qx + qy * qy)) * sz!,
+    0,
+    tx!,
+    ty!,
+    tz!,
+    1,
   ]);
 }
 
@@ -74,21 +93,31 @@ export function sceneCounts(json: GltfJson): SceneCounts {
     const children = node?.children ?? [];
     if (!Array.isArray(children)) throw new GlbRefusal(`it is a damaged glb: node ${i}'s children are not a list`);
     for (const child of children) {
-      if (!Number.isInteger(child) || child < 0 || child >= nodes.length) throw new GlbRefusal(`it is a damaged glb: node ${i} has a child that does not exist`);
-      if (parent[child as number] !== -1 || child === i) throw new GlbRefusal(`it is a damaged glb: node ${String(child)} has two parents`);
+      if (!Number.isInteger(child) || child < 0 || child >= nodes.length)
+        throw new GlbRefusal(`it is a damaged glb: node ${i} has a child that does not exist`);
+      if (parent[child as number] !== -1 || child === i)
+        throw new GlbRefusal(`it is a damaged glb: node ${String(child)} has two parents`);
       parent[child as number] = i;
     }
   });
   const scenes = json.scenes ?? [];
-  const chosen = scenes.length > 0 ? scenes[Number.isInteger(json.scene) && (json.scene as number) < scenes.length ? (json.scene as number) : 0] : null;
-  const roots: unknown[] = chosen ? (Array.isArray(chosen.nodes) ? chosen.nodes : []) : nodes.map((_, i) => i).filter((i) => parent[i] === -1);
+  const chosen =
+    scenes.length > 0
+      ? scenes[Number.isInteger(json.scene) && (json.scene as number) < scenes.length ? (json.scene as number) : 0]
+      : null;
+  const roots: unknown[] = chosen
+    ? Array.isArray(chosen.nodes)
+      ? chosen.nodes
+      : []
+    : nodes.map((_, i) => i).filter((i) => parent[i] === -1);
 
   const instances: MeshInstance[] = [];
   const seen = new Uint8Array(nodes.length);
   let [vertices, triangles] = [0, 0];
   const stack: Array<{ node: number; above: Mat4 | null }> = [];
   for (const root of roots) {
-    if (!Number.isInteger(root) || (root as number) < 0 || (root as number) >= nodes.length) throw new GlbRefusal("it is a damaged glb: its scene names a node that does not exist");
+    if (!Number.isInteger(root) || (root as number) < 0 || (root as number) >= nodes.length)
+      throw new GlbRefusal("it is a damaged glb: its scene names a node that does not exist");
     stack.push({ node: root as number, above: null });
   }
   while (stack.length > 0) {
@@ -100,19 +129,28 @@ export function sceneCounts(json: GltfJson): SceneCounts {
     const world = above ? multiply(above, local) : local;
     if (node.mesh !== undefined) {
       const mesh = Number.isInteger(node.mesh) ? meshes[node.mesh as number] : undefined;
-      if (!mesh || !Array.isArray(mesh.primitives)) throw new GlbRefusal(`it is a damaged glb: node ${i} names a mesh that does not exist`);
-      if (instances.length >= MAX_INSTANCES) throw new GlbRefusal(`its scene places more than ${MAX_INSTANCES.toLocaleString("en-US")} meshes`);
+      if (!mesh || !Array.isArray(mesh.primitives))
+        throw new GlbRefusal(`it is a damaged glb: node ${i} names a mesh that does not exist`);
+      if (instances.length >= MAX_INSTANCES)
+        throw new GlbRefusal(`its scene places more than ${MAX_INSTANCES.toLocaleString("en-US")} meshes`);
       for (const [p, primitive] of mesh.primitives.entries()) {
         const position = primitive?.attributes?.POSITION;
         const indices = primitive?.indices;
         if (position === undefined) continue;
         const at = (index: unknown) => (Number.isInteger(index) ? accessors[index as number] : undefined);
-        if (!at(position) || (indices !== undefined && !at(indices))) throw new GlbRefusal(`it is a damaged glb: mesh ${String(node.mesh)} primitive ${p} names an accessor that does not exist`);
+        if (!at(position) || (indices !== undefined && !at(indices)))
+          throw new GlbRefusal(
+            `it is a damaged glb: mesh ${String(node.mesh)} primitive ${p} names an accessor that does not exist`,
+          );
         const n = Number(at(position)!.count);
         vertices += n;
-        triangles += trianglesOf(primitive.mode === undefined ? 4 : Number(primitive.mode), indices === undefined ? n : Number(at(indices)!.count));
+        triangles += trianglesOf(
+          primitive.mode === undefined ? 4 : Number(primitive.mode),
+          indices === undefined ? n : Number(at(indices)!.count),
+        );
       }
-      if (vertices > MAX_SCENE_VERTICES) throw new GlbRefusal(`its scene places more than ${MAX_SCENE_VERTICES.toLocaleString("en-US")} vertices`);
+      if (vertices > MAX_SCENE_VERTICES)
+        throw new GlbRefusal(`its scene places more than ${MAX_SCENE_VERTICES.toLocaleString("en-US")} vertices`);
       instances.push({ node: i, mesh: node.mesh as number, world });
     }
     for (const child of (node.children as number[] | undefined) ?? []) stack.push({ node: child, above: world });

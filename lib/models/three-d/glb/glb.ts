@@ -13,7 +13,11 @@ function vertexAccessor(doc: Document, buffer: GltfBuffer, type: "VEC2" | "VEC3"
 function indexAccessor(doc: Document, buffer: GltfBuffer, geometry: Geometry) {
   // 65535 itself is the restart value glTF forbids in 16-bit indices.
   const small = geometry.positions.length / 3 <= 65535;
-  return doc.createAccessor().setType("SCALAR").setArray(small ? Uint16Array.from(geometry.indices) : geometry.indices).setBuffer(buffer);
+  return doc
+    .createAccessor()
+    .setType("SCALAR")
+    .setArray(small ? Uint16Array.from(geometry.indices) : geometry.indices)
+    .setBuffer(buffer);
 }
 
 function gltfMaterial(doc: Document, material: Material): GltfMaterial {
@@ -24,7 +28,9 @@ function gltfMaterial(doc: Document, material: Material): GltfMaterial {
     .setRoughnessFactor(material.roughness)
     .setAlphaMode(material.blend ? "BLEND" : "OPAQUE");
   if (material.texture) {
-    out.setBaseColorTexture(doc.createTexture(material.name).setImage(new Uint8Array(material.texture.png)).setMimeType("image/png"));
+    out.setBaseColorTexture(
+      doc.createTexture(material.name).setImage(new Uint8Array(material.texture.png)).setMimeType("image/png"),
+    );
   }
   return out;
 }

@@ -20,7 +20,12 @@ function cube(doc: Document, buffer: GltfBuffer, material: Material | null = nul
     for (const sign of [1, -1]) {
       const [u, v] = [(axis + 1) % 3, (axis + 2) % 3];
       const base = positions.length / 3;
-      for (const [a, b] of [[-1, -1], [1, -1], [1, 1], [-1, 1]] as const) {
+      for (const [a, b] of [
+        [-1, -1],
+        [1, -1],
+        [1, 1],
+        [-1, 1],
+      ] as const) {
         const p = [0, 0, 0];
         p[axis] = sign * 0.5;
         p[u] = a * 0.5 * sign;
@@ -34,7 +39,8 @@ function cube(doc: Document, buffer: GltfBuffer, material: Material | null = nul
       indices.push(base, base + 1, base + 2, base, base + 2, base + 3);
     }
   }
-  const accessor = (type: "VEC3" | "VEC2" | "SCALAR", array: Float32Array | Uint16Array) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer);
+  const accessor = (type: "VEC3" | "VEC2" | "SCALAR", array: Float32Array | Uint16Array) =>
+    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer);
   const primitive = doc
     .createPrimitive()
     .setAttribute("POSITION", accessor("VEC3", Float32Array.from(positions)))
@@ -48,7 +54,9 @@ function cube(doc: Document, buffer: GltfBuffer, material: Material | null = nul
 /** An unindexed primitive of `mode` over `positions`, without normals. */
 function loose(doc: Document, buffer: GltfBuffer, mode: 0 | 5, positions: number[]): Mesh {
   const position = doc.createAccessor().setType("VEC3").setArray(Float32Array.from(positions)).setBuffer(buffer);
-  return doc.createMesh(mode === 0 ? "points" : "strip").addPrimitive(doc.createPrimitive().setMode(mode).setAttribute("POSITION", position));
+  return doc
+    .createMesh(mode === 0 ? "points" : "strip")
+    .addPrimitive(doc.createPrimitive().setMode(mode).setAttribute("POSITION", position));
 }
 
 async function glbOf(doc: Document): Promise<Buffer> {
@@ -61,12 +69,28 @@ async function sceneGlb(): Promise<Buffer> {
   const buffer = doc.createBuffer();
   const scene = doc.createScene();
   doc.getRoot().setDefaultScene(scene);
-  const paint = doc.createMaterial("paint").setBaseColorFactor([0.8, 0.3, 0.1, 1]).setMetallicFactor(0).setRoughnessFactor(0.5);
+  const paint = doc
+    .createMaterial("paint")
+    .setBaseColorFactor([0.8, 0.3, 0.1, 1])
+    .setMetallicFactor(0)
+    .setRoughnessFactor(0.5);
   const half = Math.PI / 8; // a quarter turn about Y is π/2; this is 45°, halved for the quaternion
-  const turned = doc.createNode("turned").setMesh(cube(doc, buffer, paint)).setTranslation([0, 0.5, 0]).setRotation([0, Math.sin(half), 0, Math.cos(half)]).setScale([2, 1, 1]);
+  const turned = doc
+    .createNode("turned")
+    .setMesh(cube(doc, buffer, paint))
+    .setTranslation([0, 0.5, 0])
+    .setRotation([0, Math.sin(half), 0, Math.cos(half)])
+    .setScale([2, 1, 1]);
   scene.addChild(doc.createNode("parent").setTranslation([1, 0, 0]).addChild(turned));
-  scene.addChild(doc.createNode("strip").setMesh(loose(doc, buffer, 5, [-0.5, 0, -0.5, 0.5, 0, -0.5, -0.5, 0, 0.5, 0.5, 0, 0.5])).setTranslation([0, 2, 0]));
-  scene.addChild(doc.createNode("points").setMesh(loose(doc, buffer, 0, [-3, 0, 0, -2.75, 0, 0, -2.5, 0, 0, -2.25, 0, 0, -2, 0, 0])));
+  scene.addChild(
+    doc
+      .createNode("strip")
+      .setMesh(loose(doc, buffer, 5, [-0.5, 0, -0.5, 0.5, 0, -0.5, -0.5, 0, 0.5, 0.5, 0, 0.5]))
+      .setTranslation([0, 2, 0]),
+  );
+  scene.addChild(
+    doc.createNode("points").setMesh(loose(doc, buffer, 0, [-3, 0, 0, -2.75, 0, 0, -2.5, 0, 0, -2.25, 0, 0, -2, 0, 0])),
+  );
   doc.createNode("not in the scene").setMesh(cube(doc, buffer)).setTranslation([50, 0, 0]);
   return glbOf(doc);
 }
@@ -126,19 +150,48 @@ describe("a glb made elsewhere, measured and drawn", () => {
     const buffer = doc.createBuffer();
     const mesh = cube(doc, buffer);
     const scene = doc.createScene();
-    scene.addChild(doc.createNode("a").setMesh(mesh)).addChild(doc.createNode("b").setMesh(mesh).setTranslation([2, 0, 0]));
+    scene
+      .addChild(doc.createNode("a").setMesh(mesh))
+      .addChild(doc.createNode("b").setMesh(mesh).setTranslation([2, 0, 0]));
     const output = await readGlbOutput(await glbOf(doc), { poster: SMALL_POSTER });
-    expect([output!.vertices, output!.triangles, output!.bounding_box]).toEqual([48, 24, { min: [-0.5, -0.5, -0.5], max: [2.5, 0.5, 0.5] }]);
+    expect([output!.vertices, output!.triangles, output!.bounding_box]).toEqual([
+      48,
+      24,
+      { min: [-0.5, -0.5, -0.5], max: [2.5, 0.5, 0.5] },
+    ]);
   });
 
   it("paints the poster with each material's colour and base colour texture", async () => {
     const doc = new Document();
     const buffer = doc.createBuffer();
-    const red = await sharp({ create: { width: 4, height: 4, channels: 3, background: "#e01010" } }).png().toBuffer();
+    const red = await sharp({ create: { width: 4, height: 4, channels: 3, background: "#e01010" } })
+      .png()
+      .toBuffer();
     const texture = doc.createTexture("red").setImage(new Uint8Array(red)).setMimeType("image/png");
-    const green = doc.createMaterial("green").setBaseColorFactor([0.05, 0.6, 0.05, 1]).setMetallicFactor(0).setRoughnessFactor(0.7);
-    const textured = doc.createMaterial("textured").setBaseColorTexture(texture).setMetallicFactor(0).setRoughnessFactor(0.7);
-    doc.createScene().addChild(doc.createNode("g").setMesh(cube(doc, buffer, green)).setTranslation([-0.8, 0, 0])).addChild(doc.createNode("r").setMesh(cube(doc, buffer, textured)).setTranslation([0.8, 0, 0]));
+    const green = doc
+      .createMaterial("green")
+      .setBaseColorFactor([0.05, 0.6, 0.05, 1])
+      .setMetallicFactor(0)
+      .setRoughnessFactor(0.7);
+    const textured = doc
+      .createMaterial("textured")
+      .setBaseColorTexture(texture)
+      .setMetallicFactor(0)
+      .setRoughnessFactor(0.7);
+    doc
+      .createScene()
+      .addChild(
+        doc
+          .createNode("g")
+          .setMesh(cube(doc, buffer, green))
+          .setTranslation([-0.8, 0, 0]),
+      )
+      .addChild(
+        doc
+          .createNode("r")
+          .setMesh(cube(doc, buffer, textured))
+          .setTranslation([0.8, 0, 0]),
+      );
     const output = await readGlbOutput(await glbOf(doc), { poster: SMALL_POSTER });
     const { data } = await sharp(output!.poster.data).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     let [reds, greens] = [0, 0];
@@ -153,7 +206,11 @@ describe("a glb made elsewhere, measured and drawn", () => {
 
   it("reads a glb as ComfyUI's SaveGLB writes it: no normals (flat ones computed), no material", async () => {
     const output = await readGlbOutput(comfyStyleGlb(), { poster: SMALL_POSTER });
-    expect([output!.vertices, output!.triangles, output!.bounding_box]).toEqual([6, 8, { min: [-1, -1, -1], max: [1, 1, 1] }]);
+    expect([output!.vertices, output!.triangles, output!.bounding_box]).toEqual([
+      6,
+      8,
+      { min: [-1, -1, -1], max: [1, 1, 1] },
+    ]);
     await expectPoster(output!.poster);
   });
 
@@ -173,7 +230,15 @@ describe("a glb made elsewhere, measured and drawn", () => {
     }
     const position = doc.createAccessor().setType("VEC3").setArray(Float32Array.from(positions)).setBuffer(buffer);
     const index = doc.createAccessor().setType("SCALAR").setArray(Uint32Array.from(indices)).setBuffer(buffer);
-    doc.createScene().addChild(doc.createNode("ball").setMesh(doc.createMesh().addPrimitive(doc.createPrimitive().setAttribute("POSITION", position).setIndices(index))));
+    doc
+      .createScene()
+      .addChild(
+        doc
+          .createNode("ball")
+          .setMesh(
+            doc.createMesh().addPrimitive(doc.createPrimitive().setAttribute("POSITION", position).setIndices(index)),
+          ),
+      );
     const output = await readGlbOutput(await glbOf(doc), { posterTriangles: 2000, poster: SMALL_POSTER });
     expect([output!.vertices, output!.triangles]).toEqual([61 * 121, 60 * 120 * 2]);
     await expectPoster(output!.poster);
@@ -181,7 +246,9 @@ describe("a glb made elsewhere, measured and drawn", () => {
 
   it("takes a scene of points only: no triangles, a poster all the same", async () => {
     const doc = new Document();
-    doc.createScene().addChild(doc.createNode().setMesh(loose(doc, doc.createBuffer(), 0, [0, 0, 0, 1, 1, 1, 2, 0, 1])));
+    doc
+      .createScene()
+      .addChild(doc.createNode().setMesh(loose(doc, doc.createBuffer(), 0, [0, 0, 0, 1, 1, 1, 2, 0, 1])));
     const output = await readGlbOutput(await glbOf(doc), { poster: SMALL_POSTER });
     expect([output!.vertices, output!.triangles]).toEqual([3, 0]);
     expect((await sharp(output!.poster.data).metadata()).format).toBe("webp");
@@ -191,18 +258,32 @@ describe("a glb made elsewhere, measured and drawn", () => {
     const glb = await sceneGlb();
     const jsonLength = glb.readUInt32LE(12);
     const bin = glb.subarray(20 + jsonLength + 8, 20 + jsonLength + 8 + glb.readUInt32LE(20 + jsonLength));
-    const embedded = withGlbJson(glb.subarray(0, 20 + jsonLength), (json) => (json.buffers[0].uri = `data:application/octet-stream;base64,${bin.toString("base64")}`));
+    const embedded = withGlbJson(
+      glb.subarray(0, 20 + jsonLength),
+      (json) => (json.buffers[0].uri = `data:application/octet-stream;base64,${bin.toString("base64")}`),
+    );
     const output = await readGlbOutput(embedded, { poster: SMALL_POSTER });
     expect([output!.vertices, output!.triangles, output!.data.length]).toEqual([33, 14, embedded.length]);
   });
 
   it("is null for what is not a glTF binary: other files, a .gltf JSON, a glTF 1.0 or cut-off binary", async () => {
     const glb = await sceneGlb();
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#000" } }).png().toBuffer();
-    const gltfJson = Buffer.from(JSON.stringify({ asset: { version: "2.0" }, buffers: [{ uri: "scene.bin", byteLength: 12 }] }));
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#000" } })
+      .png()
+      .toBuffer();
+    const gltfJson = Buffer.from(
+      JSON.stringify({ asset: { version: "2.0" }, buffers: [{ uri: "scene.bin", byteLength: 12 }] }),
+    );
     const version1 = Buffer.from(glb);
     version1.writeUInt32LE(1, 4);
-    for (const bytes of [Buffer.from("<html>not a model</html>"), Buffer.alloc(0), png, gltfJson, version1, glb.subarray(0, glb.length / 2)]) {
+    for (const bytes of [
+      Buffer.from("<html>not a model</html>"),
+      Buffer.alloc(0),
+      png,
+      gltfJson,
+      version1,
+      glb.subarray(0, glb.length / 2),
+    ]) {
       expect(await readGlbOutput(bytes)).toBeNull();
     }
   });
@@ -211,22 +292,40 @@ describe("a glb made elsewhere, measured and drawn", () => {
     const glb = await sceneGlb();
     const refused = async (edit: Parameters<typeof withGlbJson>[1], reason: RegExp) => {
       const started = Date.now();
-      const error = await readGlbOutput(withGlbJson(glb, edit)).then(() => null, (err: unknown) => err);
+      const error = await readGlbOutput(withGlbJson(glb, edit)).then(
+        () => null,
+        (err: unknown) => err,
+      );
       expect(error, String(reason)).toBeInstanceOf(GlbRefusal);
       expect((error as Error).message).toMatch(reason);
       expect(Date.now() - started).toBeLessThan(2000);
     };
-    await refused((json) => (json.buffers[0].uri = "scene.bin"), /refers to another file \("scene\.bin"\); only self-contained \.glb files are served/);
-    await refused((json) => (json.extensionsRequired = ["KHR_draco_mesh_compression"]), /needs KHR_draco_mesh_compression, which Atelier does not read/);
+    await refused(
+      (json) => (json.buffers[0].uri = "scene.bin"),
+      /refers to another file \("scene\.bin"\); only self-contained \.glb files are served/,
+    );
+    await refused(
+      (json) => (json.extensionsRequired = ["KHR_draco_mesh_compression"]),
+      /needs KHR_draco_mesh_compression, which Atelier does not read/,
+    );
     await refused((json) => (json.accessors[0].count = 1e9), /damaged glb: accessor 0 reaches past its buffer view/);
-    await refused((json) => json.accessors.push({ componentType: 5126, count: 1e9, type: "VEC3" }), /accessors without data would take 12,000,000,000 bytes/);
-    await refused((json) => (json.bufferViews[0].byteLength = 1e12), /damaged glb: buffer view 0 reaches past its buffer/);
+    await refused(
+      (json) => json.accessors.push({ componentType: 5126, count: 1e9, type: "VEC3" }),
+      /accessors without data would take 12,000,000,000 bytes/,
+    );
+    await refused(
+      (json) => (json.bufferViews[0].byteLength = 1e12),
+      /damaged glb: buffer view 0 reaches past its buffer/,
+    );
     await refused((json) => {
       json.nodes[0].children = [1];
       json.nodes[1].children = [0];
     }, /damaged glb: node \d is reached twice \(its hierarchy loops\)/);
     await refused((json) => (json.nodes[2].children = [0]), /damaged glb: node 0 has two parents/);
-    await refused((json) => (json.nodes[0].translation = ["far", 0, 0]), /damaged glb: node 0's translation is not 3 finite numbers/);
+    await refused(
+      (json) => (json.nodes[0].translation = ["far", 0, 0]),
+      /damaged glb: node 0's translation is not 3 finite numbers/,
+    );
     await refused((json) => (json.nodes = json.nodes.map(() => ({}))), /its scene shows no mesh/);
     await refused((json) => (json.asset.version = "1.0"), /asset\.version is "1\.0", not 2\.x/);
   });

@@ -43,9 +43,17 @@ export async function readGlbOutput(bytes: Buffer, options: ReadGlbOptions = {})
   try {
     doc = await new NodeIO().setLogger(new Logger(Logger.Verbosity.SILENT)).readBinary(container.glb);
   } catch (err) {
-    throw new GlbRefusal(`it is a damaged glb: ${err instanceof Error ? err.message.slice(0, 200) : "glTF-Transform cannot read it"}`);
+    throw new GlbRefusal(
+      `it is a damaged glb: ${err instanceof Error ? err.message.slice(0, 200) : "glTF-Transform cannot read it"}`,
+    );
   }
-  const scene = await glbScene(doc, counts.instances, counts.triangles, options.posterTriangles ?? POSTER_TRIANGLES, options.signal);
+  const scene = await glbScene(
+    doc,
+    counts.instances,
+    counts.triangles,
+    options.posterTriangles ?? POSTER_TRIANGLES,
+    options.signal,
+  );
   options.signal?.throwIfAborted();
   const poster = await renderPoster(scene.parts, options.poster);
   return {

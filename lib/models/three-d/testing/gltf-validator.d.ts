@@ -9,9 +9,19 @@ declare module "gltf-validator" {
     offset?: number;
   }
   export interface ValidationReport {
-    issues: { numErrors: number; numWarnings: number; numInfos: number; numHints: number; messages: ValidationMessage[]; truncated: boolean };
+    issues: {
+      numErrors: number;
+      numWarnings: number;
+      numInfos: number;
+      numHints: number;
+      messages: ValidationMessage[];
+      truncated: boolean;
+    };
     info?: { version: string; generator?: string; totalVertexCount?: number; totalTriangleCount?: number };
   }
-  export function validateBytes(data: Uint8Array, options?: { uri?: string; maxIssues?: number; ignoredIssues?: string[] }): Promise<ValidationReport>;
+  export function validateBytes(
+    data: Uint8Array,
+    options?: { uri?: string; maxIssues?: number; ignoredIssues?: string[] },
+  ): Promise<ValidationReport>;
   export function version(): string;
 }

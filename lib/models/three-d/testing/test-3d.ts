@@ -19,10 +19,26 @@ export async function expectValidGlb(data: Buffer): Promise<ValidationReport> {
 
 interface GltfJson {
   asset: { version: string; generator?: string };
-  nodes: Array<{ mesh?: number; translation?: number[]; rotation?: number[]; scale?: number[]; matrix?: number[]; children?: number[] }>;
+  nodes: Array<{
+    mesh?: number;
+    translation?: number[];
+    rotation?: number[];
+    scale?: number[];
+    matrix?: number[];
+    children?: number[];
+  }>;
   meshes: Array<{ primitives: Array<{ attributes: Record<string, number>; indices?: number; material?: number }> }>;
   accessors: Array<{ count: number; componentType: number; type: string; min?: number[]; max?: number[] }>;
-  materials: Array<{ name?: string; alphaMode?: string; pbrMetallicRoughness?: { baseColorFactor?: number[]; metallicFactor?: number; roughnessFactor?: number; baseColorTexture?: { index: number } } }>;
+  materials: Array<{
+    name?: string;
+    alphaMode?: string;
+    pbrMetallicRoughness?: {
+      baseColorFactor?: number[];
+      metallicFactor?: number;
+      roughnessFactor?: number;
+      baseColorTexture?: { index: number };
+    };
+  }>;
   images?: Array<{ mimeType?: string; bufferView?: number }>;
   textures?: unknown[];
 }
@@ -42,7 +58,11 @@ export function glbJson(data: Buffer): GltfJson {
  * POSITION accessors' min/max moved by their nodes, as a glTF loader reports them. The writers
  * only translate and scale nodes, so the box corners move exactly; a rotation would fail here.
  */
-export function measureGlb(data: Buffer): { vertices: number; triangles: number; bounding_box: { min: number[]; max: number[] } } {
+export function measureGlb(data: Buffer): {
+  vertices: number;
+  triangles: number;
+  bounding_box: { min: number[]; max: number[] };
+} {
   const json = glbJson(data);
   let vertices = 0;
   let triangles = 0;
@@ -87,7 +107,10 @@ export async function countWithGltfTransform(data: Buffer): Promise<{ vertices: 
   return { vertices, triangles };
 }
 
-export function expectBoxClose(actual: { min: number[]; max: number[] }, expected: { min: number[]; max: number[] }): void {
+export function expectBoxClose(
+  actual: { min: number[]; max: number[] },
+  expected: { min: number[]; max: number[] },
+): void {
   for (let k = 0; k < 3; k++) {
     expect(actual.min[k]).toBeCloseTo(expected.min[k]!, 5);
     expect(actual.max[k]).toBeCloseTo(expected.max[k]!, 5);
@@ -95,7 +118,12 @@ export function expectBoxClose(actual: { min: number[]; max: number[] }, expecte
 }
 
 /** A real WebP of the stated size showing something: not one flat colour, its middle unlike its corners. */
-export async function expectPoster(poster: { content_type: string; data: Buffer; width: number; height: number }): Promise<void> {
+export async function expectPoster(poster: {
+  content_type: string;
+  data: Buffer;
+  width: number;
+  height: number;
+}): Promise<void> {
   expect(poster.content_type).toBe("image/webp");
   const meta = await sharp(poster.data).metadata();
   expect([meta.format, meta.width, meta.height]).toEqual(["webp", poster.width, poster.height]);
@@ -105,14 +133,20 @@ export async function expectPoster(poster: { content_type: string; data: Buffer;
   const mean = (left: number, top: number, width: number, height: number) => {
     const sum = [0, 0, 0];
     for (let y = top; y < top + height; y++) {
-      for (let x = left; x < left + width; x++) for (let k = 0; k < 3; k++) sum[k] = sum[k]! + pixels[(y * info.width + x) * 3 + k]!;
+      for (let x = left; x < left + width; x++)
+        for (let k = 0; k < 3; k++) sum[k] = sum[k]! + pixels[(y * info.width + x) * 3 + k]!;
     }
     return sum.map((v) => v / (width * height));
   };
   const [w, h] = [poster.width, poster.height];
   const middle = mean(Math.round(w * 0.35), Math.round(h * 0.35), Math.round(w * 0.3), Math.round(h * 0.3));
   const box = Math.round(Math.min(w, h) * 0.12);
-  for (const [left, top] of [[0, 0], [w - box, 0], [0, h - box], [w - box, h - box]] as const) {
+  for (const [left, top] of [
+    [0, 0],
+    [w - box, 0],
+    [0, h - box],
+    [w - box, h - box],
+  ] as const) {
     const corner = mean(left, top, box, box);
     const difference = middle.reduce((sum, v, k) => sum + Math.abs(v - corner[k]!), 0) / 3;
     expect(difference, `middle against corner ${left},${top}`).toBeGreaterThan(10);

@@ -31,14 +31,27 @@ export async function videoFile(dir: string, video: VideoOutput): Promise<string
 }
 
 /** The frame shown at `seconds`, decoded to RGB with the BT.709 matrix the encoder was told. */
-export async function frameAt(ffmpegPath: string, file: string, seconds: number): Promise<{ data: Buffer; width: number; height: number }> {
+export async function frameAt(
+  ffmpegPath: string,
+  file: string,
+  seconds: number,
+): Promise<{ data: Buffer; width: number; height: number }> {
   const { stdout } = await runFfmpeg(ffmpegPath, [
-    "-v", "error",
-    "-i", file,
-    "-ss", seconds.toFixed(3),
-    "-frames:v", "1",
-    "-vf", "scale=in_color_matrix=bt709:in_range=tv,format=rgb24",
-    "-f", "image2pipe", "-c:v", "png", "pipe:1",
+    "-v",
+    "error",
+    "-i",
+    file,
+    "-ss",
+    seconds.toFixed(3),
+    "-frames:v",
+    "1",
+    "-vf",
+    "scale=in_color_matrix=bt709:in_range=tv,format=rgb24",
+    "-f",
+    "image2pipe",
+    "-c:v",
+    "png",
+    "pipe:1",
   ]);
   const { data, info } = await sharp(stdout).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
@@ -68,7 +81,12 @@ export function colourDistance(a: [number, number, number], b: [number, number, 
 export async function posterStats(video: VideoOutput) {
   const image = sharp(video.poster.data);
   const [meta, stats] = await Promise.all([image.metadata(), image.stats()]);
-  return { format: meta.format, width: meta.width, height: meta.height, spread: Math.max(...stats.channels.slice(0, 3).map((c) => c.stdev)) };
+  return {
+    format: meta.format,
+    width: meta.width,
+    height: meta.height,
+    spread: Math.max(...stats.channels.slice(0, 3).map((c) => c.stdev)),
+  };
 }
 
 /** H.264 in MP4 with the index (moov) ahead of the media (mdat), so playback starts while loading. */

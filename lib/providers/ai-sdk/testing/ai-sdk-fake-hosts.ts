@@ -77,7 +77,11 @@ function fileStore(resultOrigin?: string) {
 }
 
 /** A size from width and height (numbers or numeric strings), else the fallback. */
-function sizeOf(width: unknown, height: unknown, fallback = { width: 64, height: 64 }): { width: number; height: number } {
+function sizeOf(
+  width: unknown,
+  height: unknown,
+  fallback = { width: 64, height: 64 },
+): { width: number; height: number } {
   const w = Number(width);
   const h = Number(height);
   return w > 0 && h > 0 ? { width: w, height: h } : fallback;
@@ -85,11 +89,16 @@ function sizeOf(width: unknown, height: unknown, fallback = { width: 64, height:
 
 /** A 64-pixel-wide size of an aspect ratio "w:h" (square when absent or odd). */
 function sizeOfRatio(ratio: unknown): { width: number; height: number } {
-  const [w, h] = String(ratio ?? "1:1").split(":").map(Number) as [number, number];
+  const [w, h] = String(ratio ?? "1:1")
+    .split(":")
+    .map(Number) as [number, number];
   return { width: 64, height: Math.round((64 * h) / w) || 64 };
 }
 
-const fakeJpeg = async (width: number, height: number, text: string) => sharp(await fakePng(width, height, text)).jpeg().toBuffer();
+const fakeJpeg = async (width: number, height: number, text: string) =>
+  sharp(await fakePng(width, height, text))
+    .jpeg()
+    .toBuffer();
 
 // ---------------------------------------------------------------------------------------------
 // Together AI: POST {base}/images/generations, `Authorization: Bearer`
@@ -97,8 +106,14 @@ const fakeJpeg = async (width: number, height: number, text: string) => sharp(aw
 export function togetherFake(state: FakeState, options: HostFakeOptions): Handler {
   return async (request, res) => {
     state.requests.push(request);
-    const error = (status: number, message: string, type: string) => sendJson(res, status, { id: randomUUID(), error: { message, type, param: null, code: null } });
-    if (request.headers.authorization !== `Bearer ${options.key}`) return error(401, "Invalid API key provided. You can find your API key at https://api.together.xyz/settings/api-keys.", "invalid_request_error");
+    const error = (status: number, message: string, type: string) =>
+      sendJson(res, status, { id: randomUUID(), error: { message, type, param: null, code: null } });
+    if (request.headers.authorization !== `Bearer ${options.key}`)
+      return error(
+        401,
+        "Invalid API key provided. You can find your API key at https://api.together.xyz/settings/api-keys.",
+        "invalid_request_error",
+      );
     const handled = answeredByMode(state, {
       refuse: () => error(422, HOST_REFUSALS.togetherai, "invalid_request_error"),
       unauthorized: () => error(401, "Invalid API key provided.", "invalid_request_error"),
@@ -109,8 +124,15 @@ export function togetherFake(state: FakeState, options: HostFakeOptions): Handle
     if (request.method === "POST" && request.path.endsWith("/images/generations")) {
       const { width, height } = sizeOf(body.width, body.height);
       const n = Number(body.n ?? 1);
-      const images = await Promise.all(Array.from({ length: n }, (_, i) => fakePng(width, height, `${String(body.prompt)}#${String(body.seed)}#${i}`)));
-      return sendJson(res, 200, { id: randomUUID(), model: body.model, object: "list", data: images.map((png, index) => ({ index, b64_json: png.toString("base64") })) });
+      const images = await Promise.all(
+        Array.from({ length: n }, (_, i) => fakePng(width, height, `${String(body.prompt)}#${String(body.seed)}#${i}`)),
+      );
+      return sendJson(res, 200, {
+        id: randomUUID(),
+        model: body.model,
+        object: "list",
+        data: images.map((png, index) => ({ index, b64_json: png.toString("base64") })),
+      });
     }
     error(404, `Unknown route ${request.method} ${request.path}`, "invalid_request_error");
   };
@@ -125,9 +147,11 @@ export function fireworksFake(state: FakeState, options: HostFakeOptions): Handl
   const jobs = new Map<string, { polls: number; prompt: string }>();
   return async (request, res) => {
     state.requests.push(request);
-    const error = (status: number, message: string, type: string) => sendJson(res, status, { error: { object: "error", type, message } });
+    const error = (status: number, message: string, type: string) =>
+      sendJson(res, status, { error: { object: "error", type, message } });
     if (files.served(request, res)) return;
-    if (request.headers.authorization !== `Bearer ${options.key}`) return error(401, "The API key you provided is invalid.", "unauthorized");
+    if (request.headers.authorization !== `Bearer ${options.key}`)
+      return error(401, "The API key you provided is invalid.", "unauthorized");
     const handled = answeredByMode(state, {
       refuse: () => error(400, HOST_REFUSALS.fireworks, "invalid_request_error"),
       unauthorized: () => error(401, "The API key you provided is invalid.", "unauthorized"),
@@ -137,11 +161,16 @@ export function fireworksFake(state: FakeState, options: HostFakeOptions): Handl
     const body = bodyOf(request);
     const size = sizeOfRatio(body.aspect_ratio);
     let match: RegExpExecArray | null;
-    if (request.method !== "POST" || !(match = /\/workflows\/(.+?)(\/text_to_image|\/get_result)?$/.exec(request.path))) {
+    if (
+      request.method !== "POST" ||
+      !(match = /\/workflows\/(.+?)(\/text_to_image|\/get_result)?$/.exec(request.path))
+    ) {
       return error(404, `Unknown route ${request.method} ${request.path}`, "not_found");
     }
     if (match[2] === "/text_to_image") {
-      return void res.writeHead(200, { "content-type": "image/jpeg" }).end(await fakeJpeg(size.width, size.height, String(body.prompt)));
+      return void res
+        .writeHead(200, { "content-type": "image/jpeg" })
+        .end(await fakeJpeg(size.width, size.height, String(body.prompt)));
     }
     if (match[2] === "/get_result") {
       const id = String(body.id);
@@ -178,7 +207,9 @@ export function deepInfraFake(state: FakeState, options: HostFakeOptions): Handl
     if (request.method === "POST" && /\/inference\/.+/.test(request.path)) {
       const { width, height } = sizeOf(body.width, body.height);
       const n = Number(body.num_images ?? 1);
-      const images = await Promise.all(Array.from({ length: n }, (_, i) => fakePng(width, height, `${String(body.prompt)}#${i}`)));
+      const images = await Promise.all(
+        Array.from({ length: n }, (_, i) => fakePng(width, height, `${String(body.prompt)}#${i}`)),
+      );
       return sendJson(res, 200, {
         images: images.map((png) => `data:image/png;base64,${png.toString("base64")}`),
         nsfw_content_detected: images.map(() => false),
@@ -200,14 +231,35 @@ export function falHostFake(state: FakeState, options: HostFakeOptions): Handler
   return async (request, res) => {
     state.requests.push(request);
     const detail = (status: number, body: unknown, errorType?: string): void =>
-      void res.writeHead(status, { "content-type": "application/json", ...(errorType ? { "x-fal-error-type": errorType } : {}) }).end(JSON.stringify(body));
-    const refusal = () => detail(422, { detail: [{ loc: ["body", "prompt"], msg: HOST_REFUSALS.fal, type: "content_policy_violation", url: "https://docs.fal.ai/errors#content_policy_violation" }] });
+      void res
+        .writeHead(status, {
+          "content-type": "application/json",
+          ...(errorType ? { "x-fal-error-type": errorType } : {}),
+        })
+        .end(JSON.stringify(body));
+    const refusal = () =>
+      detail(422, {
+        detail: [
+          {
+            loc: ["body", "prompt"],
+            msg: HOST_REFUSALS.fal,
+            type: "content_policy_violation",
+            url: "https://docs.fal.ai/errors#content_policy_violation",
+          },
+        ],
+      });
     if (files.served(request, res)) return;
-    if (request.headers.authorization !== `Key ${options.key}`) return detail(401, { detail: "Invalid Key Authorization header format" });
+    if (request.headers.authorization !== `Key ${options.key}`)
+      return detail(401, { detail: "Invalid Key Authorization header format" });
     const handled = answeredByMode(state, {
       refuse: refusal,
       unauthorized: () => detail(401, { detail: "Cannot access application: invalid key" }),
-      down: () => detail(503, { detail: "No runner is available for this application right now.", error_type: "runner_unavailable" }, "runner_unavailable"),
+      down: () =>
+        detail(
+          503,
+          { detail: "No runner is available for this application right now.", error_type: "runner_unavailable" },
+          "runner_unavailable",
+        ),
     });
     if (handled) return;
     const url = new URL(request.path, "http://fake");
@@ -220,27 +272,60 @@ export function falHostFake(state: FakeState, options: HostFakeOptions): Handler
       if (job.polls++ === 0) return detail(400, { detail: "Request is still in progress" });
       if (state.mode === "job-fails") return refusal();
       const video = await fakeMp4({ width: 160, height: 90, fps: 12, seconds: 1, ffmpegPath: options.ffmpegPath });
-      return sendJson(res, 200, { video: { url: files.publish(request, "mp4", "video/mp4", video), content_type: "video/mp4", file_name: "output.mp4", file_size: video.length }, seed: 7 });
+      return sendJson(res, 200, {
+        video: {
+          url: files.publish(request, "mp4", "video/mp4", video),
+          content_type: "video/mp4",
+          file_name: "output.mp4",
+          file_size: video.length,
+        },
+        seed: 7,
+      });
     }
     if (request.method === "POST" && (match = /^\/queue\/(([^/]+\/[^/]+)(?:\/.+)?)$/.exec(url.pathname))) {
       const id = randomUUID();
       queued.set(id, { polls: 0 });
       // The links name fal's queue host, which the adapter's fetch sends back here.
       const link = `https://queue.fal.run/${match[2]}/requests/${id}`;
-      return sendJson(res, 200, { request_id: id, response_url: link, status_url: `${link}/status`, cancel_url: `${link}/cancel`, queue_position: 0 });
+      return sendJson(res, 200, {
+        request_id: id,
+        response_url: link,
+        status_url: `${link}/status`,
+        cancel_url: `${link}/cancel`,
+        queue_position: 0,
+      });
     }
     if (request.method === "POST" && /^\/[^/]+\/[^/]+/.test(url.pathname)) {
       if (typeof body.text === "string") {
         const mp3 = await fakeMp3(options.ffmpegPath);
-        return sendJson(res, 200, { audio: { url: files.publish(request, "mp3", "audio/mpeg", mp3), content_type: "audio/mpeg", file_name: "speech.mp3", file_size: mp3.length }, duration_ms: 1000 });
+        return sendJson(res, 200, {
+          audio: {
+            url: files.publish(request, "mp3", "audio/mpeg", mp3),
+            content_type: "audio/mpeg",
+            file_name: "speech.mp3",
+            file_size: mp3.length,
+          },
+          duration_ms: 1000,
+        });
       }
       const imageSize = body.image_size as { width?: number; height?: number } | undefined;
       const { width, height } = sizeOf(imageSize?.width, imageSize?.height);
       const n = Number(body.num_images ?? 1);
       const images = await Promise.all(
-        Array.from({ length: n }, async (_, i) => ({ url: files.publish(request, "png", "image/png", await fakePng(width, height, `${String(body.prompt)}#${i}`)), width, height, content_type: "image/png" })),
+        Array.from({ length: n }, async (_, i) => ({
+          url: files.publish(request, "png", "image/png", await fakePng(width, height, `${String(body.prompt)}#${i}`)),
+          width,
+          height,
+          content_type: "image/png",
+        })),
       );
-      return sendJson(res, 200, { images, timings: { inference: 0.4 }, seed: 7, has_nsfw_concepts: images.map(() => false), prompt: body.prompt });
+      return sendJson(res, 200, {
+        images,
+        timings: { inference: 0.4 },
+        seed: 7,
+        has_nsfw_concepts: images.map(() => false),
+        prompt: body.prompt,
+      });
     }
     detail(404, { detail: `Path ${url.pathname} not found` });
   };
@@ -251,8 +336,14 @@ export function falHostFake(state: FakeState, options: HostFakeOptions): Handler
 
 /** The models this fake serves: what each makes and its one version. */
 export const HOST_REPLICATE_MODELS: Record<string, { makes: "image" | "video"; version: string }> = {
-  "black-forest-labs/flux-schnell": { makes: "image", version: "c846a69991daf4c0e5d016514849d14ee5b2e6846ce6b9d6f21369e564cfe51e" },
-  "wan-video/wan-2.1-t2v-480p": { makes: "video", version: "a3a0e8d1a1f5c3e2b7d6e9f4c2b1a0d9e8f7c6b5a4d3c2b1a0f9e8d7c6b5a4d3" },
+  "black-forest-labs/flux-schnell": {
+    makes: "image",
+    version: "c846a69991daf4c0e5d016514849d14ee5b2e6846ce6b9d6f21369e564cfe51e",
+  },
+  "wan-video/wan-2.1-t2v-480p": {
+    makes: "video",
+    version: "a3a0e8d1a1f5c3e2b7d6e9f4c2b1a0d9e8f7c6b5a4d3c2b1a0f9e8d7c6b5a4d3",
+  },
 };
 
 /** Why a prediction fails in "job-fails" (Replicate's safety checker's words). */
@@ -271,16 +362,26 @@ interface HostPrediction {
 export function replicateHostFake(state: FakeState, options: HostFakeOptions): Handler {
   const files = fileStore(options.resultOrigin);
   const predictions = new Map<string, HostPrediction>();
-  const problem = (res: ServerResponse, status: number, title: string, detail: string) => sendJson(res, status, { title, detail, status });
+  const problem = (res: ServerResponse, status: number, title: string, detail: string) =>
+    sendJson(res, status, { title, detail, status });
   const view = (request: RecordedRequest, p: HostPrediction) => {
     const get = `${originOf(request)}/v1/predictions/${p.id}`;
     const done = p.status === "succeeded" || p.status === "failed";
-    return { ...p, logs: "", data_removed: false, created_at: new Date().toISOString(), completed_at: done ? new Date().toISOString() : null, urls: { get, cancel: `${get}/cancel`, stream: `${get}/stream` }, metrics: done ? { predict_time: 1.2 } : {} };
+    return {
+      ...p,
+      logs: "",
+      data_removed: false,
+      created_at: new Date().toISOString(),
+      completed_at: done ? new Date().toISOString() : null,
+      urls: { get, cancel: `${get}/cancel`, stream: `${get}/stream` },
+      metrics: done ? { predict_time: 1.2 } : {},
+    };
   };
   /** A video model finishes at the second look, so the SDK must poll through processing. */
   async function advance(request: RecordedRequest, p: HostPrediction): Promise<void> {
     if (p.status === "starting") p.status = "processing";
-    else if (p.status === "processing" && state.mode === "job-fails") Object.assign(p, { status: "failed", error: HOST_REPLICATE_FAILURE });
+    else if (p.status === "processing" && state.mode === "job-fails")
+      Object.assign(p, { status: "failed", error: HOST_REPLICATE_FAILURE });
     else if (p.status === "processing") {
       const video = await fakeMp4({ width: 160, height: 90, fps: 12, seconds: 1, ffmpegPath: options.ffmpegPath });
       Object.assign(p, { status: "succeeded", output: files.publish(request, "mp4", "video/mp4", video) });
@@ -289,11 +390,19 @@ export function replicateHostFake(state: FakeState, options: HostFakeOptions): H
   return async (request, res) => {
     state.requests.push(request);
     if (files.served(request, res)) return;
-    if (request.headers.authorization !== `Bearer ${options.key}`) return problem(res, 401, "Unauthenticated", "You did not pass a valid authentication token");
+    if (request.headers.authorization !== `Bearer ${options.key}`)
+      return problem(res, 401, "Unauthenticated", "You did not pass a valid authentication token");
     const handled = answeredByMode(state, {
-      refuse: () => sendJson(res, 422, { title: "Input validation failed", detail: HOST_REFUSALS.replicate, status: 422, invalid_fields: [{ type: "content_policy", field: "input.prompt" }] }),
+      refuse: () =>
+        sendJson(res, 422, {
+          title: "Input validation failed",
+          detail: HOST_REFUSALS.replicate,
+          status: 422,
+          invalid_fields: [{ type: "content_policy", field: "input.prompt" }],
+        }),
       unauthorized: () => problem(res, 401, "Unauthenticated", "You did not pass a valid authentication token"),
-      down: () => problem(res, 503, "Service Unavailable", "Replicate is temporarily unavailable. Please try again later."),
+      down: () =>
+        problem(res, 503, "Service Unavailable", "Replicate is temporarily unavailable. Please try again later."),
     });
     if (handled) return;
     const body = bodyOf(request) as { input?: Record<string, unknown>; version?: string };
@@ -305,13 +414,25 @@ export function replicateHostFake(state: FakeState, options: HostFakeOptions): H
       return sendJson(res, 200, view(request, p));
     }
     const byModel = /^\/v1\/models\/([^/]+\/[^/]+)\/predictions$/.exec(request.path)?.[1];
-    const byVersion = request.path === "/v1/predictions" ? Object.keys(HOST_REPLICATE_MODELS).find((m) => HOST_REPLICATE_MODELS[m]!.version === body.version) : undefined;
-    if (request.method !== "POST" || !(byModel ?? request.path === "/v1/predictions")) return problem(res, 404, "Not found", "The requested resource could not be found.");
+    const byVersion =
+      request.path === "/v1/predictions"
+        ? Object.keys(HOST_REPLICATE_MODELS).find((m) => HOST_REPLICATE_MODELS[m]!.version === body.version)
+        : undefined;
+    if (request.method !== "POST" || !(byModel ?? request.path === "/v1/predictions"))
+      return problem(res, 404, "Not found", "The requested resource could not be found.");
     const model = byModel ?? byVersion;
     const known = model ? HOST_REPLICATE_MODELS[model] : undefined;
     if (!model || !known) return problem(res, 404, "Not found", `Model or version not found: ${model ?? body.version}`);
     const input = body.input ?? {};
-    const p: HostPrediction = { id: randomUUID().replace(/-/g, "").slice(0, 26), model, version: known.version, input, status: "starting", output: null, error: null };
+    const p: HostPrediction = {
+      id: randomUUID().replace(/-/g, "").slice(0, 26),
+      model,
+      version: known.version,
+      input,
+      status: "starting",
+      output: null,
+      error: null,
+    };
     predictions.set(p.id, p);
     // `Prefer: wait` holds the request until the prediction ends: an image model ends within it
     // (failed, in "job-fails"), a video model outlasts it and is answered still starting.
@@ -320,8 +441,13 @@ export function replicateHostFake(state: FakeState, options: HostFakeOptions): H
     else if (waited) {
       const { width, height } = sizeOfRatio(input.aspect_ratio);
       const n = Number(input.num_outputs ?? 1);
-      const pngs = await Promise.all(Array.from({ length: n }, (_, i) => fakePng(width, height, `${String(input.prompt)}#${i}`)));
-      Object.assign(p, { status: "succeeded", output: pngs.map((png) => files.publish(request, "png", "image/png", png)) });
+      const pngs = await Promise.all(
+        Array.from({ length: n }, (_, i) => fakePng(width, height, `${String(input.prompt)}#${i}`)),
+      );
+      Object.assign(p, {
+        status: "succeeded",
+        output: pngs.map((png) => files.publish(request, "png", "image/png", png)),
+      });
     }
     sendJson(res, 201, view(request, p));
   };

@@ -67,8 +67,11 @@ export const LABS_OUTAGES = {
 
 /** Small picture sizes for an aspect ratio ("16:9" → 64×36): real media, fast tests. */
 function sizeFor(aspectRatio: unknown, long = 64): { width: number; height: number } {
-  const [w, h] = typeof aspectRatio === "string" && /^\d+:\d+$/.test(aspectRatio) ? aspectRatio.split(":").map(Number) : [1, 1];
-  return w! >= h! ? { width: long, height: Math.round((long * h!) / w!) } : { width: Math.round((long * w!) / h!), height: long };
+  const [w, h] =
+    typeof aspectRatio === "string" && /^\d+:\d+$/.test(aspectRatio) ? aspectRatio.split(":").map(Number) : [1, 1];
+  return w! >= h!
+    ? { width: long, height: Math.round((long * h!) / w!) }
+    : { width: Math.round((long * w!) / h!), height: long };
 }
 
 async function picture(format: "png" | "jpeg", size: { width: number; height: number }, text: string): Promise<Buffer> {
@@ -117,7 +120,11 @@ export function lumaFake(state: LabsState, options: LumaFakeOptions): Handler {
     if (request.method === "GET" && (match = /^\/cdn\/([\w-]+)\.(jpg|png)$/.exec(url.pathname))) {
       const job = jobs.get(match[1]!);
       if (!job) return error(404, "Not found");
-      return sendBytes(res, job.format === "png" ? "image/png" : "image/jpeg", await picture(job.format, job.size, job.prompt));
+      return sendBytes(
+        res,
+        job.format === "png" ? "image/png" : "image/jpeg",
+        await picture(job.format, job.size, job.prompt),
+      );
     }
     if (request.headers.authorization !== `Bearer ${options.key}`) return error(401, "Invalid API key is provided");
     const generation = (id: string, job: Job, stage: string, extra: Record<string, unknown> = {}) => ({
@@ -135,7 +142,13 @@ export function lumaFake(state: LabsState, options: LumaFakeOptions): Handler {
       if (state.mode === "down") return error(500, LABS_OUTAGES.luma);
       const body = bodyOf(request);
       const id = `0b1e4f5a-0000-4000-8000-${String(++next).padStart(12, "0")}`;
-      const job: Job = { model: String(body.model), prompt: String(body.prompt), size: sizeFor(body.aspect_ratio ?? "16:9"), format: body.format === "png" ? "png" : "jpeg", polls: 0 };
+      const job: Job = {
+        model: String(body.model),
+        prompt: String(body.prompt),
+        size: sizeFor(body.aspect_ratio ?? "16:9"),
+        format: body.format === "png" ? "png" : "jpeg",
+        polls: 0,
+      };
       jobs.set(id, job);
       return sendJson(res, 201, generation(id, job, "queued"));
     }
@@ -145,9 +158,22 @@ export function lumaFake(state: LabsState, options: LumaFakeOptions): Handler {
       if (!job) return error(404, "Generation not found");
       const now = look(state, job);
       if (now === "running") return sendJson(res, 200, generation(id, job, job.polls === 1 ? "queued" : "dreaming"));
-      if (now === "failed") return sendJson(res, 200, generation(id, job, "failed", { failure_reason: "The image could not be generated: it may violate our policies." }));
+      if (now === "failed")
+        return sendJson(
+          res,
+          200,
+          generation(id, job, "failed", {
+            failure_reason: "The image could not be generated: it may violate our policies.",
+          }),
+        );
       const ext = job.format === "png" ? "png" : "jpg";
-      return sendJson(res, 200, generation(id, job, "completed", { assets: { image: `${options.resultOrigin ?? originOf(request)}/cdn/${id}.${ext}` } }));
+      return sendJson(
+        res,
+        200,
+        generation(id, job, "completed", {
+          assets: { image: `${options.resultOrigin ?? originOf(request)}/cdn/${id}.${ext}` },
+        }),
+      );
     }
     error(404, `No route ${request.method} ${url.pathname}`);
   };
@@ -177,25 +203,49 @@ export function blackForestLabsFake(state: LabsState, options: { key: string }):
       if (!job) return sendJson(res, 200, { id, status: "Task not found", result: null });
       const now = look(state, job);
       if (now === "running") return sendJson(res, 200, { id, status: "Pending", result: null, progress: 0.5 });
-      if (now === "failed") return sendJson(res, 200, { id, status: "Error", result: null, details: { message: "Generation failed." } });
+      if (now === "failed")
+        return sendJson(res, 200, { id, status: "Error", result: null, details: { message: "Generation failed." } });
       // A moderated job names its reasons (the shape BFL's clients read).
       if (state.jobStatus) {
-        const details = state.jobStatus.endsWith("Moderated") ? { details: { "Moderation Reasons": [BFL_MODERATION_REASON] } } : {};
+        const details = state.jobStatus.endsWith("Moderated")
+          ? { details: { "Moderation Reasons": [BFL_MODERATION_REASON] } }
+          : {};
         return sendJson(res, 200, { id, status: state.jobStatus, result: null, ...details });
       }
       const sample = `${originOf(request)}/delivery/${id}/sample.${job.format}`;
-      return sendJson(res, 200, { id, status: "Ready", result: { sample, prompt: job.prompt, seed: 42, start_time: 1767225600, end_time: 1767225604, duration: 4 }, progress: 1 });
+      return sendJson(res, 200, {
+        id,
+        status: "Ready",
+        result: { sample, prompt: job.prompt, seed: 42, start_time: 1767225600, end_time: 1767225604, duration: 4 },
+        progress: 1,
+      });
     }
     if (request.method === "POST" && (match = /^(.*)\/([\w.-]+)$/.exec(url.pathname))) {
-      if (state.mode === "refuse") return error(422, [{ loc: ["body", "aspect_ratio"], msg: LABS_REFUSALS.blackForestLabs, type: "value_error" }]);
+      if (state.mode === "refuse")
+        return error(422, [{ loc: ["body", "aspect_ratio"], msg: LABS_REFUSALS.blackForestLabs, type: "value_error" }]);
       if (state.mode === "down") return error(503, LABS_OUTAGES.blackForestLabs);
       const body = bodyOf(request);
       const id = `5f0c9a1e-0000-4000-8000-${String(++next).padStart(12, "0")}`;
       // width/height (multiples of 16 from 256) shrink to a sixteenth; else the aspect ratio decides.
-      const size = typeof body.width === "number" && typeof body.height === "number" ? { width: body.width / 16, height: body.height / 16 } : sizeFor(body.aspect_ratio);
-      jobs.set(id, { model: match[2]!, prompt: String(body.prompt), size, format: body.output_format === "png" ? "png" : "jpeg", polls: 0 });
+      const size =
+        typeof body.width === "number" && typeof body.height === "number"
+          ? { width: body.width / 16, height: body.height / 16 }
+          : sizeFor(body.aspect_ratio);
+      jobs.set(id, {
+        model: match[2]!,
+        prompt: String(body.prompt),
+        size,
+        format: body.output_format === "png" ? "png" : "jpeg",
+        polls: 0,
+      });
       // Real polling URLs name a regional host (api.us1.bfl.ai); here, the fake itself.
-      return sendJson(res, 200, { id, polling_url: `${originOf(request)}${match[1]}/get_result?id=${id}`, cost: 4, input_mp: 0, output_mp: 1 });
+      return sendJson(res, 200, {
+        id,
+        polling_url: `${originOf(request)}${match[1]}/get_result?id=${id}`,
+        cost: 4,
+        input_mp: 0,
+        output_mp: 1,
+      });
     }
     error(404, "Not Found");
   };
@@ -215,10 +265,18 @@ export function xaiFake(state: LabsState, options: { key: string; ffmpegPath: st
     // Videos are served from their own bucket URL, without the key.
     if (request.method === "GET" && (match = /^\/xai-vidgen-bucket\/([\w-]+)\.mp4$/.exec(url.pathname))) {
       if (!jobs.has(match[1]!)) return error(404, "Not found", "No such video.");
-      return sendBytes(res, "video/mp4", await fakeMp4({ width: 160, height: 90, fps: 12, seconds: 1, ffmpegPath: options.ffmpegPath }));
+      return sendBytes(
+        res,
+        "video/mp4",
+        await fakeMp4({ width: 160, height: 90, fps: 12, seconds: 1, ffmpegPath: options.ffmpegPath }),
+      );
     }
     if (request.headers.authorization !== `Bearer ${options.key}`) {
-      return error(401, "The caller does not have permission to execute the specified operation", "Incorrect API key provided.");
+      return error(
+        401,
+        "The caller does not have permission to execute the specified operation",
+        "Incorrect API key provided.",
+      );
     }
     const submit = request.method === "POST" && /\/(images|videos)\/generations$/.test(url.pathname);
     if (submit && state.mode === "refuse") return error(400, "Client specified an invalid argument", LABS_REFUSALS.xai);
@@ -226,14 +284,31 @@ export function xaiFake(state: LabsState, options: { key: string; ffmpegPath: st
     const body = bodyOf(request);
     if (request.method === "POST" && url.pathname.endsWith("/images/generations")) {
       // Only base64 is served here: the package always asks for it (real xAI defaults to URLs).
-      if (body.response_format !== "b64_json") return error(400, "Client specified an invalid argument", "This fake serves b64_json only.");
+      if (body.response_format !== "b64_json")
+        return error(400, "Client specified an invalid argument", "This fake serves b64_json only.");
       const n = Number(body.n ?? 1);
-      const images = await Promise.all(Array.from({ length: n }, (_, i) => picture("jpeg", sizeFor(body.aspect_ratio), `${String(body.prompt)}#${i}`)));
-      return sendJson(res, 200, { data: images.map((jpeg) => ({ b64_json: jpeg.toString("base64"), mime_type: "image/jpeg", revised_prompt: String(body.prompt) })), usage: { cost_in_usd_ticks: 200_000_000 } });
+      const images = await Promise.all(
+        Array.from({ length: n }, (_, i) => picture("jpeg", sizeFor(body.aspect_ratio), `${String(body.prompt)}#${i}`)),
+      );
+      return sendJson(res, 200, {
+        data: images.map((jpeg) => ({
+          b64_json: jpeg.toString("base64"),
+          mime_type: "image/jpeg",
+          revised_prompt: String(body.prompt),
+        })),
+        usage: { cost_in_usd_ticks: 200_000_000 },
+      });
     }
     if (request.method === "POST" && url.pathname.endsWith("/videos/generations")) {
       const id = `d7c3e2b1-0000-4000-8000-${String(++next).padStart(12, "0")}`;
-      jobs.set(id, { model: String(body.model), prompt: String(body.prompt), size: { width: 160, height: 90 }, format: "jpeg", polls: 0, duration: Number(body.duration ?? 1) });
+      jobs.set(id, {
+        model: String(body.model),
+        prompt: String(body.prompt),
+        size: { width: 160, height: 90 },
+        format: "jpeg",
+        polls: 0,
+        duration: Number(body.duration ?? 1),
+      });
       return sendJson(res, 200, { request_id: id });
     }
     if (request.method === "GET" && (match = /\/videos\/([\w-]+)$/.exec(url.pathname))) {
@@ -242,9 +317,23 @@ export function xaiFake(state: LabsState, options: { key: string; ffmpegPath: st
       if (!job) return error(404, "Not found", `No video request ${id}.`);
       const now = look(state, job);
       if (now === "running") return sendJson(res, 202, { status: "pending", progress: 40 });
-      if (now === "failed") return sendJson(res, 200, { status: "failed", error: { code: "content_moderation", message: "The video was rejected by content moderation." } });
-      const video = { url: `${originOf(request)}/xai-vidgen-bucket/${id}.mp4`, duration: job.duration, respect_moderation: true };
-      return sendJson(res, 200, { status: "done", video, model: job.model, progress: 100, usage: { cost_in_usd_ticks: 500_000_000 } });
+      if (now === "failed")
+        return sendJson(res, 200, {
+          status: "failed",
+          error: { code: "content_moderation", message: "The video was rejected by content moderation." },
+        });
+      const video = {
+        url: `${originOf(request)}/xai-vidgen-bucket/${id}.mp4`,
+        duration: job.duration,
+        respect_moderation: true,
+      };
+      return sendJson(res, 200, {
+        status: "done",
+        video,
+        model: job.model,
+        progress: 100,
+        usage: { cost_in_usd_ticks: 500_000_000 },
+      });
     }
     error(404, "Not found", `No route ${request.method} ${url.pathname}`);
   };

@@ -33,9 +33,13 @@ export const REFUSALS = {
 // Plumbing
 
 /** Answers the modes every fake shares (refuse, unauthorized, down, hang); true when it answered (or chose never to). */
-export function answeredByMode(state: FakeState, answers: { refuse(): void; unauthorized(): void; down(): void }): boolean {
+export function answeredByMode(
+  state: FakeState,
+  answers: { refuse(): void; unauthorized(): void; down(): void },
+): boolean {
   if (state.mode === "hang") return true;
-  if (state.mode === "refuse" || state.mode === "unauthorized" || state.mode === "down") return answers[state.mode](), true;
+  if (state.mode === "refuse" || state.mode === "unauthorized" || state.mode === "down")
+    return (answers[state.mode](), true);
   return false;
 }
 
@@ -51,27 +55,43 @@ export interface OpenAiFakeOptions {
 export function openAiFake(state: FakeState, options: OpenAiFakeOptions): Handler {
   return async (request, res) => {
     state.requests.push(request);
-    const error = (status: number, message: string, type: string, code: string | null) => sendJson(res, status, { error: { message, type, param: null, code } });
+    const error = (status: number, message: string, type: string, code: string | null) =>
+      sendJson(res, status, { error: { message, type, param: null, code } });
     if (options.key !== null && request.headers.authorization !== `Bearer ${options.key}`) {
-      return error(401, `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}.`, "invalid_request_error", "invalid_api_key");
+      return error(
+        401,
+        `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}.`,
+        "invalid_request_error",
+        "invalid_api_key",
+      );
     }
     const handled = answeredByMode(state, {
       refuse: () => error(400, REFUSALS.openai, "image_generation_user_error", "moderation_blocked"),
-      unauthorized: () => error(401, `Incorrect API key provided: ${options.key ?? ""}.`, "invalid_request_error", "invalid_api_key"),
-      down: () => error(500, "The server had an error while processing your request. Sorry about that!", "server_error", null),
+      unauthorized: () =>
+        error(401, `Incorrect API key provided: ${options.key ?? ""}.`, "invalid_request_error", "invalid_api_key"),
+      down: () =>
+        error(500, "The server had an error while processing your request. Sorry about that!", "server_error", null),
     });
     if (handled) return;
     const body = bodyOf(request);
     if (request.method === "POST" && request.path.endsWith("/images/generations")) {
-      const [width, height] = String(body.size ?? "64x64").split("x").map(Number) as [number, number];
+      const [width, height] = String(body.size ?? "64x64")
+        .split("x")
+        .map(Number) as [number, number];
       const n = Number(body.n ?? 1);
-      const images = await Promise.all(Array.from({ length: n }, (_, i) => fakePng(width || 64, height || 64, `${String(body.prompt)}#${i}`)));
-      return sendJson(res, 200, { created: Math.floor(Date.now() / 1000), data: images.map((png) => ({ b64_json: png.toString("base64") })) });
+      const images = await Promise.all(
+        Array.from({ length: n }, (_, i) => fakePng(width || 64, height || 64, `${String(body.prompt)}#${i}`)),
+      );
+      return sendJson(res, 200, {
+        created: Math.floor(Date.now() / 1000),
+        data: images.map((png) => ({ b64_json: png.toString("base64") })),
+      });
     }
     if (request.method === "POST" && request.path.endsWith("/audio/speech")) {
       const format = String(body.response_format ?? "mp3");
       if (format === "wav") return void res.writeHead(200, { "content-type": "audio/wav" }).end(fakeWav(1));
-      if (format === "mp3") return void res.writeHead(200, { "content-type": "audio/mpeg" }).end(await fakeMp3(options.ffmpegPath));
+      if (format === "mp3")
+        return void res.writeHead(200, { "content-type": "audio/mpeg" }).end(await fakeMp3(options.ffmpegPath));
       return error(400, `This fake speaks mp3 and wav only, not ${format}.`, "invalid_request_error", null);
     }
     error(404, `Invalid URL (${request.method} ${request.path})`, "invalid_request_error", null);
@@ -84,7 +104,8 @@ export function openAiFake(state: FakeState, options: OpenAiFakeOptions): Handle
 export function elevenLabsFake(state: FakeState, options: { key: string; ffmpegPath: string }): Handler {
   return async (request, res) => {
     state.requests.push(request);
-    const error = (status: number, code: string, message: string) => sendJson(res, status, { detail: { status: code, message } });
+    const error = (status: number, code: string, message: string) =>
+      sendJson(res, status, { detail: { status: code, message } });
     if (request.headers["xi-api-key"] !== options.key) return error(401, "invalid_api_key", "Invalid API key");
     const handled = answeredByMode(state, {
       refuse: () => error(400, "content_against_policy", REFUSALS.elevenlabs),
@@ -95,7 +116,8 @@ export function elevenLabsFake(state: FakeState, options: { key: string; ffmpegP
     const url = new URL(request.path, "http://fake");
     if (request.method === "POST" && /^\/v1\/text-to-speech\/[^/]+$/.test(url.pathname)) {
       const format = url.searchParams.get("output_format") ?? "mp3_44100_128";
-      if (!format.startsWith("mp3_")) return error(422, "invalid_output_format", `This fake makes mp3 only, not ${format}.`);
+      if (!format.startsWith("mp3_"))
+        return error(422, "invalid_output_format", `This fake makes mp3 only, not ${format}.`);
       return void res.writeHead(200, { "content-type": "audio/mpeg" }).end(await fakeMp3(options.ffmpegPath));
     }
     error(404, "not_found", `No route ${request.method} ${url.pathname}`);
@@ -113,10 +135,12 @@ export function googleFake(state: FakeState, options: { key: string; ffmpegPath:
   let next = 0;
   return async (request, res) => {
     state.requests.push(request);
-    const error = (code: number, status: string, message: string) => sendJson(res, code, { error: { code, message, status } });
+    const error = (code: number, status: string, message: string) =>
+      sendJson(res, code, { error: { code, message, status } });
     const url = new URL(request.path, "http://fake");
     const key = request.headers["x-goog-api-key"] ?? url.searchParams.get("key");
-    if (key !== options.key) return error(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers. Please use an API Key.");
+    if (key !== options.key)
+      return error(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers. Please use an API Key.");
     const handled = answeredByMode(state, {
       refuse: () => error(400, "INVALID_ARGUMENT", REFUSALS.google),
       unauthorized: () => error(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key."),
@@ -128,8 +152,12 @@ export function googleFake(state: FakeState, options: { key: string; ffmpegPath:
     let match: RegExpExecArray | null;
     if (request.method === "POST" && (match = /\/models\/([^/:]+):predict$/.exec(url.pathname))) {
       const count = body.parameters?.sampleCount ?? 1;
-      const images = await Promise.all(Array.from({ length: count }, (_, i) => fakePng(64, 64, `${body.instances?.[0]?.prompt}#${i}`)));
-      return sendJson(res, 200, { predictions: images.map((png) => ({ bytesBase64Encoded: png.toString("base64"), mimeType: "image/png" })) });
+      const images = await Promise.all(
+        Array.from({ length: count }, (_, i) => fakePng(64, 64, `${body.instances?.[0]?.prompt}#${i}`)),
+      );
+      return sendJson(res, 200, {
+        predictions: images.map((png) => ({ bytesBase64Encoded: png.toString("base64"), mimeType: "image/png" })),
+      });
     }
     if (request.method === "POST" && (match = /\/models\/([^/:]+):predictLongRunning$/.exec(url.pathname))) {
       const name = `models/${match[1]}/operations/op${++next}`;
@@ -143,12 +171,23 @@ export function googleFake(state: FakeState, options: { key: string; ffmpegPath:
       polls.set(name, seen + 1);
       // Running at the first look, done at the second: the SDK must poll.
       if (seen === 0) return sendJson(res, 200, { name, done: false, metadata: {} });
-      if (state.mode === "job-fails") return sendJson(res, 200, { name, done: true, error: { code: 3, message: "The video could not be generated: it may violate our policies." } });
+      if (state.mode === "job-fails")
+        return sendJson(res, 200, {
+          name,
+          done: true,
+          error: { code: 3, message: "The video could not be generated: it may violate our policies." },
+        });
       const uri = `${originOf(request)}${base}/files/${name.split("/").at(-1)}:download?alt=media`;
-      return sendJson(res, 200, { name, done: true, response: { generateVideoResponse: { generatedSamples: [{ video: { uri } }] } } });
+      return sendJson(res, 200, {
+        name,
+        done: true,
+        response: { generateVideoResponse: { generatedSamples: [{ video: { uri } }] } },
+      });
     }
     if (request.method === "GET" && /\/files\/[^/]+:download$/.test(url.pathname)) {
-      return void res.writeHead(200, { "content-type": "video/mp4" }).end(await fakeMp4({ width: 160, height: 90, fps: 12, seconds: 1, ffmpegPath: options.ffmpegPath }));
+      return void res
+        .writeHead(200, { "content-type": "video/mp4" })
+        .end(await fakeMp4({ width: 160, height: 90, fps: 12, seconds: 1, ffmpegPath: options.ffmpegPath }));
     }
     error(404, "NOT_FOUND", `No route ${request.method} ${url.pathname}`);
   };
@@ -162,7 +201,12 @@ export async function listenFake(handle: Handler, port = 0): Promise<{ url: stri
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const request = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const request = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       Promise.resolve(handle(request, res)).catch((err: Error) => {
         if (!res.headersSent) res.writeHead(599).end(err.message);
       });

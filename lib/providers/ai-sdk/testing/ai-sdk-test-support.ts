@@ -18,11 +18,32 @@ import { failureOf as failureOfType } from "../../testing/test-failures";
 import { startTestServer, type Handler, type TestServer } from "../../testing/test-server";
 
 /** An input schema: an object of `properties`, nothing else, `required` required. */
-export const object = (required: string[], properties: Record<string, unknown>) => ({ type: "object", additionalProperties: false, required, properties });
+export const object = (required: string[], properties: Record<string, unknown>) => ({
+  type: "object",
+  additionalProperties: false,
+  required,
+  properties,
+});
 
 /** The catalog fields every test entry shares. */
-export function entry(id: string, upstream: string, modality: string, schema: unknown, extra: Record<string, unknown> = {}) {
-  return { id, upstream_model: upstream, name: id, description: "A test entry.", modality, tasks: ["test"], input_schema: schema, pricing: { unit: "run", usd: "0.01" }, ...extra };
+export function entry(
+  id: string,
+  upstream: string,
+  modality: string,
+  schema: unknown,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    id,
+    upstream_model: upstream,
+    name: id,
+    description: "A test entry.",
+    modality,
+    tasks: ["test"],
+    input_schema: schema,
+    pricing: { unit: "run", usd: "0.01" },
+    ...extra,
+  };
 }
 
 /** The models of a providers file holding this one provider, by ID; its api_key_env TEST_KEY is `key`. */
@@ -85,7 +106,9 @@ export function useSoundDecoder(prefix: string): (data: Buffer, name: string) =>
   return (data, name) => {
     const file = path.join(scratch, name);
     writeFileSync(file, data);
-    const result = spawnSync(ffmpegPath, ["-v", "error", "-i", file, "-f", "s16le", "-ac", "1", "-ar", "8000", "-"], { maxBuffer: 16 << 20 });
+    const result = spawnSync(ffmpegPath, ["-v", "error", "-i", file, "-f", "s16le", "-ac", "1", "-ar", "8000", "-"], {
+      maxBuffer: 16 << 20,
+    });
     expect(result.status, String(result.stderr)).toBe(0);
     return result.stdout.length / 2 / 8000;
   };

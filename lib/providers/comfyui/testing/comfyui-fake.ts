@@ -84,7 +84,21 @@ const NODE_CLASSES: Record<string, NodeClass> = {
   CLIPTextEncode: { required: ["text", "clip"], outputs: 1 },
   EmptyLatentImage: { required: ["width", "height", "batch_size"], outputs: 1 },
   EmptyLatentAudio: { required: ["seconds", "batch_size"], outputs: 1 },
-  KSampler: { required: ["model", "seed", "steps", "cfg", "sampler_name", "scheduler", "positive", "negative", "latent_image", "denoise"], outputs: 1 },
+  KSampler: {
+    required: [
+      "model",
+      "seed",
+      "steps",
+      "cfg",
+      "sampler_name",
+      "scheduler",
+      "positive",
+      "negative",
+      "latent_image",
+      "denoise",
+    ],
+    outputs: 1,
+  },
   VAEDecode: { required: ["samples", "vae"], outputs: 1 },
   VAEEncode: { required: ["pixels", "vae"], outputs: 1 },
   VAEDecodeAudio: { required: ["samples", "vae"], outputs: 1 },
@@ -120,17 +134,37 @@ const OBJECT_INFO: Record<string, { input: { required: Record<string, unknown[]>
     },
   },
   EmptyLatentImage: {
-    input: { required: { width: ["INT", { default: 512, min: 16, max: 16384, step: 8 }], height: ["INT", { default: 512, min: 16, max: 16384, step: 8 }], batch_size: ["INT", { default: 1, min: 1, max: 4096 }] } },
+    input: {
+      required: {
+        width: ["INT", { default: 512, min: 16, max: 16384, step: 8 }],
+        height: ["INT", { default: 512, min: 16, max: 16384, step: 8 }],
+        batch_size: ["INT", { default: 1, min: 1, max: 4096 }],
+      },
+    },
   },
-  CLIPTextEncode: { input: { required: { text: ["STRING", { multiline: true, dynamicPrompts: true }], clip: ["CLIP"] } } },
+  CLIPTextEncode: {
+    input: { required: { text: ["STRING", { multiline: true, dynamicPrompts: true }], clip: ["CLIP"] } },
+  },
   LoadImage: { input: { required: { image: [[], { image_upload: true }] } } },
 };
 
-export const FAKE_CHECKPOINTS = ["sd_xl_base_1.0.safetensors", "v1-5-pruned-emaonly.safetensors", "stable-audio-open-1.0.safetensors"];
+export const FAKE_CHECKPOINTS = [
+  "sd_xl_base_1.0.safetensors",
+  "v1-5-pruned-emaonly.safetensors",
+  "stable-audio-open-1.0.safetensors",
+];
 /** What ImageOnlyCheckpointLoader finds besides (ComfyUI lists one folder for both; kept apart so the other list's messages stay as they were). */
 const FAKE_3D_CHECKPOINTS = ["hunyuan3d-dit-v2.safetensors"];
 
-const TYPES: Record<string, string> = { png: "image/png", gif: "image/gif", webp: "image/webp", mp4: "video/mp4", flac: "audio/flac", wav: "audio/wav", glb: "model/gltf-binary" };
+const TYPES: Record<string, string> = {
+  png: "image/png",
+  gif: "image/gif",
+  webp: "image/webp",
+  mp4: "video/mp4",
+  flac: "audio/flac",
+  wav: "audio/wav",
+  glb: "model/gltf-binary",
+};
 
 /**
  * A mesh as ComfyUI's SaveGLB writes it (save_glb in comfy_extras/nodes_hunyuan3d.py): one buffer
@@ -163,7 +197,14 @@ export function comfySavedGlb(size: number, prompt: unknown): Buffer {
   };
   const json = pad(Buffer.from(JSON.stringify(gltf)), 0x20);
   const u32 = (...values: number[]) => Buffer.from(Uint32Array.from(values).buffer);
-  return Buffer.concat([Buffer.from("glTF", "latin1"), u32(2, 12 + 8 + json.length + 8 + bin.length), u32(json.length, 0x4e4f534a), json, u32(bin.length, 0x004e4942), bin]);
+  return Buffer.concat([
+    Buffer.from("glTF", "latin1"),
+    u32(2, 12 + 8 + json.length + 8 + bin.length),
+    u32(json.length, 0x4e4f534a),
+    json,
+    u32(bin.length, 0x004e4942),
+    bin,
+  ]);
 }
 
 type QueueItem = [number, string, ComfyGraph, Record<string, unknown>, string[]];
@@ -196,7 +237,9 @@ function upstreamValues(graph: ComfyGraph, id: string): Record<string, unknown> 
   return found;
 }
 
-export async function startComfyFake(options: { port?: number; token?: string; ffmpegPath?: string } = {}): Promise<FakeComfy> {
+export async function startComfyFake(
+  options: { port?: number; token?: string; ffmpegPath?: string } = {},
+): Promise<FakeComfy> {
   const ffmpegPath = options.ffmpegPath ?? findFfmpeg();
   const files = new Map<string, { data: Buffer; contentType: string }>();
   const history = new Map<string, unknown>();
@@ -212,7 +255,12 @@ export async function startComfyFake(options: { port?: number; token?: string; f
   }
 
   /** ComfyUI's naming: "video/clip" → subfolder "video", "clip_00001_.mp4". */
-  function saveFile(prefix: string, ext: string, type: "output" | "temp", data: Buffer): { filename: string; subfolder: string; type: string } {
+  function saveFile(
+    prefix: string,
+    ext: string,
+    type: "output" | "temp",
+    data: Buffer,
+  ): { filename: string; subfolder: string; type: string } {
     const subfolder = path.posix.dirname(prefix) === "." ? "" : path.posix.dirname(prefix);
     const base = path.posix.basename(prefix);
     const counter = (counters.get(prefix) ?? 0) + 1;
@@ -222,18 +270,32 @@ export async function startComfyFake(options: { port?: number; token?: string; f
     return { filename, subfolder, type };
   }
 
-  const checkpointsOf = (classType: string) => (classType === "ImageOnlyCheckpointLoader" ? [...FAKE_CHECKPOINTS, ...FAKE_3D_CHECKPOINTS] : FAKE_CHECKPOINTS);
+  const checkpointsOf = (classType: string) =>
+    classType === "ImageOnlyCheckpointLoader" ? [...FAKE_CHECKPOINTS, ...FAKE_3D_CHECKPOINTS] : FAKE_CHECKPOINTS;
 
-  function validate(prompt: ComfyGraph): { error: Reason; nodeErrors: Record<string, unknown>; outputs: string[] } | { outputs: string[] } {
-    const invalid = (message: string, details: string) => ({ error: { type: "invalid_prompt", message, details, extra_info: {} }, nodeErrors: {}, outputs: [] });
+  function validate(
+    prompt: ComfyGraph,
+  ): { error: Reason; nodeErrors: Record<string, unknown>; outputs: string[] } | { outputs: string[] } {
+    const invalid = (message: string, details: string) => ({
+      error: { type: "invalid_prompt", message, details, extra_info: {} },
+      nodeErrors: {},
+      outputs: [],
+    });
     const outputs: string[] = [];
     for (const [id, node] of Object.entries(prompt)) {
-      if (!node || typeof node.class_type !== "string") return invalid("Cannot execute because a node is missing the class_type property.", `Node ID '#${id}'`);
+      if (!node || typeof node.class_type !== "string")
+        return invalid("Cannot execute because a node is missing the class_type property.", `Node ID '#${id}'`);
       const nodeClass = NODE_CLASSES[node.class_type];
-      if (!nodeClass) return invalid(`Cannot execute because node ${node.class_type} does not exist.`, `Node ID '#${id}'`);
+      if (!nodeClass)
+        return invalid(`Cannot execute because node ${node.class_type} does not exist.`, `Node ID '#${id}'`);
       if (nodeClass.saves) outputs.push(id);
     }
-    if (outputs.length === 0) return { error: { type: "prompt_no_outputs", message: "Prompt has no outputs", details: "", extra_info: {} }, nodeErrors: {}, outputs: [] };
+    if (outputs.length === 0)
+      return {
+        error: { type: "prompt_no_outputs", message: "Prompt has no outputs", details: "", extra_info: {} },
+        nodeErrors: {},
+        outputs: [],
+      };
     const nodeErrors: Record<string, { errors: Reason[]; dependent_outputs: string[]; class_type: string }> = {};
     const good: string[] = [];
     for (const output of outputs) {
@@ -247,18 +309,52 @@ export async function startComfyFake(options: { port?: number; token?: string; f
         for (const name of NODE_CLASSES[node.class_type]!.required) {
           const value = node.inputs?.[name];
           if (value === undefined) {
-            reasons.push({ type: "required_input_missing", message: "Required input is missing", details: name, extra_info: { input_name: name } });
+            reasons.push({
+              type: "required_input_missing",
+              message: "Required input is missing",
+              details: name,
+              extra_info: { input_name: name },
+            });
           } else if (isLink(value)) {
             const source = prompt[String(value[0])];
-            if (!source) reasons.push({ type: "exception_during_validation", message: "Exception when validating node", details: `'${value[0]}'`, extra_info: { input_name: name } });
+            if (!source)
+              reasons.push({
+                type: "exception_during_validation",
+                message: "Exception when validating node",
+                details: `'${value[0]}'`,
+                extra_info: { input_name: name },
+              });
             else if (value[1] >= NODE_CLASSES[source.class_type]!.outputs) {
-              reasons.push({ type: "return_type_mismatch", message: "Return type mismatch between linked nodes", details: `${name}, output ${value[1]} of node ${value[0]} does not exist`, extra_info: { input_name: name } });
+              reasons.push({
+                type: "return_type_mismatch",
+                message: "Return type mismatch between linked nodes",
+                details: `${name}, output ${value[1]} of node ${value[0]} does not exist`,
+                extra_info: { input_name: name },
+              });
             } else check(String(value[0]));
           } else if (name === "ckpt_name" && !checkpointsOf(node.class_type).includes(String(value))) {
-            const list = `[${checkpointsOf(node.class_type).map((c) => `'${c}'`).join(", ")}]`;
-            reasons.push({ type: "value_not_in_list", message: "Value not in list", details: `ckpt_name: '${String(value)}' not in ${list}`, extra_info: { input_name: name } });
-          } else if (node.class_type === "LoadImage" && name === "image" && !files.has(key("input", path.posix.dirname(String(value)).replace(/^\.$/, ""), path.posix.basename(String(value))))) {
-            reasons.push({ type: "custom_validation_failed", message: "Custom validation failed for node", details: `image - Invalid image file: ${String(value)}`, extra_info: { input_name: name } });
+            const list = `[${checkpointsOf(node.class_type)
+              .map((c) => `'${c}'`)
+              .join(", ")}]`;
+            reasons.push({
+              type: "value_not_in_list",
+              message: "Value not in list",
+              details: `ckpt_name: '${String(value)}' not in ${list}`,
+              extra_info: { input_name: name },
+            });
+          } else if (
+            node.class_type === "LoadImage" &&
+            name === "image" &&
+            !files.has(
+              key("input", path.posix.dirname(String(value)).replace(/^\.$/, ""), path.posix.basename(String(value))),
+            )
+          ) {
+            reasons.push({
+              type: "custom_validation_failed",
+              message: "Custom validation failed for node",
+              details: `image - Invalid image file: ${String(value)}`,
+              extra_info: { input_name: name },
+            });
           }
         }
         if (reasons.length > 0) {
@@ -271,8 +367,19 @@ export async function startComfyFake(options: { port?: number; token?: string; f
       if (ok) good.push(output);
     }
     if (good.length === 0) {
-      const details = Object.values(nodeErrors).flatMap((e) => e.errors.map((r) => `${r.message}: ${r.details}`)).join("\n");
-      return { error: { type: "prompt_outputs_failed_validation", message: "Prompt outputs failed validation", details, extra_info: {} }, nodeErrors, outputs: [] };
+      const details = Object.values(nodeErrors)
+        .flatMap((e) => e.errors.map((r) => `${r.message}: ${r.details}`))
+        .join("\n");
+      return {
+        error: {
+          type: "prompt_outputs_failed_validation",
+          message: "Prompt outputs failed validation",
+          details,
+          extra_info: {},
+        },
+        nodeErrors,
+        outputs: [],
+      };
     }
     return { outputs: good };
   }
@@ -281,7 +388,8 @@ export async function startComfyFake(options: { port?: number; token?: string; f
   async function runOutput(prompt: ComfyGraph, id: string, promptId: string): Promise<Record<string, unknown>> {
     const node = prompt[id]!;
     const up = upstreamValues(prompt, id);
-    const even = (n: unknown, fallback: number) => Math.max(2, Math.round((typeof n === "number" ? n : fallback) / 2) * 2);
+    const even = (n: unknown, fallback: number) =>
+      Math.max(2, Math.round((typeof n === "number" ? n : fallback) / 2) * 2);
     let width = even(up.width, 64);
     let height = even(up.height, 64);
     if (typeof up.loaded_image === "string" && up.width === undefined) {
@@ -303,13 +411,24 @@ export async function startComfyFake(options: { port?: number; token?: string; f
       const images = [];
       for (let i = 0; i < count; i++) {
         const data = await fakePng(width, height, `${words}#${i}`);
-        images.push(saves === "image" ? saveFile(prefix, "png", "output", data) : saveFile(`ComfyUI_temp_${randomUUID().slice(0, 5)}`, "png", "temp", data));
+        images.push(
+          saves === "image"
+            ? saveFile(prefix, "png", "output", data)
+            : saveFile(`ComfyUI_temp_${randomUUID().slice(0, 5)}`, "png", "temp", data),
+        );
       }
       return { images };
     }
     if (saves === "audio") {
       const seconds = typeof up.seconds === "number" ? up.seconds : 1;
-      const data = await ffmpegFile(ffmpegPath, "flac", ["-f", "lavfi", "-i", `sine=frequency=${220 + (textHash(words) % 440)}:sample_rate=44100:duration=${seconds}`, "-c:a", "flac"]);
+      const data = await ffmpegFile(ffmpegPath, "flac", [
+        "-f",
+        "lavfi",
+        "-i",
+        `sine=frequency=${220 + (textHash(words) % 440)}:sample_rate=44100:duration=${seconds}`,
+        "-c:a",
+        "flac",
+      ]);
       return { audio: [saveFile(prefix, "flac", "output", data)] };
     }
     const fps = Number(node.inputs.frame_rate ?? up.fps ?? 8) || 8;
@@ -317,10 +436,24 @@ export async function startComfyFake(options: { port?: number; token?: string; f
     const data = await fakeMp4({ width, height, fps, seconds: frames / fps, pattern: "testsrc2", ffmpegPath });
     if (saves === "video") return { images: [saveFile(prefix, "mp4", "output", data)], animated: [true] };
     const saved = saveFile(prefix, "mp4", node.inputs.save_output === false ? "temp" : "output", data);
-    return { gifs: [{ ...saved, format: node.inputs.format ?? "video/h264-mp4", frame_rate: fps, workflow: saved.filename.replace(/\.mp4$/, ".png") }] };
+    return {
+      gifs: [
+        {
+          ...saved,
+          format: node.inputs.format ?? "video/h264-mp4",
+          frame_rate: fps,
+          workflow: saved.filename.replace(/\.mp4$/, ".png"),
+        },
+      ],
+    };
   }
 
-  function finish(item: QueueItem, outcome: { outputs: Record<string, unknown> } | { event: "execution_error" | "execution_interrupted"; data: Record<string, unknown> }): void {
+  function finish(
+    item: QueueItem,
+    outcome:
+      | { outputs: Record<string, unknown> }
+      | { event: "execution_error" | "execution_interrupted"; data: Record<string, unknown> },
+  ): void {
     const [, id] = item;
     const at = Date.now();
     const messages: unknown[] = [
@@ -348,13 +481,19 @@ export async function startComfyFake(options: { port?: number; token?: string; f
       if (mode === "hold") await released;
       if (running.interrupted) {
         const node = Object.keys(prompt)[0]!;
-        finish(item, { event: "execution_interrupted", data: { node_id: node, node_type: prompt[node]!.class_type, executed: [] } });
+        finish(item, {
+          event: "execution_interrupted",
+          data: { node_id: node, node_type: prompt[node]!.class_type, executed: [] },
+        });
         return;
       }
       const failure = fake.failExecution;
       if (failure) {
         fake.failExecution = null;
-        const node = failure.node ?? Object.keys(prompt).find((n) => prompt[n]!.class_type === "KSampler") ?? Object.keys(prompt)[0]!;
+        const node =
+          failure.node ??
+          Object.keys(prompt).find((n) => prompt[n]!.class_type === "KSampler") ??
+          Object.keys(prompt)[0]!;
         finish(item, {
           event: "execution_error",
           data: {
@@ -373,12 +512,25 @@ export async function startComfyFake(options: { port?: number; token?: string; f
       const ui: Record<string, unknown> = {};
       for (const output of outputs) ui[output] = await runOutput(prompt, output, id);
       if (running.interrupted) {
-        finish(item, { event: "execution_interrupted", data: { node_id: outputs[0], node_type: prompt[outputs[0]!]!.class_type, executed: [] } });
+        finish(item, {
+          event: "execution_interrupted",
+          data: { node_id: outputs[0], node_type: prompt[outputs[0]!]!.class_type, executed: [] },
+        });
         return;
       }
       finish(item, { outputs: ui });
     } catch (err) {
-      finish(item, { event: "execution_error", data: { node_id: outputs[0], node_type: "", executed: [], exception_message: (err as Error).message, exception_type: "Exception", traceback: [] } });
+      finish(item, {
+        event: "execution_error",
+        data: {
+          node_id: outputs[0],
+          node_type: "",
+          executed: [],
+          exception_message: (err as Error).message,
+          exception_type: "Exception",
+          traceback: [],
+        },
+      });
     } finally {
       current = null;
       pump();
@@ -393,7 +545,8 @@ export async function startComfyFake(options: { port?: number; token?: string; f
   async function handle(request: FakeRequest, res: ServerResponse): Promise<void> {
     const url = new URL(request.path, "http://fake");
     const route = `${request.method} ${url.pathname.replace(/^\/api(?=\/)/, "")}`;
-    if (options.token && request.headers.authorization !== `Bearer ${options.token}`) return void res.writeHead(401).end("401: Unauthorized");
+    if (options.token && request.headers.authorization !== `Bearer ${options.token}`)
+      return void res.writeHead(401).end("401: Unauthorized");
     const script = scripted.find((s) => route.startsWith(s.route));
     if (script) {
       if (--script.times <= 0) scripted.splice(scripted.indexOf(script), 1);
@@ -405,7 +558,10 @@ export async function startComfyFake(options: { port?: number; token?: string; f
     if (route === "POST /prompt") {
       const data = body();
       if (!data.prompt || typeof data.prompt !== "object") {
-        return json(res, 400, { error: { type: "no_prompt", message: "No prompt provided", details: "No prompt provided", extra_info: {} }, node_errors: {} });
+        return json(res, 400, {
+          error: { type: "no_prompt", message: "No prompt provided", details: "No prompt provided", extra_info: {} },
+          node_errors: {},
+        });
       }
       const prompt = data.prompt as ComfyGraph;
       const id = typeof data.prompt_id === "string" ? data.prompt_id : randomUUID();
@@ -456,7 +612,11 @@ export async function startComfyFake(options: { port?: number; token?: string; f
       return void res.writeHead(200).end();
     }
     if (route === "POST /upload/image") {
-      const form = await new Request("http://fake/upload", { method: "POST", headers: { "content-type": String(request.headers["content-type"]) }, body: new Uint8Array(request.body) }).formData();
+      const form = await new Request("http://fake/upload", {
+        method: "POST",
+        headers: { "content-type": String(request.headers["content-type"]) },
+        body: new Uint8Array(request.body),
+      }).formData();
       const image = form.get("image");
       if (!image || typeof image === "string" || !image.name) return void res.writeHead(400).end();
       const type = String(form.get("type") ?? "input");
@@ -466,7 +626,11 @@ export async function startComfyFake(options: { port?: number; token?: string; f
       let name = image.name;
       if (overwrite !== "true" && overwrite !== "1") {
         const ext = path.extname(name);
-        for (let i = 1; files.has(key(type, subfolder, name)) && !files.get(key(type, subfolder, name))!.data.equals(data); i++) {
+        for (
+          let i = 1;
+          files.has(key(type, subfolder, name)) && !files.get(key(type, subfolder, name))!.data.equals(data);
+          i++
+        ) {
           name = `${path.basename(image.name, ext)} (${i})${ext}`;
         }
       }
@@ -476,9 +640,13 @@ export async function startComfyFake(options: { port?: number; token?: string; f
     }
     if (route === "GET /view") {
       const filename = url.searchParams.get("filename") ?? "";
-      const file = files.get(key(url.searchParams.get("type") ?? "output", url.searchParams.get("subfolder") ?? "", filename));
+      const file = files.get(
+        key(url.searchParams.get("type") ?? "output", url.searchParams.get("subfolder") ?? "", filename),
+      );
       if (!file) return void res.writeHead(404).end("404: Not Found");
-      return void res.writeHead(200, { "content-type": file.contentType, "content-disposition": `filename="${filename}"` }).end(file.data);
+      return void res
+        .writeHead(200, { "content-type": file.contentType, "content-disposition": `filename="${filename}"` })
+        .end(file.data);
     }
     res.writeHead(404).end("404: Not Found");
   }
@@ -487,7 +655,12 @@ export async function startComfyFake(options: { port?: number; token?: string; f
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const request: FakeRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks) };
+      const request: FakeRequest = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       fake.requests.push(request);
       handle(request, res).catch((err: Error) => {
         if (!res.headersSent) json(res, 500, { error: err.message });

@@ -17,7 +17,13 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fakeMedia, type FakeModality } from "../../testing/fake-media";
-import { injectedAnswers, readInputFiles, startMediaHost, type FakeInputFile, type HostedFake } from "../../testing/replicate-fal-fake-media";
+import {
+  injectedAnswers,
+  readInputFiles,
+  startMediaHost,
+  type FakeInputFile,
+  type HostedFake,
+} from "../../testing/replicate-fal-fake-media";
 
 export interface FakeFalEndpoint {
   id: string;
@@ -68,32 +74,111 @@ const IMAGE_SIZE_ENUM = ["square_hd", "square", "portrait_4_3", "portrait_16_9",
 export function falFluxDevOpenApi(endpoint = "fal-ai/flux/dev"): Record<string, unknown> {
   return {
     openapi: "3.0.4",
-    info: { title: "Queue OpenAPI for fal-ai/flux/dev", version: "1.0.0", description: "FLUX.1 [dev] is a 12 billion parameter flow transformer that generates high-quality images from text.", "x-fal-metadata": { endpointId: endpoint, category: "text-to-image" } },
+    info: {
+      title: "Queue OpenAPI for fal-ai/flux/dev",
+      version: "1.0.0",
+      description:
+        "FLUX.1 [dev] is a 12 billion parameter flow transformer that generates high-quality images from text.",
+      "x-fal-metadata": { endpointId: endpoint, category: "text-to-image" },
+    },
     components: {
       securitySchemes: { apiKeyAuth: { type: "apiKey", in: "header", name: "Authorization", description: "Fal Key" } },
       schemas: {
-        QueueStatus: { type: "object", properties: { status: { type: "string", enum: ["IN_QUEUE", "IN_PROGRESS", "COMPLETED"] }, request_id: { type: "string" } }, required: ["status", "request_id"] },
+        QueueStatus: {
+          type: "object",
+          properties: {
+            status: { type: "string", enum: ["IN_QUEUE", "IN_PROGRESS", "COMPLETED"] },
+            request_id: { type: "string" },
+          },
+          required: ["status", "request_id"],
+        },
         FluxDevInput: {
           title: "BaseInput",
           type: "object",
-          "x-fal-order-properties": ["prompt", "image_size", "num_inference_steps", "seed", "guidance_scale", "sync_mode", "num_images", "enable_safety_checker", "output_format", "acceleration"],
+          "x-fal-order-properties": [
+            "prompt",
+            "image_size",
+            "num_inference_steps",
+            "seed",
+            "guidance_scale",
+            "sync_mode",
+            "num_images",
+            "enable_safety_checker",
+            "output_format",
+            "acceleration",
+          ],
           required: ["prompt"],
           properties: {
-            prompt: { title: "Prompt", type: "string", description: "The prompt to generate an image from.", examples: ["Extreme close-up of a single tiger eye"] },
+            prompt: {
+              title: "Prompt",
+              type: "string",
+              description: "The prompt to generate an image from.",
+              examples: ["Extreme close-up of a single tiger eye"],
+            },
             image_size: {
               title: "Image Size",
               description: "The size of the generated image.",
               default: "landscape_4_3",
               anyOf: [{ $ref: "#/components/schemas/ImageSize" }, { type: "string", enum: IMAGE_SIZE_ENUM }],
             },
-            num_inference_steps: { title: "Num Inference Steps", type: "integer", description: "The number of inference steps to perform.", minimum: 1, maximum: 50, default: 28 },
-            seed: { anyOf: [{ type: "integer" }, { type: "null" }], title: "Seed", description: "The same seed and the same prompt given to the same version of the model will output the same image every time." },
-            guidance_scale: { title: "Guidance scale (CFG)", type: "number", description: "The CFG (Classifier Free Guidance) scale is a measure of how close you want the model to stick to your prompt when looking for a related image to show you.", minimum: 1, maximum: 20, default: 3.5 },
-            sync_mode: { title: "Sync Mode", type: "boolean", description: "If set to true, the function will wait for the image to be generated and uploaded before returning the response.", default: false },
-            num_images: { title: "Num Images", type: "integer", description: "The number of images to generate.", minimum: 1, maximum: 4, default: 1 },
-            enable_safety_checker: { title: "Enable Safety Checker", type: "boolean", description: "If set to true, the safety checker will be enabled.", default: true },
-            output_format: { title: "Output Format", type: "string", enum: ["jpeg", "png"], description: "The format of the generated image.", default: "jpeg" },
-            acceleration: { title: "Acceleration", type: "string", enum: ["none", "regular", "high"], description: "The speed of the generation. The higher the speed, the faster the generation.", default: "none" },
+            num_inference_steps: {
+              title: "Num Inference Steps",
+              type: "integer",
+              description: "The number of inference steps to perform.",
+              minimum: 1,
+              maximum: 50,
+              default: 28,
+            },
+            seed: {
+              anyOf: [{ type: "integer" }, { type: "null" }],
+              title: "Seed",
+              description:
+                "The same seed and the same prompt given to the same version of the model will output the same image every time.",
+            },
+            guidance_scale: {
+              title: "Guidance scale (CFG)",
+              type: "number",
+              description:
+                "The CFG (Classifier Free Guidance) scale is a measure of how close you want the model to stick to your prompt when looking for a related image to show you.",
+              minimum: 1,
+              maximum: 20,
+              default: 3.5,
+            },
+            sync_mode: {
+              title: "Sync Mode",
+              type: "boolean",
+              description:
+                "If set to true, the function will wait for the image to be generated and uploaded before returning the response.",
+              default: false,
+            },
+            num_images: {
+              title: "Num Images",
+              type: "integer",
+              description: "The number of images to generate.",
+              minimum: 1,
+              maximum: 4,
+              default: 1,
+            },
+            enable_safety_checker: {
+              title: "Enable Safety Checker",
+              type: "boolean",
+              description: "If set to true, the safety checker will be enabled.",
+              default: true,
+            },
+            output_format: {
+              title: "Output Format",
+              type: "string",
+              enum: ["jpeg", "png"],
+              description: "The format of the generated image.",
+              default: "jpeg",
+            },
+            acceleration: {
+              title: "Acceleration",
+              type: "string",
+              enum: ["none", "regular", "high"],
+              description: "The speed of the generation. The higher the speed, the faster the generation.",
+              default: "none",
+            },
           },
         },
         ImageSize: {
@@ -101,29 +186,77 @@ export function falFluxDevOpenApi(endpoint = "fal-ai/flux/dev"): Record<string, 
           type: "object",
           "x-fal-order-properties": ["width", "height"],
           properties: {
-            width: { title: "Width", type: "integer", description: "The width of the generated image.", exclusiveMinimum: 0, maximum: 14142, default: 512 },
-            height: { title: "Height", type: "integer", description: "The height of the generated image.", exclusiveMinimum: 0, maximum: 14142, default: 512 },
+            width: {
+              title: "Width",
+              type: "integer",
+              description: "The width of the generated image.",
+              exclusiveMinimum: 0,
+              maximum: 14142,
+              default: 512,
+            },
+            height: {
+              title: "Height",
+              type: "integer",
+              description: "The height of the generated image.",
+              exclusiveMinimum: 0,
+              maximum: 14142,
+              default: 512,
+            },
           },
         },
         FluxDevOutput: {
           title: "Output",
           type: "object",
           required: ["images", "timings", "seed", "has_nsfw_concepts", "prompt"],
-          properties: { images: { title: "Images", type: "array", items: { $ref: "#/components/schemas/Image" } }, seed: { type: "integer" }, prompt: { type: "string" } },
+          properties: {
+            images: { title: "Images", type: "array", items: { $ref: "#/components/schemas/Image" } },
+            seed: { type: "integer" },
+            prompt: { type: "string" },
+          },
         },
-        Image: { title: "Image", type: "object", properties: { url: { type: "string" }, width: { type: "integer" }, height: { type: "integer" }, content_type: { type: "string", default: "image/jpeg" } }, required: ["url"] },
+        Image: {
+          title: "Image",
+          type: "object",
+          properties: {
+            url: { type: "string" },
+            width: { type: "integer" },
+            height: { type: "integer" },
+            content_type: { type: "string", default: "image/jpeg" },
+          },
+          required: ["url"],
+        },
       },
     },
     paths: {
-      [`/${endpoint}/requests/{request_id}/status`]: { get: { parameters: [{ name: "request_id", in: "path", required: true, schema: { type: "string" } }], responses: { "200": { content: { "application/json": { schema: { $ref: "#/components/schemas/QueueStatus" } } } } } } },
-      [`/${endpoint}/requests/{request_id}/cancel`]: { put: { responses: { "200": { description: "The request was cancelled." } } } },
-      [`/${endpoint}`]: {
-        post: {
-          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/FluxDevInput" } } } },
-          responses: { "200": { content: { "application/json": { schema: { $ref: "#/components/schemas/QueueStatus" } } } } },
+      [`/${endpoint}/requests/{request_id}/status`]: {
+        get: {
+          parameters: [{ name: "request_id", in: "path", required: true, schema: { type: "string" } }],
+          responses: {
+            "200": { content: { "application/json": { schema: { $ref: "#/components/schemas/QueueStatus" } } } },
+          },
         },
       },
-      [`/${endpoint}/requests/{request_id}`]: { get: { responses: { "200": { content: { "application/json": { schema: { $ref: "#/components/schemas/FluxDevOutput" } } } } } } },
+      [`/${endpoint}/requests/{request_id}/cancel`]: {
+        put: { responses: { "200": { description: "The request was cancelled." } } },
+      },
+      [`/${endpoint}`]: {
+        post: {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/FluxDevInput" } } },
+          },
+          responses: {
+            "200": { content: { "application/json": { schema: { $ref: "#/components/schemas/QueueStatus" } } } },
+          },
+        },
+      },
+      [`/${endpoint}/requests/{request_id}`]: {
+        get: {
+          responses: {
+            "200": { content: { "application/json": { schema: { $ref: "#/components/schemas/FluxDevOutput" } } } },
+          },
+        },
+      },
     },
     servers: [{ url: "https://queue.fal.run" }],
     security: [{ apiKeyAuth: [] }],
@@ -131,13 +264,28 @@ export function falFluxDevOpenApi(endpoint = "fal-ai/flux/dev"): Record<string, 
 }
 
 /** An endpoint's queue OpenAPI document in fal's shape: its input schema (the first of `schemas`) and any it refers to. */
-function falQueueOpenApi(endpoint: string, meta: { description: string; category: string }, schemas: Record<string, unknown>): Record<string, unknown> {
+function falQueueOpenApi(
+  endpoint: string,
+  meta: { description: string; category: string },
+  schemas: Record<string, unknown>,
+): Record<string, unknown> {
   const input = Object.keys(schemas)[0]!;
   return {
     openapi: "3.0.4",
-    info: { title: `Queue OpenAPI for ${endpoint}`, version: "1.0.0", description: meta.description, "x-fal-metadata": { endpointId: endpoint, category: meta.category } },
+    info: {
+      title: `Queue OpenAPI for ${endpoint}`,
+      version: "1.0.0",
+      description: meta.description,
+      "x-fal-metadata": { endpointId: endpoint, category: meta.category },
+    },
     components: { schemas },
-    paths: { [`/${endpoint}`]: { post: { requestBody: { content: { "application/json": { schema: { $ref: `#/components/schemas/${input}` } } } } } } },
+    paths: {
+      [`/${endpoint}`]: {
+        post: {
+          requestBody: { content: { "application/json": { schema: { $ref: `#/components/schemas/${input}` } } } },
+        },
+      },
+    },
   };
 }
 
@@ -155,8 +303,19 @@ const falVideoOpenApi = (endpoint: string) =>
         properties: {
           prompt: { title: "Prompt", type: "string", description: "What happens in the clip.", maxLength: 2500 },
           image_url: { title: "Image Url", type: "string", description: "URL of the image to use as the first frame." },
-          image_urls: { title: "Reference Image Urls", type: "array", items: { type: "string" }, description: "Reference images for the subject's look." },
-          duration: { title: "Duration", type: "string", enum: ["5", "10"], description: "The duration of the generated video in seconds.", default: "5" },
+          image_urls: {
+            title: "Reference Image Urls",
+            type: "array",
+            items: { type: "string" },
+            description: "Reference images for the subject's look.",
+          },
+          duration: {
+            title: "Duration",
+            type: "string",
+            enum: ["5", "10"],
+            description: "The duration of the generated video in seconds.",
+            default: "5",
+          },
         },
       },
     },
@@ -174,7 +333,13 @@ const falSpeechOpenApi = (endpoint: string) =>
         required: ["text"],
         properties: {
           text: { title: "Text", type: "string", minLength: 1, description: "The text to speak." },
-          voice: { title: "Voice", type: "string", enum: ["Rachel", "Aria"], default: "Rachel", description: "The voice." },
+          voice: {
+            title: "Voice",
+            type: "string",
+            enum: ["Rachel", "Aria"],
+            default: "Rachel",
+            description: "The voice.",
+          },
         },
       },
     },
@@ -193,24 +358,58 @@ const fal3dOpenApi = (endpoint: string) =>
         required: ["image_url"],
         properties: {
           image_url: { title: "Image Url", type: "string", description: "URL of the input image to convert to 3D" },
-          seed: { anyOf: [{ type: "integer" }, { type: "null" }], title: "Seed", description: "Random seed for reproducibility" },
-          texture_size: { title: "Texture Size", type: "integer", enum: [512, 1024, 2048], default: 1024, description: "Texture resolution" },
-          mesh_simplify: { title: "Mesh Simplify", type: "number", minimum: 0.9, maximum: 0.98, default: 0.95, description: "Mesh simplification factor" },
+          seed: {
+            anyOf: [{ type: "integer" }, { type: "null" }],
+            title: "Seed",
+            description: "Random seed for reproducibility",
+          },
+          texture_size: {
+            title: "Texture Size",
+            type: "integer",
+            enum: [512, 1024, 2048],
+            default: 1024,
+            description: "Texture resolution",
+          },
+          mesh_simplify: {
+            title: "Mesh Simplify",
+            type: "number",
+            minimum: 0.9,
+            maximum: 0.98,
+            default: 0.95,
+            description: "Mesh simplification factor",
+          },
         },
       },
       ObjectOutput: {
         title: "ObjectOutput",
         type: "object",
         required: ["model_mesh", "timings"],
-        properties: { model_mesh: { $ref: "#/components/schemas/File" }, timings: { type: "object", title: "Timings" } },
+        properties: {
+          model_mesh: { $ref: "#/components/schemas/File" },
+          timings: { type: "object", title: "Timings" },
+        },
       },
-      File: { title: "File", type: "object", properties: { url: { type: "string" }, content_type: { type: "string" }, file_name: { type: "string" }, file_size: { type: "integer" } }, required: ["url"] },
+      File: {
+        title: "File",
+        type: "object",
+        properties: {
+          url: { type: "string" },
+          content_type: { type: "string" },
+          file_name: { type: "string" },
+          file_size: { type: "integer" },
+        },
+        required: ["url"],
+      },
     },
   );
 
 export const FAKE_FAL_ENDPOINTS: FakeFalEndpoint[] = [
   { id: "fal-ai/flux/dev", modality: "image", openapi: falFluxDevOpenApi() },
-  { id: "fal-ai/kling-video/v2/image-to-video", modality: "video", openapi: falVideoOpenApi("fal-ai/kling-video/v2/image-to-video") },
+  {
+    id: "fal-ai/kling-video/v2/image-to-video",
+    modality: "video",
+    openapi: falVideoOpenApi("fal-ai/kling-video/v2/image-to-video"),
+  },
   { id: "fal-ai/speech/tts", modality: "audio", openapi: falSpeechOpenApi("fal-ai/speech/tts") },
   { id: "fal-ai/trellis", modality: "3d", openapi: fal3dOpenApi("fal-ai/trellis") },
 ];
@@ -230,7 +429,9 @@ const CONTENT_POLICY = {
   ],
 };
 
-export async function startFalFake(options: { port?: number; mediaPort?: number; key?: string; endpoints?: FakeFalEndpoint[] } = {}): Promise<FalFake> {
+export async function startFalFake(
+  options: { port?: number; mediaPort?: number; key?: string; endpoints?: FakeFalEndpoint[] } = {},
+): Promise<FalFake> {
   const key = options.key ?? "fal_fake_key_id:fal_fake_key_secret";
   const endpoints = options.endpoints ?? FAKE_FAL_ENDPOINTS;
   const media = await startMediaHost(options.mediaPort ?? 0);
@@ -240,7 +441,18 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
   async function outputOf(endpoint: FakeFalEndpoint, r: FakeFalRequest): Promise<{ status: number; body: unknown }> {
     const { input, id } = r;
     if (r.missingFiles.length > 0) {
-      const detail = r.missingFiles.map((field) => ({ loc: ["body", ...field.split(/[[\]]/).filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p))], msg: "Failed to download the file. Please check if the URL is accessible.", type: "file_download_error", url: "https://docs.fal.ai/errors#file_download_error" }));
+      const detail = r.missingFiles.map((field) => ({
+        loc: [
+          "body",
+          ...field
+            .split(/[[\]]/)
+            .filter(Boolean)
+            .map((p) => (/^\d+$/.test(p) ? Number(p) : p)),
+        ],
+        msg: "Failed to download the file. Please check if the URL is accessible.",
+        type: "file_download_error",
+        url: "https://docs.fal.ai/errors#file_download_error",
+      }));
       return { status: 422, body: { detail } };
     }
     if (/refuse/i.test(String(input.prompt ?? input.text ?? ""))) return { status: 422, body: CONTENT_POLICY };
@@ -249,17 +461,43 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
       const images = [];
       for (let i = 0; i < count; i++) {
         const file = await fakeMedia("image", `${String(input.prompt)}#${i}`);
-        images.push({ url: media.put(`fal/${id}/${i}.${file.ext}`, file.data, file.type), width: 64, height: 48, content_type: file.type });
+        images.push({
+          url: media.put(`fal/${id}/${i}.${file.ext}`, file.data, file.type),
+          width: 64,
+          height: 48,
+          content_type: file.type,
+        });
       }
-      return { status: 200, body: { images, timings: { inference: 0.4 }, seed: 42, has_nsfw_concepts: images.map(() => false), prompt: input.prompt } };
+      return {
+        status: 200,
+        body: {
+          images,
+          timings: { inference: 0.4 },
+          seed: 42,
+          has_nsfw_concepts: images.map(() => false),
+          prompt: input.prompt,
+        },
+      };
     }
     const file = await fakeMedia(endpoint.modality, String(input.prompt ?? input.text ?? input.image_url));
-    const fileObject = { url: media.put(`fal/${id}/output.${file.ext}`, file.data, file.type), content_type: file.type, file_name: `output.${file.ext}`, file_size: file.data.length };
-    if (endpoint.modality === "3d") return { status: 200, body: { model_mesh: fileObject, timings: { prepare: 0.1, generation: 0.6, export: 0.2 } } };
+    const fileObject = {
+      url: media.put(`fal/${id}/output.${file.ext}`, file.data, file.type),
+      content_type: file.type,
+      file_name: `output.${file.ext}`,
+      file_size: file.data.length,
+    };
+    if (endpoint.modality === "3d")
+      return { status: 200, body: { model_mesh: fileObject, timings: { prepare: 0.1, generation: 0.6, export: 0.2 } } };
     // A thumbnail beside the video, as some endpoints give: not an output of a video entry.
     if (endpoint.modality === "video") {
       const thumb = await fakeMedia("image", "thumbnail");
-      return { status: 200, body: { video: fileObject, thumbnail: { url: media.put(`fal/${id}/thumb.png`, thumb.data, thumb.type), content_type: "image/png" } } };
+      return {
+        status: 200,
+        body: {
+          video: fileObject,
+          thumbnail: { url: media.put(`fal/${id}/thumb.png`, thumb.data, thumb.type), content_type: "image/png" },
+        },
+      };
     }
     return { status: 200, body: { audio: fileObject } };
   }
@@ -282,7 +520,13 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
     return { request_id: r.id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel` };
   }
 
-  async function route(method: string, url: URL, headers: IncomingHttpHeaders, body: string, res: ServerResponse): Promise<void> {
+  async function route(
+    method: string,
+    url: URL,
+    headers: IncomingHttpHeaders,
+    body: string,
+    res: ServerResponse,
+  ): Promise<void> {
     const path = url.pathname;
     if (method === "GET" && path === "/api/openapi/queue/openapi.json") {
       const endpoint = endpoints.find((e) => e.id === url.searchParams.get("endpoint_id"));
@@ -297,8 +541,17 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
       } catch {
         return json(res, 422, { detail: [{ loc: ["body"], msg: "Invalid JSON", type: "value_error.jsondecode" }] });
       }
-      const missing = (["content_type", "file_name"] as const).filter((field) => typeof file[field] !== "string" || !file[field]);
-      if (missing.length > 0) return json(res, 422, { detail: missing.map((field) => ({ loc: ["body", field], msg: "field required", type: "value_error.missing" })) });
+      const missing = (["content_type", "file_name"] as const).filter(
+        (field) => typeof file[field] !== "string" || !file[field],
+      );
+      if (missing.length > 0)
+        return json(res, 422, {
+          detail: missing.map((field) => ({
+            loc: ["body", field],
+            msg: "field required",
+            type: "value_error.missing",
+          })),
+        });
       const open = m[1] === "initiate" ? fake.media.openUpload : fake.media.openMultipartUpload;
       const slot = open(String(file.file_name), String(file.content_type));
       return json(res, 200, { upload_url: slot.uploadUrl, file_url: slot.fileUrl });
@@ -326,7 +579,8 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
       }
     }
     const sync = path.startsWith("/run/");
-    const endpoint = method === "POST" ? endpoints.find((e) => `/${e.id}` === (sync ? path.slice(4) : path)) : undefined;
+    const endpoint =
+      method === "POST" ? endpoints.find((e) => `/${e.id}` === (sync ? path.slice(4) : path)) : undefined;
     if (!endpoint) return json(res, 404, { detail: "Application not found" });
     let input: Record<string, unknown>;
     try {
@@ -343,7 +597,17 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
         return file ? { data: file.data, contentType: file.type } : null;
       },
     );
-    const r: FakeFalRequest = { id: randomUUID(), endpoint: endpoint.id, input, status: "IN_QUEUE", canceled: null, logs: [], result: null, inputFiles: read.files, missingFiles: read.missing };
+    const r: FakeFalRequest = {
+      id: randomUUID(),
+      endpoint: endpoint.id,
+      input,
+      status: "IN_QUEUE",
+      canceled: null,
+      logs: [],
+      result: null,
+      inputFiles: read.files,
+      missingFiles: read.missing,
+    };
     if (sync) {
       const result = await outputOf(endpoint, r);
       return json(res, result.status, result.body, { "x-fal-request-id": r.id });
@@ -395,7 +659,12 @@ export async function startFalFake(options: { port?: number; mediaPort?: number;
       r.logs.push({ message: "Generating...", level: "INFO", source: "USER", timestamp: new Date().toISOString() });
     },
     step(id, done, total) {
-      get(id).logs.push({ message: `${Math.round((done / total) * 100)}%|| ${done}/${total} [00:01<00:01]`, level: "INFO", source: "USER", timestamp: new Date().toISOString() });
+      get(id).logs.push({
+        message: `${Math.round((done / total) * 100)}%|| ${done}/${total} [00:01<00:01]`,
+        level: "INFO",
+        source: "USER",
+        timestamp: new Date().toISOString(),
+      });
     },
     complete: (id) => complete(get(id)),
     completeWithError(id, status, body) {

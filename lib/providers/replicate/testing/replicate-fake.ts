@@ -13,7 +13,13 @@ import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fakeMedia, type FakeModality } from "../../testing/fake-media";
-import { injectedAnswers, readInputFiles, startMediaHost, type FakeInputFile, type HostedFake } from "../../testing/replicate-fal-fake-media";
+import {
+  injectedAnswers,
+  readInputFiles,
+  startMediaHost,
+  type FakeInputFile,
+  type HostedFake,
+} from "../../testing/replicate-fal-fake-media";
 
 export interface FakeReplicateModel {
   owner: string;
@@ -76,12 +82,19 @@ export interface ReplicateFake extends HostedFake {
 }
 
 /** A version's OpenAPI schema in the shape Cog publishes: its Input (required fields and properties), its Output and the enums they refer to. */
-function cogSchema(required: string[], properties: Record<string, unknown>, output: Record<string, unknown>, enums: Record<string, unknown>) {
+function cogSchema(
+  required: string[],
+  properties: Record<string, unknown>,
+  output: Record<string, unknown>,
+  enums: Record<string, unknown>,
+) {
   return {
     openapi: "3.0.2",
     info: { title: "Cog", version: "0.1.0" },
     paths: {},
-    components: { schemas: { Input: { type: "object", title: "Input", required, properties }, Output: output, ...enums } },
+    components: {
+      schemas: { Input: { type: "object", title: "Input", required, properties }, Output: output, ...enums },
+    },
   };
 }
 
@@ -91,21 +104,90 @@ export const FLUX_SCHNELL_SCHEMA = cogSchema(
   {
     seed: { type: "integer", title: "Seed", "x-order": 3, description: "Random seed. Set for reproducible generation" },
     prompt: { type: "string", title: "Prompt", "x-order": 0, description: "Prompt for generated image" },
-    go_fast: { type: "boolean", title: "Go Fast", default: true, "x-order": 7, description: "Run faster predictions with model optimized for speed (currently fp8 quantized); disable to run in original bf16" },
-    megapixels: { allOf: [{ $ref: "#/components/schemas/megapixels" }], default: "1", "x-order": 8, description: "Approximate number of megapixels for generated image" },
-    num_outputs: { type: "integer", title: "Num Outputs", default: 1, maximum: 4, minimum: 1, "x-order": 2, description: "Number of outputs to generate" },
-    aspect_ratio: { allOf: [{ $ref: "#/components/schemas/aspect_ratio" }], default: "1:1", "x-order": 1, description: "Aspect ratio for the generated image" },
-    output_format: { allOf: [{ $ref: "#/components/schemas/output_format" }], default: "webp", "x-order": 4, description: "Format of the output images" },
-    output_quality: { type: "integer", title: "Output Quality", default: 80, maximum: 100, minimum: 0, "x-order": 5, description: "Quality when saving the output images, from 0 to 100. 100 is best quality, 0 is lowest quality. Not relevant for .png outputs" },
-    num_inference_steps: { type: "integer", title: "Num Inference Steps", default: 4, maximum: 4, minimum: 1, "x-order": 9, description: "Number of denoising steps. 4 is recommended, and lower number of steps produce lower quality outputs, faster." },
-    disable_safety_checker: { type: "boolean", title: "Disable Safety Checker", default: false, "x-order": 6, description: "Disable safety checker for generated images." },
+    go_fast: {
+      type: "boolean",
+      title: "Go Fast",
+      default: true,
+      "x-order": 7,
+      description:
+        "Run faster predictions with model optimized for speed (currently fp8 quantized); disable to run in original bf16",
+    },
+    megapixels: {
+      allOf: [{ $ref: "#/components/schemas/megapixels" }],
+      default: "1",
+      "x-order": 8,
+      description: "Approximate number of megapixels for generated image",
+    },
+    num_outputs: {
+      type: "integer",
+      title: "Num Outputs",
+      default: 1,
+      maximum: 4,
+      minimum: 1,
+      "x-order": 2,
+      description: "Number of outputs to generate",
+    },
+    aspect_ratio: {
+      allOf: [{ $ref: "#/components/schemas/aspect_ratio" }],
+      default: "1:1",
+      "x-order": 1,
+      description: "Aspect ratio for the generated image",
+    },
+    output_format: {
+      allOf: [{ $ref: "#/components/schemas/output_format" }],
+      default: "webp",
+      "x-order": 4,
+      description: "Format of the output images",
+    },
+    output_quality: {
+      type: "integer",
+      title: "Output Quality",
+      default: 80,
+      maximum: 100,
+      minimum: 0,
+      "x-order": 5,
+      description:
+        "Quality when saving the output images, from 0 to 100. 100 is best quality, 0 is lowest quality. Not relevant for .png outputs",
+    },
+    num_inference_steps: {
+      type: "integer",
+      title: "Num Inference Steps",
+      default: 4,
+      maximum: 4,
+      minimum: 1,
+      "x-order": 9,
+      description:
+        "Number of denoising steps. 4 is recommended, and lower number of steps produce lower quality outputs, faster.",
+    },
+    disable_safety_checker: {
+      type: "boolean",
+      title: "Disable Safety Checker",
+      default: false,
+      "x-order": 6,
+      description: "Disable safety checker for generated images.",
+    },
   },
   { type: "array", items: { type: "string", format: "uri" }, title: "Output" },
   {
-    Status: { enum: ["starting", "processing", "succeeded", "canceled", "failed"], type: "string", title: "Status", description: "An enumeration." },
+    Status: {
+      enum: ["starting", "processing", "succeeded", "canceled", "failed"],
+      type: "string",
+      title: "Status",
+      description: "An enumeration.",
+    },
     megapixels: { enum: ["1", "0.25"], type: "string", title: "megapixels", description: "An enumeration." },
-    aspect_ratio: { enum: ["1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21"], type: "string", title: "aspect_ratio", description: "An enumeration." },
-    output_format: { enum: ["webp", "jpg", "png"], type: "string", title: "output_format", description: "An enumeration." },
+    aspect_ratio: {
+      enum: ["1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21"],
+      type: "string",
+      title: "aspect_ratio",
+      description: "An enumeration.",
+    },
+    output_format: {
+      enum: ["webp", "jpg", "png"],
+      type: "string",
+      title: "output_format",
+      description: "An enumeration.",
+    },
   },
 );
 
@@ -114,9 +196,28 @@ export const IMAGE_TO_VIDEO_SCHEMA = cogSchema(
   ["prompt"],
   {
     prompt: { type: "string", title: "Prompt", "x-order": 0, description: "Text prompt for video generation" },
-    start_image: { type: "string", title: "Start Image", format: "uri", "x-order": 1, description: "First frame of the video (optional)" },
-    duration: { allOf: [{ $ref: "#/components/schemas/duration" }], default: 5, "x-order": 2, description: "Duration of the video in seconds" },
-    fps: { type: "integer", title: "Fps", default: 24, minimum: 8, maximum: 30, "x-order": 3, description: "Frames per second" },
+    start_image: {
+      type: "string",
+      title: "Start Image",
+      format: "uri",
+      "x-order": 1,
+      description: "First frame of the video (optional)",
+    },
+    duration: {
+      allOf: [{ $ref: "#/components/schemas/duration" }],
+      default: 5,
+      "x-order": 2,
+      description: "Duration of the video in seconds",
+    },
+    fps: {
+      type: "integer",
+      title: "Fps",
+      default: 24,
+      minimum: 8,
+      maximum: 30,
+      "x-order": 3,
+      description: "Frames per second",
+    },
   },
   { type: "string", title: "Output", format: "uri" },
   {
@@ -129,8 +230,21 @@ export const TEXT_TO_SPEECH_SCHEMA = cogSchema(
   ["text"],
   {
     text: { type: "string", title: "Text", "x-order": 0, description: "Text to speak" },
-    voice: { allOf: [{ $ref: "#/components/schemas/voice" }], default: "af_bella", "x-order": 1, description: "Voice to use" },
-    speed: { type: "number", title: "Speed", default: 1, minimum: 0.5, maximum: 2, "x-order": 2, description: "Speech speed multiplier" },
+    voice: {
+      allOf: [{ $ref: "#/components/schemas/voice" }],
+      default: "af_bella",
+      "x-order": 1,
+      description: "Voice to use",
+    },
+    speed: {
+      type: "number",
+      title: "Speed",
+      default: 1,
+      minimum: 0.5,
+      maximum: 2,
+      "x-order": 2,
+      description: "Speech speed multiplier",
+    },
   },
   { type: "string", title: "Output", format: "uri" },
   {
@@ -142,10 +256,30 @@ export const TEXT_TO_SPEECH_SCHEMA = cogSchema(
 export const IMAGE_TO_3D_SCHEMA = cogSchema(
   ["images"],
   {
-    images: { type: "array", items: { type: "string", format: "uri" }, title: "Images", "x-order": 0, description: "List of input images to generate 3D asset from" },
+    images: {
+      type: "array",
+      items: { type: "string", format: "uri" },
+      title: "Images",
+      "x-order": 0,
+      description: "List of input images to generate 3D asset from",
+    },
     seed: { type: "integer", title: "Seed", default: 0, "x-order": 1, description: "Random seed for generation" },
-    generate_model: { type: "boolean", title: "Generate Model", default: false, "x-order": 2, description: "Generate a GLB model" },
-    texture_size: { type: "integer", title: "Texture Size", default: 1024, maximum: 2048, minimum: 512, "x-order": 3, description: "GLB extraction - Texture size (only used if generate_model=True)" },
+    generate_model: {
+      type: "boolean",
+      title: "Generate Model",
+      default: false,
+      "x-order": 2,
+      description: "Generate a GLB model",
+    },
+    texture_size: {
+      type: "integer",
+      title: "Texture Size",
+      default: 1024,
+      maximum: 2048,
+      minimum: 512,
+      "x-order": 3,
+      description: "GLB extraction - Texture size (only used if generate_model=True)",
+    },
   },
   {
     type: "object",
@@ -198,7 +332,9 @@ export const FAKE_REPLICATE_MODELS: FakeReplicateModel[] = [
 ];
 
 function problem(res: ServerResponse, status: number, title: string, detail: string): void {
-  res.writeHead(status, { "content-type": "application/problem+json" }).end(JSON.stringify({ type: null, title, status, detail }));
+  res
+    .writeHead(status, { "content-type": "application/problem+json" })
+    .end(JSON.stringify({ type: null, title, status, detail }));
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -207,7 +343,9 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 
 const FINAL: FakeStatus[] = ["succeeded", "failed", "canceled", "aborted"];
 
-export async function startReplicateFake(options: { port?: number; mediaPort?: number; token?: string; models?: FakeReplicateModel[] } = {}): Promise<ReplicateFake> {
+export async function startReplicateFake(
+  options: { port?: number; mediaPort?: number; token?: string; models?: FakeReplicateModel[] } = {},
+): Promise<ReplicateFake> {
   const token = options.token ?? "r8_fake_token_for_tests";
   const models = options.models ?? FAKE_REPLICATE_MODELS;
   const media = await startMediaHost(options.mediaPort ?? 0);
@@ -243,7 +381,9 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
       const cutout = await fakeMedia("image", "no background");
       // Like the real one, it writes the .glb only when asked to (generate_model, false by default).
       p.output = {
-        ...(p.input.generate_model === true ? { model_file: media.put(`replicate/${p.id}/output.glb`, glb.data, glb.type) } : {}),
+        ...(p.input.generate_model === true
+          ? { model_file: media.put(`replicate/${p.id}/output.glb`, glb.data, glb.type) }
+          : {}),
         no_background_images: [media.put(`replicate/${p.id}/no_background_0.png`, cutout.data, cutout.type)],
       };
     } else {
@@ -276,7 +416,10 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
       content_type: file.contentType,
       size: file.data.length,
       etag: createHash("md5").update(file.data).digest("hex"),
-      checksums: { sha256: createHash("sha256").update(file.data).digest("hex"), md5: createHash("md5").update(file.data).digest("hex") },
+      checksums: {
+        sha256: createHash("sha256").update(file.data).digest("hex"),
+        md5: createHash("md5").update(file.data).digest("hex"),
+      },
       metadata: file.metadata,
       created_at: file.createdAt,
       expires_at: new Date(Date.parse(file.createdAt) + 24 * 3_600_000).toISOString(),
@@ -285,16 +428,29 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
   }
 
   /** POST /v1/files: multipart/form-data with the file in `content` (its name and type) and optional JSON `metadata`. */
-  async function createFile(headers: IncomingHttpHeaders, raw: Buffer, res: ServerResponse, origin: string): Promise<void> {
+  async function createFile(
+    headers: IncomingHttpHeaders,
+    raw: Buffer,
+    res: ServerResponse,
+    origin: string,
+  ): Promise<void> {
     let form: FormData;
     try {
-      form = await new Response(new Uint8Array(raw), { headers: { "content-type": String(headers["content-type"] ?? "") } }).formData();
+      form = await new Response(new Uint8Array(raw), {
+        headers: { "content-type": String(headers["content-type"] ?? "") },
+      }).formData();
     } catch {
       return problem(res, 400, "Bad request", "The request body is not multipart/form-data.");
     }
     const content = form.get("content");
     if (!(content instanceof Blob)) return problem(res, 422, "Unprocessable Entity", "content: a file is required");
-    if (content.size > fake.maxFileBytes) return problem(res, 413, "Request Entity Too Large", `The file is larger than the ${fake.maxFileBytes} bytes a file may have.`);
+    if (content.size > fake.maxFileBytes)
+      return problem(
+        res,
+        413,
+        "Request Entity Too Large",
+        `The file is larger than the ${fake.maxFileBytes} bytes a file may have.`,
+      );
     let metadata: Record<string, unknown> = {};
     const meta = form.get("metadata");
     if (meta !== null) {
@@ -317,7 +473,13 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
     return json(res, 201, fileView(file, origin));
   }
 
-  async function create(model: FakeReplicateModel, version: string, input: Record<string, unknown>, prefer: string | null, origin: string): Promise<FakePrediction> {
+  async function create(
+    model: FakeReplicateModel,
+    version: string,
+    input: Record<string, unknown>,
+    prefer: string | null,
+    origin: string,
+  ): Promise<FakePrediction> {
     // The model reads its input files: an uploaded file's URL it cannot fetch fails the prediction.
     const read = readInputFiles(
       input,
@@ -373,13 +535,25 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
     });
   }
 
-  async function route(method: string, path: string, headers: IncomingHttpHeaders, raw: Buffer, res: ServerResponse, origin: string): Promise<void> {
-    if (headers.authorization !== `Bearer ${token}`) return problem(res, 401, "Unauthenticated", "You did not pass a valid authentication token");
+  async function route(
+    method: string,
+    path: string,
+    headers: IncomingHttpHeaders,
+    raw: Buffer,
+    res: ServerResponse,
+    origin: string,
+  ): Promise<void> {
+    if (headers.authorization !== `Bearer ${token}`)
+      return problem(res, 401, "Unauthenticated", "You did not pass a valid authentication token");
     const body = raw.toString("utf8");
     let m: RegExpExecArray | null;
     if (method === "POST" && path === "/v1/files") return createFile(headers, raw, res, origin);
     if (method === "GET" && path === "/v1/files") {
-      return json(res, 200, { next: null, previous: null, results: [...fake.files.values()].reverse().map((f) => fileView(f, origin)) });
+      return json(res, 200, {
+        next: null,
+        previous: null,
+        results: [...fake.files.values()].reverse().map((f) => fileView(f, origin)),
+      });
     }
     if ((m = /^\/v1\/files\/([^/]+)$/.exec(path)) && (method === "GET" || method === "DELETE")) {
       const file = fake.files.get(m[1]!);
@@ -399,13 +573,23 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
         visibility: "public",
         is_official: model.isOfficial,
         run_count: 1234,
-        latest_version: { id: model.versionId, created_at: "2026-10-01T00:00:00.000Z", cog_version: "0.9.0", openapi_schema: model.openapiSchema },
+        latest_version: {
+          id: model.versionId,
+          created_at: "2026-10-01T00:00:00.000Z",
+          cog_version: "0.9.0",
+          openapi_schema: model.openapiSchema,
+        },
       });
     }
     if (method === "GET" && (m = /^\/v1\/models\/([^/]+)\/([^/]+)\/versions\/([^/]+)$/.exec(path))) {
       const model = models.find((x) => x.owner === m![1] && x.name === m![2] && x.versionId === m![3]);
       if (!model) return problem(res, 404, "Not found", "The requested resource could not be found.");
-      return json(res, 200, { id: model.versionId, created_at: "2026-10-01T00:00:00.000Z", cog_version: "0.9.0", openapi_schema: model.openapiSchema });
+      return json(res, 200, {
+        id: model.versionId,
+        created_at: "2026-10-01T00:00:00.000Z",
+        cog_version: "0.9.0",
+        openapi_schema: model.openapiSchema,
+      });
     }
     const createModel = method === "POST" ? /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path) : null;
     if (createModel || (method === "POST" && path === "/v1/predictions")) {
@@ -417,13 +601,22 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
       }
       const model = createModel
         ? models.find((x) => x.owner === createModel[1] && x.name === createModel[2])
-        : models.find((x) => x.versionId === parsed.version || `${x.owner}/${x.name}:${x.versionId}` === parsed.version);
+        : models.find(
+            (x) => x.versionId === parsed.version || `${x.owner}/${x.name}:${x.versionId}` === parsed.version,
+          );
       if (!model) return problem(res, 404, "Not found", "The requested resource could not be found.");
-      if (createModel && !model.isOfficial) return problem(res, 404, "Not found", "This model has no model endpoint: create predictions with a version.");
+      if (createModel && !model.isOfficial)
+        return problem(res, 404, "Not found", "This model has no model endpoint: create predictions with a version.");
       const input = parsed.input && typeof parsed.input === "object" ? (parsed.input as Record<string, unknown>) : {};
       const schema = (model.openapiSchema.components as { schemas: { Input: { required?: string[] } } }).schemas.Input;
       const missing = (schema.required ?? []).filter((name) => input[name] === undefined);
-      if (missing.length > 0) return problem(res, 422, "Input validation failed", missing.map((name) => `- input: ${name} is required`).join("\n"));
+      if (missing.length > 0)
+        return problem(
+          res,
+          422,
+          "Input validation failed",
+          missing.map((name) => `- input: ${name} is required`).join("\n"),
+        );
       const prefer = typeof headers.prefer === "string" ? headers.prefer : null;
       const p = await create(model, model.versionId, input, prefer, origin);
       await hold(p, prefer);
@@ -431,7 +624,9 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
     }
     if (method === "GET" && (m = /^\/v1\/predictions\/([^/]+)$/.exec(path))) {
       const p = fake.predictions.get(m[1]!);
-      return p ? json(res, 200, view(p, origin)) : problem(res, 404, "Not found", "The requested resource could not be found.");
+      return p
+        ? json(res, 200, view(p, origin))
+        : problem(res, 404, "Not found", "The requested resource could not be found.");
     }
     if (method === "POST" && (m = /^\/v1\/predictions\/([^/]+)\/cancel$/.exec(path))) {
       const p = fake.predictions.get(m[1]!);
@@ -455,7 +650,10 @@ export async function startReplicateFake(options: { port?: number; mediaPort?: n
       fake.requests.push({ method, path, headers: req.headers, body: raw.toString("utf8") });
       const next = injected.next();
       if (next === "hang") return;
-      if (next) return void res.writeHead(next.status, { "content-type": "application/json", ...next.headers }).end(JSON.stringify(next.body));
+      if (next)
+        return void res
+          .writeHead(next.status, { "content-type": "application/json", ...next.headers })
+          .end(JSON.stringify(next.body));
       route(method, path, req.headers, raw, res, `http://${req.headers.host}`).catch((err: Error) => {
         if (!res.headersSent) problem(res, 500, "Internal server error", err.message);
       });

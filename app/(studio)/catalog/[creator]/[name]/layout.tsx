@@ -8,7 +8,13 @@ import { modelIdOf } from "./model-id";
 // An ID that is not in the catalog is a 404, decided here, outside the page's loading boundary
 // (a notFound() inside the streamed page would come after a 200 status). A retired entry is
 // no 404: the page says it was retired and names its replacement.
-export default async function ModelLayout({ children, params }: { children: ReactNode; params: Promise<{ creator: string; name: string }> }) {
+export default async function ModelLayout({
+  children,
+  params,
+}: {
+  children: ReactNode;
+  params: Promise<{ creator: string; name: string }>;
+}) {
   const { creator, name } = await params;
   // The catalog holds what boot installs (built-in and remote models): this layout may run
   // before anything else in this Next process has asked for the runtime.

@@ -26,7 +26,11 @@ const RECENT_RUNS = 12;
  * `?from=gen_…` ("Edit and run" on a run page): that run's input, when it is a run of this model
  * in the workspace; else null and the page opens as usual.
  */
-async function inputOfRun(ctx: Awaited<ReturnType<typeof requireStudioCtx>>, id: string | undefined, modelId: string): Promise<Record<string, unknown> | null> {
+async function inputOfRun(
+  ctx: Awaited<ReturnType<typeof requireStudioCtx>>,
+  id: string | undefined,
+  modelId: string,
+): Promise<Record<string, unknown> | null> {
   if (!id || !/^gen_[0-9A-Za-z]{1,60}$/.test(id)) return null;
   try {
     const { generation } = await getGeneration(ctx, { id });
@@ -56,7 +60,9 @@ export default async function ModelPage({ params, searchParams }: { params: Para
         <div className="mx-auto max-w-xl rounded-lg border border-amber-200 bg-amber-50 p-6 text-sm text-amber-900">
           <h1 className="mb-1 text-base font-semibold">This model was retired</h1>
           <p>{err.message}</p>
-          <Link href="/catalog" className="mt-3 inline-block font-medium underline">Back to the catalog</Link>
+          <Link href="/catalog" className="mt-3 inline-block font-medium underline">
+            Back to the catalog
+          </Link>
         </div>
       );
     }
@@ -80,27 +86,44 @@ export default async function ModelPage({ params, searchParams }: { params: Para
   return (
     <div className="mx-auto max-w-7xl">
       <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
-        <Link href="/catalog" className="hover:text-zinc-800">Catalog</Link>
+        <Link href="/catalog" className="hover:text-zinc-800">
+          Catalog
+        </Link>
         <span className="mx-1.5 text-zinc-300">/</span>
         <span>{model.creator}</span>
       </nav>
       <header className="mb-6">
         <div className="flex flex-wrap items-center gap-2">
           <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">{model.name}</h1>
-          {model.type === "preset" ? <span className="rounded-full bg-indigo-50 px-2 py-0.5 text-xs font-medium text-indigo-700 ring-1 ring-indigo-200 ring-inset">Preset v{model.version}</span> : null}
-          {model.status === "beta" ? <span className="rounded-full bg-zinc-100 px-2 py-0.5 text-xs font-medium text-zinc-600 ring-1 ring-zinc-200 ring-inset">Beta</span> : null}
+          {model.type === "preset" ? (
+            <span className="rounded-full bg-indigo-50 px-2 py-0.5 text-xs font-medium text-indigo-700 ring-1 ring-indigo-200 ring-inset">
+              Preset v{model.version}
+            </span>
+          ) : null}
+          {model.status === "beta" ? (
+            <span className="rounded-full bg-zinc-100 px-2 py-0.5 text-xs font-medium text-zinc-600 ring-1 ring-zinc-200 ring-inset">
+              Beta
+            </span>
+          ) : null}
         </div>
         <p className="mt-1 text-sm text-zinc-500">
-          <code className="font-mono text-xs">{model.id}</code> · by {model.creator} · <span>{modalityLabel(model.modality)}</span> · revision {model.revision} ·{" "}
+          <code className="font-mono text-xs">{model.id}</code> · by {model.creator} ·{" "}
+          <span>{modalityLabel(model.modality)}</span> · revision {model.revision} ·{" "}
           <span className="font-medium text-zinc-800">{priceLabel(model.pricing)}</span>
         </p>
         <p className="mt-3 max-w-3xl text-[15px] leading-6 text-zinc-700">{model.description}</p>
         {model.deprecation ? (
-          <div role="note" data-testid="deprecated-banner" className="mt-4 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
-            <strong className="font-semibold">Deprecated</strong> — runs stop on {formatDate(model.deprecation.sunset_at)}.
+          <div
+            role="note"
+            data-testid="deprecated-banner"
+            className="mt-4 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900"
+          >
+            <strong className="font-semibold">Deprecated</strong> — runs stop on{" "}
+            {formatDate(model.deprecation.sunset_at)}.
             {model.deprecation.replaced_by ? (
               <>
-                {" "}Use{" "}
+                {" "}
+                Use{" "}
                 <Link href={modelHref(model.deprecation.replaced_by)} className="font-medium underline">
                   {model.deprecation.replaced_by}
                 </Link>
@@ -110,12 +133,20 @@ export default async function ModelPage({ params, searchParams }: { params: Para
           </div>
         ) : null}
         {notInstalled ? (
-          <div role="note" data-testid="not-installed-banner" className="mt-4 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+          <div
+            role="note"
+            data-testid="not-installed-banner"
+            className="mt-4 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900"
+          >
             <strong className="font-semibold">Not installed on this server</strong> — {model.availability.message}
           </div>
         ) : out ? (
-          <div role="note" className="mt-4 rounded-lg border border-zinc-200 bg-zinc-100 px-4 py-3 text-sm text-zinc-700">
-            <strong className="font-semibold">Out of service</strong> — {model.availability.message ?? "runs are paused for now."}
+          <div
+            role="note"
+            className="mt-4 rounded-lg border border-zinc-200 bg-zinc-100 px-4 py-3 text-sm text-zinc-700"
+          >
+            <strong className="font-semibold">Out of service</strong> —{" "}
+            {model.availability.message ?? "runs are paused for now."}
           </div>
         ) : null}
       </header>
@@ -132,7 +163,13 @@ export default async function ModelPage({ params, searchParams }: { params: Para
           startInput={openWith}
           present={one(sp.present) === "1"}
           typicalSeconds={typicalSeconds}
-          disabledReason={notInstalled ? "Not installed on this server: see the note above for what is missing." : out ? "Out of service: runs are paused." : null}
+          disabledReason={
+            notInstalled
+              ? "Not installed on this server: see the note above for what is missing."
+              : out
+                ? "Out of service: runs are paused."
+                : null
+          }
         />
       </QueryProvider>
     </div>

@@ -24,7 +24,9 @@ export default async function OpsRunPage({ params }: { params: Promise<{ id: str
   return (
     <div className="mx-auto max-w-6xl">
       <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
-        <Link href="/ops" className="hover:text-zinc-800">Ops</Link>
+        <Link href="/ops" className="hover:text-zinc-800">
+          Ops
+        </Link>
         <span className="mx-1.5 text-zinc-300">/</span>
         <span className="font-mono text-xs">{run.id}</span>
       </nav>
@@ -36,13 +38,20 @@ export default async function OpsRunPage({ params }: { params: Promise<{ id: str
       </h1>
       <p className="mb-6 text-sm text-zinc-600" data-testid="ops-run-workspace">
         In workspace{" "}
-        <Link href={`/ops?workspace=${encodeURIComponent(workspace.id)}`} className="font-medium text-indigo-600 hover:text-indigo-700">
+        <Link
+          href={`/ops?workspace=${encodeURIComponent(workspace.id)}`}
+          className="font-medium text-indigo-600 hover:text-indigo-700"
+        >
           {workspace.name}
         </Link>
         {own ? (
           <>
             {" "}
-            (yours: <Link href={`/runs/${run.id}`} className="font-medium text-indigo-600 hover:text-indigo-700">open its run page</Link> to act on it)
+            (yours:{" "}
+            <Link href={`/runs/${run.id}`} className="font-medium text-indigo-600 hover:text-indigo-700">
+              open its run page
+            </Link>{" "}
+            to act on it)
           </>
         ) : (
           ". Read-only: only that workspace can cancel, keep, share or run it again."
