@@ -31,7 +31,10 @@ const FRAMEWORK_AND_DOORS = [
     message: "lib/ never imports a door (app/, api/, bin/, components/).",
   },
 ];
-const NO_TESTING = { group: [...folder("testing"), "**/*.test"], message: "Production code never imports test code (testing/ folders, *.test.ts)." };
+const NO_TESTING = {
+  group: [...folder("testing"), "**/*.test"],
+  message: "Production code never imports test code (testing/ folders, *.test.ts).",
+};
 
 function layerRules() {
   const restrict = (patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
@@ -42,14 +45,30 @@ function layerRules() {
       ignores: TEST_FILES,
       rules: restrict([
         ...FRAMEWORK_AND_DOORS,
-        ...(above.length ? [{ group: above.flatMap(folder), message: `lib/${layer} may import only ${below.length ? below.map((l) => `lib/${l}`).join(", ") : "itself"}: the layers point down.` }] : []),
+        ...(above.length
+          ? [
+              {
+                group: above.flatMap(folder),
+                message: `lib/${layer} may import only ${below.length ? below.map((l) => `lib/${l}`).join(", ") : "itself"}: the layers point down.`,
+              },
+            ]
+          : []),
         NO_TESTING,
       ]),
     };
   });
   return [
     // Anything in lib/ outside the table's folders is refused, so a new folder must take its place in it.
-    { files: ["lib/**/*.ts"], ignores: [...Object.keys(LAYERS).map((l) => `lib/${l}/**`), ...TEST_FILES], rules: { "no-restricted-syntax": ["error", { selector: "Program", message: "lib/ holds layer folders only (eslint.config.mjs, LAYERS)." }] } },
+    {
+      files: ["lib/**/*.ts"],
+      ignores: [...Object.keys(LAYERS).map((l) => `lib/${l}/**`), ...TEST_FILES],
+      rules: {
+        "no-restricted-syntax": [
+          "error",
+          { selector: "Program", message: "lib/ holds layer folders only (eslint.config.mjs, LAYERS)." },
+        ],
+      },
+    },
     ...layerConfigs,
     { files: TEST_FILES.map((p) => `lib/${p}`), rules: restrict(FRAMEWORK_AND_DOORS) },
     {
@@ -61,7 +80,17 @@ function layerRules() {
 }
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".next/", ".data*/", "test-results/", "playwright-report/", "next-env.d.ts"] },
+  {
+    ignores: [
+      "node_modules/",
+      ".next/",
+      ".data*/",
+      "test-results/",
+      "playwright-report/",
+      ".test-build/",
+      "next-env.d.ts",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

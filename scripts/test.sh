@@ -29,7 +29,7 @@ step() {
 }
 
 step "lint"
-npx eslint . && node scripts/check-doc-links.mjs
+npm run --silent lint
 step "type check"
 npx tsc --noEmit -p .
 step "unit and store tests on SQLite"

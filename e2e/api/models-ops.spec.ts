@@ -30,14 +30,12 @@ test.beforeAll(async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString() || "{}") as Record<string, unknown>;
       seen.push({ auth: req.headers.authorization, body });
       const answer = () =>
-        res
-          .writeHead(200, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({
-              created: 1,
-              data: Array.from({ length: Number(body.n ?? 1) }, () => ({ b64_json: png.toString("base64") })),
-            }),
-          );
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            created: 1,
+            data: Array.from({ length: Number(body.n ?? 1) }, () => ({ b64_json: png.toString("base64") })),
+          }),
+        );
       if (behaviour === "ok") answer();
       else if (behaviour === "slow") setTimeout(answer, 1_500);
       else if (behaviour === "refuse")

@@ -112,16 +112,14 @@ describe(`store (${testDialect()})`, () => {
       .values({ workspace_id: id, available_micros: 0, held_micros: 0, granted_micros: 0, charged_micros: 0 }),
   ];
   const keyWrite = (db: Db, workspaceId: string, key: string) =>
-    db
-      .insertInto("idempotency_keys")
-      .values({
-        workspace_id: workspaceId,
-        key,
-        endpoint: "test",
-        request_hash: "h",
-        resource_id: "r",
-        created_at: new Date().toISOString(),
-      });
+    db.insertInto("idempotency_keys").values({
+      workspace_id: workspaceId,
+      key,
+      endpoint: "test",
+      request_hash: "h",
+      resource_id: "r",
+      created_at: new Date().toISOString(),
+    });
 
   it("applyWrites applies writes in their order, all or none, and throws the write that failed", async () => {
     const db = t.store.db;
@@ -186,16 +184,14 @@ describe(`store (${testDialect()})`, () => {
     await applyWrites(db, workspaceWrites(db, owner));
     // Keys in an order no other insert uses: a statement text this process has not sent yet.
     const novelKeyWrite = (key: string) =>
-      db
-        .insertInto("idempotency_keys")
-        .values({
-          key,
-          request_hash: "h",
-          workspace_id: owner,
-          resource_id: "r",
-          endpoint: "novel",
-          created_at: new Date().toISOString(),
-        });
+      db.insertInto("idempotency_keys").values({
+        key,
+        request_hash: "h",
+        workspace_id: owner,
+        resource_id: "r",
+        endpoint: "novel",
+        created_at: new Date().toISOString(),
+      });
     // Its first use comes after a write that fails: refused with the transaction, not left half-known.
     await applyWrites(db, [keyWrite(db, owner, "taken")]);
     await expect(applyWrites(db, [keyWrite(db, owner, "taken"), novelKeyWrite("first")])).rejects.toThrow();

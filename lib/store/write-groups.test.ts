@@ -72,16 +72,14 @@ describe(`write groups (${testDialect()})`, () => {
     const db = store.db;
     const workspaceId = await newWorkspace(100_000);
     const keyed = (key: string): Compilable =>
-      db
-        .insertInto("idempotency_keys")
-        .values({
-          workspace_id: workspaceId,
-          key,
-          endpoint: "test",
-          request_hash: "h",
-          resource_id: "r",
-          created_at: new Date().toISOString(),
-        });
+      db.insertInto("idempotency_keys").values({
+        workspace_id: workspaceId,
+        key,
+        endpoint: "test",
+        request_hash: "h",
+        resource_id: "r",
+        created_at: new Date().toISOString(),
+      });
     // Fifteen holds of $0.01 against $0.10: ten fit. One more list repeats a key another list writes.
     const lists = Array.from({ length: 15 }, () => holdList(db, workspaceId, 10_000));
     const outcomes = await Promise.allSettled([
