@@ -76,6 +76,19 @@ function layerRules() {
       ignores: ["**/*.test.ts"],
       rules: restrict([NO_TESTING]),
     },
+    // Components take from app/ only what app/_studio/ offers them (server actions, the studio
+    // Ctx, shared shapes): never a page, a layout or a route.
+    {
+      files: ["components/**/*.{ts,tsx}"],
+      ignores: ["**/*.test.ts"],
+      rules: restrict([
+        NO_TESTING,
+        {
+          regex: "^(@/app/(?!_studio/)|(\\.\\./)+app/(?!_studio/))",
+          message: "components/ import from app/ only app/_studio/ (actions, the studio Ctx, shared shapes).",
+        },
+      ]),
+    },
   ];
 }
 

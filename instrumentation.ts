@@ -2,7 +2,7 @@
 // handler or a server action. Next hands the browser only the error's digest, which the error
 // page shows as the reference (components/error-state.tsx); this writes a JSON log line, beside
 // the API's "unexpected error" lines, that carries that digest with the error, so ops can find it.
-// (Server actions catch their own failures and log them under a req_ id: app/(studio)/action-error.ts.)
+// (Server actions catch their own failures and log them under a req_ id: app/_studio/action-error.ts.)
 import type { Instrumentation } from "next";
 import type { Logger } from "pino";
 

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000,
   });
   // The studio (Next, same process) uses this very store and these services, so its runs wake
-  // this engine and its reads see the same signals (app/(studio)/studio-ctx.ts).
+  // this engine and its reads see the same signals (app/_studio/studio-ctx.ts).
   (globalThis as { atelierRuntime?: unknown }).atelierRuntime = { store, services, config };
   const api = createApiApp({ store, config, services, rateLimits, logger });
   const handleApi = getRequestListener(api.fetch);

@@ -4,8 +4,8 @@
 // page asking the server to render every part of it again: that render ran in the server while
 // the new run ran and finished, and held back the run's own events (measured with npm run bench).
 import { useEffect, useState } from "react";
-import { readBalanceAction } from "@/app/(studio)/balance-actions";
-import type { StudioBalance } from "@/app/(studio)/studio-balance";
+import { readBalanceAction } from "@/app/_studio/actions/balance";
+import type { StudioBalance } from "@/app/_studio/studio-balance";
 
 const BALANCE_CHANGED = "atelier:balance-changed";
 

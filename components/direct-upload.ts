@@ -2,7 +2,7 @@
 // A video or sound from the browser, the way the API does it: open an upload (server action),
 // PUT the bytes straight to its signed URL with progress, then complete it (server action).
 // The bytes never pass through a server action, so their size limit does not apply.
-import { completeUploadAction, openUploadAction } from "@/app/(studio)/runs/actions";
+import { completeUploadAction, openUploadAction } from "@/app/_studio/actions/runs";
 import type { UploadResult } from "./schema-form/context";
 
 function putWithProgress(

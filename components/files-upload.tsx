@@ -3,7 +3,7 @@
 // verb), a video or sound as a direct upload to its signed URL with progress, as on a model page.
 import { useRef, useState } from "react";
 import { useRouter } from "next/navigation";
-import { uploadImageAction } from "@/app/(studio)/runs/actions";
+import { uploadImageAction } from "@/app/_studio/actions/runs";
 import { directUpload } from "./direct-upload";
 import { useEarlyFile, useFileDrop } from "./use-file-drop";
 import type { UploadResult } from "./schema-form/context";

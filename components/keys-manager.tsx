@@ -5,7 +5,7 @@ import { useId, useState, type ReactNode } from "react";
 import Link from "next/link";
 import { useForm } from "react-hook-form";
 import type { ApiKey, KeyExpiry } from "@/lib/core/keys/api-keys";
-import { createKeyAction, revokeKeyAction } from "@/app/(studio)/keys/actions";
+import { createKeyAction, revokeKeyAction } from "@/app/_studio/actions/keys";
 import { Modal } from "./modal";
 import { ConfirmDialog, danger, primary, secondary } from "./webhooks-ui";
 

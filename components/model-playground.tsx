@@ -17,7 +17,7 @@ import {
   withDefaults,
   type EnumLabels,
 } from "./schema-form/messages";
-import { quoteAction, runAction, uploadImageAction, type PlainError } from "@/app/(studio)/runs/actions";
+import { quoteAction, runAction, uploadImageAction, type PlainError } from "@/app/_studio/actions/runs";
 import { CopyButton, RunView, curlFor, storeRun } from "./run-view";
 import { directUpload } from "./direct-upload";
 import { ModelRunsGallery } from "./model-runs-gallery";

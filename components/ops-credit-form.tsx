@@ -1,6 +1,6 @@
 "use client";
 import { useActionState, useState } from "react";
-import { grantCreditAction, type GrantResult } from "@/app/(studio)/ops/actions";
+import { grantCreditAction, type GrantResult } from "@/app/_studio/actions/ops";
 
 const field =
   "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500";

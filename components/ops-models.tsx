@@ -4,7 +4,7 @@
 // typical run time, and pause / resume onto the same core verbs as `admin model pause|resume`.
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { pauseModelAction, resumeModelAction } from "@/app/(studio)/ops/actions";
+import { pauseModelAction, resumeModelAction } from "@/app/_studio/actions/ops";
 import type { OpsModel } from "@/lib/core/ops/ops";
 import { formatDuration, relativeTime } from "./run-status";
 import { card, ConfirmDialog, secondary } from "./webhooks-ui";

@@ -4,7 +4,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
-import { runAction } from "@/app/(studio)/runs/actions";
+import { runAction } from "@/app/_studio/actions/runs";
 import { editAndRunHref, readableInput } from "@/lib/core/runs/run-input";
 import { RunEnding, RunOutputs, RunView } from "./run-view";
 import { useLiveRun } from "./use-live-runs";

@@ -7,7 +7,7 @@ import { useRouter } from "next/navigation";
 import { useQueryClient } from "@tanstack/react-query";
 import type { Generation } from "@/lib/core/runs/generation-view";
 import { isFinal } from "@/lib/core/runs/run-states";
-import { cancelRunAction, keepOutputAction } from "@/app/(studio)/runs/actions";
+import { cancelRunAction, keepOutputAction } from "@/app/_studio/actions/runs";
 import { blobOf, loadModelViewer, ModelViewer3D } from "./model-viewer-3d";
 import { RunStatusPill, formatDuration } from "./run-status";
 import { threeDFacts } from "./output-labels";

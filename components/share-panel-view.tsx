@@ -5,7 +5,7 @@
 import { useId, useState } from "react";
 import type { Generation } from "@/lib/core/runs/generation-view";
 import type { CreatedShareLink, ShareExpiry, ShareLink } from "@/lib/core/shares/share-links";
-import { createShareLinkAction, revokeShareLinkAction } from "@/app/(studio)/runs/share-actions";
+import { createShareLinkAction, revokeShareLinkAction } from "@/app/_studio/actions/shares";
 import { useLiveRun } from "./use-live-runs";
 import { danger, primary, secondary, When } from "./webhooks-ui";
 

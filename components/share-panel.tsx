@@ -3,7 +3,7 @@
 // follows the run, so a run that succeeds while the page is open can be shared at once.
 import type { Generation } from "@/lib/core/runs/generation-view";
 import { listShareLinks } from "@/lib/core/shares/share-links";
-import { requireStudioCtx } from "@/app/(studio)/studio-ctx";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 import { SharePanelView } from "./share-panel-view";
 
 export async function SharePanel({ run }: { run: Generation }) {

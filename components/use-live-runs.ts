@@ -11,8 +11,8 @@ import { useQueries, useQueryClient, type QueryClient } from "@tanstack/react-qu
 import type { Generation } from "@/lib/core/runs/generation-view";
 import { LIMITS } from "@/lib/primitives/limits";
 import { isFinal } from "@/lib/core/runs/run-states";
-import type { StudioRunEvent } from "@/app/api/runs/events/route";
-import { getRunAction } from "@/app/(studio)/runs/actions";
+import type { StudioRunEvent } from "@/app/_studio/run-event";
+import { getRunAction } from "@/app/_studio/actions/runs";
 
 /** A run as a view shows it: the Generation, and why cancel can no longer stop it (null while it can). */
 export interface LiveRun {

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useRouter } from "next/navigation";
 import type { Delivery } from "@/lib/core/webhooks/webhook-deliveries";
-import { resendEventAction } from "@/app/(studio)/webhooks/actions";
+import { resendEventAction } from "@/app/_studio/actions/webhooks";
 import { card, DeliveryStatusPill, HttpStatus, secondary, When } from "./webhooks-ui";
 
 /** What the pages hand over about an event: no payload, just what is shown. */

@@ -10,7 +10,7 @@ import {
   deleteEndpointAction,
   setEndpointEnabledAction,
   updateEndpointAction,
-} from "@/app/(studio)/webhooks/actions";
+} from "@/app/_studio/actions/webhooks";
 import { DeliveryList } from "./webhooks-deliveries";
 import { card, ConfirmDialog, danger, primary, quiet, secondary } from "./webhooks-ui";
 

@@ -2,7 +2,7 @@
 // The workspace's default signing secret: hidden until asked for (the page never sends it), copy,
 // and rotate with a confirmation that says how long the old one keeps signing.
 import { useState } from "react";
-import { revealSecretAction, rotateSecretAction } from "@/app/(studio)/webhooks/actions";
+import { revealSecretAction, rotateSecretAction } from "@/app/_studio/actions/webhooks";
 import { card, ConfirmDialog, secondary, When } from "./webhooks-ui";
 
 const MASK = `whsec_${"•".repeat(28)}`;

@@ -4,8 +4,8 @@ import { getWorkspace } from "@/lib/core/workspaces/workspaces";
 import { AccountMenu } from "@/components/account-menu";
 import { BalanceBadge } from "@/components/balance-badge";
 import { StudioNav } from "@/components/studio-nav";
-import { requireStudioCtx } from "./studio-ctx";
-import { studioBalance } from "./studio-balance";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
+import { studioBalance } from "@/app/_studio/studio-balance";
 
 export const dynamic = "force-dynamic";
 

@@ -273,38 +273,38 @@ test("a creator of another workspace gets 404s and refusals, and nothing of the 
   };
   const endpointInput = { url: "http://127.0.0.1:9/taken-over", description: "taken over", event_types: [] };
   const calls: { page: string; file: string; name: string; args: unknown[] }[] = [
-    { page: "/runs", file: "app/(studio)/runs/actions.ts", name: "getRunAction", args: [a.runId] },
-    { page: "/runs", file: "app/(studio)/runs/actions.ts", name: "cancelRunAction", args: [a.runId] },
-    { page: "/runs", file: "app/(studio)/runs/actions.ts", name: "keepOutputAction", args: [a.runId, 0] },
-    { page: "/runs", file: "app/(studio)/runs/actions.ts", name: "completeUploadAction", args: [a.uploadId] },
+    { page: "/runs", file: "app/_studio/actions/runs.ts", name: "getRunAction", args: [a.runId] },
+    { page: "/runs", file: "app/_studio/actions/runs.ts", name: "cancelRunAction", args: [a.runId] },
+    { page: "/runs", file: "app/_studio/actions/runs.ts", name: "keepOutputAction", args: [a.runId, 0] },
+    { page: "/runs", file: "app/_studio/actions/runs.ts", name: "completeUploadAction", args: [a.uploadId] },
     {
       page: "/runs",
-      file: "app/(studio)/runs/share-actions.ts",
+      file: "app/_studio/actions/shares.ts",
       name: "createShareLinkAction",
       args: [a.runId, { expires: "7d", showInput: true }],
     },
-    { page: "/runs", file: "app/(studio)/runs/share-actions.ts", name: "revokeShareLinkAction", args: [shareId] },
+    { page: "/runs", file: "app/_studio/actions/shares.ts", name: "revokeShareLinkAction", args: [shareId] },
     {
       page: "/webhooks",
-      file: "app/(studio)/webhooks/actions.ts",
+      file: "app/_studio/actions/webhooks.ts",
       name: "updateEndpointAction",
       args: [a.webhookId, endpointInput],
     },
     {
       page: "/webhooks",
-      file: "app/(studio)/webhooks/actions.ts",
+      file: "app/_studio/actions/webhooks.ts",
       name: "setEndpointEnabledAction",
       args: [a.webhookId, false],
     },
-    { page: "/webhooks", file: "app/(studio)/webhooks/actions.ts", name: "deleteEndpointAction", args: [a.webhookId] },
+    { page: "/webhooks", file: "app/_studio/actions/webhooks.ts", name: "deleteEndpointAction", args: [a.webhookId] },
     {
       page: "/webhooks",
-      file: "app/(studio)/webhooks/actions.ts",
+      file: "app/_studio/actions/webhooks.ts",
       name: "resendEventAction",
       args: [a.eventId, a.webhookId],
     },
-    { page: "/webhooks", file: "app/(studio)/webhooks/actions.ts", name: "resendEventAction", args: [a.eventId, null] },
-    { page: "/keys", file: "app/(studio)/keys/actions.ts", name: "revokeKeyAction", args: [a.keyId] },
+    { page: "/webhooks", file: "app/_studio/actions/webhooks.ts", name: "resendEventAction", args: [a.eventId, null] },
+    { page: "/keys", file: "app/_studio/actions/keys.ts", name: "revokeKeyAction", args: [a.keyId] },
   ];
   for (const call of calls) {
     const res = await callAction(page, call.page, action(call.file, call.name), call.args);
@@ -318,16 +318,16 @@ test("a creator of another workspace gets 404s and refusals, and nothing of the 
   }
   // The ops actions: a creator gets the not-found answer, and nothing changes.
   const opsActions = [
-    callFormAction(page, "/ops", action("app/(studio)/ops/actions.ts", "grantCreditAction"), {
+    callFormAction(page, "/ops", action("app/_studio/actions/ops.ts", "grantCreditAction"), {
       workspace: a.user.workspaceId,
       amount: "100",
       note: "",
     }),
-    callAction(page, "/ops", action("app/(studio)/ops/actions.ts", "pauseModelAction"), [
+    callAction(page, "/ops", action("app/_studio/actions/ops.ts", "pauseModelAction"), [
       "atelier/gradient",
       { reason: "taken over", hours: null },
     ]),
-    callAction(page, "/ops", action("app/(studio)/ops/actions.ts", "resumeModelAction"), ["atelier/gradient"]),
+    callAction(page, "/ops", action("app/_studio/actions/ops.ts", "resumeModelAction"), ["atelier/gradient"]),
   ];
   for (const res of await Promise.all(opsActions)) {
     const body = await res.text();

@@ -134,7 +134,7 @@ test("studio actions are budgeted per user: past it, a 429 with Retry-After; oth
   const user = newUser("creator");
   await signIn(page, user);
   // The top bar's balance read, the cheapest action there is.
-  const balance = serverActions().get("app/(studio)/balance-actions.ts#readBalanceAction");
+  const balance = serverActions().get("app/_studio/actions/balance.ts#readBalanceAction");
   expect(balance).toBeDefined();
   const act = () => callAction(page, "/catalog", balance!, []);
   let over = null;

@@ -24,7 +24,7 @@ export interface Services {
   /** Base of links in answers. */
   publicBaseUrl: string;
   /**
-   * Set on the studio's Ctx only (app/(studio)/studio-ctx.ts): blob links are same-origin
+   * Set on the studio's Ctx only (app/_studio/studio-ctx.ts): blob links are same-origin
    * ("/v1/blobs/…", so a studio opened on 127.0.0.1 or a LAN address works) and each output also
    * carries a `download_url` named after the model and the run. API and MCP answers keep absolute
    * links built on `publicBaseUrl`.

@@ -5,7 +5,7 @@ import { UPLOAD_CONTENT_TYPES } from "@/lib/core/files/uploads";
 import { cursorPages, CursorPager } from "@/components/cursor-pager";
 import { FilesUpload } from "@/components/files-upload";
 import { relativeTime } from "@/components/run-status";
-import { requireStudioCtx } from "../studio-ctx";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Files · Atelier" };

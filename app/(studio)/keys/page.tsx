@@ -2,7 +2,7 @@ import { listApiKeys } from "@/lib/core/keys/api-keys";
 import { KeysManager } from "@/components/keys-manager";
 import { ConnectAgent } from "@/components/connect-agent";
 import { TOOLS } from "@/api/mcp/tools";
-import { requireStudioCtx } from "../studio-ctx";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
 export const metadata = { title: "API keys · Atelier" };
 

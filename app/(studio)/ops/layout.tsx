@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { requireOps } from "../studio-ctx";
+import { requireOps } from "@/app/_studio/studio-ctx";
 
 // Operators only. Checked here, outside the page's loading boundary, so that anyone else gets a
 // real 404 status (a notFound() inside a streamed page would already have sent 200). This is not

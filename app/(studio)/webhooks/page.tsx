@@ -6,7 +6,7 @@ import { WebhookEndpoints } from "@/components/webhooks-endpoints";
 import { WebhookEvents, type EventSummary } from "@/components/webhooks-deliveries";
 import { WebhookSecretCard } from "@/components/webhooks-secret";
 import { AutoRefresh } from "@/components/webhooks-ui";
-import { requireStudioCtx } from "../studio-ctx";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Webhooks · Atelier" };

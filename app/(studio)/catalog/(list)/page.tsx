@@ -2,7 +2,7 @@ import { listCatalog } from "@/lib/core/catalog/catalog";
 import { catalogCardImages } from "@/lib/core/catalog/example-outputs";
 import { getRuntime } from "@/lib/boot/runtime";
 import { CatalogBrowser } from "@/components/catalog-browser";
-import { requireStudioCtx } from "../../studio-ctx";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
 export const metadata = { title: "Catalog · Atelier" };
 

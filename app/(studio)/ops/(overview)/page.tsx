@@ -18,7 +18,7 @@ import { OpsCreditForm } from "@/components/ops-credit-form";
 import { OpsShares } from "@/components/ops-shares";
 import { OpsModels } from "@/components/ops-models";
 import { formatDuration, RunStatusPill, relativeTime } from "@/components/run-status";
-import { requireOps } from "../../studio-ctx";
+import { requireOps } from "@/app/_studio/studio-ctx";
 
 export const metadata = { title: "Ops · Atelier" };
 export const dynamic = "force-dynamic";

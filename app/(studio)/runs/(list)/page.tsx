@@ -6,7 +6,7 @@ import { cursorPages, CursorPager } from "@/components/cursor-pager";
 import { QueryProvider } from "@/components/query-provider";
 import { RunsFilters } from "@/components/runs-filters";
 import { RunsTable } from "@/components/runs-table";
-import { requireStudioCtx } from "../../studio-ctx";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Runs · Atelier" };

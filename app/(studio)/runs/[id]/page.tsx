@@ -13,7 +13,7 @@ import { RunDetails } from "@/components/run-details";
 import { RunWebhookDeliveries } from "@/components/webhooks-run";
 import { SharePanel } from "@/components/share-panel";
 import { modelHref } from "@/components/catalog-price";
-import { requireStudioCtx } from "../../studio-ctx";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
 export const dynamic = "force-dynamic";
 

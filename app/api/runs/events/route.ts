@@ -1,21 +1,16 @@
 // The studio's live runs: one event stream (Server-Sent Events) for the runs a page shows, for
 // the signed-in user's workspace. The same core as the API's status stream (lib/core/run-streams/run-follow);
 // each event also says whether cancel can still stop the run, which the studio shows.
-import { actionError } from "@/app/(studio)/action-error";
-import { studioCtxFor, studioUser } from "@/app/(studio)/studio-ctx";
+import { actionError } from "@/app/_studio/action-error";
+import { studioCtxFor, studioUser } from "@/app/_studio/studio-ctx";
 import { ERROR_CODES, type ErrorCode } from "@/lib/primitives/error-codes";
 import { ApiError } from "@/lib/primitives/errors";
 import { eventStreamBody, parseLastEventId } from "@/lib/core/run-streams/event-stream";
 import { acquireUserReader, releasingSource, type Release } from "@/lib/core/run-streams/open-readers";
 import { followRuns } from "@/lib/core/run-streams/run-follow";
+import type { StudioRunEvent } from "@/app/_studio/run-event";
 
 export const dynamic = "force-dynamic";
-
-/** What each `run` event carries. */
-export interface StudioRunEvent {
-  generation: import("@/lib/core/runs/generation-view").Generation;
-  uncancelable_reason: string | null;
-}
 
 export async function GET(request: Request): Promise<Response> {
   const ids = (new URL(request.url).searchParams.get("ids") ?? "").split(",").filter(Boolean);

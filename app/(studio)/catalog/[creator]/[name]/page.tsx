@@ -11,7 +11,7 @@ import { ModelPlayground } from "@/components/model-playground";
 import { QueryProvider } from "@/components/query-provider";
 import { formatDate, modelHref, priceLabel } from "@/components/catalog-price";
 import { modalityLabel } from "@/components/output-labels";
-import { requireStudioCtx } from "../../../studio-ctx";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 import { modelIdOf } from "./model-id";
 
 export const dynamic = "force-dynamic";

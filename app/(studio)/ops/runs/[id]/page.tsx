@@ -6,7 +6,7 @@ import { inputFieldHints } from "@/lib/core/catalog/catalog";
 import { opsRun } from "@/lib/core/ops/ops";
 import { RunRecord } from "@/components/run-details";
 import { modelHref } from "@/components/catalog-price";
-import { requireOps } from "../../../studio-ctx";
+import { requireOps } from "@/app/_studio/studio-ctx";
 
 export const dynamic = "force-dynamic";
 

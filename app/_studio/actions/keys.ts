@@ -4,8 +4,8 @@ import { revalidatePath } from "next/cache";
 import { createApiKey, revokeApiKey, type KeyExpiry } from "@/lib/core/keys/api-keys";
 import { SCOPES, type Scope } from "@/lib/core/context";
 import { getRuntime } from "@/lib/boot/runtime";
-import { actionError } from "../action-error";
-import { requireStudioCtx } from "../studio-ctx";
+import { actionError } from "@/app/_studio/action-error";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
 export type ActionResult<T> = { ok: true; value: T } | { ok: false; message: string; param: string | null };
 

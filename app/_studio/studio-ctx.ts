@@ -3,7 +3,7 @@
 import { redirect } from "next/navigation";
 import { SCOPES, type Ctx } from "@/lib/core/context";
 import { getRuntime } from "@/lib/boot/runtime";
-import { studioUser, type StudioUser } from "../auth";
+import { studioUser, type StudioUser } from "@/app/auth";
 
 export { studioUser, type StudioUser };
 

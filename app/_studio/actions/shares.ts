@@ -7,9 +7,9 @@ import {
   type CreatedShareLink,
   type ShareLink,
 } from "@/lib/core/shares/share-links";
-import { actionError } from "../action-error";
-import { requireStudioCtx } from "../studio-ctx";
-import type { ActionResult } from "./actions";
+import { actionError } from "@/app/_studio/action-error";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
+import type { ActionResult } from "@/app/_studio/actions/runs";
 
 async function attempt<T>(work: () => Promise<T>): Promise<ActionResult<T>> {
   try {

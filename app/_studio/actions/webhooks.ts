@@ -9,8 +9,8 @@ import {
   updateWebhookEndpoint,
 } from "@/lib/core/webhooks/webhook-endpoints";
 import { getDefaultWebhookSecret, rotateDefaultWebhookSecret } from "@/lib/core/webhooks/webhook-secrets";
-import { actionError } from "../action-error";
-import { requireStudioCtx } from "../studio-ctx";
+import { actionError } from "@/app/_studio/action-error";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
 export type ActionResult<T> = { ok: true; value: T } | { ok: false; message: string; param: string | null };
 

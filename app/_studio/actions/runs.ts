@@ -1,12 +1,12 @@
 "use server";
 // Server actions of the studio's runs: each calls lib/core with the signed-in user's Ctx.
-import { actionError } from "../action-error";
+import { actionError } from "@/app/_studio/action-error";
 import { cancelGeneration, createGeneration, getGeneration } from "@/lib/core/runs/generations";
 import { quoteRun, type Quote } from "@/lib/core/runs/quotes";
 import { createImageFile, keepOutputAsFile, type File as StudioFile } from "@/lib/core/files/files";
 import { completeUpload, openUpload, type Upload } from "@/lib/core/files/uploads";
 import type { Generation } from "@/lib/core/runs/generation-view";
-import { requireStudioCtx } from "../studio-ctx";
+import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
 export interface PlainError {
   code: string;

@@ -5,8 +5,8 @@
 import { revalidatePath } from "next/cache";
 import { formatUsd, parseUsd } from "@/lib/primitives/money";
 import { OPS_PAUSE_HOURS, opsGrantCredit, opsPauseModel, opsResumeModel } from "@/lib/core/ops/ops";
-import { actionError } from "../action-error";
-import { requireOps } from "../studio-ctx";
+import { actionError } from "@/app/_studio/action-error";
+import { requireOps } from "@/app/_studio/studio-ctx";
 
 export type GrantResult = { ok: true; message: string } | { ok: false; message: string };
 
