@@ -79,7 +79,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     if (finished !== c.res) c.res = finished;
     // An answer made in the turn of the event loop its request arrived in is written out with
     // the others of that turn, in its check phase, rather than as soon as it is made; one that
-    // waited for the store (a later turn) goes at once (measured with npm run bench).
+    // waited for the store (a later turn) goes at once.
     if (isStillAhead(arrivalTurnEnd)) await arrivalTurnEnd;
     countApiRequest(c, started);
   });

@@ -9,8 +9,8 @@ type Body = string | Uint8Array<ArrayBuffer> | null;
  * What an answer built here was made of, kept on it. The headers every answer carries
  * (X-Request-Id, RateLimit-*) are then added by making the answer again from these plain parts,
  * which @hono/node-server writes straight out; setting them on a finished Response would first
- * build Fetch's Headers for it, a measurable part of a short request (bench profile). A property
- * rather than a WeakMap: a WeakMap entry per answer cost more than the rest of this file.
+ * build Fetch's Headers for it, on every request. A property rather than a WeakMap, whose entry
+ * per answer would cost more than the rest of this file.
  */
 const PARTS = Symbol("answer parts");
 /** Set on an answer that carries those headers already. */

@@ -98,11 +98,10 @@ export async function readLimitedBytes(
 
 /**
  * A request header (lower-case name) as Fetch's Headers gives it (every line of it, joined with
- * ", "), read from node:http's own parse when node:http serves the app: building Headers for
- * every request was a measurable part of a short one (bench profile). node:http's `headers` keeps
- * only the first Authorization or Content-Type line, and its `headersDistinct` object is built
- * whole on first use (also in the profile): the raw lines are scanned instead. Tests that call
- * app.fetch have no node request: Hono's own then.
+ * ", "), read from node:http's own parse when node:http serves the app, rather than building Headers
+ * for every request. node:http's `headers` keeps only the first Authorization or Content-Type line,
+ * and its `headersDistinct` object is built whole on first use: the raw lines are scanned instead.
+ * Tests that call app.fetch have no node request: Hono's own then.
  */
 export function requestHeader(c: Context<ApiEnv>, name: string): string | undefined {
   const incoming = c.env?.incoming;

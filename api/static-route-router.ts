@@ -1,8 +1,8 @@
-// Hono's TrieRouter, remembering its match for the paths of routes without parameters
-// (/v1/models, /v1/quotes...). Hono's fastest router, RegExpRouter, refuses this API's route
-// table (/v1/webhooks/default/secret beside /v1/webhooks/:id), so SmartRouter fell back to the
-// TrieRouter, whose search was a twentieth of a short request (bench profile). Only a registered
-// static path is kept, so the memory is bounded by the route table whatever paths are asked.
+// Hono's TrieRouter, remembering its match for the paths of routes without parameters (/v1/models,
+// /v1/quotes...). Hono's fastest router, RegExpRouter, refuses this API's route table
+// (/v1/webhooks/default/secret beside /v1/webhooks/:id), so SmartRouter falls back to the
+// TrieRouter, which would search on every request. Only a registered static path is kept, so the
+// memory is bounded by the route table whatever paths are asked.
 import type { Result, Router } from "hono/router";
 import { TrieRouter } from "hono/router/trie-router";
 

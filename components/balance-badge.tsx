@@ -2,7 +2,7 @@
 // The top bar's balance. It shows what the layout rendered, and reads the balance again when a
 // page says it changed (balanceChanged: a run started and its price is held) rather than that
 // page asking the server to render every part of it again: that render ran in the server while
-// the new run ran and finished, and held back the run's own events (measured with npm run bench).
+// the new run ran and finished, and held back the run's own events.
 import { useEffect, useState } from "react";
 import { readBalanceAction } from "@/app/_studio/actions/balance";
 import type { StudioBalance } from "@/app/_studio/studio-balance";

@@ -73,8 +73,8 @@ export async function seedDemoWorkspace(
 }
 
 /**
- * The bucket's store. The AWS SDK loads only when S3_BUCKET is set: loading it was a sixth of
- * every process's start (the admin CLI on each call, the server, a worker; timed per require).
+ * The bucket's store. The AWS SDK loads only when S3_BUCKET is set: loading it slows every
+ * process's start (the admin CLI on each call, the server, a worker).
  */
 function s3Store(settings: S3Settings): BlobStore {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

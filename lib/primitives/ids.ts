@@ -22,10 +22,10 @@ export type IdKind = keyof typeof ID_PREFIXES;
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-// Random base62 characters made 4 KB of CSPRNG bytes at a time and handed out as slices: a call
-// into the CSPRNG, or a string built a character at a time, per request ID was 2 % of a catalog
-// request (bench profile). Each character is used once; rejection sampling (bytes ≥ 248 dropped)
-// keeps every character equally likely.
+// Random base62 characters made 4 KB of CSPRNG bytes at a time and handed out as slices: every
+// request gets an ID, and a CSPRNG call or a string built a character at a time per ID costs more.
+// Each character is used once; rejection sampling (bytes ≥ 248 dropped) keeps every character
+// equally likely.
 const bytes = Buffer.alloc(4096);
 const made = Buffer.alloc(bytes.length);
 const ALPHABET_CODES = Buffer.from(ALPHABET, "latin1");

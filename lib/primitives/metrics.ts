@@ -29,7 +29,7 @@ function createInstruments() {
       labelNames: ["route", "method", "status"] as const,
       registers,
       // The duration histogram's counts, copied when scraped: a request updates one instrument, not two
-      // (each update was a measurable part of a short request: bench profile).
+      // (every request pays for each update).
       async collect() {
         const { values } = await httpDuration.get();
         this.reset();

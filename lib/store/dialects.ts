@@ -137,10 +137,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
 const STATEMENT_CACHE_SIZE = 1000;
 
 /**
- * Kysely prepares every query anew; compiling the SQL was 13 % of a run's create (bench profile).
- * Our queries are a fixed set of texts with bound parameters, so each is compiled once and reused.
- * Safe because better-sqlite3 runs a statement to completion synchronously (no streams here),
- * and SQLite recompiles a prepared statement itself after a schema change.
+ * Kysely prepares every query anew, a cost on every create's path. Our queries are a fixed set of
+ * texts with bound parameters, so each is compiled once and reused. Safe because better-sqlite3
+ * runs a statement to completion synchronously (no streams here), and SQLite recompiles a prepared
+ * statement itself after a schema change.
  */
 function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig["database"] {
   const statements = new Map<string, SqliteDatabase.Statement>();
@@ -296,7 +296,7 @@ export class PipeliningPostgresConnection implements DatabaseConnection {
    */
   async executeAll(queries: readonly CompiledQuery[]): Promise<pg.QueryResult[]> {
     // node-postgres writes each query to the socket on its own (a system call and a wake-up of
-    // the server each, a tenth of a create's CPU); corked, they leave in one write.
+    // the server each); corked, they leave in one write.
     const socket = this.client.connection.stream;
     socket.cork();
     let sent: Promise<pg.QueryResult>[];

@@ -1,9 +1,8 @@
 // Statements on a create's path whose SQL never changes, only their values: Kysely builds and
-// compiles a query anew each time (its builders, frozen nodes and compiler were a tenth of a
-// create's server time: bench profile), so each shape is compiled once per kind of store and
-// then given the new values. A shape is reused only when its compiled parameters were exactly
-// the values given, in order, and only for plain values: an expression among them (an object
-// Kysely would turn into SQL) is compiled as usual.
+// compiles a query anew each time (its builders, frozen nodes and compiler), so each shape is
+// compiled once per kind of store and then given the new values. A shape is reused only when its
+// compiled parameters were exactly the values given, in order, and only for plain values: an
+// expression among them (an object Kysely would turn into SQL) is compiled as usual.
 import type { Compilable, CompiledQuery, Insertable } from "kysely";
 import type { Database, Db } from "./database";
 

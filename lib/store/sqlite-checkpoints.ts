@@ -1,12 +1,11 @@
 // Checkpoints of the embedded store's write-ahead log, in a worker thread of their own. SQLite
 // checkpoints on the connection whose commit pushed the log past 1,000 pages: there that is the
-// event loop, which stood still while the pages were copied into the database file and synced
-// (on a create load, one group commit in eight took 25–45 ms instead of 7, two fifths of the
-// store's time, and every request in flight waited; measured with npm run bench). Here the server's
-// connection never checkpoints; a thread with a connection of its own copies what was committed
-// every few milliseconds, without waiting for readers or the writer (PASSIVE), so the log is
-// usually fully copied when the next write begins and SQLite starts the log over from its
-// beginning. If it still grows past a bound, the thread waits for a quiet moment (RESTART).
+// event loop, which would stand still, and every request in flight wait, while the pages are copied
+// into the database file and synced. Here the server's connection never checkpoints; a thread with
+// a connection of its own copies what was committed every few milliseconds, without waiting for
+// readers or the writer (PASSIVE), so the log is usually fully copied when the next write begins
+// and SQLite starts the log over from its beginning. If it still grows past a bound, the thread
+// waits for a quiet moment (RESTART).
 import { Worker } from "node:worker_threads";
 import type SqliteDatabase from "better-sqlite3";
 

@@ -123,12 +123,11 @@ export async function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): P
 
 /**
  * Writes that read nothing back, applied all or none, in the order given: inside the caller's
- * transaction when db is one, else in a transaction of their own. On PostgreSQL that
- * transaction is one round trip (begin, the writes and commit sent together), so the rows a
- * write locks (a workspace's balance, a queue count) are held only while the server runs the
- * rest of the list: statement by statement, every writer of a workspace waited for this busy
- * process to send each next statement and the commit (measured with npm run bench). `readAfter`, run
- * once the writes are in (after the commit; on PostgreSQL in the same round trip), gives the
+ * transaction when db is one, else in a transaction of their own. On PostgreSQL that transaction is
+ * one round trip (begin, the writes and commit sent together), so the rows a write locks (a
+ * workspace's balance, a queue count) are held only while the server runs the rest of the list, not
+ * while this busy process gets round to sending each next statement and the commit. `readAfter`,
+ * run once the writes are in (after the commit; on PostgreSQL in the same round trip), gives the
  * rows returned.
  */
 export async function applyWrites<R = never>(

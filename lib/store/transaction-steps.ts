@@ -1,9 +1,9 @@
 // A transaction sent in a few steps, each step's statements together, the next step made from
 // the answers of the one before. On PostgreSQL each step is one round trip (pipelined): the first
-// carries the begin, the last the commit. Ending a run statement by
-// statement was eight round trips, each waiting on this busy process to send the next; in steps
-// it is two (measured with npm run bench). Writes that read nothing first are one step, with any reads
-// after its commit (inOneStep, under store.ts's applyWrites and group commits).
+// carries the begin, the last the commit, so ending a run is two round trips rather than one per
+// statement, each waiting on this busy process to send the next. Writes that read nothing first
+// are one step, with any reads after its commit (inOneStep, under store.ts's applyWrites and group
+// commits).
 import { CompiledQuery, type DatabaseConnection, type Kysely } from "kysely";
 import type { Database, Db } from "./database";
 import { isPipeliningConnection, onPostgres } from "./dialects";
@@ -86,8 +86,8 @@ export async function inOneStep(
 
 /**
  * The statements on one connection, in order, each one's rows: on PostgreSQL pipelined, one round
- * trip; on SQLite one after the other (holding the connection keeps others out; Kysely's own
- * transaction around them was a measurable part of a create: bench profile).
+ * trip; on SQLite one after the other (holding the connection keeps others out, without the cost
+ * of Kysely's own transaction around them).
  */
 async function sendInOrder(
   connection: DatabaseConnection,

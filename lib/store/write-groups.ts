@@ -1,11 +1,11 @@
 // Group commit. Concurrent creates of one workspace all end on the same row, its balance, and
-// each paid a whole transaction for it: on SQLite a commit writing ~20 pages (half a create's
-// store time), on PostgreSQL a lock held until its commit while the others queue behind it
-// (measured with npm run bench). Lists of writes that share a key (the workspace) and arrive while the
-// key's previous group is being applied, or in the same turn of the event loop, are applied
-// together in one transaction (applyWriteLists). All or none together: when the group fails,
-// each list is applied again alone, so every caller gets the outcome it would have had alone —
-// its own error (a hold the balance cannot cover, a repeated idempotency key) or its rows.
+// each would pay a whole transaction for it: on SQLite a commit of its own, on PostgreSQL a lock
+// held until its commit while the others queue behind it. Lists of writes that share a key (the
+// workspace) and arrive while the key's previous group is being applied, or in the same turn of
+// the event loop, are applied together in one transaction (applyWriteLists). All or none
+// together: when the group fails, each list is applied again alone, so every caller gets the
+// outcome it would have had alone — its own error (a hold the balance cannot cover, a repeated
+// idempotency key) or its rows.
 import type { CompiledQuery, Compilable, Kysely } from "kysely";
 import { nodeSetImmediate } from "../primitives/event-loop";
 import { METRICS } from "../primitives/metrics";
@@ -21,8 +21,7 @@ type RowWithId = { id: string };
 /**
  * A read once the writes are in, of the rows of `ids` (a create's: its run's queue position).
  * The lists of a group with the same `query` share one: `query(db, every list's ids)`, so a group
- * of creates sends one read instead of one each (each read was a fifth of a create's time, planned
- * anew every time on PostgreSQL).
+ * of creates sends one read instead of one each (PostgreSQL plans each read anew).
  */
 export interface SharedRead<R extends RowWithId> {
   ids: readonly string[];

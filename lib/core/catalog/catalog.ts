@@ -170,9 +170,9 @@ function changingAvailability(listed: Listed, pauses: PauseMap): string {
 
 /**
  * The entries a listing shows (retired ones left out), each with whether it is in service now.
- * Building them and their JSON was a third of GET /v1/models (bench profile), yet they change
- * only when the pauses do (activePauses gives the same map until then), an entry retires, or a
- * remote provider's health changes: the last listing is kept until one of those happens.
+ * Building them and their JSON is most of a listing's work, yet they change only when the pauses do
+ * (activePauses gives the same map until then), an entry retires, or a remote provider's health
+ * changes: the last listing is kept until one of those happens.
  */
 async function currentListing(db: Db): Promise<Listing> {
   const pauses = await activePauses(db);

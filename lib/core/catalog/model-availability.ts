@@ -60,7 +60,7 @@ const pauseMaps = new WeakMap<PauseRow[], { pauses: PauseMap; from: number; befo
  * in the server and worker processes (pause-cache.ts).
  */
 export async function activePauses(db: Db, now: Date | number = Date.now()): Promise<PauseMap> {
-  // A number by default: a Date made for every quote and create showed in the profile.
+  // A number by default: no Date made for every quote and create.
   const nowMs = typeof now === "number" ? now : now.getTime();
   return pausesFrom(await pauseRowsOf(db, () => readPauseRows(db), nowMs), nowMs);
 }

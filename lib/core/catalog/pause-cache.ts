@@ -1,10 +1,9 @@
-// Model pauses and provider outages kept in memory per store handle. Every keyed listing, quote
-// and create reads them (a store query each was a tenth of those requests in the bench
-// profile), yet they change a few times a day. A change anywhere reaches every process at once
-// through the run signals (`availability_changed`: NOTIFY, or every socket of the SQLite process
-// mesh) and the rows are read again; they are also read again after `ttlMs`, in case a signal
-// was lost. When a pause ends is judged at each read from the rows' ends, so a pause lapses on
-// time with no signal.
+// Model pauses and provider outages kept in memory per store handle. Every keyed listing, quote and
+// create reads them, yet they change a few times a day. A change anywhere reaches every process at
+// once through the run signals (`availability_changed`: NOTIFY, or every socket of the SQLite
+// process mesh) and the rows are read again; they are also read again after `ttlMs`, in case a
+// signal was lost. When a pause ends is judged at each read from the rows' ends, so a pause lapses
+// on time with no signal.
 //
 // The cache hangs on the store handle in a process-wide registry rather than in a module
 // variable: Next bundles its own copy of the core (lib/boot/runtime.ts), and the studio's pause

@@ -42,7 +42,7 @@ function present(row: ApiKeysTable): ApiKey {
 }
 
 export function hashApiKey(key: string): string {
-  // The one-shot hash: a third of createHash's cost, on every keyed request.
+  // The one-shot hash: cheaper than createHash, and every keyed request pays it.
   return oneShotHash("sha256", key, "hex");
 }
 

@@ -5,7 +5,7 @@ import type { ModelPricing, PriceOverride } from "../catalog/model-definition";
 import { parseUsd, type Micros } from "../../primitives/money";
 
 function matches(override: PriceOverride, input: Record<string, unknown>): boolean {
-  // A loop, not entries().every(): every quote and create asks (bench profile).
+  // A loop, not entries().every(): every quote and create asks, and a loop allocates nothing.
   for (const field in override.when) {
     const expected = override.when[field];
     if (Array.isArray(expected) ? !expected.includes(input[field] as never) : input[field] !== expected) return false;

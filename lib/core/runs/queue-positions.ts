@@ -53,7 +53,7 @@ type AheadRow = { id: string; ahead: number | string | null };
 
 /**
  * The query for one run, built and compiled once per kind of store: building it through Kysely
- * took longer than the store took to answer it (bench profile: a create answers with its position).
+ * costs more than the store takes to answer it, and every create answers with its position.
  */
 const oneRunQueries = new Map<unknown, CompiledQuery<AheadRow>>();
 

@@ -100,8 +100,7 @@ const SUCCESS_GROUP = "webhook attempt successes";
  * delivery this transaction marked, then the lease goes, and the endpoint is healthy again (a
  * write only when it was failing; it did answer 2xx, even to an attempt whose lease had lapsed).
  * Only conditional writes, nothing read in between, so a transaction can hold many
- * (write-groups.ts): a backlog's successes each paid a commit of their own, the most of a
- * delivery's store time (measured with npm run bench).
+ * (write-groups.ts): a backlog's successes share a commit rather than paying one each.
  */
 function successWrites(db: Db, { delivery, owner, result, at }: AttemptRecord): Compilable[] {
   const attempt = delivery.attempt_count + 1;

@@ -8,7 +8,7 @@ import { audioFormatField, audioOutput, type AudioFormat } from "./encode";
 import { chooseMusicParams } from "./music-params";
 import { renderMusic } from "./music-render";
 
-/** The rendering's share of a run that ends in an MP3 encode (measured with Debian's ffmpeg: the encode takes about half as long). */
+/** The rendering's share of a run that ends in an MP3 encode (the encode takes about half as long). */
 const MP3_RENDER_SHARE = 0.6;
 
 export const music: ModelDefinition = {

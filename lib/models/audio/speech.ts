@@ -188,7 +188,7 @@ function evenLevel(wav: Buffer): Buffer {
   );
 }
 
-/** Synthesis's share of a run that ends in an MP3 encode (measured with Debian's ffmpeg, short texts and long). */
+/** Synthesis's share of a run that ends in an MP3 encode, which takes the rest (short texts and long alike). */
 const MP3_SYNTHESIS_SHARE = 0.4;
 
 let fliteInstalled: boolean | null = null;

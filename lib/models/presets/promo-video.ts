@@ -78,9 +78,9 @@ function isVideo(output: ModelOutput | undefined): output is VideoOutput {
 }
 
 /**
- * Where each part ends in the run's progress, measured at the defaults (6 s, 720p): the artwork
- * and title take an eighth, the camera move most of the rest, and in @2 the music bed (rendering
- * it, then mixing it under the picture) about a tenth.
+ * Where each part ends in the run's progress, in proportion to its time at the defaults (6 s,
+ * 720p): the camera move takes most of a run; the artwork and title, and in @2 the music bed
+ * (rendering it, then mixing it under the picture), the rest.
  */
 const V1_SHARES = { poster: 0.14, video: 1 };
 const V2_SHARES = { poster: 0.12, video: 0.89, bed: 1 };

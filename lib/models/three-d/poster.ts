@@ -1,8 +1,8 @@
 // The poster of a 3D output: a software rendering of the scene (no GPU, no browser) from a
 // three-quarter view framed on its bounding box: z-buffered triangles, a key light with soft
 // shadows (also cast on an invisible floor), a soft studio backdrop and glass over what is
-// behind it, drawn at 1.5× the size and scaled down for anti-aliasing (about 30 % quicker than
-// 2×, and the edges look as smooth), encoded as WebP. Deterministic: same scene, same bytes.
+// behind it, drawn at 1.5× the size and scaled down for anti-aliasing (quicker than 2×, and the
+// edges look as smooth), encoded as WebP. Deterministic: same scene, same bytes.
 import sharp from "sharp";
 import { cross, normalize, rasterTriangle, ShadowMap, type Layer } from "./poster-raster";
 import { fromByte, sample, shade, toBytes, type Surface } from "./poster-shade";

@@ -62,8 +62,8 @@ export async function withTempDir<T>(prefix: string, work: (dir: string) => Prom
  * Output arguments for a browser-friendly MP4: H.264 High, 4:2:0, BT.709 tagged (the filter graph
  * converts with that matrix), moov atom first so playback starts while loading.
  * Same frames → same bytes (seeds promise it): a fixed thread count, bitexact muxing, and no
- * threaded lookahead — with it, x264 on two threads gave two different encodes of identical
- * frames now and then (measured on ffmpeg 5.1 and 4.1); frame threads alone are deterministic.
+ * threaded lookahead — with it, x264 on two threads now and then encodes identical frames
+ * differently; frame threads alone are deterministic.
  */
 export function h264OutputArgs(file: string, frames: number): string[] {
   return [

@@ -25,8 +25,8 @@ import { decodingInput, displayedImage, displayedSize } from "../image/input-ima
 const MAX_ZOOM = 1.3;
 
 /**
- * Where the encode starts and ends in the run's progress (measured: decoding and enlarging the
- * picture take about 5 % of a run, the poster after the encode 2 %).
+ * Where the encode starts and ends in the run's progress: decoding and enlarging the picture come
+ * before it and the poster after it, both short beside it.
  */
 const ENCODE_FROM = 0.05;
 const ENCODE_TO = 0.98;

@@ -1,5 +1,5 @@
 // An animated title card from a prompt. Each frame is drawn by sharp from SVG in two layers: the
-// soft gradient at a quarter of the size (it has no edges to lose, and that makes it 10× cheaper)
+// soft gradient at a quarter of the size (it has no edges to lose, and that makes it far cheaper)
 // and the shapes and title at full size on transparent. ffmpeg enlarges the one, lays the other
 // over it and encodes.
 import { open, writeFile } from "node:fs/promises";
@@ -28,9 +28,8 @@ const BACKGROUND_SCALE = 4;
 /** Frames drawn at once: sharp renders on libuv's pool, so two keep both cores busy. */
 const PARALLEL = 2;
 /**
- * Where drawing the frames ends and the encode begins, and where the encode ends (measured at
- * 480p and 720p: drawing takes 30–40 % of a run, scaling, overlaying and encoding most of the
- * rest, the poster 3 %).
+ * Where drawing the frames ends and the encode begins, and where the encode ends, in proportion to
+ * the time each part takes (alike at 480p and 720p); the short poster comes last.
  */
 const ENCODE_FROM = 0.3;
 const ENCODE_TO = 0.97;

@@ -45,7 +45,7 @@ export async function readCappedStream(
 
 /**
  * The same from a Node stream (the API's request as node:http gave it): no web-stream adapter
- * between the socket and the bytes, which was a tenth of a JSON POST's time (bench profile).
+ * between the socket and the bytes, a cost every JSON POST would pay.
  */
 export function readCappedNodeStream(
   stream: NodeJS.ReadableStream,
@@ -60,8 +60,8 @@ export function readCappedNodeStream(
 
 /**
  * One read of a Node stream. Its listeners are methods bound to it rather than closures: tsx
- * names every named closure anew each time one is made (Object.defineProperty), which was most of
- * a read's cost (perf profile of the API under load).
+ * names every named closure anew each time one is made (Object.defineProperty), which would be
+ * most of a read's cost.
  */
 class CappedNodeRead {
   private readonly chunks: Buffer[] = [];

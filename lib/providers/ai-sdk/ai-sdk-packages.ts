@@ -1,8 +1,8 @@
-// The AI SDK (the `ai` package and the @ai-sdk/* provider packages) is loaded when a provider
-// entry first needs it, not with the module graph: loading it was over a third of the time every
-// process took to start (the admin CLI on each call, the server, a worker; --cpu-prof), and most
-// of them never use it (no providers file, or one naming no AI SDK provider). `require` keeps the
-// call sites synchronous, as they were, and names each package literally, so bundlers still see them.
+// The AI SDK (the `ai` package and the @ai-sdk/* provider packages) is loaded when a provider entry
+// first needs it, not with the module graph: loading it slows every process's start (the admin CLI
+// on each call, the server, a worker), and most of them never use it (no providers file, or one
+// naming no AI SDK provider). `require` keeps the call sites synchronous, as they were, and names
+// each package literally, so bundlers still see them.
 /* eslint-disable @typescript-eslint/no-require-imports */
 import type * as AiPackage from "ai";
 

@@ -76,8 +76,8 @@ function checkedConnections(providerBaseUrl: string, resolve: Resolve): Agent {
       (err: Error) => callback(err),
     );
   };
-  // undici loads with the first provider entry, not with every process (a twentieth of the admin
-  // CLI's start when no providers file is set; timed per require).
+  // undici loads with the first provider entry, not with every process: it would slow the admin
+  // CLI's start even when no providers file is set.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Agent: UndiciAgent } = require("undici") as typeof import("undici");
   return new UndiciAgent({ connect: { lookup: lookup as never } });

@@ -8,8 +8,8 @@ export const QUEUE_BUCKET_SIZE = 256;
 // every change of a run's status (or its insert), so nothing that queues, claims, cancels or
 // gives a run back can forget it. A queue position is then a sum over the stretches before the
 // run plus a count within its own stretch (at most QUEUE_BUCKET_SIZE - 1 index entries), instead
-// of a count of every queued run ahead: with 30,000 runs queued that count was ~1 ms per create
-// on SQLite. A stretch without a queued run has no row.
+// of a count of every queued run ahead, which grows with the queue and is paid on every create.
+// A stretch without a queued run has no row.
 //
 // One row per stretch, not several stripes of it: a batch inserts its runs one statement at a
 // time, in queue order, so its row locks (PostgreSQL) are taken in ascending order like every

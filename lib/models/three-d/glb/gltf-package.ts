@@ -1,7 +1,7 @@
 // @gltf-transform/core loads when a 3D model first writes or reads a GLB, not with the catalog:
-// loading it was a tenth of the start of every process that imports the catalog (the admin CLI on
-// each call, the server, a worker; measured by timing each require). `require` names the package
-// literally so bundlers still see it, as lib/providers/ai-sdk/ai-sdk-packages.ts does.
+// loading it slows the start of every process that imports the catalog (the admin CLI on each
+// call, the server, a worker). `require` names the package literally so bundlers still see it, as
+// lib/providers/ai-sdk/ai-sdk-packages.ts does.
 /* eslint-disable @typescript-eslint/no-require-imports */
 import type * as GltfPackage from "@gltf-transform/core";
 
