@@ -1,7 +1,7 @@
 "use client";
 import { useEffect, useRef, useState, type ChangeEvent } from "react";
 import type { BaseInputTemplateProps, WidgetProps } from "@rjsf/utils";
-import { HEX_COLOR_PATTERN } from "@/lib/models/shared/fields";
+import { HEX_COLOR_PATTERN } from "@/lib/models/common/fields";
 import { BaseInputTemplate, inputClass } from "./templates";
 import type { File as StudioFile } from "@/lib/core/files/files";
 import { mediaTypeMatches } from "@/lib/primitives/media-types";

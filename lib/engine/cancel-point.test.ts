@@ -13,7 +13,7 @@ import { compileBlocklist } from "../core/catalog/moderation";
 import { pauseModel, resumeModel } from "../core/catalog/model-pauses";
 import { quoteRun } from "../core/runs/quotes";
 import { createWorkspace } from "../core/workspaces/workspaces";
-import { objectSchema } from "../models/shared/fields";
+import { objectSchema } from "../models/common/fields";
 import type { ImageOutput, ModelDefinition, RunTools } from "../core/catalog/model-definition";
 import type { Db } from "../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";

@@ -2,7 +2,7 @@
 // a step the tools it was called on (the real engine does the same: lib/engine/run-tools.ts).
 import { describe, expect, it } from "vitest";
 import { encodeProgress, stepProgress } from "./progress";
-import { objectSchema } from "./shared/fields";
+import { objectSchema } from "./common/fields";
 import { testRunTools } from "./testing/test-tools";
 import type { ModelDefinition } from "../core/catalog/model-definition";
 

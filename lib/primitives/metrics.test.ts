@@ -9,14 +9,14 @@ import { recordAttempt } from "../core/webhooks/webhook-attempt-records";
 import { METRICS, observeRequest, renderMetrics, startProcessMetrics } from "./metrics";
 import { measureQueueDepthFrom } from "../store/queue-depth";
 import { testRunTools } from "../models/testing/test-tools";
-import { createHealth } from "../providers/shared/health";
-import { remoteModelDefinition } from "../providers/shared/remote-model";
+import { createHealth } from "../providers/common/health";
+import { remoteModelDefinition } from "../providers/common/remote-model";
 import {
   ProviderError,
   type ProviderAdapter,
   type ProviderConfig,
   type RemoteEntryConfig,
-} from "../providers/shared/types";
+} from "../providers/common/types";
 import type { Db, WebhookDeliveriesTable } from "../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import type { AttemptResult } from "../core/webhooks/send-attempt";

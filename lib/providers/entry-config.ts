@@ -6,9 +6,9 @@ import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from "../core/catalog/catalog";
 import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../primitives/json-schema";
 import { parseUsd } from "../primitives/money";
 import type { Modality, ModelLifecycle, ModelPricing, PriceOverride } from "../core/catalog/model-definition";
-import { arrayAt, describe, fail, isCalendarDate, objectAt, stringAt, type JsonObject } from "./shared/json-fields";
-import type { ParseContext, ProviderKind } from "./shared/kind";
-import type { RemoteEntryConfig } from "./shared/types";
+import { arrayAt, describe, fail, isCalendarDate, objectAt, stringAt, type JsonObject } from "./common/json-fields";
+import type { ParseContext, ProviderKind } from "./common/kind";
+import type { RemoteEntryConfig } from "./common/types";
 
 const ENTRY_FIELDS = [
   "id",

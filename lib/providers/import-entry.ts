@@ -7,13 +7,13 @@ import Replicate from "replicate";
 import type { JsonSchemaObject } from "../primitives/json-schema";
 import type { Modality } from "../core/catalog/model-definition";
 import { isFileField } from "../core/catalog/file-inputs";
-import { humanize, convertOpenApiInput, SchemaImportError } from "./shared/openapi-schema";
+import { humanize, convertOpenApiInput, SchemaImportError } from "./common/openapi-schema";
 import { parseProvidersFile } from "./providers-file";
-import { detailOf } from "./shared/replicate-fal-shared";
+import { detailOf } from "./common/replicate-fal-shared";
 import { parseReplicateModel, REPLICATE_BASE_URL, replicateWireFetch } from "./replicate/replicate";
 import { isFalEndpoint } from "./fal/fal";
 
-export { SchemaImportError } from "./shared/openapi-schema";
+export { SchemaImportError } from "./common/openapi-schema";
 
 /** Where fal publishes each endpoint's OpenAPI document (GET {host}/api/openapi/queue/openapi.json?endpoint_id=…). */
 export const FAL_OPENAPI_HOST = "https://fal.ai";

@@ -2,11 +2,11 @@
 // ModelDefinitions, one adapter (and so one health record) per provider, shared by its entries.
 import type { ModelDefinition } from "../core/catalog/model-definition";
 import { providerKind } from "./kinds";
-import { remoteModelDefinition } from "./shared/remote-model";
-import type { ProviderConfig } from "./shared/types";
+import { remoteModelDefinition } from "./common/remote-model";
+import type { ProviderConfig } from "./common/types";
 
 export { parseProvidersFile, ProvidersFileError } from "./providers-file";
-export type { ProviderConfig } from "./shared/types";
+export type { ProviderConfig } from "./common/types";
 
 export function remoteModels(providers: readonly ProviderConfig[]): ModelDefinition[] {
   return providers.flatMap((provider) => {

@@ -1,6 +1,6 @@
 // Every provider kind the providers file may name, by its `kind` value. A new protocol is one
 // module exporting a ProviderKind, added here.
-import type { ProviderKind } from "./shared/kind";
+import type { ProviderKind } from "./common/kind";
 import { aiSdkKind } from "./ai-sdk/ai-sdk";
 import { openAiImagesKind } from "./openai/openai-images";
 import { comfyUiKind } from "./comfyui/comfyui";

@@ -42,12 +42,12 @@ import {
   ProvidersFileError,
   stringAt,
   type JsonObject,
-} from "./shared/json-fields";
-import type { ParseContext } from "./shared/kind";
+} from "./common/json-fields";
+import type { ParseContext } from "./common/kind";
 import { PROVIDER_KINDS } from "./kinds";
-import type { ProviderConfig } from "./shared/types";
+import type { ProviderConfig } from "./common/types";
 
-export { ProvidersFileError } from "./shared/json-fields";
+export { ProvidersFileError } from "./common/json-fields";
 
 const PROVIDER_FIELDS = ["id", "kind", "base_url", "api_key_env", "timeout_ms", "job_timeout_ms", "entries"] as const;
 export const DEFAULT_TIMEOUT_MS = 60_000;

@@ -10,7 +10,7 @@ import { outOfServiceModelIds, pauseModel, resumeModel } from "./model-pauses";
 import { quoteRun } from "../runs/quotes";
 import { createGeneration } from "../runs/generations";
 import { createWorkspace } from "../workspaces/workspaces";
-import { objectSchema } from "../../models/shared/fields";
+import { objectSchema } from "../../models/common/fields";
 import type { ModelDefinition } from "./model-definition";
 
 const BASE: Omit<ModelDefinition, "id" | "type"> = {

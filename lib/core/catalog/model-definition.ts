@@ -118,7 +118,7 @@ export interface RunTools {
   /**
    * Shares what this run learnt of its remote provider with every process on the store: down
    * until `down.until` (ISO 8601) and why, or back up (null). The catalog, quotes and queued runs
-   * everywhere then see it (lib/providers/shared/health.ts keeps only this process's view).
+   * everywhere then see it (lib/providers/common/health.ts keeps only this process's view).
    */
   reportProviderHealth(providerId: string, down: { until: string; reason: string } | null): Promise<void>;
 }

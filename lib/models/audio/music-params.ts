@@ -1,7 +1,7 @@
 // From a prompt to musical choices: key, mode, tempo, energy, which instruments play and which
 // ambience sounds under them. Words vote; the prompt's hash settles what no word speaks to, and the
 // seed only nudges (tempo jitter, instrument colour), so a prompt keeps its character across seeds.
-import { hashWord, seededRandom } from "../shared/random";
+import { hashWord, seededRandom } from "../common/random";
 
 export type Mode = "ionian" | "dorian" | "phrygian" | "lydian" | "mixolydian" | "aeolian";
 export type Texture = "rain" | "thunder" | "wind" | "ocean" | "forest" | "fire";

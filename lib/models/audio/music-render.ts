@@ -2,7 +2,7 @@
 // mix with reverb and delay sends, then the master chain. Synchronous work is cut into stages
 // with a check of the abort signal between them, so a canceled run stops within a stage; each
 // stage boundary also reports how far the rendering is.
-import { seededRandom } from "../shared/random";
+import { seededRandom } from "../common/random";
 import type { RunTools } from "../../core/catalog/model-definition";
 import { lowpass, master, mixStem, pingPongDelay, reverb, type Bus } from "./music-dsp";
 import { renderDrums } from "./music-drums";

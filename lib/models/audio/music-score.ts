@@ -1,6 +1,6 @@
 // The score: a chord progression in the chosen mode, and the notes and drum hits each layer plays
 // over it, with layers entering one by one on longer pieces so the music builds.
-import { seededRandom } from "../shared/random";
+import { seededRandom } from "../common/random";
 import { MODES, type Mode, type MusicParams } from "./music-params";
 
 export interface NoteEvent {

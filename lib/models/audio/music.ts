@@ -1,7 +1,7 @@
 // Procedural music and ambience from a prompt: the words pick key, mode, tempo, instruments and
 // ambience (music-params.ts), a seeded score is played by small synthesizers (music-render.ts).
-import { objectSchema, SEED_FIELD } from "../shared/fields";
-import { seedOf } from "../shared/random";
+import { objectSchema, SEED_FIELD } from "../common/fields";
+import { seedOf } from "../common/random";
 import { stepProgress } from "../progress";
 import type { ModelDefinition } from "../../core/catalog/model-definition";
 import { audioFormatField, audioOutput, type AudioFormat } from "./encode";

@@ -5,7 +5,7 @@
 // search path when the catalog is built (lib/boot/boot.ts installCatalog).
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { programSearchPath } from "../../media/host";
-import { objectSchema } from "../shared/fields";
+import { objectSchema } from "../common/fields";
 import { stepProgress } from "../progress";
 import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 import { audioFormatField, audioOutput, type AudioFormat } from "./encode";

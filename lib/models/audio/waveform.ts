@@ -12,7 +12,7 @@ import {
   colorField,
   objectSchema,
   type ImageFormat,
-} from "../shared/fields";
+} from "../common/fields";
 import { withTempDir } from "../video/encode";
 import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 

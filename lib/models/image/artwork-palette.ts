@@ -1,7 +1,7 @@
 // Prompt words → colours for atelier/artwork. A small lexicon of colour and mood words gives
 // hand-tuned hues so "ocean" reads as blue and "fire" as red; any other word still steers the
 // palette through its hash, so every prompt has colours of its own.
-import { hashWord } from "../shared/random";
+import { hashWord } from "../common/random";
 
 export interface Palette {
   /** Background gradient, top to bottom. */

@@ -5,7 +5,7 @@ import { runModelForTest, testRunTools } from "../testing/test-tools";
 import type { ImageOutput, ModelOutput } from "../../core/catalog/model-definition";
 import { artwork, planFor } from "./artwork";
 import { paletteFor } from "./artwork-palette";
-import { seededRandom } from "../shared/random";
+import { seededRandom } from "../common/random";
 
 function run(input: Record<string, unknown>): Promise<ModelOutput[]> {
   return runModelForTest(artwork, { size: 512, ...input });

@@ -12,8 +12,8 @@ import {
   sizeFor,
   type AspectRatio,
   type ImageFormat,
-} from "../shared/fields";
-import { nthSeed, seededRandom, seedOf } from "../shared/random";
+} from "../common/fields";
+import { nthSeed, seededRandom, seedOf } from "../common/random";
 import type { ImageOutput, ModelDefinition } from "../../core/catalog/model-definition";
 import { MOTIF_WORDS, MOTIFS, type Motif } from "./artwork-motifs";
 import { paletteFor, promptWords } from "./artwork-palette";

@@ -3,12 +3,12 @@
 import { createHash } from "node:crypto";
 import sharp, { type OverlayOptions } from "sharp";
 import type { ImageOutput } from "../../core/catalog/model-definition";
-import { ASPECT_RATIOS, IMAGE_FORMATS, type AspectRatio, type ImageFormat } from "../shared/fields";
-import { seededRandom } from "../shared/random";
+import { ASPECT_RATIOS, IMAGE_FORMATS, type AspectRatio, type ImageFormat } from "../common/fields";
+import { seededRandom } from "../common/random";
 import { setText } from "./type-card-text";
 
-export { ASPECT_RATIOS, IMAGE_FORMATS, type AspectRatio, type ImageFormat } from "../shared/fields";
-export { seededRandom, seedOf } from "../shared/random";
+export { ASPECT_RATIOS, IMAGE_FORMATS, type AspectRatio, type ImageFormat } from "../common/fields";
+export { seededRandom, seedOf } from "../common/random";
 
 export interface GradientOptions {
   prompt: string;

@@ -1,7 +1,7 @@
 // Input fields the gradient family shares, so each model's schema stays a short list.
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 
-export { ASPECT_RATIO_FIELD, FORMAT_FIELD, SEED_FIELD, objectSchema } from "../shared/fields";
+export { ASPECT_RATIO_FIELD, FORMAT_FIELD, SEED_FIELD, objectSchema } from "../common/fields";
 
 export const PROMPT_FIELD: JsonSchemaObject = {
   type: "string",

@@ -1,8 +1,8 @@
 import type { AspectRatio, ImageFormat } from "./gradient-render";
 import { renderGradient, seedOf } from "./gradient-render";
 import { ASPECT_RATIO_FIELD, FORMAT_FIELD, objectSchema, PROMPT_FIELD, SEED_FIELD } from "./gradient-schema";
-import { FORMAT_LABELS, NUM_IMAGES_FIELD } from "../shared/fields";
-import { nthSeed } from "../shared/random";
+import { FORMAT_LABELS, NUM_IMAGES_FIELD } from "../common/fields";
+import { nthSeed } from "../common/random";
 import type { ModelDefinition } from "../../core/catalog/model-definition";
 
 const LONG_SIDE = { standard: 512, hd: 1024 } as const;

@@ -9,7 +9,7 @@ import {
   objectSchema,
   type AspectRatio,
   type ImageFormat,
-} from "../shared/fields";
+} from "../common/fields";
 import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 import { encodeImage } from "./raster";
 import { decodingInput, displayedImage, displayedSize } from "./input-image";

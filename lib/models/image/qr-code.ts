@@ -3,7 +3,7 @@
 // ours, while the three finder "eyes" keep the 1:1:3:1:1 proportions scanners look for.
 import QRCode from "qrcode";
 import sharp from "sharp";
-import { FORMAT_FIELD, FORMAT_LABELS, colorField, objectSchema, type ImageFormat } from "../shared/fields";
+import { FORMAT_FIELD, FORMAT_LABELS, colorField, objectSchema, type ImageFormat } from "../common/fields";
 import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 import { encodeImage } from "./raster";
 

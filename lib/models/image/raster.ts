@@ -1,8 +1,8 @@
 // Finishing touches the drawn image models share: film grain (flat vector fills look like clip
 // art without it) and encoding to the asked format.
 import type { OverlayOptions, Sharp } from "sharp";
-import { IMAGE_FORMATS, type ImageFormat } from "../shared/fields";
-import { seededRandom } from "../shared/random";
+import { IMAGE_FORMATS, type ImageFormat } from "../common/fields";
+import { seededRandom } from "../common/random";
 import type { ImageOutput } from "../../core/catalog/model-definition";
 
 const TILE = 256;

@@ -2,7 +2,7 @@
 // machine's own): Pango through sharp's text input, fitted into a box and capped in size.
 import path from "node:path";
 import sharp, { type OutputInfo } from "sharp";
-import { bundledFontDir } from "../shared/font-dir";
+import { bundledFontDir } from "../common/font-dir";
 import { escapeXml } from "./raster";
 
 export const FONTS = {

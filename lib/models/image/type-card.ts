@@ -10,8 +10,8 @@ import {
   sizeFor,
   type AspectRatio,
   type ImageFormat,
-} from "../shared/fields";
-import { seededRandom, seedOf } from "../shared/random";
+} from "../common/fields";
+import { seededRandom, seedOf } from "../common/random";
 import { ModelError, type ImageOutput, type ModelDefinition } from "../../core/catalog/model-definition";
 import { encodeImage, grain } from "./raster";
 import { STYLES, type Block, type Frame, type StyleName } from "./type-card-styles";

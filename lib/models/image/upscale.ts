@@ -1,7 +1,7 @@
 // atelier/upscale: an uploaded image enlarged 2× or 4× (Lanczos), with a light sharpening pass.
 import { fileInputField } from "../../core/catalog/file-inputs";
 import { FORMAT_FIELD, objectSchema } from "./gradient-schema";
-import { FORMAT_LABELS } from "../shared/fields";
+import { FORMAT_LABELS } from "../common/fields";
 import { IMAGE_FORMATS, type ImageFormat } from "./gradient-render";
 import { ModelError, type ModelDefinition } from "../../core/catalog/model-definition";
 import { decodingInput, displayedImage, displayedSize } from "./input-image";

@@ -8,8 +8,8 @@ import sharp from "sharp";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { runFfmpeg } from "../../media/ffmpeg";
 import { setText } from "../image/type-card-text";
-import { objectSchema, SEED_FIELD } from "../shared/fields";
-import { seedOf } from "../shared/random";
+import { objectSchema, SEED_FIELD } from "../common/fields";
+import { seedOf } from "../common/random";
 import {
   ModelError,
   type ImageOutput,

@@ -4,7 +4,7 @@
 import sharp from "sharp";
 import { fileInputField } from "../../core/catalog/file-inputs";
 import { decodingInput, displayedImage, displayedSize } from "../image/input-image";
-import { objectSchema, SEED_FIELD } from "../shared/fields";
+import { objectSchema, SEED_FIELD } from "../common/fields";
 import type { ModelDefinition, RunTools } from "../../core/catalog/model-definition";
 import { DETAIL_FIELD, DETAIL_LABELS, DETAIL_PRICING, type DetailLevel } from "./fields";
 import { sceneOutput } from "./output";

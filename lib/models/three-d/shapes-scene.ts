@@ -2,7 +2,7 @@
 // finishes, arranged how, on a round plinth, scaled so the plinth is `size` metres across.
 // The prompt decides what is built; the seed only turns, nudges and (when the prompt leaves it
 // open) chooses, so two seeds of one prompt are recognisably the same scene.
-import { hashWord, seededRandom } from "../shared/random";
+import { hashWord, seededRandom } from "../common/random";
 import { extent, placed } from "./geometry";
 import { arch, egg, pyramid, roundedBox, sphere, stairs, torus, turned, vase, type Detail } from "./primitives";
 import type { DetailLevel } from "./fields";

@@ -2,8 +2,8 @@
 // torus, arch…), their number, colours and finishes (metal, matte, glossy, glass) and how they
 // stand (stack, ring, row, scatter, grid); words it does not know still choose, by their hash.
 // The result is a glb on a round plinth `size` metres across, with a rendered poster.
-import { objectSchema, SEED_FIELD } from "../shared/fields";
-import { seedOf } from "../shared/random";
+import { objectSchema, SEED_FIELD } from "../common/fields";
+import { seedOf } from "../common/random";
 import type { ModelDefinition, RunTools } from "../../core/catalog/model-definition";
 import { sceneOutput } from "./output";
 import { DETAIL_FIELD, DETAIL_LABELS, DETAIL_PRICING, type DetailLevel } from "./fields";

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Sharp } from "sharp";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
-import { ASPECT_RATIOS, type AspectRatio } from "../shared/fields";
+import { ASPECT_RATIOS, type AspectRatio } from "../common/fields";
 import type { VideoOutput } from "../../core/catalog/model-definition";
 
 /** "720p" is the short side, as people know it from players: 1280×720 at 16:9, 720×1280 at 9:16. */

@@ -6,7 +6,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { fileInputField } from "../../core/catalog/file-inputs";
 import { runFfmpeg } from "../../media/ffmpeg";
-import { ASPECT_RATIOS, objectSchema, type AspectRatio } from "../shared/fields";
+import { ASPECT_RATIOS, objectSchema, type AspectRatio } from "../common/fields";
 import { encodeProgress, stepProgress } from "../progress";
 import type { ModelDefinition } from "../../core/catalog/model-definition";
 import {

@@ -6,8 +6,8 @@ import { open, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
 import { runFfmpeg } from "../../media/ffmpeg";
-import { objectSchema, SEED_FIELD, type AspectRatio } from "../shared/fields";
-import { seedOf } from "../shared/random";
+import { objectSchema, SEED_FIELD, type AspectRatio } from "../common/fields";
+import { seedOf } from "../common/random";
 import { encodeProgress, stepProgress } from "../progress";
 import type { ModelDefinition } from "../../core/catalog/model-definition";
 import {

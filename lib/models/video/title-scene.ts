@@ -2,7 +2,7 @@
 // floating up, and the title's lines rising into place. Everything random comes from the seed,
 // so a frame is a pure function of (input, seed, t).
 import { paletteFromPrompt } from "../image/gradient-render";
-import { seededRandom } from "../shared/random";
+import { seededRandom } from "../common/random";
 import type { TitleLayout, TitleLine } from "./title-text";
 
 interface Hsl {

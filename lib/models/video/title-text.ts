@@ -1,7 +1,7 @@
 // The title's lines, set once with Pango (through sharp) and then moved frame by frame as images:
 // wrapped to fit, shrunk when long, each line with a soft shadow so it reads on any colour.
 import sharp from "sharp";
-import { bundledFontFile } from "../shared/font-dir";
+import { bundledFontFile } from "../common/font-dir";
 
 export interface TitleLine {
   /** White text on transparent, PNG. */

@@ -8,7 +8,7 @@
 // and its `provider_options` adds fixed providerOptions (the input's fields win over them).
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 import type { Modality } from "../../core/catalog/model-definition";
-import { describe, fail, type JsonObject } from "../shared/json-fields";
+import { describe, fail, type JsonObject } from "../common/json-fields";
 
 /** The standard arguments of generateImage, generateSpeech and experimental_generateVideo (ai@6). */
 export const STANDARD_ARGS = {

@@ -7,9 +7,9 @@
 // The rules every kind shares (401, 429, 4xx, 5xx, no connection, no answer) are provider-failures.ts's.
 import { aiPackage } from "./ai-sdk-packages";
 import { JobEndedError, type AiSdkProviderInfo, type JobEnd } from "./ai-sdk-providers";
-import { ProviderFailures, scrub } from "../shared/provider-failures";
-import { BodyTooLargeError } from "../shared/response-bytes";
-import { ProviderError, type ProviderHealth } from "../shared/types";
+import { ProviderFailures, scrub } from "../common/provider-failures";
+import { BodyTooLargeError } from "../common/response-bytes";
+import { ProviderError, type ProviderHealth } from "../common/types";
 
 /** What an empty answer lacked: in the run's message, and in the health record's reason. */
 const WHAT: Record<string, [string, string]> = {

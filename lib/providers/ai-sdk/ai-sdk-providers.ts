@@ -7,9 +7,9 @@
 import type { experimental_generateSpeech, experimental_generateVideo, generateImage } from "ai";
 import { aiPackage, PROVIDER_PACKAGES } from "./ai-sdk-packages";
 import type { Modality } from "../../core/catalog/model-definition";
-import { guardedFetch, type FetchFunction } from "../shared/guarded-fetch";
-import { readCapped } from "../shared/response-bytes";
-import type { Resolve } from "../shared/result-links";
+import { guardedFetch, type FetchFunction } from "../common/guarded-fetch";
+import { readCapped } from "../common/response-bytes";
+import type { Resolve } from "../common/result-links";
 
 export type ImageModel = Parameters<typeof generateImage>[0]["model"];
 export type SpeechModel = Parameters<typeof experimental_generateSpeech>[0]["model"];

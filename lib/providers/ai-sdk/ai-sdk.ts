@@ -19,17 +19,17 @@ import {
   type AiSdkProviderInfo,
   type FetchFunction,
 } from "./ai-sdk-providers";
-import { createHealth, markUp } from "../shared/health";
-import { fail, stringAt, type JsonObject } from "../shared/json-fields";
-import type { ProviderKind } from "../shared/kind";
-import { readCapped } from "../shared/response-bytes";
+import { createHealth, markUp } from "../common/health";
+import { fail, stringAt, type JsonObject } from "../common/json-fields";
+import type { ProviderKind } from "../common/kind";
+import { readCapped } from "../common/response-bytes";
 import {
   type FetchedOutput,
   type ProviderAdapter,
   type ProviderConfig,
   type ProviderRequest,
   type ProviderResult,
-} from "../shared/types";
+} from "../common/types";
 
 /** Largest video fetched from a provider's result link. */
 const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;

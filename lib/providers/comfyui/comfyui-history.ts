@@ -2,7 +2,7 @@
 // {outputs: {<node>: {images|gifs|videos|audio|3d: [{filename, subfolder, type}], animated?}},
 //  status: {status_str: "success"|"error", completed, messages: [[event, data], …]}}.
 import path from "node:path";
-import { EXTENSIONS } from "../shared/file-extensions";
+import { EXTENSIONS } from "../common/file-extensions";
 
 /** One file a node saved, as /history reports it. */
 export interface SavedFile {

@@ -8,8 +8,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { isFileField } from "../../core/catalog/file-inputs";
-import { arrayAt, describe, fail, objectAt, type JsonObject } from "../shared/json-fields";
-import type { ParseContext } from "../shared/kind";
+import { arrayAt, describe, fail, objectAt, type JsonObject } from "../common/json-fields";
+import type { ParseContext } from "../common/kind";
 
 export interface ComfyNode {
   class_type: string;

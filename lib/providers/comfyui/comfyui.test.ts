@@ -15,10 +15,10 @@ import { runFfmpeg } from "../../media/ffmpeg";
 import { startComfyFake, type FakeComfy } from "./testing/comfyui-fake";
 import { applyBindings, type ComfyEntryOptions } from "./comfyui-workflow";
 import { parseProvidersFile } from "../providers-file";
-import { remoteModelDefinition, type RemoteModelDefinition } from "../shared/remote-model";
+import { remoteModelDefinition, type RemoteModelDefinition } from "../common/remote-model";
 import { failureOf } from "../testing/test-failures";
 import { eventually } from "../testing/test-server";
-import { ProviderError, type ProviderConfig } from "../shared/types";
+import { ProviderError, type ProviderConfig } from "../common/types";
 import { providerKind } from "../kinds";
 
 const FIXTURES = path.resolve(__dirname, "../../../e2e/api/fixtures/comfyui");

@@ -6,17 +6,17 @@
 // interrupts a running one (POST /interrupt {prompt_id}). ComfyUI bills nothing, so runs stay
 // cancelable.
 // Progress frames (its websocket) are not followed: the engine has nowhere to report them yet.
-import { entryJobId, parseEntryJobId } from "../shared/job-ids";
+import { entryJobId, parseEntryJobId } from "../common/job-ids";
 import { comfyProgress } from "./comfyui-progress";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { describeFiles, failureOf, savedFiles, type SavedFile } from "./comfyui-history";
-import { EXTENSIONS, extensionFor } from "../shared/file-extensions";
+import { EXTENSIONS, extensionFor } from "../common/file-extensions";
 import { applyBindings, parseComfyEntry, type ComfyEntryOptions } from "./comfyui-workflow";
-import { createHealth, markUp } from "../shared/health";
-import type { ProviderKind } from "../shared/kind";
-import { causeCode, ProviderFailures } from "../shared/provider-failures";
-import { BodyTooLargeError, readCapped } from "../shared/response-bytes";
+import { createHealth, markUp } from "../common/health";
+import type { ProviderKind } from "../common/kind";
+import { causeCode, ProviderFailures } from "../common/provider-failures";
+import { BodyTooLargeError, readCapped } from "../common/response-bytes";
 import {
   ProviderError,
   type FetchedOutput,
@@ -24,7 +24,7 @@ import {
   type ProviderConfig,
   type ProviderRequest,
   type ProviderResult,
-} from "../shared/types";
+} from "../common/types";
 import type { Modality } from "../../core/catalog/model-definition";
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024;

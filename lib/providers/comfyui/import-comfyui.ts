@@ -12,8 +12,8 @@ import { fileInputField } from "../../core/catalog/file-inputs";
 import type { Modality } from "../../core/catalog/model-definition";
 import { parseComfyEntry, parseWorkflow, type ComfyGraph, type NodeInput } from "./comfyui-workflow";
 import { defaultTasks, type EntryFacts, type ImportedEntry } from "../import-entry";
-import { ProvidersFileError } from "../shared/json-fields";
-import { humanize, SchemaImportError } from "../shared/openapi-schema";
+import { ProvidersFileError } from "../common/json-fields";
+import { humanize, SchemaImportError } from "../common/openapi-schema";
 
 const SEED_MAX = 2 ** 32 - 1;
 

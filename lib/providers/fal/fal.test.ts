@@ -13,10 +13,10 @@ import { ModelError, type AudioOutput, type ImageOutput, type VideoOutput } from
 import { fakePng } from "../testing/fake-media";
 import { FAKE_FAL_ENDPOINTS, startFalFake, type FalFake } from "./testing/fal-fake";
 import { providerKind } from "../kinds";
-import { convertOpenApiInput } from "../shared/openapi-schema";
+import { convertOpenApiInput } from "../common/openapi-schema";
 import { parseProvidersFile } from "../providers-file";
-import { remoteModelDefinition, type RemoteModelDefinition } from "../shared/remote-model";
-import { INLINE_FILE_MAX_BYTES } from "../shared/replicate-fal-shared";
+import { remoteModelDefinition, type RemoteModelDefinition } from "../common/remote-model";
+import { INLINE_FILE_MAX_BYTES } from "../common/replicate-fal-shared";
 import { failureOf } from "../testing/test-failures";
 import { eventually, startTestServer } from "../testing/test-server";
 

@@ -25,12 +25,12 @@
 // upload_url is fal's answer: the client PUTs there through guardedFetch (no local or private
 // address but the provider's own host, by IP, name or DNS, at every redirect), with the call's
 // signal (its upload takes none).
-import { entryJobId, parseEntryJobId } from "../shared/job-ids";
+import { entryJobId, parseEntryJobId } from "../common/job-ids";
 import { createFalClient, type FalClient, type QueueStatus } from "@fal-ai/client";
-import { fail, stringAt, type JsonObject } from "../shared/json-fields";
-import type { ProviderKind } from "../shared/kind";
-import { causeCode } from "../shared/provider-failures";
-import { progressFromLogs } from "../shared/log-progress";
+import { fail, stringAt, type JsonObject } from "../common/json-fields";
+import type { ProviderKind } from "../common/kind";
+import { causeCode } from "../common/provider-failures";
+import { progressFromLogs } from "../common/log-progress";
 import {
   detailOf,
   errorText,
@@ -45,14 +45,14 @@ import {
   blobOf,
   type InputFile,
   type ResultLinks,
-} from "../shared/replicate-fal-shared";
+} from "../common/replicate-fal-shared";
 import {
   ProviderError,
   type ProviderAdapter,
   type ProviderConfig,
   type ProviderResult,
   type RemoteEntryConfig,
-} from "../shared/types";
+} from "../common/types";
 
 const FAL_QUEUE_URL = "https://queue.fal.run";
 const FAL_RUN_URL = "https://fal.run";

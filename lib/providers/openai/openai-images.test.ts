@@ -7,7 +7,7 @@ import { fakePng } from "../testing/fake-media";
 import { remoteModels } from "../index";
 import { openAiImagesAdapter } from "./openai-images";
 import { parseProvidersFile } from "../providers-file";
-import { remoteModelDefinition } from "../shared/remote-model";
+import { remoteModelDefinition } from "../common/remote-model";
 import { failureOf } from "../testing/test-failures";
 import { eventually, sendJson, startTestServer, type RecordedRequest, type TestServer } from "../testing/test-server";
 

@@ -11,9 +11,9 @@
 import { aiSdkAdapter } from "../ai-sdk/ai-sdk";
 import { parseCallOptions } from "../ai-sdk/ai-sdk-call";
 import type { FetchFunction } from "../ai-sdk/ai-sdk-providers";
-import { fail } from "../shared/json-fields";
-import type { ProviderKind } from "../shared/kind";
-import type { ProviderAdapter, ProviderConfig } from "../shared/types";
+import { fail } from "../common/json-fields";
+import type { ProviderKind } from "../common/kind";
+import type { ProviderAdapter, ProviderConfig } from "../common/types";
 
 /** The adapter of an openai-images provider; `fetch` is for tests that intercept requests. */
 export function openAiImagesAdapter(config: ProviderConfig, fetch?: FetchFunction): ProviderAdapter {

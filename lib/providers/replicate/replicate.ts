@@ -19,13 +19,13 @@
 // The client is given a fetch that (a) answers a network failure with a stand-in 599 answer, so
 // its retry loop never sends a POST twice (it retries any thrown error, but a POST's answer only
 // on 429), and (b) keeps each error answer's body, which the client reads into its message only.
-import { entryJobId, parseEntryJobId } from "../shared/job-ids";
+import { entryJobId, parseEntryJobId } from "../common/job-ids";
 import Replicate from "replicate";
 import type { Prediction } from "replicate";
-import type { ProviderKind } from "../shared/kind";
-import { fail, integerAt, type JsonObject } from "../shared/json-fields";
-import { causeCode } from "../shared/provider-failures";
-import { progressFromLogs } from "../shared/log-progress";
+import type { ProviderKind } from "../common/kind";
+import { fail, integerAt, type JsonObject } from "../common/json-fields";
+import { causeCode } from "../common/provider-failures";
+import { progressFromLogs } from "../common/log-progress";
 import {
   detailOf,
   errorText,
@@ -40,14 +40,14 @@ import {
   blobOf,
   type InputFile,
   type ResultLinks,
-} from "../shared/replicate-fal-shared";
+} from "../common/replicate-fal-shared";
 import {
   ProviderError,
   type ProviderAdapter,
   type ProviderConfig,
   type ProviderResult,
   type RemoteEntryConfig,
-} from "../shared/types";
+} from "../common/types";
 
 export const REPLICATE_BASE_URL = "https://api.replicate.com/v1";
 /** The stand-in status for "no answer at all" (never sent by a real server). */

@@ -61,7 +61,7 @@ export interface ProviderRequest {
 
 /**
  * A provider's output as fetched: bytes and the type the provider said (null when it said none).
- * The remote entry measures it (lib/providers/shared/measure-output.ts: an image's size, a video's size,
+ * The remote entry measures it (lib/providers/common/measure-output.ts: an image's size, a video's size,
  * duration and poster, a sound's duration) into a ModelOutput of the entry's modality, so
  * adapters never probe media themselves.
  */
