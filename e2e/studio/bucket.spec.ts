@@ -8,7 +8,7 @@
 // server's disk; a picture's thumbnail on the Files page, a run's output image and its Download
 // link all come from presigned bucket URLs.
 // Run: flock /tmp/atelier-e2e.lock flock -s /tmp/atelier-build.lock npx playwright test --config e2e/studio/playwright.config.ts e2e/studio/bucket.spec.ts
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
@@ -16,9 +16,8 @@ import { ListObjectsCommand, S3Client } from "@aws-sdk/client-s3";
 import { expect, test } from "@playwright/test";
 import { makeWav } from "../api/runs-helpers";
 import { pgUrl, resetPgDatabase } from "../api/servers";
-import { signIn, type TestUser } from "./helpers";
+import { newUser, signIn, type TestUser } from "./helpers";
 import { REPO_ROOT } from "./playwright.config";
-import { ADMIN_CLI } from "../admin-cli";
 
 const PORT = 3402;
 const BASE_URL = `http://localhost:${PORT}`;
@@ -60,42 +59,6 @@ let runId = "";
 
 function storeEnv(): Record<string, string> {
   return { DATA_DIR, DATABASE_URL: pgUrl(DATABASE), ...BUCKET_ENV };
-}
-
-/** The admin CLI on this file's server's store. */
-function admin<T>(args: string[]): T {
-  const out = execFileSync(process.execPath, [ADMIN_CLI, "--json", ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...storeEnv() },
-    encoding: "utf8",
-  });
-  return JSON.parse(out) as T;
-}
-
-function newUser(): TestUser {
-  const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const workspace = admin<{ id: string; name: string }>([
-    "workspace",
-    "create",
-    "--name",
-    `Bucket ${tag}`,
-    "--credit",
-    "5",
-  ]);
-  const email = `bucket-${tag}@example.com`;
-  admin([
-    "user",
-    "create",
-    "--email",
-    email,
-    "--password",
-    "studio-pass-1",
-    "--workspace",
-    workspace.id,
-    "--role",
-    "creator",
-  ]);
-  return { email, password: "studio-pass-1", workspaceId: workspace.id, workspaceName: workspace.name };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -203,7 +166,7 @@ test.beforeAll(async () => {
     WORKER_CONCURRENCY: "2",
   });
   await waitFor200(server, "the bucket server", `${BASE_URL}/v1/public/models`, 150_000);
-  user = newUser();
+  user = newUser("creator", "5", storeEnv());
 });
 
 test.afterAll(async () => {

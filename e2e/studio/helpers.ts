@@ -6,10 +6,13 @@ import { expect, type APIRequestContext, type APIResponse, type Page } from "@pl
 import { ADMIN_CLI } from "../admin-cli";
 import { REPO_ROOT, STUDIO_DATA_DIR } from "./playwright.config";
 
-export function admin<T>(args: string[]): T {
+/** The studio server's store; a suite with a server of its own (bucket.spec.ts) names its own. */
+const STUDIO_STORE: Record<string, string> = { DATA_DIR: STUDIO_DATA_DIR, DATABASE_URL: "" };
+
+export function admin<T>(args: string[], store: Record<string, string> = STUDIO_STORE): T {
   const out = execFileSync(process.execPath, [ADMIN_CLI, "--json", ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATA_DIR: STUDIO_DATA_DIR, DATABASE_URL: "" },
+    env: { ...process.env, ...store },
     encoding: "utf8",
   });
   return JSON.parse(out) as T;
@@ -23,29 +26,21 @@ export interface TestUser {
 }
 
 /** A new workspace with credit and a user in it. */
-export function newUser(role: "creator" | "ops" = "creator", credit = "5"): TestUser {
+export function newUser(
+  role: "creator" | "ops" = "creator",
+  credit = "5",
+  store: Record<string, string> = STUDIO_STORE,
+): TestUser {
   const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const workspace = admin<{ id: string; name: string }>([
-    "workspace",
-    "create",
-    "--name",
-    `Studio ${tag}`,
-    "--credit",
-    credit,
-  ]);
+  const workspace = admin<{ id: string; name: string }>(
+    ["workspace", "create", "--name", `Studio ${tag}`, "--credit", credit],
+    store,
+  );
   const email = `${role}-${tag}@example.com`;
-  admin([
-    "user",
-    "create",
-    "--email",
-    email,
-    "--password",
-    "studio-pass-1",
-    "--workspace",
-    workspace.id,
-    "--role",
-    role,
-  ]);
+  admin(
+    ["user", "create", "--email", email, "--password", "studio-pass-1", "--workspace", workspace.id, "--role", role],
+    store,
+  );
   return { email, password: "studio-pass-1", workspaceId: workspace.id, workspaceName: workspace.name };
 }
 

@@ -1,18 +1,10 @@
 // Runs in the studio: cancel a queued run, page through history with filters, and the studio's runs
 // are source "studio" in the API.
-import { execFileSync } from "node:child_process";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { REPO_ROOT, STUDIO_DATA_DIR } from "./playwright.config";
-import { apiRun, newUser, screenshot, signIn, type TestUser } from "./helpers";
-import { ADMIN_CLI } from "../admin-cli";
+import { apiRun, newKey, newUser, screenshot, signIn, type TestUser } from "./helpers";
 
 function apiKey(user: TestUser): string {
-  const out = execFileSync(
-    process.execPath,
-    [ADMIN_CLI, "--json", "key", "create", "--workspace", user.workspaceId, "--name", "e2e"],
-    { cwd: REPO_ROOT, env: { ...process.env, DATA_DIR: STUDIO_DATA_DIR, DATABASE_URL: "" }, encoding: "utf8" },
-  );
-  return (JSON.parse(out) as { key: string }).key;
+  return newKey(user.workspaceId);
 }
 
 async function start(
