@@ -35,6 +35,13 @@ const NO_TESTING = {
   group: [...folder("testing"), "**/*.test"],
   message: "Production code never imports test code (testing/ folders, *.test.ts).",
 };
+// Callers write through lib/store/writes.ts (a transaction or a write list); how a list reaches the
+// database (steps, group commit, merged inserts) stays private to lib/store.
+const STORE_INTERNALS = {
+  group: ["transaction-steps", "write-groups", "merged-inserts"].flatMap((f) => [`**/store/${f}`, `@/lib/store/${f}`]),
+  message:
+    "Write through lib/store/writes.ts (withTransaction, writeList); the rest of the write path is lib/store's own.",
+};
 
 function layerRules() {
   const restrict = (patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
@@ -54,6 +61,7 @@ function layerRules() {
             ]
           : []),
         NO_TESTING,
+        ...(layer === "store" ? [] : [STORE_INTERNALS]),
       ]),
     };
   });
@@ -70,11 +78,12 @@ function layerRules() {
       },
     },
     ...layerConfigs,
-    { files: TEST_FILES.map((p) => `lib/${p}`), rules: restrict(FRAMEWORK_AND_DOORS) },
+    { files: TEST_FILES.map((p) => `lib/${p}`), rules: restrict([...FRAMEWORK_AND_DOORS, STORE_INTERNALS]) },
+    { files: TEST_FILES.map((p) => `lib/store/${p}`), rules: restrict(FRAMEWORK_AND_DOORS) },
     {
       files: [...DOORS.map((d) => `${d}/**/*.{ts,tsx}`), "server.ts", "instrumentation.ts", "sdk/**/*.ts"],
       ignores: ["**/*.test.ts"],
-      rules: restrict([NO_TESTING]),
+      rules: restrict([NO_TESTING, STORE_INTERNALS]),
     },
     // Components take from app/ only what app/_studio/ offers them (server actions, the studio
     // Ctx, shared shapes): never a page, a layout or a route.
@@ -83,6 +92,7 @@ function layerRules() {
       ignores: ["**/*.test.ts"],
       rules: restrict([
         NO_TESTING,
+        STORE_INTERNALS,
         {
           regex: "^(@/app/(?!_studio/)|(\\.\\./)+app/(?!_studio/))",
           message: "components/ import from app/ only app/_studio/ (actions, the studio Ctx, shared shapes).",

@@ -9,7 +9,7 @@ import { webhookEndpointsQuery } from "../core/webhooks/webhook-deliveries";
 import { observeRunEnded } from "../primitives/metrics";
 import { GENERATIONS_COLUMNS, type Db, type GenerationsTable, type WebhookEndpointsTable } from "../store/database";
 import { planOnce } from "../store/dialects";
-import { inTransactionSteps } from "../store/transaction-steps";
+import { writeList } from "../store/writes";
 
 export type RunOutcome = { status: "succeeded"; outputs: StoredOutput[] } | { status: "failed"; message: string };
 
@@ -18,8 +18,8 @@ export type RunOutcome = { status: "succeeded"; outputs: StoredOutput[] } | { st
  * when the run is no longer ours (canceled meanwhile, or recovered by another worker): its
  * result is thrown away.
  *
- * Two steps (lib/store/transaction-steps.ts): the run, its hold and the workspace's webhook
- * endpoints, then the event, its deliveries, the ledger entry and the balance with the commit.
+ * A write list that reads first (lib/store/writes.ts): the run, its hold and the workspace's
+ * webhook endpoints, then the event, its deliveries, the ledger entry and the balance with the commit.
  * While the transaction runs, the run's lease_owner is a name of this finish alone, so that the
  * hold ends in the first step only if this finish ended the run.
  */
@@ -33,8 +33,9 @@ export async function finishRun(
   const finishing = `finishing ${randomUUID()}`;
   const holdOutcome = outcome.status === "succeeded" ? "charge" : "release";
   const thisRun = () => db.selectFrom("generations").where("id", "=", input.id);
-  const ended = await inTransactionSteps(db, async (steps) => {
-    const [runs, holds, endpoints] = await steps.send([
+  let ended = null as GenerationsTable | null;
+  const committed = await writeList(db, {
+    reads: [
       endRunQuery(db, input, { at, finishing }),
       planOnce(
         endHoldQuery(db, {
@@ -44,29 +45,31 @@ export async function finishRun(
         }),
       ),
       webhookEndpointsQuery(db, thisRun().select("workspace_id").$asScalar()),
-    ]);
-    const stored = runs![0] as GenerationsTable | undefined;
-    if (!stored) return null;
-    const row: GenerationsTable = { ...stored, lease_owner: null };
-    const hold = holds![0] as { workspace_id: string; amount_micros: number } | undefined;
-    const writes = [
-      ...(await runEndedEventWrites(db, services, row, endpoints as WebhookEndpointsTable[])),
-      thisRunLeaseCleared(db, input.id, finishing),
-      ...(hold && row.hold_id
-        ? settledHoldWrites(db, {
-            holdId: row.hold_id,
-            workspaceId: hold.workspace_id,
-            amountMicros: hold.amount_micros,
-            outcome: holdOutcome,
-            at,
-          })
-        : []),
-    ];
-    await steps.sendAndCommit(writes.map((write) => planOnce(write.compile())));
-    return row;
+    ],
+    writes: async ([runs, holds, endpoints]) => {
+      const stored = runs![0] as GenerationsTable | undefined;
+      if (!stored) return null;
+      const row: GenerationsTable = { ...stored, lease_owner: null };
+      const hold = holds![0] as { workspace_id: string; amount_micros: number } | undefined;
+      ended = row;
+      return [
+        ...(await runEndedEventWrites(db, services, row, endpoints as WebhookEndpointsTable[])),
+        thisRunLeaseCleared(db, input.id, finishing),
+        ...(hold && row.hold_id
+          ? settledHoldWrites(db, {
+              holdId: row.hold_id,
+              workspaceId: hold.workspace_id,
+              amountMicros: hold.amount_micros,
+              outcome: holdOutcome,
+              at,
+            })
+          : []),
+      ].map((write) => planOnce(write.compile()));
+    },
   });
   // Counted once the transaction committed (in memory, lib/primitives/metrics.ts).
-  if (ended) observeRunEnded(ended);
+  if (!committed || !ended) return null;
+  observeRunEnded(ended);
   return ended;
 }
 

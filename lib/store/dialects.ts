@@ -263,8 +263,8 @@ function statementName(query: CompiledQuery): string | undefined {
  * A pooled PostgreSQL connection that can also send several statements without waiting for each
  * answer (node-postgres' pipeline mode): a write transaction then costs one round trip instead of
  * one per statement, and the rows it locks are held only while the server runs the rest of it,
- * not while this busy process gets round to sending the next statement (lib/store/store.ts,
- * applyWrites). One statement at a time, as Kysely sends them, it behaves as without pipelining.
+ * not while this busy process gets round to sending the next statement (lib/store/writes.ts,
+ * writeList). One statement at a time, as Kysely sends them, it behaves as without pipelining.
  */
 export class PipeliningPostgresConnection implements DatabaseConnection {
   readonly [PIPELINING] = true;

@@ -12,7 +12,8 @@ import { readBalance } from "../core/credits/credits";
 import { MIGRATIONS } from "./migrations";
 import type { Db } from "./database";
 import { isUniqueViolation } from "./dialects";
-import { applyWrites, migrateStore, openStore, withTransaction, type Store } from "./store";
+import { migrateStore, openStore, type Store } from "./store";
+import { withTransaction, writeList } from "./writes";
 import { openTestStore, testDatabaseUrl, testDialect, type TestStore } from "./testing/test-store";
 
 const MIGRATION_NAMES = Object.keys(MIGRATIONS);
@@ -121,10 +122,10 @@ describe(`store (${testDialect()})`, () => {
       created_at: new Date().toISOString(),
     });
 
-  it("applyWrites applies writes in their order, all or none, and throws the write that failed", async () => {
+  it("writeList applies writes in their order, all or none, and throws the write that failed", async () => {
     const db = t.store.db;
     const first = `ws_${randomBytes(6).toString("hex")}`;
-    await applyWrites(db, [...workspaceWrites(db, first), keyWrite(db, first, "k1")]);
+    await writeList(db, [...workspaceWrites(db, first), keyWrite(db, first, "k1")]);
     expect(await findWorkspace({ db }, first)).not.toBeNull();
     expect((await readBalance(db, first)).availableMicros).toBe(0);
 
@@ -132,7 +133,7 @@ describe(`store (${testDialect()})`, () => {
     const doomed = Array.from({ length: 30 }, (_, i) => `ws_${randomBytes(6).toString("hex")}${i}`);
     const failures = await Promise.allSettled(
       doomed.map((id) =>
-        applyWrites(db, [...workspaceWrites(db, id), keyWrite(db, first, "k1"), keyWrite(db, id, "k2")]),
+        writeList(db, [...workspaceWrites(db, id), keyWrite(db, first, "k1"), keyWrite(db, id, "k2")]),
       ),
     );
     for (const failure of failures) {
@@ -147,7 +148,7 @@ describe(`store (${testDialect()})`, () => {
     expect(reads.every((w) => w?.id === first)).toBe(true);
     // Out of order, the balance row would come before its workspace: refused, nothing kept.
     const reversed = `ws_${randomBytes(6).toString("hex")}`;
-    await expect(applyWrites(db, workspaceWrites(db, reversed).reverse())).rejects.toThrow();
+    await expect(writeList(db, workspaceWrites(db, reversed).reverse())).rejects.toThrow();
     expect(await findWorkspace({ db }, reversed)).toBeNull();
   });
 
@@ -156,24 +157,24 @@ describe(`store (${testDialect()})`, () => {
     // the same functions from a copy of its own, whose classes are not the first copy's.
     vi.resetModules();
     const copy = {
-      store: await import("./store"),
+      writes: await import("./writes"),
       dialects: await import("./dialects"),
       queue: await import("../core/runs/queue-positions"),
     };
     vi.resetModules();
-    expect(copy.store.applyWrites).not.toBe(applyWrites);
+    expect(copy.writes.writeList).not.toBe(writeList);
     const db = t.store.db;
     expect(copy.dialects.onPostgres(db)).toBe(testDialect() === "postgres");
     expect(copy.queue.queueOrderLock(db).map((write) => write.compile().sql)).toEqual(
       testDialect() === "postgres" ? ["select pg_advisory_xact_lock(7193522016400210001)"] : [],
     );
     const id = `ws_${randomBytes(6).toString("hex")}`;
-    await copy.store.applyWrites(db, [...copy.queue.queueOrderLock(db), ...workspaceWrites(db, id)]);
+    await copy.writes.writeList(db, [...copy.queue.queueOrderLock(db), ...workspaceWrites(db, id)]);
     expect(await findWorkspace({ db }, id)).not.toBeNull();
     // All or none there too.
     const doomed = `ws_${randomBytes(6).toString("hex")}`;
     await expect(
-      copy.store.applyWrites(db, [...workspaceWrites(db, doomed), keyWrite(db, "ws_missing", "k")]),
+      copy.writes.writeList(db, [...workspaceWrites(db, doomed), keyWrite(db, "ws_missing", "k")]),
     ).rejects.toThrow();
     expect(await findWorkspace({ db }, doomed)).toBeNull();
   });
@@ -181,7 +182,7 @@ describe(`store (${testDialect()})`, () => {
   it("an insert keeps working where its first use failed, on every connection, and after its table gains a column", async () => {
     const db = t.store.db;
     const owner = `ws_${randomBytes(6).toString("hex")}`;
-    await applyWrites(db, workspaceWrites(db, owner));
+    await writeList(db, workspaceWrites(db, owner));
     // Keys in an order no other insert uses: a statement text this process has not sent yet.
     const novelKeyWrite = (key: string) =>
       db.insertInto("idempotency_keys").values({
@@ -193,13 +194,13 @@ describe(`store (${testDialect()})`, () => {
         created_at: new Date().toISOString(),
       });
     // Its first use comes after a write that fails: refused with the transaction, not left half-known.
-    await applyWrites(db, [keyWrite(db, owner, "taken")]);
-    await expect(applyWrites(db, [keyWrite(db, owner, "taken"), novelKeyWrite("first")])).rejects.toThrow();
-    await applyWrites(db, [novelKeyWrite("second")]);
-    await Promise.all(Array.from({ length: 20 }, (_, i) => applyWrites(db, [novelKeyWrite(`many-${i}`)])));
+    await writeList(db, [keyWrite(db, owner, "taken")]);
+    await expect(writeList(db, [keyWrite(db, owner, "taken"), novelKeyWrite("first")])).rejects.toThrow();
+    await writeList(db, [novelKeyWrite("second")]);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => writeList(db, [novelKeyWrite(`many-${i}`)])));
     await sql`alter table idempotency_keys add column note_for_test text`.execute(db);
     try {
-      await Promise.all(Array.from({ length: 20 }, (_, i) => applyWrites(db, [novelKeyWrite(`after-${i}`)])));
+      await Promise.all(Array.from({ length: 20 }, (_, i) => writeList(db, [novelKeyWrite(`after-${i}`)])));
     } finally {
       await sql`alter table idempotency_keys drop column note_for_test`.execute(db);
     }
@@ -214,11 +215,50 @@ describe(`store (${testDialect()})`, () => {
     );
   });
 
-  it("applyWrites inside a transaction joins it and rolls back with it", async () => {
+  it("writeList with reads first: the writes are made from their rows; null or a failure keeps nothing", async () => {
+    const db = t.store.db;
+    const id = `ws_${randomBytes(6).toString("hex")}`;
+    await writeList(db, workspaceWrites(db, id));
+    const named = db.selectFrom("workspaces").select("name").where("id", "=", id).compile();
+    const rename = (name: string) => db.updateTable("workspaces").set({ name }).where("id", "=", id);
+    const seen: unknown[][][] = [];
+    // The reads' rows reach the writes, and the commit keeps them.
+    expect(
+      await writeList(db, {
+        reads: [named],
+        writes: async (answers) => {
+          seen.push(answers);
+          return [rename(`${(answers[0]![0] as { name: string }).name}-renamed`)];
+        },
+      }),
+    ).toBe(true);
+    expect(seen).toEqual([[[{ name: id }]]]);
+    expect((await findWorkspace({ db }, id))?.name).toBe(`${id}-renamed`);
+    // Nothing to write: false, and a change the reads made is rolled back.
+    const renamedInRead = db.updateTable("workspaces").set({ name: "read" }).where("id", "=", id).compile();
+    expect(await writeList(db, { reads: [renamedInRead], writes: async () => null })).toBe(false);
+    expect((await findWorkspace({ db }, id))?.name).toBe(`${id}-renamed`);
+    // A failing write keeps neither the reads' changes nor the writes before it.
+    await expect(
+      writeList(db, { reads: [renamedInRead], writes: async () => [rename("kept?"), keyWrite(db, "ws_missing", "k")] }),
+    ).rejects.toThrow();
+    expect((await findWorkspace({ db }, id))?.name).toBe(`${id}-renamed`);
+    // Inside a caller's transaction it joins it: the caller's rollback takes it back.
+    await expect(
+      withTransaction(db, async (trx) => {
+        await writeList(trx, { reads: [], writes: async () => [rename("in the caller's")] });
+        expect((await findWorkspace({ db: trx }, id))?.name).toBe("in the caller's");
+        throw new Error("the caller fails");
+      }),
+    ).rejects.toThrow("the caller fails");
+    expect((await findWorkspace({ db }, id))?.name).toBe(`${id}-renamed`);
+  });
+
+  it("writeList inside a transaction joins it and rolls back with it", async () => {
     const id = `ws_${randomBytes(6).toString("hex")}`;
     await expect(
       withTransaction(t.store.db, async (trx) => {
-        await applyWrites(trx, workspaceWrites(trx, id));
+        await writeList(trx, workspaceWrites(trx, id));
         expect(await findWorkspace({ db: trx }, id)).not.toBeNull();
         throw new Error("the caller fails after the writes");
       }),

@@ -1,12 +1,10 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { CompiledQuery, Kysely, Migrator, sql, type Compilable, type MigrationResultSet } from "kysely";
+import { Kysely, Migrator, sql, type MigrationResultSet } from "kysely";
 import type { Logger } from "pino";
-import type { Database, Db } from "./database";
-import { onPostgres, postgresDialect, sqliteDialect, type DialectName } from "./dialects";
-import { mergeSameShapeLists } from "./merged-inserts";
+import type { Database } from "./database";
+import { postgresDialect, sqliteDialect, type DialectName } from "./dialects";
 import { MIGRATIONS } from "./migrations";
-import { inOneStep } from "./transaction-steps";
 import { outageSummary } from "../primitives/unreachable";
 
 /** The embedded store's file in a data folder. */
@@ -110,65 +108,4 @@ export async function migrateStore(store: Store): Promise<MigrationResultSet> {
       throw err;
     }
   });
-}
-
-/**
- * Runs fn in one transaction, or inside the caller's when db already is one, so that a verb
- * called from another verb joins the same transaction instead of opening a second.
- */
-export async function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return fn(db);
-  return (db as Kysely<Database>).transaction().execute(fn);
-}
-
-/**
- * Writes that read nothing back, applied all or none, in the order given: inside the caller's
- * transaction when db is one, else in a transaction of their own. On PostgreSQL that transaction is
- * one round trip (begin, the writes and commit sent together), so the rows a write locks (a
- * workspace's balance, a queue count) are held only while the server runs the rest of the list, not
- * while this busy process gets round to sending each next statement and the commit. `readAfter`,
- * run once the writes are in (after the commit; on PostgreSQL in the same round trip), gives the
- * rows returned.
- */
-export async function applyWrites<R = never>(
-  db: Db,
-  writes: readonly Compilable[],
-  readAfter?: CompiledQuery<R>,
-): Promise<R[]> {
-  const queries = writes.map((write) => write.compile());
-  if (db.isTransaction) {
-    for (const query of queries) await db.executeQuery(query);
-    return readAfter ? (await db.executeQuery(readAfter)).rows : [];
-  }
-  const [rows] = await applyWriteLists(db as Kysely<Database>, [queries], readAfter ? [readAfter] : []);
-  return (rows ?? []) as R[];
-}
-
-/**
- * Several lists of compiled writes in one transaction of their own, all or none together (group
- * commit: lib/store/write-groups.ts), then `reads` once they are in (after the commit; on
- * PostgreSQL in the same round trip). Each list's writes keep their order, and every list's last
- * write comes after all the lists' other writes: a hold's balance move is its list's last write
- * and must stay the last lock a transaction takes (lib/core/credits/credits.ts, moveHeldFromAvailable).
- * Gives each read's rows, in order.
- */
-export async function applyWriteLists(
-  db: Kysely<Database>,
-  lists: readonly (readonly CompiledQuery[])[],
-  reads: readonly CompiledQuery[],
-): Promise<unknown[][]> {
-  const queries = lists.length === 1 ? lists[0]! : lastWritesLast(lists, onPostgres(db));
-  return inOneStep(db, queries, reads);
-}
-
-/** The lists' writes but their last ones (those of one shape merged: merged-inserts.ts), then every list's last write. */
-function lastWritesLast(lists: readonly (readonly CompiledQuery[])[], postgres: boolean): CompiledQuery[] {
-  const heads: (readonly CompiledQuery[])[] = [];
-  const lasts: CompiledQuery[] = [];
-  for (const queries of lists) {
-    if (queries.length === 0) continue;
-    heads.push(queries.slice(0, -1));
-    lasts.push(queries[queries.length - 1]!);
-  }
-  return mergeSameShapeLists(heads, postgres).concat(lasts);
 }

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createWorkspace } from "../core/workspaces/workspaces";
 import { planOnce } from "./dialects";
-import { withTransaction } from "./store";
+import { withTransaction } from "./writes";
 import { testDialect, useTestStore } from "./testing/test-store";
 import { inOneStep, inTransactionSteps } from "./transaction-steps";
 

@@ -2,8 +2,8 @@
 // the answers of the one before. On PostgreSQL each step is one round trip (pipelined): the first
 // carries the begin, the last the commit, so ending a run is two round trips rather than one per
 // statement, each waiting on this busy process to send the next. Writes that read nothing first
-// are one step, with any reads after its commit (inOneStep, under store.ts's applyWrites and group
-// commits).
+// are one step, with any reads after its commit (inOneStep). Callers reach both through
+// writeList (lib/store/writes.ts).
 import { CompiledQuery, type DatabaseConnection, type Kysely } from "kysely";
 import type { Database, Db } from "./database";
 import { isPipeliningConnection, onPostgres } from "./dialects";
@@ -64,7 +64,7 @@ export async function inTransactionSteps<T>(db: Db, fn: (steps: TransactionSteps
 
 /**
  * A transaction of one step (inTransactionSteps with only sendAndCommit) without the steps'
- * bookkeeping, for the writes of a create or a group commit (store.ts, applyWriteLists): begin,
+ * bookkeeping, for a write list or a group of them (writes.ts, write-groups.ts): begin,
  * the queries, commit, then the reads; gives each read's rows.
  */
 export async function inOneStep(

@@ -6,9 +6,9 @@ import { createWorkspace } from "../core/workspaces/workspaces";
 import { METRICS } from "../primitives/metrics";
 import type { Db } from "./database";
 import { isUniqueViolation } from "./dialects";
-import { applyWriteLists, withTransaction } from "./store";
+import { withTransaction, writeList } from "./writes";
 import { testDialect, useTestStore } from "./testing/test-store";
-import { applyWritesGrouped, MAX_WRITE_GROUP } from "./write-groups";
+import { MAX_WRITE_GROUP, writeLists } from "./write-groups";
 
 /** The group sizes observed so far: how many transactions, how many lists, the largest bucket used. */
 async function groupSizes(): Promise<{ transactions: number; lists: number; atMost: (size: number) => number }> {
@@ -52,7 +52,7 @@ describe(`write groups (${testDialect()})`, () => {
     const lists = Array.from({ length: 40 }, () => holdList(db, workspaceId, 10_000));
     const answers = await Promise.all(
       lists.map(({ holdId, writes }) =>
-        applyWritesGrouped(db, workspaceId, writes, { ids: [holdId], query: readHolds }),
+        writeList(db, writes, { groupBy: workspaceId, read: { ids: [holdId], query: readHolds } }),
       ),
     );
     answers.forEach((rows, i) => expect(rows).toEqual([{ id: lists[i]!.holdId, amount_micros: 10_000 }]));
@@ -83,9 +83,9 @@ describe(`write groups (${testDialect()})`, () => {
     // Fifteen holds of $0.01 against $0.10: ten fit. One more list repeats a key another list writes.
     const lists = Array.from({ length: 15 }, () => holdList(db, workspaceId, 10_000));
     const outcomes = await Promise.allSettled([
-      ...lists.map(({ writes }) => applyWritesGrouped(db, workspaceId, writes)),
-      applyWritesGrouped(db, workspaceId, [keyed("taken")]),
-      applyWritesGrouped(db, workspaceId, [keyed("taken")]),
+      ...lists.map(({ writes }) => writeList(db, writes, { groupBy: workspaceId })),
+      writeList(db, [keyed("taken")], { groupBy: workspaceId }),
+      writeList(db, [keyed("taken")], { groupBy: workspaceId }),
     ]);
     const holds = outcomes.slice(0, 15);
     expect(holds.filter((o) => o.status === "fulfilled")).toHaveLength(10);
@@ -109,7 +109,7 @@ describe(`write groups (${testDialect()})`, () => {
     const before = await groupSizes();
     const n = MAX_WRITE_GROUP * 2 + 10;
     await Promise.all(
-      Array.from({ length: n }, () => applyWritesGrouped(db, workspaceId, holdList(db, workspaceId, 1_000).writes)),
+      Array.from({ length: n }, () => writeList(db, holdList(db, workspaceId, 1_000).writes, { groupBy: workspaceId })),
     );
     const after = await groupSizes();
     expect(after.lists - before.lists).toBe(n);
@@ -127,7 +127,7 @@ describe(`write groups (${testDialect()})`, () => {
       withTransaction(store.db, async (trx) => {
         const list = holdList(trx, workspaceId, 10_000);
         holdId = list.holdId;
-        await applyWritesGrouped(trx, workspaceId, list.writes);
+        await writeList(trx, list.writes, { groupBy: workspaceId });
         expect((await readBalance(trx, workspaceId)).heldMicros).toBe(10_000);
         throw new Error("the caller fails after the writes");
       }),
@@ -153,7 +153,7 @@ describe(`write groups (${testDialect()})`, () => {
           created_at: new Date().toISOString(),
         })
         .compile();
-    await applyWriteLists(
+    await writeLists(
       db,
       [[keyed("a1"), keyed("b1"), keyed("last1")], [keyed("a2"), keyed("last2")], [keyed("last3")]],
       [],

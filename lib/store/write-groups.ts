@@ -2,15 +2,17 @@
 // each would pay a whole transaction for it: on SQLite a commit of its own, on PostgreSQL a lock
 // held until its commit while the others queue behind it. Lists of writes that share a key (the
 // workspace) and arrive while the key's previous group is being applied, or in the same turn of
-// the event loop, are applied together in one transaction (applyWriteLists). All or none
+// the event loop, are applied together in one transaction (writeLists, below). All or none
 // together: when the group fails, each list is applied again alone, so every caller gets the
 // outcome it would have had alone — its own error (a hold the balance cannot cover, a repeated
 // idempotency key) or its rows.
-import type { CompiledQuery, Compilable, Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 import { nodeSetImmediate } from "../primitives/event-loop";
 import { METRICS } from "../primitives/metrics";
 import type { Database, Db } from "./database";
-import { applyWriteLists, applyWrites } from "./store";
+import { onPostgres } from "./dialects";
+import { mergeSameShapeLists } from "./merged-inserts";
+import { inOneStep } from "./transaction-steps";
 
 /** The most lists one transaction takes; more wait for the next group. */
 export const MAX_WRITE_GROUP = 64;
@@ -23,14 +25,14 @@ type RowWithId = { id: string };
  * The lists of a group with the same `query` share one: `query(db, every list's ids)`, so a group
  * of creates sends one read instead of one each (PostgreSQL plans each read anew).
  */
-export interface SharedRead<R extends RowWithId> {
+export interface ListRead<R extends RowWithId> {
   ids: readonly string[];
   query(db: Db, ids: readonly string[]): CompiledQuery<R>;
 }
 
 interface Waiting {
   queries: readonly CompiledQuery[];
-  read: SharedRead<RowWithId> | undefined;
+  read: ListRead<RowWithId> | undefined;
   resolve(rows: RowWithId[]): void;
   reject(err: unknown): void;
 }
@@ -49,26 +51,23 @@ class KeyQueue {
 const queuesByStore = new WeakMap<Kysely<Database>, Map<string, KeyQueue>>();
 
 /**
- * applyWrites, committed together with the other lists of the same key that are waiting:
+ * A list of writes committed together with the other lists of the same key that are waiting:
  * each list all or none, its writes in order, its last write (the balance move) after the
- * group's other writes; then `read`'s rows. Inside a caller's transaction it is applyWrites itself.
+ * group's other writes; then `read`'s rows (lib/store/writes.ts, writeList with groupBy).
  */
-export function applyWritesGrouped<R extends RowWithId = never>(
-  db: Db,
+export function groupedWriteList<R extends RowWithId>(
+  store: Kysely<Database>,
   key: string,
-  writes: readonly Compilable[],
-  read?: SharedRead<R>,
+  queries: readonly CompiledQuery[],
+  read?: ListRead<R>,
 ): Promise<R[]> {
-  if (db.isTransaction) return applyWrites(db, writes, read?.query(db, read.ids));
-  const store = db as Kysely<Database>;
   let queues = queuesByStore.get(store);
   if (!queues) queuesByStore.set(store, (queues = new Map()));
   let queue = queues.get(key);
   if (!queue) queues.set(key, (queue = new KeyQueue(store, key, queues)));
-  const queries = writes.map((write) => write.compile());
   let waiting!: Waiting;
   const answer = new Promise<RowWithId[]>((resolve, reject) => {
-    waiting = { queries, read: read as SharedRead<RowWithId> | undefined, resolve, reject };
+    waiting = { queries, read: read as ListRead<RowWithId> | undefined, resolve, reject };
   });
   queue.waiting.push(waiting);
   // The first list waits for the rest of this turn of the event loop: the requests read in the
@@ -93,7 +92,7 @@ async function applyNextGroup(queue: KeyQueue): Promise<void> {
 async function applyGroup(db: Kysely<Database>, group: Waiting[]): Promise<void> {
   if (group.length === 1) return applyAlone(db, group[0]!);
   // One read per kind of read, for every list that asked for it.
-  const idsByQuery = new Map<SharedRead<RowWithId>["query"], string[]>();
+  const idsByQuery = new Map<ListRead<RowWithId>["query"], string[]>();
   for (const { read } of group) {
     if (!read) continue;
     const ids = idsByQuery.get(read.query);
@@ -103,7 +102,7 @@ async function applyGroup(db: Kysely<Database>, group: Waiting[]): Promise<void>
   const queries = [...idsByQuery.keys()];
   let answers: unknown[][];
   try {
-    answers = await applyWriteLists(
+    answers = await writeLists(
       db,
       group.map((waiting) => waiting.queries),
       queries.map((query) => query(db, idsByQuery.get(query)!)),
@@ -128,9 +127,32 @@ async function applyGroup(db: Kysely<Database>, group: Waiting[]): Promise<void>
 async function applyAlone(db: Kysely<Database>, waiting: Waiting): Promise<void> {
   try {
     const { read } = waiting;
-    const [rows] = await applyWriteLists(db, [waiting.queries], read ? [read.query(db, read.ids)] : []);
+    const [rows] = await inOneStep(db, waiting.queries, read ? [read.query(db, read.ids)] : []);
     waiting.resolve((rows ?? []) as RowWithId[]);
   } catch (err) {
     waiting.reject(err);
   }
+}
+
+/**
+ * Several lists of compiled writes in one transaction, all or none together, then `reads` once
+ * they are in (after the commit; on PostgreSQL in the same round trip). Each list's writes keep
+ * their order, and every list's last write comes after all the lists' other writes: a hold's
+ * balance move is its list's last write and must stay the last lock a transaction takes
+ * (lib/core/credits/credits.ts, moveHeldFromAvailable). Gives each read's rows, in order.
+ */
+export function writeLists(
+  db: Kysely<Database>,
+  lists: readonly (readonly CompiledQuery[])[],
+  reads: readonly CompiledQuery[],
+): Promise<unknown[][]> {
+  const heads: (readonly CompiledQuery[])[] = [];
+  const lasts: CompiledQuery[] = [];
+  for (const queries of lists) {
+    if (queries.length === 0) continue;
+    heads.push(queries.slice(0, -1));
+    lasts.push(queries[queries.length - 1]!);
+  }
+  // The lists' writes but their last ones (those of one shape merged), then every list's last write.
+  return inOneStep(db, mergeSameShapeLists(heads, onPostgres(db)).concat(lasts), reads);
 }

@@ -3,14 +3,13 @@
 // available ≥ 0 and granted = available + held + charged at all times.
 import { sql, type Compilable, type CompiledQuery, type Expression } from "kysely";
 import type { Db } from "../../store/database";
-import { applyWrites, withTransaction } from "../../store/store";
+import { withTransaction, writeList, type ListRead } from "../../store/writes";
 import { nowIso, requireScope, type Ctx, type SystemCtx } from "../context";
 import { ApiError } from "../../primitives/errors";
 import { newId } from "../../primitives/ids";
 import { LIMITS } from "../../primitives/limits";
 import { formatUsd, type Micros } from "../../primitives/money";
 import { insertRow, reusedQuery } from "../../store/reused-sql";
-import { applyWritesGrouped, type SharedRead } from "../../store/write-groups";
 
 export interface Credits {
   object: "credits";
@@ -157,7 +156,7 @@ export async function grantCredit(
 }
 
 /**
- * Holding credit is two writes applied together (lib/store/store.ts, applyWrites): the hold's own
+ * Holding credit is two writes applied together (lib/store/writes.ts, writeList): the hold's own
  * rows (the hold and its ledger entry), here, then the balance, moveHeldFromAvailable, last. A
  * create writes its run between the two (writeQueuedRun).
  */
@@ -230,20 +229,18 @@ export interface HoldNeed {
 }
 
 /**
- * Applies writes that end with a balance move (applyWrites: all or none, then `read`), turning the balance's
+ * Applies writes that end with a balance move (writeList: all or none, then `read`), turning the balance's
  * refusal into insufficient_credit with what the workspace has available now. Concurrent holds of
- * one workspace are committed together (lib/store/write-groups.ts), each still all or none.
+ * one workspace are committed together (grouped by workspace), each still all or none.
  */
 export async function applyHoldingWrites<R extends { id: string } = never>(
   db: Db,
   writes: readonly Compilable[],
   hold: HoldNeed | null,
-  read?: SharedRead<R>,
+  read?: ListRead<R>,
 ): Promise<R[]> {
   try {
-    return await (hold
-      ? applyWritesGrouped(db, hold.workspaceId, writes, read)
-      : applyWrites(db, writes, read?.query(db, read.ids)));
+    return await writeList(db, writes, { groupBy: hold?.workspaceId, read });
   } catch (err) {
     if (!hold || !isShortOfCredit(err)) throw err;
     const balance = await readBalance(db, hold.workspaceId);
@@ -309,7 +306,7 @@ export async function settleHold(db: Db, input: { holdId: string; outcome: HoldO
     const at = nowIso();
     const [hold] = (await trx.executeQuery(endHoldQuery(trx, { hold: input.holdId, outcome: input.outcome, at }))).rows;
     if (!hold) return false;
-    await applyWrites(
+    await writeList(
       trx,
       settledHoldWrites(trx, {
         holdId: input.holdId,

@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import { BlobNotFoundError, BlobTooLargeError } from "../../blobs/blob-store";
 import type { UploadsTable } from "../../store/database";
-import { withTransaction } from "../../store/store";
+import { withTransaction } from "../../store/writes";
 import { nowIso, requireScope, type Ctx, type Services, type SystemCtx } from "../context";
 import { readBalance } from "../credits/credits";
 import { ApiError } from "../../primitives/errors";

@@ -16,9 +16,8 @@ import { appendRunEndedEvent } from "../webhooks/run-events";
 import type { Db, GenerationsTable } from "../../store/database";
 import { isUniqueViolation } from "../../store/dialects";
 import { sql, type Compilable } from "kysely";
-import { withTransaction } from "../../store/store";
+import { withTransaction, type ListRead } from "../../store/writes";
 import { insertRow } from "../../store/reused-sql";
-import type { SharedRead } from "../../store/write-groups";
 
 export { GENERATION_STATUSES };
 
@@ -108,7 +107,7 @@ export function recordHoldFor(
 }
 
 /** What `start` gives startIdempotently: the writes, the credit they hold, and a read to run right after. */
-type StartWrites = { writes: Compilable[]; hold: HoldNeed | null; read?: SharedRead<{ id: string }> };
+type StartWrites = { writes: Compilable[]; hold: HoldNeed | null; read?: ListRead<{ id: string }> };
 
 /** A create's own writes: the queue's order lock, the hold with its ledger entry, the queued run row, then the balance. */
 export function writeQueuedRun(
@@ -138,7 +137,7 @@ export function writeQueuedRun(
 /**
  * Starts something once per idempotency key: a replay returns what the key already started;
  * otherwise `prepare` validates and prices (outside the transaction), and `start` gives the
- * writes, applied all or none after the key's record (applyWrites), so two concurrent requests
+ * writes, applied all or none after the key's record (writeList), so two concurrent requests
  * with one key start exactly one thing and the loser replays the winner's result.
  */
 export async function startIdempotently<P, S extends StartWrites>(

@@ -61,7 +61,7 @@ export async function findIdempotentReplay(
   return row.resource_id;
 }
 
-/** The key's record, written with what it starts (applyWrites), so both land or neither does. */
+/** The key's record, written with what it starts (writeList), so both land or neither does. */
 export function recordIdempotencyKey(
   db: Db,
   input: { workspaceId: string; key: string; endpoint: string; hash: string; resourceId: string; now: string },

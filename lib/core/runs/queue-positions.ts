@@ -83,7 +83,7 @@ export function positionOf(row: unknown): number | null {
 /**
  * The query of these runs' positions (at most CHUNK of them), to run where the caller likes: a
  * create sends it with its writes, and the creates committed together share one
- * (lib/store/write-groups.ts).
+ * (writeList's group commit, lib/store/writes.ts).
  */
 export function positionsQuery(db: Db, ids: readonly string[]): CompiledQuery<AheadRow> {
   if (ids.length === 1) return oneRunPositionQuery(db, ids[0]!);

@@ -1,7 +1,7 @@
 // Events: what happened to a workspace's runs, kept 30 days, listed and read through the API and
 // delivered to webhooks (webhook-deliveries.ts). The payload is what receivers get.
 import type { Db, EventsTable } from "../../store/database";
-import { withTransaction } from "../../store/store";
+import { withTransaction } from "../../store/writes";
 import { requireScope, type Ctx, type SystemCtx } from "../context";
 import { ApiError } from "../../primitives/errors";
 import { afterPosition, keysetPage } from "../../primitives/paging";

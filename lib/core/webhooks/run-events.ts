@@ -2,7 +2,7 @@
 // with its webhook delivery rows.
 import type { Compilable } from "kysely";
 import type { Db, GenerationsTable, WebhookEndpointsTable } from "../../store/database";
-import { applyWrites } from "../../store/store";
+import { writeList } from "../../store/writes";
 import type { Services } from "../context";
 import { presentGeneration } from "../runs/generation-view";
 import { newId } from "../../primitives/ids";
@@ -32,5 +32,5 @@ export async function runEndedEventWrites(
 /** Writes the ended run's event and deliveries, in db's transaction. */
 export async function appendRunEndedEvent(db: Db, services: Services, row: GenerationsTable): Promise<void> {
   const endpoints = (await db.executeQuery(webhookEndpointsQuery(db, row.workspace_id))).rows;
-  await applyWrites(db, await runEndedEventWrites(db, services, row, endpoints));
+  await writeList(db, await runEndedEventWrites(db, services, row, endpoints));
 }

@@ -5,8 +5,7 @@ import { sql, type Compilable, type CompiledQuery } from "kysely";
 import { METRICS, type WebhookOutcome } from "../../primitives/metrics";
 import type { Db, WebhookDeliveriesTable } from "../../store/database";
 import { reusedQuery } from "../../store/reused-sql";
-import { withTransaction } from "../../store/store";
-import { applyWritesGrouped } from "../../store/write-groups";
+import { withTransaction, writeList } from "../../store/writes";
 import type { AttemptResult } from "./send-attempt";
 
 /** An endpoint whose deliveries only failed for this long, without a break (failureGapMs), is disabled. */
@@ -187,9 +186,9 @@ function attemptsOf(db: Db, ids: readonly string[]): CompiledQuery<{ id: string;
 /** "succeeded", or null when the delivery was no longer ours (nothing written). */
 async function storeSuccessGrouped(db: Db, input: AttemptRecord): Promise<"succeeded" | null> {
   const { delivery } = input;
-  const rows = await applyWritesGrouped(db, SUCCESS_GROUP, successWrites(db, input), {
-    ids: [delivery.id],
-    query: attemptsOf,
+  const rows = await writeList(db, successWrites(db, input), {
+    groupBy: SUCCESS_GROUP,
+    read: { ids: [delivery.id], query: attemptsOf },
   });
   const attempt = delivery.attempt_count + 1;
   const at = input.at.toISOString();

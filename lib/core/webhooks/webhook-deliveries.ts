@@ -3,7 +3,7 @@
 // attempts are recorded, listed, and an event can be sent again.
 import { sql, type Compilable, type CompiledQuery, type Expression, type SelectQueryBuilder } from "kysely";
 import { onPostgres } from "../../store/dialects";
-import { withTransaction } from "../../store/store";
+import { withTransaction } from "../../store/writes";
 import type {
   Database,
   Db,

@@ -1,6 +1,6 @@
 // Workspace webhook endpoints: each receives the workspace's events (all, or the types it names).
 import type { WebhookEndpointsTable } from "../../store/database";
-import { withTransaction } from "../../store/store";
+import { withTransaction } from "../../store/writes";
 import { nowIso, requireScope, type Ctx } from "../context";
 import { ApiError } from "../../primitives/errors";
 import { hasIdPrefix, newId } from "../../primitives/ids";

@@ -2,7 +2,7 @@
 // rotation the previous secret keeps signing for 24 hours, so receivers can switch without
 // dropping a delivery.
 import type { Db, WebhookSecretsTable } from "../../store/database";
-import { withTransaction } from "../../store/store";
+import { withTransaction } from "../../store/writes";
 import { newWebhookSecret } from "./signing";
 import { nowIso, requireScope, type Ctx } from "../context";
 

@@ -4,7 +4,7 @@ import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import type { UsersTable } from "../../store/database";
 import { isUniqueViolation } from "../../store/dialects";
-import { withTransaction } from "../../store/store";
+import { withTransaction } from "../../store/writes";
 import { nowIso, type SystemCtx } from "../context";
 import { ApiError } from "../../primitives/errors";
 import { newId } from "../../primitives/ids";

@@ -1,4 +1,4 @@
-import { withTransaction } from "../../store/store";
+import { withTransaction } from "../../store/writes";
 import { requireScope, nowIso, type Ctx, type SystemCtx } from "../context";
 import { grantCredit } from "../credits/credits";
 import { ApiError } from "../../primitives/errors";
