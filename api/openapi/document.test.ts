@@ -87,6 +87,21 @@ describe("the OpenAPI document", () => {
     expect(publicModels.responses["401"]).toBeUndefined();
   });
 
+  it("every object a component names the fields of is closed, so an extra field fails the answer check", () => {
+    const open: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${at}/${i}`));
+      if (typeof node !== "object" || node === null) return;
+      const schema = node as Record<string, unknown>;
+      if ("properties" in schema && schema.additionalProperties !== false) open.push(at);
+      for (const [key, value] of Object.entries(schema)) walk(value, `${at}/${key}`);
+    };
+    const schemas = (doc().components as { schemas: Record<string, unknown> }).schemas;
+    for (const [name, schema] of Object.entries(schemas)) walk(schema, name);
+    expect(open).toEqual([]);
+    expect(Object.keys(schemas).length).toBeGreaterThan(30);
+  });
+
   it("the checker refuses what the document does not allow and takes what it does", () => {
     const checker = answerChecker(doc());
     const answer = (status: number, body: unknown, path = "/v1/credits") =>

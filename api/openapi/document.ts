@@ -5,7 +5,7 @@ import { ERROR_CODES, type ErrorCode } from "../../lib/primitives/error-codes";
 import { EVENT_TYPES } from "../../lib/core/webhooks/webhook-endpoints";
 import { LIMITS } from "../../lib/primitives/limits";
 import { OPERATIONS, type Access, type AnswerHeader, type Operation } from "./operations";
-import { SCHEMAS, type JsonSchema } from "./schemas";
+import { componentSchemas, type JsonSchema } from "./schemas";
 
 /** The version of the interface this document describes (docs/api.md, "Versioning and lifecycle"). */
 export const API_DESCRIPTION_VERSION = "1.0.0";
@@ -302,7 +302,7 @@ export function openApiDocument(): Record<string, unknown> {
     paths,
     webhooks,
     components: {
-      schemas: SCHEMAS,
+      schemas: componentSchemas(),
       responses: sharedResponses,
       headers: Object.fromEntries(Object.entries(HEADER_DOCS).map(([name, h]) => [name, h])),
       securitySchemes: {

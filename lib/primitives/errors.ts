@@ -1,5 +1,6 @@
 import { storeUnreachable } from "./unreachable";
 import { ERROR_CODES, type ErrorCode, type ErrorType } from "./error-codes";
+import type { ErrorBody } from "./error-shape";
 
 export interface ApiErrorOptions {
   /** The field at fault, e.g. `input.width`, `model`, `Idempotency-Key`. */
@@ -30,16 +31,8 @@ export class ApiError extends Error {
   }
 }
 
-export interface ErrorBody {
-  error: {
-    type: ErrorType;
-    code: ErrorCode;
-    message: string;
-    param: string | null;
-    doc_url: string | null;
-    request_id: string;
-  };
-}
+/** The error envelope, as its shape (error-shape.ts) says. */
+export type { ErrorBody };
 
 export function errorDocUrl(baseUrl: string, code: ErrorCode): string {
   return `${baseUrl}/docs/errors#${code}`;

@@ -1,40 +1,14 @@
 // The catalog: built-in model modules as public entries, their lifecycle, and lookups.
-import type { ModelDefinition, ModelLifecycle, ModelPricing } from "./model-definition";
-import type { JsonSchemaObject } from "../../primitives/json-schema";
+import type { ModelDefinition, ModelLifecycle } from "./model-definition";
 import { requireScope, type Ctx } from "../context";
 import { ApiError } from "../../primitives/errors";
 import { closestMatch } from "../../primitives/closest-match";
 import { LIMITS } from "../../primitives/limits";
 import { activePauses, availabilityOf, type Availability, type PauseMap } from "./model-availability";
+import type { Model, ModelList, ModelWithSchema } from "./model-shape";
 import type { Db } from "../../store/database";
 
-export interface Model {
-  id: string;
-  object: "model";
-  type: "model" | "preset";
-  name: string;
-  creator: string;
-  modality: string;
-  tasks: string[];
-  description: string;
-  revision: string;
-  version: string | null;
-  latest: boolean;
-  status: string;
-  deprecation: ModelLifecycle | null;
-  pricing: ModelPricing;
-  /** Whether it takes runs now; when out of service, quotes and runs answer 503. */
-  availability: Availability;
-}
-
-export interface ModelWithSchema extends Model {
-  input_schema: JsonSchemaObject;
-}
-
-export interface ModelList {
-  object: "list";
-  data: Model[];
-}
+export type { Model, ModelList, ModelWithSchema };
 
 export const MODEL_ID_PATTERN = /^[a-z0-9-]+\/[a-z0-9.-]+(@[1-9]\d{0,3})?$/;
 export const MODEL_ID_MAX_LENGTH = LIMITS.modelIdLength;

@@ -14,14 +14,9 @@ import type { Db } from "../../store/database";
 import { ApiError } from "../../primitives/errors";
 import { freshPauseRowsOf, pauseRowsOf, pausesChanged, type PauseRow } from "./pause-cache";
 import type { ModelDefinition } from "./model-definition";
+import type { Availability } from "./model-shape";
 
-export interface Availability {
-  status: "available" | "out_of_service" | "not_installed";
-  /** Why it is out of service or what is missing and the fix, for people; null when available. */
-  message: string | null;
-  /** When it is expected back (ISO 8601); null when available, not installed, or not known. */
-  until: string | null;
-}
+export type { Availability };
 
 const AVAILABLE: Availability = { status: "available", message: null, until: null };
 

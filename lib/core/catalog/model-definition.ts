@@ -1,5 +1,6 @@
 // What a model module exports (docs/models-and-presets.md, "Add a model"). The catalog is the list of these.
 import type { JsonSchemaObject } from "../../primitives/json-schema";
+import type { ModelLifecycle, ModelPricing, PriceOverride } from "./model-shape";
 
 /** The kinds of output a catalog entry makes: its `modality`, and an output item's `type`. */
 export const MODALITIES = ["image", "video", "audio", "3d"] as const;
@@ -8,32 +9,8 @@ export type Modality = (typeof MODALITIES)[number];
 /** Catalog maturity. Lifecycle (deprecated, retired) is told by `lifecycle`, not here. */
 export type ModelStatus = "stable" | "beta";
 
-export interface PriceOverride {
-  /** Input values that must all match (a list means "any of these"). */
-  when: Record<string, string | number | boolean | Array<string | number | boolean>>;
-  /** The price per unit that replaces `usd` when this override matches. */
-  usd: string;
-}
-
-export interface ModelPricing {
-  /** What one `usd` buys: "image", "second", "character", "run". */
-  unit: string;
-  /** Price per unit, a decimal string of at most 6 places. */
-  usd: string;
-  /** Input fields whose values multiply the price: a number counts as itself, a string as its length. */
-  drivers: string[];
-  /** First match wins; none matching leaves `usd`. */
-  overrides: PriceOverride[];
-}
-
-export interface ModelLifecycle {
-  /** When it was deprecated (ISO 8601). */
-  deprecated_at: string;
-  /** When it stops running (ISO 8601); after it the entry, quotes and runs answer 410. */
-  sunset_at: string;
-  /** The catalog ID to move to, or null when there is none. */
-  replaced_by: string | null;
-}
+/** Price and lifecycle are public as they are written here: their shapes are model-shape.ts's. */
+export type { ModelLifecycle, ModelPricing, PriceOverride };
 
 export interface ImageOutput {
   type: "image";

@@ -9,13 +9,10 @@ import { ApiError } from "../../primitives/errors";
 import { newId } from "../../primitives/ids";
 import { LIMITS } from "../../primitives/limits";
 import { formatUsd, type Micros } from "../../primitives/money";
+import type { Credits } from "./credits-shape";
 import { insertRow, reusedQuery } from "../../store/reused-sql";
 
-export interface Credits {
-  object: "credits";
-  available_usd: string;
-  held_usd: string;
-}
+export type { Credits };
 
 export interface Balance {
   availableMicros: Micros;

@@ -10,28 +10,9 @@ import { hasIdPrefix, newId } from "../../primitives/ids";
 import { pixelLimitMessage } from "../../primitives/image-pixels";
 import { LIMITS } from "../../primitives/limits";
 import { afterPosition, keysetPage } from "../../primitives/paging";
+import type { File, FileList } from "./file-shape";
 
-export interface File {
-  id: string;
-  object: "file";
-  content_type: string;
-  bytes: number;
-  width: number | null;
-  height: number | null;
-  duration: number | null;
-  filename: string | null;
-  url: string;
-  expires_at: string;
-  created_at: string;
-}
-
-export interface FileList {
-  object: "list";
-  url: string;
-  data: File[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+export type { File, FileList };
 
 /** Image formats a file may hold, by sharp's name for them. */
 const IMAGE_TYPES: Record<string, string> = {

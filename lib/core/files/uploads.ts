@@ -10,6 +10,7 @@ import { nowIso, requireScope, type Ctx, type Services, type SystemCtx } from ".
 import { readBalance } from "../credits/credits";
 import { ApiError } from "../../primitives/errors";
 import { cleanFilename, presentFile, type File } from "./files";
+import type { Upload, UploadReceipt } from "./file-shape";
 import { hasIdPrefix, newId } from "../../primitives/ids";
 import { LIMITS } from "../../primitives/limits";
 import { fitsDeclaredType, probeUploadedMedia } from "./media-probe";
@@ -34,19 +35,7 @@ export const UPLOAD_CONTENT_TYPES = [
 const UPLOAD_WINDOW_MS = 60 * 60 * 1000;
 const PURPOSE = "upload";
 
-export interface Upload {
-  id: string;
-  object: "upload";
-  status: UploadsTable["status"];
-  filename: string;
-  content_type: string;
-  bytes: number;
-  /** PUT the bytes here (no API key needed) until expires_at: the API, or the bucket's presigned URL; null once completed. */
-  upload_url: string | null;
-  expires_at: string;
-  file: File | null;
-  created_at: string;
-}
+export type { Upload };
 
 function uploadUrl(services: Services, row: UploadsTable): string {
   const expires = String(Math.floor(Date.parse(row.expires_at) / 1000));
@@ -193,7 +182,7 @@ export async function openUpload(ctx: Ctx, body: unknown): Promise<Upload> {
 export async function receiveUploadContent(
   ctx: SystemCtx & { services: Services },
   input: { id: string; expires: string | undefined; signature: string | undefined; body: AsyncIterable<Uint8Array> },
-): Promise<{ id: string; received_bytes: number }> {
+): Promise<UploadReceipt> {
   const { id, expires, signature } = input;
   if (
     !expires ||

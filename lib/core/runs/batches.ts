@@ -1,7 +1,7 @@
 // Batches: up to 50 runs priced and held together in one transaction; all start or none do.
 import { requireScope, type Ctx } from "../context";
 import { ApiError } from "../../primitives/errors";
-import { presentRuns, type Generation } from "./generation-view";
+import { presentRuns } from "./generation-view";
 import { queuedRow, recordHoldFor, startIdempotently } from "./generations";
 import { validateIdempotencyKey } from "./idempotency";
 import { hasIdPrefix, newId } from "../../primitives/ids";
@@ -13,13 +13,9 @@ import type { Compilable } from "kysely";
 import type { GenerationsTable } from "../../store/database";
 import { insertRow } from "../../store/reused-sql";
 import { queueOrderLock } from "./queue-positions";
+import type { Batch } from "./generation-shape";
 
-export interface Batch {
-  id: string;
-  object: "batch";
-  data: Generation[];
-  created_at: string;
-}
+export type { Batch };
 
 async function priceBatch(ctx: Ctx, body: unknown): Promise<PricedRun[]> {
   const object = requireObject(body, null);

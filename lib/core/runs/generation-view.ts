@@ -1,9 +1,11 @@
 // A stored run as the API shows it: the Generation object, with fresh signed output links.
 import { blobLink } from "../../blobs/links";
 import type { Db, GenerationsTable } from "../../store/database";
-import type { Services } from "../context";
+import type { Services, Source } from "../context";
+import type { Modality } from "../catalog/model-definition";
 import { formatUsd } from "../../primitives/money";
 import { queuePositions } from "./queue-positions";
+import type { Generation, OutputItem, PreviewItem } from "./generation-shape";
 
 /** What a finished run keeps of each output; the bytes are in the blob store. */
 export interface StoredOutput {
@@ -35,54 +37,7 @@ export interface StoredPreview {
   height: number;
 }
 
-export interface PreviewItem {
-  url: string;
-  expires_at: string;
-  content_type: string;
-  width: number;
-  height: number;
-}
-
-export interface OutputItem {
-  type: string;
-  url: string;
-  expires_at: string;
-  content_type: string;
-  width?: number;
-  height?: number;
-  duration?: number;
-  vertices?: number;
-  triangles?: number;
-  bounding_box?: BoundingBox;
-  poster?: { url: string; expires_at: string; width: number; height: number };
-  /** The studio's only (Services.studioLinks): a same-origin link answered as a download named "<model>-<run>-<n>.<ext>". */
-  download_url?: string;
-}
-
-export interface Generation {
-  id: string;
-  object: "generation";
-  model: string;
-  modality: string;
-  status: GenerationsTable["status"];
-  provider: string | null;
-  revision: string;
-  input: Record<string, unknown>;
-  output: OutputItem[];
-  /** A preset's first image while it runs (and after); null when none was shown. */
-  preview: PreviewItem | null;
-  error: { message: string } | null;
-  /** How far a running run is, 0 to 1, when its model reports it; else null. */
-  progress: number | null;
-  /** While queued: 1 for the next run to start, counting the queued runs ahead of it; else null. */
-  queue_position: number | null;
-  usage: { cost_usd: string | null };
-  source: string;
-  batch_id: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-}
+export type { Generation, OutputItem, PreviewItem };
 
 export { FINAL_STATUSES, isFinal, retryAfterSeconds } from "./run-states";
 
@@ -176,7 +131,8 @@ export async function presentGeneration(
     id: row.id,
     object: "generation",
     model: row.model,
-    modality: row.modality,
+    // The store keeps these as text; only the values their shapes name are ever written.
+    modality: row.modality as Modality,
     status: row.status,
     provider: row.provider,
     revision: row.revision,
@@ -190,7 +146,7 @@ export async function presentGeneration(
     progress: row.status === "running" ? services.signals.progressOf(row.id) : null,
     queue_position: row.status === "queued" ? queuePosition : null,
     usage: { cost_usd: row.charged_micros === null ? null : formatUsd(Number(row.charged_micros)) },
-    source: row.source,
+    source: row.source as Source,
     batch_id: row.batch_id,
     created_at: row.created_at,
     started_at: row.started_at,

@@ -5,6 +5,7 @@ import { nowIso, requireScope, SOURCES, type Ctx } from "../context";
 import { observeRunEnded } from "../../primitives/metrics";
 import { ApiError } from "../../primitives/errors";
 import { presentGeneration, presentRun, presentRuns, type Generation, type StoredOutput } from "./generation-view";
+import type { GenerationList } from "./generation-shape";
 import { positionOf, positionsQuery, queueOrderLock } from "./queue-positions";
 import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
@@ -276,13 +277,7 @@ function parseCommaList<T extends string>(value: string | undefined, allowed: re
 
 const BATCH_ID = new RegExp(`^${ID_PREFIXES.batch}[0-9A-Za-z]{1,60}$`);
 
-export interface GenerationList {
-  object: "list";
-  url: string;
-  data: Generation[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+export type { GenerationList };
 
 /** The longest prompt search the studio's history takes. */
 export const PROMPT_SEARCH_MAX = 200;

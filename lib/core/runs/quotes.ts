@@ -9,15 +9,9 @@ import { requireSafeWebhookUrl } from "../webhooks/webhook-url";
 import { priceInput } from "./pricing";
 import { parseRunRequest, type RunRequest } from "./run-request";
 import type { ModelDefinition } from "../catalog/model-definition";
+import type { Quote } from "./generation-shape";
 
-export interface Quote {
-  object: "quote";
-  model: string;
-  revision: string;
-  input: Record<string, unknown>;
-  cost_usd: string;
-  hold_usd: string;
-}
+export type { Quote };
 
 export interface PricedRun {
   request: RunRequest;

@@ -7,19 +7,14 @@ import { ApiError } from "../../primitives/errors";
 import { afterPosition, keysetPage } from "../../primitives/paging";
 import { EVENT_TYPES } from "./webhook-endpoints";
 import { requireEvent } from "./webhook-deliveries";
+import type { Event, EventList, WebhookPayload } from "./webhook-shape";
 
 export const EVENT_RETENTION_DAYS = 30;
 
-export interface Event {
-  id: string;
-  object: "event";
-  type: string;
-  timestamp: string;
-  data: unknown;
-}
+export type { Event };
 
 export function presentEvent(row: EventsTable): Event {
-  const payload = JSON.parse(row.payload_json) as { type: string; timestamp: string; data: unknown };
+  const payload = JSON.parse(row.payload_json) as WebhookPayload;
   return { id: row.id, object: "event", type: payload.type, timestamp: payload.timestamp, data: payload.data };
 }
 
@@ -39,7 +34,7 @@ function parseTypes(value: string | undefined): string[] {
 }
 
 /** GET /v1/events: newest first, paged, optionally of some types. */
-export async function listEvents(ctx: Ctx, query: Record<string, string | undefined>) {
+export async function listEvents(ctx: Ctx, query: Record<string, string | undefined>): Promise<EventList> {
   requireScope(ctx, "generations:read");
   const types = parseTypes(query.type);
   const page = await keysetPage(

@@ -18,27 +18,9 @@ import { newId } from "../../primitives/ids";
 import { afterPosition, keysetPage } from "../../primitives/paging";
 import { refuseUnknownFields, requireObject } from "../runs/run-request";
 import { endpointTakes, requireEndpoint } from "./webhook-endpoints";
+import type { Delivery, DeliveryAttempt } from "./webhook-shape";
 
-export interface DeliveryAttempt {
-  attempt: number;
-  at: string;
-  response_status: number | null;
-  latency_ms: number;
-  response_body: string;
-  error: string | null;
-}
-
-export interface Delivery {
-  id: string;
-  object: "webhook_delivery";
-  event_id: string;
-  webhook_id: string | null;
-  url: string;
-  status: WebhookDeliveriesTable["status"];
-  attempts: DeliveryAttempt[];
-  next_attempt_at: string | null;
-  created_at: string;
-}
+export type { Delivery, DeliveryAttempt };
 
 function deliveryRow(
   workspaceId: string,

@@ -7,6 +7,7 @@ import { hasIdPrefix, newId } from "../../primitives/ids";
 import { afterPosition, keysetPage } from "../../primitives/paging";
 import { parseWebhookUrl, refuseUnknownFields, requireObject } from "../runs/run-request";
 import { requireSafeWebhookUrl } from "./webhook-url";
+import type { DeletedWebhookEndpoint, WebhookEndpoint, WebhookEndpointList } from "./webhook-shape";
 
 export const EVENT_TYPES = ["generation.succeeded", "generation.failed", "generation.canceled"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -15,18 +16,7 @@ const MAX_ENDPOINTS = 20;
 const DESCRIPTION_MAX = 500;
 const FIELDS = ["url", "description", "event_types", "enabled"] as const;
 
-export interface WebhookEndpoint {
-  id: string;
-  object: "webhook_endpoint";
-  url: string;
-  description: string;
-  event_types: EventType[];
-  enabled: boolean;
-  /** Why it was disabled by the delivery engine (410, or failing for 5 days); null otherwise. */
-  disabled_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { WebhookEndpoint };
 
 export function presentEndpoint(row: WebhookEndpointsTable): WebhookEndpoint {
   return {
@@ -190,10 +180,7 @@ export async function updateWebhookEndpoint(ctx: Ctx, input: { id: string; body:
 }
 
 /** DELETE /v1/webhooks/{id}: its pending deliveries are dropped with it. */
-export async function deleteWebhookEndpoint(
-  ctx: Ctx,
-  input: { id: string },
-): Promise<{ id: string; object: "webhook_endpoint"; deleted: true }> {
+export async function deleteWebhookEndpoint(ctx: Ctx, input: { id: string }): Promise<DeletedWebhookEndpoint> {
   requireScope(ctx, "generations:write");
   const row = await requireEndpoint(ctx, input.id);
   await ctx.db
@@ -207,7 +194,10 @@ export async function deleteWebhookEndpoint(
 }
 
 /** GET /v1/webhooks */
-export async function listWebhookEndpoints(ctx: Ctx, query: Record<string, string | undefined>) {
+export async function listWebhookEndpoints(
+  ctx: Ctx,
+  query: Record<string, string | undefined>,
+): Promise<WebhookEndpointList> {
   requireScope(ctx, "generations:write");
   const page = await keysetPage(
     { secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters: "webhooks" },

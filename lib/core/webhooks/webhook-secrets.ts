@@ -5,15 +5,11 @@ import type { Db, WebhookSecretsTable } from "../../store/database";
 import { withTransaction } from "../../store/writes";
 import { newWebhookSecret } from "./signing";
 import { nowIso, requireScope, type Ctx } from "../context";
+import type { WebhookSecret } from "./webhook-shape";
 
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
-export interface WebhookSecret {
-  object: "webhook_secret";
-  secret: string;
-  /** Until when the previous secret still signs deliveries; null when there is none. */
-  previous_expires_at: string | null;
-}
+export type { WebhookSecret };
 
 /** The workspace's secret row, made on first use (two processes racing make one). */
 export async function ensureWebhookSecret(db: Db, workspaceId: string): Promise<WebhookSecretsTable> {

@@ -4,13 +4,9 @@ import { grantCredit } from "../credits/credits";
 import { ApiError } from "../../primitives/errors";
 import { newId } from "../../primitives/ids";
 import type { Micros } from "../../primitives/money";
+import type { Workspace } from "./workspace-shape";
 
-export interface Workspace {
-  id: string;
-  object: "workspace";
-  name: string;
-  created_at: string;
-}
+export type { Workspace };
 
 function present(row: { id: string; name: string; created_at: string }): Workspace {
   return { id: row.id, object: "workspace", name: row.name, created_at: row.created_at };
