@@ -1,5 +1,6 @@
 // The catalog (docs/api.md, "Model entries"): list, retrieve, lifecycle headers, 410 and 404, and the
 // public twins without a key.
+import type { Model, ModelWithSchema as AnyModelWithSchema } from "../../lib/core/catalog/model-shape";
 import { expect, test, type APIResponse } from "./fixtures";
 import { createKey, createWorkspace } from "./admin";
 import {
@@ -13,24 +14,8 @@ import {
   NAMES_GRADIENT,
 } from "./helpers";
 
-interface Model {
-  id: string;
-  object: string;
-  type: string;
-  name: string;
-  creator: string;
-  modality: string;
-  tasks: string[];
-  description: string;
-  revision: string;
-  version: string | null;
-  latest: boolean;
-  status: string;
-  deprecation: { replaced_by: string | null } | null;
-  pricing: { unit: string; usd: string; overrides: unknown[]; drivers: string[] };
-}
-
-interface ModelWithSchema extends Model {
+/** A model entry, with what these tests read of its input schema (the document says only "an object"). */
+type ModelWithSchema = Omit<AnyModelWithSchema, "input_schema"> & {
   input_schema: {
     $schema: string;
     type: string;
@@ -38,7 +23,7 @@ interface ModelWithSchema extends Model {
     required: string[];
     additionalProperties: boolean;
   };
-}
+};
 
 const MODEL_FIELDS = [
   "id",

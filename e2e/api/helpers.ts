@@ -1,5 +1,6 @@
 // Assertions shared by the API specs: the headers every answer carries and the error envelope.
 import { expect, type APIResponse } from "@playwright/test";
+import type { ErrorBody } from "../../lib/primitives/error-shape";
 
 /** The error table (docs/api.md, "Errors"): code → status and type. */
 export const ERROR_TABLE: Record<string, { status: number | "4xx"; type: string }> = {
@@ -64,14 +65,8 @@ export async function expectOk<T = Record<string, unknown>>(res: APIResponse, st
   return JSON.parse(text) as T;
 }
 
-export interface ApiErrorBody {
-  type: string;
-  code: string;
-  message: string;
-  param: string | null;
-  doc_url: string | null;
-  request_id: string;
-}
+/** The `error` of the envelope, as its shape (lib/primitives/error-shape.ts) says. */
+export type ApiErrorBody = ErrorBody["error"];
 
 /**
  * The API's error envelope: status, code, the type the code's row names, param (null unless

@@ -8,19 +8,11 @@ import { validateBytes } from "gltf-validator";
 import { expect, test, type APIRequestContext } from "./fixtures";
 import { expectError, expectOk } from "./helpers";
 import { call, connect } from "./mcp-client";
-import { micros, newTenant, type Api, type Generation } from "./runs-helpers";
+import { micros, newTenant, type Api, type Generation, type OutputItem } from "./runs-helpers";
 import { SERVERS } from "./servers";
 
-interface ThreeDItem {
-  type: string;
-  url: string;
-  expires_at: string;
-  content_type: string;
-  vertices: number;
-  triangles: number;
-  bounding_box: { min: number[]; max: number[] };
-  poster: { url: string; expires_at: string; width: number; height: number };
-}
+/** A 3D output item: the fields a 3D output always has are there. */
+type ThreeDItem = OutputItem & Required<Pick<OutputItem, "vertices" | "triangles" | "bounding_box" | "poster">>;
 
 async function download(request: APIRequestContext, url: string): Promise<Buffer> {
   const res = await request.get(url);
@@ -140,14 +132,14 @@ test("each 3D entry runs end to end: charged its quote once, a valid .glb with t
     expect(final.status, `${body.model}: ${final.error?.message}`).toBe("succeeded");
     expect(micros(final.usage.cost_usd), "charged its quote").toBe(cost);
     expect(final.output).toHaveLength(1);
-    await checkThreeD(request, final.output[0] as unknown as ThreeDItem);
+    await checkThreeD(request, final.output[0] as ThreeDItem);
     done.push(final);
   }
   expect(await api.credits()).toEqual({ available: start.available - spent, held: 0 });
 
   // The same seed makes the same model again.
   const again = await api.waitFinal((await api.create(runs[0]!)).gen.id, 90);
-  const [first, second] = [done[0]!.output[0] as unknown as ThreeDItem, again.output[0] as unknown as ThreeDItem];
+  const [first, second] = [done[0]!.output[0] as ThreeDItem, again.output[0] as ThreeDItem];
   expect((await download(request, second.url)).equals(await download(request, first.url))).toBe(true);
 
   // Keep-as-file stays for images: a 3D output is refused by name.
@@ -180,7 +172,7 @@ test("the MCP door: list_models filters by modality 3d, and generate answers a 3
     expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
     const generation = result.structuredContent as unknown as Generation;
     expect(generation.status).toBe("succeeded");
-    const item = generation.output[0] as unknown as ThreeDItem;
+    const item = generation.output[0] as ThreeDItem;
     // The poster inline (an MCP client shows a picture), then the link to the full file.
     const image = result.content.find((c) => c.type === "image") as { data: string; mimeType: string } | undefined;
     expect(image, "the poster as an image").toBeDefined();

@@ -13,7 +13,7 @@ import sharp from "sharp";
 import { spawnSync } from "node:child_process";
 import { parseFfmpegInfo, type MediaInfo } from "../../lib/media/probe-output";
 import { expectError, expectOk } from "./helpers";
-import { makeWav, newTenant, type Api, type Generation } from "./runs-helpers";
+import { makeWav, newTenant, type Api, type Generation, type OutputItem as Output } from "./runs-helpers";
 import { SERVERS } from "./servers";
 
 const spec = SERVERS.models;
@@ -75,16 +75,6 @@ function frameDifference(a: Buffer, b: Buffer): number {
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "atelier-e2e-models-"));
 test.afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-interface Output {
-  type: string;
-  url: string;
-  content_type: string;
-  width?: number;
-  height?: number;
-  duration?: number;
-  poster?: { url: string; width: number; height: number };
-}
 
 async function download(request: APIRequestContext, url: string): Promise<Buffer> {
   const res = await request.get(url);

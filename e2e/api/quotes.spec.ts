@@ -1,5 +1,6 @@
 // Quotes (docs/api.md, "Quotes"): exact prices, defaults filled, input checked against the
 // model's schema, lifecycle headers and 410, and no change to the balance.
+import type { Quote } from "../../lib/core/runs/generation-shape";
 import { expect, test, type APIRequestContext } from "./fixtures";
 import { createKey, createWorkspace, type CreatedKey } from "./admin";
 import {
@@ -24,15 +25,6 @@ test.beforeAll(() => {
   const empty = createWorkspace();
   emptyHeaders = keyHeader(createKey(empty.id).key);
 });
-
-interface Quote {
-  object: string;
-  model: string;
-  revision: string;
-  input: Record<string, unknown>;
-  cost_usd: string;
-  hold_usd: string;
-}
 
 async function revisionOf(request: APIRequestContext, id: string): Promise<string> {
   const model = await expectOk<{ revision: string }>(await request.get(`/v1/public/models/${id}`));

@@ -12,6 +12,7 @@
 // which worker holds a run (lease_owner), and the ledger's charge entries of the killed run.
 import fs from "node:fs";
 import pg from "pg";
+import type { Upload } from "../../lib/core/files/file-shape";
 import { expect, test, type APIResponse } from "./fixtures";
 import { admin, createKey, createWorkspace, revokeKey, uniqueName } from "./admin";
 import { expectError, expectOk } from "./helpers";
@@ -199,14 +200,6 @@ async function bytesOf(url: string): Promise<{ status: number; contentType: stri
     contentType: res.headers.get("content-type"),
     body: Buffer.from(await res.arrayBuffer()),
   };
-}
-
-interface Upload {
-  id: string;
-  object: "upload";
-  status: string;
-  upload_url: string | null;
-  file: FileObject | null;
 }
 
 // ---------------------------------------------------------------------------------------------

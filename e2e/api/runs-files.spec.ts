@@ -6,6 +6,7 @@
 // On both blob stores: on disk ([sqlite · disk]) the API answers file links and takes upload PUTs
 // itself; on the bucket ([postgres · bucket]) links are presigned GETs and upload_url a presigned
 // PUT of the test bucket, the bytes going straight there, and complete reads the size from it.
+import type { Upload } from "../../lib/core/files/file-shape";
 import { expect, test } from "./fixtures";
 import { expectError, expectOk, ISO_MS } from "./helpers";
 import {
@@ -29,19 +30,6 @@ import {
 } from "./runs-helpers";
 
 const FOUR_MB = 4 * 1024 * 1024;
-
-interface Upload {
-  id: string;
-  object: "upload";
-  status: string;
-  filename: string;
-  content_type: string;
-  bytes: number;
-  upload_url: string | null;
-  expires_at: string;
-  file: FileObject | null;
-  created_at: string;
-}
 
 function postImage(api: Api, data: Buffer, contentType: string, extra: Record<string, string> = {}) {
   return api.request.post(api.url("/v1/files"), {

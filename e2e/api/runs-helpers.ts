@@ -13,6 +13,14 @@ import { expect, type APIRequestContext, type APIResponse } from "@playwright/te
 import { localBlobStore } from "../../lib/blobs/blob-store";
 import { blobLink, signBlobLink } from "../../lib/blobs/links";
 import { s3BlobStore } from "../../lib/blobs/s3-blob-store";
+import type { File as FileObject } from "../../lib/core/files/file-shape";
+import type {
+  Batch,
+  Generation,
+  GenerationList,
+  OutputItem,
+  GenerationRequest as RunBody,
+} from "../../lib/core/runs/generation-shape";
 import { addCredit, createKey, createWorkspace, uniqueName } from "./admin";
 import { expectError, expectOk, ISO_MS } from "./helpers";
 import { REPO_ROOT, SERVERS, serverEnv, storeEnv, TEST_S3, type ServerSpec } from "./servers";
@@ -73,70 +81,9 @@ export function storeTitle(store: { name: string; blobs: BlobsKind }): string {
 // ---------------------------------------------------------------------------------------------
 // Resources as the API shows them
 
-export interface OutputItem {
-  type: string;
-  url: string;
-  expires_at: string;
-  content_type: string;
-  width?: number;
-  height?: number;
-}
-
-export interface Generation {
-  id: string;
-  object: "generation";
-  model: string;
-  modality: string;
-  status: "queued" | "running" | "succeeded" | "failed" | "canceled";
-  provider: string | null;
-  revision: string;
-  input: Record<string, unknown>;
-  output: OutputItem[];
-  /** A preset's first image while it runs (issue 4); null when none was shown. */
-  preview: { url: string; expires_at: string; content_type: string; width: number; height: number } | null;
-  error: { message: string } | null;
-  usage: { cost_usd: string | null };
-  source: string;
-  batch_id: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-}
-
-export interface GenerationList {
-  object: "list";
-  url: string;
-  data: Generation[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
-export interface FileObject {
-  id: string;
-  object: "file";
-  content_type: string;
-  bytes: number;
-  width: number | null;
-  height: number | null;
-  duration: number | null;
-  filename: string | null;
-  url: string;
-  expires_at: string;
-  created_at: string;
-}
-
-export interface Batch {
-  id: string;
-  object: "batch";
-  data: Generation[];
-  created_at: string;
-}
-
-export interface RunBody {
-  model: string;
-  input?: Record<string, unknown>;
-  webhook?: string;
-}
+// The resources' types come from their shapes (lib/core/<feature>/*-shape.ts), the source the
+// OpenAPI document is made from too; every answer is also checked against it (fixtures.ts).
+export type { Batch, FileObject, Generation, GenerationList, OutputItem, RunBody };
 
 export const FINAL = ["succeeded", "failed", "canceled"] as const;
 export const isFinal = (status: string): boolean => (FINAL as readonly string[]).includes(status);

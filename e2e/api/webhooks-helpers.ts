@@ -15,6 +15,13 @@ import path from "node:path";
 import { expect, type APIResponse } from "@playwright/test";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
+import type {
+  DeliveryAttempt as Attempt,
+  Delivery,
+  WebhookEndpoint as Endpoint,
+  Event as EventObject,
+  WebhookSecret as Secret,
+} from "../../lib/core/webhooks/webhook-shape";
 import { expectOk, ISO_MS } from "./helpers";
 import { CURSOR, type Api, type Generation } from "./runs-helpers";
 import { pgUrl, type ServerSpec } from "./servers";
@@ -42,19 +49,11 @@ export const ENDPOINT_ID = /^wh_[0-9A-Za-z]+$/;
 export const DELIVERY_ID = /^dlv_[0-9A-Za-z]+$/;
 
 // ---------------------------------------------------------------------------------------------
-// Records
+// Records: their types come from their shapes (lib/core/webhooks/webhook-shape.ts); the key lists
+// are what the tests expect of every answer.
 
-export interface Endpoint {
-  id: string;
-  object: "webhook_endpoint";
-  url: string;
-  description: string;
-  event_types: string[];
-  enabled: boolean;
-  disabled_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { Attempt, Delivery, Endpoint, EventObject, Secret };
+
 export const ENDPOINT_KEYS = [
   "created_at",
   "description",
@@ -67,36 +66,10 @@ export const ENDPOINT_KEYS = [
   "url",
 ];
 
-export interface EventObject {
-  id: string;
-  object: "event";
-  type: EventType;
-  timestamp: string;
-  data: Generation;
-}
 export const EVENT_KEYS = ["data", "id", "object", "timestamp", "type"];
 
-export interface Attempt {
-  attempt: number;
-  at: string;
-  response_status: number | null;
-  latency_ms: number;
-  response_body: string | null;
-  error: string | null;
-}
 export const ATTEMPT_KEYS = ["at", "attempt", "error", "latency_ms", "response_body", "response_status"];
 
-export interface Delivery {
-  id: string;
-  object: "webhook_delivery";
-  event_id: string;
-  webhook_id: string | null;
-  url: string;
-  status: "pending" | "succeeded" | "failed";
-  attempts: Attempt[];
-  next_attempt_at: string | null;
-  created_at: string;
-}
 export const DELIVERY_KEYS = [
   "attempts",
   "created_at",
@@ -108,12 +81,6 @@ export const DELIVERY_KEYS = [
   "url",
   "webhook_id",
 ];
-
-export interface Secret {
-  object: "webhook_secret";
-  secret: string;
-  previous_expires_at: string | null;
-}
 
 export interface ListOf<T> {
   object: "list";
