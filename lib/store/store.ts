@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { Database } from "./database";
 import { postgresDialect, sqliteDialect, type DialectName } from "./dialects";
 import { MIGRATIONS } from "./migrations";
+import { buildOnlineIndexes } from "./online-indexes";
 import { outageSummary } from "../primitives/unreachable";
 
 /** The embedded store's file in a data folder. */
@@ -86,8 +87,17 @@ async function migrateToLatest(db: Kysely<Database>, migrationTableSchema?: stri
   return result;
 }
 
-/** Brings the schema up to date; safe to run from several processes at once. */
+/**
+ * Brings the schema up to date, then builds the indexes added to big tables since
+ * (online-indexes.ts); safe to run from several processes at once.
+ */
 export async function migrateStore(store: Store): Promise<MigrationResultSet> {
+  const result = await runMigrations(store);
+  await buildOnlineIndexes(store.db);
+  return result;
+}
+
+async function runMigrations(store: Store): Promise<MigrationResultSet> {
   if (store.dialect === "postgres") {
     // Kysely takes an advisory lock on PostgreSQL, but without a schema it looks for its own
     // tables in every schema of the database; name the one we migrate (the search_path's).

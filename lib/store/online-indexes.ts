@@ -1,0 +1,114 @@
+// Indexes added to big tables after the fact, built once the migrations have run. On PostgreSQL
+// each is built with CREATE INDEX CONCURRENTLY, outside any transaction, so a large install keeps
+// writing runs while it builds (docs/operating.md gives the time one takes on a million runs); a
+// build cut short leaves an invalid index, which the next start drops and builds again. SQLite has
+// no such build: there it is a plain CREATE INDEX, holding the write lock while it runs.
+import { sql, type Kysely } from "kysely";
+import type { Database } from "./database";
+import { onPostgres } from "./dialects";
+
+export interface OnlineIndex {
+  name: string;
+  table: string;
+  columns: readonly string[];
+  /** An older index this one serves for, dropped once this one is built. */
+  replaces?: string;
+}
+
+/** In the order they are built; a name never changes once landed. */
+export const ONLINE_INDEXES: readonly OnlineIndex[] = [
+  // History pages walk one of these, newest first (lib/core/runs/history-query.ts).
+  {
+    name: "generations_workspace_model",
+    table: "generations",
+    columns: ["workspace_id", "model_base", "created_at", "id"],
+  },
+  {
+    name: "generations_workspace_status",
+    table: "generations",
+    columns: ["workspace_id", "status", "created_at", "id"],
+  },
+  {
+    name: "generations_workspace_source",
+    table: "generations",
+    columns: ["workspace_id", "source", "created_at", "id"],
+  },
+  {
+    name: "generations_workspace_creator",
+    table: "generations",
+    columns: ["workspace_id", "created_by", "created_at", "id"],
+    replaces: "generations_creator",
+  },
+  {
+    name: "generations_workspace_batch",
+    table: "generations",
+    columns: ["workspace_id", "batch_id", "created_at", "id"],
+  },
+  // The ops page: the newest runs of every workspace, runs in the last minute, failures of the last day.
+  { name: "generations_recent", table: "generations", columns: ["created_at", "id"] },
+  { name: "generations_failures", table: "generations", columns: ["status", "completed_at"] },
+  // A model's last succeeded runs in the order they are read (lib/core/runs/run-timings.ts).
+  {
+    name: "generations_model_finished",
+    table: "generations",
+    columns: ["model_base", "status", "completed_at", "id"],
+    replaces: "generations_model_ends",
+  },
+];
+
+/** Another process is building them: wait this long between looks. */
+const LOCK_POLL_MS = 250;
+/** The advisory lock that lets one process at a time build (PostgreSQL). */
+const BUILD_LOCK = 7193522016400210019n;
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function createStatement(index: OnlineIndex, concurrently: boolean): string {
+  const columns = index.columns.map(quoted).join(", ");
+  return `create index ${concurrently ? "concurrently " : ""}if not exists ${quoted(index.name)} on ${quoted(index.table)} (${columns})`;
+}
+
+/** Builds every index of ONLINE_INDEXES that is missing (or, on PostgreSQL, left invalid). */
+export async function buildOnlineIndexes(db: Kysely<Database>): Promise<string[]> {
+  if (!onPostgres(db)) {
+    const built: string[] = [];
+    for (const index of ONLINE_INDEXES) {
+      const exists = await sql<{
+        n: number;
+      }>`select count(*) as n from sqlite_master where type = 'index' and name = ${index.name}`.execute(db);
+      if (Number(exists.rows[0]?.n ?? 0) > 0) continue;
+      await sql.raw(createStatement(index, false)).execute(db);
+      if (index.replaces) await sql.raw(`drop index if exists ${quoted(index.replaces)}`).execute(db);
+      built.push(index.name);
+    }
+    return built;
+  }
+  return db.connection().execute(async (connection) => {
+    // One connection holds a session lock: its statements run outside any transaction, as
+    // CREATE INDEX CONCURRENTLY needs. Others poll rather than block, so that no waiting
+    // statement holds a snapshot the build would have to wait for.
+    while (
+      !(await sql<{ ok: boolean }>`select pg_try_advisory_lock(${BUILD_LOCK}) as ok`.execute(connection)).rows[0]?.ok
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+    }
+    try {
+      const built: string[] = [];
+      for (const index of ONLINE_INDEXES) {
+        const { rows } = await sql<{ valid: boolean }>`
+          select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
+          where c.relname = ${index.name} and c.relnamespace = current_schema()::regnamespace`.execute(connection);
+        if (rows[0]?.valid !== true) {
+          if (rows[0]) await sql.raw(`drop index concurrently if exists ${quoted(index.name)}`).execute(connection);
+          await sql.raw(createStatement(index, true)).execute(connection);
+          built.push(index.name);
+        }
+        if (index.replaces)
+          await sql.raw(`drop index concurrently if exists ${quoted(index.replaces)}`).execute(connection);
+      }
+      return built;
+    } finally {
+      await sql`select pg_advisory_unlock(${BUILD_LOCK})`.execute(connection);
+    }
+  });
+}
