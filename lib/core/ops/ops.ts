@@ -13,6 +13,7 @@ import { activePauses, availabilityOf, type Availability } from "../catalog/mode
 import { pauseModel, resumeModel } from "../catalog/model-pauses";
 import type { OpsCtx } from "./ops-principal";
 import { median, recentSucceededRuns, runSeconds } from "../runs/run-timings";
+import { PAGE_SCAN_BOUND } from "../runs/history-query";
 import { findWorkspace, listWorkspaces, type Workspace } from "../workspaces/workspaces";
 
 export interface OpsRun {
@@ -53,29 +54,7 @@ export async function opsOverview(
   const since = new Date((options.now ?? new Date()).getTime() - 60_000).toISOString();
   const filter = options.filter ?? {};
   const [runs, counts, recent] = await Promise.all([
-    ctx.db
-      .selectFrom("generations")
-      .$if(!!filter.workspaceId, (q) => q.where("generations.workspace_id", "=", filter.workspaceId!))
-      .$if(!!filter.status, (q) => q.where("generations.status", "=", filter.status!))
-      .$if(!!filter.model, (q) => q.where("generations.model", "=", filter.model!))
-      .innerJoin("workspaces", "workspaces.id", "generations.workspace_id")
-      .select([
-        "generations.id",
-        "generations.workspace_id",
-        "workspaces.name as workspace_name",
-        "generations.model",
-        "generations.status",
-        "generations.error_message",
-        "generations.price_micros",
-        "generations.charged_micros",
-        "generations.created_at",
-        "generations.started_at",
-        "generations.completed_at",
-      ])
-      .orderBy("generations.created_at", "desc")
-      .orderBy("generations.id", "desc")
-      .limit(limit)
-      .execute(),
+    latestRuns(ctx.db, filter, limit),
     ctx.db
       .selectFrom("generations")
       .select((eb) => ["status", eb.fn.countAll<number>().as("n")])
@@ -99,6 +78,56 @@ export async function opsOverview(
     running: count("running"),
     created_last_minute: Number(recent.n),
   };
+}
+
+/** The most index entries the latest-runs list walks (history-query.ts has the same bound). */
+const LATEST_RUNS_SCAN_BOUND = PAGE_SCAN_BOUND;
+
+/**
+ * The newest runs that match the filter: a walk of the newest runs (of the workspace, or in the
+ * status, when the filter names one), checking the rest on the way, at most LATEST_RUNS_SCAN_BOUND
+ * entries, so a filter no recent run matches answers with fewer rows instead of reading every run.
+ */
+function latestRuns(db: Db, filter: OpsRunFilter, limit: number) {
+  let walk = db
+    .selectFrom("generations")
+    .select([
+      "id",
+      "workspace_id",
+      "model",
+      "status",
+      "error_message",
+      "price_micros",
+      "charged_micros",
+      "created_at",
+      "started_at",
+      "completed_at",
+    ]);
+  if (filter.workspaceId) walk = walk.where("workspace_id", "=", filter.workspaceId);
+  else if (filter.status) walk = walk.where("status", "=", filter.status);
+  const window = walk.orderBy("created_at", "desc").orderBy("id", "desc").limit(LATEST_RUNS_SCAN_BOUND);
+  return db
+    .selectFrom(window.as("g"))
+    .$if(!!filter.workspaceId && !!filter.status, (q) => q.where("g.status", "=", filter.status!))
+    .$if(!!filter.model, (q) => q.where("g.model", "=", filter.model!))
+    .innerJoin("workspaces", "workspaces.id", "g.workspace_id")
+    .select([
+      "g.id",
+      "g.workspace_id",
+      "workspaces.name as workspace_name",
+      "g.model",
+      "g.status",
+      "g.error_message",
+      "g.price_micros",
+      "g.charged_micros",
+      "g.created_at",
+      "g.started_at",
+      "g.completed_at",
+    ])
+    .orderBy("g.created_at", "desc")
+    .orderBy("g.id", "desc")
+    .limit(limit)
+    .execute();
 }
 
 export interface FailureReason {

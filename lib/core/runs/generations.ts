@@ -11,12 +11,13 @@ import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
 import { newId, hasIdPrefix, ID_PREFIXES, type IdKind } from "../../primitives/ids";
 import { LIMITS } from "../../primitives/limits";
-import { afterPosition, keysetPage } from "../../primitives/paging";
+import { keysetPage } from "../../primitives/paging";
+import { historyPage } from "./history-query";
 import { priceRunRequest, type PricedRun } from "./quotes";
 import { appendRunEndedEvent } from "../webhooks/run-events";
 import type { Db, GenerationsTable } from "../../store/database";
 import { isUniqueViolation } from "../../store/dialects";
-import { sql, type Compilable } from "kysely";
+import type { Compilable } from "kysely";
 import { withTransaction, type ListRead } from "../../store/writes";
 import { insertRow } from "../../store/reused-sql";
 
@@ -370,20 +371,13 @@ export async function listGenerations(
   const filters = JSON.stringify([model ?? null, sources, statuses, ...narrowed]);
   const page = await keysetPage(
     { secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters },
-    (after, take) => {
-      let q = ctx.db.selectFrom("generations").selectAll().where("workspace_id", "=", ctx.workspaceId);
-      if (model !== undefined)
-        q = model.includes("@") ? q.where("model", "=", model) : q.where("model_base", "=", model);
-      if (sources) q = q.where("source", "in", sources);
-      if (statuses) q = q.where("status", "in", statuses);
-      if (batch !== undefined) q = q.where("batch_id", "=", batch);
-      if (createdBy !== null) q = q.where("created_by", "=", createdBy);
-      if (pattern !== null) q = q.where(sql<boolean>`lower(input_json) like ${pattern} escape '\\'`);
-      if (from !== null) q = q.where("created_at", ">=", from);
-      if (before !== null) q = q.where("created_at", "<", before);
-      if (after) q = q.where((eb) => afterPosition(eb, after));
-      return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(take).execute();
-    },
+    (after, take) =>
+      historyPage(
+        ctx.db,
+        { workspaceId: ctx.workspaceId, model, sources, statuses, batch, createdBy, pattern, from, before },
+        after,
+        take,
+      ),
   );
   return {
     object: "list",
