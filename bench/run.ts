@@ -1,4 +1,5 @@
 // npm run bench [-- --smoke] [-- --pg] [-- --cpu-prof] [-- --only models,quotes,streams]
+//   [-- --history-runs N] (the history scenario's runs; 1,000,000 unless told, 2,000 with --smoke)
 // Builds the studio if needed, starts the production server on fresh stores, runs every
 // scenario against it and against a bare node:http baseline measured in the same run, prints
 // the table and writes bench/results.json. --smoke runs everything tiny and only checks that
@@ -21,6 +22,7 @@ import {
   type StoreSpec,
 } from "./lib/server";
 import { generationsScenario, modelsScenario, quotesScenario } from "./scenarios/api";
+import { historyScenario } from "./scenarios/history";
 import { mcpGenerateScenario } from "./scenarios/mcp";
 import {
   fastestImageModel,
@@ -45,6 +47,14 @@ const settings: BenchSettings = settingsFor({
   pg: argv.includes("--pg"),
   cpuProfDir: argv.includes("--cpu-prof") ? path.join(ROOT, "bench", "profiles") : null,
 });
+const historyRunsArg =
+  argv.find((a) => a.startsWith("--history-runs="))?.slice("--history-runs=".length) ??
+  (argv.includes("--history-runs") ? argv[argv.indexOf("--history-runs") + 1] : undefined);
+const historyRuns = historyRunsArg === undefined ? (settings.smoke ? 2_000 : 1_000_000) : Number(historyRunsArg);
+if (!Number.isInteger(historyRuns) || historyRuns < 1) {
+  console.error(`--history-runs: a whole number of runs, at least 1; got "${historyRunsArg}".`);
+  process.exit(2);
+}
 const SCENARIOS = [
   "models",
   "quotes",
@@ -58,6 +68,7 @@ const SCENARIOS = [
   "webhooks",
   "xproc",
   "streams",
+  "history",
 ] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 const wanted = (name: ScenarioName) => only === null || only.has(name);
@@ -280,6 +291,17 @@ async function main(): Promise<void> {
         });
     }
     await across("SQLite", null, 50);
+  }
+
+  if (wanted("history")) {
+    // Last: its store holds a long history, seeded before its server starts.
+    await scenario(`history (${historyRuns.toLocaleString("en-US")} runs)`, () =>
+      historyScenario(settings, {
+        runs: historyRuns,
+        pgDatabase: settings.pg ? "atelier_bench_history" : null,
+        progress,
+      }),
+    );
   }
 
   const table = formatTable(rows);

@@ -2,13 +2,15 @@
 // the bench's `history` scenario read it. Deterministic: the same options give the same rows.
 import type { Db, GenerationsTable, GenerationStatus } from "../../store/database";
 import { withTransaction } from "../../store/writes";
-import { SOURCES } from "../context";
+import { SOURCES, type Source } from "../context";
 
 export interface HistorySeed {
   workspaceId: string;
   runs: number;
   /** Catalog IDs the runs are spread over, in turn. */
   models?: readonly string[];
+  /** Sources the runs are spread over, in turn (every source unless told). */
+  sources?: readonly Source[];
   /** The newest run's time; the others go back `days` days from it. */
   newest?: Date;
   days?: number;
@@ -30,6 +32,7 @@ function statusOf(i: number): GenerationStatus {
 export function seededRun(seed: HistorySeed, i: number): GenerationsTable {
   const models = seed.models ?? ["atelier/gradient"];
   const model = models[i % models.length]!;
+  const sources = seed.sources ?? SOURCES;
   const newest = (seed.newest ?? new Date()).getTime();
   const spanMs = (seed.days ?? 60) * 86_400_000;
   const created = newest - spanMs + Math.floor((spanMs * (i + 1)) / seed.runs);
@@ -52,7 +55,7 @@ export function seededRun(seed: HistorySeed, i: number): GenerationsTable {
     price_micros: 1000,
     charged_micros: status === "succeeded" ? 1000 : null,
     hold_id: null,
-    source: SOURCES[i % SOURCES.length]!,
+    source: sources[i % sources.length]!,
     batch_id: null,
     batch_index: null,
     webhook: null,
