@@ -4,6 +4,7 @@ import { Kysely, Migrator, sql, type MigrationResultSet } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "./database";
 import { postgresDialect, sqliteDialect, type DialectName } from "./dialects";
+import { readThreadDialect } from "./read-thread";
 import { MIGRATIONS } from "./migrations";
 import { buildOnlineIndexes } from "./online-indexes";
 import { outageSummary } from "../primitives/unreachable";
@@ -15,6 +16,12 @@ export function sqliteFileIn(dataDir: string): string {
 
 export interface Store {
   db: Kysely<Database>;
+  /**
+   * For long reads (history pages, the ops figures), never inside a transaction. On SQLite, a
+   * read-only connection in a worker thread of its own (read-thread.ts), started at the first read,
+   * so they do not hold up the event loop; on PostgreSQL, `db` itself.
+   */
+  reads: Kysely<Database>;
   dialect: DialectName;
   close(): Promise<void>;
 }
@@ -71,7 +78,17 @@ export function openStore(options: StoreOptions): Store {
     name = "sqlite";
   }
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: name, close: () => db.destroy() };
+  if (name === "postgres") return { db, reads: db, dialect: name, close: () => db.destroy() };
+  const reads = new Kysely<Database>({ dialect: readThreadDialect(sqliteFileIn(options.dataDir)) });
+  return {
+    db,
+    reads,
+    dialect: name,
+    close: async () => {
+      await reads.destroy();
+      await db.destroy();
+    },
+  };
 }
 
 class StaticMigrationProvider {
