@@ -42,7 +42,7 @@ import { opsPrincipal, type OpsCtx } from "@/lib/core/ops/ops-principal";
 export async function requireOps(): Promise<{ ctx: Ctx & { user: StudioUser }; ops: OpsCtx }> {
   const ctx = await requireStudioCtx();
   try {
-    return { ctx, ops: await opsPrincipal(ctx.db, ctx.user.id) };
+    return { ctx, ops: await opsPrincipal(ctx.db, ctx.user.id, ctx.services.historyReads) };
   } catch (err) {
     if (err instanceof ApiError && err.code === "resource_not_found") notFound();
     throw err;

@@ -126,7 +126,7 @@ export interface Runtime {
 export async function startRuntime(config: Config, logger: Logger): Promise<Runtime> {
   // Long-running: an embedded store's checkpoints move off the event loop (lib/store/sqlite-checkpoints.ts).
   const store = await openConfiguredStore(config, logger, { backgroundCheckpoints: true });
-  const services = createServices(config);
+  const services: Services = { ...createServices(config), historyReads: store.reads };
   const crossProcess = await connectCrossProcessSignals(store, config.databaseUrl, services.signals, logger, {
     sqliteFile: config.databaseUrl ? undefined : sqliteFileIn(config.dataDir),
   });

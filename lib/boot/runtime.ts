@@ -21,11 +21,8 @@ export function getRuntime(): Promise<Runtime> {
   if (holder.atelierRuntime) return Promise.resolve(holder.atelierRuntime);
   holder.atelierRuntimeOpening ??= (async () => {
     const config = loadedConfig();
-    const runtime = {
-      store: await openConfiguredStore(config, createLogger(config.logLevel)),
-      services: createServices(config),
-      config,
-    };
+    const store = await openConfiguredStore(config, createLogger(config.logLevel));
+    const runtime = { store, services: { ...createServices(config), historyReads: store.reads }, config };
     holder.atelierRuntime = runtime;
     return runtime;
   })();

@@ -35,6 +35,12 @@ export interface Services {
   /** The catalog cards' pictures: a cache on this process's disk, bucket or not. */
   examplePictures: PictureDirectory;
   signals: RunSignals;
+  /**
+   * Where long reads go (a history page, the ops figures): on SQLite a connection in a worker
+   * thread, off the event loop (lib/store/read-thread.ts); absent: reads go to ctx.db. Never
+   * inside a transaction: reads there must see the transaction's own writes.
+   */
+  historyReads?: Db;
   /** Live API keys looked up before (api-key-cache.ts); absent: every request asks the store. */
   apiKeys?: ApiKeyCache;
   /** Studio sessions read before (studio-sessions.ts); absent: every read asks the store. */

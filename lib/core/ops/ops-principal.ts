@@ -12,6 +12,8 @@ declare const opsBrand: unique symbol;
 
 export type OpsCtx = {
   readonly db: Db;
+  /** Where the ops page's long reads go (Services.historyReads); absent: to `db`. */
+  readonly reads?: Db;
   /** Who acts: the ops user's email, kept with a pause and written in a credit note. */
   readonly operator: string;
 } & { readonly [opsBrand]: "ops" };
@@ -26,9 +28,9 @@ function notFound(): ApiError {
  * changed or a user deleted since sign-in counts at once). Anyone but an ops user gets
  * resource_not_found, so the studio answers 404 as for any page that is not theirs.
  */
-export async function opsPrincipal(db: Db, userId: string): Promise<OpsCtx> {
+export async function opsPrincipal(db: Db, userId: string, reads?: Db): Promise<OpsCtx> {
   if (!isPossibleId(userId) || !hasIdPrefix("user", userId)) throw notFound();
   const user = await db.selectFrom("users").select(["role", "email"]).where("id", "=", userId).executeTakeFirst();
   if (user?.role !== "ops") throw notFound();
-  return { db, operator: user.email } as OpsCtx;
+  return { db, reads, operator: user.email } as OpsCtx;
 }

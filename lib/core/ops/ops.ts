@@ -53,15 +53,16 @@ export async function opsOverview(
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
   const since = new Date((options.now ?? new Date()).getTime() - 60_000).toISOString();
   const filter = options.filter ?? {};
+  const reads = ctx.reads ?? ctx.db;
   const [runs, counts, recent] = await Promise.all([
-    latestRuns(ctx.db, filter, limit),
-    ctx.db
+    latestRuns(reads, filter, limit),
+    reads
       .selectFrom("generations")
       .select((eb) => ["status", eb.fn.countAll<number>().as("n")])
       .where("status", "in", ["queued", "running"])
       .groupBy("status")
       .execute(),
-    ctx.db
+    reads
       .selectFrom("generations")
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .where("created_at", ">=", since)
@@ -179,7 +180,7 @@ export async function opsFailureReasons(
   if (filter.status && filter.status !== "failed") return [];
   const since = new Date((options.now ?? new Date()).getTime() - (options.windowMs ?? FAILURE_WINDOW_MS)).toISOString();
   const limit = Math.min(Math.max(options.limit ?? 20, 1), 100);
-  const rows = await ctx.db
+  const rows = await (ctx.reads ?? ctx.db)
     .selectFrom("generations")
     .where("status", "=", "failed")
     .where("completed_at", ">=", since)
@@ -312,11 +313,12 @@ export async function opsModels(ctx: OpsCtx, options: { now?: Date; windowMs?: n
   const nowIso = now.toISOString();
   const since = new Date(now.getTime() - (options.windowMs ?? FAILURE_WINDOW_MS)).toISOString();
   const definitions = allCatalogEntries();
+  const reads = ctx.reads ?? ctx.db;
   const [pauses, pauseRows, outageRows, finishedRows, typical] = await Promise.all([
     activePauses(ctx.db, now),
     ctx.db.selectFrom("model_pauses").selectAll().execute(),
     ctx.db.selectFrom("provider_outages").selectAll().execute(),
-    ctx.db
+    reads
       .selectFrom("generations")
       .where("completed_at", ">=", since)
       .where("status", "in", ["succeeded", "failed", "canceled"])
@@ -328,7 +330,7 @@ export async function opsModels(ctx: OpsCtx, options: { now?: Date; windowMs?: n
       .groupBy("model")
       .execute(),
     typicalRunSecondsOf(
-      ctx.db,
+      reads,
       definitions.map((d) => d.id),
     ),
   ]);

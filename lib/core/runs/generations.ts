@@ -373,7 +373,7 @@ export async function listGenerations(
     { secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters },
     (after, take) =>
       historyPage(
-        ctx.db,
+        ctx.services.historyReads ?? ctx.db,
         { workspaceId: ctx.workspaceId, model, sources, statuses, batch, createdBy, pattern, from, before },
         after,
         take,

@@ -33,7 +33,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   }
   const [event, typicalSeconds] = await Promise.all([
     findRunEvent(ctx, run.id),
-    isFinal(run.status) ? null : typicalRunSeconds(ctx.db, run.model),
+    isFinal(run.status) ? null : typicalRunSeconds(ctx.services.historyReads ?? ctx.db, run.model),
   ]);
   const [deliveries, endpoints] = event
     ? await Promise.all([

@@ -75,7 +75,7 @@ export default async function ModelPage({ params, searchParams }: { params: Para
     // The result area shows this user's newest run of this model, not a colleague's; the gallery the rest.
     listGenerations(ctx, { model: model.id, limit: String(RECENT_RUNS) }, { createdBy: ctx.user.id }),
     // For the progress estimate of a run whose model reports no progress of its own.
-    typicalRunSeconds(ctx.db, model.id),
+    typicalRunSeconds(ctx.services.historyReads ?? ctx.db, model.id),
     inputOfRun(ctx, one(sp.from), model.id),
   ]);
   // "Edit and run" on a run page opens ?input=<base64url JSON> (lib/core/runs/run-input.ts); ?from= as well.
