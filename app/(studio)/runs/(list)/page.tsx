@@ -96,6 +96,22 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
             Clear the filters
           </Link>
         </p>
+      ) : page && page.data.length === 0 && page.next_cursor ? (
+        // A page reads a bounded stretch of the history (lib/core/runs/history-query.ts): none of
+        // these runs matched, but older ones may.
+        <>
+          <div
+            className="rounded-lg border border-dashed border-zinc-300 bg-white p-10 text-center text-sm text-zinc-500"
+            data-testid="stretch-without-match"
+          >
+            No run in this stretch of the history matches these filters. Older runs may:{" "}
+            <Link href={pages.nextHref ?? "/runs"} className="font-medium text-indigo-600">
+              look further back
+            </Link>
+            .
+          </div>
+          <CursorPager pages={pages} count={0} noun={["run", "runs"]} />
+        </>
       ) : page && page.data.length === 0 ? (
         <div className="rounded-lg border border-dashed border-zinc-300 bg-white p-10 text-center text-sm text-zinc-500">
           {filtered ? (
