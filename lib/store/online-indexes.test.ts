@@ -35,6 +35,8 @@ describe(`online indexes (${testDialect()})`, () => {
     const present = await indexes();
     for (const index of ONLINE_INDEXES) {
       if (index.table !== "generations") continue;
+      // SQLite's prompt search has its FTS5 table instead (migration 019).
+      if (index.postgres && testDialect() !== "postgres") continue;
       expect(present.get(index.name), index.name).toBe(true);
       if (index.replaces) expect(present.has(index.replaces), index.replaces).toBe(false);
     }

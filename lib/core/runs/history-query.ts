@@ -8,6 +8,8 @@ import { sql } from "kysely";
 import type { CursorPosition } from "../../primitives/cursor";
 import { afterPosition, type BoundedRows } from "../../primitives/paging";
 import type { Database, Db, GenerationsTable, GenerationStatus } from "../../store/database";
+import { onPostgres } from "../../store/dialects";
+import { SEARCH_KEY_BITS } from "../../store/migrations/019-prompt-search";
 
 /** The most index entries one history page walks. */
 export const PAGE_SCAN_BOUND = 5_000;
@@ -28,13 +30,17 @@ export interface HistoryFilter {
   before?: string | null;
 }
 
-type Lead = "batch" | "status" | "createdBy" | "model" | "source" | null;
+type Lead = "batch" | "status" | "search" | "createdBy" | "model" | "source" | null;
 
-/** The leading filter: the one whose index is walked. Live states first: they are few. */
+/**
+ * The leading filter: the one whose index is walked. Live states first: they are few; then a
+ * prompt search the text index serves, whose walk reads only matching runs.
+ */
 function leadOf(f: HistoryFilter): Lead {
   const oneStatus = f.statuses?.length === 1 ? f.statuses[0] : undefined;
   if (f.batch !== undefined) return "batch";
   if (oneStatus === "queued" || oneStatus === "running") return "status";
+  if (searchText(f.pattern) !== null) return "search";
   if (f.createdBy) return "createdBy";
   if (f.model !== undefined) return "model";
   if (f.sources?.length === 1) return "source";
@@ -52,12 +58,38 @@ function walk<O>(q: RunsQuery<O>, f: HistoryFilter, lead: Lead, after: CursorPos
   else if (lead === "createdBy") q = q.where("created_by", "=", f.createdBy!);
   else if (lead === "model") q = q.where("model_base", "=", baseOf(f.model!));
   else if (lead === "source") q = q.where("source", "=", f.sources![0]!);
+  else if (lead === "search") q = q.where(likePattern("input_json", f.pattern!));
   if (f.from) q = q.where("created_at", ">=", f.from);
   // A cursor of this list lies inside its day range: its position is then the upper bound, so
   // that the store seeks to it rather than walking down from the range's end.
   if (after) q = q.where((eb) => afterPosition(eb, after));
   else if (f.before) q = q.where("created_at", "<", f.before);
   return q.orderBy("created_at", "desc").orderBy("id", "desc");
+}
+
+/** The search's own test, kept as the final check whichever index found the run. */
+function likePattern(column: "input_json" | "w.input_json", pattern: string) {
+  return sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+}
+
+/**
+ * The words of a prompt search as they stand in the stored input (the LIKE pattern of
+ * promptSearchPattern without its escapes), when a text index can serve them: 3+ characters, the
+ * trigram indexes' least. Null for a pattern of another shape.
+ */
+function searchText(pattern: string | null | undefined): string | null {
+  if (!pattern || pattern.length < 2 || !pattern.startsWith("%") || !pattern.endsWith("%")) return null;
+  let text = "";
+  for (let k = 1; k < pattern.length - 1; k++) {
+    const c = pattern[k]!;
+    if (c === "%" || c === "_") return null;
+    if (c === "\\") {
+      if (k + 1 >= pattern.length - 1) return null;
+      k++;
+    }
+    text += pattern[k];
+  }
+  return [...text].length >= 3 ? text : null;
 }
 
 function baseOf(model: string): string {
@@ -86,6 +118,7 @@ export async function historyPage(
   bound = PAGE_SCAN_BOUND,
 ): Promise<BoundedRows<GenerationsTable>> {
   const lead = leadOf(f);
+  if (lead === "search" && !onPostgres(db)) return searchPage(db, f, searchText(f.pattern)!, after, take, bound);
   if (!checksOnTheWay(f, lead)) {
     return {
       rows: await walk(db.selectFrom("generations").selectAll(), f, lead, after).limit(take).execute(),
@@ -101,7 +134,7 @@ export async function historyPage(
   if (f.statuses && lead !== "status") q = q.where("w.status", "in", f.statuses);
   if (f.batch !== undefined && lead !== "batch") q = q.where("w.batch_id", "=", f.batch);
   if (f.createdBy && lead !== "createdBy") q = q.where("w.created_by", "=", f.createdBy);
-  if (f.pattern) q = q.where(sql<boolean>`lower(w.input_json) like ${f.pattern} escape '\\'`);
+  if (f.pattern) q = q.where(likePattern("w.input_json", f.pattern));
   const rows = (await q
     .orderBy("w.created_at", "desc")
     .orderBy("w.id", "desc")
@@ -114,4 +147,108 @@ export async function historyPage(
     .limit(1)
     .executeTakeFirst();
   return { rows, stoppedAt: edge ? { t: edge.created_at, i: edge.id } : null };
+}
+
+/** One millisecond of created_at in the keys of the SQLite text index (migration 019). */
+const KEY_MS = 2 ** SEARCH_KEY_BITS;
+/** The first stretch of a search walk; each next one is this many times longer, up to the bound. */
+const FIRST_STRETCH = 64;
+const STRETCH_GROWTH = 4;
+
+/**
+ * A search page on SQLite: the FTS5 trigram table's walk, newest first, in stretches. Its keys
+ * order runs by created_at to the millisecond, so a stretch less its oldest millisecond (which the
+ * next stretch reads again, whole) holds every match in its range: sorting each stretch by
+ * (created_at, id) gives exactly the runs the LIKE would, and stretches follow each other in that
+ * order. The table spans workspaces; every other filter, and the LIKE itself, is checked on
+ * the runs found. The walk stops at a full page, at the index's end, or past `bound` entries.
+ */
+async function searchPage(
+  db: Db,
+  f: HistoryFilter,
+  text: string,
+  after: CursorPosition | null,
+  take: number,
+  bound: number,
+): Promise<BoundedRows<GenerationsTable>> {
+  const phrase = `"${text.replace(/"/g, '""')}"`;
+  const msOf = (iso: string) => Date.parse(iso);
+  // A cursor with no ID (where a walk stopped, below) stands before its millisecond; any other, inside it.
+  let top = after ? msOf(after.t) + (after.i === "" ? 0 : 1) : f.before ? msOf(f.before) : null;
+  const floor = f.from ? msOf(f.from) : null;
+  const range = (upper: number | null, lower: number | null) =>
+    sql.join(
+      [
+        sql`generations_search match ${phrase}`,
+        ...(upper !== null && !Number.isNaN(upper) ? [sql`rowid < ${upper} * ${KEY_MS}`] : []),
+        ...(lower !== null && !Number.isNaN(lower) ? [sql`rowid >= ${lower} * ${KEY_MS}`] : []),
+      ],
+      sql` and `,
+    );
+  const rows: GenerationsTable[] = [];
+  let walked = 0;
+  for (let stretch = FIRST_STRETCH; ; stretch *= STRETCH_GROWTH) {
+    const limit = Math.max(1, Math.min(stretch, bound - walked));
+    const found = await sql<{ run: string; ms: number }>`
+      select run, rowid >> ${SEARCH_KEY_BITS} as ms from generations_search where ${range(top, floor)}
+      order by rowid desc limit ${limit}`.execute(db);
+    walked += found.rows.length;
+    let read = found.rows;
+    // Where the next stretch starts: before the oldest millisecond read whole.
+    let next: number | null = null;
+    if (found.rows.length >= limit) {
+      const edgeMs = Number(found.rows[found.rows.length - 1]!.ms);
+      read = found.rows.filter((r) => Number(r.ms) > edgeMs);
+      next = edgeMs + 1;
+      if (!read.length) {
+        // The whole stretch is one millisecond's (a batch's runs): read the rest of it.
+        const rest = await sql<{ run: string; ms: number }>`
+          select run, ${edgeMs} as ms from generations_search where ${range(edgeMs + 1, edgeMs)}`.execute(db);
+        read = [...found.rows, ...rest.rows];
+        next = edgeMs;
+      }
+    }
+    const ids = new Set(read.map((r) => r.run));
+    if (ids.size) rows.push(...(await searchedRuns(db, f, ids, after, take - rows.length)));
+    if (rows.length >= take || next === null) return { rows, stoppedAt: null };
+    // Every match at or after `next` was read: the next stretch, or page, starts before it.
+    if (walked >= bound) return { rows, stoppedAt: { t: new Date(next).toISOString(), i: "" } };
+    top = next;
+  }
+}
+
+/** The runs of these IDs that pass every filter, newest first: one primary-key lookup each. */
+async function searchedRuns(
+  db: Db,
+  f: HistoryFilter,
+  ids: ReadonlySet<string>,
+  after: CursorPosition | null,
+  take: number,
+): Promise<GenerationsTable[]> {
+  // CROSS JOIN keeps SQLite's join order: the IDs first, rather than a walk of a workspace index.
+  let q = db
+    .selectFrom(sql<{ value: string }>`json_each(${JSON.stringify([...ids])})`.as("j"))
+    .crossJoin("generations")
+    .selectAll("generations")
+    .whereRef("generations.id", "=", "j.value")
+    .where("workspace_id", "=", f.workspaceId);
+  if (f.from) q = q.where("created_at", ">=", f.from);
+  if (f.before) q = q.where("created_at", "<", f.before);
+  // Qualified: json_each has an id column of its own.
+  if (after) {
+    q = q.where((eb) => eb(eb.refTuple("generations.created_at", "generations.id"), "<", eb.tuple(after.t, after.i)));
+  }
+  if (f.model !== undefined) {
+    q = f.model.includes("@") ? q.where("model", "=", f.model) : q.where("model_base", "=", f.model);
+  }
+  if (f.sources) q = q.where("source", "in", f.sources);
+  if (f.statuses) q = q.where("status", "in", f.statuses);
+  if (f.createdBy) q = q.where("created_by", "=", f.createdBy);
+  if (f.batch !== undefined) q = q.where("batch_id", "=", f.batch);
+  q = q.where(likePattern("input_json", f.pattern!));
+  return (await q
+    .orderBy("generations.created_at", "desc")
+    .orderBy("generations.id", "desc")
+    .limit(take)
+    .execute()) as GenerationsTable[];
 }

@@ -17,6 +17,8 @@ import * as scheduledTasks from "./015-scheduled-tasks";
 import * as queueCounts from "./016-queue-counts";
 import * as balanceBound from "./017-balance-bound";
 import * as studioSessions from "./018-studio-sessions";
+import * as promptSearch from "./019-prompt-search";
+import * as outputRetention from "./020-output-retention";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -38,4 +40,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "016-queue-counts": queueCounts,
   "017-balance-bound": balanceBound,
   "018-studio-sessions": studioSessions,
+  "019-prompt-search": promptSearch,
+  "020-output-retention": outputRetention,
 };

@@ -1,0 +1,260 @@
+// Prompt search as a text index read (history-query.ts; SQLite's FTS5 trigram table of migration
+// 019, PostgreSQL's pg_trgm index of online-indexes.ts): paging a search to its end gives exactly
+// the runs a plain LIKE over the whole history gives, newest first, whatever the page bound, even
+// where runs were written out of created_at order or many share one millisecond. Both stores.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { CompiledQuery, createQueryId, Migrator, sql, type RootOperationNode } from "kysely";
+import { describe, expect, it } from "vitest";
+import type { CursorPosition } from "../../primitives/cursor";
+import { useTestStore, testCtx, testDialect } from "../../store/testing/test-store";
+import type { Db, GenerationsTable } from "../../store/database";
+import { MIGRATIONS } from "../../store/migrations";
+import { migrateStore, openStore } from "../../store/store";
+import { withTransaction } from "../../store/writes";
+import { createWorkspace } from "../workspaces/workspaces";
+import { seedHistory, seededRun, type HistorySeed } from "../testing/history-seed";
+import { listGenerations, promptSearchPattern } from "./generations";
+import { historyPage, type HistoryFilter } from "./history-query";
+
+const postgres = testDialect() === "postgres";
+
+describe(`prompt search with a text index (${testDialect()})`, () => {
+  const store = useTestStore();
+
+  /**
+   * A history whose insert order is not its created_at order: two seeds over overlapping days,
+   * the newer written first, then 30 runs sharing one millisecond, then runs with LIKE's and
+   * JSON's special characters in their prompts.
+   */
+  async function history() {
+    const ws = await createWorkspace({ db: store.db }, { name: "search", creditMicros: 0 });
+    const tag = ws.id.slice(3, 9).toLowerCase();
+    const newest = new Date("2026-06-01T00:00:00.000Z");
+    const late: HistorySeed = { workspaceId: ws.id, runs: 1500, tag: `${tag}l`, newest, days: 20 };
+    const early: HistorySeed = {
+      workspaceId: ws.id,
+      runs: 1500,
+      tag: `${tag}e`,
+      newest: new Date(newest.getTime() - 10 * 86_400_000),
+      days: 20,
+    };
+    await seedHistory(store.db, late);
+    await seedHistory(store.db, early);
+    const at = new Date(newest.getTime() - 5 * 86_400_000 + 123).toISOString();
+    const odd = ['Sunset at 100% "Harbour"', "a_b sunset", "back\\slash HARBOUR", "ÉTÉ harbour", "100 percent"];
+    const extra: GenerationsTable[] = [];
+    for (let i = 0; i < 30; i++) {
+      const run = seededRun(late, i);
+      extra.push({
+        ...run,
+        id: `gen_${tag}s${String(i).padStart(4, "0")}`,
+        created_at: at,
+        input_json: JSON.stringify({ prompt: i < odd.length ? odd[i] : `harbour batch ${i}` }),
+      });
+    }
+    await withTransaction(store.db, (trx) => trx.insertInto("generations").values(extra).execute());
+    return ws;
+  }
+
+  /** What a plain LIKE over the whole history gives (no text index), newest first. */
+  async function likeAll(workspaceId: string, pattern: string): Promise<string[]> {
+    const rows = await store.db
+      .selectFrom("generations")
+      .select("id")
+      .where("workspace_id", "=", workspaceId)
+      .where(sql<boolean>`lower(input_json) like ${pattern} escape '\\'`)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  async function allPages(filter: HistoryFilter, take: number, bound: number): Promise<string[]> {
+    const ids: string[] = [];
+    let after: CursorPosition | null = null;
+    for (let guard = 0; guard < 5000; guard++) {
+      const { rows, stoppedAt } = await historyPage(store.db, filter, after, take + 1, bound);
+      const page = rows.slice(0, take);
+      ids.push(...page.map((r) => r.id));
+      const last = page[page.length - 1];
+      after = rows.length > take && last ? { t: last.created_at, i: last.id } : stoppedAt;
+      if (!after) return ids;
+    }
+    throw new Error("paging never ended");
+  }
+
+  it("pages every search to exactly the runs a plain LIKE gives, at any bound", async () => {
+    const ws = await history();
+    const other = await createWorkspace({ db: store.db }, { name: "other", creditMicros: 0 });
+    await seedHistory(store.db, { workspaceId: other.id, runs: 300, tag: other.id.slice(3, 9).toLowerCase() });
+    const searches = [
+      "harbour", // a tenth of the runs, and most of the 30 sharing a millisecond
+      "Robot Garden",
+      "no.1234",
+      "no.7",
+      "sunset harbour no.14",
+      "100%",
+      "a_b",
+      "back\\slash",
+      '"harbour"',
+      "été",
+      "zebra",
+      "ne", // 1-2 characters: the bounded walk of the newest runs
+      "%",
+    ];
+    for (const words of searches) {
+      const pattern = promptSearchPattern(words);
+      const want = await likeAll(ws.id, pattern);
+      for (const [take, bound] of [
+        [7, 20],
+        [50, 5_000],
+      ] as const) {
+        const got = await allPages({ workspaceId: ws.id, pattern }, take, bound);
+        expect(got, JSON.stringify({ words, take, bound })).toEqual(want);
+      }
+    }
+    // Other filters with a search, on the way.
+    const pattern = promptSearchPattern("harbour");
+    const filter: HistoryFilter = { workspaceId: ws.id, pattern, statuses: ["succeeded"], sources: ["api"] };
+    const want = await likeAll(ws.id, pattern);
+    const rows = await store.db
+      .selectFrom("generations")
+      .select("id")
+      .where("id", "in", want)
+      .where("status", "=", "succeeded")
+      .where("source", "=", "api")
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .execute();
+    expect(await allPages(filter, 9, 40)).toEqual(rows.map((r) => r.id));
+  });
+
+  it("listGenerations pages a search through has_more and cursors to the same runs", async () => {
+    const ws = await history();
+    const ctx = testCtx(store.t, ws.id);
+    const want = await likeAll(ws.id, promptSearchPattern("Robot Garden"));
+    const got: string[] = [];
+    let cursor: string | undefined;
+    for (let guard = 0; guard < 100; guard++) {
+      const page = await listGenerations(ctx, { limit: "13", cursor }, { prompt: "Robot Garden" });
+      got.push(...page.data.map((g) => g.id));
+      expect(page.has_more).toBe(page.next_cursor !== null);
+      if (!page.next_cursor) break;
+      cursor = page.next_cursor;
+    }
+    expect(got).toEqual(want);
+  });
+
+  it("a search of 3+ characters reads the text index; a shorter one walks the newest runs", async () => {
+    const ws = await history();
+    const after = { t: "2026-05-20T00:00:00.000Z", i: "gen_zzz" };
+    // PostgreSQL plans from its statistics: on them, a word in a tenth of the runs may walk the
+    // newest runs instead (its bound soon fills); a rare one reads the text index.
+    if (postgres) await sql`analyze generations`.execute(store.db);
+    for (const [words, textIndex] of [
+      ["no.1234", true],
+      ["zebra", true],
+      ...(postgres ? [] : [["harbour", true] as const]),
+      ["ne", false],
+    ] as const) {
+      const filter = { workspaceId: ws.id, pattern: promptSearchPattern(words) };
+      for (const cursor of [null, after]) {
+        const plans = (await plansOf(store.db, (db) => historyPage(db, filter, cursor, 11))).join("\n");
+        expect(plans, words).not.toMatch(/SCAN generations( |$)(?!USING)|Seq Scan on generations/);
+        const usesTextIndex = postgres
+          ? plans.includes("generations_input_trgm")
+          : /SCAN generations_search VIRTUAL TABLE INDEX \d+:M/.test(plans);
+        expect(usesTextIndex, `${words}: ${plans}`).toBe(textIndex);
+      }
+    }
+  });
+
+  it.skipIf(postgres)("the text index follows the runs table: rows written and deleted", async () => {
+    const ws = await history();
+    const count = async (id: string) =>
+      Number(
+        (
+          await sql<{
+            n: number;
+          }>`select count(*) as n from generations_search where generations_search match ${'"harbour"'} and run = ${id}`.execute(
+            store.db,
+          )
+        ).rows[0]?.n,
+      );
+    const id = (await likeAll(ws.id, promptSearchPattern("harbour")))[0]!;
+    expect(await count(id)).toBe(1);
+    await store.db.deleteFrom("generations").where("id", "=", id).execute();
+    expect(await count(id)).toBe(0);
+  });
+
+  it.skipIf(postgres)("migration 019 fills the text index from the runs already there", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "atelier-search-"));
+    const older = openStore({ databaseUrl: null, dataDir });
+    try {
+      const migrator = new Migrator({ db: older.db, provider: { getMigrations: async () => MIGRATIONS } });
+      const result = await migrator.migrateTo("018-studio-sessions");
+      if (result.error) throw result.error;
+      const ws = await createWorkspace({ db: older.db }, { name: "older", creditMicros: 0 });
+      await seedHistory(older.db, { workspaceId: ws.id, runs: 400, tag: "old" });
+      await migrateStore(older);
+      const pattern = promptSearchPattern("harbour");
+      const want = (
+        await older.db
+          .selectFrom("generations")
+          .select("id")
+          .where(sql<boolean>`lower(input_json) like ${pattern} escape '\\'`)
+          .orderBy("created_at", "desc")
+          .orderBy("id", "desc")
+          .execute()
+      ).map((r) => r.id);
+      expect(want.length).toBeGreaterThan(0);
+      const got: string[] = [];
+      let after: CursorPosition | null = null;
+      for (let guard = 0; guard < 100; guard++) {
+        const { rows, stoppedAt } = await historyPage(older.db, { workspaceId: ws.id, pattern }, after, 8, 10);
+        const page = rows.slice(0, 7);
+        got.push(...page.map((r) => r.id));
+        const last = page[page.length - 1];
+        after = rows.length > 7 && last ? { t: last.created_at, i: last.id } : stoppedAt;
+        if (!after) break;
+      }
+      expect(got).toEqual(want);
+    } finally {
+      await older.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * The plans of the statements `read` sends, one text each. PostgreSQL is told sequential scans
+ * cost too much, so that on a test's few rows it plans as it would on many.
+ */
+async function plansOf(db: Db, read: (db: Db) => Promise<unknown>): Promise<string[]> {
+  const nodes: RootOperationNode[] = [];
+  await read(
+    db.withPlugin({
+      transformQuery: (args) => (nodes.push(args.node), args.node),
+      transformResult: async (args) => args.result,
+    }),
+  );
+  const statements = nodes.map((node) => db.getExecutor().compileQuery(node, createQueryId()));
+  return db.connection().execute(async (connection) => {
+    if (postgres) await sql`set enable_seqscan = off`.execute(connection);
+    try {
+      const plans: string[] = [];
+      for (const statement of statements) {
+        const explain = postgres ? "explain " : "explain query plan ";
+        const { rows } = await connection.executeQuery(
+          CompiledQuery.raw(explain + statement.sql, [...statement.parameters]),
+        );
+        plans.push(rows.map((row) => Object.values(row as object).join(" ")).join("\n"));
+      }
+      return plans;
+    } finally {
+      if (postgres) await sql`reset enable_seqscan`.execute(connection);
+    }
+  });
+}
