@@ -12,6 +12,7 @@ import { runWatchFor } from "./lib/core/run-streams/run-watch";
 import { loadConfigOrExit, publicBaseUrlWarning, seedDemoWorkspace, startRuntime } from "./lib/boot/boot";
 import { startEngine } from "./lib/engine/engine";
 import { startExampleOutputs } from "./lib/core/catalog/example-outputs";
+import { startOutputRetention } from "./lib/engine/output-retention";
 import { startWebhookSender } from "./lib/engine/webhook-sender";
 import { createLogger } from "./lib/primitives/logger";
 import { createStudioBudgetDoor } from "./app/studio-budget-door";
@@ -40,6 +41,14 @@ async function main(): Promise<void> {
     logger,
     name: "server",
     purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000,
+  });
+  const outputRetention = startOutputRetention({
+    db: store.db,
+    services,
+    logger,
+    days: config.outputRetentionDays,
+    everyMs: config.eventsPurgeIntervalSeconds * 1000,
+    name: "server",
   });
   // The studio (Next, same process) uses this very store and these services, so its runs wake
   // this engine and its reads see the same signals (app/_studio/studio-ctx.ts).
@@ -145,7 +154,7 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     // Status streams end so their clients reconnect (with Last-Event-ID) to a process that stays.
     runWatchFor(store.db, services.signals).closeAll();
-    await Promise.all([engine.stop(), webhookSender.stop(), examples?.stop()]);
+    await Promise.all([engine.stop(), webhookSender.stop(), outputRetention.stop(), examples?.stop()]);
     await Promise.allSettled([crossProcess.close(), rateLimits.close()]);
     await store.close();
     process.exit(0);

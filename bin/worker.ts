@@ -1,6 +1,7 @@
 // `npm run worker`: an extra run-engine process on the same store (SQLite file or PostgreSQL).
 import { loadConfigOrExit, startRuntime } from "../lib/boot/boot";
 import { startEngine } from "../lib/engine/engine";
+import { startOutputRetention } from "../lib/engine/output-retention";
 import { startWebhookSender } from "../lib/engine/webhook-sender";
 import { createLogger } from "../lib/primitives/logger";
 
@@ -18,11 +19,19 @@ async function main(): Promise<void> {
     name: "worker",
     purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000,
   });
+  const outputRetention = startOutputRetention({
+    db: store.db,
+    services,
+    logger,
+    days: config.outputRetentionDays,
+    everyMs: config.eventsPurgeIntervalSeconds * 1000,
+    name: "worker",
+  });
   logger.info({ concurrency, store: store.dialect }, "worker started");
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, "worker stopping: finishing or releasing in-flight runs");
-    await Promise.all([engine.stop(), webhookSender.stop()]);
+    await Promise.all([engine.stop(), webhookSender.stop(), outputRetention.stop()]);
     await crossProcess.close();
     await store.close();
     process.exit(0);

@@ -53,6 +53,7 @@ const GENERATION_FIELDS = [
   "model",
   "object",
   "output",
+  "outputs_purged_at",
   "preview",
   "progress",
   "provider",

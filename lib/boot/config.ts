@@ -35,6 +35,8 @@ export interface Config {
   webhookRetrySchedule: number[];
   /** Seconds between the engine's purges of events past 30 days (EVENTS_PURGE_INTERVAL_SECONDS; tests shorten it). */
   eventsPurgeIntervalSeconds: number;
+  /** OUTPUT_RETENTION_DAYS: outputs of runs finished longer ago are deleted (the rows stay); null keeps them forever. */
+  outputRetentionDays: number | null;
   /** PATH: where models find the programs they run (espeak-ng). */
   searchPath: string;
   /** PROVIDERS_FILE's path, or null. */
@@ -351,6 +353,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowInsecure: readFlag(env, "WEBHOOK_ALLOW_INSECURE"),
     webhookRetrySchedule: readSchedule(env),
     eventsPurgeIntervalSeconds: readInteger(env, "EVENTS_PURGE_INTERVAL_SECONDS", 3600, 1, 86_400),
+    outputRetentionDays: env.OUTPUT_RETENTION_DAYS ? readInteger(env, "OUTPUT_RETENTION_DAYS", 0, 1, 36_500) : null,
     ...readProviders(env),
     oauth: readOAuth(env),
     metricsToken: readMetricsToken(env),

@@ -94,6 +94,8 @@ export interface GenerationsTable {
   attempts: number;
   /** The queue's order: set by the store on insert (migration 011); absent from a row not yet read back. */
   queue_order?: number | string | null;
+  /** When output retention emptied its outputs (migration 020); null or absent: never. */
+  outputs_purged_at?: string | null;
 }
 
 /** The columns given, checked by the compiler to be every column of T: an error names one left out. */
@@ -138,6 +140,7 @@ export const GENERATIONS_COLUMNS = everyColumnOf<GenerationsTable>()([
   "lease_expires_at",
   "attempts",
   "queue_order",
+  "outputs_purged_at",
 ]);
 
 export interface WebhookSecretsTable {
@@ -229,6 +232,20 @@ export interface ScheduledTasksTable {
   runs: Generated<number>;
   last_run_at: string | null;
   last_run_by: string | null;
+}
+
+/** Blobs of purged outputs, deleted after the purge committed (migration 020). */
+export interface BlobDeletionsTable {
+  blob: string;
+  generation_id: string;
+  queued_at: string;
+}
+
+/** Where a purge walk stopped (migration 020). */
+export interface RetentionMarksTable {
+  name: string;
+  completed_at: string;
+  id: string;
 }
 
 /** Queued runs per stretch of queue orders (migration 016), kept by triggers. */
@@ -337,6 +354,8 @@ export interface Database {
   share_links: ShareLinksTable;
   scheduled_tasks: ScheduledTasksTable;
   queue_counts: QueueCountsTable;
+  blob_deletions: BlobDeletionsTable;
+  retention_marks: RetentionMarksTable;
 }
 
 /** A database handle or an open transaction on it; core functions accept either. */

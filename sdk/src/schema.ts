@@ -1014,6 +1014,8 @@ export interface components {
             created_at: string;
             started_at: string | null;
             completed_at: string | null;
+            /** @description When the outputs (and preview) were deleted under the operator's output retention (OUTPUT_RETENTION_DAYS): `output` is then empty though the run succeeded. Null while they are kept. */
+            outputs_purged_at: string | null;
         };
         GenerationList: {
             /** @constant */

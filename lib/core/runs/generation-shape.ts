@@ -73,6 +73,10 @@ export const GenerationShape = closed({
   created_at: timestamp,
   started_at: timestamp.nullable(),
   completed_at: timestamp.nullable(),
+  outputs_purged_at: timestamp.nullable().meta({
+    description:
+      "When the outputs (and preview) were deleted under the operator's output retention (OUTPUT_RETENTION_DAYS): `output` is then empty though the run succeeded. Null while they are kept.",
+  }),
 });
 
 export const GenerationListShape = pagedList(GenerationShape);

@@ -151,6 +151,7 @@ export async function presentGeneration(
     created_at: row.created_at,
     started_at: row.started_at,
     completed_at: row.completed_at,
+    outputs_purged_at: row.outputs_purged_at ?? null,
   };
 }
 

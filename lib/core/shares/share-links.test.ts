@@ -128,6 +128,7 @@ describe(`share links (${testDialect()})`, () => {
       modality: "image",
       prompt: null,
       details: null,
+      outputs_purged_at: null,
     });
     expect(Object.keys(shared).sort()).toEqual([
       "completed_at",
@@ -136,6 +137,7 @@ describe(`share links (${testDialect()})`, () => {
       "model",
       "model_name",
       "outputs",
+      "outputs_purged_at",
       "prompt",
     ]);
     expect(JSON.stringify(shared)).not.toContain(runId);

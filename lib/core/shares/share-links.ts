@@ -87,6 +87,8 @@ export interface SharedRun {
   /** Signed same-origin links (/v1/blobs/…) valid for 24 hours and only while the share link is live. */
   outputs: SharedOutput[];
   completed_at: string | null;
+  /** When output retention deleted the outputs (`outputs` is then empty); the link itself still opens. */
+  outputs_purged_at: string | null;
 }
 
 export interface OpsShareLink extends ShareLink {
@@ -377,7 +379,7 @@ export async function readSharedRun(
   if (!link) throw notFound();
   const run = await deps.db
     .selectFrom("generations")
-    .select(["model", "modality", "input_json", "output_json", "completed_at"])
+    .select(["model", "modality", "input_json", "output_json", "completed_at", "outputs_purged_at"])
     .where("id", "=", link.generation_id)
     .where("workspace_id", "=", link.workspace_id)
     .where("status", "=", "succeeded")
@@ -398,6 +400,7 @@ export async function readSharedRun(
       sharedOutput(deps.services.secretKey, link.id, run.model, o, i),
     ),
     completed_at: run.completed_at,
+    outputs_purged_at: run.outputs_purged_at ?? null,
   };
 }
 
