@@ -167,6 +167,15 @@ export function RunOutputs({ generation, onKeep }: { generation: Generation; onK
   const images = generation.output.filter((o) => o.type === "image");
   return (
     <div className="flex flex-col gap-3">
+      {generation.outputs_purged_at ? (
+        <p
+          data-testid="outputs-purged"
+          className="rounded-md bg-zinc-50 px-3 py-2 text-sm text-zinc-600 ring-1 ring-zinc-200"
+        >
+          The outputs of this run were deleted on {generation.outputs_purged_at.slice(0, 10)} under this install&rsquo;s
+          output retention (OUTPUT_RETENTION_DAYS). The run&rsquo;s record stays.
+        </p>
+      ) : null}
       {generation.output.length === 0 && generation.preview ? (
         <figure className="relative">
           {/* A preset's first image while the run goes on. */}

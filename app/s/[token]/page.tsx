@@ -182,6 +182,21 @@ export default async function SharedRunPage({ params }: { params: Promise<{ toke
           </section>
         ) : null}
 
+        {run.outputs_purged_at ? (
+          <p
+            data-testid="shared-outputs-purged"
+            className="mt-6 rounded-lg border border-zinc-200 bg-white px-5 py-4 text-sm text-zinc-600"
+          >
+            The outputs of this run are no longer kept: they were deleted on{" "}
+            {new Date(run.outputs_purged_at).toLocaleDateString("en", {
+              year: "numeric",
+              month: "long",
+              day: "numeric",
+              timeZone: "UTC",
+            })}{" "}
+            under this Atelier&rsquo;s output retention.
+          </p>
+        ) : null}
         <section aria-label="Outputs" className={`mt-6 grid gap-6 ${images > 1 ? "sm:grid-cols-2" : ""}`}>
           {run.outputs.map((o, i) => (
             <Output key={i} output={o} index={i} count={run.outputs.length} />
