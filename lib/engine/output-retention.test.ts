@@ -257,9 +257,9 @@ describe(`output retention (${testDialect()})`, () => {
     }
   });
 
-  it("keeps a blob whose delete failed queued, and deletes it on the next turn", async () => {
+  it("keeps a blob whose delete failed queued, stops the turn there, and deletes it on the next turn", async () => {
     const env = await fresh();
-    const rows = await seedRuns(env, 12);
+    const rows = await seedRuns(env, 30);
     let failing = true;
     const flaky: BlobStore = {
       ...env.blobs,
@@ -268,17 +268,20 @@ describe(`output retention (${testDialect()})`, () => {
         await env.blobs.delete(key);
       },
     };
-    const first = await purgeOldOutputs({ db: env.db, blobs: flaky }, { olderThanDays: 6, now: NOW });
-    const old = rows.filter((r) => r.status === "succeeded" && r.completed_at! < new Date(NOW - 6 * DAY).toISOString());
-    expect(first).toEqual({ runs: old.length, blobsDeleted: 0, blobsLeft: old.length * 2 });
+    const turn = () => purgeOldOutputs({ db: env.db, blobs: flaky }, { olderThanDays: 6, now: NOW, batchSize: 10 });
+    const first = await turn();
+    // Only the first batch (the ten oldest runs): with the blob store failing, the turn stops.
+    const firstBatch = rows.slice(0, 10).filter((r) => r.status === "succeeded");
+    expect(first).toEqual({ runs: firstBatch.length, blobsDeleted: 0, blobsLeft: firstBatch.length * 2 });
     // The rows no longer name the blobs; the queue does.
     const queued = await env.db.selectFrom("blob_deletions").select("blob").orderBy("blob").execute();
-    expect(queued.map((q) => q.blob)).toEqual(old.flatMap(blobsOf).sort());
-    for (const blob of old.flatMap(blobsOf)) expect(await env.blobs.size(blob)).not.toBeNull();
+    expect(queued.map((q) => q.blob)).toEqual(firstBatch.flatMap(blobsOf).sort());
+    for (const blob of firstBatch.flatMap(blobsOf)) expect(await env.blobs.size(blob)).not.toBeNull();
 
     failing = false;
-    const second = await purgeOldOutputs({ db: env.db, blobs: flaky }, { olderThanDays: 6, now: NOW });
-    expect(second).toEqual({ runs: 0, blobsDeleted: old.length * 2, blobsLeft: 0 });
+    const second = await turn();
+    const old = rows.filter((r) => r.status === "succeeded" && r.completed_at! < new Date(NOW - 6 * DAY).toISOString());
+    expect(second).toEqual({ runs: old.length - firstBatch.length, blobsDeleted: old.length * 2, blobsLeft: 0 });
     for (const blob of old.flatMap(blobsOf)) expect(await env.blobs.size(blob)).toBeNull();
     expect(await env.db.selectFrom("blob_deletions").select("blob").execute()).toEqual([]);
   });

@@ -61,6 +61,8 @@ export async function purgeOldOutputs(
       const deleted = await deleteQueuedBlobs(deps, batch.blobs, batchSize);
       result.blobsDeleted += deleted.deleted;
       result.blobsLeft += deleted.left;
+      // The blob store is failing: empty no more runs this turn, their blobs would only queue up.
+      if (deleted.left > 0) break;
     }
     if (batch.scanned < batchSize) break;
   }
