@@ -1,8 +1,9 @@
 // A page of a workspace's run history, read as a seek at any history size: the page walks one
-// index newest first — the one of its most telling filter (migration 019) — and checks the other
-// filters on the way, walking at most PAGE_SCAN_BOUND entries. A page that reaches the bound
-// before it is full answers with what it found and a cursor that goes on from where it stopped,
-// so no filter, however rare its matches, makes one request read the whole history.
+// index newest first — the one of its most telling filter (lib/store/online-indexes.ts; for a
+// prompt search, the text index) — and checks the other filters on the way, walking at most
+// PAGE_SCAN_BOUND entries. A page that reaches the bound before it is full answers with what it
+// found and a cursor that goes on from where it stopped, so no filter, however rare its matches,
+// makes one request read the whole history.
 import type { SelectQueryBuilder } from "kysely";
 import { sql } from "kysely";
 import type { CursorPosition } from "../../primitives/cursor";
