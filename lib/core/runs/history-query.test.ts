@@ -1,10 +1,10 @@
 // History pages at any size: each filter walks its own index (no scan of the runs table), a
 // filter whose matches are rare answers within the walk's bound with a cursor that goes on, and
 // paging through to the end gives exactly the matching runs, newest first. Both stores.
-import { CompiledQuery, createQueryId, sql, type RootOperationNode } from "kysely";
 import { describe, expect, it } from "vitest";
 import type { CursorPosition } from "../../primitives/cursor";
 import { useTestStore, testCtx, testDialect } from "../../store/testing/test-store";
+import { plansOf, SCAN_OF_RUNS } from "../../store/testing/query-plans";
 import type { Db, GenerationsTable } from "../../store/database";
 import { createWorkspace } from "../workspaces/workspaces";
 import { seedHistory, seededRun, type HistorySeed } from "../testing/history-seed";
@@ -152,38 +152,3 @@ describe(`history pages (${testDialect()})`, () => {
     }
   });
 });
-
-/** A plan line that reads the runs table whole: SQLite's "SCAN generations", PostgreSQL's "Seq Scan on generations". */
-const SCAN_OF_RUNS = /SCAN generations(?! USING)|Seq Scan on generations/;
-
-/**
- * The plans of the statements `read` sends, one text each. PostgreSQL is told sequential scans
- * cost too much, so that on a test's few rows it plans as it would on many.
- */
-async function plansOf(db: Db, read: (db: Db) => Promise<unknown>): Promise<string[]> {
-  const nodes: RootOperationNode[] = [];
-  await read(
-    db.withPlugin({
-      transformQuery: (args) => (nodes.push(args.node), args.node),
-      transformResult: async (args) => args.result,
-    }),
-  );
-  const statements = nodes.map((node) => db.getExecutor().compileQuery(node, createQueryId()));
-  const postgres = testDialect() === "postgres";
-  return db.connection().execute(async (connection) => {
-    if (postgres) await sql`set enable_seqscan = off`.execute(connection);
-    try {
-      const plans: string[] = [];
-      for (const statement of statements) {
-        const explain = postgres ? "explain " : "explain query plan ";
-        const { rows } = await connection.executeQuery(
-          CompiledQuery.raw(explain + statement.sql, [...statement.parameters]),
-        );
-        plans.push(rows.map((row) => Object.values(row as object).join(" ")).join("\n"));
-      }
-      return plans;
-    } finally {
-      if (postgres) await sql`reset enable_seqscan`.execute(connection);
-    }
-  });
-}

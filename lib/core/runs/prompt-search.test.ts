@@ -5,11 +5,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CompiledQuery, createQueryId, Migrator, sql, type RootOperationNode } from "kysely";
+import { Migrator, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import type { CursorPosition } from "../../primitives/cursor";
 import { useTestStore, testCtx, testDialect } from "../../store/testing/test-store";
-import type { Db, GenerationsTable } from "../../store/database";
+import { plansOf } from "../../store/testing/query-plans";
+import type { GenerationsTable } from "../../store/database";
 import { MIGRATIONS } from "../../store/migrations";
 import { migrateStore, openStore } from "../../store/store";
 import { withTransaction } from "../../store/writes";
@@ -227,34 +228,3 @@ describe(`prompt search with a text index (${testDialect()})`, () => {
     }
   });
 });
-
-/**
- * The plans of the statements `read` sends, one text each. PostgreSQL is told sequential scans
- * cost too much, so that on a test's few rows it plans as it would on many.
- */
-async function plansOf(db: Db, read: (db: Db) => Promise<unknown>): Promise<string[]> {
-  const nodes: RootOperationNode[] = [];
-  await read(
-    db.withPlugin({
-      transformQuery: (args) => (nodes.push(args.node), args.node),
-      transformResult: async (args) => args.result,
-    }),
-  );
-  const statements = nodes.map((node) => db.getExecutor().compileQuery(node, createQueryId()));
-  return db.connection().execute(async (connection) => {
-    if (postgres) await sql`set enable_seqscan = off`.execute(connection);
-    try {
-      const plans: string[] = [];
-      for (const statement of statements) {
-        const explain = postgres ? "explain " : "explain query plan ";
-        const { rows } = await connection.executeQuery(
-          CompiledQuery.raw(explain + statement.sql, [...statement.parameters]),
-        );
-        plans.push(rows.map((row) => Object.values(row as object).join(" ")).join("\n"));
-      }
-      return plans;
-    } finally {
-      if (postgres) await sql`reset enable_seqscan`.execute(connection);
-    }
-  });
-}
