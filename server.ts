@@ -10,10 +10,8 @@ import { createOperate } from "./api/operate";
 import { createRateLimits } from "./api/rate-limit";
 import { runWatchFor } from "./lib/core/run-streams/run-watch";
 import { loadConfigOrExit, publicBaseUrlWarning, seedDemoWorkspace, startRuntime } from "./lib/boot/boot";
-import { startEngine } from "./lib/engine/engine";
+import { startBackgroundWork } from "./lib/boot/background-work";
 import { startExampleOutputs } from "./lib/core/catalog/example-outputs";
-import { startOutputRetention } from "./lib/engine/output-retention";
-import { startWebhookSender } from "./lib/engine/webhook-sender";
 import { createLogger } from "./lib/primitives/logger";
 import { createStudioBudgetDoor } from "./app/studio-budget-door";
 import { COMMON_SECURITY_HEADERS, studioSecurityHeaders } from "./lib/primitives/http/security-headers";
@@ -26,29 +24,9 @@ async function main(): Promise<void> {
   const rateLimits = createRateLimits(config);
   // With REDIS_URL, count in Redis from the first request (memory meanwhile, at most 5 s).
   await rateLimits.ready();
-  const engine = startEngine({
-    db: store.db,
-    dialect: store.dialect,
-    services,
-    logger,
+  const background = startBackgroundWork({ store, services }, config, logger, {
+    name: "server",
     concurrency: config.workerConcurrency,
-    name: "server",
-  });
-  const webhookSender = startWebhookSender({
-    db: store.db,
-    dialect: store.dialect,
-    services,
-    logger,
-    name: "server",
-    purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000,
-  });
-  const outputRetention = startOutputRetention({
-    db: store.db,
-    services,
-    logger,
-    days: config.outputRetentionDays,
-    everyMs: config.eventsPurgeIntervalSeconds * 1000,
-    name: "server",
   });
   // The studio (Next, same process) uses this very store and these services, so its runs wake
   // this engine and its reads see the same signals (app/_studio/studio-ctx.ts).
@@ -154,7 +132,7 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     // Status streams end so their clients reconnect (with Last-Event-ID) to a process that stays.
     runWatchFor(store.db, services.signals).closeAll();
-    await Promise.all([engine.stop(), webhookSender.stop(), outputRetention.stop(), examples?.stop()]);
+    await Promise.all([background.stop(), examples?.stop()]);
     await Promise.allSettled([crossProcess.close(), rateLimits.close()]);
     await store.close();
     process.exit(0);

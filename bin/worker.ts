@@ -1,8 +1,6 @@
 // `npm run worker`: an extra run-engine process on the same store (SQLite file or PostgreSQL).
 import { loadConfigOrExit, startRuntime } from "../lib/boot/boot";
-import { startEngine } from "../lib/engine/engine";
-import { startOutputRetention } from "../lib/engine/output-retention";
-import { startWebhookSender } from "../lib/engine/webhook-sender";
+import { startBackgroundWork } from "../lib/boot/background-work";
 import { createLogger } from "../lib/primitives/logger";
 
 async function main(): Promise<void> {
@@ -10,28 +8,12 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, "atelier-worker");
   const { store, services, crossProcess } = await startRuntime(config, logger);
   const concurrency = Math.max(1, config.workerConcurrency);
-  const engine = startEngine({ db: store.db, dialect: store.dialect, services, logger, concurrency, name: "worker" });
-  const webhookSender = startWebhookSender({
-    db: store.db,
-    dialect: store.dialect,
-    services,
-    logger,
-    name: "worker",
-    purgeEveryMs: config.eventsPurgeIntervalSeconds * 1000,
-  });
-  const outputRetention = startOutputRetention({
-    db: store.db,
-    services,
-    logger,
-    days: config.outputRetentionDays,
-    everyMs: config.eventsPurgeIntervalSeconds * 1000,
-    name: "worker",
-  });
+  const background = startBackgroundWork({ store, services }, config, logger, { name: "worker", concurrency });
   logger.info({ concurrency, store: store.dialect }, "worker started");
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, "worker stopping: finishing or releasing in-flight runs");
-    await Promise.all([engine.stop(), webhookSender.stop(), outputRetention.stop()]);
+    await background.stop();
     await crossProcess.close();
     await store.close();
     process.exit(0);
