@@ -1,4 +1,4 @@
-// The proof of issue 34's "nothing blocks the event loop for long": a slow history read, sent the
+// Nothing blocks the event loop for long (docs/architecture.md, the store): a slow history read, sent the
 // way listGenerations and the ops page send theirs (the store's `reads`), does not hold up a
 // request that arrives meanwhile. An ordering test: the small request must end first.
 import { sql } from "kysely";
