@@ -124,6 +124,21 @@ test("a preset's versions are one card with a version picker that changes the li
   await expect(card(page, "atelier/gradient-classic")).toContainText("Deprecated");
 });
 
+/**
+ * Back or Forward once the page's own fetches have settled. A page that navigates itself (the
+ * catalog looking again for pictures still being made) can abort the step: then, if the address
+ * did not move, the step is taken again.
+ */
+async function historyStep(page: Page, step: "back" | "forward"): Promise<void> {
+  await page.waitForLoadState("networkidle");
+  const before = page.url();
+  const go = () => (step === "back" ? page.goBack() : page.goForward());
+  await go().catch(async (err: Error) => {
+    if (!/ERR_ABORTED/.test(err.message)) throw err;
+    if (page.url() === before) await go();
+  });
+}
+
 test("filters and search live in the address: shareable, kept on reload, restored by Back", async ({ page }) => {
   await signIn(page, newUser("creator", "5"));
   const cards = page.getByTestId("model-card");
@@ -151,19 +166,19 @@ test("filters and search live in the address: shareable, kept on reload, restore
   await expect(search).toHaveValue("promo");
   await expect(cards).toHaveCount(1);
 
-  await page.goBack();
+  await historyStep(page, "back");
   await expect(page).toHaveURL(/\/catalog\?modality=video&task=text-to-video$/);
   await expect(search).toHaveValue("");
   await expect.poll(() => cards.count()).toBeGreaterThan(1);
-  await page.goBack();
+  await historyStep(page, "back");
   await expect(page).toHaveURL(/\/catalog\?modality=video$/);
   await expect(task).toHaveValue("all");
   await expect(page.locator('[data-testid="model-card"]:not([data-modality="video"])')).toHaveCount(0);
-  await page.goBack();
+  await historyStep(page, "back");
   await expect(page).toHaveURL(/\/catalog$/);
   await expect(page.getByRole("button", { name: "All", exact: true })).toHaveAttribute("aria-pressed", "true");
   await expect(cards).toHaveCount(all);
-  await page.goForward();
+  await historyStep(page, "forward");
   await expect(page).toHaveURL(/\/catalog\?modality=video$/);
   await expect(video).toHaveAttribute("aria-pressed", "true");
   await expect(page.locator('[data-testid="model-card"]:not([data-modality="video"])')).toHaveCount(0);
