@@ -21,7 +21,15 @@ test("a rare filter over a long history: a stretch without a match links further
       newest: new Date(Date.now() - 10 * day),
       days: 5,
     });
-    await seedHistory(store.db, { workspaceId: user.workspaceId, runs: PAGE_SCAN_BOUND + 100, tag: "new", days: 5 });
+    // Days old: the studio's store is shared, and runs newer than another test's would push its
+    // run out of the ops page's newest runs.
+    await seedHistory(store.db, {
+      workspaceId: user.workspaceId,
+      runs: PAGE_SCAN_BOUND + 100,
+      tag: "new",
+      newest: new Date(Date.now() - 2 * day),
+      days: 5,
+    });
     await sql`update generations set status = 'succeeded', error_message = null
       where workspace_id = ${user.workspaceId} and id like 'gen_new%'`.execute(store.db);
   } finally {
