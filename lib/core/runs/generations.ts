@@ -12,7 +12,7 @@ import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempo
 import { newId, hasIdPrefix, ID_PREFIXES, type IdKind } from "../../primitives/ids";
 import { LIMITS } from "../../primitives/limits";
 import { keysetPage } from "../../primitives/paging";
-import { historyPage } from "./history-query";
+import { historyPage, type PromptSearch } from "./history-query";
 import { priceRunRequest, type PricedRun } from "./quotes";
 import { appendRunEndedEvent } from "../webhooks/run-events";
 import type { Db, GenerationsTable } from "../../store/database";
@@ -299,11 +299,12 @@ function dayStart(value: string, param: string): string {
 }
 
 /**
- * The LIKE pattern of a prompt search: the words as they are written inside the stored input
- * JSON (quotes and backslashes JSON-escaped), lower-cased, with LIKE's wildcards and the escape
- * character itself escaped, so "%" or "_" match only themselves.
+ * A prompt search: the words as they are written inside the stored input JSON (quotes and
+ * backslashes JSON-escaped), lower-cased — what the text index matches — and the LIKE pattern of
+ * them, with LIKE's wildcards and the escape character itself escaped, so "%" or "_" match only
+ * themselves — the final check on every run found.
  */
-export function promptSearchPattern(text: string): string {
+export function promptSearch(text: string): PromptSearch {
   if (text.includes("\u0000"))
     throw new ApiError("invalid_parameter", "The search text cannot contain a NUL character.", { param: "q" });
   if (text.length > PROMPT_SEARCH_MAX) {
@@ -311,8 +312,8 @@ export function promptSearchPattern(text: string): string {
       param: "q",
     });
   }
-  const asJson = JSON.stringify(text.toLowerCase()).slice(1, -1);
-  return `%${asJson.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const stored = JSON.stringify(text.toLowerCase()).slice(1, -1);
+  return { stored, pattern: `%${stored.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
 }
 
 /** The studio's own list filters (not query parameters of the API). */
@@ -355,7 +356,7 @@ export async function listGenerations(
   const statuses = parseCommaList(query.status, GENERATION_STATUSES, "status");
   const createdBy = options.createdBy ?? null;
   const prompt = options.prompt?.trim() ? options.prompt.trim() : null;
-  const pattern = prompt === null ? null : promptSearchPattern(prompt);
+  const search = prompt === null ? null : promptSearch(prompt);
   const from = options.from ? dayStart(options.from, "from") : null;
   // "to" is a whole day: runs before the next day starts.
   const before = options.to ? new Date(Date.parse(dayStart(options.to, "to")) + 86_400_000).toISOString() : null;
@@ -374,7 +375,7 @@ export async function listGenerations(
     (after, take) =>
       historyPage(
         ctx.services.historyReads ?? ctx.db,
-        { workspaceId: ctx.workspaceId, model, sources, statuses, batch, createdBy, pattern, from, before },
+        { workspaceId: ctx.workspaceId, model, sources, statuses, batch, createdBy, search, from, before },
         after,
         take,
       ),

@@ -8,7 +8,7 @@ import { plansOf, SCAN_OF_RUNS } from "../../store/testing/query-plans";
 import type { Db, GenerationsTable } from "../../store/database";
 import { createWorkspace } from "../workspaces/workspaces";
 import { seedHistory, seededRun, type HistorySeed } from "../testing/history-seed";
-import { listGenerations } from "./generations";
+import { listGenerations, promptSearch } from "./generations";
 import { createUser } from "../workspaces/users";
 import { opsFailureReasons, opsModels, opsOverview } from "../ops/ops";
 import { opsPrincipal } from "../ops/ops-principal";
@@ -59,7 +59,7 @@ describe(`history pages (${testDialect()})`, () => {
         (r) => r.model_base === "atelier/gradient" && r.status === "failed" && r.source !== "mcp",
       ],
       [{ ...base, model: "atelier/noise", statuses: ["queued"] }, () => false],
-      [{ ...base, pattern: "%forest%" }, (r) => r.input_json.includes("forest")],
+      [{ ...base, search: promptSearch("forest") }, (r) => r.input_json.includes("forest")],
       [
         { ...base, from: all[400]!.created_at, before: all[100]!.created_at, sources: ["studio"] },
         (r) => r.created_at >= all[400]!.created_at && r.created_at < all[100]!.created_at && r.source === "studio",
@@ -122,7 +122,7 @@ describe(`history pages (${testDialect()})`, () => {
       [{ ...base, createdBy: "usr_x" }, "generations_workspace_creator"],
       [{ ...base, batch: "bat_x" }, "generations_workspace_batch"],
       [
-        { ...base, model: "atelier/noise", statuses: ["failed"], sources: ["api"], pattern: "%x%" },
+        { ...base, model: "atelier/noise", statuses: ["failed"], sources: ["api"], search: promptSearch("x") },
         "generations_workspace_model",
       ],
       [{ ...base, from: all[40]!.created_at, before: all[2]!.created_at }, "generations_workspace_page"],

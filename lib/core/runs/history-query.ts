@@ -4,8 +4,7 @@
 // PAGE_SCAN_BOUND entries. A page that reaches the bound before it is full answers with what it
 // found and a cursor that goes on from where it stopped, so no filter, however rare its matches,
 // makes one request read the whole history.
-import type { SelectQueryBuilder } from "kysely";
-import { sql } from "kysely";
+import { sql, type RawBuilder, type SelectQueryBuilder } from "kysely";
 import type { CursorPosition } from "../../primitives/cursor";
 import { afterPosition, type BoundedRows } from "../../primitives/paging";
 import type { Database, Db, GenerationsTable, GenerationStatus } from "../../store/database";
@@ -23,12 +22,19 @@ export interface HistoryFilter {
   statuses?: readonly GenerationStatus[] | null;
   batch?: string;
   createdBy?: string | null;
-  /** A LIKE pattern over the lower-cased input (promptSearchPattern). */
-  pattern?: string | null;
+  /** Words to find in the run's input (promptSearch in generations.ts). */
+  search?: PromptSearch | null;
   /** Created at or after this instant. */
   from?: string | null;
   /** Created before this instant. */
   before?: string | null;
+}
+
+export interface PromptSearch {
+  /** The words as they stand in the stored input JSON, lower-cased: what the text index matches. */
+  stored: string;
+  /** The LIKE pattern of them over lower(input_json), the final check on every run found. */
+  pattern: string;
 }
 
 type Lead = "batch" | "status" | "search" | "createdBy" | "model" | "source" | null;
@@ -41,7 +47,7 @@ function leadOf(f: HistoryFilter): Lead {
   const oneStatus = f.statuses?.length === 1 ? f.statuses[0] : undefined;
   if (f.batch !== undefined) return "batch";
   if (oneStatus === "queued" || oneStatus === "running") return "status";
-  if (searchText(f.pattern) !== null) return "search";
+  if (indexedSearch(f) !== null) return "search";
   if (f.createdBy) return "createdBy";
   if (f.model !== undefined) return "model";
   if (f.sources?.length === 1) return "source";
@@ -59,7 +65,7 @@ function walk<O>(q: RunsQuery<O>, f: HistoryFilter, lead: Lead, after: CursorPos
   else if (lead === "createdBy") q = q.where("created_by", "=", f.createdBy!);
   else if (lead === "model") q = q.where("model_base", "=", baseOf(f.model!));
   else if (lead === "source") q = q.where("source", "=", f.sources![0]!);
-  else if (lead === "search") q = q.where(likePattern("input_json", f.pattern!));
+  else if (lead === "search") q = q.where(likePattern(sql.ref("input_json"), f.search!.pattern));
   if (f.from) q = q.where("created_at", ">=", f.from);
   // A cursor of this list lies inside its day range: its position is then the upper bound, so
   // that the store seeks to it rather than walking down from the range's end.
@@ -69,28 +75,13 @@ function walk<O>(q: RunsQuery<O>, f: HistoryFilter, lead: Lead, after: CursorPos
 }
 
 /** The search's own test, kept as the final check whichever index found the run. */
-function likePattern(column: "input_json" | "w.input_json", pattern: string) {
-  return sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+function likePattern(column: RawBuilder<unknown>, pattern: string) {
+  return sql<boolean>`lower(${column}) like ${pattern} escape '\\'`;
 }
 
-/**
- * The words of a prompt search as they stand in the stored input (the LIKE pattern of
- * promptSearchPattern without its escapes), when a text index can serve them: 3+ characters, the
- * trigram indexes' least. Null for a pattern of another shape.
- */
-function searchText(pattern: string | null | undefined): string | null {
-  if (!pattern || pattern.length < 2 || !pattern.startsWith("%") || !pattern.endsWith("%")) return null;
-  let text = "";
-  for (let k = 1; k < pattern.length - 1; k++) {
-    const c = pattern[k]!;
-    if (c === "%" || c === "_") return null;
-    if (c === "\\") {
-      if (k + 1 >= pattern.length - 1) return null;
-      k++;
-    }
-    text += pattern[k];
-  }
-  return [...text].length >= 3 ? text : null;
+/** The words of the search when a text index can serve them: 3+ characters, the trigram indexes' least. */
+function indexedSearch(f: HistoryFilter): string | null {
+  return f.search && [...f.search.stored].length >= 3 ? f.search.stored : null;
 }
 
 function baseOf(model: string): string {
@@ -98,17 +89,26 @@ function baseOf(model: string): string {
   return at === -1 ? model : model.slice(0, at);
 }
 
-/** Whether the filters the walk leaves to check on the way narrow it at all. */
-function checksOnTheWay(f: HistoryFilter, lead: Lead): boolean {
-  return (
-    (f.model !== undefined && (lead !== "model" || f.model.includes("@"))) ||
-    (!!f.sources && lead !== "source") ||
-    (!!f.statuses && lead !== "status") ||
-    (f.batch !== undefined && lead !== "batch") ||
-    (!!f.createdBy && lead !== "createdBy") ||
-    !!f.pattern
-  );
+/**
+ * The filters the walk leaves to check on the way (all but the leading one), over `column`'s
+ * columns; the search's LIKE always, as the final check.
+ */
+function checksOnTheWay(f: HistoryFilter, lead: Lead, column: (name: string) => RawBuilder<unknown>) {
+  const is = (name: string, value: string) => sql<boolean>`${column(name)} = ${value}`;
+  const isOneOf = (name: string, values: readonly string[]) => sql<boolean>`${column(name)} in (${sql.join(values)})`;
+  const checks: RawBuilder<boolean>[] = [];
+  if (f.model !== undefined && (lead !== "model" || f.model.includes("@"))) {
+    checks.push(f.model.includes("@") ? is("model", f.model) : is("model_base", f.model));
+  }
+  if (f.sources && lead !== "source") checks.push(isOneOf("source", f.sources));
+  if (f.statuses && lead !== "status") checks.push(isOneOf("status", f.statuses));
+  if (f.batch !== undefined && lead !== "batch") checks.push(is("batch_id", f.batch));
+  if (f.createdBy && lead !== "createdBy") checks.push(is("created_by", f.createdBy));
+  if (f.search) checks.push(likePattern(column("input_json"), f.search.pattern));
+  return checks;
 }
+
+const all = (checks: readonly RawBuilder<boolean>[]) => sql<boolean>`${sql.join(checks, sql` and `)}`;
 
 /** Up to `take` runs after `after`, newest first, that pass every filter (see the file's head). */
 export async function historyPage(
@@ -119,24 +119,19 @@ export async function historyPage(
   bound = PAGE_SCAN_BOUND,
 ): Promise<BoundedRows<GenerationsTable>> {
   const lead = leadOf(f);
-  if (lead === "search" && !onPostgres(db)) return searchPage(db, f, searchText(f.pattern)!, after, take, bound);
-  if (!checksOnTheWay(f, lead)) {
+  if (lead === "search" && !onPostgres(db)) return searchPage(db, f, indexedSearch(f)!, after, take, bound);
+  const checks = checksOnTheWay(f, lead, (name) => sql.ref(`w.${name}`));
+  if (checks.length === 0) {
     return {
       rows: await walk(db.selectFrom("generations").selectAll(), f, lead, after).limit(take).execute(),
       stoppedAt: null,
     };
   }
   const window = walk(db.selectFrom("generations").selectAll(), f, lead, after).limit(bound);
-  let q = db.selectFrom(window.as("w")).selectAll();
-  if (f.model !== undefined) {
-    q = f.model.includes("@") ? q.where("w.model", "=", f.model) : q.where("w.model_base", "=", f.model);
-  }
-  if (f.sources && lead !== "source") q = q.where("w.source", "in", f.sources);
-  if (f.statuses && lead !== "status") q = q.where("w.status", "in", f.statuses);
-  if (f.batch !== undefined && lead !== "batch") q = q.where("w.batch_id", "=", f.batch);
-  if (f.createdBy && lead !== "createdBy") q = q.where("w.created_by", "=", f.createdBy);
-  if (f.pattern) q = q.where(likePattern("w.input_json", f.pattern));
-  const rows = (await q
+  const rows = (await db
+    .selectFrom(window.as("w"))
+    .selectAll()
+    .where(all(checks))
     .orderBy("w.created_at", "desc")
     .orderBy("w.id", "desc")
     .limit(take)
@@ -239,14 +234,7 @@ async function searchedRuns(
   if (after) {
     q = q.where((eb) => eb(eb.refTuple("generations.created_at", "generations.id"), "<", eb.tuple(after.t, after.i)));
   }
-  if (f.model !== undefined) {
-    q = f.model.includes("@") ? q.where("model", "=", f.model) : q.where("model_base", "=", f.model);
-  }
-  if (f.sources) q = q.where("source", "in", f.sources);
-  if (f.statuses) q = q.where("status", "in", f.statuses);
-  if (f.createdBy) q = q.where("created_by", "=", f.createdBy);
-  if (f.batch !== undefined) q = q.where("batch_id", "=", f.batch);
-  q = q.where(likePattern("input_json", f.pattern!));
+  q = q.where(all(checksOnTheWay(f, "search", (name) => sql.ref(`generations.${name}`))));
   return (await q
     .orderBy("generations.created_at", "desc")
     .orderBy("generations.id", "desc")

@@ -16,7 +16,7 @@ import { migrateStore, openStore } from "../../store/store";
 import { withTransaction } from "../../store/writes";
 import { createWorkspace } from "../workspaces/workspaces";
 import { seedHistory, seededRun, type HistorySeed } from "../testing/history-seed";
-import { listGenerations, promptSearchPattern } from "./generations";
+import { listGenerations, promptSearch } from "./generations";
 import { historyPage, type HistoryFilter } from "./history-query";
 
 const postgres = testDialect() === "postgres";
@@ -106,20 +106,20 @@ describe(`prompt search with a text index (${testDialect()})`, () => {
       "%",
     ];
     for (const words of searches) {
-      const pattern = promptSearchPattern(words);
-      const want = await likeAll(ws.id, pattern);
+      const search = promptSearch(words);
+      const want = await likeAll(ws.id, search.pattern);
       for (const [take, bound] of [
         [7, 20],
         [50, 5_000],
       ] as const) {
-        const got = await allPages({ workspaceId: ws.id, pattern }, take, bound);
+        const got = await allPages({ workspaceId: ws.id, search }, take, bound);
         expect(got, JSON.stringify({ words, take, bound })).toEqual(want);
       }
     }
     // Other filters with a search, on the way.
-    const pattern = promptSearchPattern("harbour");
-    const filter: HistoryFilter = { workspaceId: ws.id, pattern, statuses: ["succeeded"], sources: ["api"] };
-    const want = await likeAll(ws.id, pattern);
+    const search = promptSearch("harbour");
+    const filter: HistoryFilter = { workspaceId: ws.id, search, statuses: ["succeeded"], sources: ["api"] };
+    const want = await likeAll(ws.id, search.pattern);
     const rows = await store.db
       .selectFrom("generations")
       .select("id")
@@ -135,7 +135,7 @@ describe(`prompt search with a text index (${testDialect()})`, () => {
   it("listGenerations pages a search through has_more and cursors to the same runs", async () => {
     const ws = await history();
     const ctx = testCtx(store.t, ws.id);
-    const want = await likeAll(ws.id, promptSearchPattern("Robot Garden"));
+    const want = await likeAll(ws.id, promptSearch("Robot Garden").pattern);
     const got: string[] = [];
     let cursor: string | undefined;
     for (let guard = 0; guard < 100; guard++) {
@@ -160,7 +160,7 @@ describe(`prompt search with a text index (${testDialect()})`, () => {
       ...(postgres ? [] : [["harbour", true] as const]),
       ["ne", false],
     ] as const) {
-      const filter = { workspaceId: ws.id, pattern: promptSearchPattern(words) };
+      const filter = { workspaceId: ws.id, search: promptSearch(words) };
       for (const cursor of [null, after]) {
         const plans = (await plansOf(store.db, (db) => historyPage(db, filter, cursor, 11))).join("\n");
         expect(plans, words).not.toMatch(/SCAN generations( |$)(?!USING)|Seq Scan on generations/);
@@ -184,7 +184,7 @@ describe(`prompt search with a text index (${testDialect()})`, () => {
           )
         ).rows[0]?.n,
       );
-    const id = (await likeAll(ws.id, promptSearchPattern("harbour")))[0]!;
+    const id = (await likeAll(ws.id, promptSearch("harbour").pattern))[0]!;
     expect(await count(id)).toBe(1);
     await store.db.deleteFrom("generations").where("id", "=", id).execute();
     expect(await count(id)).toBe(0);
@@ -200,12 +200,12 @@ describe(`prompt search with a text index (${testDialect()})`, () => {
       const ws = await createWorkspace({ db: older.db }, { name: "older", creditMicros: 0 });
       await seedHistory(older.db, { workspaceId: ws.id, runs: 400, tag: "old" });
       await migrateStore(older);
-      const pattern = promptSearchPattern("harbour");
+      const search = promptSearch("harbour");
       const want = (
         await older.db
           .selectFrom("generations")
           .select("id")
-          .where(sql<boolean>`lower(input_json) like ${pattern} escape '\\'`)
+          .where(sql<boolean>`lower(input_json) like ${search.pattern} escape '\\'`)
           .orderBy("created_at", "desc")
           .orderBy("id", "desc")
           .execute()
@@ -214,7 +214,7 @@ describe(`prompt search with a text index (${testDialect()})`, () => {
       const got: string[] = [];
       let after: CursorPosition | null = null;
       for (let guard = 0; guard < 100; guard++) {
-        const { rows, stoppedAt } = await historyPage(older.db, { workspaceId: ws.id, pattern }, after, 8, 10);
+        const { rows, stoppedAt } = await historyPage(older.db, { workspaceId: ws.id, search }, after, 8, 10);
         const page = rows.slice(0, 7);
         got.push(...page.map((r) => r.id));
         const last = page[page.length - 1];
