@@ -2,12 +2,12 @@
 // filter whose matches are rare answers within the walk's bound with a cursor that goes on, and
 // paging through to the end gives exactly the matching runs, newest first. Both stores.
 import { describe, expect, it } from "vitest";
-import type { CursorPosition } from "../../primitives/cursor";
 import { useTestStore, testCtx, testDialect } from "../../store/testing/test-store";
 import { plansOf, SCAN_OF_RUNS } from "../../store/testing/query-plans";
 import type { Db, GenerationsTable } from "../../store/database";
 import { createWorkspace } from "../workspaces/workspaces";
 import { seedHistory, seededRun, type HistorySeed } from "../testing/history-seed";
+import { historyPages } from "../testing/history-pages";
 import { listGenerations, promptSearch } from "./generations";
 import { createUser } from "../workspaces/users";
 import { opsFailureReasons, opsModels, opsOverview } from "../ops/ops";
@@ -25,21 +25,6 @@ describe(`history pages (${testDialect()})`, () => {
     await seedHistory(store.db, seed);
     const all = Array.from({ length: runs }, (_, i) => seededRun(seed, i)).reverse();
     return { ws, seed, all };
-  }
-
-  /** Every page of the filter with this bound, each one's rows, to the end. */
-  async function allPages(db: Db, filter: HistoryFilter, take: number, bound: number) {
-    const pages: GenerationsTable[][] = [];
-    let after: CursorPosition | null = null;
-    for (let guard = 0; guard < 1000; guard++) {
-      const { rows, stoppedAt } = await historyPage(db, filter, after, take + 1, bound);
-      const page = rows.slice(0, take);
-      pages.push(page);
-      const last = page[page.length - 1];
-      after = rows.length > take && last ? { t: last.created_at, i: last.id } : stoppedAt;
-      if (!after) return pages;
-    }
-    throw new Error("paging never ended");
   }
 
   it("pages through every filter, alone and combined, to exactly the matching runs, at a small bound", async () => {
@@ -68,7 +53,7 @@ describe(`history pages (${testDialect()})`, () => {
     for (const [filter, matches] of cases) {
       const want = all.filter(matches).map((r) => r.id);
       for (const bound of [7, 5_000]) {
-        const pages = await allPages(store.db, filter, 10, bound);
+        const pages = await historyPages(store.db, filter, 10, bound);
         expect(
           pages.flat().map((r) => r.id),
           JSON.stringify({ filter, bound }),

@@ -16,6 +16,7 @@ import { migrateStore, openStore } from "../../store/store";
 import { withTransaction } from "../../store/writes";
 import { createWorkspace } from "../workspaces/workspaces";
 import { seedHistory, seededRun, type HistorySeed } from "../testing/history-seed";
+import { historyPages } from "../testing/history-pages";
 import { listGenerations, promptSearch } from "./generations";
 import { historyPage, type HistoryFilter } from "./history-query";
 
@@ -72,19 +73,8 @@ describe(`prompt search with a text index (${testDialect()})`, () => {
     return rows.map((r) => r.id);
   }
 
-  async function allPages(filter: HistoryFilter, take: number, bound: number): Promise<string[]> {
-    const ids: string[] = [];
-    let after: CursorPosition | null = null;
-    for (let guard = 0; guard < 5000; guard++) {
-      const { rows, stoppedAt } = await historyPage(store.db, filter, after, take + 1, bound);
-      const page = rows.slice(0, take);
-      ids.push(...page.map((r) => r.id));
-      const last = page[page.length - 1];
-      after = rows.length > take && last ? { t: last.created_at, i: last.id } : stoppedAt;
-      if (!after) return ids;
-    }
-    throw new Error("paging never ended");
-  }
+  const allPages = async (filter: HistoryFilter, take: number, bound: number) =>
+    (await historyPages(store.db, filter, take, bound)).flat().map((r) => r.id);
 
   it("pages every search to exactly the runs a plain LIKE gives, at any bound", async () => {
     const ws = await history();
