@@ -21,35 +21,19 @@ export interface OnlineIndex {
   postgres?: { method: string; expression: string; extension: string; opclass: string };
 }
 
+/** The index a history filter's pages walk: the workspace's runs of one value, newest first. */
+function historyIndex(name: string, filter: string): OnlineIndex {
+  return { name, table: "generations", columns: ["workspace_id", filter, "created_at", "id"] };
+}
+
 /** In the order they are built; a name never changes once landed. */
 export const ONLINE_INDEXES: readonly OnlineIndex[] = [
   // History pages walk one of these, newest first (lib/core/runs/history-query.ts).
-  {
-    name: "generations_workspace_model",
-    table: "generations",
-    columns: ["workspace_id", "model_base", "created_at", "id"],
-  },
-  {
-    name: "generations_workspace_status",
-    table: "generations",
-    columns: ["workspace_id", "status", "created_at", "id"],
-  },
-  {
-    name: "generations_workspace_source",
-    table: "generations",
-    columns: ["workspace_id", "source", "created_at", "id"],
-  },
-  {
-    name: "generations_workspace_creator",
-    table: "generations",
-    columns: ["workspace_id", "created_by", "created_at", "id"],
-    replaces: "generations_creator",
-  },
-  {
-    name: "generations_workspace_batch",
-    table: "generations",
-    columns: ["workspace_id", "batch_id", "created_at", "id"],
-  },
+  historyIndex("generations_workspace_model", "model_base"),
+  historyIndex("generations_workspace_status", "status"),
+  historyIndex("generations_workspace_source", "source"),
+  { ...historyIndex("generations_workspace_creator", "created_by"), replaces: "generations_creator" },
+  historyIndex("generations_workspace_batch", "batch_id"),
   // The ops page: the newest runs of every workspace, runs in the last minute, failures of the last day.
   { name: "generations_recent", table: "generations", columns: ["created_at", "id"] },
   { name: "generations_failures", table: "generations", columns: ["status", "completed_at"] },
