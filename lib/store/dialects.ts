@@ -9,13 +9,16 @@ import {
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
+  type DatabaseIntrospector,
   type DialectAdapter,
   type Dialect,
   type Driver,
+  type Kysely,
   type QueryResult,
   type SqliteDialectConfig,
 } from "kysely";
 import pg from "pg";
+import { CurrentSchemaIntrospector } from "./schema-introspector";
 import { checkpointInBackground, type BackgroundCheckpoints } from "./sqlite-checkpoints";
 
 export type DialectName = "sqlite" | "postgres";
@@ -340,6 +343,9 @@ class PipeliningPostgresDialect extends PostgresDialect {
   }
   override createAdapter(): DialectAdapter {
     return Object.assign(super.createAdapter(), { [ON_POSTGRES]: true });
+  }
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
   }
 }
 
