@@ -104,7 +104,7 @@ export function AudioWaveform({ url, className = "" }: { url: string; className?
       ) : peaks === null ? (
         <SoundMark />
       ) : (
-        <span className="h-1 w-6 animate-pulse rounded-full bg-indigo-200" />
+        <span className="h-1 w-6 motion-safe:animate-pulse rounded-full bg-indigo-200" />
       )}
     </div>
   );

@@ -58,7 +58,7 @@ function Spinner({ className = "" }: { className?: string }) {
   return (
     <span
       aria-hidden
-      className={`inline-block h-3.5 w-3.5 animate-spin rounded-full border-2 border-current border-t-transparent ${className}`}
+      className={`inline-block h-3.5 w-3.5 motion-safe:animate-spin rounded-full border-2 border-current border-t-transparent ${className}`}
     />
   );
 }

@@ -72,7 +72,7 @@ function Tile({ run }: { run: Generation }) {
   }
   return (
     <span
-      className={`flex h-full w-full items-center justify-center text-[11px] font-medium capitalize ${STATUS_TONE[run.status] ?? STATUS_TONE.queued} ${run.status === "running" || run.status === "queued" ? "animate-pulse" : ""}`}
+      className={`flex h-full w-full items-center justify-center text-[11px] font-medium capitalize ${STATUS_TONE[run.status] ?? STATUS_TONE.queued} ${run.status === "running" || run.status === "queued" ? "motion-safe:animate-pulse" : ""}`}
     >
       {run.status}
     </span>

@@ -8,7 +8,7 @@ const TONES: Record<string, string> = {
 };
 const DOTS: Record<string, string> = {
   queued: "bg-zinc-400",
-  running: "bg-blue-500 animate-pulse",
+  running: "bg-blue-500 motion-safe:animate-pulse",
   succeeded: "bg-emerald-500",
   failed: "bg-red-500",
   canceled: "bg-zinc-400",

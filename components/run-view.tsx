@@ -93,7 +93,7 @@ export function RunProgress({ run, typicalSeconds }: { run: Generation; typicalS
         className="relative h-1.5 w-full overflow-hidden rounded-full bg-zinc-100"
       >
         {value === null ? (
-          <div className="h-full w-full animate-pulse rounded-full bg-blue-200" />
+          <div className="h-full w-full motion-safe:animate-pulse rounded-full bg-blue-200" />
         ) : (
           <div
             suppressHydrationWarning
@@ -467,7 +467,7 @@ export function RunView({
         </p>
       ) : null}
       {!final && g.output.length === 0 && !g.preview ? (
-        <div className="flex aspect-video w-full animate-pulse items-center justify-center rounded-lg bg-zinc-100 text-sm text-zinc-400">
+        <div className="flex aspect-video w-full motion-safe:animate-pulse items-center justify-center rounded-lg bg-zinc-100 text-sm text-zinc-400">
           {g.status === "queued" ? "Waiting in the queue…" : "Generating…"}
         </div>
       ) : null}

@@ -38,7 +38,11 @@ export function When({ iso, className }: { iso: string; className?: string }) {
   );
 }
 
-const PENDING = { pill: "bg-blue-50 text-blue-700 ring-blue-200", dot: "bg-blue-500 animate-pulse", label: "Pending" };
+const PENDING = {
+  pill: "bg-blue-50 text-blue-700 ring-blue-200",
+  dot: "bg-blue-500 motion-safe:animate-pulse",
+  label: "Pending",
+};
 const DELIVERY_TONES: Record<string, { pill: string; dot: string; label: string }> = {
   pending: PENDING,
   succeeded: { pill: "bg-emerald-50 text-emerald-700 ring-emerald-200", dot: "bg-emerald-500", label: "Delivered" },
