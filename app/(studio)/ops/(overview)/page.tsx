@@ -210,8 +210,11 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
 
       <OpsModels models={models} now={now} />
 
-      {/* A plain GET form: the filters narrow both the failure reasons and the runs, and live in the URL so a view can be shared. */}
+      {/* A plain GET form: the filters narrow both the failure reasons and the runs, and live in the
+          URL so a view can be shared. Keyed by the filters: "Clear" is a client navigation, and an
+          uncontrolled select kept showing a filter no longer applied unless the form is made anew. */}
       <form
+        key={`${filter.workspaceId ?? ""}|${filter.status ?? ""}|${filter.model ?? ""}`}
         method="get"
         aria-label="Run filters"
         className="grid gap-3 rounded-lg border border-zinc-200 bg-white px-5 py-4 shadow-sm sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end"
