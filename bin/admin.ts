@@ -25,6 +25,7 @@ import {
 } from "../lib/core/workspaces/users";
 import { pauseModel, resumeModel } from "../lib/core/catalog/model-pauses";
 import { openConfiguredStore } from "../lib/boot/boot";
+import { withTransaction } from "../lib/store/writes";
 import { announceToEveryProcess } from "../lib/engine/cross-process";
 import { ConfigError, loadConfig, type Config } from "../lib/boot/config";
 import { sqliteFileIn, type Store } from "../lib/store/store";
@@ -112,12 +113,22 @@ workspace
   .command("create")
   .requiredOption("--name <name>", "workspace name")
   .option("--credit <usd>", "opening credit in US dollars (default 0)")
-  .action((options: { name: string; credit?: string }) =>
-    withStore(async (store) => {
+  .option("--key", "also make its first API key (every scope, 365 days), printed once as api_key")
+  .action((options: { name: string; credit?: string; key?: boolean }) =>
+    withStore(async (store, config) => {
       const creditMicros =
         options.credit === undefined ? undefined : usdArgument(options.credit, "credit", { allowZero: true });
-      const created = await createWorkspace({ db: store.db }, { name: options.name, creditMicros });
-      print(created, [created as unknown as Record<string, unknown>]);
+      // Both or neither: a workspace is not left keyless by a key that failed.
+      const { created, apiKey } = await withTransaction(store.db, async (trx) => {
+        const created = await createWorkspace({ db: trx }, { name: options.name, creditMicros });
+        const apiKey = options.key
+          ? await createApiKey({ db: trx }, { workspaceId: created.id, prefix: config.apiKeyPrefix })
+          : null;
+        return { created, apiKey };
+      });
+      if (!apiKey) return print(created, [created as unknown as Record<string, unknown>]);
+      print({ ...created, api_key: apiKey }, [{ ...created, key: apiKey.key }]);
+      if (!asJson) console.log("The key is shown once: keep it somewhere safe.");
     }),
   );
 workspace.command("list").action(() =>

@@ -70,6 +70,16 @@ export function createWorkspace(
   return admin<Workspace>(args, spec);
 }
 
+/** A new workspace and its first key (every scope, 365 days) in one CLI call: `workspace create --key`. */
+export function createWorkspaceWithKey(
+  opts: { name?: string; credit?: string } = {},
+  spec: ServerSpec = SERVERS.main,
+): Workspace & { api_key: CreatedKey } {
+  const args = ["workspace", "create", "--name", opts.name ?? uniqueName("ws"), "--key"];
+  if (opts.credit !== undefined) args.push("--credit", opts.credit);
+  return admin<Workspace & { api_key: CreatedKey }>(args, spec);
+}
+
 export function createKey(
   workspaceId: string,
   opts: { name?: string; expires?: "30d" | "90d" | "365d" | "never"; scopes?: string[] } = {},

@@ -120,6 +120,40 @@ test("key revoke: the key then gets 401 invalid_api_key mentioning revoked; othe
   expect(revokeKey(doomed.id).revoked_at).toBe(revoked.revoked_at);
 });
 
+test("workspace create --key: the workspace and its first key in one call, the key working at once", async ({
+  request,
+}) => {
+  const name = uniqueName("with-key");
+  const created = admin<Workspace & { api_key: CreatedKey }>([
+    "workspace",
+    "create",
+    "--name",
+    name,
+    "--credit",
+    "3",
+    "--key",
+  ]);
+  expect(created).toMatchObject({ object: "workspace", name });
+  expect(created.api_key).toMatchObject({ object: "api_key", workspace_id: created.id, revoked_at: null });
+  expect(created.api_key.key).toMatch(/^atl_[0-9A-Za-z]+$/);
+  expect([...created.api_key.scopes].sort()).toEqual(["generations:read", "generations:write", "workspace:read"]);
+  expect(Date.parse(created.api_key.expires_at!) - Date.parse(created.api_key.created_at)).toBe(365 * DAY_MS);
+  const credits = await expectOk<{ available_usd: string }>(
+    await request.get("/v1/credits", { headers: keyHeader(created.api_key.key) }),
+  );
+  expect(credits.available_usd).toBe("3.00");
+  const listed = admin<{ data: { id: string }[] }>(["key", "list", "--workspace", created.id]);
+  expect(listed.data.map((k) => k.id)).toEqual([created.api_key.id]);
+
+  // Without --key, no key and no api_key field; a refused name makes neither.
+  expect(createWorkspace()).not.toHaveProperty("api_key");
+  const refused = adminFailure(["workspace", "create", "--name", " ", "--key"]);
+  expect(refused.status).toBe(1);
+  expect(JSON.parse(refused.stderr.trim().split("\n").at(-1)!)).toMatchObject({
+    error: { code: "invalid_parameter", param: "name" },
+  });
+});
+
 test("CLI errors print JSON on stderr and exit 1", () => {
   const unknown = adminFailure(["key", "create", "--workspace", "ws_doesnotexist000000000000"]);
   expect(unknown.status).toBe(1);

@@ -21,7 +21,7 @@ import type {
   OutputItem,
   GenerationRequest as RunBody,
 } from "../../lib/core/runs/generation-shape";
-import { addCredit, createKey, createWorkspace, uniqueName } from "./admin";
+import { addCredit, createWorkspaceWithKey, uniqueName } from "./admin";
 import { expectError, expectOk, ISO_MS } from "./helpers";
 import { REPO_ROOT, SERVERS, serverEnv, storeEnv, TEST_S3, type ServerSpec } from "./servers";
 
@@ -226,8 +226,11 @@ export interface Tenant {
 
 /** A new workspace with a key on `spec`'s store, opened with `credit` USD (the admin CLI). */
 export function newTenant(request: APIRequestContext, spec: ServerSpec, credit: string, label = "runs"): Tenant {
-  const workspace = createWorkspace({ name: uniqueName(label), ...(Number(credit) > 0 ? { credit } : {}) }, spec);
-  const key = createKey(workspace.id, {}, spec).key;
+  const workspace = createWorkspaceWithKey(
+    { name: uniqueName(label), ...(Number(credit) > 0 ? { credit } : {}) },
+    spec,
+  );
+  const key = workspace.api_key.key;
   const tenant: Tenant = {
     api: new Api(request, spec, key),
     workspaceId: workspace.id,
