@@ -3,7 +3,8 @@
 // slices so that a request writes nothing there (leased-rate-limiter.ts); and in Redis (REDIS_URL)
 // when it is set. Every process shares one budget either way.
 import { Redis } from "ioredis";
-import pg from "pg";
+import type pg from "pg";
+import { pgPackage } from "../lib/store/pg-package";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../lib/boot/config";
 import { ApiError } from "../lib/primitives/errors";
@@ -67,7 +68,11 @@ function sharedStore(config: Pick<Config, "databaseUrl" | "redisUrl">): SharedSt
     return { kind: "redis", client };
   }
   if (config.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4, application_name: "atelier-rate-limits" });
+    const pool = new (pgPackage().Pool)({
+      connectionString: config.databaseUrl,
+      max: 4,
+      application_name: "atelier-rate-limits",
+    });
     // An idle connection cut by a database restart: the pool drops it, and the insurance limiter
     // covers until the database is back. Without a listener it would be an uncaught exception.
     pool.on("error", () => undefined);

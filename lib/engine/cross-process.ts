@@ -12,7 +12,8 @@
 // may have been queued) and the waiters whose runs ended, and sends the signals this process
 // could not send.
 import { sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
+import { pgPackage } from "../store/pg-package";
 import type { Logger } from "pino";
 import type { Store } from "../store/store";
 import { outageSummary, storeUnreachable } from "../primitives/unreachable";
@@ -302,7 +303,7 @@ async function listenForSignals(
 
   const connect = async (): Promise<void> => {
     // keepAlive: a peer gone without a word (a cut network) is noticed too, not only a closed socket.
-    const client = new pg.Client({
+    const client = new (pgPackage().Client)({
       connectionString: databaseUrl,
       application_name: applicationName,
       keepAlive: true,

@@ -17,7 +17,8 @@ import {
   type QueryResult,
   type SqliteDialectConfig,
 } from "kysely";
-import pg from "pg";
+import type pg from "pg";
+import { pgPackage } from "./pg-package";
 import { CurrentSchemaIntrospector } from "./schema-introspector";
 import { checkpointInBackground, type BackgroundCheckpoints } from "./sqlite-checkpoints";
 
@@ -350,7 +351,7 @@ class PipeliningPostgresDialect extends PostgresDialect {
 }
 
 export function postgresDialect(connectionString: string, options: PostgresOptions = {}): Dialect {
-  const pool = new pg.Pool({
+  const pool = new (pgPackage().Pool)({
     connectionString,
     max: 10,
     pipeline: true,
@@ -358,7 +359,7 @@ export function postgresDialect(connectionString: string, options: PostgresOptio
     options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
-        oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID ? parseInt8 : pgPackage().types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
   pool.on("error", (err) => {
