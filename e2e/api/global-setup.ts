@@ -13,7 +13,7 @@ function startCommand(spec: ServerSpec): string {
       `PGOPTIONS=--client-min-messages=warning psql "${PG_SERVER_URL}/postgres" -q -v ON_ERROR_STOP=1 -c 'DROP DATABASE IF EXISTS ${db} WITH (FORCE)' -c 'CREATE DATABASE ${db}'`,
     );
   }
-  return [...fresh, "npx tsx server.ts"].join(" && ");
+  return [...fresh, "node --import tsx server.ts"].join(" && ");
 }
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
