@@ -11,7 +11,9 @@ export default defineConfig({
   // side (global-setup.ts): Playwright's webServer entries start one after another.
   globalSetup: require.resolve("./global-setup"),
   outputDir: `${REPO_ROOT}/test-results/e2e-api`,
-  workers: 2,
+  // Three on a 2-core machine: with two, the cores sat 40 % idle through the middle of the suite
+  // while tests waited on timers (leases, retry schedules, outages); 278 s -> 236 s here.
+  workers: 3,
   fullyParallel: false,
   retries: 0,
   forbidOnly: !!process.env.CI,
