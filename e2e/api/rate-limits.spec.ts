@@ -1,13 +1,16 @@
 // Rate limits (docs/api.md, "Limits"): 429 ip_rate_limit_exceeded on the ip-limit server (8 a
 // minute per IP) and 429 rate_limit_exceeded on the key-limit server (4 a minute per key),
-// each with Retry-After, and RateLimit-* headers that count down. Only this file calls those
-// two servers; its tests run one after another in one worker.
+// each with Retry-After, and RateLimit-* headers that count down. Only this file calls the
+// ip-limit server, and starts it (mcp.spec.ts also spends keys on the key-limit one); its tests
+// run one after another in one worker.
 import { expect, request as playwrightRequest, test, type APIResponse } from "./fixtures";
 import { createKey, createWorkspace } from "./admin";
 import { bearer, expectError, expectOk, expectStandardHeaders, keyHeader } from "./helpers";
+import { serversOfThisFile } from "./server-start";
 import { SERVERS } from "./servers";
 
 test.describe.configure({ mode: "serial" });
+serversOfThisFile(SERVERS.ipLimit);
 
 function expectRetryAfter(res: APIResponse): number {
   const retryAfter = res.headers()["retry-after"];

@@ -2,7 +2,8 @@
 // nothing itself (WORKER_CONCURRENCY=0): a worker killed with SIGKILL mid-run leaves a run whose
 // lease lapses (15 s) and another worker re-runs it, charged once; two workers share one queue;
 // a Prefer: wait read is woken by a run another process finished. Only this file uses the
-// "workers" servers, and its tests run one after another, so no other worker takes these runs.
+// "workers" servers, and starts them; its tests run one after another, so no other worker takes
+// these runs.
 import { expect, test } from "./fixtures";
 import { expectOk } from "./helpers";
 import {
@@ -20,11 +21,14 @@ import {
   type Generation,
   type WorkerProcess,
 } from "./runs-helpers";
+import { serversOfThisFile } from "./server-start";
 
 const HEAVY = {
   model: "atelier/gradient",
   input: { prompt: "storm over the bay at night", num_images: 4, resolution: "hd" },
 };
+
+serversOfThisFile(...STORES.map((store) => store.workers));
 
 for (const store of STORES) {
   test.describe(`[${storeTitle(store)}] worker processes`, () => {

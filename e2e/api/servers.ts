@@ -20,6 +20,8 @@ export interface ServerSpec {
   workers: number | null;
   /** More environment for this server only. */
   env: Record<string, string>;
+  /** Started by the one spec file that uses it (server-start.ts), not by the global setup. */
+  startedBySpec: boolean;
 }
 
 export function serverSpec(
@@ -27,7 +29,7 @@ export function serverSpec(
   port: number,
   ipPerMin: number,
   keyPerMin: number,
-  options: { pgDatabase?: string | null; workers?: number; env?: Record<string, string> } = {},
+  options: { pgDatabase?: string | null; workers?: number; env?: Record<string, string>; startedBySpec?: boolean } = {},
 ): ServerSpec {
   return {
     name,
@@ -39,6 +41,7 @@ export function serverSpec(
     pgDatabase: options.pgDatabase ?? null,
     workers: options.workers ?? null,
     env: options.env ?? {},
+    startedBySpec: options.startedBySpec ?? false,
   };
 }
 
@@ -97,9 +100,9 @@ export async function resetPgDatabase(database: string): Promise<void> {
 export const SERVERS = {
   /** Everything but the rate-limit tests: limits so high no test trips them. */
   main: serverSpec("main", 3301, 100_000, 100_000),
-  /** Only rate-limits.spec.ts calls it: 8 requests a minute per IP. */
-  ipLimit: serverSpec("ip-limit", 3302, 8, 100_000),
-  /** Only rate-limits.spec.ts calls it: 4 requests a minute per key. */
+  /** Only rate-limits.spec.ts calls it, and starts it: 8 requests a minute per IP. */
+  ipLimit: serverSpec("ip-limit", 3302, 8, 100_000, { startedBySpec: true }),
+  /** rate-limits.spec.ts and mcp.spec.ts spend keys on it: 4 requests a minute per key. */
   keyLimit: serverSpec("key-limit", 3303, 1000, 4),
 
   // The runs suites (runs-*.spec.ts), each on both stores. "busy" runs its queue in the server
@@ -107,7 +110,7 @@ export const SERVERS = {
   // and only runs-workers.spec.ts uses it, starting and killing worker processes of its own.
   runsSqlite: serverSpec("runs-sqlite", 3311, 100_000, 100_000, { workers: 2 }),
   runsSqliteIdle: serverSpec("runs-sqlite-idle", 3312, 100_000, 100_000, { workers: 0 }),
-  runsSqliteWorkers: serverSpec("runs-sqlite-workers", 3313, 100_000, 100_000, { workers: 0 }),
+  runsSqliteWorkers: serverSpec("runs-sqlite-workers", 3313, 100_000, 100_000, { workers: 0, startedBySpec: true }),
   // The PostgreSQL ones keep files and outputs in the test bucket (TEST_S3), the SQLite ones on disk.
   runsPostgres: serverSpec("runs-postgres", 3321, 100_000, 100_000, {
     workers: 2,
@@ -121,6 +124,7 @@ export const SERVERS = {
   }),
   runsPostgresWorkers: serverSpec("runs-postgres-workers", 3323, 100_000, 100_000, {
     workers: 0,
+    startedBySpec: true,
     pgDatabase: "atelier_e2e_runs_workers",
     env: bucketEnv("runs-postgres-workers/"),
   }),
