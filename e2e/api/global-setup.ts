@@ -4,7 +4,7 @@
 import { buildAdminCli } from "../admin-cli";
 import { startServers } from "../server-processes";
 import { serverProcess } from "./server-start";
-import { REPO_ROOT, SERVERS, TEST_S3 } from "./servers";
+import { SERVERS, TEST_S3 } from "./servers";
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   buildAdminCli();
@@ -12,10 +12,12 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const stopBucket = await startServers([
     {
       name: "s3",
-      command: `npx tsx lib/blobs/testing/test-s3-server.ts --port ${TEST_S3.port} --dir ${TEST_S3.dataDir} --bucket ${TEST_S3.bucket}`,
-      cwd: REPO_ROOT,
+      args: [
+        "lib/blobs/testing/test-s3-server.ts",
+        ...["--port", String(TEST_S3.port), "--dir", TEST_S3.dataDir, "--bucket", TEST_S3.bucket],
+      ],
+      env: {},
       url: `${TEST_S3.endpoint}/`,
-      timeoutMs: 60_000,
     },
   ]);
   let stopServers: () => Promise<void>;

@@ -4,7 +4,6 @@
 // and top-ups (the admin CLI) and starting worker processes (bin/worker.ts). The links answers
 // carry are checked for the blob store behind them: the API's own /v1/blobs links on disk, the
 // test bucket's presigned URLs (TEST_S3) on the bucket.
-import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
@@ -21,9 +20,10 @@ import type {
   OutputItem,
   GenerationRequest as RunBody,
 } from "../../lib/core/runs/generation-shape";
+import { spawnRepoProcess as spawnRepo, untilAnswers, type RepoProcess } from "../server-processes";
 import { addCredit, createWorkspaceWithKey, uniqueName } from "./admin";
 import { expectError, expectOk, ISO_MS } from "./helpers";
-import { REPO_ROOT, SERVERS, serverEnv, storeEnv, TEST_S3, type ServerSpec } from "./servers";
+import { SERVERS, serverEnv, storeEnv, TEST_S3, type ServerSpec } from "./servers";
 
 // ---------------------------------------------------------------------------------------------
 // Stores
@@ -312,49 +312,22 @@ export async function expectNotFound(res: APIResponse): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Worker processes (bin/worker.ts on the same store)
 
-export interface WorkerProcess {
-  child: ChildProcess;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderr: () => string;
-}
+/** A worker or server process a test started (server-processes.ts). */
+export type WorkerProcess = RepoProcess;
 
-/**
- * Starts a TypeScript entry of the repo (`bin/worker.ts`, `server.ts`) as one node process (no
- * npx/tsx wrapper, so the pid is the program itself and a SIGKILL really kills it), keeping its stderr.
- */
+/** Starts a TypeScript entry of the repo (`bin/worker.ts`, `server.ts`) as one node process, keeping its stderr. */
 export function spawnRepoProcess(entry: string, env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, entry)], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    err += chunk.toString("utf8");
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }));
-  });
-  return { child, exited, stderr: () => err };
+  return spawnRepo([entry], env);
 }
 
 /**
- * Starts server.ts for `spec` as a test's own process (not one of playwright.config.ts's), with
+ * Starts server.ts for `spec` as a test's own process (not one of the global setup's), with
  * `env` on top of the usual server environment, and resolves once it answers.
  */
 export async function startOwnServer(spec: ServerSpec, env: Record<string, string> = {}): Promise<WorkerProcess> {
   const server = spawnRepoProcess("server.ts", { ...serverEnv(spec), ...env });
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    expect(server.child.exitCode, `the server exited early: ${server.stderr()}`).toBeNull();
-    expect(Date.now(), `the server did not answer within 90 s: ${server.stderr()}`).toBeLessThan(deadline);
-    const ok = await fetch(`${spec.baseURL}/v1/public/models`).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (ok) return server;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await untilAnswers(server, spec.name, `${spec.baseURL}/v1/public/models`, 90_000);
+  return server;
 }
 
 /** Starts a `npm run worker` process on the store of `spec`. */

@@ -8,13 +8,13 @@
 // server's disk; a picture's thumbnail on the Files page, a run's output image and its Download
 // link all come from presigned bucket URLs.
 // Run: flock /tmp/atelier-e2e.lock flock -s /tmp/atelier-build.lock npx playwright test --config e2e/studio/playwright.config.ts e2e/studio/bucket.spec.ts
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { ListObjectsCommand, S3Client } from "@aws-sdk/client-s3";
 import { expect, test } from "@playwright/test";
-import { makeWav } from "../api/runs-helpers";
+import { makeWav, stopWorker } from "../api/runs-helpers";
+import { spawnRepoProcess, untilAnswers, type RepoProcess } from "../server-processes";
 import { pgUrl, resetPgDatabase } from "../api/servers";
 import { newUser, signIn, type TestUser } from "./helpers";
 import { REPO_ROOT } from "./playwright.config";
@@ -50,59 +50,15 @@ const BUCKET_ENV: Record<string, string> = {
   AWS_EC2_METADATA_DISABLED: "true",
 };
 
-let s3Server: Child | null = null;
+let s3Server: RepoProcess | null = null;
 let s3Client: S3Client | null = null;
-let server: Child | null = null;
+let server: RepoProcess | null = null;
 let user: TestUser;
 /** The run test 2 makes, whose Download link test 3 follows. */
 let runId = "";
 
 function storeEnv(): Record<string, string> {
   return { DATA_DIR, DATABASE_URL: pgUrl(DATABASE), ...BUCKET_ENV };
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Child {
-  child: ChildProcess;
-  exited: Promise<void>;
-  stderr: () => string;
-}
-
-/** A TypeScript entry of the repo as one node process (no npx wrapper: the pid is the program itself). */
-function spawnRepo(args: string[], env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return { child, exited, stderr: () => err };
-}
-
-async function stop(proc: Child | null): Promise<void> {
-  if (!proc || proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  proc.child.kill("SIGTERM");
-  const timer = setTimeout(() => proc.child.kill("SIGKILL"), 15_000);
-  await proc.exited;
-  clearTimeout(timer);
-}
-
-/** Waits until `url` answers 200, failing early if the process exits. */
-async function waitFor200(proc: Child, name: string, url: string, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    expect(proc.child.exitCode, `${name} exited early: ${proc.stderr()}`).toBeNull();
-    expect(Date.now(), `${name} did not answer within ${ms / 1000} s: ${proc.stderr()}`).toBeLessThan(deadline);
-    const ok = await fetch(url).then(
-      (res) => res.status === 200,
-      () => false,
-    );
-    if (ok) return;
-    await sleep(250);
-  }
 }
 
 /** Every object key under `prefix`, sorted (ListObjects v1 by Marker, as test-s3-server.ts does: s3rver's V2 tokens need DES). */
@@ -131,19 +87,11 @@ test.use({ baseURL: BASE_URL });
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
-  s3Server = spawnRepo(
-    [
-      path.join(REPO_ROOT, "lib", "blobs", "testing", "test-s3-server.ts"),
-      "--port",
-      String(S3.port),
-      "--dir",
-      S3.dataDir,
-      "--bucket",
-      S3.bucket,
-    ],
+  s3Server = spawnRepoProcess(
+    ["lib/blobs/testing/test-s3-server.ts", "--port", String(S3.port), "--dir", S3.dataDir, "--bucket", S3.bucket],
     {},
   );
-  await waitFor200(s3Server, "s3rver", `${S3.endpoint}/`, 30_000);
+  await untilAnswers(s3Server, "s3rver", `${S3.endpoint}/`, 30_000);
   s3Client = new S3Client({
     region: "us-east-1",
     endpoint: S3.endpoint,
@@ -156,7 +104,7 @@ test.beforeAll(async () => {
   fs.rmSync(DATA_DIR, { recursive: true, force: true });
   await resetPgDatabase(DATABASE);
   // Tracked before it answers, so afterAll stops it whatever happens.
-  server = spawnRepo([path.join(REPO_ROOT, "server.ts")], {
+  server = spawnRepoProcess(["server.ts"], {
     ...storeEnv(),
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
@@ -165,15 +113,15 @@ test.beforeAll(async () => {
     LOG_LEVEL: "warn",
     WORKER_CONCURRENCY: "2",
   });
-  await waitFor200(server, "the bucket server", `${BASE_URL}/v1/public/models`, 150_000);
+  await untilAnswers(server, "the bucket server", `${BASE_URL}/v1/public/models`, 150_000);
   user = newUser("creator", "5", storeEnv());
 });
 
 test.afterAll(async () => {
   test.setTimeout(60_000);
-  await stop(server);
+  await stopWorker(server);
   s3Client?.destroy();
-  await stop(s3Server);
+  await stopWorker(s3Server);
 });
 
 test("a direct upload of a sound goes from the browser straight to the bucket; a picture's thumbnail comes from it", async ({
