@@ -351,7 +351,8 @@ class PipeliningPostgresDialect extends PostgresDialect {
 }
 
 export function postgresDialect(connectionString: string, options: PostgresOptions = {}): Dialect {
-  const pool = new (pgPackage().Pool)({
+  const { Pool, types } = pgPackage();
+  const pool = new Pool({
     connectionString,
     max: 10,
     pipeline: true,
@@ -359,7 +360,7 @@ export function postgresDialect(connectionString: string, options: PostgresOptio
     options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
-        oid === INT8_OID ? parseInt8 : pgPackage().types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID ? parseInt8 : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
     },
   });
   pool.on("error", (err) => {

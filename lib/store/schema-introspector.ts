@@ -4,7 +4,16 @@
 // a migration beside a concurrent DROP SCHEMA (parallel store tests, a neighbour's teardown)
 // failed for a schema it never touches. This one reads the connection's current schema only,
 // matched by OID, so no name is looked up twice.
-import { sql, type DatabaseIntrospector, type Kysely, type SchemaMetadata, type TableMetadata } from "kysely";
+import {
+  DEFAULT_MIGRATION_LOCK_TABLE,
+  DEFAULT_MIGRATION_TABLE,
+  sql,
+  type DatabaseIntrospector,
+  type DatabaseMetadataOptions,
+  type Kysely,
+  type SchemaMetadata,
+  type TableMetadata,
+} from "kysely";
 
 interface ColumnRow {
   schema: string;
@@ -25,7 +34,7 @@ export class CurrentSchemaIntrospector implements DatabaseIntrospector {
     return rows.map((row) => ({ name: row.name }));
   }
 
-  async getTables(): Promise<TableMetadata[]> {
+  async getTables(options: DatabaseMetadataOptions = { withInternalKyselyTables: false }): Promise<TableMetadata[]> {
     const { rows } = await sql<ColumnRow>`
       select ns.nspname as schema, c.relname as table, c.relkind as table_type, a.attname as column,
              a.attnotnull as not_null, a.atthasdef as has_default, typ.typname as type, dtns.nspname as type_schema
@@ -38,6 +47,8 @@ export class CurrentSchemaIntrospector implements DatabaseIntrospector {
        order by c.relname, a.attnum`.execute(this.db);
     const tables = new Map<string, TableMetadata & { columns: TableMetadata["columns"][number][] }>();
     for (const row of rows) {
+      const internal = row.table === DEFAULT_MIGRATION_TABLE || row.table === DEFAULT_MIGRATION_LOCK_TABLE;
+      if (internal && !options.withInternalKyselyTables) continue;
       let table = tables.get(row.table);
       if (!table) {
         table = { name: row.table, schema: row.schema, isView: row.table_type === "v", columns: [] };
@@ -49,13 +60,15 @@ export class CurrentSchemaIntrospector implements DatabaseIntrospector {
         dataTypeSchema: row.type_schema,
         isNullable: !row.not_null,
         hasDefaultValue: row.has_default,
+        // Kysely reads this from pg_get_serial_sequence(name), the lookup by name this class
+        // avoids; no caller here uses it, and no table of ours has a serial column.
         isAutoIncrementing: false,
       });
     }
     return [...tables.values()];
   }
 
-  async getMetadata(): Promise<{ tables: TableMetadata[] }> {
-    return { tables: await this.getTables() };
+  async getMetadata(options?: DatabaseMetadataOptions): Promise<{ tables: TableMetadata[] }> {
+    return { tables: await this.getTables(options) };
   }
 }
