@@ -12,6 +12,7 @@ import { runWatchFor } from "./lib/core/run-streams/run-watch";
 import { loadConfigOrExit, publicBaseUrlWarning, seedDemoWorkspace, startRuntime } from "./lib/boot/boot";
 import { startBackgroundWork } from "./lib/boot/background-work";
 import { startExampleOutputs } from "./lib/core/catalog/example-outputs";
+import { startExamplePictureThread } from "./lib/boot/example-picture-thread";
 import { createLogger } from "./lib/primitives/logger";
 import { createStudioBudgetDoor } from "./app/studio-budget-door";
 import { COMMON_SECURITY_HEADERS, studioSecurityHeaders } from "./lib/primitives/http/security-headers";
@@ -90,6 +91,11 @@ async function main(): Promise<void> {
   server.on("clientError", createClientErrorHandler({ config, logger, rateLimits }));
   server.on("checkExpectation", refusals.expectation);
   let examples: ReturnType<typeof startExampleOutputs> | null = null;
+  const pictureThread = startExamplePictureThread({
+    pictures: services.examplePictures,
+    ffmpegPath: services.ffmpegPath,
+    logger,
+  });
   // HOST unset: every interface, as before; HOST=127.0.0.1 keeps the server to this machine.
   const listening = () => {
     // The catalog cards' pictures, made one at a time in the background once the server answers.
@@ -99,6 +105,7 @@ async function main(): Promise<void> {
       logger,
       delayMs: 2000,
       warm: config.examplePictures === "all",
+      maker: pictureThread,
     });
     const base = config.publicBaseUrl;
     logger.info({ port: config.port, store: store.dialect, blobs: services.blobs.kind }, "Atelier is listening");
@@ -132,7 +139,7 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     // Status streams end so their clients reconnect (with Last-Event-ID) to a process that stays.
     runWatchFor(store.db, services.signals).closeAll();
-    await Promise.all([background.stop(), examples?.stop()]);
+    await Promise.all([background.stop(), examples?.stop(), pictureThread.stop()]);
     await Promise.allSettled([crossProcess.close(), rateLimits.close()]);
     await store.close();
     process.exit(0);

@@ -6,9 +6,10 @@
 // called directly with tools of its own. Remote entries never get one (a card must not call a
 // paid provider); they keep their icon.
 //
-// The server starts one maker (`startExampleOutputs`, concurrency 1, after it listens); the
-// studio's pages, which may run in a bundled copy of this module, find it through globalThis,
-// read which pictures exist, and ask for a missing one to come first.
+// The server starts one queue (`startExampleOutputs`, concurrency 1, after it listens), which has
+// them made in a worker thread (lib/boot/example-picture-thread.ts); the studio's pages, which may
+// run in a bundled copy of this module, find it through globalThis, read which pictures exist, and
+// ask for a missing one to come first.
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
@@ -210,6 +211,12 @@ export interface ExampleMakerOptions {
   signal?: AbortSignal;
 }
 
+/** What makes a card picture for the queue: this thread's maker, or another thread's. */
+export interface ExampleMaker {
+  /** Makes and stores the entry's card picture (again, if it exists); false when it gets none. */
+  make(modelId: string): Promise<boolean>;
+}
+
 /**
  * Makes the card pictures of one process: `make(definition)` runs the model on its example input
  * and stores the thumbnail; stand-in files are made once and shared.
@@ -318,9 +325,13 @@ export function startExampleOutputs(input: {
   delayMs?: number;
   /** Queue every entry at start (default); false makes pictures only when a page asks. */
   warm?: boolean;
+  /** Who makes them (the server: a thread of their own); by default this thread, on its event loop. */
+  maker?: ExampleMaker;
 }): { stop(): Promise<void>; idle(): Promise<void> } {
   const abort = new AbortController();
   const maker = createExampleMaker({ pictures: input.pictures, ffmpegPath: input.ffmpegPath, signal: abort.signal });
+  const make = (definition: ModelDefinition) =>
+    input.maker ? input.maker.make(definition.id) : maker.make(definition);
   const queue: string[] = [];
   const failed = new Set<string>();
   let current: string | null = null;
@@ -346,8 +357,7 @@ export function startExampleOutputs(input: {
     if (!plan || !wanted(next)) return void setImmediate(pump);
     current = next;
     const began = Date.now();
-    working = maker
-      .make(plan.definition)
+    working = make(plan.definition)
       .then((made) => {
         if (made) input.logger?.info({ model: next, ms: Date.now() - began }, "made the catalog card picture");
         else failed.add(next);

@@ -1,0 +1,67 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { examplePictureDirectory, type PictureDirectory } from "../blobs/picture-directory";
+import { findCatalogEntry } from "../core/catalog/catalog";
+import {
+  catalogCardImages,
+  examplePlanOf,
+  startExampleOutputs,
+  EXAMPLE_THUMBNAIL_SIZE,
+} from "../core/catalog/example-outputs";
+import { defaultFfmpegPath } from "../media/ffmpeg";
+import { installCatalog } from "./boot";
+import { loadConfig } from "./config";
+import { startExamplePictureThread } from "./example-picture-thread";
+
+const ffmpegPath = defaultFfmpegPath(process.env.PATH ?? "");
+
+let dir: string;
+let pictures: PictureDirectory;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "atelier-picture-thread-"));
+  pictures = examplePictureDirectory(dir);
+  installCatalog(loadConfig({ DATA_DIR: dir }));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const keyOf = (modelId: string) => examplePlanOf(findCatalogEntry(modelId).definition)!.key;
+
+describe("the catalog picture thread", () => {
+  it("makes a card picture in its own thread, where this thread's queue finds it", async () => {
+    const thread = startExamplePictureThread({ pictures, ffmpegPath });
+    const queue = startExampleOutputs({ pictures, ffmpegPath, warm: false, maker: thread });
+    try {
+      expect(catalogCardImages(pictures, ["atelier/gradient"]).making).toBe(true);
+      await queue.idle();
+      const file = pictures.pathOf(keyOf("atelier/gradient"));
+      expect(existsSync(file)).toBe(true);
+      expect((await sharp(file).metadata()).width).toBe(EXAMPLE_THUMBNAIL_SIZE);
+      expect(catalogCardImages(pictures, ["atelier/gradient"])).toEqual({
+        images: { "atelier/gradient": `/api/examples/${keyOf("atelier/gradient")}.webp` },
+        making: false,
+      });
+    } finally {
+      await queue.stop();
+      await thread.stop();
+    }
+  }, 60_000);
+
+  it("answers each request, a failure as an error, and nothing once stopped", async () => {
+    const thread = startExamplePictureThread({ pictures, ffmpegPath });
+    try {
+      await expect(thread.make("acme/no-such-model")).rejects.toThrow(/No model or preset "acme\/no-such-model"/);
+      // The thread goes on after a failure.
+      await expect(thread.make("atelier/type-card")).resolves.toBe(true);
+      expect(existsSync(pictures.pathOf(keyOf("atelier/type-card")))).toBe(true);
+    } finally {
+      await thread.stop();
+    }
+    await expect(thread.make("atelier/gradient")).rejects.toThrow(/stopped/);
+  }, 60_000);
+});

@@ -1,0 +1,113 @@
+// The catalog card pictures are made in a worker thread of their own. Making one runs a built-in
+// model (a music render, a 3D poster, a preset's steps): hundreds of milliseconds of JavaScript at
+// a stretch, which on the event loop would hold up every request meanwhile, for minutes after a
+// start (EXAMPLE_PICTURES=all) or whenever a catalog page asks for a missing picture. The queue
+// stays with the server (lib/core/catalog/example-outputs.ts); the thread makes one picture at a
+// time, in the order asked.
+import { createRequire } from "node:module";
+import { parentPort, Worker, workerData } from "node:worker_threads";
+import type { Logger } from "pino";
+import { pictureDirectoryAt, type PictureDirectory } from "../blobs/picture-directory";
+import { findCatalogEntry } from "../core/catalog/catalog";
+import { createExampleMaker, type ExampleMaker } from "../core/catalog/example-outputs";
+import { installCatalog } from "./boot";
+import { config as loadedConfig } from "./config";
+
+interface ThreadData {
+  picturesRoot: string;
+  ffmpegPath: string;
+  /** The TypeScript loader's CommonJS entry, and this module: the thread loads both. */
+  loader: string;
+  module: string;
+}
+
+type Request = { id: number; modelId: string };
+type Answer = { id: number; made?: boolean; error?: string };
+
+// Plain JavaScript, evaluated by the worker: it registers the TypeScript loader in the thread
+// (whatever loader the process runs under, if any) and hands over to this module.
+const THREAD_SOURCE = `
+const { workerData } = require("node:worker_threads");
+require(workerData.loader).register();
+require(workerData.module).serveExamplePictures();
+`;
+
+/** The thread starts with the first picture asked for: a server whose pictures are all made never starts it. */
+export function startExamplePictureThread(options: {
+  pictures: PictureDirectory;
+  ffmpegPath: string;
+  logger?: Pick<Logger, "warn">;
+}): ExampleMaker & { stop(): Promise<void> } {
+  const waiting = new Map<number, { resolve(made: boolean): void; reject(err: Error): void }>();
+  let next = 0;
+  let ended: Error | null = null;
+  let worker: Worker | null = null;
+  const endAll = (err: Error) => {
+    ended ??= err;
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+  };
+  const start = (): Worker => {
+    // __filename, not __dirname: tsx gives a module imported from an ES module a wrong __dirname.
+    const data: ThreadData = {
+      picturesRoot: options.pictures.root,
+      ffmpegPath: options.ffmpegPath,
+      loader: createRequire(__filename).resolve("tsx/cjs/api"),
+      module: __filename,
+    };
+    const started = new Worker(THREAD_SOURCE, { eval: true, workerData: data });
+    started.on("message", (answer: Answer) => {
+      const w = waiting.get(answer.id);
+      if (!w) return;
+      waiting.delete(answer.id);
+      // An idle thread does not keep the process alive.
+      if (waiting.size === 0) started.unref();
+      if (answer.error !== undefined) w.reject(new Error(answer.error));
+      else w.resolve(answer.made === true);
+    });
+    started.on("error", (err) => {
+      options.logger?.warn({ err: err.message }, "the catalog picture thread failed; cards keep their icons");
+      endAll(err);
+    });
+    started.on("exit", () => endAll(new Error("the catalog picture thread has ended")));
+    return started;
+  };
+  return {
+    make(modelId) {
+      if (ended) return Promise.reject(ended);
+      worker ??= start();
+      worker.ref();
+      const id = next++;
+      const thread = worker;
+      return new Promise<boolean>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        thread.postMessage({ id, modelId } satisfies Request);
+      });
+    },
+    async stop() {
+      ended ??= new Error("the catalog picture thread was stopped");
+      await worker?.terminate();
+    },
+  };
+}
+
+/** The thread's side: the catalog as the server has it, then one picture at a time. */
+export function serveExamplePictures(): void {
+  const port = parentPort;
+  if (!port) throw new Error("serveExamplePictures runs in a worker thread");
+  installCatalog(loadedConfig());
+  const data = workerData as ThreadData;
+  const maker = createExampleMaker({ pictures: pictureDirectoryAt(data.picturesRoot), ffmpegPath: data.ffmpegPath });
+  let chain = Promise.resolve();
+  port.on("message", ({ id, modelId }: Request) => {
+    chain = chain.then(async () => {
+      let answer: Answer;
+      try {
+        answer = { id, made: await maker.make(findCatalogEntry(modelId).definition) };
+      } catch (err) {
+        answer = { id, error: err instanceof Error ? err.message : String(err) };
+      }
+      port.postMessage(answer);
+    });
+  });
+}
