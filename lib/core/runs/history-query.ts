@@ -9,10 +9,16 @@ import type { CursorPosition } from "../../primitives/cursor";
 import { afterPosition, type BoundedRows } from "../../primitives/paging";
 import type { Database, Db, GenerationsTable, GenerationStatus } from "../../store/database";
 import { onPostgres } from "../../store/dialects";
+import { withinBudget } from "../../store/read-budget";
 import { SEARCH_KEY_BITS } from "../../store/migrations/019-prompt-search";
 
 /** The most index entries one history page walks. */
 export const PAGE_SCAN_BOUND = 5_000;
+/**
+ * The most text index entries one search page reads on SQLite: each costs more than an entry of
+ * a history index (the trigrams of every word intersected, then the run looked up by ID).
+ */
+export const SEARCH_SCAN_BOUND = 2_000;
 
 export interface HistoryFilter {
   workspaceId: string;
@@ -119,7 +125,20 @@ export async function historyPage(
   bound = PAGE_SCAN_BOUND,
 ): Promise<BoundedRows<GenerationsTable>> {
   const lead = leadOf(f);
-  if (lead === "search" && !onPostgres(db)) return searchPage(db, f, indexedSearch(f)!, after, take, bound);
+  if (lead !== "search") return walkPage(db, f, lead, after, take, bound);
+  if (!onPostgres(db)) return searchPage(db, f, indexedSearch(f)!, after, take, Math.min(bound, SEARCH_SCAN_BOUND));
+  return pgSearchPage(db, f, after, take, bound);
+}
+
+/** The walk of the leading filter's index, at most `bound` entries, every other filter checked on the way. */
+async function walkPage(
+  db: Db,
+  f: HistoryFilter,
+  lead: Lead,
+  after: CursorPosition | null,
+  take: number,
+  bound: number,
+): Promise<BoundedRows<GenerationsTable>> {
   const checks = checksOnTheWay(f, lead, (name) => sql.ref(`w.${name}`));
   if (checks.length === 0) {
     return {
@@ -143,6 +162,69 @@ export async function historyPage(
     .limit(1)
     .executeTakeFirst();
   return { rows, stoppedAt: edge ? { t: edge.created_at, i: edge.id } : null };
+}
+
+/** How long a PostgreSQL search page asks the text index (pg_trgm) before it goes on by stretches. */
+export const TEXT_INDEX_BUDGET_MS = 30;
+
+/**
+ * A search page on PostgreSQL. The trigram index finds a word's runs but not in created_at order:
+ * the store sorts every match, which for a word in a fifth of the history is 200,000 rows at a
+ * million runs. So the page first walks the workspace's newest runs (a bounded stretch, each
+ * checked), where a frequent word fills it; only then does it ask the index for the older matches,
+ * which suits a rare word. The index gets TEXT_INDEX_BUDGET_MS: a word it would take longer to
+ * sort (frequent, but only in older runs) ends the page where the stretch did, and the next page
+ * goes on from there.
+ */
+async function pgSearchPage(
+  db: Db,
+  f: HistoryFilter,
+  after: CursorPosition | null,
+  take: number,
+  bound: number,
+): Promise<BoundedRows<GenerationsTable>> {
+  const newest = await walkPage(db, f, null, after, take, bound);
+  if (newest.rows.length >= take || newest.stoppedAt === null) return newest;
+  const from = newest.stoppedAt;
+  const older = await withinBudget(db, TEXT_INDEX_BUDGET_MS, (trx) =>
+    textIndexMatches(trx, f, from, take - newest.rows.length),
+  );
+  return older ? { rows: [...newest.rows, ...older], stoppedAt: null } : newest;
+}
+
+/**
+ * Every run whose input holds the words, found through the trigram index alone (a materialized
+ * CTE with no other condition, so the planner has no other index to choose), then the page's own:
+ * the workspace, the position, the day range and every other filter.
+ */
+async function textIndexMatches(
+  db: Db,
+  f: HistoryFilter,
+  after: CursorPosition,
+  take: number,
+): Promise<GenerationsTable[]> {
+  let q = db
+    .with(
+      (cte) => cte("matches").materialized(),
+      (m) =>
+        m
+          .selectFrom("generations")
+          .select(["id", "workspace_id", "created_at"])
+          .where(likePattern(sql.ref("input_json"), f.search!.pattern)),
+    )
+    .selectFrom("matches as m")
+    .innerJoin("generations as g", "g.id", "m.id")
+    .selectAll("g")
+    .where("m.workspace_id", "=", f.workspaceId)
+    .where((eb) => eb(eb.refTuple("m.created_at", "m.id"), "<", eb.tuple(after.t, after.i)));
+  if (f.from) q = q.where("m.created_at", ">=", f.from);
+  if (f.before) q = q.where("m.created_at", "<", f.before);
+  return (await q
+    .where(all(checksOnTheWay(f, "search", (name) => sql.ref(`g.${name}`))))
+    .orderBy("m.created_at", "desc")
+    .orderBy("m.id", "desc")
+    .limit(take)
+    .execute()) as GenerationsTable[];
 }
 
 /** One millisecond of created_at in the keys of the SQLite text index (migration 019). */

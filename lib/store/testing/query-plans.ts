@@ -16,7 +16,10 @@ export async function plansOf(db: Db, read: (db: Db) => Promise<unknown>): Promi
       transformResult: async (args) => args.result,
     }),
   );
-  const statements = nodes.map((node) => db.getExecutor().compileQuery(node, createQueryId()));
+  const statements = nodes
+    .map((node) => db.getExecutor().compileQuery(node, createQueryId()))
+    // A session setting (a read's statement_timeout) has no plan.
+    .filter((statement) => !/^\s*(set|reset)\s/i.test(statement.sql));
   const postgres = testDialect() === "postgres";
   return db.connection().execute(async (connection) => {
     if (postgres) await sql`set enable_seqscan = off`.execute(connection);
