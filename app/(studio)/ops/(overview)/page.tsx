@@ -17,7 +17,8 @@ import { GENERATION_STATUSES } from "@/lib/core/runs/run-states";
 import { OpsCreditForm } from "@/components/ops-credit-form";
 import { OpsShares } from "@/components/ops-shares";
 import { OpsModels } from "@/components/ops-models";
-import { formatDuration, RunStatusPill, relativeTime } from "@/components/run-status";
+import { OpsLatestRuns, type OpsLatestRun } from "@/components/ops-latest-runs";
+import { formatDuration, relativeTime } from "@/components/run-status";
 import { requireOps } from "@/app/_studio/studio-ctx";
 
 export const metadata = { title: "Ops · Atelier" };
@@ -67,19 +68,26 @@ function span(from: string | null, to: string | null): string | null {
 }
 
 /** What it cost: charged when it succeeded, else what is held while it is unfinished, else nothing. */
-function Cost({ run }: { run: OpsRun }) {
-  if (run.charged_micros !== null) return <>${formatUsd(run.charged_micros)}</>;
+function costOf(run: OpsRun): OpsLatestRun["cost"] {
+  if (run.charged_micros !== null) return { text: `$${formatUsd(run.charged_micros)}`, tone: "charged" };
   if (run.status === "queued" || run.status === "running")
-    return (
-      <span className="text-zinc-500" title="Held until it ends">
-        ${formatUsd(run.price_micros)} held
-      </span>
-    );
-  return (
-    <span className="text-zinc-400" title="Not charged">
-      $0
-    </span>
-  );
+    return { text: `$${formatUsd(run.price_micros)} held`, tone: "held", title: "Held until it ends" };
+  return { text: "$0", tone: "none", title: "Not charged" };
+}
+
+/** A row of the latest runs, its text worked out here. */
+function latestRun(run: OpsRun, now: number): OpsLatestRun {
+  return {
+    id: run.id,
+    workspace: run.workspace_name,
+    model: run.model,
+    status: run.status,
+    queued: span(run.created_at, run.started_at),
+    runTime: span(run.started_at, run.completed_at),
+    cost: costOf(run),
+    error: run.error_message,
+    created: { at: run.created_at, label: relativeTime(run.created_at, now) },
+  };
 }
 
 /** Failed runs grouped by their error message: what is going wrong, how often, for how many workspaces. */
@@ -283,47 +291,7 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
                   <th className="px-5 py-2">Created</th>
                 </tr>
               </thead>
-              <tbody className="divide-y divide-zinc-100">
-                {overview.runs.map((run) => (
-                  <tr key={run.id} data-testid="ops-run">
-                    <td className="px-5 py-2 whitespace-nowrap">
-                      <OpsRunLink id={run.id} />
-                    </td>
-                    <td className="px-5 py-2 whitespace-nowrap text-zinc-900">{run.workspace_name}</td>
-                    <td className="px-5 py-2 font-mono text-xs text-zinc-700">{run.model}</td>
-                    <td className="px-5 py-2">
-                      <RunStatusPill status={run.status} />
-                    </td>
-                    <td
-                      className="px-5 py-2 text-right whitespace-nowrap text-zinc-600 tabular-nums"
-                      data-testid="ops-run-queued"
-                    >
-                      {span(run.created_at, run.started_at) ?? <span className="text-zinc-300">—</span>}
-                    </td>
-                    <td
-                      className="px-5 py-2 text-right whitespace-nowrap text-zinc-600 tabular-nums"
-                      data-testid="ops-run-time"
-                    >
-                      {span(run.started_at, run.completed_at) ?? <span className="text-zinc-300">—</span>}
-                    </td>
-                    <td
-                      className="px-5 py-2 text-right whitespace-nowrap text-zinc-800 tabular-nums"
-                      data-testid="ops-run-cost"
-                    >
-                      <Cost run={run} />
-                    </td>
-                    <td
-                      className="max-w-[14rem] truncate px-5 py-2 text-red-700"
-                      title={run.error_message ?? undefined}
-                    >
-                      {run.error_message ?? <span className="text-zinc-300">—</span>}
-                    </td>
-                    <td className="px-5 py-2 whitespace-nowrap text-zinc-500" title={run.created_at}>
-                      {relativeTime(run.created_at, now)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
+              <OpsLatestRuns runs={overview.runs.map((run) => latestRun(run, now))} />
             </table>
           </div>
         )}
