@@ -1,8 +1,10 @@
 // Preloaded into the benchmarked server process only (node --import tsx --import ./bench/probe.ts
 // server.ts): counts the SQL statements the process sends to its store (every Kysely query
 // runs one better-sqlite3 statement or sends one pg query) and the HTTP requests its servers
-// have received, and answers both on BENCH_PROBE_PORT. Nothing of it runs outside the benchmark.
+// have received, and how late its event loop ran (since the last look that reset it), and answers
+// them on BENCH_PROBE_PORT. Nothing of it runs outside the benchmark.
 import http, { createServer } from "node:http";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import pg from "pg";
 
@@ -44,11 +46,18 @@ serverProto.emit = function (this: http.Server, event: string | symbol, ...args:
   return emit.call(this, event, ...args);
 };
 
+// The event loop's lateness, sampled every 5 ms: a statement or a render that holds the loop shows here.
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+
 const port = Number(process.env.BENCH_PROBE_PORT ?? 0);
 if (port > 0) {
-  const server = createServer((_req, res) => {
+  loopDelay.enable();
+  const server = createServer((req, res) => {
+    const ms = (ns: number) => ns / 1e6;
+    const loop = { p99Ms: ms(loopDelay.percentile(99)), maxMs: ms(loopDelay.max) };
+    if (req.url === "/?reset") loopDelay.reset();
     res.setHeader("content-type", "application/json");
-    res.end(JSON.stringify({ queries, requests, rss: process.memoryUsage.rss() }));
+    res.end(JSON.stringify({ queries, requests, rss: process.memoryUsage.rss(), loop }));
   });
   probeServer = server;
   server.listen(port, "127.0.0.1");

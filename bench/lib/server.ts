@@ -111,6 +111,8 @@ export interface ServerHandle extends Started {
   requests(): Promise<number>;
   /** The server process's resident set, in bytes (/proc). */
   rss(): number;
+  /** How late the server's event loop ran since the last call (p99 and most, ms); starts over. */
+  loopDelay(): Promise<{ p99Ms: number; maxMs: number }>;
 }
 
 export interface ProcessOptions {
@@ -149,7 +151,10 @@ async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  const timer = setTimeout(() => {
+    process.stderr.write(`[bench] pid ${child.pid} did not stop within 15 s of SIGTERM: killed\n`);
+    child.kill("SIGKILL");
+  }, 15_000);
   await exited;
   clearTimeout(timer);
 }
@@ -179,9 +184,9 @@ export async function startServer(options: ProcessOptions): Promise<ServerHandle
   });
   const log = watch(child, options.label);
   const api = `http://127.0.0.1:${port}`;
-  const readProbe = async () => {
-    const res = await fetch(`http://127.0.0.1:${probePort}/`);
-    return (await res.json()) as { queries: number; requests: number };
+  const readProbe = async (reset = false) => {
+    const res = await fetch(`http://127.0.0.1:${probePort}/${reset ? "?reset" : ""}`);
+    return (await res.json()) as { queries: number; requests: number; loop: { p99Ms: number; maxMs: number } };
   };
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -209,6 +214,9 @@ export async function startServer(options: ProcessOptions): Promise<ServerHandle
     },
     async requests() {
       return (await readProbe()).requests;
+    },
+    async loopDelay() {
+      return (await readProbe(true)).loop;
     },
     rss() {
       const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
