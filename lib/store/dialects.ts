@@ -326,7 +326,14 @@ class PipeliningPostgresDriver extends PostgresDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     const client = await this.pool.connect();
     let connection = this.#connections.get(client);
-    if (!connection) this.#connections.set(client, (connection = new PipeliningPostgresConnection(client)));
+    if (!connection) {
+      this.#connections.set(client, (connection = new PipeliningPostgresConnection(client)));
+      // A connection that dies while lent out (between a transaction's statements, say) emits
+      // 'error' with no query to reject, and the pool listens only to idle ones: unheard, that is
+      // an uncaught exception that ends the process. The statement under way, if any, fails on its
+      // own, and the pool drops the dead connection when it comes back.
+      client.on("error", () => undefined);
+    }
     return connection;
   }
 

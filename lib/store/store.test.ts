@@ -254,6 +254,23 @@ describe(`store (${testDialect()})`, () => {
     expect((await findWorkspace({ db }, id))?.name).toBe(`${id}-renamed`);
   });
 
+  it.runIf(testDialect() === "postgres")(
+    "a connection that dies while lent out, between statements, fails only its user; the store goes on",
+    async () => {
+      const db = t.store.db;
+      await db.connection().execute(async (lent) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(lent);
+        // Cut from another connection while no statement of this one runs: the lent connection
+        // hears it as an 'error' event with nothing to reject (an uncaught exception, unheard).
+        await sql`select pg_terminate_backend(${rows[0]!.pid})`.execute(db);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await expect(sql`select 1`.execute(lent)).rejects.toThrow();
+      });
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db);
+      expect(Number(rows[0]!.one)).toBe(1);
+    },
+  );
+
   it("writeList inside a transaction joins it and rolls back with it", async () => {
     const id = `ws_${randomBytes(6).toString("hex")}`;
     await expect(
