@@ -1,6 +1,6 @@
 // The one entry point: one process, one port. /v1/* goes to the Hono API, everything else to
 // the Next.js studio (api/door.ts decides, also for programs that forget /v1).
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { createApiApp } from "./api/app";
@@ -11,7 +11,8 @@ import { createRateLimits } from "./api/rate-limit";
 import { runWatchFor } from "./lib/core/run-streams/run-watch";
 import { loadConfigOrExit, publicBaseUrlWarning, seedDemoWorkspace, startRuntime } from "./lib/boot/boot";
 import { startBackgroundWork } from "./lib/boot/background-work";
-import { startExampleOutputs } from "./lib/core/catalog/example-outputs";
+import { catalogCardImages, startExampleOutputs } from "./lib/core/catalog/example-outputs";
+import { startStudioThread, type StudioThread } from "./bin/studio-thread";
 import { startExamplePictureThread } from "./lib/boot/example-picture-thread";
 import { createLogger } from "./lib/primitives/logger";
 import { createStudioBudgetDoor } from "./app/studio-budget-door";
@@ -29,18 +30,44 @@ async function main(): Promise<void> {
     name: "server",
     concurrency: config.workerConcurrency,
   });
-  // The studio (Next, same process) uses this very store and these services, so its runs wake
-  // this engine and its reads see the same signals (app/_studio/studio-ctx.ts).
-  (globalThis as { atelierRuntime?: unknown }).atelierRuntime = { store, services, config };
   const api = createApiApp({ store, config, services, rateLimits, logger });
   const handleApi = getRequestListener(api.fetch);
 
   // next-auth builds its callback URLs from NEXTAUTH_URL: the configured public base.
   process.env.NEXTAUTH_URL ??= config.publicBaseUrl;
   const dev = process.env.NODE_ENV !== "production";
-  const studio = next({ dev, dir: __dirname, port: config.port });
-  await studio.prepare();
-  const handleStudio = studio.getRequestHandler();
+  const pictureFailures: Array<(modelId: string) => void> = [];
+  let studioThread: StudioThread | null = null;
+  let handleStudio: (req: IncomingMessage, res: ServerResponse) => void;
+  if (dev) {
+    // `next dev` renders on this thread, with this very store and these services
+    // (app/_studio/studio-ctx.ts); its hot reload speaks WebSocket, which the thread's socket does not pass.
+    (globalThis as { atelierRuntime?: unknown }).atelierRuntime = { store, services, config };
+    const studio = next({ dev, dir: __dirname, port: config.port });
+    await studio.prepare();
+    const handle = studio.getRequestHandler();
+    handleStudio = (req, res) => void handle(req, res);
+  } else {
+    // An error nothing caught is logged and the server goes on, as it always has: Next.js installs
+    // the same on the thread it runs on, which was this one until it moved to its own.
+    process.on("uncaughtException", (err) => logger.error({ err }, "uncaught exception"));
+    process.on("unhandledRejection", (err) => logger.error({ err }, "unhandled rejection"));
+    // Production renders in a thread of its own, so no render holds up the API (bin/studio-thread.ts).
+    studioThread = await startStudioThread({
+      dir: __dirname,
+      port: config.port,
+      logger,
+      examples: {
+        // Asked of this process's queue; one that gets no picture (failed before, or no plan) says so at once.
+        request: (modelId) => {
+          const { images, making } = catalogCardImages(services.examplePictures, [modelId]);
+          if (!images[modelId] && !making) pictureFailures.forEach((listener) => listener(modelId));
+        },
+        onFailed: (listener) => pictureFailures.push(listener),
+      },
+    });
+    handleStudio = studioThread.handle;
+  }
 
   const isApiRequest = createDoorChooser({
     studioRoutes: studioRoutes(__dirname, dev),
@@ -70,12 +97,12 @@ async function main(): Promise<void> {
     req.headers["content-security-policy"] = studioHeaders["Content-Security-Policy"];
     operate.countStudioRequest(req, res);
     const budget = studioBudget(req);
-    if (!budget) return void handleStudio(req, res);
+    if (!budget) return handleStudio(req, res);
     budget.then(
-      (over) => (over ? refusals.refuse(req, res, over) : void handleStudio(req, res)),
+      (over) => (over ? refusals.refuse(req, res, over) : handleStudio(req, res)),
       (err: unknown) => {
         logger.warn({ err }, "the studio budget could not be read");
-        void handleStudio(req, res);
+        handleStudio(req, res);
       },
     );
   });
@@ -106,6 +133,7 @@ async function main(): Promise<void> {
       delayMs: 2000,
       warm: config.examplePictures === "all",
       maker: pictureThread,
+      onFailed: (modelId) => pictureFailures.forEach((listener) => listener(modelId)),
     });
     const base = config.publicBaseUrl;
     logger.info({ port: config.port, store: store.dialect, blobs: services.blobs.kind }, "Atelier is listening");
@@ -139,7 +167,7 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     // Status streams end so their clients reconnect (with Last-Event-ID) to a process that stays.
     runWatchFor(store.db, services.signals).closeAll();
-    await Promise.all([background.stop(), examples?.stop(), pictureThread.stop()]);
+    await Promise.all([background.stop(), examples?.stop(), pictureThread.stop(), studioThread?.stop()]);
     await Promise.allSettled([crossProcess.close(), rateLimits.close()]);
     await store.close();
     process.exit(0);

@@ -123,9 +123,16 @@ export interface Runtime {
 }
 
 /** What the server and worker processes share: the migrated store, the services, the signal bridge. */
-export async function startRuntime(config: Config, logger: Logger): Promise<Runtime> {
+export async function startRuntime(
+  config: Config,
+  logger: Logger,
+  options: { backgroundCheckpoints?: boolean } = {},
+): Promise<Runtime> {
   // Long-running: an embedded store's checkpoints move off the event loop (lib/store/sqlite-checkpoints.ts).
-  const store = await openConfiguredStore(config, logger, { backgroundCheckpoints: true });
+  // A second runtime in the same process (the studio's thread) leaves them to the first.
+  const store = await openConfiguredStore(config, logger, {
+    backgroundCheckpoints: options.backgroundCheckpoints ?? true,
+  });
   const services: Services = { ...createServices(config), historyReads: store.reads };
   const crossProcess = await connectCrossProcessSignals(store, config.databaseUrl, services.signals, logger, {
     sqliteFile: config.databaseUrl ? undefined : sqliteFileIn(config.dataDir),

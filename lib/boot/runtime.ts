@@ -1,6 +1,7 @@
-// The process's store and services for doors that live inside Next (the studio): the very ones
-// server.ts started, so studio runs wake this process's engine; a Next process of its own
-// (`next dev`, the build) opens its own once.
+// The store and services for doors that live inside Next (the studio): the ones its host
+// started — the studio's thread in production (bin/studio-thread.ts, joined to the server by
+// cross-process signals), the server itself under `next dev` — or, for a Next process of its own
+// (the build), its own, opened once.
 import { createServices, installCatalog, openConfiguredStore } from "./boot";
 import { config as loadedConfig, type Config } from "./config";
 import type { Services } from "../core/context";

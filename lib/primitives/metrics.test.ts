@@ -6,7 +6,8 @@ import { createWorkspace } from "../core/workspaces/workspaces";
 import { claimNextRun } from "../engine/claim";
 import { finishRun } from "../engine/finish";
 import { recordAttempt } from "../core/webhooks/webhook-attempt-records";
-import { METRICS, observeRequest, renderMetrics, startProcessMetrics } from "./metrics";
+import { Counter as PromCounter, Registry } from "prom-client";
+import { addMetricsSource, METRICS, observeRequest, renderMetrics, startProcessMetrics } from "./metrics";
 import { measureQueueDepthFrom } from "../store/queue-depth";
 import { testRunTools } from "../models/testing/test-tools";
 import { createHealth } from "../providers/common/health";
@@ -72,6 +73,33 @@ describe("metrics", () => {
     expect((await renderMetrics()).body).toContain(
       `atelier_http_requests_total{route="/v1/metrics-test/:id",method="GET",status="200"} ${before + 2}`,
     );
+  });
+});
+
+describe("metrics of another thread", () => {
+  it("sums another thread's counters into the scrape, until its source is removed", async () => {
+    // What the studio's thread answers: its own registry, with the same instruments.
+    const other = new Registry();
+    const runs = new PromCounter({
+      name: "atelier_runs_total",
+      help: "Runs that reached a final status.",
+      labelNames: ["model", "status"],
+      registers: [other],
+    });
+    const labels = { model: "atelier/other-thread", status: "canceled" };
+    runs.inc(labels, 2);
+    METRICS.runs.inc(labels);
+    const line = (n: number) => `atelier_runs_total{model="atelier/other-thread",status="canceled"} ${n}`;
+    const remove = addMetricsSource(() => other.getMetricsAsJSON());
+    try {
+      const { body } = await renderMetrics();
+      expect(body).toContain(line(3));
+      // Only once, however many threads report it.
+      expect(body.split("# TYPE atelier_runs_total ").length).toBe(2);
+    } finally {
+      remove();
+    }
+    expect((await renderMetrics()).body).toContain(line(1));
   });
 });
 

@@ -3,7 +3,7 @@
 // (api/operate.ts) renders them; the queue depth alone is read from the store, once per scrape.
 // Every label value comes from a bounded set (route patterns, catalog model IDs, provider IDs
 // from PROVIDERS_FILE, statuses), never from a raw path or a request's own text.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 export type WebhookOutcome = "succeeded" | "failed" | "retrying";
 export type RateLimitKind = "ip" | "key";
@@ -111,9 +111,30 @@ export function startProcessMetrics(): void {
   collectDefaultMetrics({ register: METRICS.registry });
 }
 
+/** Another thread's instruments (`registry.getMetricsAsJSON()`), read at each scrape. */
+type MetricsSource = () => Promise<object[]>;
+const sources = new Set<MetricsSource>();
+
+/**
+ * Adds another thread's instruments to this process's scrape (the studio's thread bumps its own
+ * copies: a run it cancels): counters and histograms are summed. Answers the removal.
+ */
+export function addMetricsSource(source: MetricsSource): () => void {
+  sources.add(source);
+  return () => sources.delete(source);
+}
+
+/** This thread's instruments, for another thread's scrape (addMetricsSource). */
+export function metricsAsJson(): Promise<object[]> {
+  return METRICS.registry.getMetricsAsJSON();
+}
+
 /** The exposition text and its content type. */
 export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
-  return { contentType: METRICS.registry.contentType, body: await METRICS.registry.metrics() };
+  const { registry } = METRICS;
+  if (sources.size === 0) return { contentType: registry.contentType, body: await registry.metrics() };
+  const all = await Promise.all([registry.getMetricsAsJSON(), ...[...sources].map((source) => source())]);
+  return { contentType: registry.contentType, body: await AggregatorRegistry.aggregate(all).metrics() };
 }
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);

@@ -327,6 +327,8 @@ export function startExampleOutputs(input: {
   warm?: boolean;
   /** Who makes them (the server: a thread of their own); by default this thread, on its event loop. */
   maker?: ExampleMaker;
+  /** Hears each entry that gets no picture (the studio's thread stops waiting for it). */
+  onFailed?: (modelId: string) => void;
 }): { stop(): Promise<void>; idle(): Promise<void> } {
   const abort = new AbortController();
   const maker = createExampleMaker({ pictures: input.pictures, ffmpegPath: input.ffmpegPath, signal: abort.signal });
@@ -360,10 +362,14 @@ export function startExampleOutputs(input: {
     working = make(plan.definition)
       .then((made) => {
         if (made) input.logger?.info({ model: next, ms: Date.now() - began }, "made the catalog card picture");
-        else failed.add(next);
+        else {
+          failed.add(next);
+          input.onFailed?.(next);
+        }
       })
       .catch((err: unknown) => {
         failed.add(next);
+        input.onFailed?.(next);
         if (!abort.signal.aborted)
           input.logger?.warn(
             { model: next, err: err instanceof Error ? err.message : String(err) },

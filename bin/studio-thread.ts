@@ -1,0 +1,206 @@
+// The studio (Next) in a worker thread of its own, in production. Next renders a page in one
+// synchronous stretch of 15–50 ms of JavaScript; on the event loop the API shares, every API
+// request that arrived meanwhile waited for it (the history bench: GET /v1/models at 18–26 ms p99
+// beside studio pages). Here the server's thread only passes the studio's requests and answers
+// through, over a Unix socket, and the thread renders.
+//
+// The thread is a process of its own to the rest of Atelier: its own store connection and
+// services, joined to the server's by the cross-process signals that `npm run worker` processes
+// use (a run the studio starts wakes the server's engine; a run that ends reaches the studio's
+// live views). The catalog cards' picture queue stays with the server: the thread asks it for
+// a missing picture and hears which ones fail. GET /metrics adds the thread's instruments. `next dev` stays on the server's thread (its hot
+// reload speaks WebSocket).
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parentPort, Worker, workerData } from "node:worker_threads";
+import next from "next";
+import type { Logger } from "pino";
+import { startRuntime } from "../lib/boot/boot";
+import { config as loadedConfig } from "../lib/boot/config";
+import { runWatchFor } from "../lib/core/run-streams/run-watch";
+import { createLogger } from "../lib/primitives/logger";
+import { addMetricsSource, metricsAsJson } from "../lib/primitives/metrics";
+
+interface ThreadData {
+  dir: string;
+  port: number;
+  socket: string;
+  loader: string;
+  module: string;
+}
+
+type ToThread = { type: "stop" } | { type: "example_failed"; modelId: string } | { type: "metrics"; id: number };
+type FromThread =
+  | { type: "ready" }
+  | { type: "stopped" }
+  | { type: "failed"; message: string }
+  | { type: "example_wanted"; modelId: string }
+  | { type: "metrics"; id: number; metrics: object[] };
+
+/** Hop-by-hop headers: each connection's own, never passed on. */
+const HOP_BY_HOP = ["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te", "trailer"];
+/** How long a stopping thread may take to close before it is ended. */
+const STOP_GRACE_MS = 5_000;
+
+// Plain JavaScript, evaluated by the worker: it registers the TypeScript loader in the thread
+// (whatever loader the process runs under) and hands over to this module.
+const THREAD_SOURCE = `
+const { workerData } = require("node:worker_threads");
+require(workerData.loader).register();
+require(workerData.module).serveStudio();
+`;
+
+export interface StudioThread {
+  /** Passes a studio request to the thread and its answer back. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  stop(): Promise<void>;
+}
+
+export async function startStudioThread(options: {
+  dir: string;
+  port: number;
+  logger: Logger;
+  /** The server's picture queue, asked for what a catalog page misses. */
+  examples: { request(modelId: string): void; onFailed(listener: (modelId: string) => void): void };
+}): Promise<StudioThread> {
+  // A Unix socket path has ~100 bytes: a short name in the temporary folder.
+  const socket = path.join(tmpdir(), `atelier-studio-${process.pid}-${randomBytes(4).toString("hex")}.sock`);
+  const data: ThreadData = {
+    dir: options.dir,
+    port: options.port,
+    socket,
+    // __filename, not __dirname: tsx gives a module imported from an ES module a wrong __dirname.
+    loader: createRequire(__filename).resolve("tsx/cjs/api"),
+    module: __filename,
+  };
+  const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: data });
+  let stopped: (() => void) | null = null;
+  const scrapes = new Map<number, (metrics: object[]) => void>();
+  let nextScrape = 0;
+  await new Promise<void>((resolve, reject) => {
+    worker.on("message", (m: FromThread) => {
+      if (m.type === "ready") resolve();
+      else if (m.type === "failed") reject(new Error(`the studio thread could not start: ${m.message}`));
+      else if (m.type === "example_wanted") options.examples.request(m.modelId);
+      else if (m.type === "stopped") stopped?.();
+      else if (m.type === "metrics") scrapes.get(m.id)?.(m.metrics);
+    });
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`the studio thread ended during its start (exit ${code})`)));
+  });
+  worker.on("error", (err) => options.logger.error({ err }, "the studio thread failed"));
+  options.examples.onFailed((modelId) => worker.postMessage({ type: "example_failed", modelId } satisfies ToThread));
+  const removeMetrics = addMetricsSource(
+    () =>
+      new Promise<object[]>((resolve) => {
+        const id = nextScrape++;
+        const answer = (metrics: object[]) => (scrapes.delete(id), resolve(metrics));
+        scrapes.set(id, answer);
+        // A thread that does not answer (stopping) leaves the scrape to this thread's own.
+        setTimeout(() => answer([]), 1_000).unref();
+        worker.postMessage({ type: "metrics", id } satisfies ToThread);
+      }),
+  );
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const headers = { ...req.headers };
+    for (const name of HOP_BY_HOP) delete headers[name];
+    const upstream = http.request(
+      { socketPath: socket, agent, method: req.method, path: req.url, headers },
+      (answer) => {
+        const answerHeaders = { ...answer.headers };
+        for (const name of HOP_BY_HOP) delete answerHeaders[name];
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders);
+        answer.pipe(res);
+        answer.on("error", () => res.destroy());
+      },
+    );
+    upstream.on("error", (err) => {
+      if (res.headersSent) return void res.destroy();
+      options.logger.error({ err, path: req.url }, "the studio thread did not answer");
+      res.writeHead(502, { "content-type": "text/plain; charset=utf-8" });
+      res.end("The studio is not answering. Try again in a moment.");
+    });
+    // A client that goes away ends the request in the thread too (a live-run stream, a slow page).
+    res.on("close", () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.pipe(upstream);
+  };
+
+  return {
+    handle,
+    async stop() {
+      removeMetrics();
+      const done = new Promise<void>((resolve) => {
+        stopped = resolve;
+        setTimeout(resolve, STOP_GRACE_MS).unref();
+      });
+      worker.postMessage({ type: "stop" } satisfies ToThread);
+      await done;
+      agent.destroy();
+      await worker.terminate();
+      rmSync(socket, { force: true });
+    },
+  };
+}
+
+/** The thread's side: the runtime, the picture queue's stand-in, Next, and a server on the socket. */
+export function serveStudio(): void {
+  const port = parentPort;
+  if (!port) throw new Error("serveStudio runs in a worker thread");
+  const data = workerData as ThreadData;
+  const send = (m: FromThread) => port.postMessage(m);
+  void (async () => {
+    const config = loadedConfig();
+    const logger = createLogger(config.logLevel);
+    const runtime = await startRuntime(config, logger, { backgroundCheckpoints: false });
+    // What the studio's pages read (lib/boot/runtime.ts), as server.ts provides it on its own thread.
+    (globalThis as { atelierRuntime?: unknown }).atelierRuntime = {
+      store: runtime.store,
+      services: runtime.services,
+      config,
+    };
+    // The picture queue's stand-in (lib/core/catalog/example-outputs.ts): a missing picture is
+    // asked of the server's queue, and pending until it is stored or the server says it failed.
+    const asked = new Set<string>();
+    const failed = new Set<string>();
+    (globalThis as { atelierExampleQueue?: unknown }).atelierExampleQueue = {
+      request(modelId: string) {
+        if (failed.has(modelId) || asked.has(modelId)) return;
+        asked.add(modelId);
+        send({ type: "example_wanted", modelId });
+      },
+      pending: (modelId: string) => asked.has(modelId) && !failed.has(modelId),
+    };
+    const studio = next({ dev: false, dir: data.dir, port: data.port });
+    await studio.prepare();
+    const handleStudio = studio.getRequestHandler();
+    const server = http.createServer((req, res) => void handleStudio(req, res));
+    server.keepAliveTimeout = 65_000;
+    rmSync(data.socket, { force: true });
+    await new Promise<void>((resolve) => server.listen(data.socket, resolve));
+    port.on("message", (m: ToThread) => {
+      if (m.type === "example_failed") {
+        failed.add(m.modelId);
+        return;
+      }
+      if (m.type === "metrics") {
+        void metricsAsJson().then((metrics) => send({ type: "metrics", id: m.id, metrics }));
+        return;
+      }
+      server.close();
+      server.closeAllConnections();
+      runWatchFor(runtime.store.db, runtime.services.signals).closeAll();
+      void Promise.allSettled([runtime.crossProcess.close()])
+        .then(() => runtime.store.close())
+        .finally(() => send({ type: "stopped" }));
+    });
+    send({ type: "ready" });
+  })().catch((err: unknown) => send({ type: "failed", message: err instanceof Error ? err.message : String(err) }));
+}
