@@ -182,7 +182,9 @@ export function serveStudio(): void {
     await studio.prepare();
     const handleStudio = studio.getRequestHandler();
     const server = http.createServer((req, res) => void handleStudio(req, res));
-    server.keepAliveTimeout = 65_000;
+    // Its only client is the server's thread, whose agent keeps connections for reuse: an idle
+    // timeout here would race that reuse (a request sent as the connection closes, a 502).
+    server.keepAliveTimeout = 0;
     rmSync(data.socket, { force: true });
     await new Promise<void>((resolve) => server.listen(data.socket, resolve));
     port.on("message", (m: ToThread) => {
