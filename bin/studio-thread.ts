@@ -13,14 +13,14 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parentPort, Worker, workerData } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import next from "next";
 import type { Logger } from "pino";
 import { startRuntime } from "../lib/boot/boot";
 import { config as loadedConfig } from "../lib/boot/config";
+import { startTypeScriptThread } from "../lib/boot/typescript-thread";
 import { runWatchFor } from "../lib/core/run-streams/run-watch";
 import { createLogger } from "../lib/primitives/logger";
 import { addMetricsSource, metricsAsJson } from "../lib/primitives/metrics";
@@ -29,8 +29,6 @@ interface ThreadData {
   dir: string;
   port: number;
   socket: string;
-  loader: string;
-  module: string;
 }
 
 type ToThread = { type: "stop" } | { type: "example_failed"; modelId: string } | { type: "metrics"; id: number };
@@ -45,14 +43,6 @@ type FromThread =
 const HOP_BY_HOP = ["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te", "trailer"];
 /** How long a stopping thread may take to close before it is ended. */
 const STOP_GRACE_MS = 5_000;
-
-// Plain JavaScript, evaluated by the worker: it registers the TypeScript loader in the thread
-// (whatever loader the process runs under) and hands over to this module.
-const THREAD_SOURCE = `
-const { workerData } = require("node:worker_threads");
-require(workerData.loader).register();
-require(workerData.module).serveStudio();
-`;
 
 export interface StudioThread {
   /** Passes a studio request to the thread and its answer back. */
@@ -69,15 +59,8 @@ export async function startStudioThread(options: {
 }): Promise<StudioThread> {
   // A Unix socket path has ~100 bytes: a short name in the temporary folder.
   const socket = path.join(tmpdir(), `atelier-studio-${process.pid}-${randomBytes(4).toString("hex")}.sock`);
-  const data: ThreadData = {
-    dir: options.dir,
-    port: options.port,
-    socket,
-    // __filename, not __dirname: tsx gives a module imported from an ES module a wrong __dirname.
-    loader: createRequire(__filename).resolve("tsx/cjs/api"),
-    module: __filename,
-  };
-  const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: data });
+  const data: ThreadData = { dir: options.dir, port: options.port, socket };
+  const worker = startTypeScriptThread(__filename, "serveStudio", data);
   let stopped: (() => void) | null = null;
   const scrapes = new Map<number, (metrics: object[]) => void>();
   let nextScrape = 0;
@@ -199,7 +182,9 @@ export function serveStudio(): void {
       server.close();
       server.closeAllConnections();
       runWatchFor(runtime.store.db, runtime.services.signals).closeAll();
-      void Promise.allSettled([runtime.crossProcess.close()])
+      void runtime.crossProcess
+        .close()
+        .catch(() => undefined)
         .then(() => runtime.store.close())
         .finally(() => send({ type: "stopped" }));
     });

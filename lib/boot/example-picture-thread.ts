@@ -4,33 +4,22 @@
 // start (EXAMPLE_PICTURES=all) or whenever a catalog page asks for a missing picture. The queue
 // stays with the server (lib/core/catalog/example-outputs.ts); the thread makes one picture at a
 // time, in the order asked.
-import { createRequire } from "node:module";
-import { parentPort, Worker, workerData } from "node:worker_threads";
+import { parentPort, type Worker, workerData } from "node:worker_threads";
 import type { Logger } from "pino";
 import { pictureDirectoryAt, type PictureDirectory } from "../blobs/picture-directory";
 import { findCatalogEntry } from "../core/catalog/catalog";
 import { createExampleMaker, type ExampleMaker } from "../core/catalog/example-outputs";
 import { installCatalog } from "./boot";
 import { config as loadedConfig } from "./config";
+import { startTypeScriptThread } from "./typescript-thread";
 
 interface ThreadData {
   picturesRoot: string;
   ffmpegPath: string;
-  /** The TypeScript loader's CommonJS entry, and this module: the thread loads both. */
-  loader: string;
-  module: string;
 }
 
 type Request = { id: number; modelId: string };
 type Answer = { id: number; made?: boolean; error?: string };
-
-// Plain JavaScript, evaluated by the worker: it registers the TypeScript loader in the thread
-// (whatever loader the process runs under, if any) and hands over to this module.
-const THREAD_SOURCE = `
-const { workerData } = require("node:worker_threads");
-require(workerData.loader).register();
-require(workerData.module).serveExamplePictures();
-`;
 
 /** The thread starts with the first picture asked for: a server whose pictures are all made never starts it. */
 export function startExamplePictureThread(options: {
@@ -48,14 +37,8 @@ export function startExamplePictureThread(options: {
     waiting.clear();
   };
   const start = (): Worker => {
-    // __filename, not __dirname: tsx gives a module imported from an ES module a wrong __dirname.
-    const data: ThreadData = {
-      picturesRoot: options.pictures.root,
-      ffmpegPath: options.ffmpegPath,
-      loader: createRequire(__filename).resolve("tsx/cjs/api"),
-      module: __filename,
-    };
-    const started = new Worker(THREAD_SOURCE, { eval: true, workerData: data });
+    const data: ThreadData = { picturesRoot: options.pictures.root, ffmpegPath: options.ffmpegPath };
+    const started = startTypeScriptThread(__filename, "serveExamplePictures", data);
     started.on("message", (answer: Answer) => {
       const w = waiting.get(answer.id);
       if (!w) return;
