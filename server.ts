@@ -36,8 +36,9 @@ async function main(): Promise<void> {
   // next-auth builds its callback URLs from NEXTAUTH_URL: the configured public base.
   process.env.NEXTAUTH_URL ??= config.publicBaseUrl;
   const dev = process.env.NODE_ENV !== "production";
-  const pictureFailures: Array<(modelId: string) => void> = [];
+  let pictureFailure: ((modelId: string) => void) | null = null;
   let studioThread: StudioThread | null = null;
+  let starting: Promise<StudioThread> | null = null;
   let handleStudio: (req: IncomingMessage, res: ServerResponse) => void;
   if (dev) {
     // `next dev` renders on this thread, with this very store and these services
@@ -53,20 +54,36 @@ async function main(): Promise<void> {
     process.on("uncaughtException", (err) => logger.error({ err }, "uncaught exception"));
     process.on("unhandledRejection", (err) => logger.error({ err }, "unhandled rejection"));
     // Production renders in a thread of its own, so no render holds up the API (bin/studio-thread.ts).
-    studioThread = await startStudioThread({
-      dir: __dirname,
-      port: config.port,
-      logger,
-      examples: {
-        // Asked of this process's queue; one that gets no picture (failed before, or no plan) says so at once.
-        request: (modelId) => {
-          const { images, making } = catalogCardImages(services.examplePictures, [modelId]);
-          if (!images[modelId] && !making) pictureFailures.forEach((listener) => listener(modelId));
+    const startThread = () =>
+      startStudioThread({
+        dir: __dirname,
+        port: config.port,
+        logger,
+        examples: {
+          // Asked of this process's queue; one that gets no picture (failed before, or no plan) says so at once.
+          request: (modelId) => {
+            const { images, making } = catalogCardImages(services.examplePictures, [modelId]);
+            if (!images[modelId] && !making) pictureFailure?.(modelId);
+          },
+          onFailed: (listener) => (pictureFailure = listener),
         },
-        onFailed: (listener) => pictureFailures.push(listener),
-      },
-    });
-    handleStudio = studioThread.handle;
+      }).then((thread) => (studioThread = thread));
+    if (config.studioStart === "at-start") starting = startThread();
+    await starting;
+    handleStudio = (req, res) => {
+      if (studioThread) return studioThread.handle(req, res);
+      // STUDIO_START=on-demand: the first studio request starts the thread; those meanwhile wait for it.
+      starting ??= startThread();
+      starting.then(
+        (thread) => thread.handle(req, res),
+        (err: unknown) => {
+          logger.error({ err }, "the studio thread could not start");
+          starting = null;
+          res.statusCode = 503;
+          res.end("The studio could not start; see the server log.");
+        },
+      );
+    };
   }
 
   const isApiRequest = createDoorChooser({
@@ -133,7 +150,7 @@ async function main(): Promise<void> {
       delayMs: 2000,
       warm: config.examplePictures === "all",
       maker: pictureThread,
-      onFailed: (modelId) => pictureFailures.forEach((listener) => listener(modelId)),
+      onFailed: (modelId) => pictureFailure?.(modelId),
     });
     const base = config.publicBaseUrl;
     logger.info({ port: config.port, store: store.dialect, blobs: services.blobs.kind }, "Atelier is listening");
@@ -167,7 +184,15 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     // Status streams end so their clients reconnect (with Last-Event-ID) to a process that stays.
     runWatchFor(store.db, services.signals).closeAll();
-    await Promise.all([background.stop(), examples?.stop(), pictureThread.stop(), studioThread?.stop()]);
+    await Promise.all([
+      background.stop(),
+      examples?.stop(),
+      pictureThread.stop(),
+      starting?.then(
+        (thread) => thread.stop(),
+        () => {},
+      ),
+    ]);
     await Promise.allSettled([crossProcess.close(), rateLimits.close()]);
     await store.close();
     process.exit(0);

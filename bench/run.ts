@@ -133,7 +133,14 @@ async function withServer(
     progress(
       `starting the ${label} server (${store.databaseUrl ? "PostgreSQL" : "SQLite"}, WORKER_CONCURRENCY=${workers})`,
     );
-    server = await startServer({ store, workers, cpuProfDir: settings.cpuProfDir, label });
+    server = await startServer({
+      store,
+      workers,
+      cpuProfDir: settings.cpuProfDir,
+      label,
+      // Smoke mode measures nothing: the studio's thread starts only for the scenario that opens a page.
+      env: settings.smoke ? { STUDIO_START: "on-demand" } : {},
+    });
     await fn(server, store);
   } finally {
     await server?.stop();

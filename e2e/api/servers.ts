@@ -174,6 +174,9 @@ export function serverEnv(spec: ServerSpec): Record<string, string> {
     // Fifteen servers making every catalog card's picture at once would slow the whole suite;
     // a page that shows the catalog still gets its pictures made when it asks.
     EXAMPLE_PICTURES: "on-demand",
+    // Most of these servers never serve a studio page: each would spend ~6 s of CPU starting the
+    // studio's thread. The tests that open a page start it on demand (and so test that path).
+    STUDIO_START: "on-demand",
     PORT: String(spec.port),
     PUBLIC_BASE_URL: "",
     LOG_LEVEL: "warn",
