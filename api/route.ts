@@ -173,6 +173,7 @@ export async function keyCtx(c: Context<ApiEnv>, deps: ApiDeps, source: Source):
     workspaceId: key.workspaceId,
     actor: { kind: "api_key", id: key.keyId },
     scopes: key.scopes,
+    ...(key.role !== null && { role: key.role }),
     source,
     services: deps.services,
   };

@@ -8,7 +8,7 @@ import { getServerSession } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
-import { findUserByEmail, verifyUserPassword, type User } from "@/lib/core/workspaces/users";
+import { findUserByEmail, verifyUserPassword } from "@/lib/core/workspaces/users";
 import { config, type OAuthClient } from "@/lib/boot/config";
 import { getRuntime } from "@/lib/boot/runtime";
 import { studioSessionSecret } from "./session-secret";
@@ -19,20 +19,13 @@ import {
   startStudioSession,
   STUDIO_SESSION_DAYS,
   studioSessionUser,
+  type SessionUser,
 } from "@/lib/core/workspaces/studio-sessions";
 
 export { safeCallbackPath };
 
-export interface StudioUser {
-  id: string;
-  email: string;
-  role: "creator" | "ops";
-  workspaceId: string;
-}
-
-function studioUserOf(user: User): StudioUser {
-  return { id: user.id, email: user.email, role: user.role, workspaceId: user.workspace_id };
-}
+/** The signed-in user as the store has them now: their role in the session's workspace, and whether they operate the install. */
+export type StudioUser = SessionUser;
 
 function oauthProvider(client: OAuthClient) {
   const options = { clientId: client.clientId, clientSecret: client.clientSecret };
@@ -59,9 +52,10 @@ export const authOptions: NextAuthOptions = {
           { db: store.db },
           { email: credentials.email, password: credentials.password },
         );
-        if (!user) return null;
+        // A user who belongs to no workspace (removed from the last one) has nothing to sign in to.
+        if (!user || user.memberships.length === 0) return null;
         await studioThrottles().signIn.succeeded(credentials.email);
-        return studioUserOf(user);
+        return { id: user.id, email: user.email };
       },
     }),
     ...config().oauth.map(oauthProvider),
@@ -82,13 +76,13 @@ export const authOptions: NextAuthOptions = {
         return false;
       if (!user.email) return false;
       const { store } = await getRuntime();
-      return (await findUserByEmail({ db: store.db }, user.email)) !== null;
+      return ((await findUserByEmail({ db: store.db }, user.email))?.memberships.length ?? 0) > 0;
     },
     // At sign-in only: a new session in the store; the token keeps nothing but its ID.
     async jwt({ token, user, account }) {
       if (!user) return token;
       const { store } = await getRuntime();
-      let userId = (user as unknown as StudioUser).id;
+      let userId = user.id;
       if (account && account.provider !== "credentials") {
         const found = await findUserByEmail({ db: store.db }, user.email ?? "");
         if (!found) return {};
@@ -106,7 +100,9 @@ export const authOptions: NextAuthOptions = {
           ? await studioSessionUser({ db: store.db }, services.studioSessions, token.sid)
           : null;
       return Object.assign(session, {
-        user: user ? { id: user.id, email: user.email, role: user.role, workspaceId: user.workspaceId } : undefined,
+        user: user
+          ? { id: user.id, email: user.email, role: user.role, isOps: user.isOps, workspaceId: user.workspaceId }
+          : undefined,
       });
     },
   },
@@ -126,5 +122,7 @@ export const authOptions: NextAuthOptions = {
 export async function studioUser(): Promise<StudioUser | null> {
   const session = await getServerSession(authOptions);
   const user = session?.user as Partial<StudioUser> | undefined;
-  return user?.id && user.workspaceId && user.email && user.role ? (user as StudioUser) : null;
+  return user?.id && user.workspaceId && user.email && user.role && typeof user.isOps === "boolean"
+    ? (user as StudioUser)
+    : null;
 }

@@ -3,26 +3,13 @@
 // Retry-After, not an action that fails inside a page. Also stamps the connection's address on
 // the request for the sign-in throttle, replacing any value a client sent.
 import type { IncomingMessage } from "node:http";
-import { decode } from "next-auth/jwt";
 import type { Services } from "@/lib/core/context";
 import { ApiError } from "@/lib/primitives/errors";
 import { studioSessionUser } from "@/lib/core/workspaces/studio-sessions";
 import { createStudioUserBudget } from "@/lib/core/workspaces/studio-throttles";
 import type { Db } from "@/lib/store/database";
-import { studioSessionSecret } from "./session-secret";
+import { sessionCookie, sessionIdOf } from "./session-cookie";
 import { CLIENT_IP_HEADER } from "./studio-throttles";
-
-const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
-
-function sessionCookie(header: string | undefined): string | null {
-  if (!header) return null;
-  for (const part of header.split(";")) {
-    const at = part.indexOf("=");
-    const name = part.slice(0, at).trim();
-    if (at > 0 && SESSION_COOKIES.includes(name)) return part.slice(at + 1).trim();
-  }
-  return null;
-}
 
 /** Server actions (a POST naming its action) and the live-run stream: what the budget counts. */
 function counted(req: IncomingMessage): boolean {
@@ -38,19 +25,12 @@ export function createStudioBudgetDoor(deps: {
   db: Db;
   services: Services;
 }): (req: IncomingMessage) => Promise<ApiError | null> | null {
-  const secret = studioSessionSecret();
   // This module's own budget: the server's copy of the core, whose ApiError this door knows.
   const budget = createStudioUserBudget();
   const refusal = async (req: IncomingMessage): Promise<ApiError | null> => {
-    const token = sessionCookie(req.headers.cookie);
     // Signed out, or a cookie that does not open: the action or stream refuses it itself.
-    const sid = token
-      ? await decode({ token, secret }).then(
-          (t) => t?.sid,
-          () => undefined,
-        )
-      : undefined;
-    if (typeof sid !== "string") return null;
+    const sid = await sessionIdOf(sessionCookie(req.headers.cookie));
+    if (sid === null) return null;
     const user = await studioSessionUser({ db: deps.db }, deps.services.studioSessions, sid);
     if (!user) return null;
     try {

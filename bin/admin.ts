@@ -15,20 +15,12 @@ import { parseUsd } from "../lib/primitives/money";
 import { createWorkspace, findWorkspace, listWorkspaces } from "../lib/core/workspaces/workspaces";
 import { listCatalog } from "../lib/core/catalog/catalog";
 import { purgeEvents } from "../lib/core/webhooks/events";
-import {
-  createUser,
-  generatePassword,
-  listUsers,
-  removeUser,
-  setUserPassword,
-  setUserRole,
-} from "../lib/core/workspaces/users";
 import { pauseModel, resumeModel } from "../lib/core/catalog/model-pauses";
-import { openConfiguredStore } from "../lib/boot/boot";
 import { withTransaction } from "../lib/store/writes";
-import { announceToEveryProcess } from "../lib/engine/cross-process";
-import { ConfigError, loadConfig, type Config } from "../lib/boot/config";
-import { sqliteFileIn, type Store } from "../lib/store/store";
+import { ConfigError } from "../lib/boot/config";
+import type { Store } from "../lib/store/store";
+import { announce, print, printJson, printsJson, withStore } from "./admin-io";
+import { addPeopleCommands } from "./admin-people";
 import { storeUnreachable } from "../lib/primitives/unreachable";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -42,18 +34,6 @@ import {
 import { importComfyEntry } from "../lib/providers/comfyui/import-comfyui";
 import { ProvidersFileError } from "../lib/providers";
 import { MODALITIES, type Modality } from "../lib/core/catalog/model-definition";
-
-let asJson = !process.stdout.isTTY;
-
-function print(value: unknown, table?: Record<string, unknown>[]): void {
-  if (asJson || !table) {
-    console.log(JSON.stringify(value, null, asJson ? undefined : 2));
-  } else if (table.length === 0) {
-    console.log("(none)");
-  } else {
-    console.table(table);
-  }
-}
 
 /** A dollar amount from the command line; zero is allowed only where it means something (an opening balance). */
 function usdArgument(text: string, param: string, { allowZero = false } = {}): number {
@@ -72,16 +52,6 @@ function usdArgument(text: string, param: string, { allowZero = false } = {}): n
   return micros;
 }
 
-async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const store = await openConfiguredStore(config);
-  try {
-    return await fn(store, config);
-  } finally {
-    await store.close();
-  }
-}
-
 async function requireWorkspace(store: Store, id: string): Promise<void> {
   if (!(await findWorkspace({ db: store.db }, id))) {
     throw new ApiError("resource_not_found", `No workspace ${id}. "workspace list" shows them.`, {
@@ -95,7 +65,7 @@ const program = new Command()
   .description("Atelier administration: workspaces, API keys, credit, users, models and events.")
   .option("--json", "print JSON (the default when output is not a terminal)")
   .hook("preAction", (command) => {
-    if (command.opts().json) asJson = true;
+    printJson(command.opts().json === true);
   })
   .exitOverride();
 
@@ -128,7 +98,7 @@ workspace
       });
       if (!apiKey) return print(created, [created as unknown as Record<string, unknown>]);
       print({ ...created, api_key: apiKey }, [{ ...created, key: apiKey.key }]);
-      if (!asJson) console.log("The key is shown once: keep it somewhere safe.");
+      if (!printsJson()) console.log("The key is shown once: keep it somewhere safe.");
     }),
   );
 workspace.command("list").action(() =>
@@ -161,7 +131,7 @@ key
       print(created, [
         { id: created.id, key: created.key, scopes: created.scopes.join(","), expires_at: created.expires_at },
       ]);
-      if (!asJson) console.log("The key is shown once: keep it somewhere safe.");
+      if (!printsJson()) console.log("The key is shown once: keep it somewhere safe.");
     }),
   );
 key
@@ -190,11 +160,7 @@ key
   .action((keyId: string) =>
     withStore(async (store, config) => {
       const revoked = await revokeApiKey({ db: store.db }, { keyId });
-      // Running servers and workers keep live keys in memory: tell them before answering.
-      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), {
-        kind: "key_revoked",
-        id: revoked.id,
-      });
+      await announce(store, config, { kind: "key_revoked", id: revoked.id });
       print(revoked, [{ id: revoked.id, name: revoked.name, revoked_at: revoked.revoked_at }]);
     }),
   );
@@ -216,87 +182,7 @@ program
     }),
   );
 
-const user = program.command("user").description("studio users: create, list, set a password or a role, remove");
-
-/** Running servers cache studio sessions: tell them this user's have ended before answering. */
-async function announceSessionsEnded(store: Store, config: Config, userId: string): Promise<void> {
-  await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), {
-    kind: "sessions_ended",
-    id: userId,
-  });
-}
-user
-  .command("create")
-  .requiredOption("--email <email>", "what they sign in with")
-  .requiredOption("--password <password>", "at least 8 characters")
-  .requiredOption("--workspace <id>", "workspace ID (ws_…)")
-  .option("--role <role>", "creator or ops", "creator")
-  .action((options: { email: string; password: string; workspace: string; role: string }) =>
-    withStore(async (store) => {
-      const user = await createUser(
-        { db: store.db },
-        { email: options.email, password: options.password, workspaceId: options.workspace, role: options.role },
-      );
-      print(user, [{ id: user.id, email: user.email, workspace_id: user.workspace_id, role: user.role }]);
-    }),
-  );
-
-user
-  .command("password")
-  .description(
-    "set a user's password, e.g. the demo login's (demo@atelier.local) when its first-start password is lost",
-  )
-  .requiredOption("--email <email>", "the user's email")
-  .option("--password <password>", "the new password, at least 8 characters (default: a new random one, printed)")
-  .action((options: { email: string; password?: string }) =>
-    withStore(async (store, config) => {
-      const password = options.password ?? generatePassword();
-      const user = await setUserPassword({ db: store.db }, { email: options.email, password });
-      await announceSessionsEnded(store, config, user.id);
-      // A password the operator typed is not echoed back; a generated one must be, once.
-      const shown = options.password === undefined ? { password } : {};
-      print({ ...user, ...shown }, [{ email: user.email, role: user.role, ...shown }]);
-    }),
-  );
-
-user
-  .command("role")
-  .description("give a user another role; their studio sessions end, so they sign in again with it")
-  .requiredOption("--email <email>", "the user's email")
-  .requiredOption("--role <role>", "creator or ops")
-  .action((options: { email: string; role: string }) =>
-    withStore(async (store, config) => {
-      const changed = await setUserRole({ db: store.db }, { email: options.email, role: options.role });
-      await announceSessionsEnded(store, config, changed.id);
-      print(changed, [
-        { id: changed.id, email: changed.email, workspace_id: changed.workspace_id, role: changed.role },
-      ]);
-    }),
-  );
-
-user
-  .command("remove")
-  .description("remove a user: their studio sessions end at once; their runs stay with the workspace")
-  .requiredOption("--email <email>", "the user's email")
-  .action((options: { email: string }) =>
-    withStore(async (store, config) => {
-      const removed = await removeUser({ db: store.db }, { email: options.email });
-      await announceSessionsEnded(store, config, removed.id);
-      print({ ...removed, removed: true }, [{ id: removed.id, email: removed.email, removed: true }]);
-    }),
-  );
-user
-  .command("list")
-  .description("every studio user")
-  .action(() =>
-    withStore(async (store) => {
-      const users = await listUsers({ db: store.db });
-      print(
-        { object: "list", data: users },
-        users.map((u) => ({ id: u.id, email: u.email, workspace_id: u.workspace_id, role: u.role })),
-      );
-    }),
-  );
+addPeopleCommands(program);
 
 const model = program.command("model").description("take catalog entries out of service and back");
 model
@@ -331,9 +217,7 @@ model
         { modelId: id, until: options.until ?? null, reason: options.reason, by: "admin CLI" },
       );
       // Running servers and workers keep the pauses in memory: tell them before answering.
-      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), {
-        kind: "availability_changed",
-      });
+      await announce(store, config, { kind: "availability_changed" });
       print({ object: "model_pause", ...paused }, [paused]);
     }),
   );
@@ -343,9 +227,7 @@ model
   .action((id: string) =>
     withStore(async (store, config) => {
       const resumed = await resumeModel({ db: store.db }, { modelId: id });
-      await announceToEveryProcess(store, config.databaseUrl ? null : sqliteFileIn(config.dataDir), {
-        kind: "availability_changed",
-      });
+      await announce(store, config, { kind: "availability_changed" });
       print({ object: "model_resume", ...resumed }, [resumed]);
     }),
   );
@@ -544,7 +426,7 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   if (storeUnreachable(err)) err = storeUnavailableError();
   const message =
     err instanceof ApiError || err instanceof ConfigError ? err.message : String((err as Error)?.stack ?? err);
-  if (asJson && err instanceof ApiError) {
+  if (printsJson() && err instanceof ApiError) {
     console.error(JSON.stringify({ error: { code: err.code, message: err.message, param: err.param } }));
   } else {
     console.error(`admin: ${message}`);

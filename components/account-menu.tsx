@@ -1,17 +1,18 @@
 // The signed-in user with sign-out: at the foot of the sidebar on a wide screen; on a phone,
 // where the sidebar is a top bar with no room for an email, a round button with the user's
-// initial opens a small menu with the email, role and sign-out (a native <details>, so it works
+// initial opens a small menu with the email, whether they operate the install, and sign-out (a native <details>, so it works
 // with the keyboard and without script).
 import { SignOutButton } from "./sign-out-button";
 
-export function AccountMenu({ email, role }: { email: string; role: string }) {
+export function AccountMenu({ email, role }: { email: string; role: string | null }) {
   return (
     <>
       <div className="hidden border-t border-zinc-200 px-2 pt-3 text-xs text-zinc-500 md:block">
         <div className="truncate" title={email}>
           {email}
         </div>
-        <div className="mb-2 capitalize">{role}</div>
+        {role && <div className="mt-0.5">{role}</div>}
+        <div className="mb-2" />
         <SignOutButton />
       </div>
       <details className="group relative shrink-0 md:hidden">
@@ -24,7 +25,8 @@ export function AccountMenu({ email, role }: { email: string; role: string }) {
         </summary>
         <div className="absolute top-full right-0 z-30 mt-2 w-64 rounded-lg border border-zinc-200 bg-white p-3 text-xs text-zinc-500 shadow-lg">
           <div className="truncate text-sm font-medium text-zinc-900">{email}</div>
-          <div className="mb-3 capitalize">{role}</div>
+          {role && <div className="mt-0.5">{role}</div>}
+          <div className="mb-3" />
           <SignOutButton />
         </div>
       </details>

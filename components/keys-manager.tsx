@@ -167,7 +167,16 @@ function NewKey({ created, onDone }: { created: { key: string; name: string }; o
 }
 
 /** `intro` (the page's heading) sits beside the Create key button. */
-export function KeysManager({ keys, intro }: { keys: ApiKey[]; intro?: ReactNode }) {
+/** What the signed-in member may do here: make keys (or why not), and revoke whose. */
+export interface KeyRights {
+  /** null: may make keys; else the sentence saying why not. */
+  makeRefusal: string | null;
+  /** Revokes every key (admin, owner), or only the keys this user made. */
+  revokeAny: boolean;
+  userId: string;
+}
+
+export function KeysManager({ keys, intro, rights }: { keys: ApiKey[]; intro?: ReactNode; rights: KeyRights }) {
   const [dialog, setDialog] = useState<"closed" | "form" | "created">("closed");
   const [created, setCreated] = useState<{ key: string; name: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -198,11 +207,19 @@ export function KeysManager({ keys, intro }: { keys: ApiKey[]; intro?: ReactNode
           <Link href="/docs/api" className={secondary}>
             API reference
           </Link>
-          <button type="button" onClick={() => setDialog("form")} className={primary}>
-            Create key
-          </button>
+          {rights.makeRefusal === null ? (
+            <button type="button" onClick={() => setDialog("form")} className={primary}>
+              Create key
+            </button>
+          ) : null}
         </div>
       </div>
+
+      {rights.makeRefusal !== null ? (
+        <p className="rounded-md border border-zinc-200 bg-white px-4 py-3 text-sm text-zinc-600">
+          {rights.makeRefusal}
+        </p>
+      ) : null}
 
       <Modal
         open={dialog !== "closed"}
@@ -311,17 +328,19 @@ export function KeysManager({ keys, intro }: { keys: ApiKey[]; intro?: ReactNode
                               Expired
                             </span>
                           ) : null}
-                          <button
-                            type="button"
-                            aria-label={`Revoke ${key.name}`}
-                            onClick={() => {
-                              setRevokeError(null);
-                              setRevoking(key);
-                            }}
-                            className={danger}
-                          >
-                            Revoke
-                          </button>
+                          {rights.revokeAny || key.created_by === rights.userId ? (
+                            <button
+                              type="button"
+                              aria-label={`Revoke ${key.name}`}
+                              onClick={() => {
+                                setRevokeError(null);
+                                setRevoking(key);
+                              }}
+                              className={danger}
+                            >
+                              Revoke
+                            </button>
+                          ) : null}
                         </div>
                       )}
                     </td>

@@ -1,7 +1,7 @@
-// The studio door's context: the signed-in user's workspace, with source "studio". Every page
+// The studio door's context: the signed-in user's workspace (the session's) and role there, with source "studio". Every page
 // and server action of the studio gets its Ctx here, never from a form.
 import { redirect } from "next/navigation";
-import { SCOPES, type Ctx } from "@/lib/core/context";
+import { scopesOfRole, type Ctx } from "@/lib/core/context";
 import { getRuntime } from "@/lib/boot/runtime";
 import { studioUser, type StudioUser } from "@/app/auth";
 
@@ -20,7 +20,9 @@ export async function studioCtxFor(user: StudioUser): Promise<Ctx & { user: Stud
     db: store.db,
     workspaceId: user.workspaceId,
     actor: { kind: "user", id: user.id },
-    scopes: [...SCOPES],
+    // The member's role decides: a viewer reads and cannot spend (workspaces/roles.ts).
+    scopes: scopesOfRole(user.role),
+    role: user.role,
     source: "studio",
     // Same-origin blob links and named downloads in the studio's pages (Services.studioLinks).
     services: { ...services, studioLinks: true },

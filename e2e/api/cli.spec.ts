@@ -232,6 +232,75 @@ test("user password: a new random password printed once, or the one given; unkno
   });
 });
 
+test("member add, role, remove and list; user ops; the last owner stays; bad roles and emails refused", () => {
+  const team = createWorkspace();
+  const other = createWorkspace();
+  const owner = `${uniqueName("own")}@example.com`;
+  const guest = `${uniqueName("guest")}@example.com`;
+  const lastError = (args: string[]) => {
+    const failed = adminFailure(args);
+    expect(failed.status).toBe(1);
+    return JSON.parse(failed.stderr.trim().split("\n").at(-1)!).error as { code: string; param: string | null };
+  };
+  admin([
+    "user",
+    "create",
+    "--email",
+    owner,
+    "--password",
+    "first-password",
+    "--workspace",
+    team.id,
+    "--role",
+    "owner",
+  ]);
+  admin(["user", "create", "--email", guest, "--password", "first-password", "--workspace", other.id]);
+  expect(admin(["member", "add", "--workspace", team.id, "--email", guest, "--role", "viewer"])).toMatchObject({
+    object: "member",
+    email: guest,
+    role: "viewer",
+  });
+  expect(admin(["member", "role", "--workspace", team.id, "--email", guest, "--role", "admin"])).toMatchObject({
+    role: "admin",
+  });
+  const members = admin<{ data: { email: string; role: string }[] }>(["member", "list", "--workspace", team.id]);
+  expect(members.data.map((m) => [m.email, m.role])).toEqual([
+    [owner, "owner"],
+    [guest, "admin"],
+  ]);
+  const listed = admin<{
+    data: { email: string; ops: boolean; memberships: { workspace_id: string; role: string }[] }[];
+  }>(["user", "list"]).data.find((u) => u.email === guest);
+  expect(listed?.memberships).toEqual(
+    expect.arrayContaining([
+      { workspace_id: other.id, role: "creator" },
+      { workspace_id: team.id, role: "admin" },
+    ]),
+  );
+  expect(admin(["user", "ops", "--email", guest, "--on"])).toMatchObject({ email: guest, ops: true });
+  expect(admin(["user", "ops", "--email", guest, "--off"])).toMatchObject({ ops: false });
+
+  expect(lastError(["member", "role", "--workspace", team.id, "--email", owner, "--role", "admin"]).code).toBe(
+    "conflict",
+  );
+  expect(lastError(["member", "remove", "--workspace", team.id, "--email", owner]).code).toBe("conflict");
+  for (const role of ["ops", "constructor", "owner\u0001", "x".repeat(3000)]) {
+    expect(lastError(["member", "role", "--workspace", team.id, "--email", guest, "--role", role])).toMatchObject({
+      code: "invalid_parameter",
+      param: "role",
+    });
+  }
+  expect(
+    lastError(["member", "add", "--workspace", team.id, "--email", "not an email", "--role", "viewer"]),
+  ).toMatchObject({
+    code: "resource_not_found",
+    param: "email",
+  });
+  expect(lastError(["member", "list", "--workspace", "ws_nothere"])).toMatchObject({ code: "resource_not_found" });
+  expect(admin(["member", "remove", "--workspace", team.id, "--email", guest])).toMatchObject({ removed: true });
+  expect(lastError(["member", "remove", "--workspace", team.id, "--email", guest]).code).toBe("resource_not_found");
+});
+
 test("provider import writes a ready entry from a Replicate model's own schema, and refuses a bad call with the message", async () => {
   // The fake answers in this process, so the CLI runs without blocking it (execFile, not execFileSync).
   const replicate = await startReplicateFake();

@@ -38,7 +38,7 @@ test("GitHub sign-in goes to GitHub with our client and callback; an unknown acc
 test("an unknown page and another workspace's run answer a 404 page", async ({ page, request }) => {
   const response = await request.get("/no-such-page");
   expect(response.status()).toBe(404);
-  await signIn(page, newUser("creator"));
+  await signIn(page, newUser("owner"));
   const run = await page.goto("/runs/gen_000000000000000000000000");
   expect(run?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "This page does not exist" })).toBeVisible();
@@ -47,7 +47,7 @@ test("an unknown page and another workspace's run answer a 404 page", async ({ p
     expect(model?.status(), path).toBe(404);
     await expect(page.getByRole("heading", { name: "This page does not exist" })).toBeVisible();
   }
-  const other = newUser("creator");
+  const other = newUser("owner");
   const otherRun = await request.post("/v1/generations", {
     headers: { "x-api-key": newKey(other.workspaceId) },
     data: { model: "atelier/gradient", input: { prompt: "theirs" } },
@@ -59,7 +59,7 @@ test("an unknown page and another workspace's run answer a 404 page", async ({ p
 });
 
 test("a run the workspace cannot pay for says how to add credit", async ({ page }) => {
-  await signIn(page, newUser("creator", "0.001"));
+  await signIn(page, newUser("owner", "0.001"));
   await page.goto("/catalog/atelier/artwork");
   await expect(page.getByTestId("quote")).toContainText("Cost $0.003");
   await page.getByRole("button", { name: /^Run/ }).click();
@@ -71,13 +71,13 @@ test("a person who missed the first start's demo sign-in gets in with a password
   page,
 }) => {
   // The studio server started on an empty store, so it made the demo login and printed it once.
-  const reset = admin<{ email: string; role: string; password: string }>([
+  const reset = admin<{ email: string; ops: boolean; password: string }>([
     "user",
     "password",
     "--email",
     "demo@atelier.local",
   ]);
-  expect(reset).toMatchObject({ email: "demo@atelier.local", role: "ops" });
+  expect(reset).toMatchObject({ email: "demo@atelier.local", ops: true });
   expect(reset.password).toMatch(/^[A-Za-z0-9_-]{12}$/);
   await signIn(page, { email: "demo@atelier.local", password: reset.password });
   await expect(page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name: "Ops" })).toBeVisible();

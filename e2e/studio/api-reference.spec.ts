@@ -166,7 +166,7 @@ test("the error codes page and the API keys page link to the reference", async (
   await expect(page).toHaveURL(/\/docs\/errors$/);
   await expect(page.locator("body")).not.toHaveClass(/(light|dark)-mode/);
 
-  await signIn(page, newUser("creator"));
+  await signIn(page, newUser("owner"));
   await page.goto("/keys");
   await expect(page.getByRole("link", { name: "API reference" })).toHaveAttribute("href", "/docs/api");
   // After a key is made, the dialog points to the reference in a new tab (leaving would lose the key).

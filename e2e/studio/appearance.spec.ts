@@ -158,7 +158,7 @@ test.describe("dark mode", () => {
   });
 
   test("a page waiting for the server shows its skeleton, announced as loading", async ({ page }) => {
-    await signIn(page, newUser("creator"));
+    await signIn(page, newUser("owner"));
     // The navigation's own request to /keys is held until the skeleton has been seen, so the check
     // does not race the server. The skeleton comes from the link's prefetch (route tree, then the
     // part up to the loading state); if the click beats the router storing that prefetch, Next
@@ -199,7 +199,7 @@ test.describe("dark mode", () => {
   }) => {
     // A real failure on real data: a run whose stored input is no longer JSON makes the run page
     // throw inside lib/core, an unexpected error rather than an ApiError.
-    const user = newUser("creator", "1");
+    const user = newUser("owner", "1");
     const key = newKey(user.workspaceId);
     const id = await startRun(request, key, "atelier/gradient", { prompt: "about to break" });
     expect(await waitFinal(request, key, id)).toBe("succeeded");
@@ -231,7 +231,7 @@ test.describe("phone", () => {
   }
 
   test("catalog and a model page fit a phone; the account menu shows who is signed in", async ({ page }) => {
-    const user = newUser("creator", "5");
+    const user = newUser("owner", "5");
     await signIn(page, user);
     await expect(page.getByTestId("model-card").first()).toBeVisible();
     await expectNoSidewaysScroll(page);

@@ -6,7 +6,7 @@ import { newUser, screenshot, signIn } from "./helpers";
 test("signed-out visitors are sent to sign-in; a wrong password says so; a right one opens the catalog", async ({
   page,
 }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await page.goto("/catalog");
   await expect(page).toHaveURL(/\/sign-in$/);
   await expect(page.getByRole("heading", { name: "Sign in to Atelier" })).toBeVisible();
@@ -31,7 +31,7 @@ test("signed-out visitors are sent to sign-in; a wrong password says so; a right
 test("the catalog shows every entry with its price and badges, filtered by modality, task and search", async ({
   page,
 }) => {
-  await signIn(page, newUser("creator", "0.50"));
+  await signIn(page, newUser("owner", "0.50"));
   const cards = page.getByTestId("model-card");
   await expect(cards.first()).toBeVisible();
   const all = await cards.count();
@@ -61,7 +61,7 @@ test("the catalog shows every entry with its price and badges, filtered by modal
 
 test("on a phone-sized screen the sidebar becomes a top bar and the catalog one column", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await signIn(page, newUser("creator"));
+  await signIn(page, newUser("owner"));
   await expect(page.getByRole("navigation", { name: "Studio" })).toBeVisible();
   await screenshot(page, "catalog-phone");
 });

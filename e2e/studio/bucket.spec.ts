@@ -114,7 +114,7 @@ test.beforeAll(async () => {
     WORKER_CONCURRENCY: "2",
   });
   await untilAnswers(server, "the bucket server", `${BASE_URL}/v1/public/models`, 150_000);
-  user = newUser("creator", "5", storeEnv());
+  user = newUser("owner", "5", storeEnv());
 });
 
 test.afterAll(async () => {

@@ -39,7 +39,7 @@ test("cards show a real example output of each built-in model once made, served 
   request,
 }) => {
   test.setTimeout(240_000);
-  await signIn(page, newUser("creator", "5"));
+  await signIn(page, newUser("owner", "5"));
   // No reload: while pictures are being made the page looks again on its own.
   await waitForPictures(page, IMAGE_MODELS);
   // Video shows its poster, audio a waveform; every built-in card ends with a picture.
@@ -89,7 +89,7 @@ test("the public catalog shows the same pictures to a visitor", async ({ page })
 });
 
 test("a preset's versions are one card with a version picker that changes the link and the price", async ({ page }) => {
-  await signIn(page, newUser("creator", "5"));
+  await signIn(page, newUser("owner", "5"));
   const posters = page.locator('[data-testid="model-card"][data-model-id^="atelier/gradient-poster@"]');
   await expect(posters).toHaveCount(1);
   await expect(page.locator('[data-testid="model-card"][data-model-id^="atelier/promo-video@"]')).toHaveCount(1);
@@ -140,7 +140,7 @@ async function historyStep(page: Page, step: "back" | "forward"): Promise<void> 
 }
 
 test("filters and search live in the address: shareable, kept on reload, restored by Back", async ({ page }) => {
-  await signIn(page, newUser("creator", "5"));
+  await signIn(page, newUser("owner", "5"));
   const cards = page.getByTestId("model-card");
   // Sign-in lands on /catalog before its cards have rendered: count only once they are there.
   await expect(cards.first()).toBeVisible();

@@ -40,7 +40,7 @@ test("filter the catalog, open atelier/artwork, see field errors and the quote f
   context,
 }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
   await expect(page.getByTestId("balance")).toHaveText(/^\$5\.00 available/);
   const cards = page.getByTestId("model-card");
@@ -119,7 +119,7 @@ test("filter the catalog, open atelier/artwork, see field errors and the quote f
 });
 
 test("a video model plays with a poster; Ctrl+Enter runs", async ({ page, request }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
   await page.goto("/models/atelier/title-motion"); // the alias redirects to /catalog/…
   await expect(page).toHaveURL(/\/catalog\/atelier\/title-motion$/);
@@ -135,7 +135,7 @@ test("a video model plays with a poster; Ctrl+Enter runs", async ({ page, reques
 });
 
 test("a preset opens by its versioned ID; upload an image and upscale it", async ({ page, request }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
   await page.goto(`/catalog/atelier/${encodeURIComponent("gradient-poster@2")}`);
   await expect(page.getByText("Preset v2")).toBeVisible();
@@ -155,7 +155,7 @@ test("a preset opens by its versioned ID; upload an image and upscale it", async
 });
 
 test("an image chosen before the page has come alive is uploaded once it does", async ({ page }) => {
-  await signIn(page, newUser("creator", "5"));
+  await signIn(page, newUser("owner", "5"));
   // The form is there (server-rendered) but nothing listens to it yet.
   const release = await holdScripts(page);
   await page.goto("/catalog/atelier/upscale", { waitUntil: "commit" });
@@ -171,7 +171,7 @@ test("an image chosen before the page has come alive is uploaded once it does", 
 });
 
 test("a prompt and a count typed before the page has come alive are kept, priced and sent", async ({ page }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
   const release = await holdScripts(page);
   await page.goto("/catalog/atelier/artwork", { waitUntil: "commit" });
@@ -200,7 +200,7 @@ test("a prompt and a count typed before the page has come alive are kept, priced
 });
 
 test("a sound goes up as a direct upload and its waveform is drawn", async ({ page, request }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
   await page.goto("/catalog/atelier/waveform");
   await expect(page.getByRole("button", { name: "Upload a sound" })).toBeVisible();
@@ -239,7 +239,7 @@ test("a sound goes up as a direct upload and its waveform is drawn", async ({ pa
 });
 
 test("a deprecated model says when it stops and links its replacement", async ({ page }) => {
-  await signIn(page, newUser("creator", "5"));
+  await signIn(page, newUser("owner", "5"));
   await page.goto("/catalog/atelier/gradient-classic");
   const banner = page.getByTestId("deprecated-banner");
   await expect(banner).toContainText(/Deprecated — runs stop on \d{1,2} [A-Z][a-z]{2} \d{4}\./);
@@ -253,7 +253,7 @@ test("a failed run shows its error message, on the model page and the run page, 
   page,
   request,
 }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
   await page.goto("/catalog/atelier/gradient");
   // The studio server refuses prompts with "zebracorn" (MODERATION_BLOCKLIST in playwright.config.ts).
@@ -278,7 +278,7 @@ test("the result area shows the signed-in user's newest run of the model, not a 
   page,
   request,
 }) => {
-  const alice = newUser("creator", "5");
+  const alice = newUser("owner", "5");
   const bob = { email: `bob-${alice.workspaceId.slice(-8).toLowerCase()}@example.com`, password: "studio-pass-2" };
   admin([
     "user",

@@ -9,7 +9,7 @@ import { STUDIO_URL } from "./playwright.config";
 test("the keys page shows the MCP URL and client configuration; an agent's run is found by the MCP filter", async ({
   page,
 }) => {
-  const user = newUser("creator");
+  const user = newUser("owner");
   await signIn(page, user);
   await page.goto("/keys");
   const section = page.getByRole("region", { name: "Connect an agent" });

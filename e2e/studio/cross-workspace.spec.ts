@@ -44,7 +44,7 @@ async function json<T>(res: APIResponse, status: number): Promise<T> {
 }
 
 async function setUpWorkspaceA(request: APIRequestContext, browser: Browser): Promise<WorkspaceA> {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const { id: keyId, key } = admin<{ id: string; key: string }>([
     "key",
     "create",
@@ -166,7 +166,7 @@ test("a creator of another workspace gets 404s and refusals, and nothing of the 
 }) => {
   test.setTimeout(180_000);
   const a = await setUpWorkspaceA(request, browser);
-  const b = newUser("creator", "5");
+  const b = newUser("owner", "5");
   const bOps = { email: `ops-of-b-${Date.now().toString(36)}@example.com`, password: "studio-pass-1" };
   admin([
     "user",

@@ -9,7 +9,7 @@ test("an empty Files page says how to make a file; uploads and API files list ne
   page,
   request,
 }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
   const nav = page.getByRole("navigation", { name: "Studio" });
   // Files sits between Runs and API keys.

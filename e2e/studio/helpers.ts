@@ -25,9 +25,9 @@ export interface TestUser {
   workspaceName: string;
 }
 
-/** A new workspace with credit and a user in it. */
+/** A new workspace with credit and a user in it, with `role` there ("ops": its owner, who also operates the install). */
 export function newUser(
-  role: "creator" | "ops" = "creator",
+  role: "owner" | "admin" | "creator" | "viewer" | "ops" = "owner",
   credit = "5",
   store: Record<string, string> = STUDIO_STORE,
 ): TestUser {
@@ -38,7 +38,12 @@ export function newUser(
   );
   const email = `${role}-${tag}@example.com`;
   admin(
-    ["user", "create", "--email", email, "--password", "studio-pass-1", "--workspace", workspace.id, "--role", role],
+    [
+      "user",
+      "create",
+      ...["--email", email, "--password", "studio-pass-1", "--workspace", workspace.id],
+      ...(role === "ops" ? ["--role", "owner", "--ops"] : ["--role", role]),
+    ],
     store,
   );
   return { email, password: "studio-pass-1", workspaceId: workspace.id, workspaceName: workspace.name };

@@ -52,7 +52,7 @@ test.describe("finding and reusing work", () => {
   const ids: Record<string, string> = {};
 
   test.beforeAll(async ({ request }) => {
-    user = newUser("creator", "5");
+    user = newUser("owner", "5");
     key = newKey(user.workspaceId);
     ids.lighthouse = await start(request, key, "atelier/gradient", {
       prompt: "A LIGHTHOUSE at dusk, 100% teal",
@@ -233,7 +233,7 @@ test.describe("finding and reusing work", () => {
 });
 
 test("the public catalog sends a visitor who signs in back to the model they clicked", async ({ page }) => {
-  const visitor = newUser("creator", "1");
+  const visitor = newUser("owner", "1");
   await page.goto("/explore");
   await page.locator('a[href="/catalog/atelier/gradient"]').first().click();
   await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2Fcatalog%2Fatelier%2Fgradient$/);

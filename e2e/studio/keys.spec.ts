@@ -4,7 +4,7 @@ import { expect, test } from "@playwright/test";
 import { newUser, screenshot, signIn } from "./helpers";
 
 test("create a key, see it once, use it, revoke it", async ({ page, request }) => {
-  await signIn(page, newUser("creator"));
+  await signIn(page, newUser("owner"));
   await page.getByRole("link", { name: "API keys" }).click();
   await expect(page.getByRole("heading", { name: "API keys" })).toBeVisible();
   await expect(page.getByText("No keys yet.")).toBeVisible();

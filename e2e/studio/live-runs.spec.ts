@@ -62,7 +62,7 @@ test("a result appears without a reload on the model page and on the run page, f
   page,
   request,
 }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = newKey(user.workspaceId);
   await signIn(page, user);
   await page.goto("/catalog/atelier/artwork");
@@ -119,7 +119,7 @@ test("a result appears without a reload on the model page and on the run page, f
 });
 
 test("when the event stream fails for good, the result still arrives through the server action", async ({ page }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
   // An answer that is not an event stream: EventSource gives up (readyState CLOSED).
   await page.route("**/api/runs/events**", (route) =>
@@ -145,7 +145,7 @@ test("when the event stream fails for good, the result still arrives through the
 test("a video run shows a progress bar whose value follows the model's progress", async ({ page }) => {
   // A 10 s 720p render beside the other worker's tests: its waits below add up past the default 60 s.
   test.setTimeout(120_000);
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
   await page.goto("/catalog/atelier/title-motion");
   await page.getByLabel("Duration", { exact: true }).fill("10");
@@ -187,7 +187,7 @@ test("a running run whose model reports no progress shows an estimate from the m
   page,
   request,
 }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = newKey(user.workspaceId);
   // A finished run of the model first, so it has a typical run time.
   const earlier = await start(request, key, "atelier/title-motion", {
@@ -252,7 +252,7 @@ test("a running run whose model reports no progress shows an estimate from the m
 });
 
 test("promo-video@1 shows its preview before the video, and Cancel gives way to the reason", async ({ page }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
   await page.goto(`/catalog/atelier/${encodeURIComponent("promo-video@1")}`);
   await page.getByLabel("Duration", { exact: true }).fill("10");
@@ -283,7 +283,7 @@ test("promo-video@1 shows its preview before the video, and Cancel gives way to 
 
 test("a queued run shows its place in the queue, then runs once the queue moves", async ({ page, request }) => {
   // Another workspace fills both worker slots and one place in the queue with long runs.
-  const owner = newUser("creator", "20");
+  const owner = newUser("owner", "20");
   const ownerKey = newKey(owner.workspaceId);
   const blockers: string[] = [];
   for (let i = 0; i < 3; i++)
@@ -296,7 +296,7 @@ test("a queued run shows its place in the queue, then runs once the queue moves"
       }),
     );
   try {
-    const user = newUser("creator", "5");
+    const user = newUser("owner", "5");
     await signIn(page, user);
     await page.goto("/catalog/atelier/gradient");
     await expect(page.getByTestId("quote")).toContainText("Cost $0.002");
@@ -315,7 +315,7 @@ test("a queued run shows its place in the queue, then runs once the queue moves"
 });
 
 test("history rows go from running to succeeded without a reload", async ({ page, request }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = newKey(user.workspaceId);
   await signIn(page, user);
   const done = await start(request, key, "atelier/gradient", { prompt: "already done" });
@@ -354,7 +354,7 @@ test.describe("on a phone (390 × 844)", () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
   test("pressing Run brings the result into view", async ({ page }) => {
-    const user = newUser("creator", "5");
+    const user = newUser("owner", "5");
     await signIn(page, user);
     await page.goto("/catalog/atelier/artwork");
     await expect(page.getByTestId("quote")).toContainText("Cost $0.003");
@@ -373,7 +373,7 @@ test.describe("on a phone (390 × 844)", () => {
   });
 
   test("the history list is cards that fit the screen", async ({ page, request }) => {
-    const user = newUser("creator", "5");
+    const user = newUser("owner", "5");
     const key = newKey(user.workspaceId);
     const ids = [
       await start(request, key, "atelier/gradient", { prompt: "one" }),

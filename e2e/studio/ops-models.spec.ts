@@ -52,7 +52,7 @@ function modelRow(page: Page, id: string) {
 }
 
 test("ops pause a model from the studio, its entry and quotes say so, and resume it", async ({ page, request }) => {
-  const creator = newUser("creator");
+  const creator = newUser("owner");
   const key = newKey(creator.workspaceId);
   expect((await quoteStatus(request, key)).status).toBe(200);
 
@@ -112,7 +112,7 @@ test("failure reasons differing only by numbers are one row; runs show times, co
   page,
   request,
 }) => {
-  const creator = newUser("creator");
+  const creator = newUser("owner");
   const key = newKey(creator.workspaceId);
   const failing = [await tooWideRun(request, key, 2100), await tooWideRun(request, key, 2200)];
   for (const id of failing)
@@ -156,7 +156,7 @@ test("failure reasons differing only by numbers are one row; runs show times, co
 });
 
 test("events without a destination collapse into one line with a count", async ({ page, request }) => {
-  const creator = newUser("creator");
+  const creator = newUser("owner");
   const key = newKey(creator.workspaceId);
   const ids: string[] = [];
   for (const prompt of ["one", "two", "three", "four"]) {
@@ -224,7 +224,7 @@ for (const [label, options] of [
 // tests of one file never run at the same time (the studio suite runs two files at once).
 test("a paused model is out of service in the catalog and cannot be run until resumed", async ({ page }) => {
   const model = PAUSED;
-  await signIn(page, newUser("creator", "5"));
+  await signIn(page, newUser("owner", "5"));
   admin(["model", "pause", model, "--reason", "the type renderer is being upgraded"]);
   try {
     await page.goto("/catalog");

@@ -3,7 +3,7 @@ import { expect, test } from "@playwright/test";
 import { apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
 
 test("a creator gets a 404 on /ops and sees no Ops link", async ({ page }) => {
-  await signIn(page, newUser("creator"));
+  await signIn(page, newUser("owner"));
   await expect(page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name: "Ops" })).toHaveCount(0);
   const response = await page.goto("/ops");
   expect(response?.status()).toBe(404);
@@ -11,7 +11,7 @@ test("a creator gets a 404 on /ops and sees no Ops link", async ({ page }) => {
 });
 
 test("an operator sees runs of other workspaces and adds credit to one", async ({ page, request }) => {
-  const creator = newUser("creator", "2");
+  const creator = newUser("owner", "2");
   const key = newKey(creator.workspaceId);
   const started = await request.post("/v1/generations", {
     headers: { "x-api-key": key },
@@ -104,7 +104,7 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
   await expect(reasons).toContainText("No run failed in the last 24 hours within these filters.");
   // A run of another workspace, the newest when the page is made again, so the cleared list shows one
   // whatever else the store holds (on its own, this test's store has no other).
-  const other = newUser("creator", "1");
+  const other = newUser("owner", "1");
   const otherRun = await request.post("/v1/generations", {
     headers: { "x-api-key": newKey(other.workspaceId) },
     data: { model: "atelier/gradient", input: { prompt: "another workspace" } },
@@ -125,7 +125,7 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
 test("the root sends signed-out visitors to sign-in and signed-in ones to the catalog", async ({ page }) => {
   await page.goto("/");
   await expect(page).toHaveURL(/\/sign-in$/);
-  await signIn(page, newUser("creator"));
+  await signIn(page, newUser("owner"));
   await page.goto("/");
   await expect(page).toHaveURL(/\/catalog$/);
 });

@@ -23,7 +23,7 @@ test("cancel a queued run started in the studio; its hold shows meanwhile; it is
   request,
 }) => {
   // Another workspace fills every worker with slow runs, so the studio's run waits in the queue.
-  const owner = newUser("creator", "20");
+  const owner = newUser("owner", "20");
   const ownerKey = apiKey(owner);
   const blockers: string[] = [];
   for (let i = 0; i < 4; i++)
@@ -34,7 +34,7 @@ test("cancel a queued run started in the studio; its hold shows meanwhile; it is
         duration: 10,
       }),
     );
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = apiKey(user);
   await signIn(page, user);
   await page.goto("/catalog/atelier/gradient");
@@ -85,7 +85,7 @@ test("cancel a queued run started in the studio; its hold shows meanwhile; it is
 });
 
 test("a run of a batch links to the history of that batch", async ({ page, request }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = apiKey(user);
   const made = await request.post("/v1/batches", {
     headers: { "x-api-key": key },
@@ -123,7 +123,7 @@ test("a run of a batch links to the history of that batch", async ({ page, reque
 });
 
 test("page through 60 runs of history with a status filter", async ({ page, request }) => {
-  const user = newUser("creator", "20");
+  const user = newUser("owner", "20");
   const key = apiKey(user);
   const ids = await Promise.all(
     Array.from({ length: 60 }, (_, i) => start(request, key, "atelier/gradient", { prompt: `sea ${i}` })),

@@ -9,7 +9,7 @@ import { STUDIO_DATA_DIR } from "./playwright.config";
 import { newUser, screenshot, signIn } from "./helpers";
 
 test("a rare filter over a long history: a stretch without a match links further back", async ({ page }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const store = openStore({ databaseUrl: null, dataDir: STUDIO_DATA_DIR });
   const day = 86_400_000;
   try {

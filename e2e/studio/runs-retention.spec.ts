@@ -11,7 +11,7 @@ import { newKey, newUser, screenshot, signIn, startRun, waitFinal } from "./help
 const YEAR_MS = 365 * 86_400_000;
 
 test("a run past the retention: its page and share link say the outputs were deleted", async ({ page, request }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = newKey(user.workspaceId);
   const headers = { "x-api-key": key };
   const id = await startRun(request, key, "atelier/gradient", { prompt: "kept a while, then let go" });

@@ -91,7 +91,7 @@ test("studio pages send a CSP no site may frame, and run every script of their o
     expect(headers["referrer-policy"], path).toBe("strict-origin-when-cross-origin");
   }
 
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = newKey(user.workspaceId);
   const runId = await startRun(request, key, "atelier/gradient", { prompt: "csp check" });
   expect(await waitFinal(request, key, runId)).toBe("succeeded");
@@ -175,7 +175,7 @@ test("a share page's output links stop answering when the share link is revoked;
   request,
   browser,
 }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = newKey(user.workspaceId);
   const runId = await startRun(request, key, "atelier/gradient", { prompt: "revoked share bytes" });
   expect(await waitFinal(request, key, runId)).toBe("succeeded");

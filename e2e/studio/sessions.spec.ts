@@ -23,7 +23,7 @@ test("sign-out ends the session on the server: a copy of its cookie no longer si
   page,
   browser,
 }) => {
-  const user = newUser("creator");
+  const user = newUser("owner");
   await signIn(page, user);
   const copy = await copyOfSession(browser, page);
   expect(await lands(copy, "/runs")).toBe("/runs");
@@ -36,7 +36,7 @@ test("sign-out ends the session on the server: a copy of its cookie no longer si
   await copy.close();
 });
 
-test("a password change, a role change and a removed user end every session of that user at once", async ({
+test("a password change, losing the ops flag, a role change and a removed user end every session of that user at once", async ({
   page,
   browser,
 }) => {
@@ -55,13 +55,21 @@ test("a password change, a role change and a removed user end every session of t
   const fresh = { ...user, password: "changed-pass-2" };
   await signIn(page, fresh);
   expect(await lands(page.context(), "/ops")).toBe("/ops");
-  admin(["user", "role", "--email", user.email, "--role", "creator"]);
+  admin(["user", "ops", "--email", user.email, "--off"]);
   expect(await lands(page.context(), "/ops")).toBe("/sign-in");
   await signIn(page, fresh);
   const ops = await page.goto("/ops");
   expect(ops?.status()).toBe(404);
   await page.goto("/catalog");
   await expect(page.getByRole("navigation").getByRole("link", { name: "Ops" })).toHaveCount(0);
+  await expect(page.getByRole("navigation").getByRole("link", { name: "Webhooks" })).toBeVisible();
+
+  // A role in the workspace counts at once too: as a viewer, no webhooks.
+  admin(["member", "role", "--workspace", user.workspaceId, "--email", user.email, "--role", "admin"]);
+  admin(["member", "add", "--workspace", newUser("owner").workspaceId, "--email", user.email, "--role", "viewer"]);
+  expect(await lands(page.context(), "/catalog")).toBe("/sign-in");
+  await signIn(page, fresh);
+  await expect(page.getByRole("navigation").getByRole("link", { name: "Webhooks" })).toBeVisible();
 
   admin(["user", "remove", "--email", user.email]);
   expect(await lands(page.context(), "/catalog")).toBe("/sign-in");
@@ -86,7 +94,7 @@ test("sign-in tries are throttled per email, with a lockout that says when, the 
   page,
   request,
 }) => {
-  const user: TestUser = newUser("creator");
+  const user: TestUser = newUser("owner");
   const unknown = `nobody-${Date.now()}@example.com`;
   const refusals: Record<string, string> = {};
   for (const email of [user.email, unknown]) {
@@ -124,14 +132,14 @@ test("sign-in tries are throttled per email, with a lockout that says when, the 
   await expect(page).toHaveURL(/\/sign-in/);
 
   // Another email from the same address signs in.
-  await signIn(page, newUser("creator"));
+  await signIn(page, newUser("owner"));
 });
 
 test("studio actions are budgeted per user: past it, a 429 with Retry-After; others are not held", async ({
   page,
   browser,
 }) => {
-  const user = newUser("creator");
+  const user = newUser("owner");
   await signIn(page, user);
   // The top bar's balance read, the cheapest action there is.
   const balance = serverActions().get("app/_studio/actions/balance.ts#readBalanceAction");
@@ -150,7 +158,7 @@ test("studio actions are budgeted per user: past it, a 429 with Retry-After; oth
   });
   const someoneElse = await browser.newContext();
   const theirPage = await someoneElse.newPage();
-  await signIn(theirPage, newUser("creator"));
+  await signIn(theirPage, newUser("owner"));
   const theirs = await callAction(theirPage, "/catalog", balance!, []);
   expect(theirs.status()).toBe(200);
   await someoneElse.close();

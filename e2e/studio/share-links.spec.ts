@@ -58,7 +58,7 @@ test("share a run: a public page with the prompt only when chosen, revoked in on
   request,
   browser,
 }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = newKey(user.workspaceId);
   const runId = await startRun(request, key, "atelier/gradient", {
     prompt: "ocean dusk for the customer",
@@ -196,7 +196,7 @@ test("only a succeeded run can be shared; video and sound play on the public pag
   request,
   browser,
 }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = newKey(user.workspaceId);
   // MODERATION_BLOCKLIST (playwright.config.ts) makes this one fail.
   const failed = await startRun(request, key, "atelier/gradient", { prompt: "zebracorn" });
@@ -244,7 +244,7 @@ test("only a succeeded run can be shared; video and sound play on the public pag
 });
 
 test("on a phone, the run page's share card fits", async ({ browser }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   const key = newKey(user.workspaceId);
   const context = await browser.newContext({ baseURL: STUDIO_URL, viewport: { width: 390, height: 844 } });
   const page = await context.newPage();

@@ -34,7 +34,7 @@ test("a 3D run: an interactive viewer that orbits, counts and size, Download .gl
   page,
   request,
 }) => {
-  const user = newUser("creator", "5");
+  const user = newUser("owner", "5");
   await signIn(page, user);
 
   // The catalog: a 3D chip that keeps only 3D models, each card badged "3D". The viewer's code

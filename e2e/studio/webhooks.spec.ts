@@ -39,7 +39,7 @@ test("endpoints, deliveries with attempts, resend, run page, disable, delete, ro
   test.setTimeout(120_000);
   const receiver = await startReceiver();
   try {
-    const user = newUser("creator");
+    const user = newUser("owner");
     const key = newKey(user.workspaceId);
     await signIn(page, user);
     await page.getByRole("navigation", { name: "Studio" }).getByRole("link", { name: "Webhooks" }).click();

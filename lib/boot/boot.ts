@@ -68,7 +68,7 @@ export async function seedDemoWorkspace(
     { workspaceId: workspace.id, name: "demo key", prefix: config.apiKeyPrefix },
   );
   const login = { email: "demo@atelier.local", password: generatePassword() };
-  await createUser({ db: store.db }, { ...login, workspaceId: workspace.id, role: "ops" });
+  await createUser({ db: store.db }, { ...login, workspaceId: workspace.id, role: "owner", ops: true });
   return { workspace, key, login };
 }
 
@@ -88,7 +88,11 @@ export function createServices(config: Config): Services {
   const apiKeys = createApiKeyCache();
   signals.onKeyRevoked((keyId) => apiKeys.forget(keyId));
   const studioSessions = createStudioSessionCache();
-  signals.onSessionsEnded((userId) => studioSessions.forgetUser(userId));
+  // A user's access changed (role, membership, ops flag, password): their sessions and keys are read anew.
+  signals.onSessionsEnded((userId) => {
+    studioSessions.forgetUser(userId);
+    apiKeys.forgetMaker(userId);
+  });
   return {
     secretKey: config.secretKey,
     publicBaseUrl: config.publicBaseUrl,

@@ -5,6 +5,7 @@ import type { PictureDirectory } from "../blobs/picture-directory";
 import type { RunSignals } from "./run-signals";
 import type { Db } from "../store/database";
 import { ApiError } from "../primitives/errors";
+import { roleAtLeast, roleRefusal, type MemberRole } from "./workspaces/roles";
 
 export const SCOPES = ["generations:read", "generations:write", "workspace:read"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -13,7 +14,7 @@ export const SOURCES = ["api", "mcp", "studio"] as const;
 export type Source = (typeof SOURCES)[number];
 
 export interface Actor {
-  kind: "api_key" | "user" | "mcp_client" | "system";
+  kind: "api_key" | "user" | "mcp_client" | "system" | "cli";
   id: string;
 }
 
@@ -62,6 +63,11 @@ export interface Ctx {
   workspaceId: string;
   actor: Actor;
   scopes: readonly Scope[];
+  /**
+   * The acting member's role in the workspace (workspaces/roles.ts): a studio user's, or for a key
+   * a member made, that member's now. Absent for keys the admin CLI made: they meet only their scopes.
+   */
+  role?: MemberRole;
   source: Source;
   services: Services;
 }
@@ -71,13 +77,21 @@ export interface SystemCtx {
   db: Db;
 }
 
-export function requireScope(ctx: Ctx, scope: Scope): void {
-  if (!ctx.scopes.includes(scope)) {
-    throw new ApiError(
-      "permission_denied",
-      `This API key lacks the "${scope}" scope, which this request needs. Create a key with that scope.`,
-    );
+/** What a role may do through the scoped verbs: a viewer reads; a creator and above also spend. */
+export function scopesOfRole(role: MemberRole): Scope[] {
+  return roleAtLeast(role, "creator") ? [...SCOPES] : SCOPES.filter((scope) => scope !== "generations:write");
+}
+
+/** Throws permission_denied naming what is missing: the key's scope, or the acting member's role. */
+export function requireScope(ctx: Pick<Ctx, "scopes" | "role" | "actor">, scope: Scope): void {
+  if (ctx.scopes.includes(scope)) return;
+  if (ctx.role !== undefined && !scopesOfRole(ctx.role).includes(scope)) {
+    throw roleRefusal(ctx.role, `do this (it needs "${scope}")`, "creator", ctx.actor.kind !== "user");
   }
+  throw new ApiError(
+    "permission_denied",
+    `This API key lacks the "${scope}" scope, which this request needs. Create a key with that scope.`,
+  );
 }
 
 export function nowIso(): string {

@@ -6,6 +6,8 @@ export interface WorkspacesTable {
   id: string;
   name: string;
   created_at: string;
+  /** 1 when creators may make API keys of their own (migration 021). */
+  creator_keys: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -20,6 +22,8 @@ export interface ApiKeysTable {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** The member who made the key in the studio (it acts with at most their role); null: the admin CLI. */
+  created_by: string | null;
 }
 
 export interface CreditBalancesTable {
@@ -196,14 +200,28 @@ export interface UsersTable {
   id: string;
   email: string;
   password_hash: string;
+  /** The workspace a new sign-in opens: the last one the user switched to. */
   workspace_id: string;
-  role: "creator" | "ops";
+  /** 1 when the user operates the install (every workspace, models, credit grants); else 0. */
+  is_ops: number;
   created_at: string;
+}
+
+/** A user's role in one workspace (migration 021). */
+export interface MembershipsTable {
+  workspace_id: string;
+  user_id: string;
+  role: "owner" | "admin" | "creator" | "viewer";
+  created_at: string;
+  /** When a session of the user last read this membership (moved at most every few minutes). */
+  last_seen_at: string | null;
 }
 
 export interface StudioSessionsTable {
   id: string;
   user_id: string;
+  /** The workspace the session is in; null only for sessions older than migration 021. */
+  workspace_id: string | null;
   created_at: string;
   /** Fixed at sign-in: a session does not slide past it, however active. */
   expires_at: string;
@@ -350,6 +368,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   users: UsersTable;
+  memberships: MembershipsTable;
   studio_sessions: StudioSessionsTable;
   share_links: ShareLinksTable;
   scheduled_tasks: ScheduledTasksTable;

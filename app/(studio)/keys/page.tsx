@@ -1,4 +1,5 @@
-import { listApiKeys } from "@/lib/core/keys/api-keys";
+import { keyMakingRefusal, listApiKeys } from "@/lib/core/keys/api-keys";
+import { roleAtLeast } from "@/lib/core/workspaces/roles";
 import { KeysManager } from "@/components/keys-manager";
 import { ConnectAgent } from "@/components/connect-agent";
 import { TOOLS } from "@/api/mcp/tools";
@@ -8,11 +9,16 @@ export const metadata = { title: "API keys · Atelier" };
 
 export default async function KeysPage() {
   const ctx = await requireStudioCtx();
-  const keys = await listApiKeys(ctx, { workspaceId: ctx.workspaceId });
+  const maker = { userId: ctx.user.id, role: ctx.user.role };
+  const [keys, makeRefusal] = await Promise.all([
+    listApiKeys(ctx, { workspaceId: ctx.workspaceId }),
+    keyMakingRefusal(ctx, ctx.workspaceId, maker),
+  ]);
   return (
     <div className="mx-auto max-w-5xl">
       <KeysManager
         keys={keys}
+        rights={{ makeRefusal, revokeAny: roleAtLeast(ctx.user.role, "admin"), userId: ctx.user.id }}
         intro={
           <div>
             <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">API keys</h1>

@@ -7,6 +7,8 @@ import { WebhookEvents, type EventSummary } from "@/components/webhooks-deliveri
 import { WebhookSecretCard } from "@/components/webhooks-secret";
 import { AutoRefresh } from "@/components/webhooks-ui";
 import { requireStudioCtx } from "@/app/_studio/studio-ctx";
+import { RoleNotice } from "@/components/role-notice";
+import { roleAtLeast } from "@/lib/core/workspaces/roles";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Webhooks · Atelier" };
@@ -41,6 +43,14 @@ function runOf(data: unknown): { id: string | null; model: string | null } {
 
 export default async function WebhooksPage() {
   const ctx = await requireStudioCtx();
+  if (!roleAtLeast(ctx.user.role, "admin"))
+    return (
+      <RoleNotice
+        title="Webhooks"
+        role={ctx.user.role}
+        who="Admins and owners decide where this workspace's events go."
+      />
+    );
   const [secret, endpoints, events] = await Promise.all([
     getDefaultWebhookSecret(ctx),
     listWebhookEndpoints(ctx, { limit: "100" }),

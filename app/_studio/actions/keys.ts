@@ -29,6 +29,7 @@ export async function createKeyAction(input: {
       expires: input.expires,
       scopes,
       prefix: (await getRuntime()).config.apiKeyPrefix,
+      maker: { userId: ctx.user.id, role: ctx.user.role },
     });
     revalidatePath("/keys");
     return { ok: true, value: { key: created.key, name: created.name } };
@@ -40,7 +41,11 @@ export async function createKeyAction(input: {
 export async function revokeKeyAction(keyId: string): Promise<ActionResult<null>> {
   const ctx = await requireStudioCtx();
   try {
-    await revokeApiKey(ctx, { keyId, workspaceId: ctx.workspaceId });
+    await revokeApiKey(ctx, {
+      keyId,
+      workspaceId: ctx.workspaceId,
+      maker: { userId: ctx.user.id, role: ctx.user.role },
+    });
     // Every process's key cache forgets it now (this one, and the others through the bridge).
     ctx.services.signals.keyRevoked(keyId);
     revalidatePath("/keys");

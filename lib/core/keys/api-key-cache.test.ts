@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { createApiKeyCache } from "./api-key-cache";
 
-const entry = (keyId: string) => ({ keyId, workspaceId: "ws_1", scopes: [], expiresAt: null });
+const entry = (keyId: string, createdBy: string | null = null) => ({
+  keyId,
+  workspaceId: "ws_1",
+  scopes: [],
+  role: null,
+  createdBy,
+  expiresAt: null,
+});
 
 describe("the API key cache", () => {
   it("answers within its time to live, forgets one key by ID or every key, and keeps at most maxEntries", () => {
@@ -20,5 +27,16 @@ describe("the API key cache", () => {
     expect(cache.get("h2", 2_000)?.keyId).toBe("key_2");
     cache.forget("*");
     expect(cache.size).toBe(0);
+  });
+
+  it("forgets the keys one member made when their access changes, and no one else's", () => {
+    const cache = createApiKeyCache();
+    cache.set("a", entry("key_a", "usr_a"), 0);
+    cache.set("b", entry("key_b", "usr_b"), 0);
+    cache.set("c", entry("key_c"), 0);
+    cache.forgetMaker("usr_a");
+    expect(cache.get("a", 1)).toBeUndefined();
+    expect(cache.get("b", 1)?.keyId).toBe("key_b");
+    expect(cache.get("c", 1)?.keyId).toBe("key_c");
   });
 });

@@ -3,12 +3,17 @@
 // once through the run signals (`key_revoked`, carried by NOTIFY or the SQLite process mesh) and
 // drops the entry; an entry is also looked up again after `ttlMs`, in case a signal was lost.
 import type { Scope } from "../context";
+import type { MemberRole } from "../workspaces/roles";
 import { createTtlCache } from "../../primitives/ttl-cache";
 
 export interface CachedKey {
   keyId: string;
   workspaceId: string;
   scopes: Scope[];
+  /** The maker's role when looked up; null for a key the admin CLI made. */
+  role: MemberRole | null;
+  /** The member who made it: a change to their membership forgets their keys (forgetMaker). */
+  createdBy: string | null;
   expiresAt: number | null;
 }
 
@@ -17,6 +22,8 @@ export interface ApiKeyCache {
   set(hash: string, key: CachedKey, now?: number): void;
   /** Forgets one key by its ID, or every key ("*": signals may have been lost). */
   forget(keyId: string): void;
+  /** Forgets every key a user made (their role changed, or they left): looked up again next time. */
+  forgetMaker(userId: string): void;
   readonly size: number;
 }
 
@@ -31,6 +38,10 @@ export function createApiKeyCache(options: { maxEntries?: number; ttlMs?: number
     forget(keyId) {
       if (keyId === "*") return byHash.clear();
       byHash.deleteWhere((key) => key.keyId === keyId);
+    },
+    forgetMaker(userId) {
+      if (userId === "*") return byHash.clear();
+      byHash.deleteWhere((key) => key.createdBy === userId);
     },
     get size() {
       return byHash.size;

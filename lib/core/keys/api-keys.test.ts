@@ -136,7 +136,7 @@ describe(`api keys (${testDialect()})`, () => {
       other = (await createApiKey({ db }, { workspaceId, name: "auth 2", prefix: PREFIX })).key;
     });
 
-    const expected = () => ({ keyId, workspaceId, scopes: [...SCOPES] });
+    const expected = () => ({ keyId, workspaceId, scopes: [...SCOPES], role: null });
 
     it("accepts the key in x-api-key", async () => {
       expect(await authenticateApiKey({ db }, { xApiKey: key, authorization: undefined }, PREFIX)).toEqual(expected());

@@ -2,7 +2,8 @@
 import { hash as oneShotHash, timingSafeEqual } from "node:crypto";
 import type { ApiKeysTable } from "../../store/database";
 import type { ApiKeyCache } from "./api-key-cache";
-import { nowIso, SCOPES, type Scope, type SystemCtx } from "../context";
+import { nowIso, SCOPES, scopesOfRole, type Scope, type SystemCtx } from "../context";
+import { requireRole, roleAtLeast, type MemberRole } from "../workspaces/roles";
 import { ApiError } from "../../primitives/errors";
 import { newId, randomBase62 } from "../../primitives/ids";
 
@@ -22,6 +23,8 @@ export interface ApiKey {
   expires_at: string | null;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** The member who made it in the studio (it acts with at most their role); null: the admin CLI. */
+  created_by: string | null;
 }
 
 export type CreatedApiKey = ApiKey & { key: string };
@@ -38,6 +41,7 @@ function present(row: ApiKeysTable): ApiKey {
     expires_at: row.expires_at,
     last_used_at: row.last_used_at,
     revoked_at: row.revoked_at,
+    created_by: row.created_by,
   };
 }
 
@@ -63,9 +67,54 @@ export function parseScopes(text: string): Scope[] {
   return [...new Set(scopes)] as Scope[];
 }
 
+/** A member making or revoking keys in the studio; the admin CLI names none. */
+export interface KeyMaker {
+  userId: string;
+  role: MemberRole;
+}
+
+/**
+ * Admins and owners make keys; a creator makes keys of their own when the workspace lets creators
+ * (workspaces.creator_keys); a viewer never does.
+ */
+async function checkMayMakeKeys(ctx: SystemCtx, workspaceId: string, maker: KeyMaker): Promise<void> {
+  if (roleAtLeast(maker.role, "admin")) return;
+  if (maker.role === "creator") {
+    const workspace = await ctx.db
+      .selectFrom("workspaces")
+      .select("creator_keys")
+      .where("id", "=", workspaceId)
+      .executeTakeFirst();
+    if (workspace?.creator_keys === 1) return;
+    throw new ApiError(
+      "permission_denied",
+      "Creators in this workspace cannot make API keys: an admin can allow it on the Members page, or make one for you.",
+    );
+  }
+  requireRole({ role: maker.role, actor: { kind: "user" } }, "admin", "make API keys");
+}
+
+/** Why this member may not make keys here, in a sentence; null when they may. */
+export async function keyMakingRefusal(ctx: SystemCtx, workspaceId: string, maker: KeyMaker): Promise<string | null> {
+  try {
+    await checkMayMakeKeys(ctx, workspaceId, maker);
+    return null;
+  } catch (err) {
+    if (err instanceof ApiError) return err.message;
+    throw err;
+  }
+}
+
 export async function createApiKey(
   ctx: SystemCtx,
-  input: { workspaceId: string; name?: string; expires?: KeyExpiry; scopes?: Scope[]; prefix: string },
+  input: {
+    workspaceId: string;
+    name?: string;
+    expires?: KeyExpiry;
+    scopes?: Scope[];
+    prefix: string;
+    maker?: KeyMaker;
+  },
 ): Promise<CreatedApiKey> {
   const expires = input.expires ?? "365d";
   // An own-property test: `in` would take "constructor" or "toString" from the prototype (then a 500).
@@ -87,6 +136,7 @@ export async function createApiKey(
     .executeTakeFirst();
   if (!workspace)
     throw new ApiError("resource_not_found", `No workspace ${input.workspaceId}.`, { param: "workspace" });
+  if (input.maker) await checkMayMakeKeys(ctx, input.workspaceId, input.maker);
 
   const key = `${input.prefix}_${randomBase62(KEY_SECRET_LENGTH)}`;
   const days = KEY_EXPIRY_CHOICES[expires];
@@ -102,6 +152,7 @@ export async function createApiKey(
     expires_at: days === null ? null : new Date(now.getTime() + days * 86_400_000).toISOString(),
     revoked_at: null,
     last_used_at: null,
+    created_by: input.maker?.userId ?? null,
   };
   await ctx.db.insertInto("api_keys").values(row).execute();
   return { ...present(row), key };
@@ -118,8 +169,21 @@ export async function listApiKeys(ctx: SystemCtx, input: { workspaceId: string }
   return rows.map(present);
 }
 
-/** Revoking is safe to repeat: the first revocation time stays. */
-export async function revokeApiKey(ctx: SystemCtx, input: { keyId: string; workspaceId?: string }): Promise<ApiKey> {
+/**
+ * Revoking is safe to repeat: the first revocation time stays. A member below admin revokes only
+ * keys they made; another's is refused.
+ */
+export async function revokeApiKey(
+  ctx: SystemCtx,
+  input: { keyId: string; workspaceId?: string; maker?: KeyMaker },
+): Promise<ApiKey> {
+  if (input.maker && !roleAtLeast(input.maker.role, "admin")) {
+    let own = ctx.db.selectFrom("api_keys").select("created_by").where("id", "=", input.keyId);
+    if (input.workspaceId) own = own.where("workspace_id", "=", input.workspaceId);
+    const row = await own.executeTakeFirst();
+    if (row && row.created_by !== input.maker.userId)
+      requireRole({ role: input.maker.role, actor: { kind: "user" } }, "admin", "revoke another member's key");
+  }
   let update = ctx.db
     .updateTable("api_keys")
     .set({ revoked_at: nowIso() })
@@ -137,7 +201,10 @@ export async function revokeApiKey(ctx: SystemCtx, input: { keyId: string; works
 export interface AuthenticatedKey {
   keyId: string;
   workspaceId: string;
+  /** The key's scopes, cut to what its maker's role allows now. */
   scopes: Scope[];
+  /** The maker's role now; null for a key the admin CLI made. */
+  role: MemberRole | null;
 }
 
 export interface PresentedCredentials {
@@ -235,9 +302,19 @@ export async function authenticateApiKey(
   if (cached && (cached.expiresAt === null || cached.expiresAt > now)) {
     const noting = noteLastUsed(ctx, cached.keyId, now);
     if (noting) await noting;
-    return { keyId: cached.keyId, workspaceId: cached.workspaceId, scopes: cached.scopes };
+    return { keyId: cached.keyId, workspaceId: cached.workspaceId, scopes: cached.scopes, role: cached.role };
   }
-  const row = await ctx.db.selectFrom("api_keys").selectAll().where("key_hash", "=", hash).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom("api_keys")
+    .leftJoin("memberships", (join) =>
+      join
+        .onRef("memberships.workspace_id", "=", "api_keys.workspace_id")
+        .onRef("memberships.user_id", "=", "api_keys.created_by"),
+    )
+    .selectAll("api_keys")
+    .select("memberships.role")
+    .where("key_hash", "=", hash)
+    .executeTakeFirst();
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, "hex"), Buffer.from(hash, "hex"))) {
     throw invalid("This API key is not known. It may be mistyped or from another Atelier installation.");
   }
@@ -245,20 +322,27 @@ export async function authenticateApiKey(
   if (row.expires_at && Date.parse(row.expires_at) <= now) {
     throw invalid(`This API key expired on ${row.expires_at}. Create a new key.`);
   }
-  const scopes = row.scopes.split(",") as Scope[];
+  // A member's key acts with at most their role now; one whose maker left was revoked with them.
+  if (row.created_by !== null && row.role === null)
+    throw invalid("The member who made this API key is no longer in its workspace. Create a new key.");
+  const role = row.role ?? null;
+  const allowed = role === null ? null : scopesOfRole(role);
+  const scopes = (row.scopes.split(",") as Scope[]).filter((scope) => allowed === null || allowed.includes(scope));
   cache?.set(
     hash,
     {
       keyId: row.id,
       workspaceId: row.workspace_id,
       scopes,
+      role,
+      createdBy: row.created_by,
       expiresAt: row.expires_at ? Date.parse(row.expires_at) : null,
     },
     now,
   );
   const noting = noteLastUsed(ctx, row.id, now);
   if (noting) await noting;
-  return { keyId: row.id, workspaceId: row.workspace_id, scopes };
+  return { keyId: row.id, workspaceId: row.workspace_id, scopes, role };
 }
 
 /** last_used_at moves at most every LAST_USED_EVERY_MS per key and process: not a write per request. */

@@ -70,7 +70,7 @@ describe(`the ops principal (${testDialect()})`, () => {
     const ws = await createWorkspace({ db }, { name: "principal" });
     const operator = await createUser(
       { db },
-      { email: "ops-principal@example.com", password: "long enough", workspaceId: ws.id, role: "ops" },
+      { email: "ops-principal@example.com", password: "long enough", workspaceId: ws.id, role: "owner", ops: true },
     );
     const creator = await createUser(
       { db },
@@ -98,7 +98,7 @@ describe(`the ops principal (${testDialect()})`, () => {
     }
 
     // Demoted after sign-in: refused at once, whatever the session still says.
-    await db.updateTable("users").set({ role: "creator" }).where("id", "=", operator.id).execute();
+    await db.updateTable("users").set({ is_ops: 0 }).where("id", "=", operator.id).execute();
     expect((await refusal(opsPrincipal(db, operator.id))).code).toBe("resource_not_found");
   });
 
@@ -108,7 +108,7 @@ describe(`the ops principal (${testDialect()})`, () => {
     const other = await createWorkspace({ db }, { name: "customer" });
     const operator = await createUser(
       { db },
-      { email: "ops-verbs@example.com", password: "long enough", workspaceId: home.id, role: "ops" },
+      { email: "ops-verbs@example.com", password: "long enough", workspaceId: home.id, role: "owner", ops: true },
     );
     const ops: OpsCtx = await opsPrincipal(db, operator.id);
 
@@ -145,7 +145,7 @@ describe(`the ops principal (${testDialect()})`, () => {
     const customer = await createWorkspace({ db }, { name: "ops-reader-customer", creditMicros: 1_000_000 });
     const operator = await createUser(
       { db },
-      { email: "ops-reader@example.com", password: "long enough", workspaceId: home.id, role: "ops" },
+      { email: "ops-reader@example.com", password: "long enough", workspaceId: home.id, role: "owner", ops: true },
     );
     const ctx = testCtx(t, customer.id);
     const { generation } = await createGeneration(ctx, {

@@ -1,7 +1,7 @@
 // The operator principal: the one key to the readers and verbs that cross workspaces from the
 // studio (lib/core/ops/ops.ts). A studio Ctx has a `db` too, so a plain `{ db }` parameter would take
-// any signed-in user's context; OpsCtx carries a brand that only opsPrincipal() (a user whose
-// role, read from the store now, is ops) can put on it. A page that forgets to ask for it does
+// any signed-in user's context; OpsCtx carries a brand that only opsPrincipal() (a user who operates
+// the install, `users.is_ops` read from the store now) can put on it. A page that forgets to ask for it does
 // not compile. (The admin CLI holds the database itself and uses the SystemCtx verbs.)
 import type { Db } from "../../store/database";
 import { ApiError } from "../../primitives/errors";
@@ -30,7 +30,7 @@ function notFound(): ApiError {
  */
 export async function opsPrincipal(db: Db, userId: string, reads?: Db): Promise<OpsCtx> {
   if (!isPossibleId(userId) || !hasIdPrefix("user", userId)) throw notFound();
-  const user = await db.selectFrom("users").select(["role", "email"]).where("id", "=", userId).executeTakeFirst();
-  if (user?.role !== "ops") throw notFound();
+  const user = await db.selectFrom("users").select(["is_ops", "email"]).where("id", "=", userId).executeTakeFirst();
+  if (user?.is_ops !== 1) throw notFound();
   return { db, reads, operator: user.email } as OpsCtx;
 }

@@ -19,7 +19,7 @@ describe(`ops overview (${testDialect()})`, () => {
     const home = await createWorkspace({ db }, { name: "operators" });
     const operator = await createUser(
       { db },
-      { email: "operator@example.com", password: "long enough", workspaceId: home.id, role: "ops" },
+      { email: "operator@example.com", password: "long enough", workspaceId: home.id, role: "owner", ops: true },
     );
     ops = await opsPrincipal(db, operator.id);
   });

@@ -121,7 +121,7 @@ describe(`history pages (${testDialect()})`, () => {
     }
     const operator = await createUser(
       { db: store.db },
-      { email: `ops-${ws.id}@example.com`, password: "long enough", workspaceId: ws.id, role: "ops" },
+      { email: `ops-${ws.id}@example.com`, password: "long enough", workspaceId: ws.id, role: "owner", ops: true },
     );
     const ops = await opsPrincipal(store.db, operator.id);
     const opsReads: ((db: Db) => Promise<unknown>)[] = [

@@ -43,7 +43,13 @@ describe(`history reads through the store's reads connection (${testDialect()})`
 
     const operator = await createUser(
       { db },
-      { email: "reads-operator@example.com", password: "long enough", workspaceId: workspace.id, role: "ops" },
+      {
+        email: "reads-operator@example.com",
+        password: "long enough",
+        workspaceId: workspace.id,
+        role: "owner",
+        ops: true,
+      },
     );
     const opsDirect = await opsPrincipal(db, operator.id);
     const opsThreaded = await opsPrincipal(db, operator.id, store.reads);

@@ -368,7 +368,7 @@ describe(`share links (${testDialect()})`, () => {
     await revokeShareLink(a, { id: first.id });
     const operator = await createUser(
       { db: s.db },
-      { email: "share-ops@example.com", password: "long enough", workspaceId: b.workspaceId, role: "ops" },
+      { email: "share-ops@example.com", password: "long enough", workspaceId: b.workspaceId, role: "owner", ops: true },
     );
     const principal = await opsPrincipal(s.db, operator.id);
     const ops = await listShareLinksForOps(principal);

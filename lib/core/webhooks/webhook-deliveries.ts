@@ -13,6 +13,7 @@ import type {
   WebhookDeliveriesTable,
 } from "../../store/database";
 import { nowIso, requireScope, type Ctx } from "../context";
+import { requireWebhookAdmin } from "./webhook-admin";
 import { ApiError } from "../../primitives/errors";
 import { newId } from "../../primitives/ids";
 import { afterPosition, keysetPage } from "../../primitives/paging";
@@ -258,7 +259,7 @@ export async function resendEvent(
   ctx: Ctx,
   input: { id: string; body: unknown },
 ): Promise<{ object: "list"; data: Delivery[] }> {
-  requireScope(ctx, "generations:write");
+  requireWebhookAdmin(ctx);
   const body = requireObject(input.body, null);
   refuseUnknownFields(body, ["webhook_id"]);
   const event = await requireEvent(ctx, input.id);

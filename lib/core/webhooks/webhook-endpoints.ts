@@ -1,7 +1,8 @@
 // Workspace webhook endpoints: each receives the workspace's events (all, or the types it names).
 import type { WebhookEndpointsTable } from "../../store/database";
 import { withTransaction } from "../../store/writes";
-import { nowIso, requireScope, type Ctx } from "../context";
+import { nowIso, type Ctx } from "../context";
+import { requireWebhookAdmin } from "./webhook-admin";
 import { ApiError } from "../../primitives/errors";
 import { hasIdPrefix, newId } from "../../primitives/ids";
 import { afterPosition, keysetPage } from "../../primitives/paging";
@@ -103,7 +104,7 @@ async function requireEndpoint(ctx: Ctx, id: string): Promise<WebhookEndpointsTa
 
 /** POST /v1/webhooks */
 export async function createWebhookEndpoint(ctx: Ctx, body: unknown): Promise<WebhookEndpoint> {
-  requireScope(ctx, "generations:write");
+  requireWebhookAdmin(ctx);
   const fields = await parseFields(ctx, body, true);
   const count = await ctx.db
     .selectFrom("webhook_endpoints")
@@ -137,7 +138,7 @@ export async function createWebhookEndpoint(ctx: Ctx, body: unknown): Promise<We
 
 /** GET /v1/webhooks/{id} */
 export async function getWebhookEndpoint(ctx: Ctx, input: { id: string }): Promise<WebhookEndpoint> {
-  requireScope(ctx, "generations:write");
+  requireWebhookAdmin(ctx);
   return presentEndpoint(await requireEndpoint(ctx, input.id));
 }
 
@@ -148,7 +149,7 @@ export async function getWebhookEndpoint(ctx: Ctx, input: { id: string }): Promi
  * its health afresh.
  */
 export async function updateWebhookEndpoint(ctx: Ctx, input: { id: string; body: unknown }): Promise<WebhookEndpoint> {
-  requireScope(ctx, "generations:write");
+  requireWebhookAdmin(ctx);
   const before = await requireEndpoint(ctx, input.id);
   const fields = await parseFields(ctx, input.body, false);
   const now = nowIso();
@@ -181,7 +182,7 @@ export async function updateWebhookEndpoint(ctx: Ctx, input: { id: string; body:
 
 /** DELETE /v1/webhooks/{id}: its pending deliveries are dropped with it. */
 export async function deleteWebhookEndpoint(ctx: Ctx, input: { id: string }): Promise<DeletedWebhookEndpoint> {
-  requireScope(ctx, "generations:write");
+  requireWebhookAdmin(ctx);
   const row = await requireEndpoint(ctx, input.id);
   await ctx.db
     .updateTable("webhook_deliveries")
@@ -198,7 +199,7 @@ export async function listWebhookEndpoints(
   ctx: Ctx,
   query: Record<string, string | undefined>,
 ): Promise<WebhookEndpointList> {
-  requireScope(ctx, "generations:write");
+  requireWebhookAdmin(ctx);
   const page = await keysetPage(
     { secret: ctx.services.secretKey, limit: query.limit, cursor: query.cursor, filters: "webhooks" },
     (after, take) => {

@@ -4,7 +4,8 @@
 import type { Db, WebhookSecretsTable } from "../../store/database";
 import { withTransaction } from "../../store/writes";
 import { newWebhookSecret } from "./signing";
-import { nowIso, requireScope, type Ctx } from "../context";
+import { nowIso, type Ctx } from "../context";
+import { requireWebhookAdmin } from "./webhook-admin";
 import type { WebhookSecret } from "./webhook-shape";
 
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -48,13 +49,13 @@ export async function signingSecrets(db: Db, workspaceId: string, now = Date.now
 
 /** GET /v1/webhooks/default/secret */
 export async function getDefaultWebhookSecret(ctx: Ctx): Promise<WebhookSecret> {
-  requireScope(ctx, "generations:write");
+  requireWebhookAdmin(ctx);
   return present(await ensureWebhookSecret(ctx.db, ctx.workspaceId));
 }
 
 /** POST /v1/webhooks/default/secret/rotate */
 export async function rotateDefaultWebhookSecret(ctx: Ctx): Promise<WebhookSecret> {
-  requireScope(ctx, "generations:write");
+  requireWebhookAdmin(ctx);
   await ensureWebhookSecret(ctx.db, ctx.workspaceId);
   return withTransaction(ctx.db, async (trx) => {
     const current = await trx

@@ -10,7 +10,8 @@ import {
   STUDIO_SESSION_DAYS,
   studioSessionUser,
 } from "./studio-sessions";
-import { createUser, removeUser, setUserPassword, setUserRole, verifyUserPassword } from "./users";
+import { createUser, removeUser, setUserOps, setUserPassword, verifyUserPassword } from "./users";
+import { setMemberRole } from "./members";
 import { createWorkspace } from "./workspaces";
 
 describe(`studio sessions (${testDialect()})`, () => {
@@ -24,20 +25,22 @@ describe(`studio sessions (${testDialect()})`, () => {
     await t?.cleanup();
   });
 
-  async function newUser(email: string, role = "creator") {
+  async function newUser(email: string, role = "creator", ops = false) {
     const ws = await createWorkspace({ db }, { name: `sessions ${email}` });
-    return createUser({ db }, { email, password: "long enough", workspaceId: ws.id, role });
+    return createUser({ db }, { email, password: "long enough", workspaceId: ws.id, role, ops });
   }
+  const cli = (workspaceId: string) => ({ db, workspaceId, actor: { kind: "cli" as const, id: "test" } });
 
   it("reads the user from the store, and sign-out ends only that session", async () => {
-    const user = await newUser("one@example.com", "ops");
+    const user = await newUser("one@example.com", "owner", true);
     const a = await startStudioSession({ db }, user.id);
     const b = await startStudioSession({ db }, user.id);
     expect(a.id).not.toBe(b.id);
     expect(await readStudioSession({ db }, a.id)).toMatchObject({
       id: user.id,
       email: user.email,
-      role: "ops",
+      role: "owner",
+      isOps: true,
       workspaceId: user.workspace_id,
     });
     expect(await endStudioSession({ db }, a.id)).toBe(user.id);
@@ -55,7 +58,7 @@ describe(`studio sessions (${testDialect()})`, () => {
     expect(await readStudioSession({ db }, session.id, new Date(session.expiresAt))).toBeNull();
   });
 
-  it("a password change, a role change and a removed user end every session of that user", async () => {
+  it("a password change, a role change, the ops flag and a removed user end every session of that user", async () => {
     const user = await newUser("change@example.com");
     const other = await newUser("bystander@example.com");
     const kept = await startStudioSession({ db }, other.id);
@@ -66,25 +69,31 @@ describe(`studio sessions (${testDialect()})`, () => {
 
     const second = await startStudioSession({ db }, user.id);
     expect((await readStudioSession({ db }, second.id))?.role).toBe("creator");
-    await setUserRole({ db }, { email: user.email, role: "ops" });
+    await setMemberRole(cli(user.workspace_id), { email: user.email, role: "viewer" });
     expect(await readStudioSession({ db }, second.id)).toBeNull();
     const third = await startStudioSession({ db }, user.id);
-    expect((await readStudioSession({ db }, third.id))?.role).toBe("ops");
+    expect(await readStudioSession({ db }, third.id)).toMatchObject({ role: "viewer", isOps: false });
+    await setUserOps({ db }, { email: user.email, ops: true });
+    expect(await readStudioSession({ db }, third.id)).toBeNull();
+    const fourth = await startStudioSession({ db }, user.id);
+    expect(await readStudioSession({ db }, fourth.id)).toMatchObject({ role: "viewer", isOps: true });
 
     await removeUser({ db }, { email: user.email });
-    expect(await readStudioSession({ db }, third.id)).toBeNull();
+    expect(await readStudioSession({ db }, fourth.id)).toBeNull();
     expect(await readStudioSession({ db }, kept.id)).not.toBeNull();
   });
 
   it("refuses a role that is not one, prototype keys included, and unknown emails", async () => {
     const user = await newUser("roles@example.com");
-    for (const role of ["admin", "constructor", "__proto__", "toString", "", "ops\u0000"]) {
-      await expect(setUserRole({ db }, { email: user.email, role })).rejects.toMatchObject({
+    for (const role of ["ops", "constructor", "__proto__", "toString", "", "owner\u0000", 3, null]) {
+      await expect(setMemberRole(cli(user.workspace_id), { email: user.email, role })).rejects.toMatchObject({
         code: "invalid_parameter",
         param: "role",
       });
     }
-    await expect(setUserRole({ db }, { email: "nobody@example.com", role: "ops" })).rejects.toMatchObject({
+    await expect(
+      setMemberRole(cli(user.workspace_id), { email: "nobody@example.com", role: "admin" }),
+    ).rejects.toMatchObject({
       code: "resource_not_found",
     });
     await expect(removeUser({ db }, { email: "nobody@example.com" })).rejects.toMatchObject({
@@ -92,7 +101,9 @@ describe(`studio sessions (${testDialect()})`, () => {
     });
     // What a sign-in form or the CLI may send: no store error, the same "no such user".
     for (const email of ["roles@example.com\u0000", "\u0000", "a".repeat(10_000), "constructor"]) {
-      await expect(setUserRole({ db }, { email, role: "ops" })).rejects.toMatchObject({ code: "resource_not_found" });
+      await expect(setMemberRole(cli(user.workspace_id), { email, role: "admin" })).rejects.toMatchObject({
+        code: "resource_not_found",
+      });
       expect(await verifyUserPassword({ db }, { email, password: "long enough" })).toBeNull();
     }
   });
@@ -123,6 +134,7 @@ describe(`studio sessions (${testDialect()})`, () => {
       id: "usr_x",
       email: "x@example.com",
       role: "creator" as const,
+      isOps: false,
       workspaceId: "ws_x",
       expiresAt: "2999-01-01T00:00:00.000Z",
     };

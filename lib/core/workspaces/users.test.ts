@@ -29,7 +29,13 @@ describe(`users (${testDialect()})`, () => {
       { db },
       { email: " Ada@Example.COM ", password: "correct horse", workspaceId: ws.id, role: "creator" },
     );
-    expect(user).toMatchObject({ object: "user", email: "ada@example.com", workspace_id: ws.id, role: "creator" });
+    expect(user).toMatchObject({
+      object: "user",
+      email: "ada@example.com",
+      workspace_id: ws.id,
+      ops: false,
+      memberships: [{ workspace_id: ws.id, role: "creator" }],
+    });
     expect(user.id).toMatch(/^usr_[0-9A-Za-z]{24}$/);
     const row = await db.selectFrom("users").selectAll().where("id", "=", user.id).executeTakeFirstOrThrow();
     expect(row.password_hash).toMatch(/^scrypt\$16384\$/);
@@ -44,13 +50,18 @@ describe(`users (${testDialect()})`, () => {
 
   it("refuses bad input and a second user with the same email", async () => {
     const ws = await createWorkspace({ db }, { name: "users 2" });
-    const base = { email: "b@example.com", password: "long enough", workspaceId: ws.id, role: "ops" };
+    const base = { email: "b@example.com", password: "long enough", workspaceId: ws.id, role: "owner", ops: true };
     await createUser({ db }, base);
     for (const [input, param] of [
       [{ ...base }, "email"],
       [{ ...base, email: "not-an-email" }, "email"],
       [{ ...base, email: "c@example.com", password: "short" }, "password"],
-      [{ ...base, email: "c@example.com", role: "admin" }, "role"],
+      [{ ...base, email: "c@example.com", role: "ops" }, "role"],
+      [{ ...base, email: "c@example.com", role: "constructor" }, "role"],
+      [{ ...base, email: "c@example.com", role: "owner\u0000" }, "role"],
+      [{ ...base, email: "c@example.com", role: 7 }, "role"],
+      [{ ...base, email: "c\u0000@example.com" }, "email"],
+      [{ ...base, email: `${"c".repeat(300)}@example.com` }, "email"],
       [{ ...base, email: "c@example.com", workspaceId: "ws_missing" }, "workspace"],
     ] as const) {
       await expect(createUser({ db }, input)).rejects.toMatchObject({ code: "invalid_parameter", param });
@@ -61,7 +72,7 @@ describe(`users (${testDialect()})`, () => {
     const ws = await createWorkspace({ db }, { name: "users 3" });
     const user = await createUser(
       { db },
-      { email: "lost@example.com", password: "forgotten one", workspaceId: ws.id, role: "ops" },
+      { email: "lost@example.com", password: "forgotten one", workspaceId: ws.id, role: "owner", ops: true },
     );
     const fresh = generatePassword();
     expect(fresh).toMatch(/^[A-Za-z0-9_-]{12}$/);

@@ -1,8 +1,9 @@
-// Studio users: an email and a password (scrypt, salted) in one workspace, as a creator or ops.
-// The admin CLI creates them; the studio's sign-in checks them.
+// Studio users: an email and a password (scrypt, salted), members of one or more workspaces
+// (members.ts), and perhaps operators of the install. The admin CLI and accepted invitations
+// create them; the studio's sign-in checks them.
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
-import type { UsersTable } from "../../store/database";
+import type { Db, UsersTable } from "../../store/database";
 import { isUniqueViolation } from "../../store/dialects";
 import { withTransaction } from "../../store/writes";
 import { nowIso, type SystemCtx } from "../context";
@@ -10,6 +11,9 @@ import { ApiError } from "../../primitives/errors";
 import { newId } from "../../primitives/ids";
 import { endUserStudioSessions } from "./studio-sessions";
 import { findWorkspace } from "./workspaces";
+import { normalEmail, parseEmail } from "./emails";
+import { insertMembership } from "./members";
+import { parseMemberRole, type MemberRole } from "./roles";
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -18,25 +22,33 @@ const scryptAsync = promisify(scrypt) as (
   options: { N: number },
 ) => Promise<Buffer>;
 const N = 16384;
-export const ROLES = ["creator", "ops"] as const;
-export type Role = (typeof ROLES)[number];
-
 export interface User {
   id: string;
   object: "user";
   email: string;
+  /** Operates the install: every workspace, models, credit grants. */
+  ops: boolean;
+  /** The workspace a new sign-in opens (the last one the user switched to). */
   workspace_id: string;
-  role: Role;
+  memberships: { workspace_id: string; role: MemberRole }[];
   created_at: string;
 }
 
-function present(row: UsersTable): User {
+async function present(db: Db, row: UsersTable): Promise<User> {
+  const memberships = await db
+    .selectFrom("memberships")
+    .select(["workspace_id", "role"])
+    .where("user_id", "=", row.id)
+    .orderBy("created_at")
+    .orderBy("workspace_id")
+    .execute();
   return {
     id: row.id,
     object: "user",
     email: row.email,
+    ops: row.is_ops === 1,
     workspace_id: row.workspace_id,
-    role: row.role,
+    memberships,
     created_at: row.created_at,
   };
 }
@@ -70,20 +82,14 @@ export function generatePassword(): string {
   return randomBytes(9).toString("base64url");
 }
 
+/** A new user with a password, a member of one workspace with `role`; `ops` also operates the install. */
 export async function createUser(
   ctx: SystemCtx,
-  input: { email: string; password: string; workspaceId: string; role: string },
+  input: { email: string; password: string; workspaceId: string; role: unknown; ops?: boolean },
 ): Promise<User> {
-  const email = input.email.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254) {
-    throw new ApiError("invalid_parameter", `--email must be an email address; got "${input.email}".`, {
-      param: "email",
-    });
-  }
+  const email = parseEmail(input.email);
   checkPassword(input.password);
-  if (!(ROLES as readonly string[]).includes(input.role)) {
-    throw new ApiError("invalid_parameter", `--role must be creator or ops; got "${input.role}".`, { param: "role" });
-  }
+  const role = parseMemberRole(input.role);
   if (!(await findWorkspace(ctx, input.workspaceId))) {
     throw new ApiError("invalid_parameter", `No workspace ${input.workspaceId}. "workspace list" shows them.`, {
       param: "workspace",
@@ -94,22 +100,26 @@ export async function createUser(
     email,
     password_hash: await hashPassword(input.password),
     workspace_id: input.workspaceId,
-    role: input.role as Role,
+    is_ops: input.ops ? 1 : 0,
     created_at: nowIso(),
   };
   try {
-    await ctx.db.insertInto("users").values(row).execute();
+    await withTransaction(ctx.db, async (trx) => {
+      await trx.insertInto("users").values(row).execute();
+      await insertMembership(trx, { workspaceId: input.workspaceId, userId: row.id, role });
+    });
   } catch (err) {
     if (isUniqueViolation(err))
       throw new ApiError("invalid_parameter", `A user with the email ${email} already exists.`, { param: "email" });
     throw err;
   }
-  return present(row);
+  return present(ctx.db, row);
 }
 
 /** The row for a normalised email; an email no user can have (NUL, too long) finds none without a query. */
-async function userRowByEmail(ctx: SystemCtx, email: string): Promise<UsersTable | undefined> {
-  if (email.length === 0 || email.length > 254 || email.includes("\u0000")) return undefined;
+async function userRowByEmail(ctx: SystemCtx, raw: string): Promise<UsersTable | undefined> {
+  const email = normalEmail(raw);
+  if (email === null) return undefined;
   return ctx.db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
 }
 
@@ -118,27 +128,26 @@ export async function verifyUserPassword(
   ctx: SystemCtx,
   input: { email: string; password: string },
 ): Promise<User | null> {
-  const row = await userRowByEmail(ctx, input.email.trim().toLowerCase());
+  const row = await userRowByEmail(ctx, input.email);
   if (!row) {
     await hashPassword(input.password); // the same work either way, so timing does not tell which
     return null;
   }
-  return (await passwordMatches(input.password, row.password_hash)) ? present(row) : null;
+  return (await passwordMatches(input.password, row.password_hash)) ? present(ctx.db, row) : null;
 }
 
 /** The user with this email (any case), for sign-in through an OAuth provider that verified it. */
 export async function findUserByEmail(ctx: SystemCtx, email: string): Promise<User | null> {
-  const row = await userRowByEmail(ctx, email.trim().toLowerCase());
-  return row ? present(row) : null;
+  const row = await userRowByEmail(ctx, email);
+  return row ? present(ctx.db, row) : null;
 }
 
 export async function findUser(ctx: SystemCtx, id: string): Promise<User | null> {
   const row = await ctx.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
-  return row ? present(row) : null;
+  return row ? present(ctx.db, row) : null;
 }
 
-async function userByEmail(ctx: SystemCtx, rawEmail: string): Promise<UsersTable> {
-  const email = rawEmail.trim().toLowerCase();
+async function userByEmail(ctx: SystemCtx, email: string): Promise<UsersTable> {
   const row = await userRowByEmail(ctx, email);
   if (!row)
     throw new ApiError("resource_not_found", `No user with the email ${email}. "user list" shows them.`, {
@@ -160,35 +169,60 @@ export async function setUserPassword(ctx: SystemCtx, input: { email: string; pa
     await trx.updateTable("users").set({ password_hash: passwordHash }).where("id", "=", row.id).execute();
     await endUserStudioSessions({ db: trx }, row.id);
   });
-  return present(row);
+  return present(ctx.db, row);
 }
 
-/** Changes a user's role; their sessions end, so the next sign-in carries the new role everywhere. */
-export async function setUserRole(ctx: SystemCtx, input: { email: string; role: string }): Promise<User> {
-  if (!(ROLES as readonly string[]).includes(input.role)) {
-    throw new ApiError("invalid_parameter", `--role must be creator or ops; got "${input.role}".`, { param: "role" });
-  }
-  const role = input.role as Role;
+/** Makes a user an operator of the install, or no longer one; their sessions end, so it counts at once. */
+export async function setUserOps(ctx: SystemCtx, input: { email: string; ops: boolean }): Promise<User> {
   const row = await userByEmail(ctx, input.email);
+  const isOps = input.ops ? 1 : 0;
   await withTransaction(ctx.db, async (trx) => {
-    await trx.updateTable("users").set({ role }).where("id", "=", row.id).execute();
+    await trx.updateTable("users").set({ is_ops: isOps }).where("id", "=", row.id).execute();
     await endUserStudioSessions({ db: trx }, row.id);
   });
-  return present({ ...row, role });
+  return present(ctx.db, { ...row, is_ops: isOps });
 }
 
-/** Removes a studio user and ends their sessions. Their runs and shares stay with the workspace. */
-export async function removeUser(ctx: SystemCtx, input: { email: string }): Promise<User> {
+/**
+ * Removes a user from the install: their sessions end, their memberships go and the keys they made
+ * are revoked, in one transaction. Their runs and shares stay with the workspaces. Refused while
+ * they are the last owner of a workspace (make someone else its owner first).
+ */
+export async function removeUser(ctx: SystemCtx, input: { email: string }): Promise<User & { revokedKeys: string[] }> {
   const row = await userByEmail(ctx, input.email);
-  await withTransaction(ctx.db, async (trx) => {
+  const user = await present(ctx.db, row);
+  const revokedKeys = await withTransaction(ctx.db, async (trx) => {
+    for (const membership of user.memberships.filter((m) => m.role === "owner")) {
+      const owners = await trx
+        .selectFrom("memberships")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("workspace_id", "=", membership.workspace_id)
+        .where("role", "=", "owner")
+        .executeTakeFirstOrThrow();
+      if (Number(owners.n) <= 1)
+        throw new ApiError(
+          "conflict",
+          `${row.email} is the last owner of ${membership.workspace_id}: make another member its owner first.`,
+          { param: "email" },
+        );
+    }
     await endUserStudioSessions({ db: trx }, row.id);
+    await trx.deleteFrom("memberships").where("user_id", "=", row.id).execute();
+    const revoked = await trx
+      .updateTable("api_keys")
+      .set({ revoked_at: nowIso() })
+      .where("created_by", "=", row.id)
+      .where("revoked_at", "is", null)
+      .returning("id")
+      .execute();
     await trx.deleteFrom("users").where("id", "=", row.id).execute();
+    return revoked.map((key) => key.id);
   });
-  return present(row);
+  return { ...user, revokedKeys };
 }
 
-/** Every studio user, oldest first. */
+/** Every studio user with their memberships, oldest first. */
 export async function listUsers(ctx: SystemCtx): Promise<User[]> {
   const rows = await ctx.db.selectFrom("users").selectAll().orderBy("created_at", "asc").orderBy("id").execute();
-  return rows.map(present);
+  return Promise.all(rows.map((row) => present(ctx.db, row)));
 }

@@ -19,6 +19,7 @@ import * as balanceBound from "./017-balance-bound";
 import * as studioSessions from "./018-studio-sessions";
 import * as promptSearch from "./019-prompt-search";
 import * as outputRetention from "./020-output-retention";
+import * as memberships from "./021-memberships";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "018-studio-sessions": studioSessions,
   "019-prompt-search": promptSearch,
   "020-output-retention": outputRetention,
+  "021-memberships": memberships,
 };

@@ -14,6 +14,8 @@ import { createRunSignals } from "../../engine/run-signals";
 import { defaultFfmpegPath } from "../../media/ffmpeg";
 import { compileBlocklist } from "../../core/catalog/moderation";
 import { migrateStore, openStore, type Store } from "../store";
+import { MIGRATIONS } from "../migrations";
+import { Migrator } from "kysely";
 
 export interface TestStore {
   store: Store;
@@ -44,13 +46,28 @@ async function withPgClient<T>(databaseUrl: string, fn: (client: pg.Client) => P
   }
 }
 
-export async function openTestStore(): Promise<TestStore> {
+/** Runs the migrations up to and including `name` only: a store as an older release left it. */
+async function migrateUpTo(store: Store, name: string, schema?: string): Promise<void> {
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableSchema: schema,
+  });
+  const result = await migrator.migrateTo(name);
+  if (result.error) throw result.error;
+}
+
+/**
+ * A fresh store, migrated to the latest schema, or with `olderSchema` to that migration only (an
+ * upgrade test then calls migrateStore on it).
+ */
+export async function openTestStore(options: { olderSchema?: string } = {}): Promise<TestStore> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "atelier-test-"));
   const databaseUrl = testDatabaseUrl();
   if (!databaseUrl) {
     const store = openStore({ databaseUrl: null, dataDir });
     try {
-      await migrateStore(store);
+      await (options.olderSchema ? migrateUpTo(store, options.olderSchema) : migrateStore(store));
     } catch (err) {
       await store.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -75,7 +92,7 @@ export async function openTestStore(): Promise<TestStore> {
   };
   const store = openStore({ databaseUrl, dataDir, searchPath: schema });
   try {
-    await migrateStore(store);
+    await (options.olderSchema ? migrateUpTo(store, options.olderSchema, schema) : migrateStore(store));
   } catch (err) {
     await store.close();
     await dropSchema();
