@@ -15,6 +15,7 @@ import {
 } from "../lib/core/workspaces/users";
 import { addMember, listMembers, removeMember, setMemberRole, type MembersCtx } from "../lib/core/workspaces/members";
 import { MEMBER_ROLES } from "../lib/core/workspaces/roles";
+import { inviteAndMail } from "../lib/boot/invite";
 import type { Store } from "../lib/store/store";
 import { announce, print, withStore } from "./admin-io";
 
@@ -174,6 +175,29 @@ export function addPeopleCommands(program: Command): void {
           { object: "list", data: members },
           members.map((m) => ({ ...m })),
         );
+      }),
+    );
+
+  program
+    .command("invite")
+    .description("invite people to a workspace")
+    .command("create")
+    .description("invite an email with a role: prints the link (shown once), and mails it when SMTP_URL is set")
+    .requiredOption("--workspace <id>", "workspace ID (ws_…)")
+    .requiredOption("--email <email>", "who is invited")
+    .requiredOption("--role <role>", ROLE_LIST)
+    .action((options: { workspace: string; email: string; role: string }) =>
+      withStore(async (store, config) => {
+        const { invitation, link, mail } = await inviteAndMail(
+          await cliMembers(store, options.workspace),
+          options,
+          config,
+          null,
+        );
+        const { token: _token, path: _path, ...shown } = invitation;
+        print({ ...shown, link, mail: mail.state, ...(mail.state === "failed" && { mail_error: mail.reason }) }, [
+          { email: invitation.email, role: invitation.role, expires_at: invitation.expires_at, link, mail: mail.state },
+        ]);
       }),
     );
 }

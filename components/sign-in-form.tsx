@@ -89,7 +89,7 @@ export function SignInForm({
  * next-auth's credentials sign-in, posted here rather than through its `signIn()`, which cannot
  * read the throttle's 429: "ok", or the message to show.
  */
-async function signInWithPassword(email: string, password: string, callbackUrl: string): Promise<"ok" | string> {
+export async function signInWithPassword(email: string, password: string, callbackUrl: string): Promise<"ok" | string> {
   const csrfToken = (await getCsrfToken()) ?? "";
   const res = await fetch("/api/auth/callback/credentials", {
     method: "POST",

@@ -19,6 +19,7 @@ const NAV: { href: string; label: string; least?: MemberRole; opsOnly?: boolean 
   { href: "/files", label: "Files" },
   { href: "/keys", label: "API keys" },
   { href: "/webhooks", label: "Webhooks", least: "admin" },
+  { href: "/members", label: "Members", least: "admin" },
   { href: "/ops", label: "Ops", opsOnly: true },
 ];
 

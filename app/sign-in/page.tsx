@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/sign-in-form";
+import { BrandCard } from "@/components/brand-card";
 import { findCatalogEntry } from "@/lib/core/catalog/catalog";
 import { getRuntime } from "@/lib/boot/runtime";
 import { oauthSignInOptions, safeCallbackPath, studioUser } from "../auth";
@@ -52,35 +53,33 @@ export default async function SignInPage({
       ? ((Object.hasOwn(OAUTH_ERRORS, code) ? OAUTH_ERRORS[code] : undefined) ?? "Signing in did not work. Try again.")
       : null;
   return (
-    <main className="flex min-h-screen items-center justify-center bg-zinc-50 px-4">
-      <div className="w-full max-w-sm">
-        <p className="mb-6 text-center text-lg font-semibold tracking-tight text-zinc-900">
-          Atelier<span className="text-indigo-600">.</span>
-        </p>
-        <div className="rounded-lg border border-zinc-200 bg-white p-8 shadow-sm">
-          <h1 className="text-xl font-semibold tracking-tight text-zinc-900">Sign in to Atelier</h1>
-          <p className="mt-1 mb-6 text-sm text-zinc-500">
-            {model ? (
-              <>
-                Then you go on to{" "}
-                <span data-testid="sign-in-next" className="font-medium text-zinc-800">
-                  {model}
-                </span>
-                .{" "}
-              </>
-            ) : null}
-            Use the login ops gave you, or the demo login printed on the first start.
+    <BrandCard
+      after={
+        <>
+          <p className="mt-4 text-center text-sm text-zinc-600">
+            <Link href="/explore" className="font-medium text-indigo-600 hover:text-indigo-700">
+              Browse the models and prices
+            </Link>{" "}
+            without signing in.
           </p>
-          <SignInForm oauth={oauthSignInOptions()} initialError={error} callbackUrl={callback} />
-        </div>
-        <p className="mt-4 text-center text-sm text-zinc-600">
-          <Link href="/explore" className="font-medium text-indigo-600 hover:text-indigo-700">
-            Browse the models and prices
-          </Link>{" "}
-          without signing in.
-        </p>
-        <p className="mt-2 text-center text-xs text-zinc-500">Programs use API keys instead: see the API at /v1.</p>
-      </div>
-    </main>
+          <p className="mt-2 text-center text-xs text-zinc-500">Programs use API keys instead: see the API at /v1.</p>
+        </>
+      }
+    >
+      <h1 className="text-xl font-semibold tracking-tight text-zinc-900">Sign in to Atelier</h1>
+      <p className="mt-1 mb-6 text-sm text-zinc-500">
+        {model ? (
+          <>
+            Then you go on to{" "}
+            <span data-testid="sign-in-next" className="font-medium text-zinc-800">
+              {model}
+            </span>
+            .{" "}
+          </>
+        ) : null}
+        Use the login ops gave you, or the demo login printed on the first start.
+      </p>
+      <SignInForm oauth={oauthSignInOptions()} initialError={error} callbackUrl={callback} />
+    </BrandCard>
   );
 }

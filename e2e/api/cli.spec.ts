@@ -18,6 +18,9 @@ import {
   type Workspace,
 } from "./admin";
 import { expectError, expectOk, ISO_MS, keyHeader } from "./helpers";
+// The bundled CLI, as every other call here: tsx compiling the CLI's modules on each of these calls
+// took 5-8 s apiece on a busy 2-core machine, past the test's 30 s.
+import { ADMIN_CLI } from "../admin-cli";
 import { REPO_ROOT, SERVERS, storeEnv } from "./servers";
 
 const execFileAsync = promisify(execFile);
@@ -297,6 +300,19 @@ test("member add, role, remove and list; user ops; the last owner stays; bad rol
     param: "email",
   });
   expect(lastError(["member", "list", "--workspace", "ws_nothere"])).toMatchObject({ code: "resource_not_found" });
+  // An invitation: the link printed once (no SMTP_URL here: not mailed), the token never stored.
+  const invited = admin<{ object: string; email: string; role: string; link: string; mail: string }>([
+    "invite",
+    "create",
+    ...["--workspace", team.id, "--email", `${uniqueName("inv")}@Example.com`, "--role", "creator"],
+  ]);
+  expect(invited).toMatchObject({ object: "invitation", role: "creator", mail: "off" });
+  expect(invited.email).toMatch(/@example\.com$/);
+  expect(invited.link).toMatch(/\/invite\/[A-Za-z0-9_-]{43}$/);
+  expect(invited).not.toHaveProperty("token");
+  expect(lastError(["invite", "create", "--workspace", team.id, "--email", owner, "--role", "viewer"]).code).toBe(
+    "conflict",
+  );
   expect(admin(["member", "remove", "--workspace", team.id, "--email", guest])).toMatchObject({ removed: true });
   expect(lastError(["member", "remove", "--workspace", team.id, "--email", guest]).code).toBe("resource_not_found");
 });
@@ -307,7 +323,7 @@ test("provider import writes a ready entry from a Replicate model's own schema, 
   const dir = await mkdtemp(path.join(os.tmpdir(), "atelier-import-"));
   const file = path.join(dir, "providers.json");
   const cli = (args: string[]) =>
-    execFileAsync(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", ...args], {
+    execFileAsync(process.execPath, [ADMIN_CLI, "--json", ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...storeEnv(SERVERS.main), REPLICATE_API_TOKEN: replicate.token },
     });
@@ -346,14 +362,10 @@ test("provider import writes a ready entry from a Replicate model's own schema, 
     });
     expect(entry.input_schema).toMatchObject({ type: "object", additionalProperties: false });
     // The file it wrote is one the server loads: the CLI's own catalog, read from it as PROVIDERS_FILE.
-    const models = await execFileAsync(
-      process.execPath,
-      ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", "model", "list"],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, ...storeEnv(SERVERS.main), PROVIDERS_FILE: file, REPLICATE_API_TOKEN: replicate.token },
-      },
-    );
+    const models = await execFileAsync(process.execPath, [ADMIN_CLI, "--json", "model", "list"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...storeEnv(SERVERS.main), PROVIDERS_FILE: file, REPLICATE_API_TOKEN: replicate.token },
+    });
     expect((JSON.parse(models.stdout) as { data: { id: string }[] }).data.map((m) => m.id)).toContain(
       "bfl/flux-schnell",
     );
@@ -401,7 +413,7 @@ test("provider import --comfyui writes an entry from a workflow and its bindings
   const file = path.join(dir, "providers.json");
   const workflow = path.join(REPO_ROOT, "e2e", "api", "fixtures", "comfyui", "workflows", "sdxl.json");
   const cli = (args: string[], env: Record<string, string> = {}) =>
-    execFileAsync(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "bin", "admin.ts"), "--json", ...args], {
+    execFileAsync(process.execPath, [ADMIN_CLI, "--json", ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...storeEnv(SERVERS.main), ...env },
     });

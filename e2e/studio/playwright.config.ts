@@ -8,6 +8,8 @@ export const STUDIO_PORT = 3401;
 export const STUDIO_DATA_DIR = path.join(REPO_ROOT, ".data-e2e", "studio");
 // localhost, not 127.0.0.1: next-auth's cookies and callbacks follow PUBLIC_BASE_URL's host.
 export const STUDIO_URL = `http://localhost:${STUDIO_PORT}`;
+/** The SMTP server members.spec.ts starts while it invites; other specs' invitations find it closed. */
+export const STUDIO_SMTP_PORT = 3396;
 
 export default defineConfig({
   testDir: __dirname,
@@ -62,6 +64,8 @@ export default defineConfig({
       // The per-email limit (fixed) is what sessions.spec.ts runs into.
       SIGN_IN_LIMIT_IP_PER_MIN: "100000",
       WEBHOOK_ALLOW_INSECURE: "1",
+      SMTP_URL: `smtp://127.0.0.1:${STUDIO_SMTP_PORT}`,
+      SMTP_FROM: "Atelier studio tests <studio@example.com>",
       // Prompts with these words fail their run: a failed run the tests can make on purpose.
       MODERATION_BLOCKLIST: "zebracorn,quokkaroo",
       // Switches on the GitHub button; the test stops the browser at GitHub's door.

@@ -59,6 +59,10 @@ export interface Config {
    * seconds, and an API-only process never spends the thread's ~6 s of CPU and ~90 MB).
    */
   studioStart: "at-start" | "on-demand";
+  /** SMTP_URL (smtp://user:pass@host:587, smtps://…): invitations are mailed; null: shown only. */
+  smtpUrl: string | null;
+  /** SMTP_FROM: the sender of that mail. */
+  smtpFrom: string;
 }
 
 export const OAUTH_PROVIDERS = ["github", "google"] as const;
@@ -367,7 +371,23 @@ export function loadConfig(env: Env = process.env): Config {
     s3: readS3(env),
     examplePictures: readChoice(env, "EXAMPLE_PICTURES", ["all", "on-demand"] as const, "all"),
     studioStart: readChoice(env, "STUDIO_START", ["at-start", "on-demand"] as const, "at-start"),
+    smtpUrl: readSmtpUrl(env),
+    smtpFrom: env.SMTP_FROM?.trim() || "Atelier <atelier@localhost>",
   };
+}
+
+function readSmtpUrl(env: Env): string | null {
+  const raw = env.SMTP_URL?.trim();
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`SMTP_URL must be a URL such as smtp://user:password@mail.example.com:587; got "${raw}".`);
+  }
+  if (url.protocol !== "smtp:" && url.protocol !== "smtps:")
+    throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://; got "${url.protocol}".`);
+  return raw;
 }
 
 let cached: Config | null = null;

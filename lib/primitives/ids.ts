@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   delivery: "dlv_",
   user: "usr_",
   shareLink: "shr_",
+  invitation: "inv_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -205,6 +205,23 @@ export interface UsersTable {
   /** 1 when the user operates the install (every workspace, models, credit grants); else 0. */
   is_ops: number;
   created_at: string;
+  /** What they call themselves (given when accepting an invitation); null for users made otherwise. */
+  name?: string | null;
+}
+
+/** An invitation to a workspace (migration 022); the token is kept only as its hash. */
+export interface InvitationsTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: "owner" | "admin" | "creator" | "viewer";
+  token_hash: string;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_by: string | null;
+  revoked_at: string | null;
 }
 
 /** A user's role in one workspace (migration 021). */
@@ -369,6 +386,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   users: UsersTable;
   memberships: MembershipsTable;
+  invitations: InvitationsTable;
   studio_sessions: StudioSessionsTable;
   share_links: ShareLinksTable;
   scheduled_tasks: ScheduledTasksTable;

@@ -4,7 +4,9 @@
 // nothing else.
 import { revalidatePath } from "next/cache";
 import { formatUsd, parseUsd } from "@/lib/primitives/money";
-import { OPS_PAUSE_HOURS, opsGrantCredit, opsPauseModel, opsResumeModel } from "@/lib/core/ops/ops";
+import { OPS_PAUSE_HOURS, opsCreateWorkspace, opsGrantCredit, opsPauseModel, opsResumeModel } from "@/lib/core/ops/ops";
+import { getRuntime } from "@/lib/boot/runtime";
+import { mailInvitation } from "@/lib/boot/invite";
 import { actionError } from "@/app/_studio/action-error";
 import { requireOps } from "@/app/_studio/studio-ctx";
 
@@ -32,6 +34,36 @@ export async function grantCreditAction(_previous: GrantResult | null, form: For
     };
   } catch (err) {
     return { ok: false, message: actionError(err).message };
+  }
+}
+
+export type NewWorkspaceResult =
+  { ok: true; message: string; link: string } | { ok: false; message: string; param: string | null };
+
+/** A new workspace and its first owner's invitation: the link shown here once, and mailed with SMTP_URL. */
+export async function createWorkspaceAction(
+  _previous: NewWorkspaceResult | null,
+  form: FormData,
+): Promise<NewWorkspaceResult> {
+  const { ops } = await requireOps();
+  try {
+    const { workspace, invitation } = await opsCreateWorkspace(ops, {
+      name: String(form.get("name") ?? ""),
+      ownerEmail: String(form.get("owner") ?? ""),
+    });
+    const { store, config } = await getRuntime();
+    const { link, mail } = await mailInvitation(store.db, invitation, config, ops.operator);
+    revalidatePath("/ops");
+    const mailed =
+      mail.state === "sent"
+        ? `mailed to ${invitation.email}`
+        : mail.state === "failed"
+          ? `not mailed (${mail.reason}): pass the link on to ${invitation.email}`
+          : `pass the link on to ${invitation.email}`;
+    return { ok: true, message: `Made ${workspace.name}; its owner's invitation is ${mailed}. Shown once:`, link };
+  } catch (err) {
+    const { message, param } = actionError(err);
+    return { ok: false, message, param };
   }
 }
 

@@ -3,7 +3,17 @@ import { openTestStore, testCtx, testDialect, type TestStore } from "../../store
 import { finishRun } from "../../engine/finish";
 import type { Ctx } from "../context";
 import { createGeneration } from "../runs/generations";
-import { maskFailureMessage, opsFailureReasons, opsModels, opsOverview, opsRun, type OpsRunFilter } from "./ops";
+import {
+  maskFailureMessage,
+  opsCreateWorkspace,
+  opsFailureReasons,
+  opsModels,
+  opsOverview,
+  opsRun,
+  type OpsRunFilter,
+} from "./ops";
+import { acceptInvitation } from "../workspaces/invitations";
+import { listUserWorkspaces } from "../workspaces/members";
 import { opsPrincipal, type OpsCtx } from "./ops-principal";
 import { createUser } from "../workspaces/users";
 import { pauseModel, resumeModel } from "../catalog/model-pauses";
@@ -25,6 +35,32 @@ describe(`ops overview (${testDialect()})`, () => {
   });
   afterAll(async () => {
     await t?.cleanup();
+  });
+
+  it("makes a workspace whose first owner is whoever accepts its invitation; bad names and emails are a 400", async () => {
+    const db = t.store.db;
+    const { workspace, invitation } = await opsCreateWorkspace(ops, {
+      name: " Launch team ",
+      ownerEmail: "Lead@Example.com",
+    });
+    expect(workspace.name).toBe("Launch team");
+    expect(invitation).toMatchObject({ workspace_id: workspace.id, email: "lead@example.com", role: "owner" });
+    const joined = await acceptInvitation(db, {
+      token: invitation.token,
+      newUser: { name: "Lead", password: "long enough" },
+    });
+    expect(await listUserWorkspaces(db, joined.userId)).toEqual([
+      { id: workspace.id, name: "Launch team", role: "owner" },
+    ]);
+    for (const [input, param] of [
+      [{ name: "", ownerEmail: "a@example.com" }, "name"],
+      [{ name: "x".repeat(101), ownerEmail: "a@example.com" }, "name"],
+      [{ name: { constructor: "x" }, ownerEmail: "a@example.com" }, "name"],
+      [{ name: "ok", ownerEmail: "nope" }, "owner_email"],
+      [{ name: "ok", ownerEmail: "a\u0000@example.com" }, "owner_email"],
+    ] as const) {
+      await expect(opsCreateWorkspace(ops, input)).rejects.toMatchObject({ code: "invalid_parameter", param });
+    }
   });
 
   it("lists the runs of every workspace, newest first, with the queue depth and the last minute's runs", async () => {

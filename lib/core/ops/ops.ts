@@ -14,7 +14,15 @@ import { pauseModel, resumeModel } from "../catalog/model-pauses";
 import type { OpsCtx } from "./ops-principal";
 import { median, recentSucceededRuns, runSeconds } from "../runs/run-timings";
 import { PAGE_SCAN_BOUND } from "../runs/history-query";
-import { findWorkspace, listWorkspaces, type Workspace } from "../workspaces/workspaces";
+import {
+  createWorkspace,
+  findWorkspace,
+  listWorkspaces,
+  validateWorkspaceName,
+  type Workspace,
+} from "../workspaces/workspaces";
+import { createInvitation, type CreatedInvitation } from "../workspaces/invitations";
+import { parseEmail } from "../workspaces/emails";
 
 export interface OpsRun {
   id: string;
@@ -399,6 +407,26 @@ export async function opsGrantCredit(
     note: input.note || `added in the studio by ${ctx.operator}`,
   });
   return { workspace, balance };
+}
+
+/**
+ * A new workspace and its first owner's invitation, in one step (the ops page): the workspace
+ * starts with no member, and whoever accepts becomes its owner. The caller mails or shows the link.
+ */
+export async function opsCreateWorkspace(
+  ctx: OpsCtx,
+  input: { name: unknown; ownerEmail: unknown },
+): Promise<{ workspace: Workspace; invitation: CreatedInvitation }> {
+  if (typeof input.name !== "string")
+    throw new ApiError("invalid_parameter", "A workspace name is text.", { param: "name" });
+  const name = validateWorkspaceName(input.name);
+  const email = parseEmail(input.ownerEmail, "owner_email");
+  const workspace = await createWorkspace(ctx, { name });
+  const invitation = await createInvitation(
+    { db: ctx.db, workspaceId: workspace.id, actor: { kind: "system", id: ctx.operator } },
+    { email, role: "owner" },
+  );
+  return { workspace, invitation };
 }
 
 /** Takes a catalog entry out of service (the admin CLI's `model pause`), kept with who paused it. */

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { refusal } from "../testing/refusal";
 import { afterAll, describe, expect, it } from "vitest";
 import { openTestStore, testCtx, testDialect, useTestStore, type TestStore } from "../../store/testing/test-store";
 import { migrateStore } from "../../store/store";
@@ -11,15 +12,6 @@ import { addMember, listMembers, listUserWorkspaces, removeMember, setMemberRole
 import { readStudioSession, startStudioSession, switchSessionWorkspace } from "./studio-sessions";
 import { createWorkspace } from "./workspaces";
 import { MEMBER_ROLES, type MemberRole } from "./roles";
-
-async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string; param: string | null }> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as { code: string; message: string; param: string | null };
-  }
-  throw new Error("expected a refusal");
-}
 
 describe(`members and roles (${testDialect()})`, () => {
   const s = useTestStore();

@@ -232,3 +232,22 @@ export async function listUserWorkspaces(db: Db, userId: string): Promise<UserWo
     .orderBy("workspaces.id")
     .execute();
 }
+
+/** Whether creators may make API keys of their own here. */
+export async function creatorKeysAllowed(db: Db, workspaceId: string): Promise<boolean> {
+  const row = await db.selectFrom("workspaces").select("creator_keys").where("id", "=", workspaceId).executeTakeFirst();
+  return row?.creator_keys === 1;
+}
+
+/** Lets creators make API keys of their own, or no longer (owners and admins). */
+export async function setCreatorKeys(ctx: MembersCtx, input: { allowed: unknown }): Promise<boolean> {
+  requireRole(ctx, "admin", "decide who makes API keys");
+  if (typeof input.allowed !== "boolean")
+    throw new ApiError("invalid_parameter", "allowed is true or false.", { param: "allowed" });
+  await ctx.db
+    .updateTable("workspaces")
+    .set({ creator_keys: input.allowed ? 1 : 0 })
+    .where("id", "=", ctx.workspaceId)
+    .execute();
+  return input.allowed;
+}

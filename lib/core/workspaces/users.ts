@@ -69,9 +69,9 @@ export async function passwordMatches(password: string, stored: string): Promise
 
 const MIN_PASSWORD_LENGTH = 8;
 
-function checkPassword(password: string): void {
+export function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) {
-    throw new ApiError("invalid_parameter", `--password must be at least ${MIN_PASSWORD_LENGTH} characters long.`, {
+    throw new ApiError("invalid_parameter", `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`, {
       param: "password",
     });
   }

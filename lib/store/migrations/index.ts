@@ -20,6 +20,7 @@ import * as studioSessions from "./018-studio-sessions";
 import * as promptSearch from "./019-prompt-search";
 import * as outputRetention from "./020-output-retention";
 import * as memberships from "./021-memberships";
+import * as invitations from "./022-invitations";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "019-prompt-search": promptSearch,
   "020-output-retention": outputRetention,
   "021-memberships": memberships,
+  "022-invitations": invitations,
 };

@@ -15,6 +15,7 @@ import {
 } from "@/lib/core/ops/ops";
 import { GENERATION_STATUSES } from "@/lib/core/runs/run-states";
 import { OpsCreditForm } from "@/components/ops-credit-form";
+import { OpsWorkspaceForm } from "@/components/ops-workspace-form";
 import { OpsShares } from "@/components/ops-shares";
 import { OpsModels } from "@/components/ops-models";
 import { OpsLatestRuns, type OpsLatestRun } from "@/components/ops-latest-runs";
@@ -311,6 +312,14 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
             available_usd: presentCredits(w.balance).available_usd,
           }))}
         />
+      </section>
+
+      <section className="rounded-lg border border-zinc-200 bg-white p-5 shadow-sm">
+        <h2 className="text-base font-semibold text-zinc-900">New workspace</h2>
+        <p className="mt-1 mb-4 text-sm text-zinc-500">
+          It starts empty; whoever accepts the invitation becomes its owner and invites the rest.
+        </p>
+        <OpsWorkspaceForm />
       </section>
     </div>
   );

@@ -164,11 +164,13 @@ export default async function ModelPage({ params, searchParams }: { params: Para
           present={one(sp.present) === "1"}
           typicalSeconds={typicalSeconds}
           disabledReason={
-            notInstalled
-              ? "Not installed on this server: see the note above for what is missing."
-              : out
-                ? "Out of service: runs are paused."
-                : null
+            ctx.user.role === "viewer"
+              ? "You are a viewer in this workspace: you see its runs and outputs, and cannot start runs."
+              : notInstalled
+                ? "Not installed on this server: see the note above for what is missing."
+                : out
+                  ? "Out of service: runs are paused."
+                  : null
           }
         />
       </QueryProvider>

@@ -1,0 +1,43 @@
+"use client";
+// Ops: a new workspace with its first owner's invitation. The link is shown once.
+import { useActionState } from "react";
+import { createWorkspaceAction, type NewWorkspaceResult } from "@/app/_studio/actions/ops";
+
+const field =
+  "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500";
+
+export function OpsWorkspaceForm() {
+  const [result, action, pending] = useActionState<NewWorkspaceResult | null, FormData>(createWorkspaceAction, null);
+  return (
+    <form action={action} aria-label="New workspace" className="grid gap-4 sm:grid-cols-[2fr_2fr_auto] sm:items-end">
+      <label className="block text-sm font-medium text-zinc-700">
+        Workspace name
+        <input name="name" maxLength={100} required className={field} />
+      </label>
+      <label className="block text-sm font-medium text-zinc-700">
+        First owner's email
+        <input name="owner" type="email" required className={field} />
+      </label>
+      <button
+        type="submit"
+        disabled={pending}
+        className="rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-60"
+      >
+        {pending ? "Making…" : "Make workspace"}
+      </button>
+      {result ? (
+        <div
+          role={result.ok ? "status" : "alert"}
+          className={`text-sm sm:col-span-3 ${result.ok ? "text-emerald-700" : "text-red-700"}`}
+        >
+          {result.message}
+          {result.ok ? (
+            <code data-testid="owner-invite-link" className="mt-1 block font-mono text-xs break-all text-zinc-900">
+              {result.link}
+            </code>
+          ) : null}
+        </div>
+      ) : null}
+    </form>
+  );
+}
