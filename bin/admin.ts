@@ -21,6 +21,7 @@ import { ConfigError } from "../lib/boot/config";
 import type { Store } from "../lib/store/store";
 import { announce, print, printJson, printsJson, withStore } from "./admin-io";
 import { addPeopleCommands } from "./admin-people";
+import { normalEmail } from "../lib/core/workspaces/emails";
 import { storeUnreachable } from "../lib/primitives/unreachable";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -50,6 +51,19 @@ function usdArgument(text: string, param: string, { allowZero = false } = {}): n
     throw new ApiError("invalid_parameter", `--${param} must be more than 0 US dollars; got "${text}".`, { param });
   }
   return micros;
+}
+
+/** The user ID of a member of the workspace, by email; anyone else is not found. */
+async function memberId(store: Store, workspaceId: string, email: string): Promise<string> {
+  const found = await store.db
+    .selectFrom("memberships")
+    .innerJoin("users", "users.id", "memberships.user_id")
+    .select("users.id")
+    .where("memberships.workspace_id", "=", workspaceId)
+    .where("users.email", "=", normalEmail(email) ?? "")
+    .executeTakeFirst();
+  if (!found) throw new ApiError("resource_not_found", `No member ${email} in ${workspaceId}.`, { param: "member" });
+  return found.id;
 }
 
 async function requireWorkspace(store: Store, id: string): Promise<void> {
@@ -115,9 +129,12 @@ key
   .option("--name <name>", "a name to recognise the key by")
   .addOption(new Option("--expires <when>", "lifetime").choices(Object.keys(KEY_EXPIRY_CHOICES)).default("365d"))
   .option("--scopes <list>", "comma-separated scopes (default: all)")
-  .action((options: { workspace: string; name?: string; expires: KeyExpiry; scopes?: string }) =>
+  .option("--member <email>", "a member it acts for: with at most their role, revoked when they leave")
+  .action((options: { workspace: string; name?: string; expires: KeyExpiry; scopes?: string; member?: string }) =>
     withStore(async (store, config) => {
       await requireWorkspace(store, options.workspace);
+      const createdBy =
+        options.member === undefined ? undefined : await memberId(store, options.workspace, options.member);
       const created = await createApiKey(
         { db: store.db },
         {
@@ -126,6 +143,7 @@ key
           expires: options.expires,
           scopes: options.scopes === undefined ? undefined : parseScopes(options.scopes),
           prefix: config.apiKeyPrefix,
+          createdBy,
         },
       );
       print(created, [

@@ -95,7 +95,7 @@ export function MembersManager(props: {
           </label>
           <label className="flex flex-col text-sm font-medium text-zinc-700">
             Role
-            <select name="role" defaultValue="creator" className={`${input} mt-1`}>
+            <select name="role" aria-label="Role" defaultValue="creator" className={`${input} mt-1`}>
               {props.assignable.map((role) => (
                 <option key={role} value={role}>
                   {role}

@@ -64,12 +64,14 @@ test("a password change, losing the ops flag, a role change and a removed user e
   await expect(page.getByRole("navigation").getByRole("link", { name: "Ops" })).toHaveCount(0);
   await expect(page.getByRole("navigation").getByRole("link", { name: "Webhooks" })).toBeVisible();
 
-  // A role in the workspace counts at once too: as a viewer, no webhooks.
-  admin(["member", "role", "--workspace", user.workspaceId, "--email", user.email, "--role", "admin"]);
-  admin(["member", "add", "--workspace", newUser("owner").workspaceId, "--email", user.email, "--role", "viewer"]);
+  // A role in the workspace counts at once too: made a viewer (beside another owner), no Webhooks.
+  const partner = newUser("owner");
+  admin(["member", "add", "--workspace", user.workspaceId, "--email", partner.email, "--role", "owner"]);
+  admin(["member", "role", "--workspace", user.workspaceId, "--email", user.email, "--role", "viewer"]);
   expect(await lands(page.context(), "/catalog")).toBe("/sign-in");
   await signIn(page, fresh);
-  await expect(page.getByRole("navigation").getByRole("link", { name: "Webhooks" })).toBeVisible();
+  await expect(page.getByRole("navigation").getByRole("link", { name: "Runs" })).toBeVisible();
+  await expect(page.getByRole("navigation").getByRole("link", { name: "Webhooks" })).toHaveCount(0);
 
   admin(["user", "remove", "--email", user.email]);
   expect(await lands(page.context(), "/catalog")).toBe("/sign-in");

@@ -113,7 +113,10 @@ export async function createApiKey(
     expires?: KeyExpiry;
     scopes?: Scope[];
     prefix: string;
+    /** A member making it in the studio: their role is checked, and the key acts with at most it. */
     maker?: KeyMaker;
+    /** The admin CLI's `--member`: the member the key acts for (no check; it acts with at most their role). */
+    createdBy?: string;
   },
 ): Promise<CreatedApiKey> {
   const expires = input.expires ?? "365d";
@@ -152,7 +155,7 @@ export async function createApiKey(
     expires_at: days === null ? null : new Date(now.getTime() + days * 86_400_000).toISOString(),
     revoked_at: null,
     last_used_at: null,
-    created_by: input.maker?.userId ?? null,
+    created_by: input.maker?.userId ?? input.createdBy ?? null,
   };
   await ctx.db.insertInto("api_keys").values(row).execute();
   return { ...present(row), key };
