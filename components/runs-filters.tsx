@@ -5,7 +5,7 @@ import { GENERATION_STATUSES } from "@/lib/core/runs/run-states";
 import { EARLY_INPUT, takeEarlyInput } from "./early-input";
 
 /** The filters kept in the URL, each control's id `runs-<name>`. */
-const FILTERS = ["from", "to", "model", "status", "source", "limit"] as const;
+const FILTERS = ["from", "to", "model", "status", "source", "by", "limit"] as const;
 /** The page size when the URL names none (and then left out of it). */
 const DEFAULT_LIMIT = "20";
 
@@ -19,7 +19,16 @@ const FIELD =
  * Prompt search, a range of days, model, status and source filters and the page size; a change
  * starts again at page one. Everything lives in the URL (shareable, the back button works).
  */
-export function RunsFilters({ models, current }: { models: string[]; current: Record<string, string | undefined> }) {
+export function RunsFilters({
+  models,
+  starters,
+  current,
+}: {
+  models: string[];
+  /** Members and API keys, each a run's possible starter: `by` in the URL. */
+  starters: { id: string; label: string }[];
+  current: Record<string, string | undefined>;
+}) {
   const router = useRouter();
   const go = (changes: Record<string, string>) => {
     const q = new URLSearchParams();
@@ -150,6 +159,23 @@ export function RunsFilters({ models, current }: { models: string[]; current: Re
             <option value="api">API</option>
             <option value="mcp">MCP</option>
             <option value="studio">Studio</option>
+          </select>
+        </label>
+        <label className="flex items-center gap-2 text-sm text-zinc-600">
+          Started by
+          <select
+            aria-label="Started by"
+            id="runs-by"
+            className={`${SELECT} max-w-[16rem]`}
+            value={current.by ?? ""}
+            onChange={(e) => go({ by: e.target.value })}
+          >
+            <option value="">Anyone</option>
+            {starters.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.label}
+              </option>
+            ))}
           </select>
         </label>
         <label className="ml-auto flex items-center gap-2 text-sm text-zinc-600">

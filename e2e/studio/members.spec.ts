@@ -4,7 +4,7 @@
 // sessions at once; a person in two workspaces switches between them.
 import { expect, test } from "@playwright/test";
 import { linkIn, startSmtpCatcher } from "../../lib/boot/testing/smtp-catcher";
-import { admin, newUser, screenshot, signIn } from "./helpers";
+import { admin, newUser, screenshot, signIn, startRun } from "./helpers";
 import { STUDIO_SMTP_PORT } from "./playwright.config";
 
 test("invite by mail, accept as a new person, viewer limits, role change and removal end sessions", async ({
@@ -131,4 +131,37 @@ test("ops make a workspace from the studio; whoever accepts its invitation is it
   await expect(lead.getByRole("navigation", { name: "Studio" }).getByRole("link", { name: "Members" })).toBeVisible();
   await expect(lead.getByText(name).first()).toBeVisible();
   await theirs.close();
+});
+
+test("runs are filtered by who started them: a member or an API key", async ({ page, request }) => {
+  const owner = newUser("owner");
+  const first = admin<{ id: string; key: string }>([
+    "key",
+    "create",
+    "--workspace",
+    owner.workspaceId,
+    "--name",
+    "first bot",
+  ]);
+  const second = admin<{ id: string; key: string }>([
+    "key",
+    "create",
+    "--workspace",
+    owner.workspaceId,
+    "--name",
+    "second bot",
+  ]);
+  await startRun(request, first.key, "atelier/gradient", { prompt: "from the first bot" });
+  await startRun(request, second.key, "atelier/gradient", { prompt: "from the second bot" });
+  await signIn(page, owner);
+  await page.goto("/runs");
+  const rows = page.getByTestId("run-row");
+  await expect(rows).toHaveCount(2);
+  await page.getByLabel("Started by").selectOption(first.id);
+  await expect(page).toHaveURL(new RegExp(`by=${first.id}`));
+  await expect(rows).toHaveCount(1);
+  await expect(rows).toContainText("from the first bot");
+  // A starter that cannot be one is a plain message, not an error page.
+  await page.goto("/runs?by=usr_%00x");
+  await expect(page.getByText("Started by is a member")).toBeVisible();
 });

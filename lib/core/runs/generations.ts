@@ -9,7 +9,7 @@ import type { GenerationList } from "./generation-shape";
 import { positionOf, positionsQuery, queueOrderLock } from "./queue-positions";
 import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
-import { newId, hasIdPrefix, ID_PREFIXES, type IdKind } from "../../primitives/ids";
+import { newId, hasIdPrefix, ID_PREFIXES, isPossibleId, type IdKind } from "../../primitives/ids";
 import { LIMITS } from "../../primitives/limits";
 import { keysetPage } from "../../primitives/paging";
 import { historyPage, type PromptSearch } from "./history-query";
@@ -318,7 +318,7 @@ export function promptSearch(text: string): PromptSearch {
 
 /** The studio's own list filters (not query parameters of the API). */
 export interface StudioListFilters {
-  /** The studio's own runs of its signed-in user: one actor's runs. */
+  /** One actor's runs: a member (usr_…, their studio runs) or an API key (key_…, its API and MCP runs). */
   createdBy?: string;
   /** Case-insensitive words to find in the run's input (its prompt and other text). */
   prompt?: string;
@@ -355,6 +355,12 @@ export async function listGenerations(
   const sources = parseCommaList(query.source, SOURCES, "source");
   const statuses = parseCommaList(query.status, GENERATION_STATUSES, "status");
   const createdBy = options.createdBy ?? null;
+  if (
+    createdBy !== null &&
+    !(isPossibleId(createdBy) && (hasIdPrefix("user", createdBy) || hasIdPrefix("apiKey", createdBy)))
+  ) {
+    throw new ApiError("invalid_parameter", "Started by is a member (usr_…) or an API key (key_…).", { param: "by" });
+  }
   const prompt = options.prompt?.trim() ? options.prompt.trim() : null;
   const search = prompt === null ? null : promptSearch(prompt);
   const from = options.from ? dayStart(options.from, "from") : null;

@@ -88,6 +88,16 @@ describe(`run creators and the batch filter (${testDialect()})`, () => {
     expect((await listGenerations(bob, { model: "atelier/gradient" }, { createdBy: "usr_bob" })).data).toHaveLength(1);
     expect((await listGenerations(bob, {}, { createdBy: "usr_nobody" })).data).toEqual([]);
     expect((await listGenerations(key, {})).data).toHaveLength(5);
+    // A key's runs (the studio's "Started by" an API key), and starters that cannot be one: a 400 naming "by".
+    const count = async (createdBy: string) => (await listGenerations(bob, {}, { createdBy })).data.length;
+    expect((await count("usr_alice")) + (await count("usr_bob")) + (await count("key_test"))).toBe(5);
+    expect(await count("key_test")).toBeGreaterThan(0);
+    for (const createdBy of ["alice", "ws_x", "usr_\u0000", "usr_" + "x".repeat(5000), "constructor", "usr_a b"]) {
+      expect(await refusal(listGenerations(bob, {}, { createdBy }))).toMatchObject({
+        code: "invalid_parameter",
+        param: "by",
+      });
+    }
   });
 
   it("filters by batch, validates the ID, and binds the cursor to it", async () => {

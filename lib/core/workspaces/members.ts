@@ -251,3 +251,16 @@ export async function setCreatorKeys(ctx: MembersCtx, input: { allowed: unknown 
     .execute();
   return input.allowed;
 }
+
+/** Who is in the workspace, for the filters any member uses (runs started by…): IDs and emails only. */
+export async function memberDirectory(
+  ctx: Pick<MembersCtx, "db" | "workspaceId">,
+): Promise<{ id: string; email: string }[]> {
+  return ctx.db
+    .selectFrom("memberships")
+    .innerJoin("users", "users.id", "memberships.user_id")
+    .select(["users.id", "users.email"])
+    .where("memberships.workspace_id", "=", ctx.workspaceId)
+    .orderBy("users.email")
+    .execute();
+}

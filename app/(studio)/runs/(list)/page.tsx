@@ -6,6 +6,8 @@ import { cursorPages, CursorPager } from "@/components/cursor-pager";
 import { QueryProvider } from "@/components/query-provider";
 import { RunsFilters } from "@/components/runs-filters";
 import { RunsTable } from "@/components/runs-table";
+import { memberDirectory } from "@/lib/core/workspaces/members";
+import { listApiKeys } from "@/lib/core/keys/api-keys";
 import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
 export const dynamic = "force-dynamic";
@@ -27,6 +29,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
     q: one(sp.q),
     from: one(sp.from),
     to: one(sp.to),
+    by: one(sp.by),
   };
   const limit = ["10", "20", "50", "100"].includes(one(sp.limit) ?? "") ? one(sp.limit)! : "20";
   const cursor = one(sp.cursor);
@@ -35,8 +38,8 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
   let batchSizes = new Map<string, number>();
   let error: string | null = null;
   try {
-    const { q, from, to, ...query } = filters;
-    page = await listGenerations(ctx, { ...query, limit, cursor }, { prompt: q, from, to });
+    const { q, from, to, by, ...query } = filters;
+    page = await listGenerations(ctx, { ...query, limit, cursor }, { prompt: q, from, to, createdBy: by });
     // Runs of one batch show as one group (unless the list is that batch), with the batch's size.
     if (!filters.batch)
       batchSizes = await countBatchRuns(
@@ -47,7 +50,16 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
     if (!(err instanceof ApiError)) throw err;
     error = err.message;
   }
-  const { data: models } = await listCatalog(ctx.db);
+  const [{ data: models }, members, keys] = await Promise.all([
+    listCatalog(ctx.db),
+    memberDirectory(ctx),
+    listApiKeys(ctx, { workspaceId: ctx.workspaceId }),
+  ]);
+  // Who may have started a run: members (their studio runs) and API keys (their API and MCP runs).
+  const starters = [
+    ...members.map((m) => ({ id: m.id, label: m.email })),
+    ...keys.map((k) => ({ id: k.id, label: `Key “${k.name}” (${k.hint})` })),
+  ];
   const base = new URLSearchParams();
   for (const [k, v] of Object.entries({ ...filters, limit: limit === "20" ? undefined : limit })) if (v) base.set(k, v);
   const href = (extra: Record<string, string | undefined>) => {
@@ -73,7 +85,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
           </p>
         </div>
       </div>
-      <RunsFilters models={[...new Set(models.map((m) => m.id))]} current={{ ...filters, limit }} />
+      <RunsFilters models={[...new Set(models.map((m) => m.id))]} starters={starters} current={{ ...filters, limit }} />
       {filters.batch ? (
         <p className="mb-4 flex flex-wrap items-center gap-2 text-sm text-zinc-600" data-testid="batch-filter">
           Runs of batch
