@@ -102,8 +102,8 @@ export const ERROR_CODES = {
     status: 410,
     type: "invalid_request_error",
     condition:
-      "The model or preset was retired at its sunset date; the message names the replacement when there is one. In the studio, also an invitation link that was used, revoked or has expired.",
-    retry: "no; move to the replacement (or ask for a new invitation)",
+      "The model or preset was retired at its sunset date; the message names the replacement when there is one.",
+    retry: "no; move to the replacement",
   },
   payload_too_large: {
     status: 413,
