@@ -128,10 +128,17 @@ export async function historyScenario(settings: BenchSettings, options: HistoryO
       );
       const key = await createApiKey({ db: store.db }, { workspaceId: workspace.id, name: "bench", prefix: "atl" });
       ws = { workspaceId: workspace.id, key: key.key };
+      // The ops user owns the workspace and operates the install; the creator is a member.
       for (const role of ["creator", "ops"] as const)
         await createUser(
           { db: store.db },
-          { email: emails[role], password: PASSWORD, workspaceId: workspace.id, role },
+          {
+            email: emails[role],
+            password: PASSWORD,
+            workspaceId: workspace.id,
+            role: role === "ops" ? "owner" : "creator",
+            ops: role === "ops",
+          },
         );
       await dropOnlineIndexes(store);
       progress(`history: seeding ${runs.toLocaleString("en-US")} runs`);
