@@ -178,7 +178,8 @@ test("a creator of another workspace gets 404s and refusals, and nothing of the 
     "--workspace",
     b.workspaceId,
     "--role",
-    "ops",
+    "creator",
+    "--ops",
   ]);
 
   // An operator of B reads A's run on the ops pages (read-only, across workspaces).
