@@ -21,7 +21,7 @@ import { ConfigError } from "../lib/boot/config";
 import type { Store } from "../lib/store/store";
 import { announce, print, printJson, printsJson, withStore } from "./admin-io";
 import { addPeopleCommands } from "./admin-people";
-import { normalEmail } from "../lib/core/workspaces/emails";
+import { memberRow } from "../lib/core/workspaces/members";
 import { storeUnreachable } from "../lib/primitives/unreachable";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -55,15 +55,9 @@ function usdArgument(text: string, param: string, { allowZero = false } = {}): n
 
 /** The user ID of a member of the workspace, by email; anyone else is not found. */
 async function memberId(store: Store, workspaceId: string, email: string): Promise<string> {
-  const found = await store.db
-    .selectFrom("memberships")
-    .innerJoin("users", "users.id", "memberships.user_id")
-    .select("users.id")
-    .where("memberships.workspace_id", "=", workspaceId)
-    .where("users.email", "=", normalEmail(email) ?? "")
-    .executeTakeFirst();
+  const found = await memberRow(store.db, workspaceId, { email });
   if (!found) throw new ApiError("resource_not_found", `No member ${email} in ${workspaceId}.`, { param: "member" });
-  return found.id;
+  return found.user_id;
 }
 
 async function requireWorkspace(store: Store, id: string): Promise<void> {

@@ -165,6 +165,10 @@ describe(`invitations (${testDialect()})`, () => {
       expect((await refusal(revokeInvitation(as("owner"), { id }))).code).toBe("resource_not_found");
     }
     expect((await listInvitations(as("owner"))).map((i) => i.email)).not.toContain("theirs@example.com");
+    // An admin cannot revoke an owner's invitation, and it stays pending.
+    const ownerInvite = await createInvitation(as("owner"), { email: "next-owner@example.com", role: "owner" });
+    expect((await refusal(revokeInvitation(as("admin"), { id: ownerInvite.id }))).code).toBe("permission_denied");
+    expect(await readInvitation(s.db, ownerInvite.token)).toMatchObject({ role: "owner" });
     // A new invitation for the same email replaces the pending one.
     const first = await createInvitation(as("owner"), { email: "twice@example.com", role: "viewer" });
     const second = await createInvitation(as("owner"), { email: "twice@example.com", role: "creator" });

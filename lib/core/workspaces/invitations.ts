@@ -10,7 +10,7 @@ import { withTransaction } from "../../store/writes";
 import { ApiError } from "../../primitives/errors";
 import { hasIdPrefix, isPossibleId, newId } from "../../primitives/ids";
 import { parseEmail } from "./emails";
-import { insertMembership, type MembersCtx } from "./members";
+import { checkMayChange, insertMembership, type MembersCtx } from "./members";
 import { parseMemberRole, requireRole, type MemberRole } from "./roles";
 import { checkPassword, hashPassword } from "./users";
 
@@ -65,8 +65,7 @@ export async function createInvitation(
 ): Promise<CreatedInvitation> {
   const email = parseEmail(input.email);
   const role = parseMemberRole(input.role);
-  requireRole(ctx, "admin", "invite members");
-  if (role === "owner") requireRole(ctx, "owner", "invite an owner");
+  checkMayChange(ctx, null, role);
   const token = randomBytes(32).toString("base64url");
   const row: InvitationsTable = {
     id: newId("invitation"),
@@ -128,14 +127,26 @@ export async function revokeInvitation(ctx: MembersCtx, input: { id: unknown }, 
   const id = input.id;
   const notFound = () => new ApiError("resource_not_found", "No pending invitation with this id.", { param: "id" });
   if (typeof id !== "string" || !isPossibleId(id) || !hasIdPrefix("invitation", id)) throw notFound();
-  const row = await pendingOf(ctx.db, ctx.workspaceId, now)
-    .where("id", "=", id)
-    .set({ revoked_at: now.toISOString() })
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw notFound();
-  if (row.role === "owner") requireRole(ctx, "owner", "revoke an owner's invitation");
-  return present(row);
+  // Checked before anything changes: an admin cannot revoke an owner's invitation.
+  return withTransaction(ctx.db, async (trx) => {
+    const pending = await trx
+      .selectFrom("invitations")
+      .select("role")
+      .where("id", "=", id)
+      .where("workspace_id", "=", ctx.workspaceId)
+      .where("accepted_at", "is", null)
+      .where("revoked_at", "is", null)
+      .where("expires_at", ">", now.toISOString())
+      .executeTakeFirst();
+    if (!pending) throw notFound();
+    checkMayChange(ctx, pending.role, null);
+    const row = await pendingOf(trx, ctx.workspaceId, now)
+      .where("id", "=", id)
+      .set({ revoked_at: now.toISOString() })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return present(row);
+  });
 }
 
 /** What the accept page shows of a live invitation. */

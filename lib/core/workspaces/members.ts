@@ -59,7 +59,7 @@ export async function listMembers(ctx: MembersCtx): Promise<Member[]> {
 }
 
 /** One member, found by user ID or email; another workspace's member is not found. */
-async function memberRow(db: Db, workspaceId: string, who: { userId?: string; email?: string }) {
+export async function memberRow(db: Db, workspaceId: string, who: { userId?: string; email?: string }) {
   let query = membershipRows(db, workspaceId);
   if (who.userId !== undefined) {
     if (!isPossibleId(who.userId) || !hasIdPrefix("user", who.userId)) return undefined;
@@ -79,13 +79,13 @@ function notAMember(who: { userId?: string; email?: string }): ApiError {
 }
 
 /** An admin changes members below owner; owners, and making someone an owner, take an owner. */
-function checkMayChange(ctx: MembersCtx, currentRole: MemberRole | null, newRole: MemberRole | null): void {
+export function checkMayChange(ctx: MembersCtx, currentRole: MemberRole | null, newRole: MemberRole | null): void {
   requireRole(ctx, "admin", "manage members");
   if (currentRole === "owner") requireRole(ctx, "owner", "change or remove an owner");
   if (newRole === "owner") requireRole(ctx, "owner", "make someone an owner");
 }
 
-async function ownerCount(db: Db, workspaceId: string): Promise<number> {
+export async function ownerCount(db: Db, workspaceId: string): Promise<number> {
   const row = await db
     .selectFrom("memberships")
     .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -191,17 +191,21 @@ export async function removeMember(
       .where("workspace_id", "=", ctx.workspaceId)
       .where("user_id", "=", row.user_id)
       .execute();
-    const revoked = await trx
-      .updateTable("api_keys")
-      .set({ revoked_at: nowIso() })
-      .where("workspace_id", "=", ctx.workspaceId)
-      .where("created_by", "=", row.user_id)
-      .where("revoked_at", "is", null)
-      .returning("id")
-      .execute();
+    const revokedKeys = await revokeKeysMadeBy(trx, row.user_id, ctx.workspaceId);
     await endUserStudioSessions({ db: trx }, row.user_id);
-    return { member: present(row), revokedKeys: revoked.map((key) => key.id) };
+    return { member: present(row), revokedKeys };
   });
+}
+
+/** Revokes the live keys a user made (in one workspace, or everywhere), inside the caller's transaction. */
+export async function revokeKeysMadeBy(db: Db, userId: string, workspaceId?: string): Promise<string[]> {
+  let update = db
+    .updateTable("api_keys")
+    .set({ revoked_at: nowIso() })
+    .where("created_by", "=", userId)
+    .where("revoked_at", "is", null);
+  if (workspaceId !== undefined) update = update.where("workspace_id", "=", workspaceId);
+  return (await update.returning("id").execute()).map((key) => key.id);
 }
 
 /** A user's role in a workspace, read now; null when they are not a member. */

@@ -12,7 +12,7 @@ import { newId } from "../../primitives/ids";
 import { endUserStudioSessions } from "./studio-sessions";
 import { findWorkspace } from "./workspaces";
 import { normalEmail, parseEmail } from "./emails";
-import { insertMembership } from "./members";
+import { insertMembership, ownerCount, revokeKeysMadeBy } from "./members";
 import { parseMemberRole, type MemberRole } from "./roles";
 
 const scryptAsync = promisify(scrypt) as (
@@ -193,13 +193,7 @@ export async function removeUser(ctx: SystemCtx, input: { email: string }): Prom
   const user = await present(ctx.db, row);
   const revokedKeys = await withTransaction(ctx.db, async (trx) => {
     for (const membership of user.memberships.filter((m) => m.role === "owner")) {
-      const owners = await trx
-        .selectFrom("memberships")
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .where("workspace_id", "=", membership.workspace_id)
-        .where("role", "=", "owner")
-        .executeTakeFirstOrThrow();
-      if (Number(owners.n) <= 1)
+      if ((await ownerCount(trx, membership.workspace_id)) <= 1)
         throw new ApiError(
           "conflict",
           `${row.email} is the last owner of ${membership.workspace_id}: make another member its owner first.`,
@@ -208,15 +202,9 @@ export async function removeUser(ctx: SystemCtx, input: { email: string }): Prom
     }
     await endUserStudioSessions({ db: trx }, row.id);
     await trx.deleteFrom("memberships").where("user_id", "=", row.id).execute();
-    const revoked = await trx
-      .updateTable("api_keys")
-      .set({ revoked_at: nowIso() })
-      .where("created_by", "=", row.id)
-      .where("revoked_at", "is", null)
-      .returning("id")
-      .execute();
+    const revoked = await revokeKeysMadeBy(trx, row.id);
     await trx.deleteFrom("users").where("id", "=", row.id).execute();
-    return revoked.map((key) => key.id);
+    return revoked;
   });
   return { ...user, revokedKeys };
 }
