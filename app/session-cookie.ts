@@ -17,10 +17,14 @@ export function sessionCookie(header: string | undefined): string | null {
   return null;
 }
 
+let secret: string | null = null;
+
 /** The session ID a cookie's token carries; null when there is none or it does not open. */
 export async function sessionIdOf(token: string | null | undefined): Promise<string | null> {
   if (!token) return null;
-  const sid = await decode({ token, secret: studioSessionSecret() }).then(
+  // Derived once per process: the budget door asks on every counted request.
+  secret ??= studioSessionSecret();
+  const sid = await decode({ token, secret }).then(
     (t) => t?.sid,
     () => undefined,
   );

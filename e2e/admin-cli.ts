@@ -22,6 +22,7 @@ const BUNDLE_EXTERNAL = [
   "undici",
   "ws",
   "@opentelemetry/*",
+  "nodemailer",
 ];
 
 /** What to run with `process.execPath`: the bundled CLI. */

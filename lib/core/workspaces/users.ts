@@ -35,13 +35,18 @@ export interface User {
 }
 
 async function present(db: Db, row: UsersTable): Promise<User> {
-  const memberships = await db
-    .selectFrom("memberships")
-    .select(["workspace_id", "role"])
-    .where("user_id", "=", row.id)
-    .orderBy("created_at")
-    .orderBy("workspace_id")
-    .execute();
+  return presentWith(row, await membershipsOf(db, row.id));
+}
+
+/** One user's memberships, or (null) every user's in one query; oldest first. */
+async function membershipsOf(db: Db, userId: string | null) {
+  let query = db.selectFrom("memberships").select(["user_id", "workspace_id", "role"]);
+  if (userId !== null) query = query.where("user_id", "=", userId);
+  return query.orderBy("created_at").orderBy("workspace_id").execute();
+}
+
+function presentWith(row: UsersTable, all: { user_id: string; workspace_id: string; role: MemberRole }[]): User {
+  const memberships = all.filter((m) => m.user_id === row.id).map(({ workspace_id, role }) => ({ workspace_id, role }));
   return {
     id: row.id,
     object: "user",
@@ -212,5 +217,6 @@ export async function removeUser(ctx: SystemCtx, input: { email: string }): Prom
 /** Every studio user with their memberships, oldest first. */
 export async function listUsers(ctx: SystemCtx): Promise<User[]> {
   const rows = await ctx.db.selectFrom("users").selectAll().orderBy("created_at", "asc").orderBy("id").execute();
-  return Promise.all(rows.map((row) => present(ctx.db, row)));
+  const memberships = await membershipsOf(ctx.db, null);
+  return rows.map((row) => presentWith(row, memberships));
 }
