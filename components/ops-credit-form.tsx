@@ -2,8 +2,12 @@
 import { useActionState, useState } from "react";
 import { grantCreditAction, type GrantResult } from "@/app/_studio/actions/ops";
 
-const field =
+/** The ops forms' field and submit button (ops-workspace-form.tsx too). */
+export const field =
   "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500";
+
+export const submit =
+  "rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:opacity-60";
 
 export function OpsCreditForm({ workspaces }: { workspaces: { id: string; name: string; available_usd: string }[] }) {
   // Controlled fields: React resets a form after its action runs, which would silently switch
@@ -49,11 +53,7 @@ export function OpsCreditForm({ workspaces }: { workspaces: { id: string; name: 
         Note <span className="font-normal text-zinc-400">(optional)</span>
         <input name="note" maxLength={200} placeholder="Monthly top-up" className={field} />
       </label>
-      <button
-        type="submit"
-        disabled={pending}
-        className="rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:opacity-60"
-      >
+      <button type="submit" disabled={pending} className={submit}>
         {pending ? "Adding…" : "Add credit"}
       </button>
       {result ? (

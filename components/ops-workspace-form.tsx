@@ -2,9 +2,7 @@
 // Ops: a new workspace with its first owner's invitation. The link is shown once.
 import { useActionState } from "react";
 import { createWorkspaceAction, type NewWorkspaceResult } from "@/app/_studio/actions/ops";
-
-const field =
-  "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-500";
+import { field, submit } from "./ops-credit-form";
 
 export function OpsWorkspaceForm() {
   const [result, action, pending] = useActionState<NewWorkspaceResult | null, FormData>(createWorkspaceAction, null);
@@ -18,11 +16,7 @@ export function OpsWorkspaceForm() {
         First owner's email
         <input name="owner" type="email" required className={field} />
       </label>
-      <button
-        type="submit"
-        disabled={pending}
-        className="rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-60"
-      >
+      <button type="submit" disabled={pending} className={submit}>
         {pending ? "Making…" : "Make workspace"}
       </button>
       {result ? (
