@@ -1,6 +1,5 @@
 // The /v1 API door and the MCP door (/mcp): one middleware chain (request id, IP rate limit, placeholders, the
 // headers every answer carries), the route files, and the answers for unmatched requests.
-import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono } from "hono";
 import { newId } from "../lib/primitives/ids";
 import { isStillAhead, thisTurnsCheckPhase } from "../lib/primitives/event-loop";
@@ -11,6 +10,8 @@ import { errorResponse, withAnswerHeaders } from "./respond";
 import { mcpRoutes } from "./mcp/endpoint";
 import { countApiRequest } from "./operate";
 import { createRouter, type Router } from "./route";
+import { clientIp } from "./client-ip";
+import { auditEventRoutes } from "./routes/audit-events";
 import { batchRoutes } from "./routes/batches";
 import { blobRoutes } from "./routes/blobs";
 import { creditRoutes } from "./routes/credits";
@@ -30,14 +31,6 @@ function answerHeaders(requestId: string, rate: RateLimitState | undefined): Rec
   return rate ? rateLimitHeaders(rate, { "X-Request-Id": requestId }) : { "X-Request-Id": requestId };
 }
 
-function clientIp(c: Parameters<typeof getConnInfo>[0]): string {
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "unknown";
-  }
-}
-
 /** Every /v1 route (the OpenAPI document's test lists them through a router of its own). */
 export function addApiRoutes(router: Router, deps: ApiDeps): void {
   openApiRoutes(router);
@@ -45,6 +38,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
   quoteRoutes(router);
   creditRoutes(router);
   workspaceRoutes(router);
+  auditEventRoutes(router);
   generationRoutes(router);
   batchRoutes(router);
   fileRoutes(router);
@@ -64,7 +58,9 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     const requestId = newId("request");
     c.set("requestId", requestId);
     try {
-      const rate = await deps.rateLimits.consumeIp(clientIp(c));
+      const ip = clientIp(c);
+      if (ip !== undefined) c.set("clientIp", ip);
+      const rate = await deps.rateLimits.consumeIp(ip ?? "unknown");
       c.set("answerHeaders", answerHeaders(requestId, rate));
       refusePlaceholders(c.req.path);
       await next();

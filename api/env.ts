@@ -21,6 +21,8 @@ export interface ApiEnv {
   };
   Variables: {
     requestId: string;
+    /** The connection's address (api/client-ip.ts), read once by the middleware. */
+    clientIp?: string;
     /** X-Request-Id and RateLimit-*: set before any route runs, added to every answer (api/respond.ts). */
     answerHeaders?: Record<string, string>;
   };

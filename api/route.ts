@@ -168,6 +168,7 @@ export async function keyCtx(c: Context<ApiEnv>, deps: ApiDeps, source: Source):
     deps.services.apiKeys,
   );
   await deps.rateLimits.consumeKey(key.keyId);
+  const ip = c.get("clientIp");
   return {
     db: deps.store.db,
     workspaceId: key.workspaceId,
@@ -176,6 +177,7 @@ export async function keyCtx(c: Context<ApiEnv>, deps: ApiDeps, source: Source):
     ...(key.role !== null && { role: key.role }),
     source,
     services: deps.services,
+    ...(ip !== undefined && { ip }),
   };
 }
 

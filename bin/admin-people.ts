@@ -1,6 +1,7 @@
 // The admin CLI's people: studio users (create, password, ops flag, remove, list) and each
 // workspace's members (add, role, remove, list). Member changes go through the same core verbs as
 // the studio's Members page, acting as the CLI (no role: every rule but "a workspace keeps an owner").
+// Every change is audited with the actor `cli`.
 import type { Command } from "commander";
 import { ApiError } from "../lib/primitives/errors";
 import { findWorkspace } from "../lib/core/workspaces/workspaces";
@@ -16,6 +17,7 @@ import {
 import { addMember, listMembers, removeMember, setMemberRole, type MembersCtx } from "../lib/core/workspaces/members";
 import { MEMBER_ROLES } from "../lib/core/workspaces/roles";
 import { inviteAndMail } from "../lib/boot/invite";
+import { CLI_AUDIT } from "../lib/core/audit/audit-writer";
 import type { Store } from "../lib/store/store";
 import { announce, print, withStore } from "./admin-io";
 
@@ -36,7 +38,7 @@ async function cliMembers(store: Store, workspaceId: string): Promise<MembersCtx
       param: "workspace",
     });
   }
-  return { db: store.db, workspaceId, actor: { kind: "cli", id: "admin CLI" } };
+  return { db: store.db, workspaceId, ...CLI_AUDIT };
 }
 
 export function addPeopleCommands(program: Command): void {
@@ -60,6 +62,7 @@ export function addPeopleCommands(program: Command): void {
             workspaceId: options.workspace,
             role: options.role,
             ops: options.ops === true,
+            audit: CLI_AUDIT,
           },
         );
         print(created, [userRow(created)]);
@@ -76,7 +79,7 @@ export function addPeopleCommands(program: Command): void {
     .action((options: { email: string; password?: string }) =>
       withStore(async (store, config) => {
         const password = options.password ?? generatePassword();
-        const changed = await setUserPassword({ db: store.db }, { email: options.email, password });
+        const changed = await setUserPassword({ db: store.db }, { email: options.email, password, audit: CLI_AUDIT });
         await announce(store, config, { kind: "sessions_ended", id: changed.id });
         // A password the operator typed is not echoed back; a generated one must be, once.
         const shown = options.password === undefined ? { password } : {};
@@ -93,7 +96,10 @@ export function addPeopleCommands(program: Command): void {
     .action((options: { email: string; on?: boolean; off?: boolean }) =>
       withStore(async (store, config) => {
         if (options.on === options.off) throw new ApiError("invalid_parameter", "Say --on or --off.", { param: "ops" });
-        const changed = await setUserOps({ db: store.db }, { email: options.email, ops: options.on === true });
+        const changed = await setUserOps(
+          { db: store.db },
+          { email: options.email, ops: options.on === true, audit: CLI_AUDIT },
+        );
         await announce(store, config, { kind: "sessions_ended", id: changed.id });
         print(changed, [userRow(changed)]);
       }),
@@ -105,7 +111,7 @@ export function addPeopleCommands(program: Command): void {
     .requiredOption("--email <email>", "the user's email")
     .action((options: { email: string }) =>
       withStore(async (store, config) => {
-        const removed = await removeUser({ db: store.db }, { email: options.email });
+        const removed = await removeUser({ db: store.db }, { email: options.email, audit: CLI_AUDIT });
         await announce(store, config, { kind: "sessions_ended", id: removed.id });
         print({ ...removed, removed: true }, [{ id: removed.id, email: removed.email, removed: true }]);
       }),

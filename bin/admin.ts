@@ -22,6 +22,7 @@ import type { Store } from "../lib/store/store";
 import { announce, print, printJson, printsJson, withStore } from "./admin-io";
 import { addPeopleCommands } from "./admin-people";
 import { memberRow } from "../lib/core/workspaces/members";
+import { CLI_AUDIT } from "../lib/core/audit/audit-writer";
 import { storeUnreachable } from "../lib/primitives/unreachable";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -98,9 +99,9 @@ workspace
         options.credit === undefined ? undefined : usdArgument(options.credit, "credit", { allowZero: true });
       // Both or neither: a workspace is not left keyless by a key that failed.
       const { created, apiKey } = await withTransaction(store.db, async (trx) => {
-        const created = await createWorkspace({ db: trx }, { name: options.name, creditMicros });
+        const created = await createWorkspace({ db: trx }, { name: options.name, creditMicros, audit: CLI_AUDIT });
         const apiKey = options.key
-          ? await createApiKey({ db: trx }, { workspaceId: created.id, prefix: config.apiKeyPrefix })
+          ? await createApiKey({ db: trx }, { workspaceId: created.id, prefix: config.apiKeyPrefix, audit: CLI_AUDIT })
           : null;
         return { created, apiKey };
       });
@@ -138,6 +139,7 @@ key
           scopes: options.scopes === undefined ? undefined : parseScopes(options.scopes),
           prefix: config.apiKeyPrefix,
           createdBy,
+          audit: CLI_AUDIT,
         },
       );
       print(created, [
@@ -171,7 +173,7 @@ key
   .argument("<key-id>", "the key's ID (key_…)")
   .action((keyId: string) =>
     withStore(async (store, config) => {
-      const revoked = await revokeApiKey({ db: store.db }, { keyId });
+      const revoked = await revokeApiKey({ db: store.db }, { keyId, audit: CLI_AUDIT });
       await announce(store, config, { kind: "key_revoked", id: revoked.id });
       print(revoked, [{ id: revoked.id, name: revoked.name, revoked_at: revoked.revoked_at }]);
     }),
@@ -187,7 +189,12 @@ program
     withStore(async (store) => {
       const balance = await grantCredit(
         { db: store.db },
-        { workspaceId: options.workspace, amountMicros: usdArgument(options.usd, "usd"), note: "admin CLI" },
+        {
+          workspaceId: options.workspace,
+          amountMicros: usdArgument(options.usd, "usd"),
+          note: "admin CLI",
+          audit: CLI_AUDIT,
+        },
       );
       const credits = presentCredits(balance);
       print(credits, [credits as unknown as Record<string, unknown>]);
@@ -226,7 +233,7 @@ model
     withStore(async (store, config) => {
       const paused = await pauseModel(
         { db: store.db },
-        { modelId: id, until: options.until ?? null, reason: options.reason, by: "admin CLI" },
+        { modelId: id, until: options.until ?? null, reason: options.reason, by: "admin CLI", audit: CLI_AUDIT },
       );
       // Running servers and workers keep the pauses in memory: tell them before answering.
       await announce(store, config, { kind: "availability_changed" });
@@ -238,7 +245,7 @@ model
   .argument("<id>", "catalog ID")
   .action((id: string) =>
     withStore(async (store, config) => {
-      const resumed = await resumeModel({ db: store.db }, { modelId: id });
+      const resumed = await resumeModel({ db: store.db }, { modelId: id, audit: CLI_AUDIT });
       await announce(store, config, { kind: "availability_changed" });
       print({ object: "model_resume", ...resumed }, [resumed]);
     }),

@@ -1,9 +1,11 @@
 // The studio door's context: the signed-in user's workspace (the session's) and role there, with source "studio". Every page
 // and server action of the studio gets its Ctx here, never from a form.
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { scopesOfRole, type Ctx } from "@/lib/core/context";
 import { getRuntime } from "@/lib/boot/runtime";
 import { studioUser, type StudioUser } from "@/app/auth";
+import { CLIENT_IP_HEADER } from "@/app/studio-throttles";
 
 export { studioUser, type StudioUser };
 
@@ -13,9 +15,18 @@ export async function requireStudioCtx(): Promise<Ctx & { user: StudioUser }> {
   return studioCtxFor(user);
 }
 
+/**
+ * The request's address: server.ts stamps the connection's on every studio request, replacing
+ * whatever a client sent (app/studio-budget-door.ts). Kept with the audit events of its changes.
+ */
+export async function studioClientIp(): Promise<string | undefined> {
+  const ip = (await headers()).get(CLIENT_IP_HEADER);
+  return ip && ip !== "unknown" ? ip : undefined;
+}
+
 /** The Ctx of a signed-in user (route handlers answer 401 themselves when there is none). */
 export async function studioCtxFor(user: StudioUser): Promise<Ctx & { user: StudioUser }> {
-  const { store, services } = await getRuntime();
+  const [{ store, services }, ip] = await Promise.all([getRuntime(), studioClientIp()]);
   return {
     db: store.db,
     workspaceId: user.workspaceId,
@@ -27,6 +38,7 @@ export async function studioCtxFor(user: StudioUser): Promise<Ctx & { user: Stud
     // Same-origin blob links and named downloads in the studio's pages (Services.studioLinks).
     services: { ...services, studioLinks: true },
     user,
+    ...(ip !== undefined && { ip }),
   };
 }
 
@@ -44,9 +56,23 @@ import { opsPrincipal, type OpsCtx } from "@/lib/core/ops/ops-principal";
 export async function requireOps(): Promise<{ ctx: Ctx & { user: StudioUser }; ops: OpsCtx }> {
   const ctx = await requireStudioCtx();
   try {
-    return { ctx, ops: await opsPrincipal(ctx.db, ctx.user.id, ctx.services.historyReads) };
+    return { ctx, ops: await opsPrincipal(ctx.db, ctx.user.id, ctx.services.historyReads, ctx.ip) };
   } catch (err) {
     if (err instanceof ApiError && err.code === "resource_not_found") notFound();
+    throw err;
+  }
+}
+
+/**
+ * The ops principal of a signed-in user who operates the install, else null: for a page that ops
+ * and members both open (the Audit page shows ops every workspace).
+ */
+export async function studioOps(ctx: Ctx & { user: StudioUser }): Promise<OpsCtx | null> {
+  if (!ctx.user.isOps) return null;
+  try {
+    return await opsPrincipal(ctx.db, ctx.user.id, ctx.services.historyReads, ctx.ip);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "resource_not_found") return null;
     throw err;
   }
 }

@@ -70,6 +70,11 @@ export interface Ctx {
   role?: MemberRole;
   source: Source;
   services: Services;
+  /**
+   * The caller's address as the door saw it (the connection's), kept with the audit events its
+   * changes write; absent where there is none (the admin CLI, tests).
+   */
+  ip?: string;
 }
 
 /** For verbs that act across workspaces: the admin CLI and the engine. */

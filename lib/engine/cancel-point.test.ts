@@ -18,6 +18,7 @@ import type { ImageOutput, ModelDefinition, RunTools } from "../core/catalog/mod
 import type { Db } from "../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { startEngine, type Engine } from "./engine";
+import { CLI_AUDIT } from "../core/audit/audit-writer";
 
 const USD = 1_000_000;
 const silent = pino({ level: "silent" });
@@ -191,7 +192,10 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
       input: { prompt: "waits" },
     });
     const until = new Date(Date.now() + 120_000).toISOString();
-    await pauseModel({ db }, { modelId: "atelier/gradient", until, reason: "the GPU is being replaced" });
+    await pauseModel(
+      { db },
+      { modelId: "atelier/gradient", until, reason: "the GPU is being replaced", audit: CLI_AUDIT },
+    );
 
     const err = await quoteRun(ctx, { model: "atelier/gradient", input: { prompt: "x" } }).then(
       () => null,
@@ -214,13 +218,13 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
     expect((await getGeneration(ctx, { id: queued.id })).generation.status).toBe("queued");
 
     const finished = ctx.services.signals.waitForFinish(queued.id, 30_000);
-    expect(await resumeModel({ db }, { modelId: "atelier/gradient" })).toEqual({
+    expect(await resumeModel({ db }, { modelId: "atelier/gradient", audit: CLI_AUDIT })).toEqual({
       model: "atelier/gradient",
       resumed: true,
     });
     await finished;
     expect((await getGeneration(ctx, { id: queued.id })).generation.status).toBe("succeeded");
-    expect(await resumeModel({ db }, { modelId: "atelier/gradient" })).toEqual({
+    expect(await resumeModel({ db }, { modelId: "atelier/gradient", audit: CLI_AUDIT })).toEqual({
       model: "atelier/gradient",
       resumed: false,
     });
@@ -228,16 +232,18 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
 
   it("a pause without an end says Retry-After 60; a lapsed pause no longer counts; bad times are refused", async () => {
     const ctx = await workspaceCtx();
-    await pauseModel({ db }, { modelId: "atelier/gradient-classic", until: null });
+    await pauseModel({ db }, { modelId: "atelier/gradient-classic", until: null, audit: CLI_AUDIT });
     const err = (await quoteRun(ctx, { model: "atelier/gradient-classic", input: { prompt: "x" } }).catch(
       (e: unknown) => e,
     )) as ApiError;
     expect(err.headers["Retry-After"]).toBe("60");
-    await expect(pauseModel({ db }, { modelId: "atelier/gradient-classic", until: "tomorrow" })).rejects.toMatchObject({
+    await expect(
+      pauseModel({ db }, { modelId: "atelier/gradient-classic", until: "tomorrow", audit: CLI_AUDIT }),
+    ).rejects.toMatchObject({
       code: "invalid_parameter",
     });
     await expect(
-      pauseModel({ db }, { modelId: "atelier/gradient-classic", until: "2020-01-01T00:00:00Z" }),
+      pauseModel({ db }, { modelId: "atelier/gradient-classic", until: "2020-01-01T00:00:00Z", audit: CLI_AUDIT }),
     ).rejects.toMatchObject({
       code: "invalid_parameter",
     });
@@ -248,6 +254,6 @@ describe(`cancel point, moderation and out of service (${testDialect()})`, () =>
     expect((await quoteRun(ctx, { model: "atelier/gradient-classic", input: { prompt: "x" } })).quote.cost_usd).toBe(
       "0.002",
     );
-    await resumeModel({ db }, { modelId: "atelier/gradient-classic" });
+    await resumeModel({ db }, { modelId: "atelier/gradient-classic", audit: CLI_AUDIT });
   });
 });

@@ -20,6 +20,7 @@ import { sqliteFileIn, type Store } from "../store/store";
 import { openSameStore, openTestStore, testDialect, type TestStore } from "../store/testing/test-store";
 import { announceToEveryProcess, connectCrossProcessSignals } from "./cross-process";
 import { createRunSignals, type RunSignals } from "./run-signals";
+import { CLI_AUDIT } from "../core/audit/audit-writer";
 
 const silent = pino({ level: "silent" });
 /** Longer than any test: only a signal can forget a key in time. */
@@ -123,7 +124,7 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
       await authenticate(p, key);
       await authenticate(p, other.key);
     }
-    await revokeApiKey({ db: here.store.db }, { keyId: id });
+    await revokeApiKey({ db: here.store.db }, { keyId: id, audit: CLI_AUDIT });
     here.signals.keyRevoked(id);
     expect(await refused(here, key)).toMatch(/revoked/);
     await until(() => there.cache.size === 1, "the other process to forget the revoked key");
@@ -146,7 +147,7 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
     expect((await read(here, first.id))?.id).toBe(user.id);
     expect((await read(there, first.id))?.id).toBe(user.id);
     // What `admin user password` does: the change (which ends the sessions), then one announcement.
-    await setUserPassword({ db: t.store.db }, { email: user.email, password: "another long one" });
+    await setUserPassword({ db: t.store.db }, { email: user.email, password: "another long one", audit: CLI_AUDIT });
     expect((await read(there, first.id))?.id).toBe(user.id); // cached, until the signal
     await announceToEveryProcess(t.store, sqliteFile, { kind: "sessions_ended", id: user.id });
     await until(

@@ -9,6 +9,7 @@ import { ModelError } from "../core/catalog/model-definition";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { claimNextRun } from "./claim";
 import { createRunTools, PROGRESS_EVERY_MS, throttledProgress } from "./run-tools";
+import { CLI_AUDIT } from "../core/audit/audit-writer";
 
 describe(`run tools (${testDialect()})`, () => {
   let t: TestStore;
@@ -36,7 +37,10 @@ describe(`run tools (${testDialect()})`, () => {
       signal: new AbortController().signal,
     });
 
-    await pauseModel({ db }, { modelId: "atelier/artwork", until: null, reason: "its palettes are being redone" });
+    await pauseModel(
+      { db },
+      { modelId: "atelier/artwork", until: null, reason: "its palettes are being redone", audit: CLI_AUDIT },
+    );
     const step = { prompt: "sea", size: 512, seed: 1, format: "png" };
     const err = await tools.runStep("atelier/artwork", step).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelError);
@@ -44,7 +48,7 @@ describe(`run tools (${testDialect()})`, () => {
       "atelier/artwork is out of service for a while: its palettes are being redone. This run was stopped at that step; nothing was charged.",
     );
 
-    await resumeModel({ db }, { modelId: "atelier/artwork" });
+    await resumeModel({ db }, { modelId: "atelier/artwork", audit: CLI_AUDIT });
     const [image] = await tools.runStep("atelier/artwork", step);
     expect(image).toMatchObject({ type: "image", content_type: "image/png" });
   });

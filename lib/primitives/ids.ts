@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   user: "usr_",
   shareLink: "shr_",
   invitation: "inv_",
+  auditEvent: "aud_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -224,6 +224,24 @@ export interface InvitationsTable {
   revoked_at: string | null;
 }
 
+/** One change, as the audit log keeps it (migration 023, lib/core/audit/); never updated. */
+export interface AuditEventsTable {
+  id: string;
+  /** null: the install's own (a model pause, a user's password or ops flag). */
+  workspace_id: string | null;
+  action: string;
+  actor_type: "user" | "key" | "cli";
+  /** usr_…, key_…, or "cli". */
+  actor_id: string;
+  /** A user actor's email when the change was made. */
+  actor_email: string | null;
+  target_type: string;
+  target_id: string;
+  ip: string | null;
+  changes_json: string;
+  created_at: string;
+}
+
 /** A user's role in one workspace (migration 021). */
 export interface MembershipsTable {
   workspace_id: string;
@@ -387,6 +405,7 @@ export interface Database {
   users: UsersTable;
   memberships: MembershipsTable;
   invitations: InvitationsTable;
+  audit_events: AuditEventsTable;
   studio_sessions: StudioSessionsTable;
   share_links: ShareLinksTable;
   scheduled_tasks: ScheduledTasksTable;

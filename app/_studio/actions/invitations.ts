@@ -4,6 +4,7 @@
 import { actionError } from "@/app/_studio/action-error";
 import type { ActionResult } from "@/app/_studio/actions/runs";
 import { studioUser } from "@/app/auth";
+import { studioClientIp } from "@/app/_studio/studio-ctx";
 import { getRuntime } from "@/lib/boot/runtime";
 import { acceptInvitation } from "@/lib/core/workspaces/invitations";
 
@@ -14,10 +15,12 @@ export async function acceptInvitationAction(
   try {
     const { store, services } = await getRuntime();
     const user = await studioUser();
+    const ip = await studioClientIp();
     const joined = await acceptInvitation(store.db, {
       token,
       signedIn: user ? { userId: user.id, email: user.email } : null,
       newUser: user ? null : newUser,
+      ...(ip !== undefined && { ip }),
     });
     // A signed-in member's caches learn of the new membership (the switcher lists it).
     if (user) services.signals.sessionsEnded(user.id);

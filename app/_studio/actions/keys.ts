@@ -30,6 +30,7 @@ export async function createKeyAction(input: {
       scopes,
       prefix: (await getRuntime()).config.apiKeyPrefix,
       maker: { userId: ctx.user.id, role: ctx.user.role },
+      audit: ctx,
     });
     revalidatePath("/keys");
     return { ok: true, value: { key: created.key, name: created.name } };
@@ -45,6 +46,7 @@ export async function revokeKeyAction(keyId: string): Promise<ActionResult<null>
       keyId,
       workspaceId: ctx.workspaceId,
       maker: { userId: ctx.user.id, role: ctx.user.role },
+      audit: ctx,
     });
     // Every process's key cache forgets it now (this one, and the others through the bridge).
     ctx.services.signals.keyRevoked(keyId);

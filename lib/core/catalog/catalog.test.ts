@@ -18,6 +18,7 @@ import { ApiError } from "../../primitives/errors";
 import { pauseModel, resumeModel } from "./model-pauses";
 import { quoteRun } from "../runs/quotes";
 import { programSearchPath, setProgramSearchPath } from "../../media/host";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 async function thrownAsync(promise: Promise<unknown>): Promise<ApiError> {
   const caught = await promise.then(
@@ -59,7 +60,7 @@ describe(`catalog (${testDialect()})`, () => {
 
   it("the listing's JSON text is the listing, made again when an entry's availability changes", async () => {
     expect(JSON.parse((await listCatalogJson(db)).toString("utf8"))).toEqual(await listCatalog(db));
-    await pauseModel({ db }, { modelId: "atelier/gradient", until: null, reason: "maintenance" });
+    await pauseModel({ db }, { modelId: "atelier/gradient", until: null, reason: "maintenance", audit: CLI_AUDIT });
     try {
       const paused = JSON.parse((await listCatalogJson(db)).toString("utf8")) as Awaited<
         ReturnType<typeof listCatalog>
@@ -70,7 +71,7 @@ describe(`catalog (${testDialect()})`, () => {
         message: "maintenance",
       });
     } finally {
-      await resumeModel({ db }, { modelId: "atelier/gradient" });
+      await resumeModel({ db }, { modelId: "atelier/gradient", audit: CLI_AUDIT });
     }
     expect(JSON.parse((await listCatalogJson(db)).toString("utf8"))).toEqual(await listCatalog(db));
   });

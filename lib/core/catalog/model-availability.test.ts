@@ -12,6 +12,7 @@ import { createGeneration } from "../runs/generations";
 import { createWorkspace } from "../workspaces/workspaces";
 import { objectSchema } from "../../models/common/fields";
 import type { ModelDefinition } from "./model-definition";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 const BASE: Omit<ModelDefinition, "id" | "type"> = {
   name: "x",
@@ -56,7 +57,10 @@ describe(`model availability (${testDialect()})`, () => {
     const db = t.store.db;
     const ctx = testCtx(t, (await createWorkspace({ db }, { name: "preset steps", creditMicros: 1_000_000 })).id);
     const until = new Date(Date.now() + 5 * 60_000).toISOString();
-    await pauseModel({ db }, { modelId: "atelier/music", until, reason: "the synthesiser is being tuned" });
+    await pauseModel(
+      { db },
+      { modelId: "atelier/music", until, reason: "the synthesiser is being tuned", audit: CLI_AUDIT },
+    );
     try {
       const entries = new Map((await listCatalog(db)).data.map((m) => [m.id, m.availability]));
       expect(entries.get("atelier/music")).toMatchObject({ status: "out_of_service" });
@@ -82,7 +86,7 @@ describe(`model availability (${testDialect()})`, () => {
       expect(waiting).toEqual(expect.arrayContaining(["atelier/music", "atelier/promo-video@2"]));
       expect(waiting).not.toContain("atelier/promo-video@1");
     } finally {
-      await resumeModel({ db }, { modelId: "atelier/music" });
+      await resumeModel({ db }, { modelId: "atelier/music", audit: CLI_AUDIT });
     }
     expect((await quoteRun(ctx, { model: "atelier/promo-video@2", input: promo })).quote.cost_usd).toBe("0.024");
   });
@@ -126,7 +130,12 @@ describe(`model availability (${testDialect()})`, () => {
     // An ops pause on top does not turn it into a wait: it stays not installed.
     await pauseModel(
       { db },
-      { modelId: "test/needs-a-tool", until: new Date(Date.now() + 60_000).toISOString(), reason: "maintenance" },
+      {
+        modelId: "test/needs-a-tool",
+        until: new Date(Date.now() + 60_000).toISOString(),
+        reason: "maintenance",
+        audit: CLI_AUDIT,
+      },
     );
     try {
       expect((await getPublicModel(db, { id: "test/needs-a-tool" })).availability).toEqual(notInstalled);
@@ -134,7 +143,7 @@ describe(`model availability (${testDialect()})`, () => {
         ((await quoteRun(ctx, { model: "test/needs-a-tool", input: {} }).catch((e: unknown) => e)) as ApiError).headers,
       ).toEqual({});
     } finally {
-      await resumeModel({ db }, { modelId: "test/needs-a-tool" });
+      await resumeModel({ db }, { modelId: "test/needs-a-tool", audit: CLI_AUDIT });
     }
     // Runs already queued on it wait: another process on the store may have the program.
     expect(await outOfServiceModelIds(db)).toEqual(
@@ -176,14 +185,14 @@ describe(`model availability (${testDialect()})`, () => {
     const later = new Date(Date.now() + 60_000).toISOString();
     await shareProviderHealth(db, "acme", { until: later, reason: "its provider acme is busy (HTTP 429)" });
     await shareProviderHealth(db, "acme", { until: soon, reason: "its provider acme is failing (HTTP 502)" });
-    await pauseModel({ db }, { modelId: "atelier/qr-code", until: null, reason: "ops" });
+    await pauseModel({ db }, { modelId: "atelier/qr-code", until: null, reason: "ops", audit: CLI_AUDIT });
     const pauses = await activePauses(db);
     // An earlier end does not pull an outage in; the latest reason is shown.
     expect(pauses.providers.get("acme")).toEqual({ until: later, reason: "its provider acme is failing (HTTP 502)" });
     expect(pauses.models.get("atelier/qr-code")).toEqual({ until: null, reason: "ops" });
     expect(pauses.models.has("acme")).toBe(false);
     expect(pauses.providers.has("atelier/qr-code")).toBe(false);
-    await resumeModel({ db }, { modelId: "atelier/qr-code" });
+    await resumeModel({ db }, { modelId: "atelier/qr-code", audit: CLI_AUDIT });
 
     expect((await activePauses(db, new Date(Date.parse(later) + 1))).providers.has("acme")).toBe(false);
     await shareProviderHealth(db, "acme", null);

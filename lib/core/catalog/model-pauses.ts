@@ -6,6 +6,8 @@ import { ApiError } from "../../primitives/errors";
 import { activePauses, availabilityOf } from "./model-availability";
 import { pausesChanged } from "./pause-cache";
 import type { Db } from "../../store/database";
+import { withTransaction } from "../../store/writes";
+import { recordAudit, type AuditBy } from "../audit/audit-writer";
 
 /** Catalog ids whose queued runs must wait: paused or unable to run here now. */
 export async function outOfServiceModelIds(db: Db): Promise<string[]> {
@@ -23,6 +25,8 @@ export async function pauseModel(
     until: string | null;
     reason?: string;
     /** Who pauses it, for ops; never shown to API clients. */ by?: string;
+    /** Who pauses it, for the audit log (the install's own event: a pause is every workspace's). */
+    audit: AuditBy;
   },
 ): Promise<{ model: string; until: string | null; reason: string }> {
   const { definition } = findCatalogEntry(input.modelId, "model");
@@ -46,15 +50,23 @@ export async function pauseModel(
     created_at: new Date().toISOString(),
     paused_by: input.by ?? null,
   };
-  await ctx.db
-    .insertInto("model_pauses")
-    .values(row)
-    .onConflict((oc) =>
-      oc
-        .column("model_id")
-        .doUpdateSet({ paused_until: until, reason, created_at: row.created_at, paused_by: row.paused_by }),
-    )
-    .execute();
+  await withTransaction(ctx.db, async (trx) => {
+    await trx
+      .insertInto("model_pauses")
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .column("model_id")
+          .doUpdateSet({ paused_until: until, reason, created_at: row.created_at, paused_by: row.paused_by }),
+      )
+      .execute();
+    await recordAudit(trx, input.audit, {
+      workspaceId: null,
+      action: "model.paused",
+      target: { type: "model", id: definition.id },
+      changes: { until, reason },
+    });
+  });
   pausesChanged(ctx.db);
   return { model: definition.id, until, reason };
 }
@@ -62,10 +74,20 @@ export async function pauseModel(
 /** Admin: puts a paused entry back in service; resuming one that is not paused is fine. */
 export async function resumeModel(
   ctx: SystemCtx,
-  input: { modelId: string },
+  input: { modelId: string; audit: AuditBy },
 ): Promise<{ model: string; resumed: boolean }> {
   const { definition } = findCatalogEntry(input.modelId, "model");
-  const result = await ctx.db.deleteFrom("model_pauses").where("model_id", "=", definition.id).executeTakeFirst();
+  const resumed = await withTransaction(ctx.db, async (trx) => {
+    const result = await trx.deleteFrom("model_pauses").where("model_id", "=", definition.id).executeTakeFirst();
+    // Resuming an entry that was not paused changes nothing, and records nothing.
+    if (result.numDeletedRows === 0n) return false;
+    await recordAudit(trx, input.audit, {
+      workspaceId: null,
+      action: "model.resumed",
+      target: { type: "model", id: definition.id },
+    });
+    return true;
+  });
   pausesChanged(ctx.db);
-  return { model: definition.id, resumed: result.numDeletedRows > 0n };
+  return { model: definition.id, resumed };
 }

@@ -12,6 +12,7 @@ import { findCatalogEntry } from "./catalog";
 import { activePauses, requireInService, shareProviderHealth } from "./model-availability";
 import { pauseModel, resumeModel } from "./model-pauses";
 import { cachePausesOf, pauseRowsOf, type PauseRow } from "./pause-cache";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 const silent = pino({ level: "silent" });
 /** Longer than any test: only a signal can make a cache read the store again in time. */
@@ -97,11 +98,14 @@ describe(`pauses kept in memory, changed everywhere at once (${testDialect()})`,
     const there = await process(elsewhere);
     expect(await pausedIn(there, "atelier/music")).toBe(false);
 
-    await pauseModel({ db: here.store.db }, { modelId: "atelier/music", until: null, reason: "tuning" });
+    await pauseModel(
+      { db: here.store.db },
+      { modelId: "atelier/music", until: null, reason: "tuning", audit: CLI_AUDIT },
+    );
     expect(await pausedIn(here, "atelier/music")).toBe(true);
     await until(() => pausedIn(there, "atelier/music"), "the other process to see the pause");
 
-    await resumeModel({ db: here.store.db }, { modelId: "atelier/music" });
+    await resumeModel({ db: here.store.db }, { modelId: "atelier/music", audit: CLI_AUDIT });
     expect(await pausedIn(here, "atelier/music")).toBe(false);
     await until(async () => !(await pausedIn(there, "atelier/music")), "the other process to see the resume");
   });
@@ -137,7 +141,10 @@ describe(`pauses kept in memory, changed everywhere at once (${testDialect()})`,
     expect(requireInService(here.store.db, definition)).toBeUndefined();
 
     // A pause forgets the kept rows: the next answer reads again, then refuses at once while fresh.
-    await pauseModel({ db: here.store.db }, { modelId: "atelier/gradient", until: null, reason: "maintenance" });
+    await pauseModel(
+      { db: here.store.db },
+      { modelId: "atelier/gradient", until: null, reason: "maintenance", audit: CLI_AUDIT },
+    );
     const reading = requireInService(here.store.db, definition);
     expect(reading).toBeInstanceOf(Promise);
     await expect(reading).rejects.toMatchObject({ code: "service_unavailable" });
@@ -145,7 +152,7 @@ describe(`pauses kept in memory, changed everywhere at once (${testDialect()})`,
       expect.objectContaining({ code: "service_unavailable" }),
     );
 
-    await resumeModel({ db: here.store.db }, { modelId: "atelier/gradient" });
+    await resumeModel({ db: here.store.db }, { modelId: "atelier/gradient", audit: CLI_AUDIT });
     await requireInService(here.store.db, definition);
     expect(requireInService(here.store.db, definition)).toBeUndefined();
   });

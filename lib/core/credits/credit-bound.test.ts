@@ -8,6 +8,7 @@ import { getCredits, grantCredit, readBalance, sumLedger } from "./credits";
 import { ApiError } from "../../primitives/errors";
 import { LIMITS } from "../../primitives/limits";
 import { createWorkspace } from "../workspaces/workspaces";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 const USD = 1_000_000;
 const MAX = LIMITS.maxBalanceMicros;
@@ -33,9 +34,11 @@ describe(`balance bound (${testDialect()})`, () => {
 
   it("ten grants of $999,999,999: the second is refused, nothing written, and the balance still reads", async () => {
     const ws = await workspace();
-    await grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: 999_999_999 * USD });
+    await grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: 999_999_999 * USD, audit: CLI_AUDIT });
     for (let i = 0; i < 9; i++) {
-      const err = await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: 999_999_999 * USD }));
+      const err = await refusal(
+        grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: 999_999_999 * USD, audit: CLI_AUDIT }),
+      );
       expect(err.code).toBe("invalid_parameter");
       expect(err.param).toBe("usd");
       expect(err.message).toBe(
@@ -50,10 +53,10 @@ describe(`balance bound (${testDialect()})`, () => {
       held_usd: "0.00",
     });
     // Up to the bound exactly is allowed, one micro-dollar more is not.
-    await grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: USD });
-    expect((await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: 1 }))).code).toBe(
-      "invalid_parameter",
-    );
+    await grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: USD, audit: CLI_AUDIT });
+    expect(
+      (await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: 1, audit: CLI_AUDIT }))).code,
+    ).toBe("invalid_parameter");
     expect(await getCredits(testCtx(s.t, ws))).toEqual({
       object: "credits",
       available_usd: "1000000000.00",
@@ -63,9 +66,9 @@ describe(`balance bound (${testDialect()})`, () => {
 
   it("one grant larger than the bound, and an opening credit past it, are refused", async () => {
     const ws = await workspace();
-    expect((await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: MAX + 1 }))).code).toBe(
-      "invalid_parameter",
-    );
+    expect(
+      (await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: MAX + 1, audit: CLI_AUDIT }))).code,
+    ).toBe("invalid_parameter");
     expect((await refusal(workspace(MAX + 1))).code).toBe("invalid_parameter");
     expect((await readBalance(s.db, ws)).availableMicros).toBe(0);
   });
@@ -77,13 +80,17 @@ describe(`balance bound (${testDialect()})`, () => {
       .set({ available_micros: sql`available_micros - ${USD}`, held_micros: sql`held_micros + ${USD}` })
       .where("workspace_id", "=", ws)
       .execute();
-    expect((await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: USD }))).param).toBe("usd");
+    expect(
+      (await refusal(grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: USD, audit: CLI_AUDIT }))).param,
+    ).toBe("usd");
   });
 
   it("concurrent grants cannot pass it together: exactly the ones that fit commit", async () => {
     const ws = await workspace(MAX - 5 * USD);
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, () => grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: USD })),
+      Array.from({ length: 10 }, () =>
+        grantCredit({ db: s.db }, { workspaceId: ws, amountMicros: USD, audit: CLI_AUDIT }),
+      ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(5);
     for (const r of results) if (r.status === "rejected") expect((r.reason as ApiError).code).toBe("invalid_parameter");

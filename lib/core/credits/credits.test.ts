@@ -15,6 +15,7 @@ import {
 import { ApiError } from "../../primitives/errors";
 import { quoteRun } from "../runs/quotes";
 import { createWorkspace } from "../workspaces/workspaces";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 const USD = 1_000_000;
 
@@ -73,14 +74,17 @@ describe(`credits (${testDialect()})`, () => {
   describe("grantCredit", () => {
     it("adds to available and granted, with one grant entry in the ledger", async () => {
       const ws = await workspace();
-      const balance = await grantCredit({ db }, { workspaceId: ws, amountMicros: 2_500_000, note: "top-up" });
+      const balance = await grantCredit(
+        { db },
+        { workspaceId: ws, amountMicros: 2_500_000, note: "top-up", audit: CLI_AUDIT },
+      );
       expect(balance).toEqual({
         availableMicros: 2_500_000,
         heldMicros: 0,
         grantedMicros: 2_500_000,
         chargedMicros: 0,
       });
-      await grantCredit({ db }, { workspaceId: ws, amountMicros: 1 });
+      await grantCredit({ db }, { workspaceId: ws, amountMicros: 1, audit: CLI_AUDIT });
       expect(await readBalance(db, ws)).toEqual({
         availableMicros: 2_500_001,
         heldMicros: 0,
@@ -99,7 +103,10 @@ describe(`credits (${testDialect()})`, () => {
     it("refuses amounts that are not a positive whole number of micro-dollars", async () => {
       const ws = await workspace(USD);
       for (const amountMicros of [0, -1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER + 1]) {
-        const err = await expectApiError(grantCredit({ db }, { workspaceId: ws, amountMicros }), "invalid_parameter");
+        const err = await expectApiError(
+          grantCredit({ db }, { workspaceId: ws, amountMicros, audit: CLI_AUDIT }),
+          "invalid_parameter",
+        );
         expect(err.param).toBe("usd");
       }
       expect((await readBalance(db, ws)).grantedMicros).toBe(USD);
@@ -108,7 +115,7 @@ describe(`credits (${testDialect()})`, () => {
 
     it("refuses an unknown workspace", async () => {
       await expectApiError(
-        grantCredit({ db }, { workspaceId: "ws_doesnotexist", amountMicros: USD }),
+        grantCredit({ db }, { workspaceId: "ws_doesnotexist", amountMicros: USD, audit: CLI_AUDIT }),
         "resource_not_found",
       );
       expect(await ledgerRows(db, "ws_doesnotexist")).toEqual([]);
@@ -368,7 +375,7 @@ describe(`credits (${testDialect()})`, () => {
               const before = await readBalance(db, ws);
               switch (step.kind) {
                 case "grant":
-                  await grantCredit({ db }, { workspaceId: ws, amountMicros: step.micros });
+                  await grantCredit({ db }, { workspaceId: ws, amountMicros: step.micros, audit: CLI_AUDIT });
                   model.availableMicros += step.micros;
                   model.grantedMicros += step.micros;
                   ledgerCount += 1;

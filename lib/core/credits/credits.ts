@@ -11,6 +11,7 @@ import { LIMITS } from "../../primitives/limits";
 import { formatUsd, type Micros } from "../../primitives/money";
 import type { Credits } from "./credits-shape";
 import { insertRow, reusedQuery } from "../../store/reused-sql";
+import { recordAudit, type AuditBy } from "../audit/audit-writer";
 
 export type { Credits };
 
@@ -108,11 +109,12 @@ function pastBoundError(balance: Balance | null, amountMicros: Micros): ApiError
 /**
  * Adds credit to a workspace (admin CLI, ops). The bound on the balance is part of the update
  * itself (no row changes when it would pass), so two grants at once cannot both squeeze under it;
- * the store's own CHECK (migration 017) holds it for every other writer.
+ * the store's own CHECK (migration 017) holds it for every other writer. `audit` names who grants
+ * it (null: the first start's demo credit, not audited).
  */
 export async function grantCredit(
   ctx: SystemCtx,
-  input: { workspaceId: string; amountMicros: Micros; note?: string },
+  input: { workspaceId: string; amountMicros: Micros; note?: string; audit: AuditBy | null },
 ): Promise<Balance> {
   assertPositiveAmount(input.amountMicros, "usd");
   if (input.amountMicros > LIMITS.maxBalanceMicros) throw pastBoundError(null, input.amountMicros);
@@ -144,6 +146,13 @@ export async function grantCredit(
         amountMicros: input.amountMicros,
         note: input.note,
       });
+      if (input.audit)
+        await recordAudit(trx, input.audit, {
+          workspaceId: input.workspaceId,
+          action: "credit.granted",
+          target: { type: "workspace", id: input.workspaceId },
+          changes: { usd: formatUsd(input.amountMicros), note: input.note ?? null },
+        });
       return readBalance(trx, input.workspaceId);
     });
   } catch (err) {

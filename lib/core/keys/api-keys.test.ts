@@ -14,6 +14,7 @@ import { createApiKeyCache } from "./api-key-cache";
 import { SCOPES } from "../context";
 import { ApiError } from "../../primitives/errors";
 import { createWorkspace } from "../workspaces/workspaces";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 const PREFIX = "atl";
 const DAY_MS = 86_400_000;
@@ -224,11 +225,11 @@ describe(`api keys (${testDialect()})`, () => {
     it("a revoked key → invalid_api_key saying it was revoked", async () => {
       const doomed = await createApiKey({ db }, { workspaceId, prefix: PREFIX });
       await authenticateApiKey({ db }, { xApiKey: doomed.key, authorization: undefined }, PREFIX);
-      const revoked = await revokeApiKey({ db }, { keyId: doomed.id, workspaceId });
+      const revoked = await revokeApiKey({ db }, { keyId: doomed.id, workspaceId, audit: CLI_AUDIT });
       expect(revoked.revoked_at).not.toBeNull();
       await expectInvalid(db, { xApiKey: doomed.key }, /revoked/);
       // Revoking again keeps the first time.
-      expect((await revokeApiKey({ db }, { keyId: doomed.id })).revoked_at).toBe(revoked.revoked_at);
+      expect((await revokeApiKey({ db }, { keyId: doomed.id, audit: CLI_AUDIT })).revoked_at).toBe(revoked.revoked_at);
       // The other keys still work.
       expect((await authenticateApiKey({ db }, { xApiKey: key, authorization: undefined }, PREFIX)).keyId).toBe(keyId);
     });
@@ -236,7 +237,9 @@ describe(`api keys (${testDialect()})`, () => {
     it("revoking a key of another workspace finds nothing and changes nothing", async () => {
       const elsewhere = (await createWorkspace({ db }, { name: "elsewhere" })).id;
       const theirs = await createApiKey({ db }, { workspaceId: elsewhere, prefix: PREFIX });
-      const err = await revokeApiKey({ db }, { keyId: theirs.id, workspaceId }).catch((e: unknown) => e);
+      const err = await revokeApiKey({ db }, { keyId: theirs.id, workspaceId, audit: CLI_AUDIT }).catch(
+        (e: unknown) => e,
+      );
       expect((err as ApiError).code).toBe("resource_not_found");
       expect(
         (await authenticateApiKey({ db }, { xApiKey: theirs.key, authorization: undefined }, PREFIX)).workspaceId,
@@ -291,7 +294,7 @@ describe(`api keys (${testDialect()})`, () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       const second = await createApiKey({ db }, { workspaceId: ws, name: "second", prefix: PREFIX, expires: "never" });
       await createApiKey({ db }, { workspaceId: elsewhere, name: "not mine", prefix: PREFIX });
-      await revokeApiKey({ db }, { keyId: first.id });
+      await revokeApiKey({ db }, { keyId: first.id, audit: CLI_AUDIT });
 
       const list = await listApiKeys({ db }, { workspaceId: ws });
       expect(list.map((k) => k.name)).toEqual(["second", "first"]);

@@ -6,6 +6,8 @@ import { nowIso, SCOPES, scopesOfRole, type Scope, type SystemCtx } from "../con
 import { requireRole, roleAtLeast, type MemberRole } from "../workspaces/roles";
 import { ApiError } from "../../primitives/errors";
 import { newId, randomBase62 } from "../../primitives/ids";
+import { withTransaction } from "../../store/writes";
+import { recordAudit, type AuditBy } from "../audit/audit-writer";
 
 export const KEY_SECRET_LENGTH = 40;
 export const KEY_EXPIRY_CHOICES = { "30d": 30, "90d": 90, "365d": 365, never: null } as const;
@@ -117,6 +119,8 @@ export async function createApiKey(
     maker?: KeyMaker;
     /** The admin CLI's `--member`: the member the key acts for (no check; it acts with at most their role). */
     createdBy?: string;
+    /** Who makes it, for the audit log (absent: the first start's demo key, lib/boot/boot.ts, not audited). */
+    audit?: AuditBy;
   },
 ): Promise<CreatedApiKey> {
   const expires = input.expires ?? "365d";
@@ -157,7 +161,18 @@ export async function createApiKey(
     last_used_at: null,
     created_by: input.maker?.userId ?? input.createdBy ?? null,
   };
-  await ctx.db.insertInto("api_keys").values(row).execute();
+  const audit = input.audit;
+  await withTransaction(ctx.db, async (trx) => {
+    await trx.insertInto("api_keys").values(row).execute();
+    // Its name and rights; never the key, its hash or its hint.
+    if (audit)
+      await recordAudit(trx, audit, {
+        workspaceId: row.workspace_id,
+        action: "key.created",
+        target: { type: "api_key", id: row.id },
+        changes: { name, scopes: row.scopes.split(","), expires_at: row.expires_at, member: row.created_by },
+      });
+  });
   return { ...present(row), key };
 }
 
@@ -173,12 +188,12 @@ export async function listApiKeys(ctx: SystemCtx, input: { workspaceId: string }
 }
 
 /**
- * Revoking is safe to repeat: the first revocation time stays. A member below admin revokes only
- * keys they made; another's is refused.
+ * Revoking is safe to repeat: the first revocation time stays (and only the first writes an audit
+ * event). A member below admin revokes only keys they made; another's is refused.
  */
 export async function revokeApiKey(
   ctx: SystemCtx,
-  input: { keyId: string; workspaceId?: string; maker?: KeyMaker },
+  input: { keyId: string; workspaceId?: string; maker?: KeyMaker; audit: AuditBy },
 ): Promise<ApiKey> {
   if (input.maker && !roleAtLeast(input.maker.role, "admin")) {
     let own = ctx.db.selectFrom("api_keys").select("created_by").where("id", "=", input.keyId);
@@ -187,13 +202,22 @@ export async function revokeApiKey(
     if (row && row.created_by !== input.maker.userId)
       requireRole({ role: input.maker.role, actor: { kind: "user" } }, "admin", "revoke another member's key");
   }
-  let update = ctx.db
-    .updateTable("api_keys")
-    .set({ revoked_at: nowIso() })
-    .where("id", "=", input.keyId)
-    .where("revoked_at", "is", null);
-  if (input.workspaceId) update = update.where("workspace_id", "=", input.workspaceId);
-  await update.execute();
+  await withTransaction(ctx.db, async (trx) => {
+    let update = trx
+      .updateTable("api_keys")
+      .set({ revoked_at: nowIso() })
+      .where("id", "=", input.keyId)
+      .where("revoked_at", "is", null);
+    if (input.workspaceId) update = update.where("workspace_id", "=", input.workspaceId);
+    const revoked = await update.returning(["id", "workspace_id", "name"]).executeTakeFirst();
+    if (revoked)
+      await recordAudit(trx, input.audit, {
+        workspaceId: revoked.workspace_id,
+        action: "key.revoked",
+        target: { type: "api_key", id: revoked.id },
+        changes: { name: revoked.name },
+      });
+  });
   let select = ctx.db.selectFrom("api_keys").selectAll().where("id", "=", input.keyId);
   if (input.workspaceId) select = select.where("workspace_id", "=", input.workspaceId);
   const row = await select.executeTakeFirst();

@@ -16,6 +16,9 @@ export type OpsCtx = {
   readonly reads?: Db;
   /** Who acts: the ops user's email, kept with a pause and written in a credit note. */
   readonly operator: string;
+  /** The ops user's ID, and the address they act from: the audit events of their changes. */
+  readonly operatorId: string;
+  readonly ip?: string;
 } & { readonly [opsBrand]: "ops" };
 
 /** The same answer for a creator, a user that no longer exists and a malformed ID: there is no such page. */
@@ -28,9 +31,14 @@ function notFound(): ApiError {
  * changed or a user deleted since sign-in counts at once). Anyone but an ops user gets
  * resource_not_found, so the studio answers 404 as for any page that is not theirs.
  */
-export async function opsPrincipal(db: Db, userId: string, reads?: Db): Promise<OpsCtx> {
+export async function opsPrincipal(db: Db, userId: string, reads?: Db, ip?: string): Promise<OpsCtx> {
   if (!isPossibleId(userId) || !hasIdPrefix("user", userId)) throw notFound();
   const user = await db.selectFrom("users").select(["is_ops", "email"]).where("id", "=", userId).executeTakeFirst();
   if (user?.is_ops !== 1) throw notFound();
-  return { db, reads, operator: user.email } as OpsCtx;
+  return { db, reads, operator: user.email, operatorId: userId, ip } as OpsCtx;
+}
+
+/** Who acts, for the audit events of an ops change: the ops user, from their address. */
+export function opsAuditBy(ctx: OpsCtx): { actor: { kind: "user"; id: string }; ip?: string } {
+  return { actor: { kind: "user", id: ctx.operatorId }, ...(ctx.ip !== undefined && { ip: ctx.ip }) };
 }

@@ -19,6 +19,7 @@ import { createUser } from "../workspaces/users";
 import { pauseModel, resumeModel } from "../catalog/model-pauses";
 import { shareProviderHealth } from "../catalog/model-availability";
 import { createWorkspace } from "../workspaces/workspaces";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 describe(`ops overview (${testDialect()})`, () => {
   let t: TestStore;
@@ -268,7 +269,10 @@ describe(`ops overview (${testDialect()})`, () => {
     ).toMatchObject({ finished: 0, failed: 0, failure_rate: null });
 
     const until = new Date(Date.now() + 3600_000).toISOString();
-    await pauseModel({ db }, { modelId: "atelier/artwork", until, reason: "new GPU driver", by: "ops@example.com" });
+    await pauseModel(
+      { db },
+      { modelId: "atelier/artwork", until, reason: "new GPU driver", by: "ops@example.com", audit: CLI_AUDIT },
+    );
     const paused = (await opsModels(ops)).find((m) => m.id === "atelier/artwork")!;
     expect(paused.availability).toEqual({ status: "out_of_service", message: "new GPU driver", until });
     expect(paused.pause).toMatchObject({ reason: "new GPU driver", until, by: "ops@example.com" });
@@ -278,7 +282,7 @@ describe(`ops overview (${testDialect()})`, () => {
       (await opsModels(ops, { now: new Date(Date.now() + 2 * 3600_000) })).find((m) => m.id === "atelier/artwork")!
         .pause,
     ).toBeNull();
-    await resumeModel({ db }, { modelId: "atelier/artwork" });
+    await resumeModel({ db }, { modelId: "atelier/artwork", audit: CLI_AUDIT });
     expect((await opsModels(ops)).find((m) => m.id === "atelier/artwork")).toMatchObject({
       pause: null,
       availability: { status: "available" },

@@ -11,7 +11,7 @@ import { presentRun, type Generation } from "../runs/generation-view";
 import { hasIdPrefix, ID_PREFIXES, isPossibleId } from "../../primitives/ids";
 import { activePauses, availabilityOf, type Availability } from "../catalog/model-availability";
 import { pauseModel, resumeModel } from "../catalog/model-pauses";
-import type { OpsCtx } from "./ops-principal";
+import { opsAuditBy, type OpsCtx } from "./ops-principal";
 import { median, recentSucceededRuns, runSeconds } from "../runs/run-timings";
 import { PAGE_SCAN_BOUND } from "../runs/history-query";
 import {
@@ -405,6 +405,7 @@ export async function opsGrantCredit(
     workspaceId: workspace.id,
     amountMicros: input.amountMicros,
     note: input.note || `added in the studio by ${ctx.operator}`,
+    audit: opsAuditBy(ctx),
   });
   return { workspace, balance };
 }
@@ -421,9 +422,11 @@ export async function opsCreateWorkspace(
     throw new ApiError("invalid_parameter", "A workspace name is text.", { param: "name" });
   const name = validateWorkspaceName(input.name);
   const email = parseEmail(input.ownerEmail, "owner_email");
-  const workspace = await createWorkspace(ctx, { name });
+  const audit = opsAuditBy(ctx);
+  const workspace = await createWorkspace(ctx, { name, audit });
+  // As ops, not as a member of it: no role, so the owner's invitation is theirs to give.
   const invitation = await createInvitation(
-    { db: ctx.db, workspaceId: workspace.id, actor: { kind: "system", id: ctx.operator } },
+    { db: ctx.db, workspaceId: workspace.id, ...audit },
     { email, role: "owner" },
   );
   return { workspace, invitation };
@@ -434,10 +437,10 @@ export function opsPauseModel(
   ctx: OpsCtx,
   input: { modelId: string; until: string | null; reason: string },
 ): ReturnType<typeof pauseModel> {
-  return pauseModel(ctx, { ...input, by: ctx.operator });
+  return pauseModel(ctx, { ...input, by: ctx.operator, audit: opsAuditBy(ctx) });
 }
 
 /** Puts a paused entry back in service. */
 export function opsResumeModel(ctx: OpsCtx, input: { modelId: string }): ReturnType<typeof resumeModel> {
-  return resumeModel(ctx, input);
+  return resumeModel(ctx, { ...input, audit: opsAuditBy(ctx) });
 }

@@ -16,6 +16,7 @@ import {
 } from "./generations";
 import { quoteRun } from "./quotes";
 import { createWorkspace } from "../workspaces/workspaces";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 const USD = 1_000_000;
 /** atelier/gradient, standard resolution: $0.002 an image. */
@@ -217,7 +218,7 @@ describe(`generations (${testDialect()})`, () => {
         chargedMicros: 0,
       });
       // The key was not used up: once credit is added, the same key starts the run.
-      await grantCredit({ db }, { workspaceId: ctx.workspaceId, amountMicros: 1 });
+      await grantCredit({ db }, { workspaceId: ctx.workspaceId, amountMicros: 1, audit: CLI_AUDIT });
       const retry = await createGeneration(ctx, gradient(), { idempotencyKey: "first-try" });
       expect(retry.replayed).toBe(false);
       expect(retry.generation.status).toBe("queued");

@@ -14,6 +14,8 @@ import type { OpsCtx } from "../ops/ops-principal";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 import { sign } from "../../primitives/signing";
 import type { Db, GenerationStatus, ShareLinksTable } from "../../store/database";
+import { withTransaction } from "../../store/writes";
+import { recordAudit } from "../audit/audit-writer";
 
 /** How long a new link lives: days, or null for a link that never expires. */
 export const SHARE_EXPIRY_CHOICES = { "1d": 1, "7d": 7, "30d": 30, never: null } as const;
@@ -222,7 +224,15 @@ export async function createShareLink(
     open_count: 0,
     last_opened_at: null,
   };
-  await ctx.db.insertInto("share_links").values(row).execute();
+  await withTransaction(ctx.db, async (trx) => {
+    await trx.insertInto("share_links").values(row).execute();
+    await recordAudit(trx, ctx, {
+      workspaceId: ctx.workspaceId,
+      action: "share_link.created",
+      target: { type: "share_link", id: row.id },
+      changes: { run_id: run.id, expires_at: row.expires_at, show_input: row.show_input === 1 },
+    });
+  });
   const stored = await selectLinks(ctx.db).where("share_links.id", "=", row.id).executeTakeFirstOrThrow();
   return { ...present(stored), token, path: `${SHARE_PATH}${token}` };
 }
@@ -249,13 +259,24 @@ export async function revokeShareLink(ctx: Ctx, input: { id: string }): Promise<
   if (typeof id !== "string" || !hasIdPrefix("shareLink", id) || !isPossibleId(id)) {
     throw new ApiError("resource_not_found", "No share link with that ID in this workspace.", { param: "id" });
   }
-  await ctx.db
-    .updateTable("share_links")
-    .set({ revoked_at: nowIso() })
-    .where("id", "=", id)
-    .where("workspace_id", "=", ctx.workspaceId)
-    .where("revoked_at", "is", null)
-    .execute();
+  await withTransaction(ctx.db, async (trx) => {
+    const revoked = await trx
+      .updateTable("share_links")
+      .set({ revoked_at: nowIso() })
+      .where("id", "=", id)
+      .where("workspace_id", "=", ctx.workspaceId)
+      .where("revoked_at", "is", null)
+      .returning("generation_id")
+      .executeTakeFirst();
+    // Revoking again changes nothing, and records nothing.
+    if (revoked)
+      await recordAudit(trx, ctx, {
+        workspaceId: ctx.workspaceId,
+        action: "share_link.revoked",
+        target: { type: "share_link", id },
+        changes: { run_id: revoked.generation_id },
+      });
+  });
   const row = await selectLinks(ctx.db)
     .where("share_links.id", "=", id)
     .where("share_links.workspace_id", "=", ctx.workspaceId)

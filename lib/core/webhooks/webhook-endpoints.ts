@@ -9,6 +9,7 @@ import { afterPosition, keysetPage } from "../../primitives/paging";
 import { parseWebhookUrl, refuseUnknownFields, requireObject } from "../runs/run-request";
 import { requireSafeWebhookUrl } from "./webhook-url";
 import type { DeletedWebhookEndpoint, WebhookEndpoint, WebhookEndpointList } from "./webhook-shape";
+import { fromTo, recordAudit, type AuditChanges } from "../audit/audit-writer";
 
 export const EVENT_TYPES = ["generation.succeeded", "generation.failed", "generation.canceled"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -102,6 +103,32 @@ async function requireEndpoint(ctx: Ctx, id: string): Promise<WebhookEndpointsTa
   return row;
 }
 
+/**
+ * What the audit log keeps of an endpoint's URL: its host. A path or query may carry the receiver's
+ * own secret (many hooks put a token there), and the log never holds one.
+ */
+function urlHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "";
+  }
+}
+
+/** The fields an update changed, as the audit log shows them. */
+function endpointChanges(before: WebhookEndpointsTable, after: WebhookEndpointsTable): AuditChanges {
+  const changes: AuditChanges = {};
+  if (before.url !== after.url) changes.host = fromTo(urlHost(before.url), urlHost(after.url));
+  if (before.description !== after.description) changes.description = fromTo(before.description, after.description);
+  if (before.event_types_json !== after.event_types_json)
+    changes.event_types = fromTo(
+      JSON.parse(before.event_types_json) as string[],
+      JSON.parse(after.event_types_json) as string[],
+    );
+  if (before.enabled !== after.enabled) changes.enabled = fromTo(before.enabled === 1, after.enabled === 1);
+  return changes;
+}
+
 /** POST /v1/webhooks */
 export async function createWebhookEndpoint(ctx: Ctx, body: unknown): Promise<WebhookEndpoint> {
   requireWebhookAdmin(ctx);
@@ -132,7 +159,20 @@ export async function createWebhookEndpoint(ctx: Ctx, body: unknown): Promise<We
     created_at: now,
     updated_at: now,
   };
-  await ctx.db.insertInto("webhook_endpoints").values(row).execute();
+  await withTransaction(ctx.db, async (trx) => {
+    await trx.insertInto("webhook_endpoints").values(row).execute();
+    await recordAudit(trx, ctx, {
+      workspaceId: ctx.workspaceId,
+      action: "webhook.created",
+      target: { type: "webhook_endpoint", id: row.id },
+      changes: {
+        host: urlHost(row.url),
+        description: row.description,
+        event_types: fields.event_types ?? [],
+        enabled: row.enabled === 1,
+      },
+    });
+  });
   return presentEndpoint(row);
 }
 
@@ -176,6 +216,12 @@ export async function updateWebhookEndpoint(ctx: Ctx, input: { id: string; body:
       .where("status", "=", "pending");
     if (fields.enabled === false) await pending.set({ status: "failed", next_attempt_at: null }).execute();
     else if (moved) await pending.set({ url: row.url, next_attempt_at: now }).execute();
+    await recordAudit(trx, ctx, {
+      workspaceId: ctx.workspaceId,
+      action: "webhook.updated",
+      target: { type: "webhook_endpoint", id: row.id },
+      changes: endpointChanges(before, row),
+    });
     return presentEndpoint(row);
   });
 }
@@ -184,13 +230,23 @@ export async function updateWebhookEndpoint(ctx: Ctx, input: { id: string; body:
 export async function deleteWebhookEndpoint(ctx: Ctx, input: { id: string }): Promise<DeletedWebhookEndpoint> {
   requireWebhookAdmin(ctx);
   const row = await requireEndpoint(ctx, input.id);
-  await ctx.db
-    .updateTable("webhook_deliveries")
-    .set({ status: "failed", next_attempt_at: null })
-    .where("webhook_id", "=", row.id)
-    .where("status", "=", "pending")
-    .execute();
-  await ctx.db.deleteFrom("webhook_endpoints").where("id", "=", row.id).execute();
+  await withTransaction(ctx.db, async (trx) => {
+    await trx
+      .updateTable("webhook_deliveries")
+      .set({ status: "failed", next_attempt_at: null })
+      .where("webhook_id", "=", row.id)
+      .where("status", "=", "pending")
+      .execute();
+    // Deleted by a request racing this one: that one wrote the event.
+    const deleted = await trx.deleteFrom("webhook_endpoints").where("id", "=", row.id).executeTakeFirst();
+    if (deleted.numDeletedRows > 0n)
+      await recordAudit(trx, ctx, {
+        workspaceId: ctx.workspaceId,
+        action: "webhook.deleted",
+        target: { type: "webhook_endpoint", id: row.id },
+        changes: { host: urlHost(row.url), description: row.description },
+      });
+  });
   return { id: row.id, object: "webhook_endpoint", deleted: true };
 }
 

@@ -7,6 +7,7 @@ import { newWebhookSecret } from "./signing";
 import { nowIso, type Ctx } from "../context";
 import { requireWebhookAdmin } from "./webhook-admin";
 import type { WebhookSecret } from "./webhook-shape";
+import { recordAudit } from "../audit/audit-writer";
 
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
@@ -74,6 +75,13 @@ export async function rotateDefaultWebhookSecret(ctx: Ctx): Promise<WebhookSecre
       .where("secret", "=", current.secret)
       .returningAll()
       .executeTakeFirstOrThrow();
+    // That it rotated and until when the previous one signs; never either secret.
+    await recordAudit(trx, ctx, {
+      workspaceId: ctx.workspaceId,
+      action: "webhook.secret_rotated",
+      target: { type: "workspace", id: ctx.workspaceId },
+      changes: { previous_signs_until: row.previous_expires_at },
+    });
     return present(row);
   });
 }

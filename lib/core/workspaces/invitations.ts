@@ -13,6 +13,7 @@ import { parseEmail } from "./emails";
 import { checkMayChange, insertMembership, type MembersCtx } from "./members";
 import { parseMemberRole, requireRole, type MemberRole } from "./roles";
 import { checkPassword, hashPassword } from "./users";
+import { fromTo, recordAudit } from "../audit/audit-writer";
 
 export const INVITATION_DAYS = 7;
 /** 32 random bytes in base64url. */
@@ -91,6 +92,13 @@ export async function createInvitation(
     if (member) throw new ApiError("conflict", `${email} is already a member (${member.role}).`, { param: "email" });
     await pendingOf(trx, ctx.workspaceId, now).where("email", "=", email).set({ revoked_at: row.created_at }).execute();
     await trx.insertInto("invitations").values(row).execute();
+    // The token is never recorded; the invitation's ID says which one.
+    await recordAudit(trx, ctx, {
+      workspaceId: ctx.workspaceId,
+      action: "member.invited",
+      target: { type: "invitation", id: row.id },
+      changes: { email, role },
+    });
   });
   return { ...present(row), token, path: invitationPath(token) };
 }
@@ -131,7 +139,7 @@ export async function revokeInvitation(ctx: MembersCtx, input: { id: unknown }, 
   return withTransaction(ctx.db, async (trx) => {
     const pending = await trx
       .selectFrom("invitations")
-      .select("role")
+      .select(["role", "email"])
       .where("id", "=", id)
       .where("workspace_id", "=", ctx.workspaceId)
       .where("accepted_at", "is", null)
@@ -145,6 +153,12 @@ export async function revokeInvitation(ctx: MembersCtx, input: { id: unknown }, 
       .set({ revoked_at: now.toISOString() })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await recordAudit(trx, ctx, {
+      workspaceId: ctx.workspaceId,
+      action: "member.invitation_revoked",
+      target: { type: "invitation", id },
+      changes: { email: pending.email, role: pending.role },
+    });
     return present(row);
   });
 }
@@ -205,6 +219,8 @@ export async function acceptInvitation(
     token: unknown;
     signedIn?: { userId: string; email: string } | null;
     newUser?: { name: unknown; password: unknown } | null;
+    /** Where the person accepts from, for the audit event. */
+    ip?: string;
   },
   now = new Date(),
 ): Promise<{ userId: string; workspaceId: string; email: string; role: MemberRole }> {
@@ -273,6 +289,16 @@ export async function acceptInvitation(
       if (member) throw new ApiError("conflict", `You are a member of ${view.workspaceName} already (${member.role}).`);
     }
     await insertMembership(trx, { workspaceId: view.workspaceId, userId, role: view.role });
+    await recordAudit(
+      trx,
+      { actor: { kind: "user", id: userId }, ip: input.ip },
+      {
+        workspaceId: view.workspaceId,
+        action: "member.joined",
+        target: { type: "user", id: userId },
+        changes: { email: view.email, role: fromTo(null, view.role), invitation: view.id, new_user: created !== null },
+      },
+    );
     return { userId, workspaceId: view.workspaceId, email: view.email, role: view.role };
   });
 }

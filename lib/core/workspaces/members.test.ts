@@ -12,6 +12,7 @@ import { addMember, listMembers, listUserWorkspaces, removeMember, setMemberRole
 import { readStudioSession, startStudioSession, switchSessionWorkspace } from "./studio-sessions";
 import { createWorkspace } from "./workspaces";
 import { MEMBER_ROLES, type MemberRole } from "./roles";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 describe(`members and roles (${testDialect()})`, () => {
   const s = useTestStore();
@@ -61,7 +62,9 @@ describe(`members and roles (${testDialect()})`, () => {
     const owner = as(ws.id, "owner", people.owner.id);
     expect((await refusal(setMemberRole(owner, { userId: people.owner.id, role: "admin" }))).code).toBe("conflict");
     expect((await refusal(removeMember(cli(ws.id), { email: people.owner.email }))).code).toBe("conflict");
-    expect((await refusal(removeUser({ db: s.db }, { email: people.owner.email }))).code).toBe("conflict");
+    expect((await refusal(removeUser({ db: s.db }, { email: people.owner.email, audit: CLI_AUDIT }))).code).toBe(
+      "conflict",
+    );
     // With a second owner, the first may step down.
     await setMemberRole(owner, { email: people.admin.email, role: "owner" });
     expect(await setMemberRole(owner, { userId: people.owner.id, role: "admin" })).toMatchObject({ role: "admin" });
@@ -160,7 +163,12 @@ describe(`members and roles (${testDialect()})`, () => {
         await refusal(
           revokeApiKey(
             { db: s.db },
-            { keyId: adminKey.id, workspaceId: ws.id, maker: { userId: people.creator.id, role: "creator" } },
+            {
+              keyId: adminKey.id,
+              workspaceId: ws.id,
+              maker: { userId: people.creator.id, role: "creator" },
+              audit: CLI_AUDIT,
+            },
           ),
         )
       ).code,

@@ -3,7 +3,7 @@
 // an owner makes or unmakes owners, and a workspace always keeps at least one owner. Removing a
 // member or changing their role ends every studio session of theirs in the same transaction (the
 // caller then signals `sessions_ended`, so every process's caches forget them); a removed member's
-// keys in that workspace are revoked with it.
+// keys in that workspace are revoked with it. Each change writes its audit event in its transaction.
 import type { Db, MembershipsTable } from "../../store/database";
 import { withTransaction } from "../../store/writes";
 import { ApiError } from "../../primitives/errors";
@@ -12,6 +12,7 @@ import { nowIso, type Actor } from "../context";
 import { endUserStudioSessions } from "./studio-sessions";
 import { parseMemberRole, requireRole, type MemberRole } from "./roles";
 import { normalEmail } from "./emails";
+import { fromTo, recordAudit } from "../audit/audit-writer";
 
 /** Who manages the members: a member acting in the studio (role set) or the admin CLI (no role). */
 export interface MembersCtx {
@@ -19,6 +20,8 @@ export interface MembersCtx {
   workspaceId: string;
   actor: Actor;
   role?: MemberRole;
+  /** Where the change comes from, for its audit event (Ctx.ip). */
+  ip?: string;
 }
 
 export interface Member {
@@ -132,6 +135,12 @@ export async function addMember(ctx: MembersCtx, input: { email: string; role: u
     if (existing)
       throw new ApiError("conflict", `${user.email} is already a member (${existing.role}).`, { param: "email" });
     await trx.insertInto("memberships").values(row).execute();
+    await recordAudit(trx, ctx, {
+      workspaceId: ctx.workspaceId,
+      action: "member.added",
+      target: { type: "user", id: user.id },
+      changes: { email: user.email, role: fromTo(null, role) },
+    });
   });
   return present({ ...row, email: user.email });
 }
@@ -168,6 +177,12 @@ export async function setMemberRole(
       .where("user_id", "=", row.user_id)
       .execute();
     await endUserStudioSessions({ db: trx }, row.user_id);
+    await recordAudit(trx, ctx, {
+      workspaceId: ctx.workspaceId,
+      action: "member.role_changed",
+      target: { type: "user", id: row.user_id },
+      changes: { email: row.email, role: fromTo<MemberRole>(row.role, role), sessions_ended: true },
+    });
     return present({ ...row, role });
   });
 }
@@ -193,6 +208,17 @@ export async function removeMember(
       .execute();
     const revokedKeys = await revokeKeysMadeBy(trx, row.user_id, ctx.workspaceId);
     await endUserStudioSessions({ db: trx }, row.user_id);
+    await recordAudit(trx, ctx, {
+      workspaceId: ctx.workspaceId,
+      action: "member.removed",
+      target: { type: "user", id: row.user_id },
+      changes: {
+        email: row.email,
+        role: fromTo<MemberRole | null>(row.role, null),
+        keys_revoked: revokedKeys,
+        sessions_ended: true,
+      },
+    });
     return { member: present(row), revokedKeys };
   });
 }
@@ -248,12 +274,22 @@ export async function setCreatorKeys(ctx: MembersCtx, input: { allowed: unknown 
   requireRole(ctx, "admin", "decide who makes API keys");
   if (typeof input.allowed !== "boolean")
     throw new ApiError("invalid_parameter", "allowed is true or false.", { param: "allowed" });
-  await ctx.db
-    .updateTable("workspaces")
-    .set({ creator_keys: input.allowed ? 1 : 0 })
-    .where("id", "=", ctx.workspaceId)
-    .execute();
-  return input.allowed;
+  const allowed = input.allowed;
+  await withTransaction(ctx.db, async (trx) => {
+    const before = await creatorKeysAllowed(trx, ctx.workspaceId);
+    await trx
+      .updateTable("workspaces")
+      .set({ creator_keys: allowed ? 1 : 0 })
+      .where("id", "=", ctx.workspaceId)
+      .execute();
+    await recordAudit(trx, ctx, {
+      workspaceId: ctx.workspaceId,
+      action: "workspace.creator_keys_changed",
+      target: { type: "workspace", id: ctx.workspaceId },
+      changes: { creator_keys: fromTo(before, allowed) },
+    });
+  });
+  return allowed;
 }
 
 /** Who is in the workspace, for the filters any member uses (runs started by…): IDs and emails only. */

@@ -13,6 +13,7 @@ import {
 import { createUser, removeUser, setUserOps, setUserPassword, verifyUserPassword } from "./users";
 import { setMemberRole } from "./members";
 import { createWorkspace } from "./workspaces";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 describe(`studio sessions (${testDialect()})`, () => {
   let t: TestStore;
@@ -64,7 +65,7 @@ describe(`studio sessions (${testDialect()})`, () => {
     const kept = await startStudioSession({ db }, other.id);
 
     const first = await startStudioSession({ db }, user.id);
-    await setUserPassword({ db }, { email: user.email, password: "another long one" });
+    await setUserPassword({ db }, { email: user.email, password: "another long one", audit: CLI_AUDIT });
     expect(await readStudioSession({ db }, first.id)).toBeNull();
 
     const second = await startStudioSession({ db }, user.id);
@@ -73,12 +74,12 @@ describe(`studio sessions (${testDialect()})`, () => {
     expect(await readStudioSession({ db }, second.id)).toBeNull();
     const third = await startStudioSession({ db }, user.id);
     expect(await readStudioSession({ db }, third.id)).toMatchObject({ role: "viewer", isOps: false });
-    await setUserOps({ db }, { email: user.email, ops: true });
+    await setUserOps({ db }, { email: user.email, ops: true, audit: CLI_AUDIT });
     expect(await readStudioSession({ db }, third.id)).toBeNull();
     const fourth = await startStudioSession({ db }, user.id);
     expect(await readStudioSession({ db }, fourth.id)).toMatchObject({ role: "viewer", isOps: true });
 
-    await removeUser({ db }, { email: user.email });
+    await removeUser({ db }, { email: user.email, audit: CLI_AUDIT });
     expect(await readStudioSession({ db }, fourth.id)).toBeNull();
     expect(await readStudioSession({ db }, kept.id)).not.toBeNull();
   });
@@ -96,7 +97,7 @@ describe(`studio sessions (${testDialect()})`, () => {
     ).rejects.toMatchObject({
       code: "resource_not_found",
     });
-    await expect(removeUser({ db }, { email: "nobody@example.com" })).rejects.toMatchObject({
+    await expect(removeUser({ db }, { email: "nobody@example.com", audit: CLI_AUDIT })).rejects.toMatchObject({
       code: "resource_not_found",
     });
     // What a sign-in form or the CLI may send: no store error, the same "no such user".

@@ -11,6 +11,7 @@ import {
   verifyUserPassword,
 } from "./users";
 import { createWorkspace } from "./workspaces";
+import { CLI_AUDIT } from "../audit/audit-writer";
 
 describe(`users (${testDialect()})`, () => {
   let t: TestStore;
@@ -76,15 +77,19 @@ describe(`users (${testDialect()})`, () => {
     );
     const fresh = generatePassword();
     expect(fresh).toMatch(/^[A-Za-z0-9_-]{12}$/);
-    expect(await setUserPassword({ db }, { email: " LOST@example.com", password: fresh })).toEqual(user);
+    expect(await setUserPassword({ db }, { email: " LOST@example.com", password: fresh, audit: CLI_AUDIT })).toEqual(
+      user,
+    );
     expect(await verifyUserPassword({ db }, { email: "lost@example.com", password: "forgotten one" })).toBeNull();
     expect(await verifyUserPassword({ db }, { email: "lost@example.com", password: fresh })).toEqual(user);
-    await expect(setUserPassword({ db }, { email: "lost@example.com", password: "short" })).rejects.toMatchObject({
+    await expect(
+      setUserPassword({ db }, { email: "lost@example.com", password: "short", audit: CLI_AUDIT }),
+    ).rejects.toMatchObject({
       code: "invalid_parameter",
       param: "password",
     });
     await expect(
-      setUserPassword({ db }, { email: "nobody@example.com", password: "long enough" }),
+      setUserPassword({ db }, { email: "nobody@example.com", password: "long enough", audit: CLI_AUDIT }),
     ).rejects.toMatchObject({
       code: "resource_not_found",
       param: "email",

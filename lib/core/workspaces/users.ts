@@ -1,6 +1,7 @@
 // Studio users: an email and a password (scrypt, salted), members of one or more workspaces
 // (members.ts), and perhaps operators of the install. The admin CLI and accepted invitations
-// create them; the studio's sign-in checks them.
+// create them; the studio's sign-in checks them. A user's password, ops flag and removal are the
+// install's own audit events (no workspace); joining and leaving a workspace are that workspace's.
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import type { Db, UsersTable } from "../../store/database";
@@ -14,6 +15,7 @@ import { findWorkspace } from "./workspaces";
 import { normalEmail, parseEmail } from "./emails";
 import { insertMembership, ownerCount, revokeKeysMadeBy } from "./members";
 import { parseMemberRole, type MemberRole } from "./roles";
+import { fromTo, recordAudit, type AuditBy } from "../audit/audit-writer";
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -87,10 +89,13 @@ export function generatePassword(): string {
   return randomBytes(9).toString("base64url");
 }
 
-/** A new user with a password, a member of one workspace with `role`; `ops` also operates the install. */
+/**
+ * A new user with a password, a member of one workspace with `role`; `ops` also operates the install.
+ * `audit` names who does it (absent: the first start's demo login, lib/boot/boot.ts, not audited).
+ */
 export async function createUser(
   ctx: SystemCtx,
-  input: { email: string; password: string; workspaceId: string; role: unknown; ops?: boolean },
+  input: { email: string; password: string; workspaceId: string; role: unknown; ops?: boolean; audit?: AuditBy },
 ): Promise<User> {
   const email = parseEmail(input.email);
   checkPassword(input.password);
@@ -112,6 +117,13 @@ export async function createUser(
     await withTransaction(ctx.db, async (trx) => {
       await trx.insertInto("users").values(row).execute();
       await insertMembership(trx, { workspaceId: input.workspaceId, userId: row.id, role });
+      if (input.audit)
+        await recordAudit(trx, input.audit, {
+          workspaceId: input.workspaceId,
+          action: "member.added",
+          target: { type: "user", id: row.id },
+          changes: { email, role: fromTo(null, role), new_user: true, ops: row.is_ops === 1 },
+        });
     });
   } catch (err) {
     if (isUniqueViolation(err))
@@ -166,24 +178,42 @@ async function userByEmail(ctx: SystemCtx, email: string): Promise<UsersTable> {
  * Every studio session of the user ends in the same transaction; the caller tells the running
  * processes (run signal `sessions_ended`) so their caches forget the user.
  */
-export async function setUserPassword(ctx: SystemCtx, input: { email: string; password: string }): Promise<User> {
+export async function setUserPassword(
+  ctx: SystemCtx,
+  input: { email: string; password: string; audit: AuditBy },
+): Promise<User> {
   checkPassword(input.password);
   const row = await userByEmail(ctx, input.email);
   const passwordHash = await hashPassword(input.password);
   await withTransaction(ctx.db, async (trx) => {
     await trx.updateTable("users").set({ password_hash: passwordHash }).where("id", "=", row.id).execute();
     await endUserStudioSessions({ db: trx }, row.id);
+    await recordAudit(trx, input.audit, {
+      workspaceId: null,
+      action: "user.password_reset",
+      target: { type: "user", id: row.id },
+      changes: { email: row.email, sessions_ended: true },
+    });
   });
   return present(ctx.db, row);
 }
 
 /** Makes a user an operator of the install, or no longer one; their sessions end, so it counts at once. */
-export async function setUserOps(ctx: SystemCtx, input: { email: string; ops: boolean }): Promise<User> {
+export async function setUserOps(
+  ctx: SystemCtx,
+  input: { email: string; ops: boolean; audit: AuditBy },
+): Promise<User> {
   const row = await userByEmail(ctx, input.email);
   const isOps = input.ops ? 1 : 0;
   await withTransaction(ctx.db, async (trx) => {
     await trx.updateTable("users").set({ is_ops: isOps }).where("id", "=", row.id).execute();
     await endUserStudioSessions({ db: trx }, row.id);
+    await recordAudit(trx, input.audit, {
+      workspaceId: null,
+      action: "user.ops_changed",
+      target: { type: "user", id: row.id },
+      changes: { email: row.email, ops: fromTo(row.is_ops === 1, input.ops), sessions_ended: true },
+    });
   });
   return present(ctx.db, { ...row, is_ops: isOps });
 }
@@ -191,9 +221,13 @@ export async function setUserOps(ctx: SystemCtx, input: { email: string; ops: bo
 /**
  * Removes a user from the install: their sessions end, their memberships go and the keys they made
  * are revoked, in one transaction. Their runs and shares stay with the workspaces. Refused while
- * they are the last owner of a workspace (make someone else its owner first).
+ * they are the last owner of a workspace (make someone else its owner first). Each workspace they
+ * leave gets its `member.removed`, and the install its `user.removed`.
  */
-export async function removeUser(ctx: SystemCtx, input: { email: string }): Promise<User & { revokedKeys: string[] }> {
+export async function removeUser(
+  ctx: SystemCtx,
+  input: { email: string; audit: AuditBy },
+): Promise<User & { revokedKeys: string[] }> {
   const row = await userByEmail(ctx, input.email);
   const user = await present(ctx.db, row);
   const revokedKeys = await withTransaction(ctx.db, async (trx) => {
@@ -206,8 +240,32 @@ export async function removeUser(ctx: SystemCtx, input: { email: string }): Prom
         );
     }
     await endUserStudioSessions({ db: trx }, row.id);
+    const revoked: string[] = [];
+    for (const membership of user.memberships) {
+      const keys = await revokeKeysMadeBy(trx, row.id, membership.workspace_id);
+      revoked.push(...keys);
+      await recordAudit(trx, input.audit, {
+        workspaceId: membership.workspace_id,
+        action: "member.removed",
+        target: { type: "user", id: row.id },
+        changes: {
+          email: row.email,
+          role: fromTo<MemberRole | null>(membership.role, null),
+          keys_revoked: keys,
+          sessions_ended: true,
+          user_removed: true,
+        },
+      });
+    }
     await trx.deleteFrom("memberships").where("user_id", "=", row.id).execute();
-    const revoked = await revokeKeysMadeBy(trx, row.id);
+    // Keys in workspaces they had already left were revoked then; any other goes now.
+    revoked.push(...(await revokeKeysMadeBy(trx, row.id)));
+    await recordAudit(trx, input.audit, {
+      workspaceId: null,
+      action: "user.removed",
+      target: { type: "user", id: row.id },
+      changes: { email: row.email, workspaces: user.memberships.map((m) => m.workspace_id), keys_revoked: revoked },
+    });
     await trx.deleteFrom("users").where("id", "=", row.id).execute();
     return revoked;
   });

@@ -5,6 +5,7 @@ import { ApiError } from "../../primitives/errors";
 import { newId } from "../../primitives/ids";
 import type { Micros } from "../../primitives/money";
 import type { Workspace } from "./workspace-shape";
+import { recordAudit, type AuditBy } from "../audit/audit-writer";
 
 export type { Workspace };
 
@@ -20,10 +21,13 @@ export function validateWorkspaceName(name: string): string {
   return trimmed;
 }
 
-/** A new workspace with its balance row, and its opening credit when given, in one transaction. */
+/**
+ * A new workspace with its balance row, and its opening credit when given, in one transaction.
+ * `audit` names who makes it (absent: the first start's demo workspace, lib/boot/boot.ts, not audited).
+ */
 export async function createWorkspace(
   ctx: SystemCtx,
-  input: { name: string; creditMicros?: Micros },
+  input: { name: string; creditMicros?: Micros; audit?: AuditBy },
 ): Promise<Workspace> {
   const name = validateWorkspaceName(input.name);
   const row = { id: newId("workspace"), name, created_at: nowIso() };
@@ -33,8 +37,18 @@ export async function createWorkspace(
       .insertInto("credit_balances")
       .values({ workspace_id: row.id, available_micros: 0, held_micros: 0, granted_micros: 0, charged_micros: 0 })
       .execute();
+    if (input.audit)
+      await recordAudit(trx, input.audit, {
+        workspaceId: row.id,
+        action: "workspace.created",
+        target: { type: "workspace", id: row.id },
+        changes: { name },
+      });
     if (input.creditMicros) {
-      await grantCredit({ db: trx }, { workspaceId: row.id, amountMicros: input.creditMicros, note: "opening credit" });
+      await grantCredit(
+        { db: trx },
+        { workspaceId: row.id, amountMicros: input.creditMicros, note: "opening credit", audit: input.audit ?? null },
+      );
     }
   });
   return present(row);

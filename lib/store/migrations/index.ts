@@ -21,6 +21,7 @@ import * as promptSearch from "./019-prompt-search";
 import * as outputRetention from "./020-output-retention";
 import * as memberships from "./021-memberships";
 import * as invitations from "./022-invitations";
+import * as auditEvents from "./023-audit-events";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "020-output-retention": outputRetention,
   "021-memberships": memberships,
   "022-invitations": invitations,
+  "023-audit-events": auditEvents,
 };

@@ -1,0 +1,13 @@
+// The caller's address: the connection's, as node:http gives it (a header a client sends is never
+// believed). The IP rate limit counts it; the audit log keeps it with each change a key makes.
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Context } from "hono";
+
+/** undefined when there is no connection (a test calling app.fetch). */
+export function clientIp(c: Context): string | undefined {
+  try {
+    return getConnInfo(c).remote.address ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
