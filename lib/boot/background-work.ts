@@ -1,8 +1,9 @@
 // What the server and each worker process run in the background, started and stopped together:
-// the run engine, the webhook sender (and the events purge) and the output retention.
+// the run engine, the webhook sender (and the events purge), the output and audit retentions.
 import type { Logger } from "pino";
 import { startEngine } from "../engine/engine";
 import { startOutputRetention } from "../engine/output-retention";
+import { startAuditRetention } from "../engine/audit-retention";
 import { startWebhookSender } from "../engine/webhook-sender";
 import type { Runtime } from "./boot";
 import type { Config } from "./config";
@@ -37,9 +38,16 @@ export function startBackgroundWork(
     everyMs,
     name,
   });
+  const auditRetention = startAuditRetention({
+    db: store.db,
+    logger,
+    days: config.auditRetentionDays,
+    everyMs,
+    name,
+  });
   return {
     stop: async () => {
-      await Promise.all([engine.stop(), webhookSender.stop(), outputRetention.stop()]);
+      await Promise.all([engine.stop(), webhookSender.stop(), outputRetention.stop(), auditRetention.stop()]);
     },
   };
 }

@@ -37,6 +37,8 @@ export interface Config {
   eventsPurgeIntervalSeconds: number;
   /** OUTPUT_RETENTION_DAYS: outputs of runs finished longer ago are deleted (the rows stay); null keeps them forever. */
   outputRetentionDays: number | null;
+  /** AUDIT_RETENTION_DAYS: audit events older than this are deleted (the log's only delete); 365 by default. */
+  auditRetentionDays: number;
   /** PATH: where models find the programs they run (espeak-ng). */
   searchPath: string;
   /** PROVIDERS_FILE's path, or null. */
@@ -364,6 +366,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetrySchedule: readSchedule(env),
     eventsPurgeIntervalSeconds: readInteger(env, "EVENTS_PURGE_INTERVAL_SECONDS", 3600, 1, 86_400),
     outputRetentionDays: env.OUTPUT_RETENTION_DAYS ? readInteger(env, "OUTPUT_RETENTION_DAYS", 0, 1, 36_500) : null,
+    auditRetentionDays: readInteger(env, "AUDIT_RETENTION_DAYS", LIMITS.auditRetentionDays, 1, 36_500),
     ...readProviders(env),
     oauth: readOAuth(env),
     metricsToken: readMetricsToken(env),

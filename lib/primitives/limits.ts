@@ -32,6 +32,8 @@ export const LIMITS = {
   outputIndex: { min: 0, max: 63 },
   outputLinkHours: 24,
   eventRetentionDays: 30,
+  /** How long audit events are kept unless AUDIT_RETENTION_DAYS says otherwise. */
+  auditRetentionDays: 365,
   uploadBytesPerDay: 5 * 1024 ** 3,
   uploadsInFlight: 10,
   rateLimitWindowSeconds: 60,
