@@ -3,6 +3,7 @@
 // route and this table disagree). Error answers every route shares are added by document.ts.
 import type { ErrorCode } from "../../lib/primitives/error-codes";
 import { LIMITS } from "../../lib/primitives/limits";
+import { AUDIT_FAMILIES } from "../../lib/core/audit/audit-actions";
 
 /** How a route is authorized: an API key, nothing (public catalog), or its own signed URL. */
 export type Access = "key" | "public" | "signed";
@@ -223,6 +224,57 @@ export const OPERATIONS: Record<string, Operation> = {
     scope: "workspace:read",
     success: { status: 200, schema: "Workspace", description: "The workspace." },
     sdk: "const workspace = await atelier.workspace.get();",
+  },
+  "GET /v1/audit-events": {
+    operationId: "listAuditEvents",
+    tag: "Workspace",
+    summary: "List audit events",
+    description: `Every change to the workspace's members, roles, invitations, API keys, webhook endpoints and signing secret, credit grants and share links, newest first; kept ${LIMITS.auditRetentionDays} days unless \`AUDIT_RETENTION_DAYS\` says otherwise. A key a member made reads it when that member is an admin or owner; a key the admin CLI made reads it with its scope.`,
+    access: "key",
+    scope: "workspace:read",
+    parameters: [
+      LIMIT,
+      CURSOR,
+      {
+        name: "action",
+        in: "query",
+        description: `One action (\`member.invited\`) or a family of them (\`member\`: every \`member.*\` action): ${AUDIT_FAMILIES.join(", ")}.`,
+        schema: { type: "string", maxLength: 64 },
+      },
+      {
+        name: "actor",
+        in: "query",
+        description: "Who made the change: a user's ID (`usr_…`), an API key's (`key_…`), or `cli`.",
+        schema: { type: "string" },
+      },
+      {
+        name: "from",
+        in: "query",
+        description:
+          "Changes at or after this RFC 3339 time (`2026-05-01T09:30:00Z`, any offset) or day (`2026-05-01`, UTC).",
+        schema: { type: "string" },
+      },
+      {
+        name: "to",
+        in: "query",
+        description: "Changes at or before this RFC 3339 time, or during or before this day (UTC).",
+        schema: { type: "string" },
+      },
+    ],
+    success: { status: 200, schema: "AuditEventList", description: "A page of audit events, newest first." },
+    sdk: 'for await (const event of atelier.auditEvents.iterate({ action: "key" })) console.log(event.action, event.actor.id);',
+  },
+  "GET /v1/audit-events/:id": {
+    operationId: "getAuditEvent",
+    tag: "Workspace",
+    summary: "Retrieve an audit event",
+    description: "Owners and admins, as for the list. Another workspace's event answers 404.",
+    access: "key",
+    scope: "workspace:read",
+    parameters: [ID("audit event", "aud_")],
+    success: { status: 200, schema: "AuditEvent", description: "The audit event." },
+    errors: ["resource_not_found"],
+    sdk: 'const event = await atelier.auditEvents.get("aud_…");',
   },
   "POST /v1/generations": {
     operationId: "createGeneration",

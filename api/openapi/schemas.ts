@@ -49,6 +49,7 @@ import {
   WebhookSecretShape,
 } from "../../lib/core/webhooks/webhook-shape";
 import { WorkspaceShape } from "../../lib/core/workspaces/workspace-shape";
+import { AuditEventListShape, AuditEventShape } from "../../lib/core/audit/audit-shape";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -66,6 +67,8 @@ const COMPONENTS: Record<string, z.ZodType> = {
   Quote: QuoteShape,
   Credits: CreditsShape,
   Workspace: WorkspaceShape,
+  AuditEvent: AuditEventShape,
+  AuditEventList: AuditEventListShape,
   OutputItem: OutputItemShape,
   Preview: PreviewShape,
   Generation: GenerationShape,

@@ -12,6 +12,8 @@ import {
 } from "./http.js";
 import { DEFAULT_RETRY_POLICY } from "./retry.js";
 import type {
+  AuditEvent,
+  AuditEventList,
   Batch,
   BatchRequest,
   Credits,
@@ -24,6 +26,7 @@ import type {
   Generation,
   GenerationList,
   GenerationRequest,
+  ListAuditEventsQuery,
   ListDeliveriesQuery,
   ListEventsQuery,
   ListFilesQuery,
@@ -176,6 +179,7 @@ export class Atelier {
   readonly uploads: Uploads;
   readonly webhooks: Webhooks;
   readonly events: Events;
+  readonly auditEvents: AuditEvents;
 
   constructor(options: AtelierOptions = {}) {
     const baseUrl = (options.baseUrl ?? readEnv("ATELIER_URL") ?? "http://localhost:3000")
@@ -210,6 +214,7 @@ export class Atelier {
     this.uploads = new Uploads(call);
     this.webhooks = new Webhooks(call);
     this.events = new Events(call);
+    this.auditEvents = new AuditEvents(call);
   }
 
   /**
@@ -511,5 +516,27 @@ export class Events extends Resource {
   /** POST /v1/events/{id}/resend: to one endpoint (`webhook_id`) or to every destination. Not retried (each call sends again). */
   resend(id: string, body: ResendRequest = {}, options: RequestOptions = {}): Promise<ResentDeliveries> {
     return this.call({ method: "POST", path: `/v1/events/${seg(id)}/resend`, json: body, retry: false }, options);
+  }
+}
+
+export class AuditEvents extends Resource {
+  /** GET /v1/audit-events/{id}: one event of the workspace. */
+  get(id: string, options: RequestOptions = {}): Promise<AuditEvent> {
+    return this.call({ method: "GET", path: `/v1/audit-events/${seg(id)}`, retry: true }, options);
+  }
+  /**
+   * GET /v1/audit-events: one page of the workspace's audit log, newest first (scope workspace:read;
+   * a key a member made reads it when that member is an admin or owner). Filters: `action` (one, or
+   * a family such as "member"), `actor` (usr_…, key_… or "cli"), `from` and `to` (RFC 3339 times or days).
+   */
+  list(query: ListAuditEventsQuery = {}, options: RequestOptions = {}): Promise<AuditEventList> {
+    return this.call(
+      { method: "GET", path: "/v1/audit-events", query: query as Record<string, QueryValue>, retry: true },
+      options,
+    );
+  }
+  /** Every audit event, page after page. */
+  iterate(query: ListAuditEventsQuery = {}, options: RequestOptions = {}): AsyncGenerator<AuditEvent, void, undefined> {
+    return paginate((q) => this.list(q, options), query);
   }
 }

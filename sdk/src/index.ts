@@ -5,6 +5,7 @@
 //   const run = await atelier.run("atelier/gradient", { prompt: "a lighthouse at dawn" });
 export {
   Atelier,
+  AuditEvents,
   Batches,
   CreditsResource,
   Events,

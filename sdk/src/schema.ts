@@ -159,6 +159,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Every change to the workspace's members, roles, invitations, API keys, webhook endpoints and signing secret, credit grants and share links, newest first; kept 365 days unless `AUDIT_RETENTION_DAYS` says otherwise. A key a member made reads it when that member is an admin or owner; a key the admin CLI made reads it with its scope.
+         *
+         *     Scope: `workspace:read`.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an audit event
+         * @description Owners and admins, as for the list. Another workspace's event answers 404.
+         *
+         *     Scope: `workspace:read`.
+         */
+        get: operations["getAuditEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/generations": {
         parameters: {
             query?: never;
@@ -924,6 +968,48 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds.
              */
             created_at: string;
+        };
+        AuditEvent: {
+            id: string;
+            /** @constant */
+            object: "audit_event";
+            /** @enum {string} */
+            action: "member.added" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "workspace.created" | "workspace.creator_keys_changed" | "user.password_reset" | "user.ops_changed" | "user.removed" | "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "credit.granted" | "model.paused" | "model.resumed" | "share_link.created" | "share_link.revoked";
+            actor: {
+                /**
+                 * @description A studio user, an API key (the API and MCP), or the admin CLI.
+                 * @enum {string}
+                 */
+                type: "user" | "key" | "cli";
+                /** @description The user's ID (`usr_…`), the key's (`key_…`), or `"cli"`. */
+                id: string;
+                /** @description A user's email when the change was made. */
+                email?: string;
+            };
+            target: {
+                /** @enum {string} */
+                type: "user" | "invitation" | "workspace" | "api_key" | "webhook_endpoint" | "model" | "share_link";
+                id: string;
+            };
+            /** @description The address the change came from as the server saw it; null for the admin CLI. */
+            ip: string | null;
+            /** @description What changed (`{from, to}` for a changed value); never a secret, key or token. */
+            changes: Record<string, unknown>;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            created_at: string;
+        };
+        AuditEventList: {
+            /** @constant */
+            object: "list";
+            /** @description The path this list was read from. */
+            url: string;
+            data: components["schemas"]["AuditEvent"][];
+            has_more: boolean;
+            /** @description Send it back as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         OutputItem: {
             /** @enum {string} */
@@ -2008,6 +2094,91 @@ export interface operations {
             400: components["responses"]["Error400_conflicting_credentials_invalid_parameter_invalid_request_placeholder_in_path"];
             401: components["responses"]["Error401_invalid_api_key_missing_api_key"];
             403: components["responses"]["Error403_permission_denied"];
+            408: components["responses"]["Error408_invalid_request"];
+            413: components["responses"]["Error413_payload_too_large"];
+            417: components["responses"]["Error417_invalid_request"];
+            429: components["responses"]["Error429_ip_rate_limit_exceeded_rate_limit_exceeded"];
+            431: components["responses"]["Error431_invalid_request"];
+            500: components["responses"]["Error500_internal_error"];
+            503: components["responses"]["Error503_service_unavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description The previous page's `next_cursor`; it is bound to the filters it was made with. */
+                cursor?: string;
+                /** @description One action (`member.invited`) or a family of them (`member`: every `member.*` action): member, workspace, user, key, webhook, credit, model, share_link. */
+                action?: string;
+                /** @description Who made the change: a user's ID (`usr_…`), an API key's (`key_…`), or `cli`. */
+                actor?: string;
+                /** @description Changes at or after this RFC 3339 time (`2026-05-01T09:30:00Z`, any offset) or day (`2026-05-01`, UTC). */
+                from?: string;
+                /** @description Changes at or before this RFC 3339 time, or during or before this day (UTC). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            400: components["responses"]["Error400_conflicting_credentials_invalid_parameter_invalid_request_placeholder_in_path"];
+            401: components["responses"]["Error401_invalid_api_key_missing_api_key"];
+            403: components["responses"]["Error403_permission_denied"];
+            408: components["responses"]["Error408_invalid_request"];
+            413: components["responses"]["Error413_payload_too_large"];
+            417: components["responses"]["Error417_invalid_request"];
+            429: components["responses"]["Error429_ip_rate_limit_exceeded_rate_limit_exceeded"];
+            431: components["responses"]["Error431_invalid_request"];
+            500: components["responses"]["Error500_internal_error"];
+            503: components["responses"]["Error503_service_unavailable"];
+        };
+    };
+    getAuditEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The audit event's ID (`aud_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit event. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEvent"];
+                };
+            };
+            400: components["responses"]["Error400_conflicting_credentials_invalid_parameter_invalid_request_placeholder_in_path"];
+            401: components["responses"]["Error401_invalid_api_key_missing_api_key"];
+            403: components["responses"]["Error403_permission_denied"];
+            404: components["responses"]["Error404_resource_not_found"];
             408: components["responses"]["Error408_invalid_request"];
             413: components["responses"]["Error413_payload_too_large"];
             417: components["responses"]["Error417_invalid_request"];

@@ -13,6 +13,9 @@ export type Availability = Schemas["Availability"];
 export type Quote = Schemas["Quote"];
 export type Credits = Schemas["Credits"];
 export type Workspace = Schemas["Workspace"];
+export type AuditEvent = Schemas["AuditEvent"];
+export type AuditAction = AuditEvent["action"];
+export type AuditEventList = Schemas["AuditEventList"];
 export type Generation = Schemas["Generation"];
 export type GenerationStatus = Generation["status"];
 export type OutputItem = Schemas["OutputItem"];
@@ -54,6 +57,7 @@ export type ListFilesQuery = Query<"listFiles">;
 export type ListEventsQuery = Query<"listEvents">;
 export type ListWebhookEndpointsQuery = Query<"listWebhookEndpoints">;
 export type ListDeliveriesQuery = Query<"listEventDeliveries">;
+export type ListAuditEventsQuery = Query<"listAuditEvents">;
 
 /** Any page of a cursor-paged list. */
 export interface Page<T> {
