@@ -13,13 +13,15 @@ import { studioBalance } from "@/app/_studio/studio-balance";
 export const dynamic = "force-dynamic";
 
 // Each page checks its own reader's rights; the menu only leaves out what the role cannot open.
-const NAV: { href: string; label: string; least?: MemberRole; opsOnly?: boolean }[] = [
+const NAV: { href: string; label: string; least?: MemberRole; opsOnly?: boolean; orOps?: boolean }[] = [
   { href: "/catalog", label: "Catalog" },
   { href: "/runs", label: "Runs" },
   { href: "/files", label: "Files" },
   { href: "/keys", label: "API keys" },
   { href: "/webhooks", label: "Webhooks", least: "admin" },
   { href: "/members", label: "Members", least: "admin" },
+  // Ops see every workspace's audit log, whatever their role here.
+  { href: "/audit", label: "Audit", least: "admin", orOps: true },
   { href: "/ops", label: "Ops", opsOnly: true },
 ];
 
@@ -32,7 +34,9 @@ export default async function StudioLayout({ children }: { children: ReactNode }
     listUserWorkspaces(ctx.db, ctx.user.id),
   ]);
   const items = NAV.filter(
-    (item) => (!item.opsOnly || ctx.user.isOps) && (item.least === undefined || roleAtLeast(ctx.user.role, item.least)),
+    (item) =>
+      (!item.opsOnly || ctx.user.isOps) &&
+      (item.least === undefined || roleAtLeast(ctx.user.role, item.least) || (item.orOps === true && ctx.user.isOps)),
   );
   return (
     <div className="flex min-h-screen flex-col bg-zinc-50 md:flex-row">

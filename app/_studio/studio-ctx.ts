@@ -6,6 +6,7 @@ import { scopesOfRole, type Ctx } from "@/lib/core/context";
 import { getRuntime } from "@/lib/boot/runtime";
 import { studioUser, type StudioUser } from "@/app/auth";
 import { CLIENT_IP_HEADER } from "@/app/studio-throttles";
+import { plainAddress } from "@/lib/primitives/http/client-address";
 
 export { studioUser, type StudioUser };
 
@@ -21,7 +22,7 @@ export async function requireStudioCtx(): Promise<Ctx & { user: StudioUser }> {
  */
 export async function studioClientIp(): Promise<string | undefined> {
   const ip = (await headers()).get(CLIENT_IP_HEADER);
-  return ip && ip !== "unknown" ? ip : undefined;
+  return ip && ip !== "unknown" ? plainAddress(ip) : undefined;
 }
 
 /** The Ctx of a signed-in user (route handlers answer 401 themselves when there is none). */
