@@ -4,7 +4,7 @@
 // the store never holds (progress) and makes a finish or start elsewhere heard at once; the
 // store tick in cross-process.ts stays the fallback for anything lost here.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, realpathSync, unlinkSync, watch, type FSWatcher } from "node:fs";
+import { mkdirSync, readdirSync, realpathSync, statSync, unlinkSync, watch, type FSWatcher } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,6 +17,21 @@ const RESCAN_MS = 2_000;
 const MAX_BACKLOG_BYTES = 1 << 20;
 /** Longest line a peer may send; anything longer is not a signal. */
 const MAX_LINE_BYTES = 4_096;
+/**
+ * A socket that refuses connections this long after it was made has no listener: its process died
+ * without cleaning up. A younger one may be between bind and listen (the file exists a moment before
+ * the listener does), and is tried again at the next rescan instead of being removed.
+ */
+const STALE_AFTER_MS = 10_000;
+
+/** Whether a socket file that refused a connection is a dead process's, old enough to remove. */
+function isStale(peer: string): boolean {
+  try {
+    return Date.now() - statSync(peer).mtimeMs > STALE_AFTER_MS;
+  } catch {
+    return false; // Already gone.
+  }
+}
 
 export interface ProcessMesh {
   publish(message: SignalMessage): void;
@@ -91,8 +106,9 @@ export async function joinProcessMesh(
     socket.unref();
     peers.set(peer, socket);
     socket.on("error", (err: NodeJS.ErrnoException) => {
-      // Nobody listens there any more: a process that died without cleaning up.
-      if (err.code === "ECONNREFUSED") {
+      // Nobody listens there: a process that died without cleaning up, or one that has only just
+      // bound its socket (removing that one cut it off from every signal until it restarted).
+      if (err.code === "ECONNREFUSED" && isStale(peer)) {
         try {
           unlinkSync(peer);
         } catch {
