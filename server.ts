@@ -141,7 +141,22 @@ async function main(): Promise<void> {
     logger,
   });
   // HOST unset: every interface, as before; HOST=127.0.0.1 keeps the server to this machine.
+  // A port in use or not ours to take ends the start: a server without its port must not go on
+  // claiming runs from the queue behind the process that has it.
+  const cannotListen = (err: NodeJS.ErrnoException) => {
+    logger.fatal({ err }, "the server cannot listen");
+    const why =
+      err.code === "EADDRINUSE"
+        ? `port ${config.port} is in use by another program (stop it, or set PORT)`
+        : err.code === "EACCES"
+          ? `port ${config.port} needs privileges this process does not have (set PORT above 1023)`
+          : err.message;
+    console.error(`Atelier cannot start: ${why}.`);
+    process.exit(1);
+  };
+  server.once("error", cannotListen);
   const listening = () => {
+    server.off("error", cannotListen);
     // The catalog cards' pictures, made one at a time in the background once the server answers.
     examples = startExampleOutputs({
       pictures: services.examplePictures,

@@ -3,9 +3,12 @@
 // restarted server finishes every run, each charged once. This file starts and stops servers of
 // its own (not from playwright.config.ts), one store at a time.
 import { execFileSync } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import { spawnRepoProcess } from "../server-processes";
 import { expect, test } from "./fixtures";
 import { expectLedgerIdentity, newTenant, settle, startOwnServer, type WorkerProcess } from "./runs-helpers";
-import { PG_SERVER_URL, serverSpec, type ServerSpec } from "./servers";
+import { PG_SERVER_URL, REPO_ROOT, serverSpec, type ServerSpec } from "./servers";
 
 const HEAVY = {
   model: "atelier/gradient",
@@ -88,3 +91,25 @@ for (const s of STORES) {
     });
   });
 }
+
+test("a server whose port is taken exits 1 naming the port, instead of running the queue without it", async () => {
+  test.setTimeout(60_000);
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(3364, resolve));
+  try {
+    const dataDir = path.join(REPO_ROOT, ".data-e2e", "port-taken");
+    execFileSync("rm", ["-rf", dataDir]);
+    const server = spawnRepoProcess(["server.ts"], {
+      NODE_ENV: "production",
+      PORT: "3364",
+      DATA_DIR: dataDir,
+      DATABASE_URL: "",
+      STUDIO_START: "on-demand",
+      LOG_LEVEL: "silent",
+    });
+    expect(await server.exited, server.stderr()).toEqual({ code: 1, signal: null });
+    expect(server.stderr()).toContain("Atelier cannot start: port 3364 is in use by another program");
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
+  }
+});
