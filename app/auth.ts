@@ -8,8 +8,14 @@ import { getServerSession } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
+import type { OAuthConfig } from "next-auth/providers/oauth";
+import type { TokenSet } from "openid-client";
+import { headers } from "next/headers";
 import { findUserByEmail, verifyUserPassword } from "@/lib/core/workspaces/users";
+import { signInWithIdentity, SsoRefused, type IdentityClaims } from "@/lib/core/workspaces/single-sign-on";
 import { config, type OAuthClient } from "@/lib/boot/config";
+import type { OidcSettings } from "@/lib/boot/oidc-config";
+import { CLIENT_IP_HEADER } from "./studio-throttles";
 import { getRuntime } from "@/lib/boot/runtime";
 import { studioSessionSecret } from "./session-secret";
 import { studioThrottles } from "./studio-throttles";
@@ -32,9 +38,48 @@ function oauthProvider(client: OAuthClient) {
   return client.provider === "github" ? GitHubProvider(options) : GoogleProvider(options);
 }
 
-/** The OAuth providers switched on from env, for the sign-in page's buttons. */
+/** next-auth's ID of the OpenID Connect provider: its callback is /api/auth/callback/oidc. */
+export const OIDC_PROVIDER_ID = "oidc";
+
+/**
+ * Any OpenID Connect provider, found by discovery. next-auth checks state, PKCE and the ID token's
+ * nonce; the profile is the ID token's claims with the userinfo endpoint's over them (many
+ * providers put `email` and `email_verified` only there).
+ */
+type OidcProfile = { sub: string; email?: string; email_verified?: unknown; name?: string };
+
+function oidcProvider(settings: OidcSettings): OAuthConfig<OidcProfile> {
+  return {
+    id: OIDC_PROVIDER_ID,
+    name: settings.name,
+    type: "oauth",
+    wellKnown: `${settings.issuer}/.well-known/openid-configuration`,
+    clientId: settings.clientId,
+    clientSecret: settings.clientSecret,
+    authorization: { params: { scope: "openid email profile" } },
+    idToken: true,
+    checks: ["pkce", "state", "nonce"],
+    userinfo: {
+      async request({ tokens, client }) {
+        // next-auth hands over openid-client's TokenSet (its type says only the parameters).
+        const set = tokens as TokenSet;
+        const fromUserinfo = set.access_token ? await client.userinfo(set) : {};
+        return { ...set.claims(), ...fromUserinfo } as OidcProfile;
+      },
+    },
+    profile(profile) {
+      return { id: profile.sub, email: typeof profile.email === "string" ? profile.email : null };
+    },
+  };
+}
+
+/** The OAuth and OpenID Connect providers switched on from env, for the sign-in page's buttons. */
 export function oauthSignInOptions(): { id: string; name: string }[] {
-  return config().oauth.map((c) => ({ id: c.provider, name: c.provider === "github" ? "GitHub" : "Google" }));
+  const oidc = config().oidc;
+  return [
+    ...(oidc ? [{ id: OIDC_PROVIDER_ID, name: oidc.name }] : []),
+    ...config().oauth.map((c) => ({ id: c.provider, name: c.provider === "github" ? "GitHub" : "Google" })),
+  ];
 }
 
 export const authOptions: NextAuthOptions = {
@@ -58,6 +103,7 @@ export const authOptions: NextAuthOptions = {
         return { id: user.id, email: user.email };
       },
     }),
+    ...(config().oidc ? [oidcProvider(config().oidc!)] : []),
     ...config().oauth.map(oauthProvider),
   ],
   callbacks: {
@@ -66,9 +112,23 @@ export const authOptions: NextAuthOptions = {
       const path = url.startsWith(baseUrl) ? url.slice(baseUrl.length) || "/" : url;
       return `${baseUrl}${safeCallbackPath(path) ?? "/catalog"}`;
     },
-    // OAuth opens no accounts: the provider's verified email must be a user ops created.
+    // GitHub and Google open no accounts: the provider's verified email must be a user ops created.
+    // OpenID Connect also takes pending invitations and, with allowed domains, opens accounts;
+    // a refusal goes back to the sign-in page with its reason.
     async signIn({ account, profile, user }) {
       if (!account || account.provider === "credentials") return true;
+      if (account.provider === OIDC_PROVIDER_ID) {
+        const settings = config().oidc!;
+        const { store } = await getRuntime();
+        const ip = (await headers()).get(CLIENT_IP_HEADER) ?? undefined;
+        try {
+          await signInWithIdentity(store.db, (profile ?? {}) as IdentityClaims, settings, { ip });
+          return true;
+        } catch (err) {
+          if (err instanceof SsoRefused) return `/sign-in?error=sso_${err.reason}`;
+          throw err;
+        }
+      }
       if (
         account.provider === "google" &&
         (profile as { email_verified?: boolean } | undefined)?.email_verified !== true

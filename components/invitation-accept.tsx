@@ -3,6 +3,7 @@
 // password, then is signed in with them.
 import { useState, useTransition, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
+import { signIn } from "next-auth/react";
 import { acceptInvitationAction } from "@/app/_studio/actions/invitations";
 import { signInWithPassword } from "./sign-in-form";
 
@@ -11,7 +12,18 @@ const input =
 const primary =
   "w-full rounded-md bg-indigo-600 px-3 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-500 disabled:opacity-60";
 
-export function InvitationAccept({ token, email, signedIn }: { token: string; email: string; signedIn: boolean }) {
+export function InvitationAccept({
+  token,
+  email,
+  signedIn,
+  sso,
+}: {
+  token: string;
+  email: string;
+  signedIn: boolean;
+  /** Single sign-on, when set up: the provider proves the invited email, and the invitation is taken by it. */
+  sso?: { id: string; name: string } | null;
+}) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string | null>(null);
@@ -65,6 +77,18 @@ export function InvitationAccept({ token, email, signedIn }: { token: string; em
       <button type="submit" disabled={pending} className={primary}>
         {signedIn ? "Join the workspace" : "Create my account and join"}
       </button>
+      {!signedIn && sso ? (
+        <div className="border-t border-zinc-200 pt-4">
+          <button
+            type="button"
+            onClick={() => void signIn(sso.id, { callbackUrl: "/catalog" })}
+            className="w-full rounded-md border border-zinc-300 bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          >
+            Join with {sso.name} instead
+          </button>
+          <p className="mt-2 text-xs text-zinc-500">Sign in there as {email}: no password to set here.</p>
+        </div>
+      ) : null}
     </form>
   );
 }

@@ -4,15 +4,17 @@ import { SignInForm } from "@/components/sign-in-form";
 import { BrandCard } from "@/components/brand-card";
 import { findCatalogEntry } from "@/lib/core/catalog/catalog";
 import { getRuntime } from "@/lib/boot/runtime";
+import { SSO_REFUSALS } from "@/lib/core/workspaces/single-sign-on";
 import { oauthSignInOptions, safeCallbackPath, studioUser } from "../auth";
 import { modelIdOf } from "../(studio)/catalog/[creator]/[name]/model-id";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Sign in · Atelier" };
 
-// next-auth sends failed OAuth sign-ins back here with ?error=…
+// next-auth sends failed OAuth sign-ins back here with ?error=…; single sign-on's refusals say why.
 const OAUTH_ERRORS: Record<string, string> = {
   AccessDenied: "That account's email is not an Atelier user. Ask ops to create a user with it, then sign in again.",
+  ...Object.fromEntries(Object.entries(SSO_REFUSALS).map(([reason, message]) => [`sso_${reason}`, message])),
 };
 
 /**

@@ -186,6 +186,58 @@ describe("loadConfig", () => {
     );
   });
 
+  it("switches on single sign-on with all three OIDC settings; allowed domains need a workspace to join", () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).oidc).toBeNull();
+    const oidc = {
+      OIDC_ISSUER: "https://id.example.com/realms/acme/",
+      OIDC_CLIENT_ID: "atelier",
+      OIDC_CLIENT_SECRET: "s3cret",
+    };
+    expect(loadConfig({ DATA_DIR: tempDataDir(), ...oidc }).oidc).toEqual({
+      issuer: "https://id.example.com/realms/acme",
+      clientId: "atelier",
+      clientSecret: "s3cret",
+      name: "single sign-on",
+      allowedDomains: [],
+      join: null,
+    });
+    expect(
+      loadConfig({
+        DATA_DIR: tempDataDir(),
+        ...oidc,
+        OIDC_NAME: "Acme ID",
+        OIDC_ALLOWED_DOMAINS: " Example.com, example.org ",
+        OIDC_JOIN_WORKSPACE: "ws_abc",
+      }).oidc,
+    ).toMatchObject({
+      name: "Acme ID",
+      allowedDomains: ["example.com", "example.org"],
+      join: { workspaceId: "ws_abc", role: "viewer" },
+    });
+    expect(configError({ OIDC_ISSUER: oidc.OIDC_ISSUER }).message).toMatch(
+      /^OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together/,
+    );
+    expect(configError({ OIDC_ALLOWED_DOMAINS: "example.com" }).message).toMatch(/mean nothing without OIDC_ISSUER/);
+    for (const OIDC_ISSUER of [
+      "id.example.com",
+      "ftp://id.example.com",
+      "https://id.example.com/?realm=a",
+      "https://\u0000",
+    ])
+      expect(configError({ ...oidc, OIDC_ISSUER }).message).toMatch(/^OIDC_ISSUER must be the provider's issuer URL/);
+    expect(configError({ ...oidc, OIDC_ALLOWED_DOMAINS: "example.com" }).message).toMatch(/needs OIDC_JOIN_WORKSPACE/);
+    for (const domain of ["*.example.com", "example", "exa mple.com", "@example.com"])
+      expect(configError({ ...oidc, OIDC_ALLOWED_DOMAINS: domain, OIDC_JOIN_WORKSPACE: "ws_a" }).message).toMatch(
+        /^OIDC_ALLOWED_DOMAINS is a comma-separated list/,
+      );
+    for (const OIDC_JOIN_ROLE of ["owner", "ops", "constructor"])
+      expect(
+        configError({ ...oidc, OIDC_ALLOWED_DOMAINS: "example.com", OIDC_JOIN_WORKSPACE: "ws_a", OIDC_JOIN_ROLE })
+          .message,
+      ).toMatch(/^OIDC_JOIN_ROLE is one of admin, creator, viewer/);
+    expect(configError({ ...oidc, OIDC_JOIN_WORKSPACE: "ws_a" }).message).toMatch(/only with OIDC_ALLOWED_DOMAINS/);
+  });
+
   it("refuses a bad API_KEY_PREFIX, naming it", () => {
     for (const API_KEY_PREFIX of ["ATL", "a", "1abc", "at_l", "abcdefghijklm"]) {
       expect(configError({ API_KEY_PREFIX }).message).toMatch(

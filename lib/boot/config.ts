@@ -7,6 +7,7 @@ import path from "node:path";
 import { LIMITS } from "../primitives/limits";
 import { defaultFfmpegPath } from "../media/ffmpeg";
 import type { S3Settings } from "../blobs/s3-blob-store";
+import { readOidc, type OidcSettings } from "./oidc-config";
 import { parseProvidersFile, ProvidersFileError, type ProviderConfig } from "../providers";
 
 export interface Config {
@@ -47,6 +48,8 @@ export interface Config {
   providers: ProviderConfig[];
   /** Studio sign-in with GitHub or Google, on when both the ID and the secret are set. */
   oauth: OAuthClient[];
+  /** Studio sign-in with an OpenID Connect provider (OIDC_*, oidc-config.ts); null: off. */
+  oidc: OidcSettings | null;
   /** METRICS_TOKEN: /metrics wants it as a Bearer token; null: /metrics answers only loopback requests. */
   metricsToken: string | null;
   /** REDIS_URL: rate limits shared through Redis (in the database the URL names) instead of PostgreSQL or memory. */
@@ -369,6 +372,7 @@ export function loadConfig(env: Env = process.env): Config {
     auditRetentionDays: readInteger(env, "AUDIT_RETENTION_DAYS", LIMITS.auditRetentionDays, 1, 36_500),
     ...readProviders(env),
     oauth: readOAuth(env),
+    oidc: readOidc(env, (message) => new ConfigError(message)),
     metricsToken: readMetricsToken(env),
     redisUrl: readRedisUrl(env),
     s3: readS3(env),

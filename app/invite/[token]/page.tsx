@@ -9,7 +9,8 @@ import { readInvitation, type InvitationView } from "@/lib/core/workspaces/invit
 import { getRuntime } from "@/lib/boot/runtime";
 import { InvitationAccept } from "@/components/invitation-accept";
 import { BrandCard } from "@/components/brand-card";
-import { studioUser } from "@/app/auth";
+import { OIDC_PROVIDER_ID, studioUser } from "@/app/auth";
+import { config } from "@/lib/boot/config";
 
 export const dynamic = "force-dynamic";
 // The token is the permission: keep it out of search engines and Referer headers.
@@ -64,7 +65,12 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
               to accept.
             </p>
           ) : (
-            <InvitationAccept token={token} email={view.email} signedIn={user !== null} />
+            <InvitationAccept
+              token={token}
+              email={view.email}
+              signedIn={user !== null}
+              sso={config().oidc ? { id: OIDC_PROVIDER_ID, name: config().oidc!.name } : null}
+            />
           )}
         </>
       )}
