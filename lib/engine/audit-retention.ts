@@ -5,11 +5,9 @@ import type { Logger } from "pino";
 import { purgeAuditEvents } from "../core/audit/audit-retention";
 import { randomBase62 } from "../primitives/ids";
 import type { Db } from "../store/database";
-import { claimScheduledTurn } from "./scheduled-tasks";
+import { startScheduledTurns, type ScheduledTurns } from "./scheduled-tasks";
 
-export interface AuditRetention {
-  stop(): Promise<void>;
-}
+export type AuditRetention = ScheduledTurns;
 
 export function startAuditRetention(options: {
   db: Db;
@@ -19,37 +17,15 @@ export function startAuditRetention(options: {
   everyMs?: number;
   name?: string;
 }): AuditRetention {
-  const owner = `${options.name ?? "audit"}-${process.pid}-${randomBase62(6)}`;
-  const everyMs = options.everyMs ?? 3600 * 1000;
-  let stopping = false;
-  let running: Promise<void> | null = null;
-
-  const turn = async () => {
-    try {
-      if (!(await claimScheduledTurn(options.db, { name: "audit_purge", everyMs, owner }))) return;
+  return startScheduledTurns({
+    db: options.db,
+    name: "audit_purge",
+    everyMs: options.everyMs ?? 3600 * 1000,
+    owner: `${options.name ?? "audit"}-${process.pid}-${randomBase62(6)}`,
+    logger: options.logger,
+    work: async () => {
       const purged = await purgeAuditEvents({ db: options.db }, { olderThanDays: options.days });
       if (purged > 0) options.logger.info({ purged, days: options.days }, "purged audit events past the retention");
-    } catch (err) {
-      options.logger.error({ err }, "audit retention turn failed; trying again next interval");
-    }
-  };
-  const tick = () => {
-    if (stopping || running) return;
-    running = turn().finally(() => {
-      running = null;
-    });
-  };
-  // Not at once: a starting process has better things to do first.
-  const first = setTimeout(tick, Math.min(everyMs, 60_000));
-  const timer = setInterval(tick, everyMs);
-  first.unref();
-  timer.unref();
-  return {
-    async stop() {
-      stopping = true;
-      clearTimeout(first);
-      clearInterval(timer);
-      await running;
     },
-  };
+  });
 }

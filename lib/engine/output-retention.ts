@@ -6,11 +6,9 @@ import type { Services } from "../core/context";
 import { purgeOldOutputs } from "../core/runs/output-retention";
 import { randomBase62 } from "../primitives/ids";
 import type { Db } from "../store/database";
-import { claimScheduledTurn } from "./scheduled-tasks";
+import { startScheduledTurns, type ScheduledTurns } from "./scheduled-tasks";
 
-export interface OutputRetention {
-  stop(): Promise<void>;
-}
+export type OutputRetention = ScheduledTurns;
 
 export function startOutputRetention(options: {
   db: Db;
@@ -24,17 +22,16 @@ export function startOutputRetention(options: {
 }): OutputRetention {
   const { days } = options;
   if (days === null) return { stop: async () => undefined };
-  const owner = `${options.name ?? "retention"}-${process.pid}-${randomBase62(6)}`;
-  const everyMs = options.everyMs ?? 3600 * 1000;
-  let stopping = false;
-  let running: Promise<void> | null = null;
-
-  const turn = async () => {
-    try {
-      if (!(await claimScheduledTurn(options.db, { name: "outputs_purge", everyMs, owner }))) return;
+  return startScheduledTurns({
+    db: options.db,
+    name: "outputs_purge",
+    everyMs: options.everyMs ?? 3600 * 1000,
+    owner: `${options.name ?? "retention"}-${process.pid}-${randomBase62(6)}`,
+    logger: options.logger,
+    work: async (shouldStop) => {
       const purged = await purgeOldOutputs(
         { db: options.db, blobs: options.services.blobs },
-        { olderThanDays: days, shouldStop: () => stopping },
+        { olderThanDays: days, shouldStop },
       );
       if (purged.runs > 0 || purged.blobsDeleted > 0 || purged.blobsLeft > 0) {
         options.logger.info({ ...purged, days }, "purged outputs past the retention");
@@ -45,27 +42,6 @@ export function startOutputRetention(options: {
           "some output blobs could not be deleted; retrying next turn",
         );
       }
-    } catch (err) {
-      options.logger.error({ err }, "output retention turn failed; trying again next interval");
-    }
-  };
-  const tick = () => {
-    if (stopping || running) return;
-    running = turn().finally(() => {
-      running = null;
-    });
-  };
-  // Not at once: a starting process has better things to do first.
-  const first = setTimeout(tick, Math.min(everyMs, 60_000));
-  const timer = setInterval(tick, everyMs);
-  first.unref();
-  timer.unref();
-  return {
-    async stop() {
-      stopping = true;
-      clearTimeout(first);
-      clearInterval(timer);
-      await running;
     },
-  };
+  });
 }

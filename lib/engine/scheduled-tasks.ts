@@ -3,6 +3,7 @@
 // match no row (the condition is re-checked under the row lock on PostgreSQL; SQLite writes one
 // at a time), so N replicas purge once an interval, not N times.
 import { sql } from "kysely";
+import type { Logger } from "pino";
 import type { Db } from "../store/database";
 
 /** Tasks whose row this process has seen exist: no INSERT is tried for them again. */
@@ -33,4 +34,52 @@ export async function claimScheduledTurn(
     .executeTakeFirst();
   known.add(input.name);
   return (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+export interface ScheduledTurns {
+  stop(): Promise<void>;
+}
+
+/**
+ * Asks for task `name`'s turn every `everyMs` (the first time after at most a minute: a starting
+ * process has better things to do first) and runs `work` when this process gets it, one turn at a
+ * time. A failed turn is logged and tried again next interval; stop() waits for a turn under way,
+ * which `work` may cut short by asking `shouldStop`.
+ */
+export function startScheduledTurns(options: {
+  db: Db;
+  name: string;
+  everyMs: number;
+  owner: string;
+  logger: Logger;
+  work: (shouldStop: () => boolean) => Promise<void>;
+}): ScheduledTurns {
+  const { db, name, everyMs, owner } = options;
+  let stopping = false;
+  let running: Promise<void> | null = null;
+  const turn = async () => {
+    try {
+      if (await claimScheduledTurn(db, { name, everyMs, owner })) await options.work(() => stopping);
+    } catch (err) {
+      options.logger.error({ err, task: name }, "scheduled turn failed; trying again next interval");
+    }
+  };
+  const tick = () => {
+    if (stopping || running) return;
+    running = turn().finally(() => {
+      running = null;
+    });
+  };
+  const first = setTimeout(tick, Math.min(everyMs, 60_000));
+  const timer = setInterval(tick, everyMs);
+  first.unref();
+  timer.unref();
+  return {
+    async stop() {
+      stopping = true;
+      clearTimeout(first);
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
