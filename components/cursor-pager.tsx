@@ -6,6 +6,21 @@ import Link from "next/link";
 /** `href(extra)` builds the page's URL with these query parameters set (undefined: removed). */
 export type PageHref = (extra: Record<string, string | undefined>) => string;
 
+/** Links to `path` with `params` (the page's filters; empty ones left out), each changed by `extra` (an empty value drops it). */
+export function pageHref(path: string, params: Record<string, string | undefined>): PageHref {
+  const base = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) base.set(k, v);
+  return (extra) => {
+    const q = new URLSearchParams(base);
+    for (const [k, v] of Object.entries(extra)) {
+      if (v) q.set(k, v);
+      else q.delete(k);
+    }
+    const s = q.toString();
+    return s ? `${path}?${s}` : path;
+  };
+}
+
 export interface CursorPages {
   pageNumber: number;
   prevHref: string | null;

@@ -7,7 +7,7 @@ import { listWorkspaces } from "@/lib/core/workspaces/workspaces";
 import { ApiError } from "@/lib/primitives/errors";
 import { AuditFilters } from "@/components/audit-filters";
 import { AuditTable, type AuditRow } from "@/components/audit-table";
-import { cursorPages, CursorPager } from "@/components/cursor-pager";
+import { cursorPages, CursorPager, pageHref } from "@/components/cursor-pager";
 import { RoleNotice } from "@/components/role-notice";
 import { requireStudioCtx, studioOps } from "@/app/_studio/studio-ctx";
 
@@ -60,18 +60,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
     ...keys.map((k) => ({ id: k.id, label: `Key “${k.name}” (${k.hint})` })),
     { id: "cli", label: "The admin CLI" },
   ];
-  const base = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...filters, limit: limit === PAGE_SIZE ? undefined : limit }))
-    if (v) base.set(k, v);
-  const href = (extra: Record<string, string | undefined>) => {
-    const q = new URLSearchParams(base);
-    for (const [k, v] of Object.entries(extra)) {
-      if (v) q.set(k, v);
-      else q.delete(k);
-    }
-    const s = q.toString();
-    return s ? `/audit?${s}` : "/audit";
-  };
+  const href = pageHref("/audit", { ...filters, limit: limit === PAGE_SIZE ? undefined : limit });
   const pages = cursorPages({ back, cursor, nextCursor: page?.next_cursor, href });
   const filtered = Object.values(filters).some(Boolean);
 

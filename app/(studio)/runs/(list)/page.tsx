@@ -2,7 +2,7 @@ import Link from "next/link";
 import { listCatalog } from "@/lib/core/catalog/catalog";
 import { ApiError } from "@/lib/primitives/errors";
 import { countBatchRuns, listGenerations, type GenerationList } from "@/lib/core/runs/generations";
-import { cursorPages, CursorPager } from "@/components/cursor-pager";
+import { cursorPages, CursorPager, pageHref } from "@/components/cursor-pager";
 import { QueryProvider } from "@/components/query-provider";
 import { RunsFilters } from "@/components/runs-filters";
 import { RunsTable } from "@/components/runs-table";
@@ -60,17 +60,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Search 
     ...members.map((m) => ({ id: m.id, label: m.email })),
     ...keys.map((k) => ({ id: k.id, label: `Key “${k.name}” (${k.hint})` })),
   ];
-  const base = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...filters, limit: limit === "20" ? undefined : limit })) if (v) base.set(k, v);
-  const href = (extra: Record<string, string | undefined>) => {
-    const q = new URLSearchParams(base);
-    for (const [k, v] of Object.entries(extra)) {
-      if (v) q.set(k, v);
-      else q.delete(k);
-    }
-    const s = q.toString();
-    return s ? `/runs?${s}` : "/runs";
-  };
+  const href = pageHref("/runs", { ...filters, limit: limit === "20" ? undefined : limit });
   const pages = cursorPages({ back, cursor, nextCursor: page?.next_cursor, href });
   const filtered = Object.values(filters).some(Boolean);
 
