@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { Compilable } from "kysely";
 import { nowIso, type Services } from "../core/context";
 import { endHoldQuery, settledHoldWrites } from "../core/credits/credits";
+import { budgetReleaseWrite } from "../core/budgets/budget-spend";
 import type { StoredOutput } from "../core/runs/generation-view";
 import { runEndedEventWrites } from "../core/webhooks/run-events";
 import { webhookEndpointsQuery } from "../core/webhooks/webhook-deliveries";
@@ -63,6 +64,17 @@ export async function finishRun(
               outcome: holdOutcome,
               at,
             })
+          : []),
+        // A released hold goes back to the budgets of the day and month the run started in.
+        ...(hold && row.hold_id && holdOutcome === "release" && row.created_by
+          ? [
+              budgetReleaseWrite(db, {
+                workspaceId: hold.workspace_id,
+                creatorId: row.created_by,
+                amountMicros: Number(hold.amount_micros),
+                at: row.created_at,
+              }),
+            ]
           : []),
       ].map((write) => planOnce(write.compile()));
     },

@@ -383,6 +383,32 @@ export interface ShareLinksTable {
   last_opened_at: string | null;
 }
 
+export type BudgetScope = "workspace" | "member" | "key";
+
+/** A cap on a workspace's, a member's or a key's spend (migration 024, lib/core/budgets/); null: no cap for that period. */
+export interface BudgetsTable {
+  workspace_id: string;
+  scope: BudgetScope;
+  /** The workspace's ID, the member's user ID or the key's ID. */
+  subject_id: string;
+  daily_micros: number | null;
+  monthly_micros: number | null;
+  updated_at: string;
+}
+
+/** What a budget's runs of one UTC day or month hold and were charged (migration 024). */
+export interface BudgetSpendTable {
+  workspace_id: string;
+  scope: BudgetScope;
+  subject_id: string;
+  period: "day" | "month";
+  /** "YYYY-MM-DD": the day, or the month's first day. */
+  period_start: string;
+  spent_micros: number;
+  cap_micros: number;
+  grew: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -406,6 +432,8 @@ export interface Database {
   memberships: MembershipsTable;
   invitations: InvitationsTable;
   audit_events: AuditEventsTable;
+  budgets: BudgetsTable;
+  budget_spend: BudgetSpendTable;
   studio_sessions: StudioSessionsTable;
   share_links: ShareLinksTable;
   scheduled_tasks: ScheduledTasksTable;

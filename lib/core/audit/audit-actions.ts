@@ -26,6 +26,9 @@ export const AUDIT_ACTIONS = [
   "webhook.secret_rotated",
   // Credit grants (credits/credits.ts).
   "credit.granted",
+  // Spending caps on the workspace, a member or a key (budgets/budgets.ts).
+  "budget.set",
+  "budget.cleared",
   // Catalog entries out of service and back (catalog/model-pauses.ts): the install's.
   "model.paused",
   "model.resumed",

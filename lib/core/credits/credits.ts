@@ -12,6 +12,8 @@ import { formatUsd, type Micros } from "../../primitives/money";
 import type { Credits } from "./credits-shape";
 import { insertRow, reusedQuery } from "../../store/reused-sql";
 import { recordAudit, type AuditBy } from "../audit/audit-writer";
+import { isPastBudget } from "../budgets/budget-spend";
+import { budgetRefusal } from "../budgets/budget-refusal";
 
 export type { Credits };
 
@@ -232,6 +234,8 @@ export interface HoldNeed {
   /** Starts the sentence: "This needs", "These 3 runs need". */
   needs: string;
   advice: string;
+  /** Who starts the runs and when, for the budgets' refusal (lib/core/budgets/budget-spend.ts). */
+  budget?: { creatorId: string; at: string };
 }
 
 /**
@@ -248,6 +252,7 @@ export async function applyHoldingWrites<R extends { id: string } = never>(
   try {
     return await writeList(db, writes, { groupBy: hold?.workspaceId, read });
   } catch (err) {
+    if (hold?.budget && isPastBudget(err)) throw await budgetRefusal(db, { ...hold, ...hold.budget });
     if (!hold || !isShortOfCredit(err)) throw err;
     const balance = await readBalance(db, hold.workspaceId);
     throw new ApiError(
@@ -308,10 +313,15 @@ export function settledHoldWrites(
  * charged twice.
  */
 export async function settleHold(db: Db, input: { holdId: string; outcome: HoldOutcome }): Promise<boolean> {
+  return (await settleHoldAmount(db, input)) !== null;
+}
+
+/** settleHold giving the amount it settled (null: the hold had already ended), for the budgets' counters. */
+export async function settleHoldAmount(db: Db, input: { holdId: string; outcome: HoldOutcome }): Promise<Micros | null> {
   return withTransaction(db, async (trx) => {
     const at = nowIso();
     const [hold] = (await trx.executeQuery(endHoldQuery(trx, { hold: input.holdId, outcome: input.outcome, at }))).rows;
-    if (!hold) return false;
+    if (!hold) return null;
     await writeList(
       trx,
       settledHoldWrites(trx, {
@@ -322,7 +332,7 @@ export async function settleHold(db: Db, input: { holdId: string; outcome: HoldO
         at,
       }),
     );
-    return true;
+    return Number(hold.amount_micros);
   });
 }
 

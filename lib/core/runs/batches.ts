@@ -9,6 +9,7 @@ import { LIMITS } from "../../primitives/limits";
 import { priceRunRequest, type PricedRun } from "./quotes";
 import { refuseUnknownFields, requireObject } from "./run-request";
 import { moveHeldFromAvailable } from "../credits/credits";
+import { budgetSpendWrite } from "../budgets/budget-spend";
 import type { Compilable } from "kysely";
 import type { GenerationsTable } from "../../store/database";
 import { insertRow } from "../../store/reused-sql";
@@ -90,12 +91,18 @@ export async function createBatch(
       const total = priced.reduce((sum, run) => sum + run.holdMicros, 0);
       if (total === 0) return { writes, hold: null, rows, createdAt: now };
       // The balance last, for every run at once (lib/core/credits/credits.ts: moveHeldFromAvailable says why).
-      writes.push(moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: total }));
+      // Then the budgets' counters, for every run at once: one over a cap refuses them all.
+      const spent = { workspaceId: ctx.workspaceId, creatorId: ctx.actor.id, amountMicros: total, at: now };
+      writes.push(
+        moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: total }),
+        budgetSpendWrite(db, spent),
+      );
       const hold = {
         workspaceId: ctx.workspaceId,
         neededMicros: total,
         needs: `These ${priced.length} runs need`,
         advice: "Nothing was started; add credit and try again.",
+        budget: spent,
       };
       return { writes, hold, rows, createdAt: now };
     },

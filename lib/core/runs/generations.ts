@@ -1,5 +1,5 @@
 // Runs: start (price held, idempotent), read (optionally waiting), list (cursor paged), cancel.
-import { applyHoldingWrites, moveHeldFromAvailable, holdWrites, settleHold, type HoldNeed } from "../credits/credits";
+import { applyHoldingWrites, moveHeldFromAvailable, holdWrites, settleHoldAmount, type HoldNeed } from "../credits/credits";
 import { deprecationHeaders, findCatalogEntry, MODEL_ID_PATTERN, splitModelId } from "../catalog/catalog";
 import { nowIso, requireScope, SOURCES, type Ctx } from "../context";
 import { observeRunEnded } from "../../primitives/metrics";
@@ -20,6 +20,7 @@ import { isUniqueViolation } from "../../store/dialects";
 import type { Compilable } from "kysely";
 import { withTransaction, type ListRead } from "../../store/writes";
 import { insertRow } from "../../store/reused-sql";
+import { budgetReleaseWrite, budgetSpendWrite } from "../budgets/budget-spend";
 
 export { GENERATION_STATUSES };
 
@@ -123,7 +124,12 @@ export function writeQueuedRun(
   const row = queuedRow(ctx, priced, { id: runId, holdId: hold.holdId, batch: null, now });
   const writes = [...queueOrderLock(db), ...hold.writes, insertRow(db, "generations", row)];
   if (!hold.holdId) return { row, writes, hold: null };
-  writes.push(moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: priced.holdMicros }));
+  const spent = { workspaceId: ctx.workspaceId, creatorId: ctx.actor.id, amountMicros: priced.holdMicros, at: now };
+  // The budgets' counters after the balance (lib/core/budgets/budget-spend.ts says why).
+  writes.push(
+    moveHeldFromAvailable(db, { workspaceId: ctx.workspaceId, amountMicros: priced.holdMicros }),
+    budgetSpendWrite(db, spent),
+  );
   return {
     row,
     writes,
@@ -132,6 +138,7 @@ export function writeQueuedRun(
       neededMicros: priced.holdMicros,
       needs: "This needs",
       advice: "Add credit and try again.",
+      budget: spent,
     },
   };
 }
@@ -417,6 +424,18 @@ const UNCANCELABLE_MESSAGES: Record<string, string> = {
     "This run is at a provider that bills once it is submitted, so it can no longer be canceled. It goes on to its end and is charged only if it succeeds.",
 };
 
+/** A canceled run's released hold, given back to its budgets' counters of the day and month it started. */
+async function releaseBudgets(trx: Db, run: GenerationsTable, amountMicros: number): Promise<void> {
+  if (!run.created_by) return;
+  const write = budgetReleaseWrite(trx, {
+    workspaceId: run.workspace_id,
+    creatorId: run.created_by,
+    amountMicros,
+    at: run.created_at,
+  });
+  await trx.executeQuery(write.compile());
+}
+
 /** POST /v1/generations/{id}/cancel: safe to repeat; a final run comes back as it is. */
 export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise<GenerationAnswer> {
   requireScope(ctx, "generations:write");
@@ -451,7 +470,8 @@ export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise
         }
         return null;
       }
-      if (ended.hold_id) await settleHold(trx, { holdId: ended.hold_id, outcome: "release" });
+      const released = ended.hold_id ? await settleHoldAmount(trx, { holdId: ended.hold_id, outcome: "release" }) : null;
+      if (released !== null) await releaseBudgets(trx, ended, released);
       // The event (and its webhook) carries the API's absolute links, also for a studio cancel.
       await appendRunEndedEvent(trx, { ...ctx.services, studioLinks: false }, ended);
       return ended;

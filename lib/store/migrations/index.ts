@@ -22,6 +22,7 @@ import * as outputRetention from "./020-output-retention";
 import * as memberships from "./021-memberships";
 import * as invitations from "./022-invitations";
 import * as auditEvents from "./023-audit-events";
+import * as budgets from "./024-budgets";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "021-memberships": memberships,
   "022-invitations": invitations,
   "023-audit-events": auditEvents,
+  "024-budgets": budgets,
 };
