@@ -21,6 +21,7 @@ import { ConfigError } from "../lib/boot/config";
 import type { Store } from "../lib/store/store";
 import { announce, print, printJson, printsJson, withStore } from "./admin-io";
 import { addPeopleCommands } from "./admin-people";
+import { addBudgetCommands } from "./admin-budgets";
 import { memberRow } from "../lib/core/workspaces/members";
 import { CLI_AUDIT } from "../lib/core/audit/audit-writer";
 import { storeUnreachable } from "../lib/primitives/unreachable";
@@ -202,6 +203,7 @@ program
   );
 
 addPeopleCommands(program);
+addBudgetCommands(program);
 
 const model = program.command("model").description("take catalog entries out of service and back");
 model

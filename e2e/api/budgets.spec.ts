@@ -1,0 +1,168 @@
+// Budgets, black-box on both stores: set with the admin CLI, a create past a cap answers 429
+// rate_limit_exceeded with Retry-After and a message naming the budget, nothing held; a batch
+// that would cross starts none; a cancel gives its amount back; bad CLI input names the field.
+import { expect, test } from "./fixtures";
+import { admin, adminFailure, createKey } from "./admin";
+import { expectError, expectOk, keyHeader } from "./helpers";
+import { newTenant, PRICE, STORES, storeTitle, type Generation } from "./runs-helpers";
+import type { ServerSpec } from "./servers";
+
+interface Budget {
+  object: "budget";
+  scope: string;
+  subject_id: string;
+  daily_usd: string | null;
+  monthly_usd: string | null;
+  spent_today_usd: string | null;
+  spent_this_month_usd: string | null;
+}
+
+const GRADIENT = { model: "atelier/gradient", input: { prompt: "budgets" } };
+
+function budgetCli(spec: ServerSpec, args: string[]): Budget {
+  return admin<Budget>(["budget", ...args], spec);
+}
+
+function cliError(spec: ServerSpec, args: string[]): { code: string; param: string | null; message: string } {
+  const failed = adminFailure(["budget", ...args], spec);
+  expect(failed.status, failed.stdout).toBe(1);
+  return (JSON.parse(failed.stderr) as { error: { code: string; param: string | null; message: string } }).error;
+}
+
+for (const store of STORES) {
+  test.describe(`[${storeTitle(store)}] budgets`, () => {
+    test("a create past the workspace's daily cap is 429 with Retry-After; a cancel gives its amount back", async ({
+      request,
+    }) => {
+      const spec = store.idle;
+      const tenant = newTenant(request, spec, "1", "budgets");
+      const ws = tenant.workspaceId;
+      const { api } = tenant;
+      expect(PRICE.gradientStandard).toBe(2_000);
+      expect(budgetCli(spec, ["set", "--workspace", ws, "--daily", "0.004"])).toMatchObject({
+        object: "budget",
+        scope: "workspace",
+        subject_id: ws,
+        daily_usd: "0.004",
+        monthly_usd: null,
+        spent_today_usd: "0.00",
+      });
+      const first = await api.create(GRADIENT);
+      await api.create(GRADIENT);
+      const refused = await request.post(`${spec.baseURL}/v1/generations`, {
+        headers: keyHeader(api.key),
+        data: GRADIENT,
+      });
+      await expectError(refused, 429, "rate_limit_exceeded", {
+        message:
+          "This needs $0.002 but the workspace's daily budget of $0.004 has $0.00 left today. Nothing was started; it resets at midnight UTC.",
+      });
+      const retryAfter = Number(refused.headers()["retry-after"]);
+      const untilMidnight = (Date.parse(new Date().toISOString().slice(0, 10)) + 86_400_000 - Date.now()) / 1000;
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(Math.abs(retryAfter - untilMidnight)).toBeLessThan(30);
+      // Nothing held for the refused one.
+      expect(await api.credits()).toEqual({ available: 1_000_000 - 4_000, held: 4_000 });
+      expect((await api.listAll()).length).toBe(2);
+
+      await expectOk<Generation>(
+        await request.post(`${spec.baseURL}/v1/generations/${first.gen.id}/cancel`, { headers: keyHeader(api.key) }),
+      );
+      const list = admin<{ data: Budget[] }>(["budget", "list", "--workspace", ws], spec);
+      expect(list.data).toEqual([expect.objectContaining({ scope: "workspace", spent_today_usd: "0.002" })]);
+      expect((await api.create(GRADIENT)).gen.status).toBe("queued");
+
+      // A batch that would cross the monthly cap starts none of its runs.
+      admin(["budget", "clear", "--workspace", ws, "--daily"], spec);
+      expect(budgetCli(spec, ["set", "--workspace", ws, "--monthly", "0.006"])).toMatchObject({
+        daily_usd: null,
+        monthly_usd: "0.006",
+        spent_this_month_usd: "0.004",
+      });
+      const batch = await request.post(`${spec.baseURL}/v1/batches`, {
+        headers: keyHeader(api.key),
+        data: { requests: [GRADIENT, GRADIENT] },
+      });
+      await expectError(batch, 429, "rate_limit_exceeded", {
+        message:
+          /These 2 runs need \$0\.004 but the workspace's monthly budget of \$0\.006 has \$0\.002 left this month/,
+      });
+      expect(Number(batch.headers()["retry-after"])).toBeGreaterThan(0);
+      expect((await api.listAll()).length).toBe(3);
+      expect(await api.credits()).toEqual({ available: 1_000_000 - 4_000, held: 4_000 });
+
+      const cleared = admin<{ object: string; budget: Budget | null }>(["budget", "clear", "--workspace", ws], spec);
+      expect(cleared).toMatchObject({ object: "budget_cleared", budget: null });
+      expect(admin<{ data: Budget[] }>(["budget", "list", "--workspace", ws], spec).data).toEqual([]);
+    });
+
+    test("member and key budgets with the CLI; bad input names the field", async ({ request }) => {
+      const spec = store.idle;
+      const tenant = newTenant(request, spec, "1", "budgets");
+      const other = newTenant(request, spec, "1", "budgets");
+      const ws = tenant.workspaceId;
+      const email = `budget-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+      admin(
+        ["user", "create", "--email", email, "--password", "member-pass-1", "--workspace", ws, "--role", "creator"],
+        spec,
+      );
+      const memberKey = admin<{ id: string; key: string }>(
+        ["key", "create", "--workspace", ws, "--member", email],
+        spec,
+      );
+      const plainKey = createKey(ws, {}, spec);
+      const foreignKey = createKey(other.workspaceId, {}, spec);
+      expect(budgetCli(spec, ["set", "--workspace", ws, "--member", email, "--daily", "0.002"])).toMatchObject({
+        scope: "member",
+        daily_usd: "0.002",
+      });
+      expect(budgetCli(spec, ["set", "--workspace", ws, "--key", plainKey.id, "--monthly", "0"])).toMatchObject({
+        scope: "key",
+        subject_id: plainKey.id,
+        monthly_usd: "0.00",
+      });
+      // The member's key: one run, then its maker's budget is spent.
+      const post = (key: string) =>
+        request.post(`${spec.baseURL}/v1/generations`, { headers: keyHeader(key), data: GRADIENT });
+      expect((await post(memberKey.key)).status()).toBe(201);
+      await expectError(await post(memberKey.key), 429, "rate_limit_exceeded", {
+        message: new RegExp(
+          `member ${email.replace(/[.]/g, "\\.")}'s daily budget of \\$0\\.002 has \\$0\\.00 left today`,
+        ),
+      });
+      // A cap of 0 on a key: nothing may be spent through it; the workspace's other key is free to.
+      await expectError(await post(plainKey.key), 429, "rate_limit_exceeded", {
+        message: /API key key_\w+'s monthly budget of \$0\.00 has \$0\.00 left this month/,
+      });
+      expect((await post(tenant.api.key)).status()).toBe(201);
+
+      const bad: [string[], string, string][] = [
+        [["--daily", "-1"], "invalid_parameter", "daily"],
+        [["--daily", "abc"], "invalid_parameter", "daily"],
+        [["--daily", "NaN"], "invalid_parameter", "daily"],
+        [["--monthly", "1.0000001"], "invalid_parameter", "monthly"],
+        [["--monthly", "1e9"], "invalid_parameter", "monthly"],
+        [["--monthly", "99999999999999"], "invalid_parameter", "monthly"],
+        [[], "invalid_parameter", "daily"],
+        [["--daily", "1", "--member", "nobody@example.com"], "invalid_parameter", "member"],
+        [["--daily", "1", "--key", foreignKey.id], "invalid_parameter", "key"],
+        [["--daily", "1", "--key", "key_unknown"], "invalid_parameter", "key"],
+        [["--daily", "1", "--key", plainKey.id, "--member", email], "invalid_parameter", "key"],
+      ];
+      for (const [args, code, param] of bad) {
+        expect(cliError(spec, ["set", "--workspace", ws, ...args]), args.join(" ")).toMatchObject({ code, param });
+      }
+      expect(cliError(spec, ["set", "--workspace", "ws_unknown", "--daily", "1"])).toMatchObject({
+        code: "resource_not_found",
+        param: "workspace",
+      });
+      expect(cliError(spec, ["clear", "--workspace", other.workspaceId])).toMatchObject({ code: "resource_not_found" });
+
+      // Every change is in the audit log.
+      const audit = await expectOk<{ data: { action: string; target: { id: string } }[] }>(
+        await request.get(`${spec.baseURL}/v1/audit-events?action=budget`, { headers: keyHeader(tenant.api.key) }),
+      );
+      expect(audit.data.map((e) => e.action).sort()).toEqual(["budget.set", "budget.set"]);
+    });
+  });
+}
