@@ -50,6 +50,8 @@ export const LIMITS = {
    * for firstLockSeconds, twice as long at each further lockout within a day, up to longestLockSeconds.
    */
   signIn: { perEmail: 10, perIp: 30, firstLockSeconds: 60, longestLockSeconds: 3600 },
+  /** GET /v1/usage: `to` at most this many days after `from`; the range when neither is given ends today and covers defaultDays. */
+  usageRange: { maxDays: 366, defaultDays: 30 },
   /** Studio server actions and live-run streams opened a minute, per signed-in user. */
   studioRequestsPerUserPerMin: 300,
 } as const;
