@@ -22,6 +22,7 @@ import { modelRoutes } from "./routes/models";
 import { openApiRoutes } from "./routes/openapi";
 import { quoteRoutes } from "./routes/quotes";
 import { uploadRoutes } from "./routes/uploads";
+import { usageRoutes } from "./routes/usage";
 import { workspaceRoutes } from "./routes/workspace";
 import { StaticRouteRouter } from "./static-route-router";
 import { refusePlaceholders, unmatchedRequestError } from "./unmatched";
@@ -39,6 +40,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
   creditRoutes(router);
   workspaceRoutes(router);
   auditEventRoutes(router);
+  usageRoutes(router);
   generationRoutes(router);
   batchRoutes(router);
   fileRoutes(router);

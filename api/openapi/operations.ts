@@ -4,6 +4,7 @@
 import type { ErrorCode } from "../../lib/primitives/error-codes";
 import { LIMITS } from "../../lib/primitives/limits";
 import { AUDIT_FAMILIES } from "../../lib/core/audit/audit-actions";
+import { USAGE_GROUPS } from "../../lib/core/usage/usage-shape";
 
 /** How a route is authorized: an API key, nothing (public catalog), or its own signed URL. */
 export type Access = "key" | "public" | "signed";
@@ -275,6 +276,63 @@ export const OPERATIONS: Record<string, Operation> = {
     success: { status: 200, schema: "AuditEvent", description: "The audit event." },
     errors: ["resource_not_found"],
     sdk: 'const event = await atelier.auditEvents.get("aud_…");',
+  },
+  "GET /v1/usage": {
+    operationId: "getUsage",
+    tag: "Workspace",
+    summary: "Read usage and spend",
+    description: `The workspace's runs started in a range of days (UTC) and what they were charged, grouped by \`day\`, \`model\`, \`key\`, \`member\` or \`source\`. A run counts on the day it was created, whenever it ended; \`cost_usd\` is its charge (succeeded runs only), so the total equals the ledger's charges for these runs. Days in order; other groups by cost, most first. A key a member made reads it when that member is an admin or owner; a key the admin CLI made reads it with its scope. With \`Accept: text/csv\`, the same rows as CSV.`,
+    access: "key",
+    scope: "workspace:read",
+    parameters: [
+      {
+        name: "from",
+        in: "query",
+        description: `The first day (\`YYYY-MM-DD\`, UTC), included; by default ${LIMITS.usageRange.defaultDays - 1} days before \`to\`.`,
+        schema: { type: "string", format: "date" },
+      },
+      {
+        name: "to",
+        in: "query",
+        description: `The last day, included; by default today (UTC). At most ${LIMITS.usageRange.maxDays} days after \`from\`.`,
+        schema: { type: "string", format: "date" },
+      },
+      {
+        name: "group_by",
+        in: "query",
+        description:
+          "What each row is: a day, a model, an API key, a member (a key's runs count for the member who made it) or a source.",
+        schema: { type: "string", enum: [...USAGE_GROUPS], default: "day" },
+      },
+      {
+        name: "model",
+        in: "query",
+        description: "Only this model's runs: every version of it, or one with `@<version>`.",
+        schema: { type: "string", maxLength: LIMITS.modelIdLength },
+      },
+      {
+        name: "Accept",
+        in: "header",
+        description: "`text/csv` for the rows as CSV (a header row first).",
+        schema: { type: "string" },
+      },
+    ],
+    success: {
+      status: 200,
+      content: {
+        "application/json": { schema: { $ref: "#/components/schemas/Usage" } },
+        "text/csv": {
+          schema: {
+            type: "string",
+            description:
+              "The group's columns (`key,name` and `member,email` for those), then `runs,succeeded,failed,canceled,cost_usd`.",
+          },
+        },
+      },
+      description: "The rows and the total (JSON), or the rows as CSV.",
+      headers: ["Vary"],
+    },
+    sdk: 'const usage = await atelier.usage.get({ from: "2026-05-01", to: "2026-05-31", group_by: "model" });',
   },
   "POST /v1/generations": {
     operationId: "createGeneration",

@@ -50,6 +50,7 @@ import {
 } from "../../lib/core/webhooks/webhook-shape";
 import { WorkspaceShape } from "../../lib/core/workspaces/workspace-shape";
 import { AuditEventListShape, AuditEventShape } from "../../lib/core/audit/audit-shape";
+import { UsageRowShape, UsageShape } from "../../lib/core/usage/usage-shape";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -69,6 +70,8 @@ const COMPONENTS: Record<string, z.ZodType> = {
   Workspace: WorkspaceShape,
   AuditEvent: AuditEventShape,
   AuditEventList: AuditEventListShape,
+  Usage: UsageShape,
+  UsageRow: UsageRowShape,
   OutputItem: OutputItemShape,
   Preview: PreviewShape,
   Generation: GenerationShape,

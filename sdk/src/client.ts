@@ -41,6 +41,8 @@ import type {
   ResentDeliveries,
   Upload,
   UploadRequest,
+  Usage,
+  UsageQuery,
   WebhookEndpoint,
   WebhookEndpointList,
   WebhookEndpointRequest,
@@ -180,6 +182,7 @@ export class Atelier {
   readonly webhooks: Webhooks;
   readonly events: Events;
   readonly auditEvents: AuditEvents;
+  readonly usage: UsageResource;
 
   constructor(options: AtelierOptions = {}) {
     const baseUrl = (options.baseUrl ?? readEnv("ATELIER_URL") ?? "http://localhost:3000")
@@ -215,6 +218,7 @@ export class Atelier {
     this.webhooks = new Webhooks(call);
     this.events = new Events(call);
     this.auditEvents = new AuditEvents(call);
+    this.usage = new UsageResource(call);
   }
 
   /**
@@ -538,5 +542,33 @@ export class AuditEvents extends Resource {
   /** Every audit event, page after page. */
   iterate(query: ListAuditEventsQuery = {}, options: RequestOptions = {}): AsyncGenerator<AuditEvent, void, undefined> {
     return paginate((q) => this.list(q, options), query);
+  }
+}
+
+export class UsageResource extends Resource {
+  /**
+   * GET /v1/usage: the workspace's runs and spend over a range of days (UTC, `from` and `to`
+   * included; the last 30 days by default), grouped by `day`, `model`, `key`, `member` or `source`
+   * (scope workspace:read; a key a member made reads it when that member is an admin or owner).
+   */
+  get(query: UsageQuery = {}, options: RequestOptions = {}): Promise<Usage> {
+    return this.call(
+      { method: "GET", path: "/v1/usage", query: query as Record<string, QueryValue>, retry: true },
+      options,
+    );
+  }
+  /** The same rows as CSV (`Accept: text/csv`): a header row, then one line a group. */
+  csv(query: UsageQuery = {}, options: RequestOptions = {}): Promise<string> {
+    return this.call(
+      {
+        method: "GET",
+        path: "/v1/usage",
+        query: query as Record<string, QueryValue>,
+        headers: { accept: "text/csv" },
+        text: true,
+        retry: true,
+      },
+      options,
+    );
   }
 }

@@ -60,6 +60,8 @@ export interface RequestSpec {
   retry: boolean;
   /** The `Prefer: wait` seconds this request carries: its timeout is longer by that much. */
   waitSeconds?: number;
+  /** The answer is text (CSV), given as it is rather than parsed as JSON. */
+  text?: boolean;
 }
 
 export interface Answer<T> {
@@ -107,7 +109,11 @@ export class Transport {
       try {
         const { response, text } = await this.attempt(spec, url, init, timeoutMs, options.signal);
         if (response.ok)
-          return { data: parseJson<T>(text, response), status: response.status, headers: response.headers };
+          return {
+            data: spec.text ? (text as T) : parseJson<T>(text, response),
+            status: response.status,
+            headers: response.headers,
+          };
         error = errorFromAnswer(response.status, response.statusText, response.headers, text);
         outcome = { kind: "answer", status: response.status, headers: response.headers };
       } catch (err) {

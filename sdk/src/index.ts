@@ -18,6 +18,7 @@ export {
   Quotes,
   SDK_VERSION,
   Uploads,
+  UsageResource,
   Webhooks,
   WorkspaceResource,
   type AtelierOptions,

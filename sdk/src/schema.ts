@@ -203,6 +203,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read usage and spend
+         * @description The workspace's runs started in a range of days (UTC) and what they were charged, grouped by `day`, `model`, `key`, `member` or `source`. A run counts on the day it was created, whenever it ended; `cost_usd` is its charge (succeeded runs only), so the total equals the ledger's charges for these runs. Days in order; other groups by cost, most first. A key a member made reads it when that member is an admin or owner; a key the admin CLI made reads it with its scope. With `Accept: text/csv`, the same rows as CSV.
+         *
+         *     Scope: `workspace:read`.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/generations": {
         parameters: {
             query?: never;
@@ -974,7 +996,7 @@ export interface components {
             /** @constant */
             object: "audit_event";
             /** @enum {string} */
-            action: "member.added" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "workspace.created" | "workspace.creator_keys_changed" | "user.password_reset" | "user.ops_changed" | "user.removed" | "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "credit.granted" | "model.paused" | "model.resumed" | "share_link.created" | "share_link.revoked";
+            action: "member.added" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "workspace.created" | "workspace.creator_keys_changed" | "user.password_reset" | "user.ops_changed" | "user.removed" | "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "credit.granted" | "budget.set" | "budget.cleared" | "model.paused" | "model.resumed" | "share_link.created" | "share_link.revoked";
             actor: {
                 /**
                  * @description A studio user, an API key (the API and MCP), or the admin CLI.
@@ -1010,6 +1032,114 @@ export interface components {
             has_more: boolean;
             /** @description Send it back as `cursor` for the next page; null on the last page. */
             next_cursor: string | null;
+        };
+        Usage: {
+            /** @constant */
+            object: "usage";
+            /** @description The range's first day (UTC, `YYYY-MM-DD`), included. */
+            from: string;
+            /** @description The range's last day (UTC, `YYYY-MM-DD`), included. */
+            to: string;
+            /** @enum {string} */
+            group_by: "day" | "model" | "key" | "member" | "source";
+            data: components["schemas"]["UsageRow"][];
+            total: {
+                /** @description Every run started in the range (with the model filter, if any). */
+                runs: number;
+                /**
+                 * @description Their charges: exactly the ledger's charges for these runs.
+                 * @example 0.04
+                 */
+                cost_usd: string;
+            };
+        };
+        UsageRow: {
+            /** @description The day the runs started (UTC, `YYYY-MM-DD`). */
+            day: string;
+            /** @description Runs started in the range, in any state (queued and running ones included). */
+            runs: number;
+            /** @description Of them, succeeded (the only ones charged). */
+            succeeded: number;
+            /** @description Of them, failed. */
+            failed: number;
+            /** @description Of them, canceled. */
+            canceled: number;
+            /**
+             * @description What the workspace was charged for them: its succeeded runs' prices.
+             * @example 0.04
+             */
+            cost_usd: string;
+        } | {
+            /** @description The model ID the runs ran, as a run shows it. */
+            model: string;
+            /** @description Runs started in the range, in any state (queued and running ones included). */
+            runs: number;
+            /** @description Of them, succeeded (the only ones charged). */
+            succeeded: number;
+            /** @description Of them, failed. */
+            failed: number;
+            /** @description Of them, canceled. */
+            canceled: number;
+            /**
+             * @description What the workspace was charged for them: its succeeded runs' prices.
+             * @example 0.04
+             */
+            cost_usd: string;
+        } | {
+            /** @description The API key (`key_…`) that started the runs; null: runs started in the studio. */
+            key: string | null;
+            /** @description The key's name; null when there is no key (or it is gone). */
+            name: string | null;
+            /** @description Runs started in the range, in any state (queued and running ones included). */
+            runs: number;
+            /** @description Of them, succeeded (the only ones charged). */
+            succeeded: number;
+            /** @description Of them, failed. */
+            failed: number;
+            /** @description Of them, canceled. */
+            canceled: number;
+            /**
+             * @description What the workspace was charged for them: its succeeded runs' prices.
+             * @example 0.04
+             */
+            cost_usd: string;
+        } | {
+            /** @description The member (`usr_…`) who started the runs in the studio, or who made the API key that did; null: keys the admin CLI made. */
+            member: string | null;
+            /** @description The member's email; null when there is no member. */
+            email: string | null;
+            /** @description Runs started in the range, in any state (queued and running ones included). */
+            runs: number;
+            /** @description Of them, succeeded (the only ones charged). */
+            succeeded: number;
+            /** @description Of them, failed. */
+            failed: number;
+            /** @description Of them, canceled. */
+            canceled: number;
+            /**
+             * @description What the workspace was charged for them: its succeeded runs' prices.
+             * @example 0.04
+             */
+            cost_usd: string;
+        } | {
+            /**
+             * @description Where the runs were started.
+             * @enum {string}
+             */
+            source: "api" | "mcp" | "studio";
+            /** @description Runs started in the range, in any state (queued and running ones included). */
+            runs: number;
+            /** @description Of them, succeeded (the only ones charged). */
+            succeeded: number;
+            /** @description Of them, failed. */
+            failed: number;
+            /** @description Of them, canceled. */
+            canceled: number;
+            /**
+             * @description What the workspace was charged for them: its succeeded runs' prices.
+             * @example 0.04
+             */
+            cost_usd: string;
         };
         OutputItem: {
             /** @enum {string} */
@@ -2110,7 +2240,7 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `next_cursor`; it is bound to the filters it was made with. */
                 cursor?: string;
-                /** @description One action (`member.invited`) or a family of them (`member`: every `member.*` action): member, workspace, user, key, webhook, credit, model, share_link. */
+                /** @description One action (`member.invited`) or a family of them (`member`: every `member.*` action): member, workspace, user, key, webhook, credit, budget, model, share_link. */
                 action?: string;
                 /** @description Who made the change: a user's ID (`usr_…`), an API key's (`key_…`), or `cli`. */
                 actor?: string;
@@ -2179,6 +2309,54 @@ export interface operations {
             401: components["responses"]["Error401_invalid_api_key_missing_api_key"];
             403: components["responses"]["Error403_permission_denied"];
             404: components["responses"]["Error404_resource_not_found"];
+            408: components["responses"]["Error408_invalid_request"];
+            413: components["responses"]["Error413_payload_too_large"];
+            417: components["responses"]["Error417_invalid_request"];
+            429: components["responses"]["Error429_ip_rate_limit_exceeded_rate_limit_exceeded"];
+            431: components["responses"]["Error431_invalid_request"];
+            500: components["responses"]["Error500_internal_error"];
+            503: components["responses"]["Error503_service_unavailable"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description The first day (`YYYY-MM-DD`, UTC), included; by default 29 days before `to`. */
+                from?: string;
+                /** @description The last day, included; by default today (UTC). At most 366 days after `from`. */
+                to?: string;
+                /** @description What each row is: a day, a model, an API key, a member (a key's runs count for the member who made it) or a source. */
+                group_by?: "day" | "model" | "key" | "member" | "source";
+                /** @description Only this model's runs: every version of it, or one with `@<version>`. */
+                model?: string;
+            };
+            header?: {
+                /** @description `text/csv` for the rows as CSV (a header row first). */
+                Accept?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows and the total (JSON), or the rows as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Error400_conflicting_credentials_invalid_parameter_invalid_request_placeholder_in_path"];
+            401: components["responses"]["Error401_invalid_api_key_missing_api_key"];
+            403: components["responses"]["Error403_permission_denied"];
             408: components["responses"]["Error408_invalid_request"];
             413: components["responses"]["Error413_payload_too_large"];
             417: components["responses"]["Error417_invalid_request"];

@@ -16,6 +16,8 @@ export type Workspace = Schemas["Workspace"];
 export type AuditEvent = Schemas["AuditEvent"];
 export type AuditAction = AuditEvent["action"];
 export type AuditEventList = Schemas["AuditEventList"];
+export type Usage = Schemas["Usage"];
+export type UsageRow = Schemas["UsageRow"];
 export type Generation = Schemas["Generation"];
 export type GenerationStatus = Generation["status"];
 export type OutputItem = Schemas["OutputItem"];
@@ -58,6 +60,7 @@ export type ListEventsQuery = Query<"listEvents">;
 export type ListWebhookEndpointsQuery = Query<"listWebhookEndpoints">;
 export type ListDeliveriesQuery = Query<"listEventDeliveries">;
 export type ListAuditEventsQuery = Query<"listAuditEvents">;
+export type UsageQuery = Query<"getUsage">;
 
 /** Any page of a cursor-paged list. */
 export interface Page<T> {
