@@ -79,7 +79,9 @@ export function AuditTable({
                 <time dateTime={event.created_at} title={event.created_at}>
                   {event.created_at.slice(0, 16).replace("T", " ")}
                 </time>
-                <div className="text-xs text-zinc-400">{relativeTime(event.created_at, now)}</div>
+                <div data-relative-time className="text-xs text-zinc-400">
+                  {relativeTime(event.created_at, now)}
+                </div>
               </td>
               {showWorkspace ? (
                 <td className={`${CELL} text-zinc-700`}>
