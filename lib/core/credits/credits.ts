@@ -317,7 +317,10 @@ export async function settleHold(db: Db, input: { holdId: string; outcome: HoldO
 }
 
 /** settleHold giving the amount it settled (null: the hold had already ended), for the budgets' counters. */
-export async function settleHoldAmount(db: Db, input: { holdId: string; outcome: HoldOutcome }): Promise<Micros | null> {
+export async function settleHoldAmount(
+  db: Db,
+  input: { holdId: string; outcome: HoldOutcome },
+): Promise<Micros | null> {
   return withTransaction(db, async (trx) => {
     const at = nowIso();
     const [hold] = (await trx.executeQuery(endHoldQuery(trx, { hold: input.holdId, outcome: input.outcome, at }))).rows;

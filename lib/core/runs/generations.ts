@@ -1,5 +1,11 @@
 // Runs: start (price held, idempotent), read (optionally waiting), list (cursor paged), cancel.
-import { applyHoldingWrites, moveHeldFromAvailable, holdWrites, settleHoldAmount, type HoldNeed } from "../credits/credits";
+import {
+  applyHoldingWrites,
+  moveHeldFromAvailable,
+  holdWrites,
+  settleHoldAmount,
+  type HoldNeed,
+} from "../credits/credits";
 import { deprecationHeaders, findCatalogEntry, MODEL_ID_PATTERN, splitModelId } from "../catalog/catalog";
 import { nowIso, requireScope, SOURCES, type Ctx } from "../context";
 import { observeRunEnded } from "../../primitives/metrics";
@@ -470,7 +476,9 @@ export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise
         }
         return null;
       }
-      const released = ended.hold_id ? await settleHoldAmount(trx, { holdId: ended.hold_id, outcome: "release" }) : null;
+      const released = ended.hold_id
+        ? await settleHoldAmount(trx, { holdId: ended.hold_id, outcome: "release" })
+        : null;
       if (released !== null) await releaseBudgets(trx, ended, released);
       // The event (and its webhook) carries the API's absolute links, also for a studio cancel.
       await appendRunEndedEvent(trx, { ...ctx.services, studioLinks: false }, ended);
