@@ -17,6 +17,9 @@ import { createUser } from "../workspaces/users";
 import { createWorkspace } from "../workspaces/workspaces";
 import { usageCsv } from "./usage-csv";
 import { getUsage } from "./usage";
+import { getDailyUsage } from "./usage-daily";
+import { getDailyUsageForOps, getUsageForOps } from "./usage-ops";
+import { opsPrincipal } from "../ops/ops-principal";
 import type { UsageGroup } from "./usage-shape";
 
 type End = "succeeded" | "failed" | "canceled" | "queued";
@@ -237,6 +240,54 @@ describe(`usage (${testDialect()})`, () => {
     expect(csv).toHaveLength(byKey.data.length + 2);
     expect(csv).toContain(`${t.alicesKey.id},"alice, ""ci""",3,2,1,0,${byKey.data.find((r) => "key" in r && r.key === t.alicesKey.id)!.cost_usd}`); // prettier-ignore
     expect(csv.some((line) => line.startsWith(`${t.cliKey.id},'=cli,`))).toBe(true);
+  });
+
+  it("splits the same runs per day and model for the charts; ops read one workspace or all", async () => {
+    const t = await team();
+    const other = await team();
+    const done = await mixedLoad(t);
+    await mixedLoad(other);
+    const range = { from: "2026-03-01", to: "2026-03-04" };
+    const daily = await getDailyUsage(t.reader, range);
+    const want = new Map<string, { runs: number; failed: number; micros: number }>();
+    for (const d of done) {
+      const w = want.get(`${d.day} ${d.model}`) ?? { runs: 0, failed: 0, micros: 0 };
+      w.runs++;
+      if (d.end === "failed") w.failed++;
+      if (d.end === "succeeded") w.micros += d.micros;
+      want.set(`${d.day} ${d.model}`, w);
+    }
+    expect(daily.data.map((r) => `${r.day} ${r.model}`)).toEqual([...want.keys()].sort());
+    for (const r of daily.data) {
+      const w = want.get(`${r.day} ${r.model}`)!;
+      expect(r).toMatchObject({ runs: w.runs, failed: w.failed, costMicros: w.micros });
+    }
+    const usage = await getUsage(t.reader, range);
+    expect(daily.total).toEqual({ runs: usage.total.runs, costMicros: parseUsd(usage.total.cost_usd) });
+    expect(daily.total.costMicros).toBe(await ledgerCharges(t.ws.id, range.from, range.to));
+    for (const role of ["creator", "viewer"] as const)
+      expect((await refusal(getDailyUsage({ ...t.actors.bob, role }, range))).code).toBe("permission_denied");
+    expect((await refusal(getDailyUsage(t.reader, { from: "2026-03-05", to: "2026-03-04" }))).param).toBe("from");
+
+    // Ops: one workspace reads as its own admins read it; all of them add up every workspace's.
+    const operator = await createUser({ db: s.db }, { email: `ops-${n}@example.com`, password: "long enough", workspaceId: t.ws.id, role: "viewer", ops: true }); // prettier-ignore
+    const ops = await opsPrincipal(s.db, operator.id);
+    expect(await getDailyUsageForOps(ops, { ...range, workspace: other.ws.id })).toEqual(
+      await getDailyUsage(other.reader, range),
+    );
+    expect(await getUsageForOps(ops, { ...range, group_by: "key", workspace: t.ws.id })).toEqual(
+      await getUsage(t.reader, { ...range, group_by: "key" }),
+    );
+    const all = await getDailyUsageForOps(ops, range);
+    const workspaces = await s.db.selectFrom("workspaces").select("id").execute();
+    let runs = 0;
+    for (const w of workspaces) runs += (await getUsageForOps(ops, { ...range, workspace: w.id })).total.runs;
+    expect(all.total.runs).toBe(runs);
+    expect(all.total.runs).toBeGreaterThanOrEqual(2 * done.length);
+    const members = await getUsageForOps(ops, { ...range, group_by: "member" });
+    expect(members.data).toContainEqual(expect.objectContaining({ member: other.alice.id, email: other.alice.email }));
+    for (const workspace of ["constructor", "ws_\u0000", "install", t.alicesKey.id])
+      expect((await refusal(getUsageForOps(ops, { ...range, workspace }))).param).toBe("workspace");
   });
 
   it("shows another workspace nothing, and spend to owners, admins and the CLI's keys only", async () => {

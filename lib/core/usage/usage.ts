@@ -14,7 +14,7 @@ import type { Usage, UsageGroup, UsageRow } from "./usage-shape";
 
 export type { Usage, UsageQuery };
 
-interface Counts {
+export interface Counts {
   runs: number;
   succeeded: number;
   failed: number;
@@ -32,41 +32,59 @@ function groupColumn(groupBy: UsageGroup): RawBuilder<string | null> {
 
 const countOf = (status: string) => sql<number | string>`sum(case when status = ${sql.lit(status)} then 1 else 0 end)`;
 
-/** The workspace's runs created in the range, grouped: one statement. */
-async function groupedRuns(db: Db, workspaceId: string, range: UsageRange): Promise<Map<string | null, Counts>> {
-  const group = groupColumn(range.groupBy);
+/** Whose runs: one workspace's, or (ops only, lib/core/usage/usage-ops.ts) every workspace's. */
+export type UsageScope = { workspaceId: string } | "all";
+
+/** The runs created in the range (an index range on workspace and created_at), with the model filter. */
+export function runsInRange(db: Db, scope: UsageScope, range: UsageRange) {
   let q = db
     .selectFrom("generations")
-    .select([
-      group.as("grp"),
-      (eb) => eb.fn.countAll<number | string>().as("runs"),
-      countOf("succeeded").as("succeeded"),
-      countOf("failed").as("failed"),
-      countOf("canceled").as("canceled"),
-      sql<number | string | null>`sum(coalesce(charged_micros, 0))`.as("cost"),
-    ])
-    .where("workspace_id", "=", workspaceId)
     // ISO text with milliseconds compares as time: the range's first instant to its last.
     .where("created_at", ">=", `${range.from}T00:00:00.000Z`)
     .where("created_at", "<=", `${range.to}T23:59:59.999Z`);
+  if (scope !== "all") q = q.where("workspace_id", "=", scope.workspaceId);
   if (range.model !== null) {
     const at = range.model.indexOf("@");
     q = q.where("model_base", "=", at === -1 ? range.model : range.model.slice(0, at));
     if (at !== -1) q = q.where("model", "=", range.model);
   }
+  return q;
+}
+
+/** The counts of a group of runs, as select expressions (one home for what a row counts). */
+export function countColumns() {
+  return [
+    sql<number | string>`count(*)`.as("runs"),
+    countOf("succeeded").as("succeeded"),
+    countOf("failed").as("failed"),
+    countOf("canceled").as("canceled"),
+    sql<number | string | null>`sum(coalesce(charged_micros, 0))`.as("cost"),
+  ] as const;
+}
+
+/** A row of countColumns() as numbers (PostgreSQL answers sums as text). */
+export function countsOf(r: {
+  runs: number | string;
+  succeeded: number | string;
+  failed: number | string;
+  canceled: number | string;
+  cost: number | string | null;
+}): Counts {
+  return {
+    runs: Number(r.runs),
+    succeeded: Number(r.succeeded),
+    failed: Number(r.failed),
+    canceled: Number(r.canceled),
+    costMicros: Number(r.cost ?? 0),
+  };
+}
+
+/** The runs created in the range, grouped: one statement. */
+async function groupedRuns(db: Db, scope: UsageScope, range: UsageRange): Promise<Map<string | null, Counts>> {
+  const group = groupColumn(range.groupBy);
+  const q = runsInRange(db, scope, range).select([group.as("grp"), ...countColumns()]);
   const rows = await q.groupBy(group).execute();
-  return new Map(
-    rows.map((r) => [
-      r.grp,
-      {
-        runs: Number(r.runs),
-        succeeded: Number(r.succeeded),
-        failed: Number(r.failed),
-        canceled: Number(r.canceled),
-        costMicros: Number(r.cost ?? 0),
-      },
-    ]),
-  );
+  return new Map(rows.map((r) => [r.grp, countsOf(r)]));
 }
 
 function add(into: Map<string | null, Counts>, key: string | null, c: Counts): void {
@@ -84,19 +102,14 @@ function add(into: Map<string | null, Counts>, key: string | null, c: Counts): v
 /** Keys and members, folded from the creators: a key's runs count for the member who made it. */
 async function byActor(
   db: Db,
-  workspaceId: string,
+  scope: UsageScope,
   groupBy: "key" | "member",
   creators: Map<string | null, Counts>,
 ): Promise<{ groups: Map<string | null, Counts>; labels: Map<string, string> }> {
   const keyIds = [...creators.keys()].filter((id): id is string => id !== null && hasIdPrefix("apiKey", id));
-  const keys = keyIds.length
-    ? await db
-        .selectFrom("api_keys")
-        .select(["id", "name", "created_by"])
-        .where("workspace_id", "=", workspaceId)
-        .where("id", "in", keyIds)
-        .execute()
-    : [];
+  let keyQuery = db.selectFrom("api_keys").select(["id", "name", "created_by"]).where("id", "in", keyIds);
+  if (scope !== "all") keyQuery = keyQuery.where("workspace_id", "=", scope.workspaceId);
+  const keys = keyIds.length ? await keyQuery.execute() : [];
   const groups = new Map<string | null, Counts>();
   if (groupBy === "key") {
     for (const [creator, c] of creators)
@@ -154,11 +167,16 @@ export async function getUsage(ctx: Ctx, query: UsageQuery, now = new Date()): P
   requireScope(ctx, "workspace:read");
   requireRole(ctx, "admin", "read the workspace's usage and spend");
   const range = parseUsageQuery(query, now);
-  const grouped = await groupedRuns(ctx.services.historyReads ?? ctx.db, ctx.workspaceId, range);
+  return readUsage(ctx.services.historyReads ?? ctx.db, ctx.db, { workspaceId: ctx.workspaceId }, range);
+}
+
+/** The answer for a checked range: the grouped runs on `reads`, names of keys and members on `db`. */
+export async function readUsage(reads: Db, db: Db, scope: UsageScope, range: UsageRange): Promise<Usage> {
+  const grouped = await groupedRuns(reads, scope, range);
   let groups = grouped;
   let labels = new Map<string, string>();
   if (range.groupBy === "key" || range.groupBy === "member")
-    ({ groups, labels } = await byActor(ctx.db, ctx.workspaceId, range.groupBy, grouped));
+    ({ groups, labels } = await byActor(db, scope, range.groupBy, grouped));
   const data = ordered(range.groupBy, groups).map(([id, c]) =>
     row(range.groupBy, id, id === null ? null : (labels.get(id) ?? null), c),
   );
