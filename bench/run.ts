@@ -18,6 +18,7 @@ import {
   startServer,
   startWorker,
   workspaceWithKey,
+  budgetedWorkspaceWithKey,
   type ServerHandle,
   type StoreSpec,
 } from "./lib/server";
@@ -182,6 +183,7 @@ async function main(): Promise<void> {
             server,
             ws,
             workspaceWithKey(store, "bench-store-floor", "1000000").workspaceId,
+            budgetedWorkspaceWithKey(store, "bench-budgets", "1000000"),
           ),
         );
       // Last on this server: a catalog page asks for the cards' pictures, which are then made in

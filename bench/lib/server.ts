@@ -259,6 +259,39 @@ export async function startWorker(options: ProcessOptions): Promise<Started> {
 }
 
 /** A workspace with credit and a key on the server's store. */
+/**
+ * A workspace whose key a member made, with a workspace, a member and a key budget all set (caps
+ * far above what a run of the bench spends): every create moves three budgets' counters.
+ */
+export function budgetedWorkspaceWithKey(
+  store: StoreSpec,
+  name: string,
+  creditUsd: string,
+): { workspaceId: string; key: string } {
+  const ws = admin<{ id: string }>(store, ["workspace", "create", "--name", name, "--credit", creditUsd]);
+  const email = `${name}-${Date.now().toString(36)}@example.com`;
+  admin(store, [
+    "user",
+    "create",
+    "--email",
+    email,
+    "--password",
+    "bench-pass-1",
+    "--workspace",
+    ws.id,
+    "--role",
+    "admin",
+  ]);
+  const key = admin<{ id: string; key: string }>(store, [
+    ...["key", "create", "--workspace", ws.id, "--name", "bench", "--member", email],
+  ]);
+  const caps = ["--daily", "100000", "--monthly", "1000000"];
+  admin(store, ["budget", "set", "--workspace", ws.id, ...caps]);
+  admin(store, ["budget", "set", "--workspace", ws.id, "--member", email, ...caps]);
+  admin(store, ["budget", "set", "--workspace", ws.id, "--key", key.id, ...caps]);
+  return { workspaceId: ws.id, key: key.key };
+}
+
 export function workspaceWithKey(
   store: StoreSpec,
   name: string,

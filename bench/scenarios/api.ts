@@ -55,6 +55,7 @@ export async function generationsScenario(
   server: ServerHandle,
   ws: { workspaceId: string; key: string },
   floorWorkspaceId: string,
+  budgeted: { workspaceId: string; key: string },
 ): Promise<Row[]> {
   const scenario = "POST /v1/generations (workers paused)";
   // The floor first, in a workspace of its own (its runs stay queued and held there too).
@@ -69,10 +70,34 @@ export async function generationsScenario(
     body: QUOTE_BODY,
     expectStatus: 201,
   });
+  // The same with a workspace, a member and a key budget set: each create moves their counters
+  // in its transaction (lib/core/budgets/budget-spend.ts).
+  const withBudgets = await measureThroughput(settings, {
+    scenario: `${scenario} with budgets`,
+    url: `${server.api}/v1/generations`,
+    method: "POST",
+    headers: { "x-api-key": budgeted.key, "content-type": "application/json" },
+    body: QUOTE_BODY,
+    expectStatus: 201,
+  });
+  // Once more without: the store grows during the load, so the row compares the budgeted load
+  // with the mean of the loads before and after it, not with the first alone.
+  const plainAfter = await measureThroughput(settings, {
+    scenario,
+    url: `${server.api}/v1/generations`,
+    method: "POST",
+    headers: { "x-api-key": ws.key, "content-type": "application/json" },
+    body: QUOTE_BODY,
+    expectStatus: 201,
+  });
   await sleep(1000); // let requests still in flight when the load stopped commit
   const ledger = await checkLedger(server, ws.workspaceId);
   return [
     rpsRow(scenario, "creates/s", r, 0.5, { name: "the store floor", rps: floor.rps }),
+    rpsRow(`${scenario} with workspace, member and key budgets`, "creates/s", withBudgets, 0.9, {
+      name: "the same without budgets (before and after)",
+      rps: (r.atelier.rps + plainAfter.atelier.rps) / 2,
+    }),
     rpsRow(scenario, "creates/s (baseline: bare node:http)", r, null),
     latencyRow(scenario, "p99", r, 50),
     {
