@@ -14,6 +14,7 @@ import { clientIp } from "./client-ip";
 import { auditEventRoutes } from "./routes/audit-events";
 import { batchRoutes } from "./routes/batches";
 import { blobRoutes } from "./routes/blobs";
+import { budgetRoutes } from "./routes/budgets";
 import { creditRoutes } from "./routes/credits";
 import { webhookRoutes } from "./routes/webhooks";
 import { fileRoutes } from "./routes/files";
@@ -41,6 +42,7 @@ export function addApiRoutes(router: Router, deps: ApiDeps): void {
   workspaceRoutes(router);
   auditEventRoutes(router);
   usageRoutes(router);
+  budgetRoutes(router);
   generationRoutes(router);
   batchRoutes(router);
   fileRoutes(router);

@@ -117,6 +117,27 @@ describe("the OpenAPI document", () => {
     expect(answer(200, { object: "credits", available_usd: "10.00", held_usd: "0.00", extra: 1 })!.join()).toContain(
       "additional",
     );
+    // GET /v1/budgets: amounts are dollar strings or null, and nothing beyond the shape's fields.
+    const budget = {
+      object: "budget",
+      scope: "member",
+      subject_id: "usr_abc",
+      email: "a@example.com",
+      daily_usd: "5.00",
+      monthly_usd: null,
+      spent_today_usd: "0.002",
+      spent_this_month_usd: null,
+      left_today_usd: "4.998",
+      left_this_month_usd: null,
+      updated_at: "2026-05-01T09:30:00.000Z",
+    };
+    expect(answer(200, { object: "list", data: [budget] }, "/v1/budgets")).toEqual([]);
+    expect(
+      answer(200, { object: "list", data: [{ ...budget, left_today_usd: 4.998 }] }, "/v1/budgets")!.join(),
+    ).toContain("/left_today_usd");
+    expect(
+      answer(200, { object: "list", data: [{ ...budget, scope: "team" }] }, "/v1/budgets")!.length,
+    ).toBeGreaterThan(0);
     const error = (code: string, type: string) => ({
       error: { type, code, message: "m", param: null, doc_url: null, request_id: "req_abc" },
     });

@@ -334,6 +334,17 @@ export const OPERATIONS: Record<string, Operation> = {
     },
     sdk: 'const usage = await atelier.usage.get({ from: "2026-05-01", to: "2026-05-31", group_by: "model" });',
   },
+  "GET /v1/budgets": {
+    operationId: "listBudgets",
+    tag: "Workspace",
+    summary: "List budgets",
+    description:
+      "The workspace's spending caps (on the workspace, its members and its API keys; set by owners and admins in the studio or with `admin budget set`), each with what the runs it covers hold and were charged in the current UTC day and month, and what is left. A key a member made reads them when that member is an admin or owner; a key the admin CLI made reads them with its scope.",
+    access: "key",
+    scope: "workspace:read",
+    success: { status: 200, schema: "BudgetList", description: "Every budget of the workspace." },
+    sdk: "const { data: budgets } = await atelier.budgets.list();",
+  },
   "POST /v1/generations": {
     operationId: "createGeneration",
     tag: "Generations",

@@ -51,6 +51,7 @@ import {
 import { WorkspaceShape } from "../../lib/core/workspaces/workspace-shape";
 import { AuditEventListShape, AuditEventShape } from "../../lib/core/audit/audit-shape";
 import { UsageRowShape, UsageShape } from "../../lib/core/usage/usage-shape";
+import { BudgetListShape, BudgetShape } from "../../lib/core/budgets/budget-shape";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -72,6 +73,8 @@ const COMPONENTS: Record<string, z.ZodType> = {
   AuditEventList: AuditEventListShape,
   Usage: UsageShape,
   UsageRow: UsageRowShape,
+  Budget: BudgetShape,
+  BudgetList: BudgetListShape,
   OutputItem: OutputItemShape,
   Preview: PreviewShape,
   Generation: GenerationShape,

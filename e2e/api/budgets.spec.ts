@@ -1,6 +1,7 @@
 // Budgets, black-box on both stores: set with the admin CLI, a create past a cap answers 429
 // rate_limit_exceeded with Retry-After and a message naming the budget, nothing held; a batch
-// that would cross starts none; a cancel gives its amount back; bad CLI input names the field.
+// that would cross starts none; a cancel gives its amount back; bad CLI input names the field;
+// GET /v1/budgets shows one workspace's budgets to its admins' and the CLI's keys only.
 import { expect, test } from "./fixtures";
 import { admin, adminFailure, createKey } from "./admin";
 import { expectError, expectOk, keyHeader } from "./helpers";
@@ -15,6 +16,8 @@ interface Budget {
   monthly_usd: string | null;
   spent_today_usd: string | null;
   spent_this_month_usd: string | null;
+  left_today_usd: string | null;
+  left_this_month_usd: string | null;
 }
 
 const GRADIENT = { model: "atelier/gradient", input: { prompt: "budgets" } };
@@ -163,6 +166,103 @@ for (const store of STORES) {
         await request.get(`${spec.baseURL}/v1/audit-events?action=budget`, { headers: keyHeader(tenant.api.key) }),
       );
       expect(audit.data.map((e) => e.action).sort()).toEqual(["budget.set", "budget.set"]);
+    });
+
+    test("GET /v1/budgets: the key's workspace's budgets with spent and left; admins' keys only", async ({
+      request,
+    }) => {
+      const spec = store.idle;
+      const tenant = newTenant(request, spec, "1", "budgets");
+      const other = newTenant(request, spec, "1", "budgets");
+      const ws = tenant.workspaceId;
+      const tag = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+      const member = (role: string) => {
+        const email = `budget-${role}-${tag}@example.com`;
+        admin(
+          ["user", "create", "--email", email, "--password", "member-pass-1", "--workspace", ws, "--role", role],
+          spec,
+        );
+        return {
+          email,
+          key: admin<{ id: string; key: string }>(["key", "create", "--workspace", ws, "--member", email], spec),
+        };
+      };
+      const boss = member("admin");
+      const creator = member("creator");
+      const viewer = member("viewer");
+      const list = async (key: string) =>
+        expectOk<{ object: string; data: Budget[] }>(
+          await request.get(`${spec.baseURL}/v1/budgets`, { headers: keyHeader(key) }),
+        );
+      expect(await list(tenant.api.key)).toEqual({ object: "list", data: [] });
+
+      budgetCli(spec, ["set", "--workspace", ws, "--daily", "0.005", "--monthly", "1"]);
+      budgetCli(spec, ["set", "--workspace", ws, "--member", creator.email, "--monthly", "0.5"]);
+      budgetCli(spec, ["set", "--workspace", ws, "--key", boss.key.id, "--daily", "0"]);
+      budgetCli(spec, ["set", "--workspace", other.workspaceId, "--daily", "7"]);
+      await tenant.api.create(GRADIENT);
+
+      // The workspace's, then the member's, then the key's; what is left never below 0.
+      const mine = await list(boss.key.key);
+      expect(mine.data).toEqual([
+        expect.objectContaining({
+          object: "budget",
+          scope: "workspace",
+          subject_id: ws,
+          email: null,
+          daily_usd: "0.005",
+          monthly_usd: "1.00",
+          spent_today_usd: "0.002",
+          spent_this_month_usd: "0.002",
+          left_today_usd: "0.003",
+          left_this_month_usd: "0.998",
+        }),
+        expect.objectContaining({
+          scope: "member",
+          email: creator.email,
+          daily_usd: null,
+          spent_today_usd: null,
+          left_today_usd: null,
+          monthly_usd: "0.50",
+          spent_this_month_usd: "0.00",
+          left_this_month_usd: "0.50",
+        }),
+        expect.objectContaining({ scope: "key", subject_id: boss.key.id, daily_usd: "0.00", left_today_usd: "0.00" }),
+      ]);
+      // A key the admin CLI made reads them with its scope; the same list.
+      expect(await list(tenant.api.key)).toEqual(mine);
+      // Another workspace's key sees its own budget and nothing of this one.
+      expect((await list(other.api.key)).data).toEqual([
+        expect.objectContaining({ scope: "workspace", subject_id: other.workspaceId, daily_usd: "7.00" }),
+      ]);
+
+      // A creator's or a viewer's key: refused, naming the role.
+      for (const [who, role] of [
+        [creator, "creator"],
+        [viewer, "viewer"],
+      ] as const) {
+        await expectError(
+          await request.get(`${spec.baseURL}/v1/budgets`, { headers: keyHeader(who.key.key) }),
+          403,
+          "permission_denied",
+          {
+            message: `The member who made this API key is a ${role} in this workspace; to read budgets takes admin or owner.`,
+          },
+        );
+      }
+      // It takes no parameter; a NUL anywhere is named, never a 500.
+      await expectError(
+        await request.get(`${spec.baseURL}/v1/budgets?scope=key`, { headers: keyHeader(boss.key.key) }),
+        400,
+        "invalid_parameter",
+        { param: "scope" },
+      );
+      await expectError(
+        await request.get(`${spec.baseURL}/v1/budgets?x=%00`, { headers: keyHeader(boss.key.key) }),
+        400,
+        "invalid_parameter",
+        { param: "x" },
+      );
     });
   });
 }

@@ -16,6 +16,7 @@ import type {
   AuditEventList,
   Batch,
   BatchRequest,
+  BudgetList,
   Credits,
   DeletedWebhookEndpoint,
   DeliveryList,
@@ -183,6 +184,7 @@ export class Atelier {
   readonly events: Events;
   readonly auditEvents: AuditEvents;
   readonly usage: UsageResource;
+  readonly budgets: Budgets;
 
   constructor(options: AtelierOptions = {}) {
     const baseUrl = (options.baseUrl ?? readEnv("ATELIER_URL") ?? "http://localhost:3000")
@@ -219,6 +221,7 @@ export class Atelier {
     this.events = new Events(call);
     this.auditEvents = new AuditEvents(call);
     this.usage = new UsageResource(call);
+    this.budgets = new Budgets(call);
   }
 
   /**
@@ -570,5 +573,16 @@ export class UsageResource extends Resource {
       },
       options,
     );
+  }
+}
+
+export class Budgets extends Resource {
+  /**
+   * GET /v1/budgets: the workspace's spending caps (workspace, members, keys), each with what is
+   * spent and left in the current UTC day and month (scope workspace:read; a key a member made
+   * reads them when that member is an admin or owner).
+   */
+  list(options: RequestOptions = {}): Promise<BudgetList> {
+    return this.call({ method: "GET", path: "/v1/budgets", retry: true }, options);
   }
 }

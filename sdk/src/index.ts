@@ -7,6 +7,7 @@ export {
   Atelier,
   AuditEvents,
   Batches,
+  Budgets,
   CreditsResource,
   Events,
   Files,

@@ -225,6 +225,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List budgets
+         * @description The workspace's spending caps (on the workspace, its members and its API keys; set by owners and admins in the studio or with `admin budget set`), each with what the runs it covers hold and were charged in the current UTC day and month, and what is left. A key a member made reads them when that member is an admin or owner; a key the admin CLI made reads them with its scope.
+         *
+         *     Scope: `workspace:read`.
+         */
+        get: operations["listBudgets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/generations": {
         parameters: {
             query?: never;
@@ -1140,6 +1162,42 @@ export interface components {
              * @example 0.04
              */
             cost_usd: string;
+        };
+        Budget: {
+            /** @constant */
+            object: "budget";
+            /**
+             * @description Whom it caps: the whole workspace; a member (their studio runs and the runs of the keys they made); an API key (its runs).
+             * @enum {string}
+             */
+            scope: "workspace" | "member" | "key";
+            /** @description The workspace's ID (`ws_…`), the member's (`usr_…`) or the key's (`key_…`). */
+            subject_id: string;
+            /** @description The member's email; null for the workspace and keys. */
+            email: string | null;
+            /** @description The cap per UTC day; null: no daily cap. 0 lets nothing be spent. */
+            daily_usd: string | null;
+            /** @description The cap per UTC calendar month; null: no monthly cap. */
+            monthly_usd: string | null;
+            /** @description Held and charged by the runs it covers that started today (UTC day); null without a daily cap. */
+            spent_today_usd: string | null;
+            /** @description Held and charged by the runs it covers that started this month (UTC calendar month); null without a monthly cap. */
+            spent_this_month_usd: string | null;
+            /** @description What may still be spent today: the cap less what is spent, never below 0 (UTC day); null without a daily cap. */
+            left_today_usd: string | null;
+            /** @description What may still be spent this month, never below 0 (UTC calendar month); null without a monthly cap. */
+            left_this_month_usd: string | null;
+            /**
+             * Format: date-time
+             * @description When its caps last changed.
+             */
+            updated_at: string;
+        };
+        BudgetList: {
+            /** @constant */
+            object: "list";
+            /** @description The workspace's budget first, then members', then keys'. */
+            data: components["schemas"]["Budget"][];
         };
         OutputItem: {
             /** @enum {string} */
@@ -2352,6 +2410,40 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Usage"];
                     "text/csv": string;
+                };
+            };
+            400: components["responses"]["Error400_conflicting_credentials_invalid_parameter_invalid_request_placeholder_in_path"];
+            401: components["responses"]["Error401_invalid_api_key_missing_api_key"];
+            403: components["responses"]["Error403_permission_denied"];
+            408: components["responses"]["Error408_invalid_request"];
+            413: components["responses"]["Error413_payload_too_large"];
+            417: components["responses"]["Error417_invalid_request"];
+            429: components["responses"]["Error429_ip_rate_limit_exceeded_rate_limit_exceeded"];
+            431: components["responses"]["Error431_invalid_request"];
+            500: components["responses"]["Error500_internal_error"];
+            503: components["responses"]["Error503_service_unavailable"];
+        };
+    };
+    listBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every budget of the workspace. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetList"];
                 };
             };
             400: components["responses"]["Error400_conflicting_credentials_invalid_parameter_invalid_request_placeholder_in_path"];

@@ -15,6 +15,7 @@ import { fromTo, recordAudit } from "../audit/audit-writer";
 import { requireRole, type MemberRole } from "../workspaces/roles";
 import { periodEnd, periodStarts, BUDGET_PERIODS, type BudgetPeriod } from "./budget-periods";
 import { findSubject, parseCap, type BudgetSubject } from "./budget-input";
+import type { Budget } from "./budget-shape";
 
 /** Who manages budgets: a member acting in the studio (role set) or the admin CLI (no role). */
 export interface BudgetsCtx {
@@ -25,20 +26,7 @@ export interface BudgetsCtx {
   ip?: string;
 }
 
-export interface Budget {
-  object: "budget";
-  scope: "workspace" | "member" | "key";
-  /** The workspace's, the member's (usr_…) or the key's (key_…) ID. */
-  subject_id: string;
-  /** The member's email; null for the workspace and keys. */
-  email: string | null;
-  daily_usd: string | null;
-  monthly_usd: string | null;
-  /** Held and charged today by the runs it covers; null without a daily cap. */
-  spent_today_usd: string | null;
-  spent_this_month_usd: string | null;
-  updated_at: string;
-}
+export type { Budget };
 
 type Subject = { member?: unknown; key?: unknown };
 /** `now` is for tests of the periods; the doors never pass it. */
@@ -72,22 +60,32 @@ export async function listBudgets(ctx: Pick<BudgetsCtx, "db" | "workspaceId">, w
       ]),
     )
     .execute();
-  const spent = (row: BudgetsTable, period: BudgetPeriod) => {
-    if (capOf(row, period) === null) return null;
+  /** Spent and left in a period, in micro-dollars; null without a cap. */
+  const period = (row: BudgetsTable, period: BudgetPeriod) => {
+    const cap = capOf(row, period);
+    if (cap === null) return { spent: null, left: null };
     const found = spend.find((s) => s.scope === row.scope && s.subject_id === row.subject_id && s.period === period);
-    return formatUsd(Number(found?.spent_micros ?? 0));
+    const spent = Number(found?.spent_micros ?? 0);
+    // A cap set below what was already spent leaves nothing, not a negative amount.
+    return { spent, left: Math.max(0, Number(cap) - spent) };
   };
-  return rows.map((row) => ({
-    object: "budget",
-    scope: row.scope,
-    subject_id: row.subject_id,
-    email: row.email ?? null,
-    daily_usd: usd(row.daily_micros),
-    monthly_usd: usd(row.monthly_micros),
-    spent_today_usd: spent(row, "day"),
-    spent_this_month_usd: spent(row, "month"),
-    updated_at: row.updated_at,
-  }));
+  return rows.map((row) => {
+    const day = period(row, "day");
+    const month = period(row, "month");
+    return {
+      object: "budget",
+      scope: row.scope,
+      subject_id: row.subject_id,
+      email: row.email ?? null,
+      daily_usd: usd(row.daily_micros),
+      monthly_usd: usd(row.monthly_micros),
+      spent_today_usd: usd(day.spent),
+      spent_this_month_usd: usd(month.spent),
+      left_today_usd: usd(day.left),
+      left_this_month_usd: usd(month.left),
+      updated_at: row.updated_at,
+    };
+  });
 }
 
 /**
