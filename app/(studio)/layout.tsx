@@ -20,6 +20,7 @@ const NAV: { href: string; label: string; least?: MemberRole; opsOnly?: boolean;
   { href: "/keys", label: "API keys" },
   { href: "/webhooks", label: "Webhooks", least: "admin" },
   { href: "/members", label: "Members", least: "admin" },
+  { href: "/budgets", label: "Budgets", least: "admin" },
   // Ops see every workspace's audit log, whatever their role here.
   { href: "/audit", label: "Audit", least: "admin", orOps: true },
   { href: "/ops", label: "Ops", opsOnly: true },
