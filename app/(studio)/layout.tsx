@@ -23,6 +23,8 @@ const NAV: { href: string; label: string; least?: MemberRole; opsOnly?: boolean;
   { href: "/budgets", label: "Budgets", least: "admin" },
   // Ops see every workspace's audit log, whatever their role here.
   { href: "/audit", label: "Audit", least: "admin", orOps: true },
+  // Spend is the workspace's money: admins and owners; ops see every workspace's.
+  { href: "/usage", label: "Usage", least: "admin", orOps: true },
   { href: "/ops", label: "Ops", opsOnly: true },
 ];
 
