@@ -252,7 +252,9 @@ export function openApiDocument(): Record<string, unknown> {
       type,
       {
         post: {
-          summary: `A run ended ${type.split(".")[1]}`,
+          summary: type.startsWith("budget.")
+            ? "A budget reached 50, 80 or 100 % of its cap"
+            : `A run ended ${type.split(".")[1]}`,
           description:
             "POSTed to the run's own `webhook` URL and to every enabled endpoint whose `event_types` is empty or names it, signed with the workspace's default secret (Standard Webhooks). Any 2xx within 15 s is success; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. 410 disables the endpoint. Deliveries are at least once: deduplicate on `webhook-id`.",
           parameters: [

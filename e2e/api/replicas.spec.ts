@@ -585,7 +585,9 @@ test("each webhook event is delivered once, not once per process; deliveries are
     await finalDeliveries(
       onA,
       `/v1/events/${event.id}/deliveries`,
-      event.data.id === created[0]!.id || event.data.id === created[1]!.id ? 2 : 1,
+      (event.data as { id: string }).id === created[0]!.id || (event.data as { id: string }).id === created[1]!.id
+        ? 2
+        : 1,
     );
   await sleep(3_000);
 
@@ -601,7 +603,9 @@ test("each webhook event is delivered once, not once per process; deliveries are
   );
   for (const arrival of [...atEndpoint, ...atRun]) {
     const event = events.find((e) => e.id === arrival.headers["webhook-id"])!;
-    expect(expectSignedDelivery(arrival, secret, { eventId: event.id }).data.id).toBe(event.data.id);
+    expect((expectSignedDelivery(arrival, secret, { eventId: event.id }).data as { id: string }).id).toBe(
+      (event.data as { id: string }).id,
+    );
   }
   // Each delivery was attempted once, and succeeded.
   for (const event of events) {

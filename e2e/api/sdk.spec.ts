@@ -299,7 +299,7 @@ test.describe("SDK against the real server", () => {
     // Each ending wrote one event; three to a page.
     listed.length = 0;
     const events = await all(atelier.events.iterate({ limit: 3 }));
-    expect(events.map((e) => e.data.id).sort()).toEqual([...batchIds].sort());
+    expect(events.map((e) => (e.data as { id: string }).id).sort()).toEqual([...batchIds].sort());
     expect(events.every((e) => e.type === "generation.succeeded")).toBe(true);
     expect(listed.filter((u) => u.includes("/v1/events?"))).toHaveLength(3);
     expect(await atelier.events.get(events[0]!.id)).toMatchObject({ id: events[0]!.id, object: "event" });
@@ -408,8 +408,8 @@ test.describe("SDK against the real server", () => {
     expect(verified.data).toEqual(run);
     // Node's req.headers any case, a Fetch Headers, the body as bytes: all read the same.
     const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
-    expect(verifyWebhook(new TextEncoder().encode(payload), upper, secret).data.id).toBe(run.id);
-    expect(verifyWebhook(payload, new Headers(headers), secret).data.id).toBe(run.id);
+    expect((verifyWebhook(new TextEncoder().encode(payload), upper, secret).data as { id: string }).id).toBe(run.id);
+    expect((verifyWebhook(payload, new Headers(headers), secret).data as { id: string }).id).toBe(run.id);
 
     expect(() => verifyWebhook(payload.replace('"succeeded"', '"failed"'), headers, secret)).toThrow(
       WebhookVerificationError,
@@ -446,7 +446,7 @@ test.describe("SDK against the real server", () => {
       const delivery = received[0]!;
       const payload = verifyWebhook(delivery.body, delivery.headers, secret);
       expect(payload.type).toBe("generation.succeeded");
-      expect(payload.data.id).toBe(run.id);
+      expect((payload.data as { id: string }).id).toBe(run.id);
       const eventId = delivery.headers["webhook-id"] as string;
       expect(await atelier.events.get(eventId)).toMatchObject({
         id: eventId,

@@ -70,7 +70,9 @@ test("events: one per ended run, newest first, paged with limit 1 + cursor, filt
   const newestFirst = [...ended].reverse();
 
   const events = await allEvents(api);
-  expect(events.map((e) => [e.type, e.data.id])).toEqual(newestFirst.map((r) => [`generation.${r.status}`, r.id]));
+  expect(events.map((e) => [e.type, (e.data as { id: string }).id])).toEqual(
+    newestFirst.map((r) => [`generation.${r.status}`, r.id]),
+  );
   for (const [i, event] of events.entries()) {
     const run = newestFirst[i]!;
     expect(Object.keys(event).sort()).toEqual(EVENT_KEYS);

@@ -211,7 +211,7 @@ export async function allEvents(api: Api, query: Record<string, string> = {}): P
 
 /** The one event a run wrote when it ended. */
 export async function eventOfRun(api: Api, run: Generation): Promise<EventObject> {
-  const events = (await allEvents(api)).filter((e) => e.data.id === run.id);
+  const events = (await allEvents(api)).filter((e) => (e.data as { id: string }).id === run.id);
   expect(
     events.map((e) => e.type),
     `one event for ${run.id}`,

@@ -6,6 +6,7 @@
 import type { Logger } from "pino";
 import type { Services } from "../core/context";
 import { purgeEvents } from "../core/webhooks/events";
+import { announceBudgetAlerts } from "../core/budgets/budget-alerts";
 import { claimScheduledTurn } from "./scheduled-tasks";
 import { randomBase62 } from "../primitives/ids";
 import { signingSecrets } from "../core/webhooks/webhook-secrets";
@@ -181,6 +182,8 @@ export function startWebhookSender(options: {
           if (purged > 0) options.logger.info({ purged }, "purged events older than 30 days");
         }
       }
+      // Thresholds the holds claimed since the last turn become events (and deliveries) first.
+      await announceBudgetAlerts(options.db);
       const free = concurrency - inFlight.size;
       const claimed = free > 0 ? await claimDueDeliveries(options.db, options.dialect, { owner, limit: free }) : [];
       claimedAll = free > 0 && claimed.length === free;

@@ -409,6 +409,19 @@ export interface BudgetSpendTable {
   grew: number;
 }
 
+/** A threshold a budget counter reached (migration 025); event_id is null until announced. */
+export interface BudgetAlertsTable {
+  workspace_id: string;
+  scope: BudgetScope;
+  subject_id: string;
+  period: "day" | "month";
+  period_start: string;
+  threshold: number;
+  spent_micros: number;
+  cap_micros: number;
+  event_id: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -434,6 +447,7 @@ export interface Database {
   audit_events: AuditEventsTable;
   budgets: BudgetsTable;
   budget_spend: BudgetSpendTable;
+  budget_alerts: BudgetAlertsTable;
   studio_sessions: StudioSessionsTable;
   share_links: ShareLinksTable;
   scheduled_tasks: ScheduledTasksTable;

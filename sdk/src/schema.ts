@@ -877,6 +877,54 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "budget.threshold_reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A budget reached 50, 80 or 100 % of its cap
+         * @description POSTed to the run's own `webhook` URL and to every enabled endpoint whose `event_types` is empty or names it, signed with the workspace's default secret (Standard Webhooks). Any 2xx within 15 s is success; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. 410 disables the endpoint. Deliveries are at least once: deduplicate on `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's ID (`evt_…`), the same on every attempt. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed with the base64 part of the secret after `whsec_`; two space-separated signatures for 24 hours after a rotation. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            responses: {
+                /** @description Received. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1381,7 +1429,7 @@ export interface components {
             url: string;
             description: string;
             /** @description Empty: every type. */
-            event_types: ("generation.succeeded" | "generation.failed" | "generation.canceled")[];
+            event_types: ("generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached")[];
             enabled: boolean;
             disabled_reason: string | null;
             /**
@@ -1424,14 +1472,34 @@ export interface components {
             /** @constant */
             object: "event";
             /** @enum {string} */
-            type: "generation.succeeded" | "generation.failed" | "generation.canceled";
+            type: "generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached";
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds.
              */
             timestamp: string;
-            /** @description The Generation as it ended. */
-            data: components["schemas"]["Generation"];
+            data: components["schemas"]["Generation"] | {
+                budget: {
+                    /** @enum {string} */
+                    scope: "workspace" | "member" | "key";
+                    subject_id: string;
+                    /** @enum {string} */
+                    period: "day" | "month";
+                    /** @description The UTC day, or the month's first day (YYYY-MM-DD). */
+                    period_start: string;
+                    /**
+                     * @description A decimal string of US dollars, e.g. "0.04".
+                     * @example 0.04
+                     */
+                    cap_usd: string;
+                };
+                threshold: 50 | 80 | 100;
+                /**
+                 * @description The counter when the threshold was reached.
+                 * @example 0.04
+                 */
+                spent_usd: string;
+            };
         };
         EventList: {
             /** @constant */
@@ -1491,13 +1559,34 @@ export interface components {
         };
         WebhookPayload: {
             /** @enum {string} */
-            type: "generation.succeeded" | "generation.failed" | "generation.canceled";
+            type: "generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached";
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds.
              */
             timestamp: string;
-            data: components["schemas"]["Generation"];
+            data: components["schemas"]["Generation"] | {
+                budget: {
+                    /** @enum {string} */
+                    scope: "workspace" | "member" | "key";
+                    subject_id: string;
+                    /** @enum {string} */
+                    period: "day" | "month";
+                    /** @description The UTC day, or the month's first day (YYYY-MM-DD). */
+                    period_start: string;
+                    /**
+                     * @description A decimal string of US dollars, e.g. "0.04".
+                     * @example 0.04
+                     */
+                    cap_usd: string;
+                };
+                threshold: 50 | 80 | 100;
+                /**
+                 * @description The counter when the threshold was reached.
+                 * @example 0.04
+                 */
+                spent_usd: string;
+            };
         };
         GenerationRequest: {
             /** @example atelier/gradient */
@@ -1524,13 +1613,13 @@ export interface components {
         WebhookEndpointRequest: {
             url: string;
             description?: string;
-            event_types?: ("generation.succeeded" | "generation.failed" | "generation.canceled")[];
+            event_types?: ("generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached")[];
             enabled?: boolean;
         };
         WebhookEndpointUpdate: {
             url?: string;
             description?: string;
-            event_types?: ("generation.succeeded" | "generation.failed" | "generation.canceled")[];
+            event_types?: ("generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached")[];
             enabled?: boolean;
         };
         /** @description No fields; an empty body reads as {}. */

@@ -11,7 +11,12 @@ import { requireSafeWebhookUrl } from "./webhook-url";
 import type { DeletedWebhookEndpoint, WebhookEndpoint, WebhookEndpointList } from "./webhook-shape";
 import { fromTo, recordAudit, type AuditChanges } from "../audit/audit-writer";
 
-export const EVENT_TYPES = ["generation.succeeded", "generation.failed", "generation.canceled"] as const;
+export const EVENT_TYPES = [
+  "generation.succeeded",
+  "generation.failed",
+  "generation.canceled",
+  "budget.threshold_reached",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 const MAX_ENDPOINTS = 20;

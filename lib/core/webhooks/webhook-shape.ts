@@ -2,7 +2,7 @@
 // receivers get, and the bodies that manage endpoints: the one source of their types and of the
 // document's components (lib/primitives/api-shape.ts).
 import { z } from "zod";
-import { closed, pagedList, prefixedId, timestamp } from "../../primitives/api-shape";
+import { closed, pagedList, prefixedId, timestamp, usd } from "../../primitives/api-shape";
 import { LIMITS } from "../../primitives/limits";
 import { GenerationShape } from "../runs/generation-shape";
 import { EVENT_TYPES } from "./webhook-endpoints";
@@ -38,12 +38,30 @@ export const WebhookSecretShape = closed({
   }),
 });
 
+/** The data of `budget.threshold_reached`: the budget's counter that reached 50, 80 or 100 % of its cap. */
+export const BudgetThresholdShape = closed({
+  budget: closed({
+    scope: z.enum(["workspace", "member", "key"]),
+    subject_id: z.string(),
+    period: z.enum(["day", "month"]),
+    period_start: z.string().meta({ description: "The UTC day, or the month's first day (YYYY-MM-DD)." }),
+    cap_usd: usd,
+  }),
+  threshold: z.union([z.literal(50), z.literal(80), z.literal(100)]),
+  spent_usd: usd.meta({ description: "The counter when the threshold was reached." }),
+});
+
+const eventData = z.union([
+  GenerationShape.meta({ description: "generation.*: the Generation as it ended." }),
+  BudgetThresholdShape,
+]);
+
 export const EventShape = closed({
   id: prefixedId("event"),
   object: z.literal("event"),
   type: eventType,
   timestamp: timestamp,
-  data: GenerationShape.meta({ description: "The Generation as it ended." }),
+  data: eventData,
 });
 
 export const EventListShape = pagedList(EventShape);
@@ -74,7 +92,7 @@ export const DeliveryListShape = pagedList(DeliveryShape);
 export const ResentDeliveriesShape = closed({ object: z.literal("list"), data: z.array(DeliveryShape) });
 
 /** What a receiver gets: the body of every delivery. */
-export const WebhookPayloadShape = closed({ type: eventType, timestamp: timestamp, data: GenerationShape });
+export const WebhookPayloadShape = closed({ type: eventType, timestamp: timestamp, data: eventData });
 
 // Request bodies: what the document shows. The core checks them itself (webhook-endpoints.ts,
 // webhook-deliveries.ts), with its own messages; these shapes never parse one.
@@ -107,6 +125,7 @@ export type DeliveryAttempt = z.infer<typeof DeliveryAttemptShape>;
 export type Delivery = z.infer<typeof DeliveryShape>;
 export type DeliveryList = z.infer<typeof DeliveryListShape>;
 export type ResentDeliveries = z.infer<typeof ResentDeliveriesShape>;
+export type BudgetThreshold = z.infer<typeof BudgetThresholdShape>;
 export type WebhookPayload = z.infer<typeof WebhookPayloadShape>;
 export type WebhookEndpointRequest = z.input<typeof WebhookEndpointRequestShape>;
 export type WebhookEndpointUpdate = z.input<typeof WebhookEndpointUpdateShape>;

@@ -23,6 +23,7 @@ import * as memberships from "./021-memberships";
 import * as invitations from "./022-invitations";
 import * as auditEvents from "./023-audit-events";
 import * as budgets from "./024-budgets";
+import * as budgetAlerts from "./025-budget-alerts";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "022-invitations": invitations,
   "023-audit-events": auditEvents,
   "024-budgets": budgets,
+  "025-budget-alerts": budgetAlerts,
 };
