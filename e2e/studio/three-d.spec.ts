@@ -34,6 +34,8 @@ test("a 3D run: an interactive viewer that orbits, counts and size, Download .gl
   page,
   request,
 }) => {
+  // Software WebGL on a busy 2-core machine: the run and the viewer's load each may take most of a minute.
+  test.setTimeout(120_000);
   const user = newUser("owner", "5");
   await signIn(page, user);
 
@@ -59,7 +61,7 @@ test("a 3D run: an interactive viewer that orbits, counts and size, Download .gl
   expect(id).toMatch(/^gen_/);
   // The viewer loads the .glb and draws it: not one flat colour.
   const viewer = view.getByTestId("model-viewer");
-  await expect(viewer).toHaveAttribute("data-state", "loaded", { timeout: 20_000 });
+  await expect(viewer).toHaveAttribute("data-state", "loaded", { timeout: 45_000 });
   expect(await viewer.evaluate((el) => (el as HTMLElement & { loaded: boolean }).loaded)).toBe(true);
   // The element's own properties: React sets a defined custom element's props as properties, and
   // model-viewer does not reflect them to attributes, so the attributes are there only when the
