@@ -62,34 +62,23 @@ export async function generationsScenario(
   const floor = await measureStoreFloor(settings, server, floorWorkspaceId, JSON.parse(QUOTE_BODY), {
     idempotencyKeys: false,
   });
-  const r = await measureThroughput(settings, {
-    scenario,
-    url: `${server.api}/v1/generations`,
-    method: "POST",
-    headers: { "x-api-key": ws.key, "content-type": "application/json" },
-    body: QUOTE_BODY,
-    expectStatus: 201,
-  });
+  /** Creates with `key` as fast as the load goes. */
+  const createLoad = (key: string, name: string) =>
+    measureThroughput(settings, {
+      scenario: name,
+      url: `${server.api}/v1/generations`,
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: QUOTE_BODY,
+      expectStatus: 201,
+    });
+  const r = await createLoad(ws.key, scenario);
   // The same with a workspace, a member and a key budget set: each create moves their counters
   // in its transaction (lib/core/budgets/budget-spend.ts).
-  const withBudgets = await measureThroughput(settings, {
-    scenario: `${scenario} with budgets`,
-    url: `${server.api}/v1/generations`,
-    method: "POST",
-    headers: { "x-api-key": budgeted.key, "content-type": "application/json" },
-    body: QUOTE_BODY,
-    expectStatus: 201,
-  });
+  const withBudgets = await createLoad(budgeted.key, `${scenario} with budgets`);
   // Once more without: the store grows during the load, so the row compares the budgeted load
   // with the mean of the loads before and after it, not with the first alone.
-  const plainAfter = await measureThroughput(settings, {
-    scenario,
-    url: `${server.api}/v1/generations`,
-    method: "POST",
-    headers: { "x-api-key": ws.key, "content-type": "application/json" },
-    body: QUOTE_BODY,
-    expectStatus: 201,
-  });
+  const plainAfter = await createLoad(ws.key, scenario);
   await sleep(1000); // let requests still in flight when the load stopped commit
   const ledger = await checkLedger(server, ws.workspaceId);
   return [
