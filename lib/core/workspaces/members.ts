@@ -12,7 +12,7 @@ import { nowIso, type Actor } from "../context";
 import { endUserStudioSessions } from "./studio-sessions";
 import { parseMemberRole, requireRole, type MemberRole } from "./roles";
 import { normalEmail } from "./emails";
-import { fromTo, recordAudit } from "../audit/audit-writer";
+import { fromTo, recordAudit, type AuditBy } from "../audit/audit-writer";
 
 /** Who manages the members: a member acting in the studio (role set) or the admin CLI (no role). */
 export interface MembersCtx {
@@ -206,21 +206,41 @@ export async function removeMember(
       .where("workspace_id", "=", ctx.workspaceId)
       .where("user_id", "=", row.user_id)
       .execute();
-    const revokedKeys = await revokeKeysMadeBy(trx, row.user_id, ctx.workspaceId);
     await endUserStudioSessions({ db: trx }, row.user_id);
-    await recordAudit(trx, ctx, {
+    const revokedKeys = await memberLeft(trx, ctx, {
       workspaceId: ctx.workspaceId,
-      action: "member.removed",
-      target: { type: "user", id: row.user_id },
-      changes: {
-        email: row.email,
-        role: fromTo<MemberRole | null>(row.role, null),
-        keys_revoked: revokedKeys,
-        sessions_ended: true,
-      },
+      userId: row.user_id,
+      email: row.email,
+      role: row.role,
     });
     return { member: present(row), revokedKeys };
   });
+}
+
+/**
+ * What leaving a workspace does besides the membership row (removeMember; removeUser, for each
+ * workspace): the keys the member made there are revoked, and the audit event says so. Answers the
+ * revoked keys' IDs. The caller has ended the user's sessions in the same transaction.
+ */
+export async function memberLeft(
+  trx: Db,
+  by: AuditBy,
+  member: { workspaceId: string; userId: string; email: string; role: MemberRole; userRemoved?: boolean },
+): Promise<string[]> {
+  const revokedKeys = await revokeKeysMadeBy(trx, member.userId, member.workspaceId);
+  await recordAudit(trx, by, {
+    workspaceId: member.workspaceId,
+    action: "member.removed",
+    target: { type: "user", id: member.userId },
+    changes: {
+      email: member.email,
+      role: fromTo<MemberRole | null>(member.role, null),
+      keys_revoked: revokedKeys,
+      sessions_ended: true,
+      ...(member.userRemoved && { user_removed: true }),
+    },
+  });
+  return revokedKeys;
 }
 
 /** Revokes the live keys a user made (in one workspace, or everywhere), inside the caller's transaction. */

@@ -13,7 +13,7 @@ import { newId } from "../../primitives/ids";
 import { endUserStudioSessions } from "./studio-sessions";
 import { findWorkspace } from "./workspaces";
 import { normalEmail, parseEmail } from "./emails";
-import { insertMembership, ownerCount, revokeKeysMadeBy } from "./members";
+import { insertMembership, memberLeft, ownerCount, revokeKeysMadeBy } from "./members";
 import { parseMemberRole, type MemberRole } from "./roles";
 import { fromTo, recordAudit, type AuditBy } from "../audit/audit-writer";
 
@@ -242,20 +242,15 @@ export async function removeUser(
     await endUserStudioSessions({ db: trx }, row.id);
     const revoked: string[] = [];
     for (const membership of user.memberships) {
-      const keys = await revokeKeysMadeBy(trx, row.id, membership.workspace_id);
-      revoked.push(...keys);
-      await recordAudit(trx, input.audit, {
-        workspaceId: membership.workspace_id,
-        action: "member.removed",
-        target: { type: "user", id: row.id },
-        changes: {
+      revoked.push(
+        ...(await memberLeft(trx, input.audit, {
+          workspaceId: membership.workspace_id,
+          userId: row.id,
           email: row.email,
-          role: fromTo<MemberRole | null>(membership.role, null),
-          keys_revoked: keys,
-          sessions_ended: true,
-          user_removed: true,
-        },
-      });
+          role: membership.role,
+          userRemoved: true,
+        })),
+      );
     }
     await trx.deleteFrom("memberships").where("user_id", "=", row.id).execute();
     // Keys in workspaces they had already left were revoked then; any other goes now.
