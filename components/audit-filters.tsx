@@ -1,6 +1,6 @@
 // The Audit page's filters: a plain GET form, so a view lives in the URL and works before any
 // script has loaded. Keyed by the page with the filters it shows (see the ops page's form).
-import Link from "next/link";
+import { FilterActions } from "@/components/filter-actions";
 import { AUDIT_ACTIONS, AUDIT_FAMILIES } from "@/lib/core/audit/audit-actions";
 
 const LABEL = "block text-xs font-medium text-zinc-600";
@@ -105,19 +105,7 @@ export function AuditFilters({
         <input id="audit-to" type="date" name="to" defaultValue={current.to ?? ""} className={FIELD} />
       </div>
       {limit ? <input type="hidden" name="limit" value={limit} /> : null}
-      <div className="flex items-center gap-3">
-        <button
-          type="submit"
-          className="rounded-md bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500"
-        >
-          Filter
-        </button>
-        {filtered ? (
-          <Link href="/audit" className="text-sm font-medium text-indigo-600 hover:text-indigo-700">
-            Clear
-          </Link>
-        ) : null}
-      </div>
+      <FilterActions filtered={filtered} clearHref="/audit" />
     </form>
   );
 }

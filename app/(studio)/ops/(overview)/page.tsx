@@ -1,3 +1,4 @@
+import { FilterActions } from "@/components/filter-actions";
 import Link from "next/link";
 import { OpsRunLink } from "@/components/ops-run-link";
 import { listCatalog } from "@/lib/core/catalog/catalog";
@@ -249,19 +250,7 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
           anyLabel="Every model"
           options={catalog.data.map((m) => ({ value: m.id, label: m.id }))}
         />
-        <div className="flex items-center gap-3">
-          <button
-            type="submit"
-            className="rounded-md bg-white px-4 py-2 text-sm font-medium text-zinc-800 shadow-sm ring-1 ring-zinc-300 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-500"
-          >
-            Filter
-          </button>
-          {filtered ? (
-            <Link href="/ops" className="text-sm font-medium text-indigo-600 hover:text-indigo-700">
-              Clear
-            </Link>
-          ) : null}
-        </div>
+        <FilterActions filtered={filtered} clearHref="/ops" />
       </form>
 
       <FailureReasons reasons={reasons} filtered={filtered} failedHref={`/ops?${failedQuery.toString()}`} now={now} />
