@@ -6,6 +6,8 @@ import { roleAtLeast, type MemberRole } from "@/lib/core/workspaces/roles";
 import { WorkspaceSwitcher } from "@/components/workspace-switcher";
 import { AccountMenu } from "@/components/account-menu";
 import { BalanceBadge } from "@/components/balance-badge";
+import { SpendBanner } from "@/components/spend-banner";
+import { spendWarnings } from "@/lib/core/budgets/spend-warnings";
 import { StudioNav } from "@/components/studio-nav";
 import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 import { studioBalance } from "@/app/_studio/studio-balance";
@@ -31,10 +33,11 @@ const NAV: { href: string; label: string; least?: MemberRole; opsOnly?: boolean;
 // The frame of every signed-in page: sidebar (a top bar on a phone), workspace and balance.
 export default async function StudioLayout({ children }: { children: ReactNode }) {
   const ctx = await requireStudioCtx();
-  const [workspace, balance, workspaces] = await Promise.all([
+  const [workspace, balance, workspaces, warnings] = await Promise.all([
     getWorkspace(ctx),
     studioBalance(ctx),
     listUserWorkspaces(ctx.db, ctx.user.id),
+    spendWarnings(ctx),
   ]);
   const items = NAV.filter(
     (item) =>
@@ -58,6 +61,7 @@ export default async function StudioLayout({ children }: { children: ReactNode }
           />
           <BalanceBadge initial={balance} />
         </header>
+        <SpendBanner warnings={warnings} />
         <main className="flex-1 px-4 py-6 md:px-6 md:py-8">{children}</main>
       </div>
     </div>

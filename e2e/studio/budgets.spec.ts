@@ -48,6 +48,8 @@ test("an admin caps the day, a run past it is refused with the budget's message,
   await startRun(request, key, "atelier/gradient", { prompt: "spent over the API" });
   await page.reload();
   await expect(row.getByTestId("budget-daily")).toContainText("$0.002 spent today · $0.001 left");
+  const alerts = page.getByRole("status", { name: "Spending alerts" });
+  await expect(alerts, "two thirds of a cap is no alert yet").toHaveCount(0);
   await screenshot(page, "budgets");
 
   // The model page: the quote is $0.002, more than is left; Run answers with the budget's words.
@@ -60,10 +62,34 @@ test("an admin caps the day, a run past it is refused with the budget's message,
   await expect(page.getByRole("heading", { name: /went wrong/i })).toHaveCount(0);
   await screenshot(page, "budgets-refused-run", { fullPage: false });
 
-  // Cleared: the list is empty and the same run starts.
+  // A cap lowered to what is spent: every page warns the admin, never a creator of the workspace.
+  await page.goto("/budgets");
+  await form.getByLabel("Applies to").selectOption("workspace");
+  await form.getByLabel("Daily cap").fill("0.002");
+  await form.getByRole("button", { name: "Save budget" }).click();
+  await expect(row.getByTestId("budget-daily")).toContainText("$0.002 spent today · $0.00 left");
+  await expect(alerts).toHaveText(
+    "The workspace's daily budget of $0.002 is spent: new runs under it are refused until it resets at midnight UTC.Review budgets",
+  );
+  await page.goto("/runs");
+  await expect(page.getByRole("heading", { level: 1, name: "Runs" })).toBeVisible();
+  await expect(alerts).toBeVisible();
+  await screenshot(page, "budgets-alert", { fullPage: false });
+  const colleague = `creator-${Date.now().toString(36)}@example.com`;
+  admin(["user", "create", "--email", colleague, "--password", "studio-pass-1", "--workspace", boss.workspaceId]);
+  const theirContext = await browser.newContext();
+  const colleaguePage = await theirContext.newPage();
+  await signIn(colleaguePage, { email: colleague, password: "studio-pass-1" });
+  await colleaguePage.goto("/runs");
+  await expect(colleaguePage.getByRole("heading", { level: 1, name: "Runs" })).toBeVisible();
+  await expect(colleaguePage.getByRole("status", { name: "Spending alerts" })).toHaveCount(0);
+  await theirContext.close();
+
+  // Cleared: the list is empty, the alert gone, and the same run starts.
   await page.goto("/budgets");
   await page.getByRole("button", { name: "Remove the budget of The workspace" }).click();
   await expect(page.getByText("No budgets yet")).toBeVisible();
+  await expect(alerts).toHaveCount(0);
   await page.goto("/catalog/atelier/gradient");
   await expect(page.getByTestId("quote")).toContainText("Cost $0.002");
   await page.getByRole("button", { name: /^Run/ }).click();

@@ -30,7 +30,7 @@ export type { Budget };
 
 type Subject = { member?: unknown; key?: unknown };
 /** `now` is for tests of the periods; the doors never pass it. */
-type When = { now?: Date };
+export type When = { now?: Date };
 
 const capOf = (row: Pick<BudgetsTable, "daily_micros" | "monthly_micros">, period: BudgetPeriod) =>
   period === "day" ? row.daily_micros : row.monthly_micros;
