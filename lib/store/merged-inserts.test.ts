@@ -1,6 +1,7 @@
 import { CompiledQuery } from "kysely";
 import { describe, expect, it } from "vitest";
-import { mergeSameShapeLists } from "./merged-inserts";
+import { planOnce } from "./dialects";
+import { addingFirstParameter, mergeSameShapeLists } from "./merged-inserts";
 
 const q = (sql: string, ...parameters: unknown[]) => CompiledQuery.raw(sql, parameters);
 const pgInsert = (table: string, ...values: unknown[]) =>
@@ -47,5 +48,24 @@ describe("merged inserts", () => {
     expect(mergeSameShapeLists([upsert(1), upsert(2)], true)).toHaveLength(2);
     expect(mergeSameShapeLists([literal(1), literal(2)], true)).toHaveLength(2);
     expect(mergeSameShapeLists([counter(), counter(), counter()], true)).toHaveLength(3);
+  });
+
+  it("sends an adding statement once per distinct other parameters, with the lists' amounts added", () => {
+    const adds = (amount: number, key: string) =>
+      planOnce(
+        addingFirstParameter(
+          q("insert into c (n, k) select $1, $2 on conflict (k) do update set n = c.n + excluded.n", amount, key),
+        ),
+      );
+    const list = (amount: number, key: string) => [pgInsert("runs", `r${amount}`, key), adds(amount, key)];
+    const statements = mergeSameShapeLists([list(1, "a"), list(2, "b"), list(4, "a"), list(8, "a")], true);
+    const merged = view(statements);
+    expect(merged).toHaveLength(3);
+    // Still marked to be planned once per connection.
+    expect(Object.getOwnPropertySymbols(statements[1]!)).toEqual(Object.getOwnPropertySymbols(adds(1, "a")));
+    expect(Object.getOwnPropertySymbols(statements[1]!)).toHaveLength(1);
+    expect(merged[1]).toEqual([adds(13, "a").sql, [13, "a"]]);
+    expect(merged[2]).toEqual([adds(2, "b").sql, [2, "b"]]);
+    expect(merged[1]![0]).toMatch(/^\/\* adds its first parameter \*\/ insert into c/);
   });
 });

@@ -4,7 +4,33 @@
 // and Node crosses into it) for one row. Here the lists of one shape become one insert of many
 // rows per statement, in the lists' order, so each list's rows are still written in its own
 // order (a run after its hold) and a group of N creates sends a handful of statements, not 5 N.
+// A statement that adds an amount to counters (addingFirstParameter) is sent once per distinct
+// set of its other parameters, adding the lists' amounts together: a group of creates by one key
+// moves its budgets' counters once. All or none holds: past a cap, the group fails and each list
+// is applied alone (lib/store/write-groups.ts).
 import { CompiledQuery } from "kysely";
+
+const ADDS = "/* adds its first parameter */ ";
+
+/** Marks a statement whose first parameter (an integer) is an amount it adds, and nothing else. */
+export function addingFirstParameter(query: CompiledQuery): CompiledQuery {
+  return CompiledQuery.raw(ADDS + query.sql, [...query.parameters]);
+}
+
+/** The lists' k-th statements (one adding statement), one per distinct other parameters, amounts summed. */
+function summedStatements(lists: readonly (readonly CompiledQuery[])[], k: number): CompiledQuery[] {
+  const bySubject = new Map<string, unknown[]>();
+  for (const list of lists) {
+    const [amount, ...rest] = list[k]!.parameters;
+    const subject = JSON.stringify(rest);
+    const same = bySubject.get(subject);
+    if (same) same[0] = (same[0] as number) + (amount as number);
+    else bySubject.set(subject, [amount, ...rest]);
+  }
+  // A copy of the first (its marks too, such as planOnce's) with each subject's parameters.
+  const first = lists[0]![k]!;
+  return [...bySubject.values()].map((parameters) => ({ ...first, parameters }));
+}
 
 /** `insert into "t" ("a", "b") values ($1, $2)` or `(?, ?)`: one row, every value a parameter. */
 const ONE_ROW_INSERT = /^insert into "[^"]+" \([^()]*\) values \(((?:\$\d+|\?)(?:, (?:\$\d+|\?))*)\)$/;
@@ -31,6 +57,7 @@ function rowsOf(width: number, rows: number, postgres: boolean): string {
 /** The k-th statement of each of `lists` (the same text in all), as one statement. */
 function mergedStatement(lists: readonly (readonly CompiledQuery[])[], k: number, postgres: boolean): CompiledQuery[] {
   const first = lists[0]![k]!;
+  if (first.sql.startsWith(ADDS)) return summedStatements(lists, k);
   const insert = oneRowInsert(first);
   if (!insert) return lists.map((list) => list[k]!);
   const parameters: unknown[] = [];

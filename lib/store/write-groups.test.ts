@@ -9,6 +9,7 @@ import { isUniqueViolation } from "./dialects";
 import { withTransaction, writeList } from "./writes";
 import { testDialect, useTestStore } from "./testing/test-store";
 import { MAX_WRITE_GROUP, writeLists } from "./write-groups";
+import { addingFirstParameter } from "./merged-inserts";
 
 /** The group sizes observed so far: how many transactions, how many lists, the largest bucket used. */
 async function groupSizes(): Promise<{ transactions: number; lists: number; atMost: (size: number) => number }> {
@@ -165,5 +166,35 @@ describe(`write groups (${testDialect()})`, () => {
       .execute();
     const order = rows.sort((x, y) => Number(x.request_hash) - Number(y.request_hash)).map((r) => r.key);
     expect(order).toEqual(["a1", "b1", "a2", "last1", "last2", "last3"]);
+  });
+
+  it("a group's adding last writes move each counter once, by the lists' sum", async () => {
+    const db = store.db;
+    const workspaceId = await newWorkspace(1_000_000);
+    const table = `adds_${randomBytes(4).toString("hex")}`;
+    await sql`create table ${sql.table(table)} (k text primary key, n bigint not null, statements integer not null)`.execute(
+      db,
+    );
+    // Like a budget's counter: added to by each list's last write, after its balance move.
+    const adds = (amount: number) =>
+      addingFirstParameter(
+        sql`insert into ${sql.table(table)} (n, k, statements) values (${amount}, ${workspaceId}, 1)
+          on conflict (k) do update set n = ${sql.table(table)}.n + excluded.n,
+            statements = ${sql.table(table)}.statements + 1`.compile(db),
+      );
+    const before = await groupSizes();
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => {
+        const { writes } = holdList(db, workspaceId, 1_000);
+        return writeList(db, [...writes, adds(i + 1)], { groupBy: workspaceId });
+      }),
+    );
+    const transactions = (await groupSizes()).transactions - before.transactions;
+    expect(transactions).toBeLessThan(40);
+    const counter = await sql<{
+      n: number | string;
+      statements: number;
+    }>`select n, statements from ${sql.table(table)}`.execute(db);
+    expect(counter.rows.map((r) => [Number(r.n), Number(r.statements)])).toEqual([[(40 * 41) / 2, transactions]]);
   });
 });

@@ -153,6 +153,9 @@ export function writeLists(
     heads.push(queries.slice(0, -1));
     lasts.push(queries[queries.length - 1]!);
   }
-  // The lists' writes but their last ones (those of one shape merged), then every list's last write.
-  return inOneStep(db, mergeSameShapeLists(heads, onPostgres(db)).concat(lasts), reads);
+  // The lists' writes but their last ones, then every list's last write; those of one shape
+  // merged in each part (a group's budget counters move once: merged-inserts.ts).
+  const postgres = onPostgres(db);
+  const lastLists = lasts.map((last) => [last]);
+  return inOneStep(db, mergeSameShapeLists(heads, postgres).concat(mergeSameShapeLists(lastLists, postgres)), reads);
 }

@@ -9,6 +9,7 @@ import { inOneStep, inTransactionSteps } from "./transaction-steps";
 import { groupedWriteList, type ListRead } from "./write-groups";
 
 export type { ListRead } from "./write-groups";
+export { addingFirstParameter } from "./merged-inserts";
 
 /** A write: a query builder, or a query already compiled (planOnce, reusedQuery). */
 export type Write = Compilable | CompiledQuery;

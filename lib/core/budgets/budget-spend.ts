@@ -10,6 +10,8 @@
 // a budget locks it first too, budgets.ts), and a run from a key made by the CLI has no member.
 import { sql, type Compilable, type RawBuilder } from "kysely";
 import type { Db } from "../../store/database";
+import { planOnce } from "../../store/dialects";
+import { addingFirstParameter } from "../../store/writes";
 import { periodStarts } from "./budget-periods";
 
 /** The budgets of `creator` (a user's or a key's ID), as a condition on alias `b` (or no alias). */
@@ -34,21 +36,23 @@ export interface SpendInput {
   at: string;
 }
 
-/** Adds a hold to every covering budget's counters, refused by the CHECK past a cap (isPastBudget). */
+/**
+ * Adds a hold to every covering budget's counters, refused by the CHECK past a cap (isPastBudget).
+ * The amount is the statement's first parameter, so a group of creates by one key sends it once
+ * with their amounts added (lib/store/merged-inserts.ts).
+ */
 export function budgetSpendWrite(db: Db, input: SpendInput): Compilable {
   const { day, month } = periodStarts(input.at);
   const cap = sql`case when p.period = 'day' then b.daily_micros else b.monthly_micros end`;
-  return compilable(
-    db,
-    sql`insert into budget_spend (workspace_id, scope, subject_id, period, period_start, spent_micros, cap_micros, grew)
-      select b.workspace_id, b.scope, b.subject_id, p.period,
-        case when p.period = 'day' then cast(${day} as text) else cast(${month} as text) end,
-        cast(${input.amountMicros} as bigint), ${cap}, 1
+  const query = sql`insert into budget_spend (spent_micros, workspace_id, scope, subject_id, period, period_start, cap_micros, grew)
+      select cast(${input.amountMicros} as bigint), b.workspace_id, b.scope, b.subject_id, p.period,
+        case when p.period = 'day' then cast(${day} as text) else cast(${month} as text) end, ${cap}, 1
       from budgets b cross join (select 'day' as period union all select 'month' as period) p
       where b.workspace_id = ${input.workspaceId} and ${coveringBudgets(input.creatorId, "b")} and ${cap} is not null
       on conflict (workspace_id, scope, subject_id, period, period_start) do update set
-        spent_micros = budget_spend.spent_micros + excluded.spent_micros, cap_micros = excluded.cap_micros, grew = 1`,
-  );
+        spent_micros = budget_spend.spent_micros + excluded.spent_micros, cap_micros = excluded.cap_micros, grew = 1`;
+  // Planned once per connection: it finds its rows by primary key, whatever the values.
+  return { compile: () => planOnce(addingFirstParameter(query.compile(db))) };
 }
 
 /** Gives a released hold back to the counters it was added to (those of the run's own day and month). */

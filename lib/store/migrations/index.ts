@@ -24,6 +24,7 @@ import * as invitations from "./022-invitations";
 import * as auditEvents from "./023-audit-events";
 import * as budgets from "./024-budgets";
 import * as budgetAlerts from "./025-budget-alerts";
+import * as budgetAlertsWhen from "./028-budget-alerts-when";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "023-audit-events": auditEvents,
   "024-budgets": budgets,
   "025-budget-alerts": budgetAlerts,
+  "028-budget-alerts-when": budgetAlertsWhen,
 };
