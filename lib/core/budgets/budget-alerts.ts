@@ -1,15 +1,12 @@
 // budget.threshold_reached: a budget's counter reached 50, 80 or 100 % of its cap in a period.
 // The claim is the trigger's (migration 025), made in the hold's own transaction, once per
-// (counter, threshold) by the primary key; here each claim becomes its event and deliveries, in
-// one transaction that also sets the claim's event_id only where it was still null, so two
-// processes announcing at once write one event. The webhook sender calls this on its turns.
+// (counter, threshold) by the primary key; here each claim becomes its event and deliveries
+// (announceClaimed: one event however many processes announce). The webhook sender calls this on
+// its turns.
 import type { BudgetAlertsTable, Db } from "../../store/database";
-import { withTransaction, writeList } from "../../store/writes";
-import { newId } from "../../primitives/ids";
 import { formatUsd } from "../../primitives/money";
-import { nowIso } from "../context";
-import { deliveryWrites, webhookEndpointsQuery } from "../webhooks/webhook-deliveries";
-import type { BudgetThreshold, WebhookPayload } from "../webhooks/webhook-shape";
+import { announceClaimed } from "../webhooks/claimed-events";
+import type { BudgetThreshold } from "../webhooks/webhook-shape";
 
 const TYPE = "budget.threshold_reached";
 
@@ -27,35 +24,23 @@ function thresholdData(alert: BudgetAlertsTable): BudgetThreshold {
   };
 }
 
-async function announce(db: Db, alert: BudgetAlertsTable): Promise<boolean> {
-  return withTransaction(db, async (trx) => {
-    const id = newId("event");
-    const claimed = await trx
-      .updateTable("budget_alerts")
-      .set({ event_id: id })
-      .where("workspace_id", "=", alert.workspace_id)
-      .where("scope", "=", alert.scope)
-      .where("subject_id", "=", alert.subject_id)
-      .where("period", "=", alert.period)
-      .where("period_start", "=", alert.period_start)
-      .where("threshold", "=", alert.threshold)
-      .where("event_id", "is", null)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) return false;
-    const timestamp = nowIso();
-    const payload: WebhookPayload = { type: TYPE, timestamp, data: thresholdData(alert) };
-    const event = { id, workspace_id: alert.workspace_id, type: TYPE };
-    const endpoints = (await trx.executeQuery(webhookEndpointsQuery(trx, alert.workspace_id))).rows;
-    await writeList(trx, [
-      trx.insertInto("events").values({
-        ...event,
-        generation_id: null,
-        payload_json: JSON.stringify(payload),
-        created_at: timestamp,
-      }),
-      ...deliveryWrites(trx, event, endpoints, null),
-    ]);
-    return true;
+function announce(db: Db, alert: BudgetAlertsTable): Promise<boolean> {
+  return announceClaimed(db, {
+    workspaceId: alert.workspace_id,
+    type: TYPE,
+    data: thresholdData(alert),
+    markAnnounced: (trx, eventId) =>
+      trx
+        .updateTable("budget_alerts")
+        .set({ event_id: eventId })
+        .where("workspace_id", "=", alert.workspace_id)
+        .where("scope", "=", alert.scope)
+        .where("subject_id", "=", alert.subject_id)
+        .where("period", "=", alert.period)
+        .where("period_start", "=", alert.period_start)
+        .where("threshold", "=", alert.threshold)
+        .where("event_id", "is", null)
+        .executeTakeFirst(),
   });
 }
 
