@@ -1,13 +1,20 @@
 // The admin CLI's budgets: a daily and/or monthly cap in US dollars on a workspace, one of its
-// members (by email) or one of its API keys; set, list, clear. The same core verbs as every other
-// door, acting as the CLI (no role), each change audited with the actor `cli`.
+// members (by email) or one of its API keys; set, list, clear; and the workspace's low-balance
+// alert (credits.low). The same core verbs as every other door, acting as the CLI (no role), each
+// change audited with the actor `cli`.
 import type { Command } from "commander";
 import { ApiError } from "../lib/primitives/errors";
 import { findWorkspace } from "../lib/core/workspaces/workspaces";
 import { clearBudget, listBudgets, setBudget, type Budget, type BudgetsCtx } from "../lib/core/budgets/budgets";
+import {
+  clearLowCreditAlert,
+  readLowCreditAlert,
+  setLowCreditAlert,
+  type LowCreditAlert,
+} from "../lib/core/credits/low-credit";
 import { CLI_AUDIT } from "../lib/core/audit/audit-writer";
 import type { Store } from "../lib/store/store";
-import { print, withStore } from "./admin-io";
+import { print, printsJson, withStore } from "./admin-io";
 
 async function cliBudgets(store: Store, workspaceId: string): Promise<BudgetsCtx> {
   if (!(await findWorkspace({ db: store.db }, workspaceId))) {
@@ -28,6 +35,12 @@ const row = (b: Budget): Record<string, unknown> => ({
 });
 
 type Whom = { workspace: string; member?: string; key?: string };
+
+/** The low-balance alert in words, for the tables. */
+const alertLine = (a: LowCreditAlert) =>
+  a.threshold_usd === null
+    ? `Low balance alert: none (available $${a.available_usd}).`
+    : `Low balance alert: under $${a.threshold_usd} (available $${a.available_usd}${a.under ? ", under it now" : ""}).`;
 
 export function addBudgetCommands(program: Command): void {
   const budget = program
@@ -54,8 +67,34 @@ export function addBudgetCommands(program: Command): void {
     .requiredOption("--workspace <id>", "workspace ID (ws_…)")
     .action((options: { workspace: string }) =>
       withStore(async (store) => {
-        const budgets = await listBudgets(await cliBudgets(store, options.workspace));
-        print({ object: "list", data: budgets }, budgets.map(row));
+        const ctx = await cliBudgets(store, options.workspace);
+        const [budgets, lowCredit] = await Promise.all([listBudgets(ctx), readLowCreditAlert(ctx)]);
+        print({ object: "list", data: budgets, low_credit_alert: lowCredit }, budgets.map(row));
+        if (!printsJson()) console.log(alertLine(lowCredit));
+      }),
+    );
+  budget
+    .command("low-credit")
+    .description(
+      "the low-balance alert: a credits.low event when the available balance drops under --usd (once per crossing; a grant back over it re-arms it)",
+    )
+    .requiredOption("--workspace <id>", "workspace ID (ws_…)")
+    .option("--usd <usd>", "the threshold in US dollars, more than 0, e.g. 5 or 12.50; under it already: fires at once")
+    .option("--clear", "remove the alert")
+    .action((options: { workspace: string; usd?: string; clear?: boolean }) =>
+      withStore(async (store) => {
+        if ((options.usd === undefined) === !options.clear) {
+          throw new ApiError("invalid_parameter", "Give --usd <amount> to set the alert, or --clear to remove it.", {
+            param: "usd",
+          });
+        }
+        const ctx = await cliBudgets(store, options.workspace);
+        const alert = options.clear
+          ? await clearLowCreditAlert(ctx)
+          : await setLowCreditAlert(ctx, { usd: options.usd });
+        print(alert, [
+          { threshold_usd: alert.threshold_usd ?? "none", available_usd: alert.available_usd, under: alert.under },
+        ]);
       }),
     );
   whom(budget.command("clear"))

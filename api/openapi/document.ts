@@ -231,6 +231,12 @@ const DESCRIPTION = `One API for image, video and audio models and versioned pre
 
 **Errors.** Every error is \`{"error": {type, code, message, param, doc_url, request_id}}\`; branch on \`type\` and \`code\`.`;
 
+/** The summaries of the events that are not a run's ending ("A run ended succeeded"…). */
+const WEBHOOK_SUMMARIES: Partial<Record<(typeof EVENT_TYPES)[number], string>> = {
+  "budget.threshold_reached": "A budget reached 50, 80 or 100 % of its cap",
+  "credits.low": "The workspace's available balance dropped under its low-balance threshold",
+};
+
 let built: Record<string, unknown> | null = null;
 
 /** The document; built once per process (it depends on nothing that changes while it runs). */
@@ -252,9 +258,7 @@ export function openApiDocument(): Record<string, unknown> {
       type,
       {
         post: {
-          summary: type.startsWith("budget.")
-            ? "A budget reached 50, 80 or 100 % of its cap"
-            : `A run ended ${type.split(".")[1]}`,
+          summary: WEBHOOK_SUMMARIES[type] ?? `A run ended ${type.split(".")[1]}`,
           description:
             "POSTed to the run's own `webhook` URL and to every enabled endpoint whose `event_types` is empty or names it, signed with the workspace's default secret (Standard Webhooks). Any 2xx within 15 s is success; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. 410 disables the endpoint. Deliveries are at least once: deduplicate on `webhook-id`.",
           parameters: [

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Services } from "../core/context";
 import { purgeEvents } from "../core/webhooks/events";
 import { announceBudgetAlerts } from "../core/budgets/budget-alerts";
+import { announceLowCreditAlerts } from "../core/credits/low-credit-alerts";
 import { claimScheduledTurn } from "./scheduled-tasks";
 import { randomBase62 } from "../primitives/ids";
 import { signingSecrets } from "../core/webhooks/webhook-secrets";
@@ -182,8 +183,10 @@ export function startWebhookSender(options: {
           if (purged > 0) options.logger.info({ purged }, "purged events older than 30 days");
         }
       }
-      // Thresholds the holds claimed since the last turn become events (and deliveries) first.
+      // Alerts the holds claimed since the last turn become events (and deliveries) first: budget
+      // thresholds, and balances dropped under their low-balance threshold.
       await announceBudgetAlerts(options.db);
+      await announceLowCreditAlerts(options.db);
       const free = concurrency - inFlight.size;
       const claimed = free > 0 ? await claimDueDeliveries(options.db, options.dialect, { owner, limit: free }) : [];
       claimedAll = free > 0 && claimed.length === free;

@@ -32,6 +32,10 @@ export interface CreditBalancesTable {
   held_micros: number;
   granted_micros: number;
   charged_micros: number;
+  /** The low-balance alert's threshold; null: no alert (migration 026). */
+  low_credit_micros: Generated<number | null>;
+  /** 1 while the alert may fire; 0 from a claim until a grant or a new threshold re-arms it. */
+  low_credit_armed: Generated<number>;
 }
 
 export type HoldStatus = "held" | "released" | "charged";
@@ -422,6 +426,17 @@ export interface BudgetAlertsTable {
   event_id: string | null;
 }
 
+/** A low-balance alert claimed by the balance's trigger (migration 026); event_id is null until announced. */
+export interface CreditAlertsTable {
+  id: Generated<number>;
+  workspace_id: string;
+  /** The available balance when it dropped under the threshold. */
+  available_micros: number;
+  threshold_micros: number;
+  created_at: string;
+  event_id: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -448,6 +463,7 @@ export interface Database {
   budgets: BudgetsTable;
   budget_spend: BudgetSpendTable;
   budget_alerts: BudgetAlertsTable;
+  credit_alerts: CreditAlertsTable;
   studio_sessions: StudioSessionsTable;
   share_links: ShareLinksTable;
   scheduled_tasks: ScheduledTasksTable;

@@ -925,6 +925,54 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "credits.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The workspace's available balance dropped under its low-balance threshold
+         * @description POSTed to the run's own `webhook` URL and to every enabled endpoint whose `event_types` is empty or names it, signed with the workspace's default secret (Standard Webhooks). Any 2xx within 15 s is success; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. 410 disables the endpoint. Deliveries are at least once: deduplicate on `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's ID (`evt_…`), the same on every attempt. */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed with the base64 part of the secret after `whsec_`; two space-separated signatures for 24 hours after a rotation. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            responses: {
+                /** @description Received. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1066,7 +1114,7 @@ export interface components {
             /** @constant */
             object: "audit_event";
             /** @enum {string} */
-            action: "member.added" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "workspace.created" | "workspace.creator_keys_changed" | "user.password_reset" | "user.ops_changed" | "user.removed" | "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "credit.granted" | "budget.set" | "budget.cleared" | "model.paused" | "model.resumed" | "share_link.created" | "share_link.revoked";
+            action: "member.added" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "workspace.created" | "workspace.creator_keys_changed" | "user.password_reset" | "user.ops_changed" | "user.removed" | "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "credit.granted" | "credit.low_threshold_set" | "credit.low_threshold_cleared" | "budget.set" | "budget.cleared" | "model.paused" | "model.resumed" | "share_link.created" | "share_link.revoked";
             actor: {
                 /**
                  * @description A studio user, an API key (the API and MCP), or the admin CLI.
@@ -1429,7 +1477,7 @@ export interface components {
             url: string;
             description: string;
             /** @description Empty: every type. */
-            event_types: ("generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached")[];
+            event_types: ("generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached" | "credits.low")[];
             enabled: boolean;
             disabled_reason: string | null;
             /**
@@ -1472,7 +1520,7 @@ export interface components {
             /** @constant */
             object: "event";
             /** @enum {string} */
-            type: "generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached";
+            type: "generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached" | "credits.low";
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds.
@@ -1499,6 +1547,17 @@ export interface components {
                  * @example 0.04
                  */
                 spent_usd: string;
+            } | {
+                /**
+                 * @description The available balance when it dropped under the threshold.
+                 * @example 0.04
+                 */
+                available_usd: string;
+                /**
+                 * @description The workspace's low-balance threshold then.
+                 * @example 0.04
+                 */
+                threshold_usd: string;
             };
         };
         EventList: {
@@ -1559,7 +1618,7 @@ export interface components {
         };
         WebhookPayload: {
             /** @enum {string} */
-            type: "generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached";
+            type: "generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached" | "credits.low";
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds.
@@ -1586,6 +1645,17 @@ export interface components {
                  * @example 0.04
                  */
                 spent_usd: string;
+            } | {
+                /**
+                 * @description The available balance when it dropped under the threshold.
+                 * @example 0.04
+                 */
+                available_usd: string;
+                /**
+                 * @description The workspace's low-balance threshold then.
+                 * @example 0.04
+                 */
+                threshold_usd: string;
             };
         };
         GenerationRequest: {
@@ -1613,13 +1683,13 @@ export interface components {
         WebhookEndpointRequest: {
             url: string;
             description?: string;
-            event_types?: ("generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached")[];
+            event_types?: ("generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached" | "credits.low")[];
             enabled?: boolean;
         };
         WebhookEndpointUpdate: {
             url?: string;
             description?: string;
-            event_types?: ("generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached")[];
+            event_types?: ("generation.succeeded" | "generation.failed" | "generation.canceled" | "budget.threshold_reached" | "credits.low")[];
             enabled?: boolean;
         };
         /** @description No fields; an empty body reads as {}. */

@@ -24,8 +24,10 @@ export const AUDIT_ACTIONS = [
   "webhook.updated",
   "webhook.deleted",
   "webhook.secret_rotated",
-  // Credit grants (credits/credits.ts).
+  // Credit grants (credits/credits.ts) and the low-balance alert (credits/low-credit.ts).
   "credit.granted",
+  "credit.low_threshold_set",
+  "credit.low_threshold_cleared",
   // Spending caps on the workspace, a member or a key (budgets/budgets.ts).
   "budget.set",
   "budget.cleared",

@@ -9,7 +9,8 @@ import { normalEmail } from "../workspaces/emails";
 import { memberRow } from "../workspaces/members";
 import type { AuditTargetType } from "../audit/audit-actions";
 
-function shown(value: unknown): string {
+/** A refused value as a message quotes it: short, control characters shown as "?". */
+export function shown(value: unknown): string {
   if (typeof value !== "string") return typeof value === "number" ? String(value) : typeof value;
   return `"${value.slice(0, 40).replace(/\p{Cc}/gu, "?")}${value.length > 40 ? "…" : ""}"`;
 }

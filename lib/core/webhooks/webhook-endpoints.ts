@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   "generation.failed",
   "generation.canceled",
   "budget.threshold_reached",
+  "credits.low",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -51,9 +51,16 @@ export const BudgetThresholdShape = closed({
   spent_usd: usd.meta({ description: "The counter when the threshold was reached." }),
 });
 
+/** The data of `credits.low`: the workspace's available balance dropped under its low-balance threshold. */
+export const LowCreditShape = closed({
+  available_usd: usd.meta({ description: "The available balance when it dropped under the threshold." }),
+  threshold_usd: usd.meta({ description: "The workspace's low-balance threshold then." }),
+});
+
 const eventData = z.union([
   GenerationShape.meta({ description: "generation.*: the Generation as it ended." }),
   BudgetThresholdShape,
+  LowCreditShape,
 ]);
 
 export const EventShape = closed({
@@ -126,6 +133,7 @@ export type Delivery = z.infer<typeof DeliveryShape>;
 export type DeliveryList = z.infer<typeof DeliveryListShape>;
 export type ResentDeliveries = z.infer<typeof ResentDeliveriesShape>;
 export type BudgetThreshold = z.infer<typeof BudgetThresholdShape>;
+export type LowCredit = z.infer<typeof LowCreditShape>;
 export type WebhookPayload = z.infer<typeof WebhookPayloadShape>;
 export type WebhookEndpointRequest = z.input<typeof WebhookEndpointRequestShape>;
 export type WebhookEndpointUpdate = z.input<typeof WebhookEndpointUpdateShape>;

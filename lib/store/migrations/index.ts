@@ -24,6 +24,7 @@ import * as invitations from "./022-invitations";
 import * as auditEvents from "./023-audit-events";
 import * as budgets from "./024-budgets";
 import * as budgetAlerts from "./025-budget-alerts";
+import * as lowCredit from "./026-low-credit";
 import * as budgetAlertsWhen from "./028-budget-alerts-when";
 
 // Every migration, in order. Names never change once landed.
@@ -53,5 +54,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "023-audit-events": auditEvents,
   "024-budgets": budgets,
   "025-budget-alerts": budgetAlerts,
+  "026-low-credit": lowCredit,
   "028-budget-alerts-when": budgetAlertsWhen,
 };
