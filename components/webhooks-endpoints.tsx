@@ -18,6 +18,8 @@ const TYPE_HINTS: Record<string, string> = {
   "generation.succeeded": "a run finished with its outputs",
   "generation.failed": "a run failed, with the error",
   "generation.canceled": "a run was canceled",
+  "budget.threshold_reached": "a budget reached 50, 80 or 100 % of its cap",
+  "credits.low": "the available balance dropped under the low-balance alert",
 };
 
 interface FormValues {

@@ -1,8 +1,10 @@
 import { readBudgets } from "@/lib/core/budgets/budget-reads";
+import { readLowCreditAlert } from "@/lib/core/credits/low-credit";
 import { listApiKeys } from "@/lib/core/keys/api-keys";
 import { listMembers } from "@/lib/core/workspaces/members";
 import { roleAtLeast } from "@/lib/core/workspaces/roles";
 import { BudgetsManager } from "@/components/budgets-manager";
+import { LowCreditForm } from "@/components/low-credit-form";
 import { RoleNotice } from "@/components/role-notice";
 import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 
@@ -10,18 +12,19 @@ export const dynamic = "force-dynamic";
 export const metadata = { title: "Budgets · Atelier" };
 
 // Owners and admins: what the workspace, each member and each key may spend per UTC day and
-// month, and what is spent and left. Read through the same verb as GET /v1/budgets, with this
-// page's Ctx: the role is checked where the budgets are read.
+// month, and what is spent and left, and the low-balance alert. Read through the same verb as
+// GET /v1/budgets, with this page's Ctx: the role is checked where the budgets are read.
 export default async function BudgetsPage() {
   const ctx = await requireStudioCtx();
   if (!roleAtLeast(ctx.user.role, "admin"))
     return (
       <RoleNotice title="Budgets" role={ctx.user.role} who="Admins and owners set what the workspace may spend." />
     );
-  const [{ data: budgets }, members, keys] = await Promise.all([
+  const [{ data: budgets }, members, keys, lowCredit] = await Promise.all([
     readBudgets(ctx),
     listMembers(ctx),
     listApiKeys(ctx, { workspaceId: ctx.workspaceId }),
+    readLowCreditAlert(ctx),
   ]);
   return (
     <div className="mx-auto max-w-5xl space-y-6">
@@ -38,6 +41,7 @@ export default async function BudgetsPage() {
         members={members.map((m) => ({ userId: m.user_id, email: m.email, role: m.role }))}
         keys={keys.map((k) => ({ id: k.id, name: k.name, hint: k.hint, revoked: k.revoked_at !== null }))}
       />
+      <LowCreditForm alert={lowCredit} />
     </div>
   );
 }

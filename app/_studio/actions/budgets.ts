@@ -1,9 +1,10 @@
 "use server";
-// The Budgets page's changes: set and clear a cap through the core verbs with the signed-in
-// member's Ctx (their role decides, and each change is audited with them). The core's ApiError
-// comes back as {message, param}, for the form to place under the field it names.
+// The Budgets page's changes: set and clear a cap, and the low-balance alert, through the core
+// verbs with the signed-in member's Ctx (their role decides, and each change is audited with them).
+// The core's ApiError comes back as {message, param}, for the form to place under the field it names.
 import { revalidatePath } from "next/cache";
 import { clearBudget, setBudget } from "@/lib/core/budgets/budgets";
+import { clearLowCreditAlert, setLowCreditAlert } from "@/lib/core/credits/low-credit";
 import { actionError } from "@/app/_studio/action-error";
 import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 import type { ActionResult } from "@/app/_studio/actions/webhooks";
@@ -45,6 +46,22 @@ export async function clearBudgetAction(
 ): Promise<ActionResult<null>> {
   return attempt(async (ctx) => {
     await clearBudget(ctx, { ...subject, ...(only && { [only]: true }) });
+    return null;
+  });
+}
+
+/** Sets the low-balance alert's threshold (US dollars, as typed). */
+export async function setLowCreditAction(usd: string): Promise<ActionResult<null>> {
+  return attempt(async (ctx) => {
+    await setLowCreditAlert(ctx, { usd });
+    return null;
+  });
+}
+
+/** Removes the low-balance alert. */
+export async function clearLowCreditAction(): Promise<ActionResult<null>> {
+  return attempt(async (ctx) => {
+    await clearLowCreditAlert(ctx);
     return null;
   });
 }
