@@ -1,7 +1,8 @@
 // Budgets, black-box on both stores: set with the admin CLI, a create past a cap answers 429
 // rate_limit_exceeded with Retry-After and a message naming the budget, nothing held; a batch
 // that would cross starts none; a cancel gives its amount back; bad CLI input names the field;
-// GET /v1/budgets shows one workspace's budgets to its admins' and the CLI's keys only.
+// GET /v1/budgets shows one workspace's budgets to its admins' and the CLI's keys only; the
+// low-balance alert set with the CLI writes credits.low once per crossing, read over /v1/events.
 import { expect, test } from "./fixtures";
 import { admin, adminFailure, createKey } from "./admin";
 import { expectError, expectOk, keyHeader } from "./helpers";
@@ -263,6 +264,77 @@ for (const store of STORES) {
         "invalid_parameter",
         { param: "x" },
       );
+    });
+
+    test("the low-balance alert with the CLI: credits.low once per crossing, again after a grant", async ({
+      request,
+    }) => {
+      const spec = store.idle;
+      const tenant = newTenant(request, spec, "1", "budgets");
+      const ws = tenant.workspaceId;
+      const lowCredit = (args: string[]) => admin<Record<string, unknown>>(["budget", "low-credit", ...args], spec);
+      expect(lowCredit(["--workspace", ws, "--usd", "0.999"])).toEqual({
+        object: "low_credit_alert",
+        threshold_usd: "0.999",
+        available_usd: "1.00",
+        under: false,
+      });
+      const lowEvents = async () =>
+        (
+          await expectOk<{ data: { type: string; data: { available_usd: string; threshold_usd: string } }[] }>(
+            await request.get(`${spec.baseURL}/v1/events?type=credits.low`, { headers: keyHeader(tenant.api.key) }),
+          )
+        ).data;
+      // $1.00 → 0.998 crosses; 0.996 does not fire again.
+      await tenant.api.create(GRADIENT);
+      await expect.poll(async () => (await lowEvents()).map((e) => e.data.available_usd)).toEqual(["0.998"]);
+      await tenant.api.create(GRADIENT);
+      // A grant back to $1.00 re-arms it; the next run crosses again (0.998, never 0.996).
+      tenant.topUp("0.004");
+      await tenant.api.create(GRADIENT);
+      await expect.poll(async () => (await lowEvents()).map((e) => e.data.available_usd)).toEqual(["0.998", "0.998"]);
+      expect((await lowEvents())[0]).toMatchObject({
+        type: "credits.low",
+        data: { available_usd: "0.998", threshold_usd: "0.999" },
+      });
+      const listed = admin<{ low_credit_alert: Record<string, unknown> }>(["budget", "list", "--workspace", ws], spec);
+      expect(listed.low_credit_alert).toEqual({
+        object: "low_credit_alert",
+        threshold_usd: "0.999",
+        available_usd: "0.998",
+        under: true,
+      });
+
+      const bad: [string[], string, string][] = [
+        [["--usd", "0"], "invalid_parameter", "usd"],
+        [["--usd", "-1"], "invalid_parameter", "usd"],
+        [["--usd", "abc"], "invalid_parameter", "usd"],
+        [["--usd", "1.0000001"], "invalid_parameter", "usd"],
+        [["--usd", "99999999999999"], "invalid_parameter", "usd"],
+        [[], "invalid_parameter", "usd"],
+        [["--usd", "1", "--clear"], "invalid_parameter", "usd"],
+      ];
+      for (const [args, code, param] of bad) {
+        expect(cliError(spec, ["low-credit", "--workspace", ws, ...args]), args.join(" ")).toMatchObject({
+          code,
+          param,
+        });
+      }
+      expect(cliError(spec, ["low-credit", "--workspace", "ws_unknown", "--usd", "1"])).toMatchObject({
+        code: "resource_not_found",
+        param: "workspace",
+      });
+      expect(lowCredit(["--workspace", ws, "--clear"])).toMatchObject({ threshold_usd: null, under: false });
+      expect(cliError(spec, ["low-credit", "--workspace", ws, "--clear"])).toMatchObject({
+        code: "resource_not_found",
+      });
+      const audit = await expectOk<{ data: { action: string }[] }>(
+        await request.get(`${spec.baseURL}/v1/audit-events?action=credit`, { headers: keyHeader(tenant.api.key) }),
+      );
+      expect(audit.data.map((e) => e.action).filter((a) => a.startsWith("credit.low"))).toEqual([
+        "credit.low_threshold_cleared",
+        "credit.low_threshold_set",
+      ]);
     });
   });
 }
