@@ -1,11 +1,18 @@
 // One `entries[]` item of the providers file: a catalog entry that a provider serves. Its schema
 // must compile under the same Ajv 2020 settings the server validates input with, and its pricing
-// may only name fields its schema has (a misspelt driver would silently count as one unit).
+// may only name fields its schema has (a misspelt driver would silently count as one unit). Its
+// optional `cost` (what a run costs the operators upstream; ops-only) is read by the same rules.
 import type Ajv2020 from "ajv/dist/2020";
 import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from "../core/catalog/catalog";
 import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../primitives/json-schema";
 import { parseUsd } from "../primitives/money";
-import type { Modality, ModelLifecycle, ModelPricing, PriceOverride } from "../core/catalog/model-definition";
+import type {
+  Modality,
+  ModelLifecycle,
+  ModelPricing,
+  PriceOverride,
+  ProviderCost,
+} from "../core/catalog/model-definition";
 import { arrayAt, describe, fail, isCalendarDate, objectAt, stringAt, type JsonObject } from "./common/json-fields";
 import type { ParseContext, ProviderKind } from "./common/kind";
 import type { RemoteEntryConfig } from "./common/types";
@@ -23,6 +30,7 @@ const ENTRY_FIELDS = [
   "lifecycle",
   "input_schema",
   "pricing",
+  "cost",
 ] as const;
 
 /** Revision of an entry whose file gives none: the date this adapter protocol was settled. */
@@ -97,10 +105,10 @@ function parseInputSchema(value: unknown, path: string, ajv: Ajv2020): JsonSchem
   return { $schema: JSON_SCHEMA_2020, ...schema };
 }
 
-function parseUsdAt(obj: JsonObject, path: string): string {
-  const usd = obj.usd;
+function parseUsdAt(obj: JsonObject, path: string, key = "usd"): string {
+  const usd = obj[key];
   if (typeof usd !== "string" || parseUsd(usd) === null) {
-    fail(`${path}.usd`, `must be a decimal string of at most 6 places, such as "0.04"; got ${describe(usd)}.`);
+    fail(`${path}.${key}`, `must be a decimal string of at most 6 places, such as "0.04"; got ${describe(usd)}.`);
   }
   return usd;
 }
@@ -118,7 +126,11 @@ function parsePricing(value: unknown, path: string, schema: JsonSchemaObject): M
     }
     return name;
   };
-  const unit = stringAt(pricing, "unit", path, { maxLength: 40 });
+  const unit = stringAt(pricing, "unit", path, {
+    maxLength: 40,
+    pattern: /^\P{Cc}+$/u,
+    patternText: 'a word such as "image", without control characters',
+  });
   const usd = parseUsdAt(pricing, path);
   const drivers = arrayAt(pricing.drivers ?? [], `${path}.drivers`).map((d, i) =>
     knownField(d, `${path}.drivers[${i}]`),
@@ -139,6 +151,25 @@ function parsePricing(value: unknown, path: string, schema: JsonSchemaObject): M
     return { when: when as PriceOverride["when"], usd: parseUsdAt(override, at) };
   });
   return { unit, usd, drivers, overrides };
+}
+
+/**
+ * `cost`: per unit, in the very shape of `pricing` (its parser, so the same rules), or
+ * `{"per_second_usd": "…"}` for provider time. Which one is told by `per_second_usd`; both at once
+ * is refused rather than one silently winning.
+ */
+function parseCost(value: unknown, path: string, schema: JsonSchemaObject): ProviderCost | null {
+  if (value === undefined || value === null) return null;
+  if (value !== null && typeof value === "object" && !Array.isArray(value) && "per_second_usd" in value) {
+    const mixed = Object.keys(value).filter((key) => key !== "per_second_usd");
+    if (mixed.length > 0)
+      fail(
+        `${path}.${mixed[0]}`,
+        'is not a field of a per-second cost: a cost is either {"unit", "usd", "drivers", "overrides"} (per unit, like pricing) or {"per_second_usd"} (provider time), not both.',
+      );
+    return { per: "second", usd: parseUsdAt(value as JsonObject, path, "per_second_usd") };
+  }
+  return { per: "unit", pricing: parsePricing(value, path, schema) };
 }
 
 export function parseEntry(
@@ -174,6 +205,7 @@ export function parseEntry(
     lifecycle: parseLifecycle(entry.lifecycle, `${path}.lifecycle`),
     inputSchema,
     pricing: parsePricing(entry.pricing, `${path}.pricing`, inputSchema),
+    cost: parseCost(entry.cost, `${path}.cost`, inputSchema),
     options,
   };
 }

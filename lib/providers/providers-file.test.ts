@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validateModelInput } from "../core/catalog/input-validation";
 import { priceInput } from "../core/runs/pricing";
+import { providerCostMicros } from "../core/runs/provider-cost";
 import { JSON_SCHEMA_2020 } from "../primitives/json-schema";
 import { PROVIDER_KINDS } from "./kinds";
 import { parseProvidersFile, ProvidersFileError } from "./providers-file";
@@ -241,5 +242,66 @@ describe("parseProvidersFile", () => {
         providers: [provider({}, [entry({ lifecycle: { ...lifecycle, sunset_at: "2026-01-01T00:00:00Z" } })])],
       }),
     ).toBe("providers[0].entries[0].lifecycle.sunset_at must not be before deprecated_at.");
+  });
+});
+
+describe("an entry's cost (what a run costs upstream)", () => {
+  const withCost = (cost: unknown) => ({ providers: [provider({}, [entry({ cost })])] });
+  const costOf = (cost: unknown) => parse(withCost(cost))[0]!.entries[0]!.cost;
+
+  it("is absent unless declared; per unit it is read as pricing is, per second as a rate", () => {
+    expect(parse({ providers: [provider()] })[0]!.entries[0]!.cost).toBeNull();
+    expect(costOf(null)).toBeNull();
+    expect(costOf({ unit: "image", usd: "0.002", drivers: ["n"], overrides: [{ when: { quality: "hd" }, usd: "0.005" }] })).toEqual({
+      per: "unit",
+      pricing: { unit: "image", usd: "0.002", drivers: ["n"], overrides: [{ when: { quality: "hd" }, usd: "0.005" }] },
+    }); // prettier-ignore
+    expect(costOf({ unit: "run", usd: "0" })).toEqual({
+      per: "unit",
+      pricing: { unit: "run", usd: "0", drivers: [], overrides: [] },
+    });
+    expect(costOf({ per_second_usd: "0.000225" })).toEqual({ per: "second", usd: "0.000225" });
+  });
+
+  it("costs a run from its input as the price does (drivers, overrides), and per second from the time", () => {
+    const [acme] = parse(withCost({ unit: "image", usd: "0.002", drivers: ["n"], overrides: [{ when: { quality: "hd" }, usd: "0.005" }] })); // prettier-ignore
+    const { inputSchema, cost } = acme!.entries[0]!;
+    const input = validateModelInput(inputSchema, { prompt: "fox", n: 3 }, { modelId: "acme/image-1" });
+    const time = { reportedSeconds: null, wallMs: 0 };
+    expect(providerCostMicros(cost!, input, time)).toBe(6_000);
+    expect(providerCostMicros(cost!, { ...input, quality: "hd" }, time)).toBe(15_000);
+    const perSecond = costOf({ per_second_usd: "0.000225" })!;
+    // 0.4 s at $0.000225 a second: 90 micro-dollars; 1.23 s: 276.75, rounded up.
+    expect(providerCostMicros(perSecond, input, { reportedSeconds: 0.4, wallMs: 60_000 })).toBe(90);
+    expect(providerCostMicros(perSecond, input, { reportedSeconds: 1.23, wallMs: 60_000 })).toBe(277);
+    // No time reported (or one not to believe): the wall time counts.
+    for (const reportedSeconds of [null, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e12])
+      expect(providerCostMicros(perSecond, input, { reportedSeconds, wallMs: 2_000 })).toBe(450);
+    expect(providerCostMicros(undefined, input, time)).toBeNull();
+  });
+
+  it.each<[string, unknown, string]>([
+    ["a number", { unit: "image", usd: 0.002 }, 'providers[0].entries[0].cost.usd must be a decimal string of at most 6 places, such as "0.04"; got 0.002.'], // prettier-ignore
+    ["a negative amount", { unit: "image", usd: "-0.002" }, 'providers[0].entries[0].cost.usd must be a decimal string of at most 6 places, such as "0.04"; got "-0.002".'], // prettier-ignore
+    ["seven decimals", { unit: "image", usd: "0.0000001" }, "providers[0].entries[0].cost.usd must be a decimal string of at most 6 places"], // prettier-ignore
+    ["a huge amount", { unit: "image", usd: "10000000000" }, "providers[0].entries[0].cost.usd must be a decimal string"], // prettier-ignore
+    ["an exponent", { unit: "image", usd: "1e3" }, "providers[0].entries[0].cost.usd must be a decimal string"],
+    ["a NUL byte in the amount", { unit: "image", usd: "0.002\u0000" }, "providers[0].entries[0].cost.usd must be a decimal string"], // prettier-ignore
+    ["a NUL byte in the unit", { unit: "ima\u0000ge", usd: "0.002" }, "providers[0].entries[0].cost.unit must be a word such as \"image\", without control characters"], // prettier-ignore
+    ["no unit", { usd: "0.002" }, "providers[0].entries[0].cost.unit is required."],
+    ["an unknown key", { unit: "image", usd: "0.002", currency: "EUR" }, "providers[0].entries[0].cost.currency is not a known field; the fields are: unit, usd, drivers, overrides."], // prettier-ignore
+    ["a prototype key", JSON.parse('{"unit": "image", "usd": "0.002", "__proto__": {"usd": "9"}}'), "providers[0].entries[0].cost.__proto__ is not a known field"], // prettier-ignore
+    ["a driver that is not an input field", { unit: "image", usd: "0.002", drivers: ["num_images"] }, 'providers[0].entries[0].cost.drivers[0] must name a field of input_schema (prompt, n, quality); got "num_images".'], // prettier-ignore
+    ["both shapes at once", { unit: "image", usd: "0.002", per_second_usd: "0.0001" }, "providers[0].entries[0].cost.unit is not a field of a per-second cost: a cost is either"], // prettier-ignore
+    ["a per-second rate that is a number", { per_second_usd: 0.0001 }, 'providers[0].entries[0].cost.per_second_usd must be a decimal string of at most 6 places, such as "0.04"; got 0.0001.'], // prettier-ignore
+    ["a negative per-second rate", { per_second_usd: "-0.0001" }, "providers[0].entries[0].cost.per_second_usd must be a decimal string"], // prettier-ignore
+    ["a per-second rate of seven decimals", { per_second_usd: "0.0000225" }, "providers[0].entries[0].cost.per_second_usd must be a decimal string"], // prettier-ignore
+    ["a huge per-second rate", { per_second_usd: "99999999999.5" }, "providers[0].entries[0].cost.per_second_usd must be a decimal string"], // prettier-ignore
+    ["a NUL byte in the per-second rate", { per_second_usd: "0.0001\u0000" }, "providers[0].entries[0].cost.per_second_usd must be a decimal string"], // prettier-ignore
+    ["a per-second cost with drivers", { per_second_usd: "0.0001", drivers: ["n"] }, "providers[0].entries[0].cost.drivers is not a field of a per-second cost"], // prettier-ignore
+    ["a string", "0.002", 'providers[0].entries[0].cost must be an object; got "0.002".'],
+    ["an array", [{ unit: "image", usd: "0.002" }], "providers[0].entries[0].cost must be an object; got an array."],
+  ])("refuses %s, naming the field", (_name, cost, message) => {
+    expect(problemWith(withCost(cost))).toContain(message);
   });
 });

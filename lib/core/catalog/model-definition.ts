@@ -60,6 +60,13 @@ export interface ThreeDOutput {
 export type ModelOutput = ImageOutput | VideoOutput | AudioOutput | ThreeDOutput;
 
 /**
+ * What a run of a remote entry costs the operators upstream (the providers file's `cost`): per
+ * unit, priced from the input like `pricing`, or per second of provider time. Ops-only: it is never
+ * part of the catalog, a Generation or anything a workspace reads (lib/core/runs/provider-cost.ts).
+ */
+export type ProviderCost = { per: "unit"; pricing: ModelPricing } | { per: "second"; usd: string };
+
+/**
  * Bytes a step's file inputs may name besides the workspace's files: how a preset hands one
  * step's output to the next without storing it as a file. Keys must look like file IDs.
  */
@@ -122,6 +129,8 @@ export interface ModelDefinition {
   revision: string;
   status: ModelStatus;
   pricing: ModelPricing;
+  /** A remote entry's upstream cost, when its file declares one; ops-only, never in the catalog. */
+  cost?: ProviderCost;
   lifecycle: ModelLifecycle | null;
   input_schema: JsonSchemaObject;
   /**

@@ -111,6 +111,7 @@ export function remoteModelDefinition(
     revision: entry.revision,
     status: entry.status,
     pricing: entry.pricing,
+    ...(entry.cost ? { cost: entry.cost } : {}),
     lifecycle: entry.lifecycle,
     input_schema: entry.inputSchema,
     provider: provider.id,

@@ -7,6 +7,7 @@ import type {
   ModelPricing,
   ModelStatus,
   Modality,
+  ProviderCost,
 } from "../../core/catalog/model-definition";
 import { ModelError } from "../../core/catalog/model-definition";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
@@ -27,6 +28,8 @@ export interface RemoteEntryConfig {
   lifecycle: ModelLifecycle | null;
   inputSchema: JsonSchemaObject;
   pricing: ModelPricing;
+  /** What a run costs upstream (`cost`), ops-only; null or absent when the file declares none. */
+  cost?: ProviderCost | null;
   /** What the entry's kind-specific fields parsed to (ProviderKind.parseEntry); {} when it has none. */
   options: Record<string, unknown>;
 }
