@@ -4,6 +4,7 @@ import type { Services } from "../core/context";
 import { findCatalogEntry } from "../core/catalog/catalog";
 import { findBlockedTerm, refusedPromptMessage } from "../core/catalog/moderation";
 import { ModelError } from "../core/catalog/model-definition";
+import { providerCostMicros } from "../core/runs/provider-cost";
 import type { Db, GenerationsTable } from "../store/database";
 import { BUILT_IN_PROVIDER, renewLease } from "./claim";
 import { finishRun, type RunOutcome } from "./finish";
@@ -64,6 +65,8 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
     if (!atBillingProvider) stop.abort();
   };
   options.shutdown.addEventListener("abort", onShutdown);
+  // The provider time its provider reported (Replicate's predict_time), for a per-second cost.
+  let providerSeconds: number | null = null;
 
   let outcome: RunOutcome;
   try {
@@ -89,10 +92,22 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
       onCancelPoint: (reason) => {
         if (reason === "provider") atBillingProvider = true;
       },
+      onProviderTime: (seconds) => {
+        providerSeconds = (providerSeconds ?? 0) + seconds;
+      },
     });
     const outputs = await definition.run(input, tools);
     if (stop.signal.aborted) throw stop.signal.reason;
-    outcome = { status: "succeeded", outputs: await storeOutputs(services, outputs) };
+    const stored = await storeOutputs(services, outputs);
+    // What it cost upstream (ops' margins only): counted once the outputs are kept, so a
+    // per-second cost without a reported time runs from the run's start to this, its finish.
+    const started = Date.parse(run.started_at ?? "");
+    const wallMs = Number.isNaN(started) ? 0 : Date.now() - started;
+    outcome = {
+      status: "succeeded",
+      outputs: stored,
+      providerCostMicros: providerCostMicros(definition.cost, input, { reportedSeconds: providerSeconds, wallMs }),
+    };
   } catch (err) {
     if (options.shutdown.aborted && !lost) return RELEASED;
     if (lost || err instanceof RunNoLongerOursError) return LOST;

@@ -1,4 +1,5 @@
-// Ending a run: status, outputs, charge or release, and the event row, in one transaction.
+// Ending a run: status, outputs, charge or release (with its provider cost, ops-only), and the
+// event row, in one transaction.
 import { randomUUID } from "node:crypto";
 import type { Compilable } from "kysely";
 import { nowIso, type Services } from "../core/context";
@@ -12,7 +13,14 @@ import { GENERATIONS_COLUMNS, type Db, type GenerationsTable, type WebhookEndpoi
 import { planOnce } from "../store/dialects";
 import { writeList } from "../store/writes";
 
-export type RunOutcome = { status: "succeeded"; outputs: StoredOutput[] } | { status: "failed"; message: string };
+export type RunOutcome =
+  | {
+      status: "succeeded";
+      outputs: StoredOutput[];
+      /** What the run cost upstream (lib/core/runs/provider-cost.ts); null or absent: not known. Ops-only. */
+      providerCostMicros?: number | null;
+    }
+  | { status: "failed"; message: string };
 
 /**
  * Ends a run this worker holds, and gives its row as committed. Returns null, changing nothing,
@@ -108,6 +116,8 @@ function endRunQuery(
         output_json: outcome.status === "succeeded" ? JSON.stringify(outcome.outputs) : "[]",
         error_message: outcome.status === "failed" ? outcome.message : null,
         charged_micros: outcome.status === "succeeded" ? eb.ref("price_micros") : null,
+        // Beside the charge, in the same statement: the margin's two sides are never apart.
+        provider_cost_micros: outcome.status === "succeeded" ? (outcome.providerCostMicros ?? null) : null,
         completed_at: by.at,
         lease_owner: by.finishing,
         lease_expires_at: null,

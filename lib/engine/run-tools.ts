@@ -64,6 +64,8 @@ export function createRunTools(input: {
   signal: AbortSignal;
   /** Told each time the run passes a cancel point, after the store says so. */
   onCancelPoint?: (reason: string) => void;
+  /** Told the provider time a provider reported (seconds): the run's finish counts its cost on it. */
+  onProviderTime?: (seconds: number) => void;
 }): RunTools {
   const { db, services, run, owner, signal } = input;
 
@@ -129,6 +131,9 @@ export function createRunTools(input: {
     reportProgress: progress.report,
     async reportProviderHealth(providerId, down) {
       await shareProviderHealth(db, providerId, down);
+    },
+    reportProviderTime(seconds) {
+      input.onProviderTime?.(seconds);
     },
   };
   return tools;

@@ -104,6 +104,11 @@ export interface GenerationsTable {
   queue_order?: number | string | null;
   /** When output retention emptied its outputs (migration 020); null or absent: never. */
   outputs_purged_at?: string | null;
+  /**
+   * What a succeeded run cost upstream, beside what it was charged (migration 027); null or
+   * absent: not known (a built-in model, an entry without `cost`). Ops-only: never presented.
+   */
+  provider_cost_micros?: number | string | null;
 }
 
 /** The columns given, checked by the compiler to be every column of T: an error names one left out. */
@@ -149,6 +154,7 @@ export const GENERATIONS_COLUMNS = everyColumnOf<GenerationsTable>()([
   "attempts",
   "queue_order",
   "outputs_purged_at",
+  "provider_cost_micros",
 ]);
 
 export interface WebhookSecretsTable {

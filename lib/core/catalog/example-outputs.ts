@@ -157,6 +157,7 @@ export function exampleRunTools(input: { signal: AbortSignal; ffmpegPath: string
     async markUncancelable() {},
     reportProgress() {},
     async reportProviderHealth() {},
+    reportProviderTime() {},
   };
   return tools;
 }

@@ -105,6 +105,11 @@ export interface RunTools {
    * everywhere then see it (lib/providers/common/health.ts keeps only this process's view).
    */
   reportProviderHealth(providerId: string, down: { until: string; reason: string } | null): Promise<void>;
+  /**
+   * The seconds of provider time the provider says this run took (Replicate's
+   * `metrics.predict_time`): what a per-second `cost` is counted on. Ops' figure only.
+   */
+  reportProviderTime(seconds: number): void;
 }
 
 export interface ModelExample {

@@ -1,6 +1,6 @@
 // RunTools for a model's unit tests: real files from a map, real ffmpeg, steps run through the
-// real catalog with validated input, and previews, the cancel point and provider health reports
-// recorded for assertions.
+// real catalog with validated input, and previews, the cancel point, provider health reports and
+// provider times recorded for assertions.
 import { defaultFfmpegPath } from "../../media/ffmpeg";
 import type { ImageOutput, ModelDefinition, ModelOutput, RunTools } from "../../core/catalog/model-definition";
 import { validateModelInput } from "../../core/catalog/input-validation";
@@ -13,6 +13,8 @@ export interface TestTools extends RunTools {
   progress: number[];
   /** What the run told of its remote provider's health, in order. */
   providerReports: Array<{ providerId: string; down: { until: string; reason: string } | null }>;
+  /** The provider times the run reported (seconds), in order. */
+  providerTimes: number[];
 }
 
 export function testRunTools(
@@ -32,6 +34,7 @@ export function testRunTools(
     steps: [],
     progress: [],
     providerReports: [],
+    providerTimes: [],
     async readFile(fileId) {
       const file = options.files?.[fileId];
       if (!file) throw new Error(`test tools: no file ${fileId}`);
@@ -60,6 +63,9 @@ export function testRunTools(
     },
     async reportProviderHealth(providerId, down) {
       tools.providerReports.push({ providerId, down });
+    },
+    reportProviderTime(seconds) {
+      tools.providerTimes.push(seconds);
     },
   };
   return tools;

@@ -3,20 +3,23 @@
 // file inputs, while the run can still be canceled), submits it to the provider (past the cancel
 // point first when the provider bills on submit) and, for providers that answer with a job, polls
 // it with backoff; then it shares the provider's health (down until …, or up again) with every
-// process on the store.
+// process on the store. The provider time a finished job reports goes to the run's tools (the
+// engine counts a per-second `cost` on it).
 import { setTimeout as sleep } from "node:timers/promises";
 import { METRICS } from "../../primitives/metrics";
-import type { ModelDefinition, ModelOutput, RunTools } from "../../core/catalog/model-definition";
+import type { ModelDefinition, RunTools } from "../../core/catalog/model-definition";
 import { providerUnavailableReason } from "./health";
 import { measureOutput } from "./measure-output";
 import {
   ProviderError,
-  type FetchedOutput,
   type ProviderAdapter,
   type ProviderConfig,
   type ProviderRequest,
+  type ProviderResult,
   type RemoteEntryConfig,
 } from "./types";
+
+type Done = Extract<ProviderResult, { kind: "done" }>;
 
 export { providerUnavailableReason } from "./health";
 
@@ -48,7 +51,7 @@ async function waitForJob(
   jobId: string,
   tools: RunTools,
   options: PollOptions,
-): Promise<Array<ModelOutput | FetchedOutput>> {
+): Promise<Done> {
   const deadline = Date.now() + options.maxWaitMs;
   let delay = options.firstPollMs;
   let failures = 0;
@@ -78,7 +81,7 @@ async function waitForJob(
         throw err;
       }
       failures = 0;
-      if (result.kind === "done") return result.outputs;
+      if (result.kind === "done") return result;
       if (typeof result.progress === "number") tools.reportProgress(result.progress);
       if (result.started && !adapter.billsOnSubmit && !uncancelable) {
         // Throws if the run was canceled meanwhile; the catch below then cancels at the provider.
@@ -118,7 +121,7 @@ export function remoteModelDefinition(
     unavailableReason: () => providerUnavailableReason(provider.id, adapter.health),
     async run(input, tools) {
       tools.signal.throwIfAborted();
-      let fetched: Array<ModelOutput | FetchedOutput>;
+      let done: Done;
       try {
         const request: ProviderRequest = {
           upstreamModel: entry.upstreamModel,
@@ -139,10 +142,8 @@ export function remoteModelDefinition(
         // meanwhile is honoured right after, and waitForJob stops the job at the provider.
         const submitted = await adapter.submit(prepared, adapter.billsOnSubmit ? tools.signal : NOT_ABORTED);
         if (submitted.kind === "done") tools.signal.throwIfAborted();
-        fetched =
-          submitted.kind === "done"
-            ? submitted.outputs
-            : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
+        done =
+          submitted.kind === "done" ? submitted : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
       } catch (err) {
         if (err instanceof ProviderError && !tools.signal.aborted)
           METRICS.providerErrors.inc({ provider: provider.id });
@@ -158,8 +159,9 @@ export function remoteModelDefinition(
       // A good answer ends an outage another process may have recorded (best effort: the outputs
       // are paid for, and a row left behind lapses by itself).
       await tools.reportProviderHealth(provider.id, null).catch(() => undefined);
+      if (typeof done.providerSeconds === "number") tools.reportProviderTime(done.providerSeconds);
       const measure = { providerId: provider.id, ffmpegPath: tools.ffmpegPath, signal: tools.signal };
-      return Promise.all(fetched.map((output) => measureOutput(output, entry.modality, measure)));
+      return Promise.all(done.outputs.map((output) => measureOutput(output, entry.modality, measure)));
     },
   };
 }

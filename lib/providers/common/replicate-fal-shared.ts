@@ -341,7 +341,7 @@ export async function finishedOutputs(
   entry: RemoteEntryConfig,
   job: "request" | "prediction",
   options: { failures: Failures; signal: AbortSignal; links: ResultLinks },
-): Promise<ProviderResult> {
+): Promise<Extract<ProviderResult, { kind: "done" }>> {
   const files = outputFilesOf(output, entry.modality, hostedOptions(entry).outputFields);
   if (files.length === 0)
     throw new ProviderError(

@@ -79,7 +79,12 @@ export interface FetchedOutput {
  * the engine stores them in blobs.
  */
 export type ProviderResult =
-  | { kind: "done"; outputs: Array<ModelOutput | FetchedOutput> }
+  | {
+      kind: "done";
+      outputs: Array<ModelOutput | FetchedOutput>;
+      /** Seconds of provider time the provider reported for the job (Replicate's `metrics.predict_time`), when it did. */
+      providerSeconds?: number | null;
+    }
   /** `started`: the provider now bills this job even if it is canceled (fal IN_PROGRESS); the run passes its cancel point. */
   | {
       kind: "pending";

@@ -10,6 +10,9 @@
 // `urls.get` (replicate-fal-shared.ts INLINE_FILE_MAX_BYTES), in `prepareRequest`: before the run's
 // cancel point, as an upload bills nothing.
 //
+// A succeeded prediction's `metrics.predict_time` (seconds) is handed on as the run's provider
+// time, what a per-second `cost` in the providers file is counted on.
+//
 // Billing and cancel: Replicate bills a prediction for the time it ran, a canceled one included
 // (private models and deployments bill their boot time too), so once a prediction is created
 // cancel answers 409 and the run goes on (billsOnSubmit). A run canceled before submission (during
@@ -99,6 +102,15 @@ export function replicateWireFetch(): WireFetch {
   };
 }
 
+/**
+ * The seconds Replicate says a succeeded prediction ran (`metrics.predict_time`: what it bills a
+ * community model by); null when it says none or something that is not a time.
+ */
+export function predictTime(prediction: Prediction): number | null {
+  const seconds: unknown = prediction.metrics?.predict_time;
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
+}
+
 function isApiError(err: unknown): err is Error & { response: Response } {
   return (
     err instanceof Error && err.name === "ApiError" && (err as { response?: unknown }).response instanceof Response
@@ -186,7 +198,8 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
           `a prediction in a state it does not have (${String(prediction.status).slice(0, 40)})`,
         );
     }
-    return finishedOutputs(prediction.output, entry, "prediction", { failures, signal, links });
+    const done = await finishedOutputs(prediction.output, entry, "prediction", { failures, signal, links });
+    return { ...done, providerSeconds: predictTime(prediction) };
   }
 
   const call = <T>(runSignal: AbortSignal, what: string, fn: (signal: AbortSignal) => Promise<T>) =>

@@ -25,6 +25,7 @@ import * as auditEvents from "./023-audit-events";
 import * as budgets from "./024-budgets";
 import * as budgetAlerts from "./025-budget-alerts";
 import * as lowCredit from "./026-low-credit";
+import * as providerCost from "./027-provider-cost";
 import * as budgetAlertsWhen from "./028-budget-alerts-when";
 
 // Every migration, in order. Names never change once landed.
@@ -55,5 +56,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "024-budgets": budgets,
   "025-budget-alerts": budgetAlerts,
   "026-low-credit": lowCredit,
+  "027-provider-cost": providerCost,
   "028-budget-alerts-when": budgetAlertsWhen,
 };

@@ -3,7 +3,8 @@
 // endpoint, `Prefer: wait[=n]` holding the create request, GET and cancel, models and versions
 // with their OpenAPI schemas, RFC 7807 errors, Bearer auth. Jobs move only when the test says
 // (mode "manual": starting → processing → succeeded/failed) or at once (mode "auto"); a prompt
-// holding "refuse" fails its prediction as Replicate's safety checker does. Outputs link to a
+// holding "refuse" fails its prediction as Replicate's safety checker does; a succeeded one tells
+// the seconds it ran in `metrics.predict_time` (`predictTime`, 0.5 unless set). Outputs link to a
 // media host on another origin (replicate.delivery), as real media; a 3D model answers an object
 // of them, as firtoz/trellis does (`model_file`: the .glb; `no_background_images`: PNGs). The Files API takes uploads
 // (POST /v1/files, multipart `content` + `metadata`, up to `maxFileBytes`, else 413; GET, list,
@@ -50,6 +51,8 @@ export interface FakePrediction {
   preferWait: string | null;
   /** The files its input names, as its model read them (by field; "field[i]" in a list). */
   inputFiles: Record<string, FakeInputFile>;
+  /** Seconds it ran, as Replicate bills it: its `metrics.predict_time` once it succeeded. */
+  predictTime: number;
 }
 
 /** A file uploaded through the Files API. */
@@ -71,6 +74,8 @@ export interface ReplicateFake extends HostedFake {
   files: Map<string, FakeReplicateFile>;
   /** The largest file POST /v1/files takes (Replicate documents 100 MB); larger ones answer 413. */
   maxFileBytes: number;
+  /** The `metrics.predict_time` of the predictions created from now on (seconds; 0.5 unless set). */
+  predictTime: number;
   /** Resolves with the next prediction created (or the first already created after `after`). */
   nextPrediction(): Promise<FakePrediction>;
   start(id: string): void;
@@ -395,13 +400,16 @@ export async function startReplicateFake(
   }
 
   function view(p: FakePrediction, origin: string) {
-    const { preferWait: _w, inputFiles: _f, ...rest } = p;
+    const { preferWait: _w, inputFiles: _f, predictTime, ...rest } = p;
     const base = `${origin}/v1/predictions/${p.id}`;
+    // As the reference's succeeded prediction: `"metrics": {"predict_time": …, "total_time": …}`,
+    // the time it ran (what Replicate bills) and that with its time in the queue.
+    const totalTime = Math.round((predictTime + 0.1) * 1e6) / 1e6;
     return {
       ...rest,
       source: "api",
       data_removed: false,
-      metrics: p.status === "succeeded" ? { predict_time: 0.5, total_time: 0.6 } : {},
+      metrics: p.status === "succeeded" ? { predict_time: predictTime, total_time: totalTime } : {},
       urls: { get: base, cancel: `${base}/cancel`, stream: `${origin}/stream/${p.id}` },
     };
   }
@@ -503,6 +511,7 @@ export async function startReplicateFake(
       completed_at: null,
       preferWait: prefer,
       inputFiles: read.files,
+      predictTime: fake.predictTime,
     };
     fake.predictions.set(p.id, p);
     for (const notify of created.splice(0)) notify(p);
@@ -676,6 +685,7 @@ export async function startReplicateFake(
     predictions: new Map(),
     files: new Map(),
     maxFileBytes: 100 * 1024 * 1024,
+    predictTime: 0.5,
     failNext: injected.failNext,
     hangNext: injected.hangNext,
     nextPrediction: () => new Promise((resolve) => created.push(resolve)),
