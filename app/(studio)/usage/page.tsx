@@ -8,7 +8,7 @@ import { ApiError } from "@/lib/primitives/errors";
 import { formatUsd, parseUsd } from "@/lib/primitives/money";
 import { RoleNotice } from "@/components/role-notice";
 import { RunsChart, SpendChart } from "@/components/usage-charts";
-import { PRESETS, UsageRange } from "@/components/usage-range";
+import { askedRange, UsageRange } from "@/components/usage-range";
 import { UsageTop, type TopRow } from "@/components/usage-top";
 import { requireStudioCtx, studioOps } from "@/app/_studio/studio-ctx";
 import { chartData } from "./chart-data";
@@ -18,23 +18,9 @@ export const metadata = { title: "Usage · Atelier" };
 
 type Search = Promise<Record<string, string | string[] | undefined>>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
-const DAY_MS = 86_400_000;
 const TOP = 10;
 const usd = (micros: number) => `$${formatUsd(micros)}`;
 const percent = (part: number, whole: number) => (whole === 0 ? "—" : `${Math.round((100 * part) / whole)}%`);
-
-/** The range asked for: a preset (`days`), else `from`/`to` as typed (the core checks them), else 30 days. */
-function askedRange(sp: Record<string, string | string[] | undefined>, now: Date) {
-  const days = one(sp.days);
-  if (days !== undefined || (one(sp.from) === undefined && one(sp.to) === undefined)) {
-    const preset = PRESETS.find((p) => String(p) === (days ?? "30"));
-    if (preset === undefined) return { error: `days is one of ${PRESETS.join(", ")}.` };
-    const to = now.toISOString().slice(0, 10);
-    const from = new Date(Date.parse(to) - (preset - 1) * DAY_MS).toISOString().slice(0, 10);
-    return { preset, from, to };
-  }
-  return { preset: null, from: one(sp.from), to: one(sp.to) };
-}
 
 // Runs and spend over a range: owners and admins see their workspace's, ops every workspace's or
 // any one's. Read through the same verbs as GET /v1/usage with this page's Ctx (or the ops

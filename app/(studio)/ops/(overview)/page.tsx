@@ -208,7 +208,11 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
       <div>
         <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Ops</h1>
         <p className="mt-1 text-sm text-zinc-500">
-          Every workspace: the queue, the models, why runs fail, the latest runs, and credit.
+          Every workspace: the queue, the models, why runs fail, the latest runs, and credit.{" "}
+          <Link href="/ops/margins" className="font-medium text-indigo-600 hover:text-indigo-700">
+            Margins
+          </Link>
+          : what runs were charged against what they cost at the providers.
         </p>
       </div>
 
