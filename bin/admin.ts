@@ -264,6 +264,8 @@ interface ImportFlags {
   usd: string;
   unit: string;
   drivers?: string;
+  costUsd?: string;
+  costPerSecond?: string;
   modality?: Modality;
   tasks?: string;
   name?: string;
@@ -305,6 +307,11 @@ program
     "--drivers <fields>",
     "comma-separated input fields that multiply the price (default: the count of outputs for a per-image price)",
   )
+  .option(
+    "--cost-usd <amount>",
+    "what a run costs at the provider per unit, in the price's unit and drivers (ops only)",
+  )
+  .option("--cost-per-second <amount>", "or what a second of provider time costs (Replicate's predict_time; ops only)")
   .addOption(
     new Option("--modality <modality>", "what it makes (default: read or guessed from the provider)").choices([
       ...MODALITIES,
@@ -339,6 +346,12 @@ program
       );
     }
     usdArgument(flags.usd, "usd");
+    if (flags.costUsd !== undefined && flags.costPerSecond !== undefined)
+      throw new ApiError("invalid_parameter", "Pass --cost-usd (per unit) or --cost-per-second, not both.", {
+        param: "cost-usd",
+      });
+    if (flags.costUsd !== undefined) usdArgument(flags.costUsd, "cost-usd", { allowZero: true });
+    if (flags.costPerSecond !== undefined) usdArgument(flags.costPerSecond, "cost-per-second");
     const file = path.resolve(flags.file);
     const text = existsSync(file) ? readFileSync(file, "utf8") : null;
     const kind = flags.replicate ? "replicate" : flags.fal ? "fal" : "comfyui";
@@ -369,6 +382,12 @@ program
         usd: flags.usd,
         unit: flags.unit,
         drivers: list(flags.drivers),
+        cost:
+          flags.costUsd !== undefined
+            ? { usd: flags.costUsd.trim() }
+            : flags.costPerSecond !== undefined
+              ? { perSecondUsd: flags.costPerSecond.trim() }
+              : undefined,
         modality: flags.modality,
         tasks: list(flags.tasks),
         name: flags.name,

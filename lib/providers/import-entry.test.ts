@@ -87,6 +87,38 @@ describe("importing a Replicate model", () => {
     expect(image!.data.equals(await fakePng(64, 48, "imported#0"))).toBe(true);
   });
 
+  it("writes the upstream cost asked for: per unit with the price's unit and drivers, or per second", async () => {
+    replicate = await startReplicateFake();
+    const base = {
+      source: { kind: "replicate" as const, model: "black-forest-labs/flux-schnell" },
+      id: "bfl/flux-schnell",
+      usd: "0.003",
+      unit: "image",
+      apiKey: replicate.token,
+      baseUrl: replicate.url,
+    };
+    const provider = { id: "replicate", kind: "replicate" as const, apiKeyEnv: "REPLICATE_API_TOKEN" };
+    const env = { REPLICATE_API_TOKEN: replicate.token };
+    const perImage = await importEntry({ ...base, cost: { usd: "0.002" } });
+    expect(perImage.entry.cost).toEqual({ unit: "image", usd: "0.002", drivers: ["num_outputs"], overrides: [] });
+    const [read] = parseProvidersFile(addEntryToProvidersFile(null, provider, perImage.entry), env);
+    expect(read!.entries[0]!.cost).toEqual({
+      per: "unit",
+      pricing: { unit: "image", usd: "0.002", drivers: ["num_outputs"], overrides: [] },
+    });
+    const perSecond = await importEntry({ ...base, cost: { perSecondUsd: "0.000225" } });
+    expect(perSecond.entry.cost).toEqual({ per_second_usd: "0.000225" });
+    expect(
+      parseProvidersFile(addEntryToProvidersFile(null, provider, perSecond.entry), env)[0]!.entries[0]!.cost,
+    ).toEqual({ per: "second", usd: "0.000225" });
+    expect((await importEntry(base)).entry).not.toHaveProperty("cost");
+    // A bad amount is refused when the entry is written, naming the field, as the server would.
+    const bad = await importEntry({ ...base, cost: { perSecondUsd: "0.0000001" } });
+    expect(() => addEntryToProvidersFile(null, provider, bad.entry)).toThrow(
+      /entries\[0\]\.cost\.per_second_usd must be a decimal string of at most 6 places/,
+    );
+  });
+
   it("pins a community model to its latest version, or to the version asked for", async () => {
     replicate = await startReplicateFake();
     const clip = FAKE_REPLICATE_MODELS[1]!;

@@ -28,6 +28,11 @@ export interface EntryFacts {
   unit: string;
   /** Pricing drivers; default: the model's count of outputs (num_outputs, num_images) when the unit is per image. */
   drivers?: string[];
+  /**
+   * What a run costs upstream (the entry's `cost`, ops-only): per unit, in the price's unit and
+   * with its drivers (`usd`), or per second of provider time (`perSecondUsd`). Absent: no cost.
+   */
+  cost?: { usd: string } | { perSecondUsd: string };
   name?: string;
   creator?: string;
   description?: string;
@@ -256,8 +261,16 @@ export async function importEntry(options: ImportOptions): Promise<ImportedEntry
     input_schema: converted.schema,
     ...(converted.fileListFields.length > 0 ? { file_list_inputs: converted.fileListFields } : {}),
     pricing: { unit: options.unit, usd: options.usd, drivers, overrides: [] },
+    ...costField(options, drivers),
   };
   return { entry, dropped: converted.dropped, notes };
+}
+
+/** The entry's `cost` field from the operator's facts, beside a price of `unit` and `drivers`; {} for none. */
+export function costField(facts: EntryFacts, drivers: string[]): Record<string, unknown> {
+  if (!facts.cost) return {};
+  if ("perSecondUsd" in facts.cost) return { cost: { per_second_usd: facts.cost.perSecondUsd } };
+  return { cost: { unit: facts.unit, usd: facts.cost.usd, drivers, overrides: [] } };
 }
 
 export interface ProviderDefaults {

@@ -11,7 +11,7 @@ import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../../primitives/json-s
 import { fileInputField } from "../../core/catalog/file-inputs";
 import type { Modality } from "../../core/catalog/model-definition";
 import { parseComfyEntry, parseWorkflow, type ComfyGraph, type NodeInput } from "./comfyui-workflow";
-import { defaultTasks, type EntryFacts, type ImportedEntry } from "../import-entry";
+import { costField, defaultTasks, type EntryFacts, type ImportedEntry } from "../import-entry";
 import { ProvidersFileError } from "../common/json-fields";
 import { humanize, SchemaImportError } from "../common/openapi-schema";
 
@@ -280,6 +280,7 @@ export async function importComfyEntry(options: ComfyImportOptions): Promise<Imp
     bindings: Object.fromEntries(fields.map((f) => [f, bindings[f]!.length === 1 ? bindings[f]![0] : bindings[f]])),
     input_schema: inputSchema,
     pricing: { unit: options.unit, usd: options.usd, drivers, overrides: [] },
+    ...costField(options, drivers),
   };
   // The whole entry as the server reads its workflow part (the rest is checked when written).
   checked("The entry", () => parseComfyEntry(entry, "entry", inputSchema, ctx));
