@@ -47,11 +47,14 @@ test("an owner sets the low balance alert, it fires over the balance, is cleared
     .toEqual([
       expect.objectContaining({ type: "credits.low", data: { available_usd: "5.00", threshold_usd: "6.00" } }),
     ]);
+  const alerts = page.getByRole("status", { name: "Spending alerts" });
+  await expect(alerts).toContainText("The available balance, $5.00, is under the low-balance alert of $6.00.");
   await screenshot(page, "budgets-low-credit");
 
   // Cleared, then set under the balance: armed, not under, no second event.
   await section.getByRole("button", { name: "Clear alert" }).click();
   await expect(state).toHaveText("No alert set. Available now: $5.00.");
+  await expect(alerts).toHaveCount(0);
   await expect(amount).toHaveValue("");
   await amount.fill("2.5");
   await form.getByRole("button", { name: "Save alert" }).click();

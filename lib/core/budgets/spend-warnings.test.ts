@@ -7,6 +7,7 @@ import { createWorkspace } from "../workspaces/workspaces";
 import { CLI_AUDIT } from "../audit/audit-writer";
 import { setBudget } from "./budgets";
 import { spendWarnings } from "./spend-warnings";
+import { setLowCreditAlert } from "../credits/low-credit";
 
 describe(`spend warnings (${testDialect()})`, () => {
   const s = useTestStore();
@@ -51,5 +52,21 @@ describe(`spend warnings (${testDialect()})`, () => {
       expect(await spendWarnings({ ...testCtx(s.t, ws), role })).toEqual([]);
     expect((await spendWarnings({ ...testCtx(s.t, ws), role: "admin" })).map((w) => w.tone)).toEqual(["danger"]);
     expect(await spendWarnings({ ...testCtx(s.t, other), role: "owner" })).toEqual([]);
+  });
+
+  it("warns while the available balance is under the low-balance alert, first among equals", async () => {
+    const ws = await workspace();
+    const ctx = testCtx(s.t, ws);
+    await setLowCreditAlert({ db: s.db, workspaceId: ws, ...CLI_AUDIT }, { usd: "9.999" });
+    expect(await spendWarnings(ctx)).toEqual([]);
+    await createGeneration(ctx, gradient);
+    expect(await spendWarnings(ctx)).toEqual([
+      {
+        tone: "warning",
+        message: "The available balance, $9.998, is under the low-balance alert of $9.999.",
+        href: "/budgets",
+      },
+    ]);
+    expect(await spendWarnings({ ...ctx, role: "creator" })).toEqual([]);
   });
 });

@@ -1,10 +1,12 @@
 // What the studio's banner warns a workspace's owners and admins of: a budget at 80 % or more of
-// its cap in the current period (100 %: nothing more starts under it until it resets). Read with
+// its cap in the current period (100 %: nothing more starts under it until it resets), and an
+// available balance under the workspace's low-balance alert (credits.low). Read with
 // the reader's Ctx like every verb: anyone below admin gets no warnings, since what the workspace
 // may spend is not theirs to see (the Budgets page and GET /v1/budgets refuse them the same way).
 import { formatUsd, parseUsd } from "../../primitives/money";
 import type { Ctx } from "../context";
 import { roleAtLeast } from "../workspaces/roles";
+import { readLowCreditAlert } from "../credits/low-credit";
 import { listBudgets, type When } from "./budgets";
 import type { Budget } from "./budget-shape";
 import type { BudgetPeriod } from "./budget-periods";
@@ -49,8 +51,15 @@ function warningOf(budget: Budget, period: BudgetPeriod): SpendWarning | null {
 /** The warnings for the workspace of `ctx`, most urgent first; none for a reader below admin. */
 export async function spendWarnings(ctx: Ctx, when: When = {}): Promise<SpendWarning[]> {
   if (ctx.role !== undefined && !roleAtLeast(ctx.role, "admin")) return [];
+  const [budgets, lowCredit] = await Promise.all([listBudgets(ctx, when), readLowCreditAlert(ctx)]);
   const warnings: SpendWarning[] = [];
-  for (const budget of await listBudgets(ctx, when)) {
+  if (lowCredit.under)
+    warnings.push({
+      tone: "warning",
+      message: `The available balance, $${lowCredit.available_usd}, is under the low-balance alert of $${lowCredit.threshold_usd}.`,
+      href: "/budgets",
+    });
+  for (const budget of budgets) {
     for (const period of ["day", "month"] as const) {
       const warning = warningOf(budget, period);
       if (warning) warnings.push(warning);
