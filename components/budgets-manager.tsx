@@ -65,7 +65,7 @@ export function BudgetsManager({
   const formRef = useRef<HTMLFormElement>(null);
   const [pending, startTransition] = useTransition();
   const [error, setError_] = useState<string | null>(null);
-  const { register, handleSubmit, formState, setError, reset, setFocus } = useForm<FormValues>({
+  const { register, handleSubmit, formState, setError, reset, setFocus, getValues } = useForm<FormValues>({
     defaultValues: { subject: "workspace", daily: "", monthly: "" },
   });
   const errors = formState.errors;
@@ -87,7 +87,10 @@ export function BudgetsManager({
       else setError("root.server", { message: result.message });
       return;
     }
-    reset({ subject: values.subject, daily: "", monthly: "" });
+    // Emptied for the next budget, unless something was typed while this one was saved.
+    const now = getValues();
+    if (now.subject === values.subject && now.daily === values.daily && now.monthly === values.monthly)
+      reset({ subject: values.subject, daily: "", monthly: "" });
     router.refresh();
   }
 
