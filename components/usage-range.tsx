@@ -92,3 +92,15 @@ export function UsageRange({
     </div>
   );
 }
+
+/** A range the reader's core refused (its message), with the way back to the default range. */
+export function RangeRefusal({ message, path }: { message: string | null; path: string }) {
+  return (
+    <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-800">
+      {message}{" "}
+      <Link href={path} className="font-medium underline">
+        Show the last 30 days
+      </Link>
+    </p>
+  );
+}

@@ -1,4 +1,3 @@
-import Link from "next/link";
 import { getUsage, type Usage } from "@/lib/core/usage/usage";
 import { getDailyUsage } from "@/lib/core/usage/usage-daily";
 import { getDailyUsageForOps, getUsageForOps } from "@/lib/core/usage/usage-ops";
@@ -8,7 +7,7 @@ import { ApiError } from "@/lib/primitives/errors";
 import { formatUsd, parseUsd } from "@/lib/primitives/money";
 import { RoleNotice } from "@/components/role-notice";
 import { RunsChart, SpendChart } from "@/components/usage-charts";
-import { askedRange, UsageRange } from "@/components/usage-range";
+import { askedRange, RangeRefusal, UsageRange } from "@/components/usage-range";
 import { UsageTop, type TopRow } from "@/components/usage-top";
 import { requireStudioCtx, studioOps } from "@/app/_studio/studio-ctx";
 import { chartData } from "./chart-data";
@@ -67,16 +66,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Search
         </p>
       </div>
       <UsageRange preset={preset} {...shown} workspace={workspace} workspaces={workspaces} />
-      {error || !read ? (
-        <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-800">
-          {error}{" "}
-          <Link href="/usage" className="font-medium underline">
-            Show the last 30 days
-          </Link>
-        </p>
-      ) : (
-        <UsageBody {...read} workspace={workspace} />
-      )}
+      {error || !read ? <RangeRefusal message={error} path="/usage" /> : <UsageBody {...read} workspace={workspace} />}
     </div>
   );
 }

@@ -6,7 +6,7 @@ import Link from "next/link";
 import { opsMargins, type MarginFigures, type Margins } from "@/lib/core/ops/margins";
 import { ApiError } from "@/lib/primitives/errors";
 import { formatUsd } from "@/lib/primitives/money";
-import { askedRange, UsageRange } from "@/components/usage-range";
+import { askedRange, RangeRefusal, UsageRange } from "@/components/usage-range";
 import { requireOps } from "@/app/_studio/studio-ctx";
 
 export const dynamic = "force-dynamic";
@@ -59,16 +59,7 @@ export default async function OpsMarginsPage({ searchParams }: { searchParams: S
         workspaces={null}
         path="/ops/margins"
       />
-      {error || !margins ? (
-        <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-800">
-          {error}{" "}
-          <Link href="/ops/margins" className="font-medium underline">
-            Show the last 30 days
-          </Link>
-        </p>
-      ) : (
-        <MarginsBody margins={margins} />
-      )}
+      {error || !margins ? <RangeRefusal message={error} path="/ops/margins" /> : <MarginsBody margins={margins} />}
     </div>
   );
 }
