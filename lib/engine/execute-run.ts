@@ -4,7 +4,7 @@ import type { Services } from "../core/context";
 import { findCatalogEntry } from "../core/catalog/catalog";
 import { findBlockedTerm, refusedPromptMessage } from "../core/catalog/moderation";
 import { ModelError } from "../core/catalog/model-definition";
-import { providerCostMicros } from "../core/runs/provider-cost";
+import { failedJobCostMicros, providerCostMicros } from "../core/runs/provider-cost";
 import type { Db, GenerationsTable } from "../store/database";
 import { BUILT_IN_PROVIDER, renewLease } from "./claim";
 import { finishRun, type RunOutcome } from "./finish";
@@ -118,11 +118,21 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
           ? (err as Error).message
           : "The model stopped with an unexpected error. Nothing was charged; try again.";
     if (!(err instanceof ModelError)) logger.error({ err, run: run.id }, "model failed");
-    outcome = { status: "failed", message };
+    outcome = { status: "failed", message, providerCostMicros: failedRunCost(run, providerSeconds) };
   } finally {
     clearInterval(renewal);
     options.shutdown.removeEventListener("abort", onShutdown);
   }
   const row = await finishRun(db, services, { id: run.id, owner, outcome });
   return row ? { kind: "finished", row } : LOST;
+}
+
+/** A failed run's provider cost (failedJobCostMicros), when its entry is still in the catalog. */
+function failedRunCost(run: GenerationsTable, reportedSeconds: number | null): number | null {
+  if (reportedSeconds === null) return null;
+  try {
+    return failedJobCostMicros(findCatalogEntry(run.model).definition.cost, reportedSeconds);
+  } catch {
+    return null;
+  }
 }

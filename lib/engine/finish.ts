@@ -20,7 +20,12 @@ export type RunOutcome =
       /** What the run cost upstream (lib/core/runs/provider-cost.ts); null or absent: not known. Ops-only. */
       providerCostMicros?: number | null;
     }
-  | { status: "failed"; message: string };
+  | {
+      status: "failed";
+      message: string;
+      /** What the failed job cost upstream, where the provider reported billed time; else null or absent. */
+      providerCostMicros?: number | null;
+    };
 
 /**
  * Ends a run this worker holds, and gives its row as committed. Returns null, changing nothing,
@@ -117,7 +122,7 @@ function endRunQuery(
         error_message: outcome.status === "failed" ? outcome.message : null,
         charged_micros: outcome.status === "succeeded" ? eb.ref("price_micros") : null,
         // Beside the charge, in the same statement: the margin's two sides are never apart.
-        provider_cost_micros: outcome.status === "succeeded" ? (outcome.providerCostMicros ?? null) : null,
+        provider_cost_micros: outcome.providerCostMicros ?? null,
         completed_at: by.at,
         lease_owner: by.finishing,
         lease_expires_at: null,

@@ -1,7 +1,8 @@
 // What each run costs upstream, through the real engine and store against the providers' fakes:
 // a Replicate run counted on the seconds the prediction reports (`metrics.predict_time`), a
 // per-unit cost priced from the input as the price is (drivers, overrides), a fal run on its wall
-// time (fal reports none); nothing for built-ins, entries without `cost` or failed runs; and never
+// time (fal reports none); a failed prediction on the seconds Replicate bills for it; nothing for
+// built-ins, entries without `cost` or a failed run of a per-unit cost; and never
 // shown to the workspace (its Generation, event, usage, the catalog).
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -199,7 +200,7 @@ describe(`provider cost through the engine (${testDialect()})`, () => {
     }
   });
 
-  it("records no cost for a built-in model, an entry without one, or a run that failed", async () => {
+  it("records no cost for a built-in model, an entry without one, or a failed run's per-unit cost", async () => {
     expect(money(await run("atelier/gradient", { prompt: "built in" }))).toMatchObject({
       status: "succeeded",
       cost: null,
@@ -209,12 +210,23 @@ describe(`provider cost through the engine (${testDialect()})`, () => {
       charged: 3_000,
       cost: null,
     });
-    // The fake's safety checker refuses it: nothing charged, no cost recorded.
-    expect(money(await run("costs/flux-by-time", { prompt: "refuse this" }))).toEqual({
+    // The fake's safety checker refuses it: nothing charged; nothing was made, so no unit cost.
+    expect(money(await run("costs/flux-by-image", { prompt: "refuse this" }))).toEqual({
       status: "failed",
       charged: null,
       cost: null,
     });
+  });
+
+  it("records a failed prediction's cost on the seconds Replicate reports billing for it", async () => {
+    replicate.predictTime = 2;
+    // Refused after it started: nothing charged, 2 s × $0.000225 = $0.00045 cost to us.
+    expect(money(await run("costs/flux-by-time", { prompt: "refuse this" }))).toEqual({
+      status: "failed",
+      charged: null,
+      cost: 450,
+    });
+    replicate.predictTime = 0.5;
   });
 
   it("never shows the cost to the workspace: its Generation, its event, its usage, the catalog entry", async () => {

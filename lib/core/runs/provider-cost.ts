@@ -1,4 +1,4 @@
-// What a succeeded run cost the operators upstream, from its entry's `cost` (the providers file,
+// What a run cost the operators upstream, from its entry's `cost` (the providers file,
 // lib/providers/entry-config.ts): per unit, priced from the run's input exactly as its price is
 // (pricing.ts, so drivers and overrides mean the same); or per second of provider time, the
 // seconds the provider reported (Replicate's `metrics.predict_time`) or, for a provider that
@@ -48,4 +48,14 @@ export function providerCostMicros(
   } catch {
     return null;
   }
+}
+
+/**
+ * What a failed job cost upstream: only a per-second cost on the time its provider reported
+ * billing (Replicate bills a failed prediction's time); nothing was made, so a per-unit cost is
+ * none, and a wall time is no evidence of billing. Null when unknown.
+ */
+export function failedJobCostMicros(cost: ProviderCost | undefined, reportedSeconds: number | null): Micros | null {
+  if (cost?.per !== "second" || !believable(reportedSeconds)) return null;
+  return providerCostMicros(cost, {}, { reportedSeconds, wallMs: 0 });
 }

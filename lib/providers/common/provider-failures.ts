@@ -64,7 +64,9 @@ export class ProviderFailures {
       if (runSignal.aborted) throw runSignal.reason;
       if (timeout.aborted) throw this.timedOut(ms);
       const sorted = sort(err);
-      throw sorted instanceof ProviderError ? new ProviderError(this.clean(sorted.message), sorted.transient) : sorted;
+      throw sorted instanceof ProviderError
+        ? new ProviderError(this.clean(sorted.message), sorted.transient, sorted.providerSeconds)
+        : sorted;
     }
   }
 

@@ -147,6 +147,8 @@ export function remoteModelDefinition(
       } catch (err) {
         if (err instanceof ProviderError && !tools.signal.aborted)
           METRICS.providerErrors.inc({ provider: provider.id });
+        // A failed job the provider still bills for its time (Replicate): its cost is the run's too.
+        if (err instanceof ProviderError && err.providerSeconds !== null) tools.reportProviderTime(err.providerSeconds);
         // The adapter marked the provider down (5xx, unreachable, timeout): tell the other processes.
         // The run's own error matters more than the report, which this process's health still holds.
         const down = providerUnavailableReason(provider.id, adapter.health);

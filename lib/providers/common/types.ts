@@ -130,6 +130,8 @@ export class ProviderError extends ModelError {
   constructor(
     message: string,
     readonly transient: boolean,
+    /** Seconds of provider time the provider reported for the failed job (it may bill them); null: none. */
+    readonly providerSeconds: number | null = null,
   ) {
     super(message);
     this.name = "ProviderError";

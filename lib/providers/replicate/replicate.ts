@@ -103,8 +103,8 @@ export function replicateWireFetch(): WireFetch {
 }
 
 /**
- * The seconds Replicate says a succeeded prediction ran (`metrics.predict_time`: what it bills a
- * community model by); null when it says none or something that is not a time.
+ * The seconds Replicate says a prediction ran (`metrics.predict_time`: what it bills a community
+ * model by, failed and canceled predictions too); null when it says none or something that is not a time.
  */
 export function predictTime(prediction: Prediction): number | null {
   const seconds: unknown = prediction.metrics?.predict_time;
@@ -179,12 +179,17 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
           typeof prediction.error === "string" && prediction.error.trim()
             ? prediction.error.trim().slice(0, 500)
             : "the prediction failed";
-        throw new ProviderError(`The provider ${config.id} failed the prediction: ${error}`, false);
+        throw new ProviderError(
+          `The provider ${config.id} failed the prediction: ${error}`,
+          false,
+          predictTime(prediction),
+        );
       }
       case "canceled":
         throw new ProviderError(
           `The provider ${config.id} canceled the prediction before it finished (its deadline passed, or it was canceled there).`,
           false,
+          predictTime(prediction),
         );
       case "aborted":
         throw new ProviderError(

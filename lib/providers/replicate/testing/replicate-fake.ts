@@ -403,13 +403,15 @@ export async function startReplicateFake(
     const { preferWait: _w, inputFiles: _f, predictTime, ...rest } = p;
     const base = `${origin}/v1/predictions/${p.id}`;
     // As the reference's succeeded prediction: `"metrics": {"predict_time": …, "total_time": …}`,
-    // the time it ran (what Replicate bills) and that with its time in the queue.
+    // the time it ran (what Replicate bills) and that with its time in the queue; a prediction
+    // that failed or was canceled after it started reports (and is billed) the time it ran too.
     const totalTime = Math.round((predictTime + 0.1) * 1e6) / 1e6;
+    const ran = p.status === "succeeded" || ((p.status === "failed" || p.status === "canceled") && p.started_at);
     return {
       ...rest,
       source: "api",
       data_removed: false,
-      metrics: p.status === "succeeded" ? { predict_time: predictTime, total_time: totalTime } : {},
+      metrics: ran ? { predict_time: predictTime, total_time: totalTime } : {},
       urls: { get: base, cancel: `${base}/cancel`, stream: `${origin}/stream/${p.id}` },
     };
   }
