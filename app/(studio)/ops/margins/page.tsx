@@ -2,12 +2,12 @@
 // providers, per model and provider, over a range of days (lib/core/ops/margins.ts). It asks for
 // the ops principal itself: the layout's 404 sets the status but does not stop this page's render.
 // Bad input is a message, never a 500.
-import Link from "next/link";
 import { opsMargins, type MarginFigures, type Margins } from "@/lib/core/ops/margins";
 import { ApiError } from "@/lib/primitives/errors";
 import { formatUsd } from "@/lib/primitives/money";
 import { askedRange, RangeRefusal, UsageRange } from "@/components/usage-range";
 import { requireOps } from "@/app/_studio/studio-ctx";
+import { Breadcrumb } from "@/components/breadcrumb";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Margins · Ops · Atelier" };
@@ -36,13 +36,9 @@ export default async function OpsMarginsPage({ searchParams }: { searchParams: S
   const preset = "error" in asked ? null : asked.preset;
   return (
     <div className="mx-auto max-w-6xl">
-      <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
-        <Link href="/ops" className="hover:text-zinc-800">
-          Ops
-        </Link>
-        <span className="mx-1.5 text-zinc-300">/</span>
+      <Breadcrumb parent={{ href: "/ops", label: "Ops" }}>
         <span>Margins</span>
-      </nav>
+      </Breadcrumb>
       <div className="mb-6">
         <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">Margins</h1>
         <p className="mt-1 max-w-3xl text-sm text-zinc-500">

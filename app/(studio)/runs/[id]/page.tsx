@@ -14,6 +14,7 @@ import { RunWebhookDeliveries } from "@/components/webhooks-run";
 import { SharePanel } from "@/components/share-panel";
 import { modelHref } from "@/components/catalog-price";
 import { requireStudioCtx } from "@/app/_studio/studio-ctx";
+import { Breadcrumb } from "@/components/breadcrumb";
 
 export const dynamic = "force-dynamic";
 
@@ -43,13 +44,9 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
     : [null, null];
   return (
     <div className="mx-auto max-w-6xl">
-      <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
-        <Link href="/runs" className="hover:text-zinc-800">
-          Runs
-        </Link>
-        <span className="mx-1.5 text-zinc-300">/</span>
+      <Breadcrumb parent={{ href: "/runs", label: "Runs" }}>
         <span className="font-mono text-xs">{run.id}</span>
-      </nav>
+      </Breadcrumb>
       <h1 className="mb-6 text-2xl font-semibold tracking-tight text-zinc-900">
         Run of{" "}
         <Link href={modelHref(run.model)} className="hover:text-indigo-600">

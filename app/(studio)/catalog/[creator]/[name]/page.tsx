@@ -13,6 +13,7 @@ import { formatDate, modelHref, priceLabel } from "@/components/catalog-price";
 import { modalityLabel } from "@/components/output-labels";
 import { requireStudioCtx } from "@/app/_studio/studio-ctx";
 import { modelIdOf } from "./model-id";
+import { Breadcrumb } from "@/components/breadcrumb";
 
 export const dynamic = "force-dynamic";
 
@@ -85,13 +86,9 @@ export default async function ModelPage({ params, searchParams }: { params: Para
   const notInstalled = model.availability.status === "not_installed";
   return (
     <div className="mx-auto max-w-7xl">
-      <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
-        <Link href="/catalog" className="hover:text-zinc-800">
-          Catalog
-        </Link>
-        <span className="mx-1.5 text-zinc-300">/</span>
+      <Breadcrumb parent={{ href: "/catalog", label: "Catalog" }}>
         <span>{model.creator}</span>
-      </nav>
+      </Breadcrumb>
       <header className="mb-6">
         <div className="flex flex-wrap items-center gap-2">
           <h1 className="text-2xl font-semibold tracking-tight text-zinc-900">{model.name}</h1>

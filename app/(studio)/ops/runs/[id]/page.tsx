@@ -7,6 +7,7 @@ import { opsRun } from "@/lib/core/ops/ops";
 import { RunRecord } from "@/components/run-details";
 import { modelHref } from "@/components/catalog-price";
 import { requireOps } from "@/app/_studio/studio-ctx";
+import { Breadcrumb } from "@/components/breadcrumb";
 
 export const dynamic = "force-dynamic";
 
@@ -23,13 +24,9 @@ export default async function OpsRunPage({ params }: { params: Promise<{ id: str
   const own = workspace.id === ctx.workspaceId;
   return (
     <div className="mx-auto max-w-6xl">
-      <nav aria-label="Breadcrumb" className="mb-3 text-sm text-zinc-500">
-        <Link href="/ops" className="hover:text-zinc-800">
-          Ops
-        </Link>
-        <span className="mx-1.5 text-zinc-300">/</span>
+      <Breadcrumb parent={{ href: "/ops", label: "Ops" }}>
         <span className="font-mono text-xs">{run.id}</span>
-      </nav>
+      </Breadcrumb>
       <h1 className="mb-2 text-2xl font-semibold tracking-tight text-zinc-900">
         Run of{" "}
         <Link href={modelHref(run.model)} className="hover:text-indigo-600">
