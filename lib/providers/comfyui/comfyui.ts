@@ -268,9 +268,31 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
     return entry !== null && typeof entry === "object" ? (entry as Record<string, unknown>) : null;
   }
 
+  /**
+   * GET /system_stats (server.py: `system.comfyui_version`, `devices[].name`) and GET /queue: what
+   * the box runs on and how busy it is; both are reads, nothing is queued.
+   */
+  async function checkConnection(signal: AbortSignal): Promise<string> {
+    const stats = await call("/system_stats", {}, signal, "to show its system stats", json);
+    const system = (stats.system ?? {}) as { comfyui_version?: unknown };
+    const devices = Array.isArray(stats.devices) ? (stats.devices as Array<{ name?: unknown }>) : [];
+    const version = typeof system.comfyui_version === "string" ? ` ${system.comfyui_version.slice(0, 40)}` : "";
+    const names = devices
+      .map((device) => (typeof device?.name === "string" ? device.name.slice(0, 120) : null))
+      .filter((name): name is string => name !== null);
+    const current = await call("/queue", {}, signal, "to show its queue", json);
+    const count = (items: unknown) => (Array.isArray(items) ? items.length : 0);
+    markUp(health);
+    return (
+      `ComfyUI${version}, ${devices.length} device(s)${names.length > 0 ? `: ${names.join(", ")}` : ""}; ` +
+      `queue: ${count(current.queue_running)} running, ${count(current.queue_pending)} pending`
+    );
+  }
+
   return {
     billsOnSubmit: false,
     health,
+    checkConnection,
     // File inputs go up first, as for every kind that uploads them (ComfyUI bills nothing either way).
     prepareRequest: withUploads,
     async submit(request, signal): Promise<ProviderResult> {

@@ -120,6 +120,14 @@ export interface ProviderAdapter {
   poll(jobId: string, signal: AbortSignal): Promise<ProviderResult>;
   /** Best effort: asks the provider to stop a job (and, where it can, not to bill it). */
   cancel?(jobId: string): Promise<void>;
+  /**
+   * Optional: one cheap call that lists or reads something at the provider (never a generation,
+   * nothing billed), within timeout_ms, to tell an operator the provider answers and takes the
+   * key. Answers a short description of what it read ("account acme (organization)"); fails
+   * with the ProviderError a run would get from the same answer (a refused key, an outage),
+   * and the adapter's health is marked as for a run.
+   */
+  checkConnection?(signal: AbortSignal): Promise<string>;
 }
 
 /**

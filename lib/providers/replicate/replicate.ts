@@ -248,6 +248,15 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
         resultOf(await client.predictions.get(predictionId, { signal }), entry, signal),
       );
     },
+    // GET /v1/account (accounts.current): the account the token belongs to, read for free.
+    async checkConnection(runSignal) {
+      return call(runSignal, "to show the account", async (signal) => {
+        const account: unknown = await client.accounts.current({ signal });
+        const { username, type } = (account ?? {}) as { username?: unknown; type?: unknown };
+        if (typeof username !== "string" || !username) throw failures.badAnswer("something that is not an account");
+        return `account ${username.slice(0, 100)}${typeof type === "string" ? ` (${type.slice(0, 40)})` : ""}`;
+      });
+    },
     async cancel(jobId) {
       await client.predictions.cancel(parseJobId(jobId).predictionId, {
         signal: AbortSignal.timeout(config.timeoutMs),

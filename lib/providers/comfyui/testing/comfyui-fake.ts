@@ -8,6 +8,7 @@
 // writes one (positions and 32-bit indices, under `3d`; a Hunyuan3D v2 graph's nodes), at the
 // size, count and length its upstream nodes ask for. GET /history/{id} is `{}` until a prompt ends. Execution is instant,
 // held until `release()` (cancel while running), or stalled in the queue (cancel while queued).
+// GET /system_stats answers one CUDA device, as server.py reports it (what a connection check reads).
 // (Its media comes from fake-media.ts, which runs ffmpeg itself: Playwright loads it as CommonJS,
 // which lib/media/ffmpeg.ts, using import.meta, cannot be.)
 import { randomUUID } from "node:crypto";
@@ -582,6 +583,34 @@ export async function startComfyFake(
     if (route.startsWith("GET /history/")) {
       const id = decodeURIComponent(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
       return json(res, 200, history.has(id) ? { [id]: history.get(id) } : {});
+    }
+    if (route === "GET /system_stats") {
+      // server.py's system_stats: the box and its one torch device (the name as
+      // get_torch_device_name makes it).
+      return json(res, 200, {
+        system: {
+          os: "linux",
+          ram_total: 67_108_864_000,
+          ram_free: 50_331_648_000,
+          comfyui_version: "0.3.66",
+          required_frontend_version: "1.28.8",
+          python_version: "3.12.3 (main, Aug 14 2025, 17:47:21) [GCC 13.3.0]",
+          pytorch_version: "2.8.0+cu128",
+          embedded_python: false,
+          argv: ["main.py", "--listen", "0.0.0.0"],
+        },
+        devices: [
+          {
+            name: "cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync",
+            type: "cuda",
+            index: 0,
+            vram_total: 25_386_352_640,
+            vram_free: 24_109_187_072,
+            torch_vram_total: 0,
+            torch_vram_free: 0,
+          },
+        ],
+      });
     }
     if (route === "GET /object_info") return json(res, 200, OBJECT_INFO);
     if (route.startsWith("GET /object_info/")) {

@@ -9,7 +9,8 @@
 // of them, as firtoz/trellis does (`model_file`: the .glb; `no_background_images`: PNGs). The Files API takes uploads
 // (POST /v1/files, multipart `content` + `metadata`, up to `maxFileBytes`, else 413; GET, list,
 // DELETE); a prediction's model reads its input files (data URIs, or the `urls.get` of an
-// uploaded file: one it does not hold fails the prediction) into `inputFiles`.
+// uploaded file: one it does not hold fails the prediction) into `inputFiles`. GET /v1/account
+// answers the token's account (what a connection check reads).
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -558,6 +559,15 @@ export async function startReplicateFake(
       return problem(res, 401, "Unauthenticated", "You did not pass a valid authentication token");
     const body = raw.toString("utf8");
     let m: RegExpExecArray | null;
+    if (method === "GET" && path === "/v1/account") {
+      // The account the token belongs to (accounts.current), as the API reference shows it.
+      return json(res, 200, {
+        type: "organization",
+        username: "acme",
+        name: "Acme Corp",
+        github_url: "https://github.com/acme",
+      });
+    }
     if (method === "POST" && path === "/v1/files") return createFile(headers, raw, res, origin);
     if (method === "GET" && path === "/v1/files") {
       return json(res, 200, {
