@@ -1,11 +1,13 @@
-// The connection check of the queue kinds (Replicate, ComfyUI) against their fakes: what a
+// The connection check of the queue kinds (Replicate, fal, ComfyUI) against their fakes: what a
 // pass reads, a refused key (said so, the key never quoted), an unreachable port, no answer
-// within timeout_ms, a 5xx; and never a prediction or prompt made at the provider.
+// within timeout_ms, a 5xx; and never a prediction, request or prompt made at the provider.
 import { afterEach, describe, expect, it } from "vitest";
 import { checkProviderConnection, type ConnectionCheck } from "./connection-check";
 import { startReplicateFake, type ReplicateFake } from "./replicate/testing/replicate-fake";
+import { startFalFake, type FalFake } from "./fal/testing/fal-fake";
 import { startComfyFake, type FakeComfy } from "./comfyui/testing/comfyui-fake";
 import { closedPortUrl, providerConfig } from "./testing/connection-check-support";
+import { parseProvidersFile } from "./providers-file";
 
 const WRONG_KEY = "wrong-key-7d1e9c";
 
@@ -63,6 +65,106 @@ describe("replicate", () => {
       "could not be reached (ECONNREFUSED)",
     );
     expect(replicate.predictions.size).toBe(0);
+  });
+});
+
+describe("fal", () => {
+  async function fake(): Promise<FalFake> {
+    const started = await startFalFake();
+    closers.push(() => started.close());
+    return started;
+  }
+  const config = (
+    fal: { url: string; platformUrl: string },
+    key: string,
+    more: { timeoutMs?: number; upstream?: string[] } = {},
+  ) =>
+    providerConfig("fal", fal.url, key, {
+      options: {
+        mode: "queue",
+        runBaseUrl: `${fal.url}/run`,
+        restBaseUrl: `${fal.url}/rest`,
+        platformBaseUrl: fal.platformUrl,
+      },
+      upstream: more.upstream ?? ["fal-ai/flux/dev", "fal-ai/trellis"],
+      timeoutMs: more.timeoutMs,
+    });
+
+  it("reads the entries' prices from the Platform API and queues nothing", async () => {
+    const fal = await fake();
+    const detail = passed(await checkProviderConnection(config(fal, fal.key)));
+    expect(detail).toBe("2 of 2 endpoints priced");
+    const [request, ...others] = fal.requests;
+    expect(others).toEqual([]);
+    expect(request!.method).toBe("GET");
+    expect(request!.path).toBe("/platform/v1/models/pricing?endpoint_id=fal-ai%2Fflux%2Fdev%2Cfal-ai%2Ftrellis");
+    expect(request!.headers.authorization).toBe(`Key ${fal.key}`);
+    expect(fal.queue.size).toBe(0);
+  });
+
+  it("reads platform_base_url from the providers file", async () => {
+    const fal = await fake();
+    const schema = {
+      type: "object",
+      additionalProperties: false,
+      required: ["prompt"],
+      properties: { prompt: { type: "string" } },
+    };
+    const file = JSON.stringify({
+      providers: [
+        {
+          id: "fal",
+          kind: "fal",
+          base_url: fal.url,
+          platform_base_url: fal.platformUrl,
+          api_key_env: "FAL_KEY",
+          entries: [
+            {
+              id: "bfl/flux-dev",
+              upstream_model: "fal-ai/flux/dev",
+              name: "FLUX.1 [dev]",
+              description: "On fal.",
+              modality: "image",
+              tasks: ["text-to-image"],
+              input_schema: schema,
+              pricing: { unit: "image", usd: "0.025" },
+            },
+          ],
+        },
+      ],
+    });
+    const [config] = parseProvidersFile(file, { FAL_KEY: fal.key });
+    expect(passed(await checkProviderConnection(config!))).toBe("1 of 1 endpoint priced");
+  });
+
+  it("names an entry whose endpoint fal does not price", async () => {
+    const fal = await fake();
+    const detail = passed(
+      await checkProviderConnection(config(fal, fal.key, { upstream: ["fal-ai/flux/dev", "fal-ai/no-such"] })),
+    );
+    expect(detail).toBe("1 of 2 endpoints priced; not priced: fal-ai/no-such");
+  });
+
+  it("says a refused key was refused, without quoting it", async () => {
+    const fal = await fake();
+    const error = failed(await checkProviderConnection(config(fal, WRONG_KEY)));
+    expect(error).toContain("refused this server's credentials (HTTP 401)");
+    expect(error).not.toContain(WRONG_KEY);
+  });
+
+  it("tells a 5xx, no answer within timeout_ms and an unreachable host as outages", async () => {
+    const fal = await fake();
+    fal.failNext(502, { detail: "Bad gateway", error_type: "runner_connection_error" });
+    expect(failed(await checkProviderConnection(config(fal, fal.key)))).toContain("failed (HTTP 502: Bad gateway)");
+    fal.hangNext();
+    expect(failed(await checkProviderConnection(config(fal, fal.key, { timeoutMs: 300 })))).toContain(
+      "did not answer within 0.3 s",
+    );
+    const closed = await closedPortUrl();
+    expect(
+      failed(await checkProviderConnection(config({ url: closed, platformUrl: `${closed}/v1` }, fal.key))),
+    ).toContain("could not be reached (ECONNREFUSED)");
+    expect(fal.queue.size).toBe(0);
   });
 });
 

@@ -58,6 +58,10 @@ const FAL_QUEUE_URL = "https://queue.fal.run";
 const FAL_RUN_URL = "https://fal.run";
 /** fal's REST host (the client's getRestApiUrl): storage uploads start there. */
 const FAL_REST_URL = "https://rest.fal.ai";
+/** fal's Platform API (docs.fal.ai/platform-apis): the connection check reads model pricing there. */
+const FAL_PLATFORM_URL = "https://api.fal.ai/v1";
+/** The most endpoint ids one pricing request takes. */
+const MAX_PRICED_ENDPOINTS = 50;
 /**
  * How long fal keeps an uploaded file input (X-Fal-Object-Lifecycle): past the longest a job may
  * wait (job_timeout_ms, at most 24 h), and not for good: it is the workspace's file.
@@ -70,6 +74,8 @@ export interface FalProviderOptions {
   runBaseUrl: string;
   /** Where the client's https://rest.fal.ai requests go (storage uploads); without a trailing slash. */
   restBaseUrl: string;
+  /** fal's Platform API (https://api.fal.ai/v1), read by the connection check; without a trailing slash. */
+  platformBaseUrl: string;
 }
 
 /** "owner/alias" or "owner/alias/path…" (fal's endpoint ids). */
@@ -125,6 +131,7 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
   const queueBase = config.baseUrl || FAL_QUEUE_URL;
   const runBase = options.runBaseUrl || FAL_RUN_URL;
   const restBase = options.restBaseUrl || FAL_REST_URL;
+  const platformBase = options.platformBaseUrl || FAL_PLATFORM_URL;
   const hosts: Array<[string, string]> = [
     [FAL_QUEUE_URL, queueBase],
     [FAL_RUN_URL, runBase],
@@ -218,9 +225,48 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
     return { entry, requestId: remoteId };
   }
 
+  /**
+   * GET {platform}/models/pricing?endpoint_id=… (Authorization: Key): the Platform API requires a
+   * valid key for it and answers the unit price of each endpoint it knows, so a pass proves the
+   * key and the entries' endpoint ids, billing nothing (the queue API has no read that needs no
+   * request id).
+   */
+  async function checkConnection(runSignal: AbortSignal): Promise<string> {
+    const ids = [...new Set(config.entries.map((entry) => entry.upstreamModel))].slice(0, MAX_PRICED_ENDPOINTS);
+    if (ids.length === 0)
+      throw new ProviderError(`The provider ${config.id} has no entries, so there is no endpoint to price.`, false);
+    return call(runSignal, "to show its prices", async (signal) => {
+      const query = new URLSearchParams({ endpoint_id: ids.join(",") });
+      const response = await falWireFetch(`${platformBase}/models/pricing?${query}`, {
+        headers: { accept: "application/json", authorization: `Key ${config.apiKey ?? ""}` },
+        signal,
+      });
+      if (!response.ok)
+        throw failures.http(
+          response.status,
+          detailOf(await errorText(response)),
+          response.headers.get("retry-after"),
+          "to show its prices",
+        );
+      let answer: unknown = null;
+      try {
+        answer = JSON.parse(await errorText(response));
+      } catch {
+        answer = null;
+      }
+      const prices = (answer as { prices?: unknown } | null)?.prices;
+      if (!Array.isArray(prices)) throw failures.badAnswer("something that is not a price list");
+      const priced = new Set((prices as Array<{ endpoint_id?: unknown }>).map((price) => String(price?.endpoint_id)));
+      const missing = ids.filter((id) => !priced.has(id));
+      const some = `${ids.length - missing.length} of ${ids.length} endpoint${ids.length === 1 ? "" : "s"} priced`;
+      return missing.length === 0 ? some : `${some}; not priced: ${missing.slice(0, 5).join(", ")}`;
+    });
+  }
+
   return {
     billsOnSubmit: mode === "run",
     health: failures.health,
+    checkConnection,
     // Uploads bill nothing: they happen before the run's cancel point (which a "run" provider passes
     // on submit), so a cancel during one still cancels the run.
     async prepareRequest(request, runSignal) {
@@ -273,7 +319,8 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
  * host, default https://queue.fal.run), `mode` ("queue", the default, or "run": fal's synchronous
  * host, one call, not cancelable there), `run_base_url` (the synchronous host, default
  * https://fal.run), `rest_base_url` (fal's REST host, where storage uploads of large file inputs
- * start, default https://rest.fal.ai). Entry fields: `upstream_model` (the endpoint id,
+ * start, default https://rest.fal.ai), `platform_base_url` (fal's Platform API, read by the
+ * connection check, default https://api.fal.ai/v1). Entry fields: `upstream_model` (the endpoint id,
  * "fal-ai/flux/dev"), optional `output_fields` and `file_list_inputs` (replicate-fal-shared.ts).
  */
 export const falKind: ProviderKind = {
@@ -283,7 +330,7 @@ export const falKind: ProviderKind = {
   modalities: ["image", "video", "audio", "3d"],
   baseUrlRequired: false,
   upstreamModelRequired: true,
-  providerFields: ["mode", "run_base_url", "rest_base_url"],
+  providerFields: ["mode", "run_base_url", "rest_base_url", "platform_base_url"],
   entryFields: [...HOSTED_ENTRY_FIELDS],
   parseProvider(provider: JsonObject, path: string) {
     requireKeyEnv(provider, path, "FAL_KEY");
@@ -302,6 +349,7 @@ export const falKind: ProviderKind = {
       mode,
       runBaseUrl: hostAt("run_base_url", FAL_RUN_URL),
       restBaseUrl: hostAt("rest_base_url", FAL_REST_URL),
+      platformBaseUrl: hostAt("platform_base_url", FAL_PLATFORM_URL),
     } satisfies FalProviderOptions;
   },
   parseEntry(entry, path, schema) {

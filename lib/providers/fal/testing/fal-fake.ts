@@ -11,6 +11,8 @@
 // /rest/storage/upload/initiate → {upload_url, file_url}, the bytes then PUT to upload_url on the
 // media host (signed, no key) and served at file_url; /rest/storage/upload/initiate-multipart for
 // the client's multipart form (parts PUT to {upload_url}/{n}, then POST {upload_url}/complete).
+// fal's Platform API under /platform/v1 (a provider's platform_base_url): GET /models/pricing
+// ?endpoint_id=… answers {prices: [{endpoint_id, unit_price, unit, currency}], next_cursor, has_more}.
 // A request's model reads its input files (data URIs, or media-host URLs: one it does not hold ends
 // in fal's 422 file_download_error) into `inputFiles`.
 import { randomUUID } from "node:crypto";
@@ -57,6 +59,8 @@ export interface FalFake extends HostedFake {
   runUrl: string;
   /** fal's REST host (storage uploads start there), as a provider's rest_base_url. */
   restUrl: string;
+  /** fal's Platform API (model pricing), as a provider's platform_base_url. */
+  platformUrl: string;
   key: string;
   queue: Map<string, FakeFalRequest>;
   nextRequest(): Promise<FakeFalRequest>;
@@ -67,6 +71,14 @@ export interface FalFake extends HostedFake {
   /** Completes the request with fal's error answer for it (e.g. 500 runner error). */
   completeWithError(id: string, status: number, body: unknown): void;
 }
+
+/** What the fake's pricing answers per modality (fal's units: image, second, 1000 characters, request). */
+const PRICES: Record<FakeModality, { unit_price: number; unit: string }> = {
+  image: { unit_price: 0.025, unit: "image" },
+  video: { unit_price: 0.07, unit: "second" },
+  audio: { unit_price: 0.1, unit: "1000 characters" },
+  "3d": { unit_price: 0.02, unit: "request" },
+};
 
 const IMAGE_SIZE_ENUM = ["square_hd", "square", "portrait_4_3", "portrait_16_9", "landscape_4_3", "landscape_16_9"];
 
@@ -534,6 +546,22 @@ export async function startFalFake(
     }
     if (headers.authorization !== `Key ${key}`) return json(res, 401, { detail: "Unauthorized" });
     let m: RegExpExecArray | null;
+    if (method === "GET" && path === "/platform/v1/models/pricing") {
+      // fal's Platform API pricing (docs.fal.ai/platform-apis/v1/models/pricing): 1–50 endpoint
+      // ids, comma-separated or repeated. An id it does not price is left out (not documented).
+      const ids = url.searchParams
+        .getAll("endpoint_id")
+        .flatMap((v) => v.split(","))
+        .filter(Boolean);
+      if (ids.length < 1 || ids.length > 50)
+        return json(res, 422, {
+          detail: [{ loc: ["query", "endpoint_id"], msg: "1 to 50 endpoint ids", type: "value_error" }],
+        });
+      const prices = endpoints
+        .filter((e) => ids.includes(e.id))
+        .map((e) => ({ endpoint_id: e.id, ...PRICES[e.modality], currency: "USD" }));
+      return json(res, 200, { prices, next_cursor: null, has_more: false });
+    }
     if (method === "POST" && (m = /^\/rest\/storage\/upload\/(initiate|initiate-multipart)$/.exec(path))) {
       let file: { content_type?: unknown; file_name?: unknown };
       try {
@@ -645,6 +673,7 @@ export async function startFalFake(
     url: origin,
     runUrl: `${origin}/run`,
     restUrl: `${origin}/rest`,
+    platformUrl: `${origin}/platform/v1`,
     key,
     media,
     mode: "auto",
