@@ -117,6 +117,17 @@ function statusFailure(
   return failures.http(status, words, headers?.["retry-after"], what, [401]);
 }
 
+/** An HTTP error answer (status and body as read) under the same rules as the package's calls. */
+export function answerFailure(
+  ctx: FailureContext,
+  status: number,
+  body: string,
+  retryAfter: string | null,
+  what: string,
+): ProviderError {
+  return statusFailure(ctx, status, providerWords(body), retryAfter ? { "retry-after": retryAfter } : undefined, what);
+}
+
 /**
  * The run's error for what a call threw (the run's own abort and the timeout are told apart by
  * the caller first). Marks the provider down for outages.

@@ -9,7 +9,8 @@ import type { generateImage } from "ai";
 import type { Modality } from "../../core/catalog/model-definition";
 import { aiPackage } from "./ai-sdk-packages";
 import { callArguments, parseCallOptions, type CallModality, type CallOptions } from "./ai-sdk-call";
-import { failureOf, failuresFor, type FailureContext } from "./ai-sdk-errors";
+import { CONNECTION_READS } from "./ai-sdk-check";
+import { answerFailure, failureOf, failuresFor, type FailureContext } from "./ai-sdk-errors";
 import {
   AI_SDK_PROVIDERS,
   aiSdkProvider,
@@ -22,6 +23,7 @@ import {
 import { createHealth, markUp } from "../common/health";
 import { fail, stringAt, type JsonObject } from "../common/json-fields";
 import type { ProviderKind } from "../common/kind";
+import { errorText } from "../common/replicate-fal-shared";
 import { readCapped } from "../common/response-bytes";
 import {
   type FetchedOutput,
@@ -33,6 +35,8 @@ import {
 
 /** Largest video fetched from a provider's result link. */
 const MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
+/** Largest answer a connection check reads (a model list). */
+const MAX_CHECK_BYTES = 8 * 1024 * 1024;
 
 type ProviderOptions = NonNullable<Parameters<typeof generateImage>[0]["providerOptions"]>;
 
@@ -183,9 +187,54 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
     throw new Error(`${info!.package} makes no ${modality} models`);
   }
 
+  /** The provider's documented free read (ai-sdk-check.ts), under the same failure rules as a run's call. */
+  const read = CONNECTION_READS[options.provider as keyof typeof CONNECTION_READS];
+  async function checkConnection(runSignal: AbortSignal): Promise<string> {
+    const ctx = context("image");
+    const failures = failuresFor(ctx);
+    const what = "to list what it serves";
+    const detail = await failures.within(
+      runSignal,
+      config.timeoutMs,
+      async (signal) => {
+        // A fixed-host package (ElevenLabs) is read at its own host: `fetch` redirects it to base_url.
+        const origin = info!.fixedHosts.length > 0 ? info!.defaultBaseUrl : (base ?? info!.defaultBaseUrl);
+        const response = await fetch(read!.url(origin), {
+          headers: { accept: "application/json", ...read!.headers(config.apiKey) },
+          signal,
+        });
+        if (!response.ok)
+          throw answerFailure(
+            ctx,
+            response.status,
+            await errorText(response),
+            response.headers.get("retry-after"),
+            what,
+          );
+        let answer: unknown = null;
+        try {
+          answer = JSON.parse((await readCapped(response, MAX_CHECK_BYTES)).toString("utf8"));
+        } catch {
+          answer = null;
+        }
+        const said = read!.describe(answer);
+        if (said === null)
+          throw failures.down(
+            "an answer that is not its API's",
+            `The provider ${config.id} answered with something that is not the JSON of its API.`,
+          );
+        return said;
+      },
+      (err) => failureOf(err, ctx),
+    );
+    markUp(health);
+    return detail;
+  }
+
   return {
     billsOnSubmit: true,
     health,
+    ...(read ? { checkConnection } : {}),
     async submit(request, runSignal): Promise<ProviderResult> {
       runSignal.throwIfAborted();
       const call = await prepare(request);

@@ -19,6 +19,8 @@
 //                input} with `Prefer: wait`: an image model's prediction comes back succeeded, a
 //                video model's still starting, then GET urls.get → processing → succeeded;
 //                errors RFC 7807 {title, detail, status}
+// Together AI (GET {base}/models, a bare array), DeepInfra (GET {base}/openai/models) and
+// Replicate (GET {base}/account) also answer what a connection check reads.
 // Results are served from the fake's own origin (GET /files/{name}): real hosts use storage
 // hosts, but a result link to a loopback address is fetched only from the provider's own host
 // (a test may point the links elsewhere with `resultOrigin`, to see them refused).
@@ -121,6 +123,18 @@ export function togetherFake(state: FakeState, options: HostFakeOptions): Handle
     });
     if (handled) return;
     const body = bodyOf(request);
+    // GET {base}/models: Together answers a bare array of model objects.
+    if (request.method === "GET" && request.path.endsWith("/models"))
+      return sendJson(
+        res,
+        200,
+        ["black-forest-labs/FLUX.1-schnell", "black-forest-labs/FLUX.1-dev"].map((id) => ({
+          id,
+          object: "model",
+          type: "image",
+          display_name: id,
+        })),
+      );
     if (request.method === "POST" && request.path.endsWith("/images/generations")) {
       const { width, height } = sizeOf(body.width, body.height);
       const n = Number(body.n ?? 1);
@@ -204,6 +218,17 @@ export function deepInfraFake(state: FakeState, options: HostFakeOptions): Handl
     });
     if (handled) return;
     const body = bodyOf(request);
+    // GET {base}/openai/models: its OpenAI-compatible model list.
+    if (request.method === "GET" && request.path.endsWith("/openai/models"))
+      return sendJson(res, 200, {
+        object: "list",
+        data: ["black-forest-labs/FLUX-1-schnell", "stabilityai/sdxl-turbo"].map((id) => ({
+          id,
+          object: "model",
+          created: 1_700_000_000,
+          owned_by: "deepinfra",
+        })),
+      });
     if (request.method === "POST" && /\/inference\/.+/.test(request.path)) {
       const { width, height } = sizeOf(body.width, body.height);
       const n = Number(body.num_images ?? 1);
@@ -405,6 +430,9 @@ export function replicateHostFake(state: FakeState, options: HostFakeOptions): H
         problem(res, 503, "Service Unavailable", "Replicate is temporarily unavailable. Please try again later."),
     });
     if (handled) return;
+    // GET {base}/account: the account the token belongs to.
+    if (request.method === "GET" && request.path === "/v1/account")
+      return sendJson(res, 200, { type: "user", username: "ada", name: "Ada", github_url: "https://github.com/ada" });
     const body = bodyOf(request) as { input?: Record<string, unknown>; version?: string };
     let match: RegExpExecArray | null;
     if (request.method === "GET" && (match = /^\/v1\/predictions\/([^/]+)$/.exec(request.path))) {

@@ -15,7 +15,7 @@
 //     [{b64_json}]} (JPEG) when asked response_format b64_json, which the package always does;
 //     POST {base}/videos/generations → {request_id}; GET {base}/videos/{id} → 202 {status:
 //     "pending"} then {status: "done", video: {url, duration, respect_moderation}} or "failed";
-//     the MP4 from its own URL. Errors {code, error}.
+//     the MP4 from its own URL; GET {base}/models lists its models. Errors {code, error}.
 //   LMNT (@ai-sdk/lmnt 2.0, lmnt-python speech.py, docs.lmnt.com): header X-API-Key; POST
 //     https://api.lmnt.com/v1/ai/speech/bytes {text, voice, model, format, sample_rate, seed,
 //     temperature, top_p…} → audio bytes in `format` (mp3 by default). The package sends
@@ -278,6 +278,17 @@ export function xaiFake(state: LabsState, options: { key: string; ffmpegPath: st
         "Incorrect API key provided.",
       );
     }
+    // GET {base}/models: the models the key may use (OpenAI's list object).
+    if (request.method === "GET" && url.pathname.endsWith("/models"))
+      return sendJson(res, 200, {
+        object: "list",
+        data: ["grok-2-image", "grok-imagine-video"].map((id) => ({
+          id,
+          object: "model",
+          created: 1_700_000_000,
+          owned_by: "xai",
+        })),
+      });
     const submit = request.method === "POST" && /\/(images|videos)\/generations$/.test(url.pathname);
     if (submit && state.mode === "refuse") return error(400, "Client specified an invalid argument", LABS_REFUSALS.xai);
     if (submit && state.mode === "down") return error(503, "Service unavailable", LABS_OUTAGES.xai);

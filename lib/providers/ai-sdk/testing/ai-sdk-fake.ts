@@ -4,7 +4,8 @@
 // key), ElevenLabs text-to-speech, and Google's Gemini API (Imagen `:predict`, and Veo's
 // `:predictLongRunning` operation, polled until done, whose video is fetched from the fake's own
 // origin with `?key=`). Every answer is real media (fake-media.ts): PNGs from sharp, WAV by hand,
-// MP3 and H.264 MP4 from ffmpeg. A fake's `mode` makes it refuse (4xx in the provider's own error
+// MP3 and H.264 MP4 from ffmpeg. Each also lists its models, as its API does (GET {base}/models,
+// ElevenLabs' GET /v1/models, Gemini's models.list): what a connection check reads. A fake's `mode` makes it refuse (4xx in the provider's own error
 // shape), fail (5xx), hang, or refuse the key; it records every request it saw.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -74,6 +75,18 @@ export function openAiFake(state: FakeState, options: OpenAiFakeOptions): Handle
     });
     if (handled) return;
     const body = bodyOf(request);
+    if (request.method === "GET" && request.path.endsWith("/models")) {
+      // GET {base}/models: the models the key may use (OpenAI's list object).
+      return sendJson(res, 200, {
+        object: "list",
+        data: ["gpt-image-1", "gpt-4o-mini-tts", "dall-e-3"].map((id) => ({
+          id,
+          object: "model",
+          created: 1_700_000_000,
+          owned_by: "system",
+        })),
+      });
+    }
     if (request.method === "POST" && request.path.endsWith("/images/generations")) {
       const [width, height] = String(body.size ?? "64x64")
         .split("x")
@@ -114,6 +127,19 @@ export function elevenLabsFake(state: FakeState, options: { key: string; ffmpegP
     });
     if (handled) return;
     const url = new URL(request.path, "http://fake");
+    if (request.method === "GET" && url.pathname === "/v1/models") {
+      // GET /v1/models: a bare array of the models the key may use.
+      return sendJson(
+        res,
+        200,
+        ["eleven_multilingual_v2", "eleven_flash_v2_5"].map((model_id) => ({
+          model_id,
+          name: model_id,
+          can_do_text_to_speech: true,
+          token_cost_factor: 1,
+        })),
+      );
+    }
     if (request.method === "POST" && /^\/v1\/text-to-speech\/[^/]+$/.test(url.pathname)) {
       const format = url.searchParams.get("output_format") ?? "mp3_44100_128";
       if (!format.startsWith("mp3_"))
@@ -150,6 +176,17 @@ export function googleFake(state: FakeState, options: { key: string; ffmpegPath:
     const base = url.pathname.replace(/^(.*?\/v1beta)\/.*$/, "$1");
     const body = bodyOf(request) as { instances?: Array<{ prompt?: string }>; parameters?: { sampleCount?: number } };
     let match: RegExpExecArray | null;
+    if (request.method === "GET" && url.pathname.endsWith("/v1beta/models")) {
+      // models.list: {models: [Model], nextPageToken?}.
+      return sendJson(res, 200, {
+        models: ["imagen-4.0-generate-001", "veo-3.0-generate-001"].map((id) => ({
+          name: `models/${id}`,
+          version: "001",
+          displayName: id,
+          supportedGenerationMethods: [id.startsWith("veo") ? "predictLongRunning" : "predict"],
+        })),
+      });
+    }
     if (request.method === "POST" && (match = /\/models\/([^/:]+):predict$/.exec(url.pathname))) {
       const count = body.parameters?.sampleCount ?? 1;
       const images = await Promise.all(
