@@ -18,7 +18,9 @@ export type SignalMessage =
   /** A studio user's sessions ended or changed (sign-out, password, role): caches forget that user ("*": everyone). */
   | { kind: "sessions_ended"; id: string }
   /** A model was paused or resumed, or a provider found down or back: availability caches forget. */
-  | { kind: "availability_changed" };
+  | { kind: "availability_changed" }
+  /** A remote provider or entry changed in the store: every process reads the remote catalog again. */
+  | { kind: "catalog_changed" };
 
 export interface RunSignals {
   runQueued(): void;
@@ -58,6 +60,9 @@ export interface RunSignals {
   /** A pause or a provider outage changed here: every process's availability cache forgets. */
   availabilityChanged(): void;
   onAvailabilityChanged(listener: () => void): () => void;
+  /** The remote catalog changed here (a provider or entry written): every process reloads it. */
+  catalogChanged(): void;
+  onCatalogChanged(listener: () => void): () => void;
   /** Hook for the cross-process bridge: called on every local signal. */
   setPublisher(publish: ((message: SignalMessage) => void) | null): void;
   /** Deliver a signal that came from another process. */

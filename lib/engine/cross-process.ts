@@ -222,6 +222,8 @@ async function listenForSignals(
   const pendingSessionEnds = new Set<string>();
   /** A pause or outage changed here and is not announced yet: kept through an outage too. */
   let pendingAvailability = false;
+  /** The remote catalog changed here and is not announced yet: kept through an outage too. */
+  let pendingCatalog = false;
   let sending = false;
   /** A NOTIFY failed since the connection was last up: logged once per outage. */
   let notifyFailureLogged = false;
@@ -231,6 +233,7 @@ async function listenForSignals(
     else if (message.kind === "key_revoked") pendingRevocations.add(message.id);
     else if (message.kind === "sessions_ended") pendingSessionEnds.add(message.id);
     else if (message.kind === "availability_changed") pendingAvailability = true;
+    else if (message.kind === "catalog_changed") pendingCatalog = true;
     else if (message.kind === "changed") {
       // While disconnected they are dropped: the state is in the store, progress soon stale.
       if (live && pendingChanges.size < PENDING_FINISHES_MAX) pendingChanges.set(message.id, message);
@@ -247,6 +250,7 @@ async function listenForSignals(
         live &&
         (pendingQueued ||
           pendingAvailability ||
+          pendingCatalog ||
           pendingFinishes.size > 0 ||
           pendingChanges.size > 0 ||
           pendingRevocations.size > 0 ||
@@ -257,12 +261,14 @@ async function listenForSignals(
           ...[...pendingRevocations].map((id) => ({ kind: "key_revoked", id }) as const),
           ...[...pendingSessionEnds].map((id) => ({ kind: "sessions_ended", id }) as const),
           ...(pendingAvailability ? [{ kind: "availability_changed" } as const] : []),
+          ...(pendingCatalog ? [{ kind: "catalog_changed" } as const] : []),
           ...(pendingQueued ? [{ kind: "queued" } as const] : []),
           ...[...pendingChanges.values()].filter((m) => m.kind !== "changed" || !pendingFinishes.has(m.id)),
           ...[...pendingFinishes].map((id) => ({ kind: "finished", id }) as const),
         ];
         pendingQueued = false;
         pendingAvailability = false;
+        pendingCatalog = false;
         pendingRevocations.clear();
         pendingSessionEnds.clear();
         pendingFinishes.clear();
@@ -396,6 +402,8 @@ async function listenForSignals(
     signals.receive({ kind: "sessions_ended", id: "*" });
     // And models paused or providers found down: the availability cache reads the store again.
     signals.receive({ kind: "availability_changed" });
+    // And the remote catalog may have changed: it is read again.
+    signals.receive({ kind: "catalog_changed" });
     try {
       await wakeFinishedWaiters(store, signals);
     } catch (err) {
@@ -423,7 +431,12 @@ async function listenForSignals(
 
 /** Signals every process must hear at once, not only the peers this one knows of yet. */
 function reachesEveryProcess(message: SignalMessage): boolean {
-  return message.kind === "key_revoked" || message.kind === "sessions_ended" || message.kind === "availability_changed";
+  return (
+    message.kind === "key_revoked" ||
+    message.kind === "sessions_ended" ||
+    message.kind === "availability_changed" ||
+    message.kind === "catalog_changed"
+  );
 }
 
 /**
@@ -435,7 +448,10 @@ function reachesEveryProcess(message: SignalMessage): boolean {
 export async function announceToEveryProcess(
   store: Store,
   sqliteFile: string | null,
-  message: Extract<SignalMessage, { kind: "key_revoked" | "sessions_ended" | "availability_changed" }>,
+  message: Extract<
+    SignalMessage,
+    { kind: "key_revoked" | "sessions_ended" | "availability_changed" | "catalog_changed" }
+  >,
 ): Promise<void> {
   if (store.dialect === "postgres")
     await sql`select pg_notify(${CHANNEL}, ${JSON.stringify(message)})`.execute(store.db);

@@ -1,7 +1,7 @@
 // Running one claimed run: the model, its outputs into blobs, and the finish transaction.
 import type { Logger } from "pino";
 import type { Services } from "../core/context";
-import { findCatalogEntry } from "../core/catalog/catalog";
+import { definitionAtRevision } from "../core/catalog/catalog";
 import { findBlockedTerm, refusedPromptMessage } from "../core/catalog/moderation";
 import { ModelError } from "../core/catalog/model-definition";
 import { failedJobCostMicros, providerCostMicros } from "../core/runs/provider-cost";
@@ -70,7 +70,8 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
 
   let outcome: RunOutcome;
   try {
-    const { definition } = findCatalogEntry(run.model);
+    // The entry as the run was created with it: a remote entry edited meanwhile runs its old revision.
+    const definition = await definitionAtRevision(db, run.model, run.revision);
     const input = JSON.parse(run.input_json) as Record<string, unknown>;
     const blocked = findBlockedTerm(services.moderationBlocklist, definition.input_schema, input);
     if (blocked) throw new ModelError(refusedPromptMessage(blocked));

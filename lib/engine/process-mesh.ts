@@ -53,7 +53,7 @@ export function meshFolder(sqliteFile: string): string {
 function isSignal(value: unknown): value is SignalMessage {
   if (!value || typeof value !== "object") return false;
   const m = value as Record<string, unknown>;
-  if (m.kind === "queued" || m.kind === "availability_changed") return true;
+  if (m.kind === "queued" || m.kind === "availability_changed" || m.kind === "catalog_changed") return true;
   if (typeof m.id !== "string" || m.id.length > 100) return false;
   if (m.kind === "finished" || m.kind === "key_revoked" || m.kind === "sessions_ended") return true;
   return m.kind === "changed" && (m.progress === undefined || typeof m.progress === "number");

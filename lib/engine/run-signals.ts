@@ -24,7 +24,7 @@ export function createRunSignals(): RunSignals {
       emitter.emit(message.kind, message.id);
       return;
     }
-    if (message.kind === "queued" || message.kind === "availability_changed") {
+    if (message.kind === "queued" || message.kind === "availability_changed" || message.kind === "catalog_changed") {
       emitter.emit(message.kind);
       return;
     }
@@ -87,6 +87,14 @@ export function createRunSignals(): RunSignals {
     onAvailabilityChanged(listener) {
       emitter.on("availability_changed", listener);
       return () => emitter.off("availability_changed", listener);
+    },
+    catalogChanged() {
+      deliver({ kind: "catalog_changed" });
+      publish?.({ kind: "catalog_changed" });
+    },
+    onCatalogChanged(listener) {
+      emitter.on("catalog_changed", listener);
+      return () => emitter.off("catalog_changed", listener);
     },
     onQueued(listener) {
       emitter.on("queued", listener);

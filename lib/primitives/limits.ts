@@ -27,6 +27,12 @@ export const LIMITS = {
   pageSize: { min: 1, max: 100, default: 50 },
   cursorLength: { min: 1, max: 512 },
   modelIdLength: 100,
+  /**
+   * Largest stored remote-catalog document (lib/providers/stored-catalog/), in bytes of its JSON:
+   * a provider's settings, and an entry (a ComfyUI workflow inline; an SDXL graph is ~3 KiB, a
+   * video workflow some 100 KiB).
+   */
+  catalogDocumentBytes: { provider: 16 * 1024, entry: 1024 * 1024 },
   webhookUrlLength: 2048,
   idempotencyKeyLength: { min: 1, max: 255 },
   outputIndex: { min: 0, max: 63 },

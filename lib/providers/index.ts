@@ -3,14 +3,23 @@
 import type { ModelDefinition } from "../core/catalog/model-definition";
 import { providerKind } from "./kinds";
 import { remoteModelDefinition } from "./common/remote-model";
-import type { ProviderConfig } from "./common/types";
+import type { ProviderAdapter, ProviderConfig } from "./common/types";
 
-export { parseProvidersFile, ProvidersFileError } from "./providers-file";
+export { parseProvidersFile, providersFileDocuments, ProvidersFileError } from "./providers-file";
+export type { ProviderDocuments } from "./providers-file";
 export type { ProviderConfig } from "./common/types";
 
-export function remoteModels(providers: readonly ProviderConfig[]): ModelDefinition[] {
+/** Makes a provider's adapter; a caller that reloads the catalog passes one that keeps each provider's (and its health). */
+export type AdapterSource = (provider: ProviderConfig) => ProviderAdapter;
+
+export const newAdapter: AdapterSource = (provider) => providerKind(provider.kind).createAdapter(provider);
+
+export function remoteModels(
+  providers: readonly ProviderConfig[],
+  adapterOf: AdapterSource = newAdapter,
+): ModelDefinition[] {
   return providers.flatMap((provider) => {
-    const adapter = providerKind(provider.kind).createAdapter(provider);
+    const adapter = adapterOf(provider);
     const poll = provider.jobTimeoutMs === null ? {} : { maxWaitMs: provider.jobTimeoutMs };
     return provider.entries.map((entry) => remoteModelDefinition(provider, entry, adapter, poll));
   });

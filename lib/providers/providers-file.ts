@@ -43,9 +43,9 @@ import {
   stringAt,
   type JsonObject,
 } from "./common/json-fields";
-import type { ParseContext } from "./common/kind";
+import type { ParseContext, ProviderKind } from "./common/kind";
 import { PROVIDER_KINDS } from "./kinds";
-import type { ProviderConfig } from "./common/types";
+import type { ProviderConfig, RemoteEntryConfig } from "./common/types";
 
 export { ProvidersFileError } from "./common/json-fields";
 
@@ -67,25 +67,47 @@ function parseBaseUrl(raw: string, path: string): string {
   return raw.replace(/\/+$/, "");
 }
 
-function parseApiKey(value: unknown, path: string, env: Record<string, string | undefined>): string | null {
+function parseApiKey(value: unknown, path: string, ctx: ParseContext): string | null {
   if (value === undefined) return null;
   const name = stringAt({ api_key_env: value }, "api_key_env", path, {
     pattern: /^[A-Za-z_][A-Za-z0-9_]*$/,
     patternText: "the name of an environment variable, such as ACME_API_KEY",
   });
-  const key = env[name];
-  if (key === undefined || key === "")
+  const key = ctx.env[name];
+  if (key === undefined || key === "") {
+    if (ctx.keysRequired === false) return null;
     fail(`${path}.api_key_env`, `names ${name}, which is not set; set it to the provider's API key.`);
+  }
   return key;
 }
 
-function parseProvider(value: unknown, path: string, ctx: ParseContext, ajv: Ajv2020): ProviderConfig {
+/** A new Ajv under the settings of lib/core/catalog/input-validation.ts, so a schema that loads here also validates there. */
+export function entrySchemaCompiler(): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true, verbose: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** A provider's own settings (every field but `entries`), parsed; `fields` says which fields it may have. */
+interface ProviderSettings {
+  config: Omit<ProviderConfig, "entries">;
+  kind: ProviderKind;
+  raw: JsonObject;
+}
+
+function parseProviderSettings(
+  value: unknown,
+  path: string,
+  ctx: ParseContext,
+  options: { withEntries: boolean; storedKey?: string | null },
+): ProviderSettings {
   // The kind first: it says which further fields the provider and its entries may have.
   if (value === null || typeof value !== "object" || Array.isArray(value))
     fail(path, `must be an object; got ${describe(value)}.`);
   const kindName = stringAt(value as JsonObject, "kind", path, { oneOf: Object.keys(PROVIDER_KINDS) });
   const kind = PROVIDER_KINDS[kindName]!;
-  const provider = objectAt(value, path, [...PROVIDER_FIELDS, ...kind.providerFields]);
+  const fields = PROVIDER_FIELDS.filter((f) => options.withEntries || f !== "entries");
+  const provider = objectAt(value, path, [...fields, ...kind.providerFields]);
   const id = stringAt(provider, "id", path, {
     maxLength: 40,
     pattern: /^[a-z0-9]+(-[a-z0-9]+)*$/,
@@ -96,21 +118,85 @@ function parseProvider(value: unknown, path: string, ctx: ParseContext, ajv: Ajv
     kind.baseUrlRequired || provider.base_url !== undefined
       ? parseBaseUrl(stringAt(provider, "base_url", path), `${path}.base_url`)
       : "";
-  const options = kind.parseProvider?.(provider, path, ctx) ?? {};
-  const entries = arrayAt(provider.entries, `${path}.entries`, { min: 1 });
+  const kindOptions = kind.parseProvider?.(provider, path, ctx) ?? {};
+  if (options.storedKey != null && provider.api_key_env !== undefined)
+    fail(`${path}.api_key_env`, "must be left out when the provider's key is stored (one or the other).");
   return {
-    id,
-    kind: kind.name,
-    baseUrl,
-    apiKey: parseApiKey(provider.api_key_env, path, ctx.env),
-    timeoutMs: integerAt(provider, "timeout_ms", path, { fallback: DEFAULT_TIMEOUT_MS, min: 100, max: 3_600_000 }),
-    jobTimeoutMs:
-      provider.job_timeout_ms === undefined
-        ? null
-        : integerAt(provider, "job_timeout_ms", path, { fallback: 0, min: 1_000, max: 24 * 3_600_000 }),
-    options,
-    entries: entries.map((entry, i) => parseEntry(entry, `${path}.entries[${i}]`, { id, kind }, ajv, ctx)),
+    kind,
+    raw: provider,
+    config: {
+      id,
+      kind: kind.name,
+      baseUrl,
+      apiKey: options.storedKey ?? parseApiKey(provider.api_key_env, path, ctx),
+      timeoutMs: integerAt(provider, "timeout_ms", path, { fallback: DEFAULT_TIMEOUT_MS, min: 100, max: 3_600_000 }),
+      jobTimeoutMs:
+        provider.job_timeout_ms === undefined
+          ? null
+          : integerAt(provider, "job_timeout_ms", path, { fallback: 0, min: 1_000, max: 24 * 3_600_000 }),
+      options: kindOptions,
+    },
   };
+}
+
+/** One provider of the file and its entries, parsed, with the documents the store keeps for them. */
+interface ParsedProvider {
+  config: ProviderConfig;
+  document: ProviderDocuments;
+}
+
+function parseProvider(value: unknown, path: string, ctx: ParseContext, ajv: Ajv2020): ParsedProvider {
+  const settings = parseProviderSettings(value, path, ctx, { withEntries: true });
+  const { kind, raw, config } = settings;
+  const entries = arrayAt(raw.entries, `${path}.entries`, { min: 1 }).map((entry, i) => {
+    const parsed = parseEntry(entry, `${path}.entries[${i}]`, { id: config.id, kind }, ajv, ctx);
+    const inline = kind.inlineEntry ? kind.inlineEntry(entry as JsonObject, parsed.options) : (entry as JsonObject);
+    return { parsed, document: inline };
+  });
+  const { entries: _entries, ...settingsDocument } = raw;
+  return {
+    config: { ...config, entries: entries.map((e) => e.parsed) },
+    document: {
+      id: config.id,
+      kind: kind.name,
+      settings: settingsDocument,
+      entries: entries.map((e) => ({ id: e.parsed.id, document: e.document })),
+    },
+  };
+}
+
+/** What the store keeps of one provider of the file: its settings without `entries`, each entry standing alone. */
+export interface ProviderDocuments {
+  id: string;
+  kind: string;
+  settings: JsonObject;
+  entries: Array<{ id: string; document: JsonObject }>;
+}
+
+function parseFile(text: string, env: Record<string, string | undefined>, baseDir: string): ParsedProvider[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ProvidersFileError(`The providers file is not valid JSON: ${(err as Error).message}`);
+  }
+  const root = objectAt(json, "(the file)", ["$schema", "$comment", "providers"]);
+  const ajv = entrySchemaCompiler();
+  const ctx: ParseContext = { baseDir, env };
+  const providers = arrayAt(root.providers, "providers").map((p, i) => parseProvider(p, `providers[${i}]`, ctx, ajv));
+  const seenProviders = new Set<string>();
+  const seenEntries = new Set<string>();
+  providers.forEach(({ config: provider }, i) => {
+    if (seenProviders.has(provider.id))
+      fail(`providers[${i}].id`, `repeats "${provider.id}"; provider ids must be unique.`);
+    seenProviders.add(provider.id);
+    provider.entries.forEach((entry, j) => {
+      if (seenEntries.has(entry.id))
+        fail(`providers[${i}].entries[${j}].id`, `repeats "${entry.id}"; entry ids must be unique.`);
+      seenEntries.add(entry.id);
+    });
+  });
+  return providers;
 }
 
 /**
@@ -123,29 +209,46 @@ export function parseProvidersFile(
   env: Record<string, string | undefined>,
   baseDir = process.cwd(),
 ): ProviderConfig[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new ProvidersFileError(`The providers file is not valid JSON: ${(err as Error).message}`);
-  }
-  const root = objectAt(json, "(the file)", ["$schema", "$comment", "providers"]);
-  // Same settings as lib/core/catalog/input-validation.ts, so a schema that loads here also validates there.
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true, verbose: true });
-  addFormats(ajv);
-  const ctx: ParseContext = { baseDir, env };
-  const providers = arrayAt(root.providers, "providers").map((p, i) => parseProvider(p, `providers[${i}]`, ctx, ajv));
-  const seenProviders = new Set<string>();
-  const seenEntries = new Set<string>();
-  providers.forEach((provider, i) => {
-    if (seenProviders.has(provider.id))
-      fail(`providers[${i}].id`, `repeats "${provider.id}"; provider ids must be unique.`);
-    seenProviders.add(provider.id);
-    provider.entries.forEach((entry, j) => {
-      if (seenEntries.has(entry.id))
-        fail(`providers[${i}].entries[${j}].id`, `repeats "${entry.id}"; entry ids must be unique.`);
-      seenEntries.add(entry.id);
-    });
-  });
-  return providers;
+  return parseFile(text, env, baseDir).map((p) => p.config);
+}
+
+/**
+ * The providers file parsed (as parseProvidersFile) and as the documents the store keeps
+ * (lib/providers/stored-catalog/apply-file.ts), each entry standing alone (a workflow file read in).
+ */
+export function providersFileDocuments(
+  text: string,
+  env: Record<string, string | undefined>,
+  baseDir = process.cwd(),
+): { providers: ProviderConfig[]; documents: ProviderDocuments[] } {
+  const parsed = parseFile(text, env, baseDir);
+  return { providers: parsed.map((p) => p.config), documents: parsed.map((p) => p.document) };
+}
+
+/**
+ * One provider's settings as the store keeps them (the file's provider object without `entries`),
+ * validated by the file's rules; `storedKey` is its pasted key, when it has one instead of
+ * `api_key_env`. Messages name `path` ("provider.base_url …").
+ */
+export function parseProviderDocument(
+  document: unknown,
+  ctx: ParseContext,
+  options: { storedKey?: string | null; path?: string } = {},
+): Omit<ProviderConfig, "entries"> {
+  return parseProviderSettings(document, options.path ?? "provider", ctx, {
+    withEntries: false,
+    storedKey: options.storedKey,
+  }).config;
+}
+
+/** One entry as the store keeps it, validated by the file's rules for an entry of `provider`. */
+export function parseEntryDocument(
+  document: unknown,
+  provider: { id: string; kind: string },
+  ctx: ParseContext,
+  path = "entry",
+): RemoteEntryConfig {
+  const kind = PROVIDER_KINDS[provider.kind];
+  if (!kind) fail("provider.kind", `is "${provider.kind}", which no provider kind is.`);
+  return parseEntry(document, path, { id: provider.id, kind }, entrySchemaCompiler(), ctx);
 }

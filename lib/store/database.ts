@@ -443,6 +443,45 @@ export interface CreditAlertsTable {
   event_id: string | null;
 }
 
+export interface RemoteProvidersTable {
+  id: string;
+  kind: string;
+  /** The provider's settings as the providers file holds them, without `entries`. */
+  settings_json: string;
+  /** A pasted key, encrypted (lib/primitives/secret-box.ts); null: `api_key_env` or none. */
+  secret_ciphertext: string | null;
+  source: "file" | "ops";
+  /** The settings the providers file gave when last applied; null: not from the file. */
+  file_json: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RemoteEntriesTable {
+  id: string;
+  provider_id: string;
+  /** The entry as the providers file holds it (a ComfyUI workflow inline). */
+  document_json: string;
+  state: "draft" | "published";
+  revision: string;
+  source: "file" | "ops";
+  file_json: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RemoteEntryRevisionsTable {
+  entry_id: string;
+  revision: string;
+  document_json: string;
+  created_at: string;
+}
+
+export interface CatalogVersionTable {
+  id: number;
+  version: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -476,6 +515,10 @@ export interface Database {
   queue_counts: QueueCountsTable;
   blob_deletions: BlobDeletionsTable;
   retention_marks: RetentionMarksTable;
+  remote_providers: RemoteProvidersTable;
+  remote_entries: RemoteEntriesTable;
+  remote_entry_revisions: RemoteEntryRevisionsTable;
+  catalog_version: CatalogVersionTable;
 }
 
 /** A database handle or an open transaction on it; core functions accept either. */

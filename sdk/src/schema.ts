@@ -1114,7 +1114,7 @@ export interface components {
             /** @constant */
             object: "audit_event";
             /** @enum {string} */
-            action: "member.added" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "workspace.created" | "workspace.creator_keys_changed" | "user.password_reset" | "user.ops_changed" | "user.removed" | "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "credit.granted" | "credit.low_threshold_set" | "credit.low_threshold_cleared" | "budget.set" | "budget.cleared" | "model.paused" | "model.resumed" | "share_link.created" | "share_link.revoked";
+            action: "member.added" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "workspace.created" | "workspace.creator_keys_changed" | "user.password_reset" | "user.ops_changed" | "user.removed" | "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "credit.granted" | "credit.low_threshold_set" | "credit.low_threshold_cleared" | "budget.set" | "budget.cleared" | "model.paused" | "model.resumed" | "provider.added" | "provider.edited" | "provider.removed" | "provider.applied" | "entry.published" | "entry.edited" | "entry.deprecated" | "entry.retired" | "share_link.created" | "share_link.revoked";
             actor: {
                 /**
                  * @description A studio user, an API key (the API and MCP), or the admin CLI.
@@ -1128,7 +1128,7 @@ export interface components {
             };
             target: {
                 /** @enum {string} */
-                type: "user" | "invitation" | "workspace" | "api_key" | "webhook_endpoint" | "model" | "share_link";
+                type: "user" | "invitation" | "workspace" | "api_key" | "webhook_endpoint" | "model" | "provider" | "share_link";
                 id: string;
             };
             /** @description The address the change came from as the server saw it; null for the admin CLI. */
@@ -2457,7 +2457,7 @@ export interface operations {
                 limit?: number;
                 /** @description The previous page's `next_cursor`; it is bound to the filters it was made with. */
                 cursor?: string;
-                /** @description One action (`member.invited`) or a family of them (`member`: every `member.*` action): member, workspace, user, key, webhook, credit, budget, model, share_link. */
+                /** @description One action (`member.invited`) or a family of them (`member`: every `member.*` action): member, workspace, user, key, webhook, credit, budget, model, provider, entry, share_link. */
                 action?: string;
                 /** @description Who made the change: a user's ID (`usr_…`), an API key's (`key_…`), or `cli`. */
                 actor?: string;

@@ -34,6 +34,15 @@ export const AUDIT_ACTIONS = [
   // Catalog entries out of service and back (catalog/model-pauses.ts): the install's.
   "model.paused",
   "model.resumed",
+  // The remote catalog in the store (providers/stored-catalog/): the install's.
+  "provider.added",
+  "provider.edited",
+  "provider.removed",
+  "provider.applied",
+  "entry.published",
+  "entry.edited",
+  "entry.deprecated",
+  "entry.retired",
   // Share links (shares/share-links.ts).
   "share_link.created",
   "share_link.revoked",
@@ -50,6 +59,7 @@ export const AUDIT_TARGET_TYPES = [
   "api_key",
   "webhook_endpoint",
   "model",
+  "provider",
   "share_link",
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

@@ -84,14 +84,37 @@ export function isBuiltInModel(id: string): boolean {
 }
 
 /**
- * Adds remote entries (lib/providers, from PROVIDERS_FILE) to the built-ins. Called once at start;
- * an id that is already taken is refused, so a providers file cannot shadow a built-in.
+ * Makes `definitions` the catalog's remote entries (lib/providers: the store's published entries),
+ * replacing the ones before; the built-ins stay. A remote entry cannot take a built-in's id (the
+ * store refuses it when written; here it is a bug).
  */
 export function registerRemoteModels(definitions: readonly ModelDefinition[]): void {
+  const ids = new Set<string>();
   for (const d of definitions) {
-    if (CATALOG.has(d.id)) throw new Error(`catalog: ${d.id} is already in the catalog`);
+    if (BUILT_IN_IDS.has(d.id) || ids.has(d.id)) throw new Error(`catalog: ${d.id} is already in the catalog`);
+    ids.add(d.id);
   }
-  CATALOG = buildCatalog([...[...CATALOG.values()].map((e) => e.definition), ...definitions]);
+  const builtIns = [...CATALOG.values()].map((e) => e.definition).filter((d) => BUILT_IN_IDS.has(d.id));
+  CATALOG = buildCatalog([...builtIns, ...definitions]);
+}
+
+/** The definition of a remote entry at an earlier revision than the catalog's, or null; set by lib/providers. */
+export type RevisionResolver = (db: Db, id: string, revision: string) => Promise<ModelDefinition | null>;
+let revisionResolver: RevisionResolver | null = null;
+
+export function setRevisionResolver(resolver: RevisionResolver | null): void {
+  revisionResolver = resolver;
+}
+
+/**
+ * What a run created at `revision` runs: the catalog's entry when it is that revision (or a
+ * built-in), else the entry as it was then (a remote entry edited after the run was queued), else
+ * the current one. Retired → 410, as findCatalogEntry.
+ */
+export async function definitionAtRevision(db: Db, id: string, revision: string): Promise<ModelDefinition> {
+  const { definition } = findCatalogEntry(id);
+  if (definition.revision === revision || BUILT_IN_IDS.has(definition.id) || !revisionResolver) return definition;
+  return (await revisionResolver(db, definition.id, revision)) ?? definition;
 }
 
 /** Every definition, retired ones included (the engine and ops tools look across all). */

@@ -56,7 +56,7 @@ export const ModelShape = closed({
   modality: z.enum(MODALITIES),
   tasks: z.array(z.string()),
   description: z.string(),
-  revision: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  revision: z.string().regex(/^\d{4}-\d{2}-\d{2}(\.\d+)?$/),
   version: z
     .string()
     .regex(/^[1-9][0-9]{0,3}$/)

@@ -359,5 +359,8 @@ export const comfyUiKind: ProviderKind = {
   parseEntry(entry, at, schema, ctx) {
     return parseComfyEntry(entry, at, schema, ctx) as unknown as Record<string, unknown>;
   },
+  inlineEntry(entry, options) {
+    return { ...entry, workflow: (options as unknown as ComfyEntryOptions).workflow };
+  },
   createAdapter: comfyUiAdapter,
 };

@@ -83,3 +83,27 @@ export function isCalendarDate(text: string): boolean {
   const at = Date.parse(`${text}T00:00:00Z`);
   return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(at) && new Date(at).toISOString().startsWith(text);
 }
+
+/** Names an object in a document may not use anywhere: they reach JavaScript's prototypes. */
+const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * Every string and key of a document, at any depth: no NUL character (PostgreSQL's text refuses
+ * it, and it ends C strings) and no prototype name as a key. Names the first offender's path.
+ */
+export function checkPlainDocument(value: unknown, path: string): void {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) fail(path, "must not contain a NUL character (\\u0000).");
+    return;
+  }
+  if (value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => checkPlainDocument(item, `${path}[${i}]`));
+    return;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.includes("\u0000")) fail(path, "must not have a key containing a NUL character (\\u0000).");
+    if (PROTOTYPE_KEYS.has(key)) fail(`${path}.${key}`, `is not allowed: "${key}" is a reserved name.`);
+    checkPlainDocument(inner, `${path}.${key}`);
+  }
+}

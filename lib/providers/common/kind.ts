@@ -13,6 +13,12 @@ export interface ParseContext {
   baseDir: string;
   /** The environment, for `*_env` fields naming variables (keys are never written in the file). */
   env: Record<string, string | undefined>;
+  /**
+   * Whether an `api_key_env` must name a variable set here (true, the default: the file at start).
+   * A document written to the store is checked in a process that may not hold the server's
+   * variables (the admin CLI), so there it may name one this process lacks.
+   */
+  keysRequired?: boolean;
 }
 
 export interface ProviderKind {
@@ -35,6 +41,11 @@ export interface ProviderKind {
    * RemoteEntryConfig.options. A kind that needs certain input fields (a prompt) says so here.
    */
   parseEntry?(entry: JsonObject, path: string, schema: JsonSchemaObject, ctx: ParseContext): Record<string, unknown>;
+  /**
+   * The entry as the store keeps it: what the file names by path (a ComfyUI workflow file) put
+   * inline, from what parseEntry read, so the stored document stands alone.
+   */
+  inlineEntry?(entry: JsonObject, options: Record<string, unknown>): JsonObject;
   /** One adapter per provider: its entries share it (and so its health). */
   createAdapter(config: ProviderConfig): ProviderAdapter;
 }

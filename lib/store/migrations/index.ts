@@ -27,6 +27,7 @@ import * as budgetAlerts from "./025-budget-alerts";
 import * as lowCredit from "./026-low-credit";
 import * as providerCost from "./027-provider-cost";
 import * as budgetAlertsWhen from "./028-budget-alerts-when";
+import * as remoteCatalog from "./029-remote-catalog";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "026-low-credit": lowCredit,
   "027-provider-cost": providerCost,
   "028-budget-alerts-when": budgetAlertsWhen,
+  "029-remote-catalog": remoteCatalog,
 };

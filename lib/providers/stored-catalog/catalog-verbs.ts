@@ -1,0 +1,389 @@
+// The verbs of the remote catalog in the store: providers added, edited and removed; entries
+// added (as drafts or published), edited, published, deprecated and retired. The one place each
+// rule lives: every door (the admin CLI now, the studio's Providers pages later, the providers
+// file's apply) goes through them. Each checks its document with the providers file's parser,
+// writes in one transaction with its audit event, and then tells every process (catalogChanged).
+import { ApiError } from "../../primitives/errors";
+import { sealSecret } from "../../primitives/secret-box";
+import { isUniqueViolation } from "../../store/dialects";
+import type { Db } from "../../store/database";
+import { withTransaction } from "../../store/writes";
+import { nowIso } from "../../core/context";
+import { recordAudit, type AuditBy } from "../../core/audit/audit-writer";
+import {
+  deleteProviderRow,
+  insertEntryRow,
+  insertProviderRow,
+  keepEntryRevision,
+  lockCatalog,
+  readRemoteEntries,
+  readRemoteEntry,
+  readRemoteProvider,
+  readRemoteProviders,
+  remoteCatalogChanged,
+  revisionsOf,
+  updateEntryRow,
+  updateProviderRow,
+  type RemoteEntryRow,
+  type RemoteProviderRow,
+} from "../../core/catalog/remote-store";
+import type { JsonObject } from "../common/json-fields";
+import {
+  changesRuns,
+  checkEntryDocument,
+  checkProviderDocument,
+  credentialOf,
+  nextRevision,
+  stableJson,
+} from "./documents";
+import { entryAudit, providerAudit } from "./catalog-audit";
+
+/** Who asks, and what checking a document needs: the store, SECRET_KEY, the environment for `api_key_env`. */
+export interface CatalogCtx {
+  db: Db;
+  secretKey: string;
+  env: Record<string, string | undefined>;
+  audit: AuditBy;
+  /** Where paths in a document (a ComfyUI workflow file) are read from; the process's folder by default. */
+  baseDir?: string;
+}
+
+/** A provider as every read shows it: its settings and how its key is given, never the key. */
+export interface StoredProvider {
+  object: "provider";
+  id: string;
+  kind: string;
+  settings: JsonObject;
+  credential: string;
+  source: "file" | "ops";
+  entries: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StoredEntry {
+  object: "catalog_entry";
+  id: string;
+  provider: string;
+  state: "draft" | "published";
+  revision: string;
+  source: "file" | "ops";
+  document: JsonObject;
+  created_at: string;
+  updated_at: string;
+}
+
+export function providerSecretPurpose(providerId: string): string {
+  return `provider:${providerId}`;
+}
+
+function presentProvider(row: RemoteProviderRow, entries: number): StoredProvider {
+  const settings = JSON.parse(row.settings_json) as JsonObject;
+  return {
+    object: "provider",
+    id: row.id,
+    kind: row.kind,
+    settings,
+    credential: credentialOf(settings, row.secret_ciphertext),
+    source: row.source,
+    entries,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function presentEntry(row: RemoteEntryRow): StoredEntry {
+  return {
+    object: "catalog_entry",
+    id: row.id,
+    provider: row.provider_id,
+    state: row.state,
+    revision: row.revision,
+    source: row.source,
+    document: JSON.parse(row.document_json) as JsonObject,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function parseCtx(ctx: CatalogCtx) {
+  return { baseDir: ctx.baseDir ?? process.cwd(), env: ctx.env };
+}
+
+function notFound(what: "provider" | "entry", id: string): ApiError {
+  return new ApiError("resource_not_found", `No ${what} "${id}" in the stored catalog. "${what} list" shows them.`, {
+    param: what,
+  });
+}
+
+function sealedKey(ctx: CatalogCtx, providerId: string, apiKey: string | null | undefined): string | null {
+  if (apiKey === undefined || apiKey === null) return null;
+  // eslint-disable-next-line no-control-regex -- a key is one line of printable text
+  if (apiKey.trim() === "" || /[\u0000-\u001f\u007f]/.test(apiKey.trim()))
+    throw new ApiError("invalid_parameter", "The API key must be one line of text.", { param: "api_key" });
+  return sealSecret(ctx.secretKey, providerSecretPurpose(providerId), apiKey.trim());
+}
+
+/** Runs a change in one transaction with the catalog locked, then tells every process. */
+async function change<T>(ctx: CatalogCtx, fn: (trx: Db) => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await withTransaction(ctx.db, async (trx) => {
+      await lockCatalog(trx);
+      return fn(trx);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err))
+      throw new ApiError("conflict", "Another change to the catalog took that id meanwhile; list and try again.");
+    throw err;
+  }
+  remoteCatalogChanged(ctx.db);
+  return result;
+}
+
+export async function listStoredProviders(ctx: Pick<CatalogCtx, "db">): Promise<StoredProvider[]> {
+  const [rows, entries] = await Promise.all([readRemoteProviders(ctx.db), readRemoteEntries(ctx.db)]);
+  return rows.map((row) => presentProvider(row, entries.filter((e) => e.provider_id === row.id).length));
+}
+
+export async function listStoredEntries(
+  ctx: Pick<CatalogCtx, "db">,
+  filter: { providerId?: string; state?: "draft" | "published" } = {},
+): Promise<StoredEntry[]> {
+  return (await readRemoteEntries(ctx.db, filter)).map(presentEntry);
+}
+
+/** Adds a provider (no entries yet). `apiKey`: a pasted key, stored encrypted, instead of `api_key_env`. */
+export async function addProvider(
+  ctx: CatalogCtx,
+  input: { document: unknown; apiKey?: string | null },
+): Promise<StoredProvider> {
+  const provider = checkProviderDocument(input.document, parseCtx(ctx), input.apiKey ?? null);
+  const secret = sealedKey(ctx, provider.id, input.apiKey);
+  const settings = input.document as JsonObject;
+  const now = nowIso();
+  const row: RemoteProviderRow = {
+    id: provider.id,
+    kind: provider.kind,
+    settings_json: JSON.stringify(settings),
+    secret_ciphertext: secret,
+    source: "ops",
+    file_json: null,
+    created_at: now,
+    updated_at: now,
+  };
+  return change(ctx, async (trx) => {
+    if (await readRemoteProvider(trx, provider.id))
+      throw new ApiError("conflict", `A provider "${provider.id}" is already stored; edit it instead.`, {
+        param: "provider.id",
+      });
+    await insertProviderRow(trx, row);
+    await recordAudit(trx, ctx.audit, providerAudit("provider.added", provider.id, null, row));
+    return presentProvider(row, 0);
+  });
+}
+
+/**
+ * Replaces a provider's settings. `apiKey`: undefined keeps the stored key, null removes it, a
+ * string replaces it. Its kind cannot change (its entries were checked against it).
+ */
+export async function editProvider(
+  ctx: CatalogCtx,
+  input: { id: string; document: unknown; apiKey?: string | null },
+): Promise<StoredProvider> {
+  return change(ctx, async (trx) => {
+    const before = await readRemoteProvider(trx, input.id);
+    if (!before) throw notFound("provider", input.id);
+    const next = await providerEdit(ctx, before, input.document, input.apiKey);
+    await updateProviderRow(trx, before.id, next);
+    const after = { ...before, ...next };
+    await recordAudit(trx, ctx.audit, providerAudit("provider.edited", before.id, before, after));
+    const entries = await readRemoteEntries(trx, { providerId: before.id });
+    return presentProvider(after, entries.length);
+  });
+}
+
+/** The columns an edit of `before` writes: the settings checked, the key kept, replaced or removed. */
+export async function providerEdit(
+  ctx: CatalogCtx,
+  before: RemoteProviderRow,
+  document: unknown,
+  apiKey: string | null | undefined,
+  options: { fileJson?: string | null } = {},
+): Promise<Pick<RemoteProviderRow, "settings_json" | "secret_ciphertext" | "updated_at"> & Partial<RemoteProviderRow>> {
+  const settings = document as JsonObject;
+  // A stored key stays unless replaced, except when the settings now name a variable instead.
+  const keepSecret =
+    apiKey === undefined &&
+    before.secret_ciphertext !== null &&
+    (settings === null || typeof settings !== "object" || settings.api_key_env === undefined);
+  const provider = checkProviderDocument(document, parseCtx(ctx), apiKey ?? (keepSecret ? "(stored)" : null));
+  if (provider.id !== before.id)
+    throw new ApiError("invalid_parameter", `provider.id must stay "${before.id}"; got "${provider.id}".`, {
+      param: "provider.id",
+    });
+  if (provider.kind !== before.kind)
+    throw new ApiError(
+      "invalid_parameter",
+      `provider.kind must stay "${before.kind}": its entries were written for it. Add a new provider instead.`,
+      { param: "provider.kind" },
+    );
+  return {
+    settings_json: JSON.stringify(settings),
+    secret_ciphertext: keepSecret ? before.secret_ciphertext : sealedKey(ctx, before.id, apiKey),
+    updated_at: nowIso(),
+    ...(options.fileJson !== undefined ? { file_json: options.fileJson } : {}),
+  };
+}
+
+/** Removes a provider with its entries; runs queued for them fail as an unknown model's would. */
+export async function removeProvider(ctx: CatalogCtx, input: { id: string }): Promise<{ id: string; entries: number }> {
+  return change(ctx, async (trx) => {
+    const before = await readRemoteProvider(trx, input.id);
+    if (!before) throw notFound("provider", input.id);
+    const entries = await readRemoteEntries(trx, { providerId: before.id });
+    await deleteProviderRow(trx, before.id);
+    await recordAudit(trx, ctx.audit, {
+      ...providerAudit("provider.removed", before.id, before, null),
+    });
+    return { id: before.id, entries: entries.length };
+  });
+}
+
+/** Adds an entry to a stored provider, as a draft (the default) or published at once. */
+export async function addEntry(
+  ctx: CatalogCtx,
+  input: { providerId: string; document: unknown; publish?: boolean },
+): Promise<StoredEntry> {
+  return change(ctx, async (trx) => {
+    const provider = await readRemoteProvider(trx, input.providerId);
+    if (!provider) throw notFound("provider", input.providerId);
+    const { parsed, stored } = checkEntryDocument(input.document, provider, parseCtx(ctx));
+    if (await readRemoteEntry(trx, parsed.id))
+      throw new ApiError("conflict", `An entry "${parsed.id}" is already stored; edit it instead.`, {
+        param: "entry.id",
+      });
+    const now = nowIso();
+    const row: RemoteEntryRow = {
+      id: parsed.id,
+      provider_id: provider.id,
+      document_json: JSON.stringify(stored),
+      state: input.publish ? "published" : "draft",
+      revision: parsed.revision,
+      source: "ops",
+      file_json: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertEntryRow(trx, row);
+    if (input.publish) await recordAudit(trx, ctx.audit, entryAudit("entry.published", null, row));
+    else await recordAudit(trx, ctx.audit, entryAudit("entry.edited", null, row));
+    return presentEntry(row);
+  });
+}
+
+/**
+ * The columns an edit of `before` to `document` writes: a published entry whose edit changes what
+ * its runs do (changesRuns) gets a new revision, its old document kept for the runs queued with it.
+ */
+export async function entryEdit(
+  ctx: CatalogCtx,
+  trx: Db,
+  before: RemoteEntryRow,
+  provider: RemoteProviderRow,
+  document: unknown,
+): Promise<Pick<RemoteEntryRow, "document_json" | "revision" | "updated_at" | "provider_id">> {
+  const { parsed, stored } = checkEntryDocument(document, provider, parseCtx(ctx));
+  if (parsed.id !== before.id)
+    throw new ApiError("invalid_parameter", `entry.id must stay "${before.id}"; got "${parsed.id}".`, {
+      param: "entry.id",
+    });
+  const previous = JSON.parse(before.document_json) as JsonObject;
+  let revision = before.revision;
+  if (before.state === "published" && (changesRuns(previous, stored) || provider.id !== before.provider_id)) {
+    revision = nextRevision(await revisionsOf(trx, before.id));
+    await keepEntryRevision(trx, {
+      entry_id: before.id,
+      revision: before.revision,
+      document_json: before.document_json,
+      created_at: nowIso(),
+    });
+  }
+  return { document_json: JSON.stringify(stored), revision, updated_at: nowIso(), provider_id: provider.id };
+}
+
+/** Replaces an entry's document (its id stays); a draft stays a draft. */
+export async function editEntry(ctx: CatalogCtx, input: { id: string; document: unknown }): Promise<StoredEntry> {
+  return change(ctx, async (trx) => {
+    const before = await readRemoteEntry(trx, input.id);
+    if (!before) throw notFound("entry", input.id);
+    const provider = (await readRemoteProvider(trx, before.provider_id))!;
+    const next = await entryEdit(ctx, trx, before, provider, input.document);
+    await updateEntryRow(trx, before.id, next);
+    const after = { ...before, ...next };
+    await recordAudit(trx, ctx.audit, entryAudit("entry.edited", before, after));
+    return presentEntry(after);
+  });
+}
+
+/** A draft goes into the catalog; publishing a published entry changes nothing. */
+export async function publishEntry(ctx: CatalogCtx, input: { id: string }): Promise<StoredEntry> {
+  return change(ctx, async (trx) => {
+    const before = await readRemoteEntry(trx, input.id);
+    if (!before) throw notFound("entry", input.id);
+    if (before.state === "published") return presentEntry(before);
+    const after = { ...before, state: "published" as const, updated_at: nowIso() };
+    await updateEntryRow(trx, before.id, { state: after.state, updated_at: after.updated_at });
+    await recordAudit(trx, ctx.audit, entryAudit("entry.published", before, after));
+    return presentEntry(after);
+  });
+}
+
+/** The entry's `lifecycle`, as the file's: set through the same parser, so the same rules. */
+async function setLifecycle(
+  ctx: CatalogCtx,
+  input: { id: string; lifecycle: { deprecated_at: string; sunset_at: string; replaced_by: string | null } },
+  action: "entry.deprecated" | "entry.retired",
+): Promise<StoredEntry> {
+  return change(ctx, async (trx) => {
+    const before = await readRemoteEntry(trx, input.id);
+    if (!before) throw notFound("entry", input.id);
+    const provider = (await readRemoteProvider(trx, before.provider_id))!;
+    const previous = JSON.parse(before.document_json) as JsonObject;
+    const kept = previous.lifecycle as { deprecated_at?: string } | null | undefined;
+    const lifecycle = { ...input.lifecycle, deprecated_at: kept?.deprecated_at ?? input.lifecycle.deprecated_at };
+    if (lifecycle.deprecated_at > lifecycle.sunset_at) lifecycle.deprecated_at = lifecycle.sunset_at;
+    const next = await entryEdit(ctx, trx, before, provider, { ...previous, lifecycle });
+    await updateEntryRow(trx, before.id, next);
+    const after = { ...before, ...next };
+    await recordAudit(trx, ctx.audit, entryAudit(action, before, after));
+    return presentEntry(after);
+  });
+}
+
+/** Deprecated now, retired at `sunsetAt` (ISO 8601), pointing at `replacedBy` when given. */
+export function deprecateEntry(
+  ctx: CatalogCtx,
+  input: { id: string; sunsetAt: string; replacedBy?: string | null },
+): Promise<StoredEntry> {
+  return setLifecycle(
+    ctx,
+    {
+      id: input.id,
+      lifecycle: { deprecated_at: nowIso(), sunset_at: input.sunsetAt, replaced_by: input.replacedBy ?? null },
+    },
+    "entry.deprecated",
+  );
+}
+
+/** Retired now: 410 for new runs, out of the listing. */
+export function retireEntry(ctx: CatalogCtx, input: { id: string; replacedBy?: string | null }): Promise<StoredEntry> {
+  const now = nowIso();
+  return setLifecycle(
+    ctx,
+    { id: input.id, lifecycle: { deprecated_at: now, sunset_at: now, replaced_by: input.replacedBy ?? null } },
+    "entry.retired",
+  );
+}
+
+export { stableJson };

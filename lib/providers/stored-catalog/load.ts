@@ -1,0 +1,116 @@
+// The catalog's remote entries from the store: every published entry of every stored provider,
+// built as the providers file's entries are (remoteModels), replacing the remote part of this
+// process's catalog. One adapter per provider is kept across reloads while the provider's
+// settings (and key) stay the same, so its health record survives an unrelated edit. A provider
+// or entry this process cannot build (its key's variable unset here, a key sealed under another
+// SECRET_KEY) is left out with a warning rather than stopping the others.
+import { openSecret } from "../../primitives/secret-box";
+import type { Db } from "../../store/database";
+import {
+  catalogVersion,
+  readEntryRevision,
+  readRemoteEntries,
+  readRemoteEntry,
+  readRemoteProvider,
+  readRemoteProviders,
+  type RemoteProviderRow,
+} from "../../core/catalog/remote-store";
+import { isBuiltInModel, registerRemoteModels, setRevisionResolver } from "../../core/catalog/catalog";
+import type { ModelDefinition } from "../../core/catalog/model-definition";
+import { remoteModelDefinition } from "../common/remote-model";
+import type { ProviderAdapter, ProviderConfig } from "../common/types";
+import { newAdapter, remoteModels } from "../index";
+import { parseEntryDocument, parseProviderDocument } from "../providers-file";
+import { providerSecretPurpose } from "./catalog-verbs";
+
+export interface LoadCtx {
+  db: Db;
+  secretKey: string;
+  env: Record<string, string | undefined>;
+  warn?: (message: string) => void;
+}
+
+const adapters = new Map<string, { key: string; adapter: ProviderAdapter }>();
+
+/** The provider's adapter: the one kept when its settings and key are what they were. */
+function adapterOf(provider: ProviderConfig): ProviderAdapter {
+  const key = JSON.stringify({ ...provider, entries: undefined });
+  const kept = adapters.get(provider.id);
+  if (kept && kept.key === key) return kept.adapter;
+  const adapter = newAdapter(provider);
+  adapters.set(provider.id, { key, adapter });
+  return adapter;
+}
+
+function providerConfig(ctx: LoadCtx, row: RemoteProviderRow): Omit<ProviderConfig, "entries"> | null {
+  try {
+    const storedKey =
+      row.secret_ciphertext === null
+        ? null
+        : openSecret(ctx.secretKey, providerSecretPurpose(row.id), row.secret_ciphertext);
+    return parseProviderDocument(
+      JSON.parse(row.settings_json),
+      { baseDir: process.cwd(), env: ctx.env },
+      {
+        storedKey,
+        path: `provider ${row.id}:`,
+      },
+    );
+  } catch (err) {
+    ctx.warn?.(`stored provider ${row.id} is left out of the catalog: ${(err as Error).message}`);
+    return null;
+  }
+}
+
+/** Every stored provider this process can build, with its published entries. */
+export async function storedProviders(ctx: LoadCtx): Promise<ProviderConfig[]> {
+  const [rows, entries] = await Promise.all([
+    readRemoteProviders(ctx.db),
+    readRemoteEntries(ctx.db, { state: "published" }),
+  ]);
+  const providers: ProviderConfig[] = [];
+  for (const row of rows) {
+    const settings = providerConfig(ctx, row);
+    if (!settings) continue;
+    const built = entries
+      .filter((e) => e.provider_id === row.id && !isBuiltInModel(e.id))
+      .flatMap((e) => {
+        try {
+          const entry = parseEntryDocument(JSON.parse(e.document_json), row, { baseDir: process.cwd(), env: ctx.env });
+          return [{ ...entry, revision: e.revision }];
+        } catch (err) {
+          ctx.warn?.(`stored entry ${e.id} is left out of the catalog: ${(err as Error).message}`);
+          return [];
+        }
+      });
+    providers.push({ ...settings, entries: built });
+  }
+  return providers;
+}
+
+function pollOf(provider: Omit<ProviderConfig, "entries">) {
+  return provider.jobTimeoutMs === null ? {} : { maxWaitMs: provider.jobTimeoutMs };
+}
+
+/** A remote entry as it was at `revision` (kept when it was replaced), built with its provider's adapter now. */
+async function definitionAt(ctx: LoadCtx, db: Db, id: string, revision: string): Promise<ModelDefinition | null> {
+  const row = await readRemoteEntry(db, id);
+  if (!row) return null;
+  const document = row.revision === revision ? row.document_json : await readEntryRevision(db, id, revision);
+  const providerRow = await readRemoteProvider(db, row.provider_id);
+  if (document === undefined || !providerRow) return null;
+  const provider = providerConfig(ctx, providerRow);
+  if (!provider) return null;
+  const entry = parseEntryDocument(JSON.parse(document), providerRow, { baseDir: process.cwd(), env: ctx.env });
+  const config = { ...provider, entries: [] };
+  return remoteModelDefinition(config, { ...entry, revision }, adapterOf(config), pollOf(provider));
+}
+
+/** Makes the store's published entries this process's remote catalog; answers the version it read. */
+export async function loadStoredCatalog(ctx: LoadCtx): Promise<number> {
+  // The version first: a change committed while reading is read again at the next look.
+  const version = await catalogVersion(ctx.db);
+  registerRemoteModels(remoteModels(await storedProviders(ctx), adapterOf));
+  setRevisionResolver((db, id, revision) => definitionAt(ctx, db, id, revision));
+  return version;
+}
