@@ -22,6 +22,7 @@ import type { Store } from "../lib/store/store";
 import { announce, print, printJson, printsJson, withStore } from "./admin-io";
 import { addPeopleCommands } from "./admin-people";
 import { addBudgetCommands } from "./admin-budgets";
+import { addCatalogCommands } from "./admin-catalog";
 import { memberRow } from "../lib/core/workspaces/members";
 import { CLI_AUDIT } from "../lib/core/audit/audit-writer";
 import { storeUnreachable } from "../lib/primitives/unreachable";
@@ -282,9 +283,11 @@ const list = (text: string | undefined) =>
     .filter(Boolean);
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-program
+const provider = program
   .command("provider")
-  .description("remote providers (PROVIDERS_FILE)")
+  .description("remote providers: the stored catalog (list, add, edit, remove, apply) and PROVIDERS_FILE (import)");
+addCatalogCommands(program, provider);
+provider
   .command("import")
   .description(
     "write a ready entry into a providers file from a Replicate model or a fal endpoint's own input schema, or a ComfyUI workflow and its bindings",

@@ -142,7 +142,7 @@ export function serveStudio(): void {
   void (async () => {
     const config = loadedConfig();
     const logger = createLogger(config.logLevel);
-    const runtime = await startRuntime(config, logger, { backgroundCheckpoints: false });
+    const runtime = await startRuntime(config, logger, { backgroundCheckpoints: false, applyProvidersFile: false });
     // What the studio's pages read (lib/boot/runtime.ts), as server.ts provides it on its own thread.
     (globalThis as { atelierRuntime?: unknown }).atelierRuntime = {
       store: runtime.store,
@@ -182,6 +182,7 @@ export function serveStudio(): void {
       server.close();
       server.closeAllConnections();
       runWatchFor(runtime.store.db, runtime.services.signals).closeAll();
+      runtime.catalog.stop();
       void runtime.crossProcess
         .close()
         .catch(() => undefined)

@@ -1,5 +1,6 @@
 // Start-up steps every process shares: open the configured store and bring it up to date,
 // and on the very first start of an empty embedded store, create the demo workspace.
+import path from "node:path";
 import type { Logger } from "pino";
 import { localBlobStore, type BlobStore } from "../blobs/blob-store";
 import { examplePictureDirectory } from "../blobs/picture-directory";
@@ -7,9 +8,12 @@ import type { S3Settings } from "../blobs/s3-blob-store";
 import { ConfigError, loadConfig, type Config } from "./config";
 import type { Services } from "../core/context";
 import { compileBlocklist } from "../core/catalog/moderation";
-import { installBuiltInModels, registerRemoteModels } from "../core/catalog/catalog";
+import { installBuiltInModels } from "../core/catalog/catalog";
 import { BUILT_IN_MODELS } from "../models";
-import { remoteModels } from "../providers";
+import { CLI_AUDIT } from "../core/audit/audit-writer";
+import { applyProvidersFile } from "../providers/stored-catalog/apply-file";
+import { watchStoredCatalog, type CatalogWatch } from "../providers/stored-catalog/catalog-watch";
+import { loadStoredCatalog, type LoadCtx } from "../providers/stored-catalog/load";
 import { setProgramSearchPath } from "../media/host";
 import { connectCrossProcessSignals, type CrossProcessSignals } from "../engine/cross-process";
 import { cachePausesOf } from "../core/catalog/pause-cache";
@@ -24,23 +28,38 @@ import { migrateStore, openStore, sqliteFileIn, type Store } from "../store/stor
 
 let catalogInstalled = false;
 
-/** Puts the built-in models and PROVIDERS_FILE's remote entries in the catalog and tells models the PATH, once per process. */
+/**
+ * Puts the built-in models in the catalog and tells models the PATH, once per process. The remote
+ * entries come from the store once it is open (openConfiguredStore).
+ */
 export function installCatalog(config: Config): void {
   if (catalogInstalled) return;
   setProgramSearchPath(config.searchPath);
   installBuiltInModels(BUILT_IN_MODELS);
-  registerRemoteModels(remoteModels(config.providers));
   catalogInstalled = true;
 }
 
+/** What reading the stored remote catalog needs in this process. */
+export function catalogLoadCtx(config: Config, store: Store, logger?: Logger): LoadCtx {
+  return {
+    db: store.db,
+    secretKey: config.secretKey,
+    env: config.providerEnv,
+    warn: (message) => (logger ? logger.warn(message) : undefined),
+  };
+}
+
 /**
- * The configured store, migrated. `logger` hears pooled connections dropped while idle (a
- * database restart); without one (the admin CLI, whose stdout is its answer) they are dropped quietly.
+ * The configured store, migrated, with the catalog's remote entries read from it. With
+ * `applyProvidersFile` (the server and `npm run worker`), PROVIDERS_FILE is applied to the store
+ * first (lib/providers/stored-catalog/apply-file.ts); the studio's thread and the admin CLI only
+ * read. `logger` hears pooled connections dropped while idle (a database restart); without one
+ * (the admin CLI, whose stdout is its answer) they are dropped quietly.
  */
 export async function openConfiguredStore(
   config: Config,
   logger?: Logger,
-  options: { backgroundCheckpoints?: boolean } = {},
+  options: { backgroundCheckpoints?: boolean; applyProvidersFile?: boolean } = {},
 ): Promise<Store> {
   installCatalog(config);
   const store = openStore({
@@ -50,6 +69,25 @@ export async function openConfiguredStore(
     backgroundCheckpoints: options.backgroundCheckpoints,
   });
   await migrateStore(store);
+  if (options.applyProvidersFile && config.providerDocuments.length > 0) {
+    const applied = await applyProvidersFile(
+      {
+        db: store.db,
+        secretKey: config.secretKey,
+        env: config.providerEnv,
+        audit: CLI_AUDIT,
+        baseDir: config.providersFile ? path.dirname(config.providersFile) : undefined,
+      },
+      config.providerDocuments,
+    );
+    const kept = applied.flatMap((a) => a.kept);
+    if (kept.length > 0)
+      logger?.info(
+        { kept },
+        "PROVIDERS_FILE: entries edited in the store since the file last changed keep the store's version",
+      );
+  }
+  await loadStoredCatalog(catalogLoadCtx(config, store, logger));
   return store;
 }
 
@@ -124,18 +162,22 @@ export interface Runtime {
   store: Store;
   services: Services;
   crossProcess: CrossProcessSignals;
+  /** The remote catalog kept as the store has it (catalog_changed signals, the version poll). */
+  catalog: CatalogWatch;
 }
 
 /** What the server and worker processes share: the migrated store, the services, the signal bridge. */
 export async function startRuntime(
   config: Config,
   logger: Logger,
-  options: { backgroundCheckpoints?: boolean } = {},
+  options: { backgroundCheckpoints?: boolean; applyProvidersFile?: boolean } = {},
 ): Promise<Runtime> {
   // Long-running: an embedded store's checkpoints move off the event loop (lib/store/sqlite-checkpoints.ts).
-  // A second runtime in the same process (the studio's thread) leaves them to the first.
+  // A second runtime in the same process (the studio's thread) leaves them to the first, and
+  // leaves applying PROVIDERS_FILE to it too.
   const store = await openConfiguredStore(config, logger, {
     backgroundCheckpoints: options.backgroundCheckpoints ?? true,
+    applyProvidersFile: options.applyProvidersFile ?? true,
   });
   const services: Services = { ...createServices(config), historyReads: store.reads };
   const crossProcess = await connectCrossProcessSignals(store, config.databaseUrl, services.signals, logger, {
@@ -143,7 +185,8 @@ export async function startRuntime(
   });
   // Only with the bridge up: a pause made by another process must be heard to be forgotten.
   cachePausesOf(store.db, services.signals);
-  return { store, services, crossProcess };
+  const catalog = await watchStoredCatalog(catalogLoadCtx(config, store, logger), services.signals);
+  return { store, services, crossProcess, catalog };
 }
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i;

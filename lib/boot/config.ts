@@ -8,7 +8,7 @@ import { LIMITS } from "../primitives/limits";
 import { defaultFfmpegPath } from "../media/ffmpeg";
 import type { S3Settings } from "../blobs/s3-blob-store";
 import { readOidc, type OidcSettings } from "./oidc-config";
-import { parseProvidersFile, ProvidersFileError, type ProviderConfig } from "../providers";
+import { providersFileDocuments, ProvidersFileError, type ProviderConfig, type ProviderDocuments } from "../providers";
 
 export interface Config {
   port: number;
@@ -44,8 +44,12 @@ export interface Config {
   searchPath: string;
   /** PROVIDERS_FILE's path, or null. */
   providersFile: string | null;
-  /** Remote providers and the catalog entries they serve, parsed from PROVIDERS_FILE. */
+  /** Remote providers and the catalog entries they serve, parsed from PROVIDERS_FILE (checked at start). */
   providers: ProviderConfig[];
+  /** PROVIDERS_FILE as the documents applied to the store at start (lib/providers/stored-catalog/apply-file.ts). */
+  providerDocuments: ProviderDocuments[];
+  /** The environment the stored providers' `api_key_env` names are read from. */
+  providerEnv: Readonly<Record<string, string | undefined>>;
   /** Studio sign-in with GitHub or Google, on when both the ID and the secret are set. */
   oauth: OAuthClient[];
   /** Studio sign-in with an OpenID Connect provider (OIDC_*, oidc-config.ts); null: off. */
@@ -240,9 +244,13 @@ function readFfmpegPath(env: Env): string {
   }
 }
 
-function readProviders(env: Env): { providersFile: string | null; providers: ProviderConfig[] } {
+function readProviders(env: Env): {
+  providersFile: string | null;
+  providers: ProviderConfig[];
+  providerDocuments: ProviderDocuments[];
+} {
   const raw = env.PROVIDERS_FILE;
-  if (raw === undefined || raw === "") return { providersFile: null, providers: [] };
+  if (raw === undefined || raw === "") return { providersFile: null, providers: [], providerDocuments: [] };
   const file = path.resolve(raw);
   let text: string;
   try {
@@ -251,7 +259,8 @@ function readProviders(env: Env): { providersFile: string | null; providers: Pro
     throw new ConfigError(`PROVIDERS_FILE names no readable file: "${raw}".`);
   }
   try {
-    return { providersFile: file, providers: parseProvidersFile(text, env, path.dirname(file)) };
+    const { providers, documents } = providersFileDocuments(text, env, path.dirname(file));
+    return { providersFile: file, providers, providerDocuments: documents };
   } catch (err) {
     if (err instanceof ProvidersFileError) throw new ConfigError(`PROVIDERS_FILE (${file}): ${err.message}`);
     throw err;
@@ -371,6 +380,7 @@ export function loadConfig(env: Env = process.env): Config {
     outputRetentionDays: env.OUTPUT_RETENTION_DAYS ? readInteger(env, "OUTPUT_RETENTION_DAYS", 0, 1, 36_500) : null,
     auditRetentionDays: readInteger(env, "AUDIT_RETENTION_DAYS", LIMITS.auditRetentionDays, 1, 36_500),
     ...readProviders(env),
+    providerEnv: env,
     oauth: readOAuth(env),
     oidc: readOidc(env, (message) => new ConfigError(message)),
     metricsToken: readMetricsToken(env),
