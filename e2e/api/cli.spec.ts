@@ -361,10 +361,21 @@ test("provider import writes a ready entry from a Replicate model's own schema, 
       pricing: { unit: "image", usd: "0.003" },
     });
     expect(entry.input_schema).toMatchObject({ type: "object", additionalProperties: false });
-    // The file it wrote is one the server loads: the CLI's own catalog, read from it as PROVIDERS_FILE.
+    // The file it wrote is one the server loads: applied to a store of its own (what a server does
+    // with PROVIDERS_FILE at start), the CLI's catalog then lists the entry.
+    const scratchStore = {
+      ...process.env,
+      DATA_DIR: path.join(dir, "store"),
+      DATABASE_URL: "",
+      REPLICATE_API_TOKEN: replicate.token,
+    };
+    await execFileAsync(process.execPath, [ADMIN_CLI, "--json", "provider", "apply", "--file", file], {
+      cwd: REPO_ROOT,
+      env: scratchStore,
+    });
     const models = await execFileAsync(process.execPath, [ADMIN_CLI, "--json", "model", "list"], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...storeEnv(SERVERS.main), PROVIDERS_FILE: file, REPLICATE_API_TOKEN: replicate.token },
+      env: scratchStore,
     });
     expect((JSON.parse(models.stdout) as { data: { id: string }[] }).data.map((m) => m.id)).toContain(
       "bfl/flux-schnell",
@@ -442,7 +453,10 @@ test("provider import --comfyui writes an entry from a workflow and its bindings
     // No box to ask here: a port nothing listens on; the import still writes the entry, with a note.
     const { stdout } = await cli([...base, "--base-url", "http://127.0.0.1:9"]);
     expect(JSON.parse(stdout)).toMatchObject({ object: "provider_import", provider: "gpu-box", entry: "gpu-box/sdxl" });
-    const models = await cli(["model", "list"], { PROVIDERS_FILE: file });
+    // Applied to a store of its own (what a server does with PROVIDERS_FILE at start), it is served.
+    const scratchStore = { DATA_DIR: path.join(dir, "store"), DATABASE_URL: "" };
+    await cli(["provider", "apply", "--file", file], scratchStore);
+    const models = await cli(["model", "list"], scratchStore);
     expect((JSON.parse(models.stdout) as { data: { id: string }[] }).data.map((m) => m.id)).toContain("gpu-box/sdxl");
 
     const badBind = await cli([...base.map((a) => (a === "prompt=6.text" ? "prompt=99.text" : a)), "--replace"]).catch(
