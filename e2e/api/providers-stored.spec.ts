@@ -6,7 +6,7 @@
 // was created with; a retired entry answers 410; and the server, started again on that store,
 // serves the stored entries with no providers file at all.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -71,6 +71,18 @@ function cli<T = Record<string, unknown>>(spec: ServerSpec, args: string[], inpu
     input,
   });
   return JSON.parse(out) as T;
+}
+
+/** The CLI's error for a refused call (exit 1, the error as JSON on stderr). */
+function cliFailure(spec: ServerSpec, args: string[]): { code: string; param: string | null } {
+  try {
+    cli(spec, args);
+  } catch (err) {
+    const e = err as { status: number; stderr: string };
+    expect(e.status).toBe(1);
+    return (JSON.parse(e.stderr) as { error: { code: string; param: string | null } }).error;
+  }
+  throw new Error(`admin ${args.join(" ")} succeeded`);
 }
 
 function entryFile(name: string, upstream: string): string {
@@ -145,6 +157,16 @@ for (const spec of SPECS) {
       );
       expect(provider.credential).toBe("secret set");
       expect(JSON.stringify(cli(spec, ["provider", "list"]))).not.toContain(PASTED_KEY);
+      // A document the providers file would refuse is refused here, naming the field.
+      const badPrice = path.join(scratch, "bad-price.json");
+      writeFileSync(
+        badPrice,
+        readFileSync(entryFile("bad", "sketch-1"), "utf8").replace('"usd":"0.02"', '"usd":"2e-2"'),
+      );
+      expect(cliFailure(spec, ["entry", "add", "--provider", "stored", "--file", badPrice])).toMatchObject({
+        code: "invalid_parameter",
+        param: "entry.pricing.usd",
+      });
       cli(spec, ["entry", "publish", "--provider", "stored", "--file", entryFile("v1", "sketch-1")]);
       const published = Date.now();
       await expect
