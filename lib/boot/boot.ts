@@ -22,6 +22,7 @@ import { createApiKeyCache } from "../core/keys/api-key-cache";
 import { createStudioSessionCache } from "../core/workspaces/studio-sessions";
 import { createApiKey, type CreatedApiKey } from "../core/keys/api-keys";
 import { parseUsd } from "../primitives/money";
+import { ApiError } from "../primitives/errors";
 import { countWorkspaces, createWorkspace, type Workspace } from "../core/workspaces/workspaces";
 import { createUser, generatePassword } from "../core/workspaces/users";
 import { migrateStore, openStore, sqliteFileIn, type Store } from "../store/store";
@@ -79,7 +80,13 @@ export async function openConfiguredStore(
         baseDir: config.providersFile ? path.dirname(config.providersFile) : undefined,
       },
       config.providerDocuments,
-    );
+    ).catch(async (err: unknown) => {
+      // What the store refuses of the file (a provider's kind changed under its stored entries)
+      // stops the start as a mistake in the file does, naming the field.
+      if (!(err instanceof ApiError)) throw err;
+      await store.close();
+      throw new ConfigError(`PROVIDERS_FILE (${config.providersFile}): ${err.message}`);
+    });
     const kept = applied.flatMap((a) => a.kept);
     if (kept.length > 0)
       logger?.info(

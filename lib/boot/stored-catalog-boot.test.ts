@@ -2,7 +2,7 @@
 // a worker) puts its providers and entries in the store and serves them; a process started on
 // that store with no providers file at all (or one that only reads: the admin CLI, the studio's
 // thread) serves them too, from the store.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -63,5 +63,41 @@ describe(`boot reads the remote catalog from the store (${testDialect()})`, () =
     const bare = await openConfiguredStore(loadConfig(env));
     expect(findCatalogEntry("gpu-box/sdxl").definition).toMatchObject({ provider: "gpu-box" });
     await bare.close();
+
+    // A file the store cannot take (the provider's kind changed under its stored entries) stops
+    // the start as a mistake in the file does.
+    const changedKind = path.join(dir, "providers.json");
+    await writeFile(
+      changedKind,
+      JSON.stringify({
+        providers: [
+          {
+            id: "gpu-box",
+            kind: "openai-images",
+            base_url: "http://127.0.0.1:9",
+            entries: [
+              {
+                id: "gpu-box/other",
+                upstream_model: "x",
+                name: "Other",
+                description: "Another kind.",
+                modality: "image",
+                tasks: ["text-to-image"],
+                input_schema: {
+                  type: "object",
+                  additionalProperties: false,
+                  required: ["prompt"],
+                  properties: { prompt: { type: "string" } },
+                },
+                pricing: { unit: "image", usd: "0.01" },
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    await expect(
+      openConfiguredStore(loadConfig({ ...env, PROVIDERS_FILE: changedKind }), undefined, { applyProvidersFile: true }),
+    ).rejects.toThrow(/^PROVIDERS_FILE \(.*\): provider\.kind must stay "comfyui"/);
   });
 });
