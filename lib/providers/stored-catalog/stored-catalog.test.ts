@@ -38,6 +38,7 @@ import {
 import { watchStoredCatalog } from "./catalog-watch";
 import { loadStoredCatalog, storedProviders } from "./load";
 import { rekeyStoredSecrets } from "./rekey";
+import { testRunTools } from "../../models/testing/test-tools";
 
 type Json = Record<string, unknown>;
 const ENV = { ACME_API_KEY: "sk-acme-from-env" };
@@ -363,6 +364,31 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
         .orderBy("created_at")
         .execute();
       expect(actions.map((a) => a.action)).toEqual(["entry.published", "entry.deprecated", "entry.retired"]);
+    });
+  });
+
+  describe("reloading", () => {
+    it("keeps a provider's adapter, and so its health, while its settings stay", async () => {
+      const load = { db: t.store.db, secretKey: SECRET_KEY, env: ENV };
+      const down = settings("healthy", { base_url: "http://127.0.0.1:9", timeout_ms: 500 });
+      await addProvider(ctx, { document: down });
+      await addEntry(ctx, { providerId: "healthy", document: entry("healthy/img"), publish: true });
+      await loadStoredCatalog(load);
+      const first = findCatalogEntry("healthy/img").definition;
+      await expect(first.run({ prompt: "a lighthouse", n: 1 }, testRunTools())).rejects.toThrow();
+      expect(first.unavailableReason?.()).toBeTruthy();
+
+      // Another entry published: the catalog is built again, with the provider's adapter as it was.
+      await addEntry(ctx, { providerId: "healthy", document: entry("healthy/two"), publish: true });
+      await loadStoredCatalog(load);
+      const again = findCatalogEntry("healthy/img").definition;
+      expect(again).not.toBe(first);
+      expect(again.unavailableReason?.()).toBeTruthy();
+
+      // The provider's settings changed: a new adapter, a fresh health record.
+      await editProvider(ctx, { id: "healthy", document: { ...down, timeout_ms: 600 } });
+      await loadStoredCatalog(load);
+      expect(findCatalogEntry("healthy/img").definition.unavailableReason?.() ?? null).toBeNull();
     });
   });
 
