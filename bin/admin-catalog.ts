@@ -11,7 +11,7 @@ import { CLI_AUDIT } from "../lib/core/audit/audit-writer";
 import type { Config } from "../lib/boot/config";
 import type { Store } from "../lib/store/store";
 import { providersFileDocuments, ProvidersFileError } from "../lib/providers";
-import { applyProvidersFile } from "../lib/providers/stored-catalog/apply-file";
+import { applyProvidersFile, storedButNotInFile } from "../lib/providers/stored-catalog/apply-file";
 import { rekeyStoredSecrets } from "../lib/providers/stored-catalog/rekey";
 import {
   addEntry,
@@ -194,8 +194,10 @@ export function addCatalogCommands(program: Command, provider: Command): void {
         }
         const applied = await applyProvidersFile(catalogCtx(store, config, path.dirname(file)), documents);
         await changed(store, config);
+        // What the file no longer names stays in the store: said, so it is not taken for removed.
+        const notInFile = await storedButNotInFile(store.db, documents);
         print(
-          { object: "providers_apply", providers: applied },
+          { object: "providers_apply", providers: applied, not_in_file: notInFile },
           applied.map((a) => ({
             ...a,
             added: a.added.join(" "),

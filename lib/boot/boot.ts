@@ -11,7 +11,7 @@ import { compileBlocklist } from "../core/catalog/moderation";
 import { installBuiltInModels } from "../core/catalog/catalog";
 import { BUILT_IN_MODELS } from "../models";
 import { CLI_AUDIT } from "../core/audit/audit-writer";
-import { applyProvidersFile } from "../providers/stored-catalog/apply-file";
+import { applyProvidersFile, storedButNotInFile } from "../providers/stored-catalog/apply-file";
 import { watchStoredCatalog, type CatalogWatch } from "../providers/stored-catalog/catalog-watch";
 import { loadStoredCatalog, type LoadCtx } from "../providers/stored-catalog/load";
 import { setProgramSearchPath } from "../media/host";
@@ -87,6 +87,12 @@ export async function openConfiguredStore(
       await store.close();
       throw new ConfigError(`PROVIDERS_FILE (${config.providersFile}): ${err.message}`);
     });
+    const unnamed = await storedButNotInFile(store.db, config.providerDocuments);
+    if (unnamed.providers.length > 0 || unnamed.entries.length > 0)
+      logger?.warn(
+        unnamed,
+        "PROVIDERS_FILE no longer names these; they stay in the store and are served (admin provider remove, admin entry retire)",
+      );
     const kept = applied.flatMap((a) => a.kept);
     if (kept.length > 0)
       logger?.info(

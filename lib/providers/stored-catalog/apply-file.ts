@@ -11,8 +11,10 @@ import {
   insertEntryRow,
   insertProviderRow,
   lockCatalog,
+  readRemoteEntries,
   readRemoteEntry,
   readRemoteProvider,
+  readRemoteProviders,
   remoteCatalogChanged,
   updateEntryRow,
   updateProviderRow,
@@ -113,4 +115,22 @@ export async function applyProvidersFile(
   if (report.some((r) => r.provider === "added" || r.provider === "updated" || r.added.length || r.updated.length))
     remoteCatalogChanged(ctx.db);
   return report;
+}
+
+/**
+ * What the providers file once gave (applied from it) and no longer names: it stays in the store,
+ * served as it is, until removed there (`admin provider remove`, `admin entry retire`). Said at
+ * start and by `admin provider apply`, so a line deleted from the file is not mistaken for a removal.
+ */
+export async function storedButNotInFile(
+  db: CatalogCtx["db"],
+  providers: readonly ProviderDocuments[],
+): Promise<{ providers: string[]; entries: string[] }> {
+  const named = new Set(providers.map((p) => p.id));
+  const namedEntries = new Set(providers.flatMap((p) => p.entries.map((e) => e.id)));
+  const [providerRows, entryRows] = await Promise.all([readRemoteProviders(db), readRemoteEntries(db)]);
+  return {
+    providers: providerRows.filter((r) => r.file_json !== null && !named.has(r.id)).map((r) => r.id),
+    entries: entryRows.filter((r) => r.file_json !== null && !namedEntries.has(r.id)).map((r) => r.id),
+  };
 }

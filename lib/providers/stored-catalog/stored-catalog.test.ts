@@ -21,7 +21,7 @@ import { LIMITS } from "../../primitives/limits";
 import { sqliteFileIn, type Store } from "../../store/store";
 import { openSameStore, openTestStore, testDialect, type TestStore } from "../../store/testing/test-store";
 import { providersFileDocuments } from "../providers-file";
-import { applyProvidersFile } from "./apply-file";
+import { applyProvidersFile, storedButNotInFile } from "./apply-file";
 import {
   addEntry,
   addProvider,
@@ -163,6 +163,8 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
         ["applied/two", "Acme Image 1"],
       ]);
       expect(JSON.parse((await readRemoteProvider(t.store.db, "applied"))!.settings_json).timeout_ms).toBe(5000);
+      // What the file no longer names is said, not removed.
+      expect(await storedButNotInFile(t.store.db, fileOf(changed))).toMatchObject({ entries: ["applied/two"] });
 
       const audit = await t.store.db
         .selectFrom("audit_events")
