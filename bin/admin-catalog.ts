@@ -14,19 +14,21 @@ import { providersFileDocuments, ProvidersFileError } from "../lib/providers";
 import { applyProvidersFile, storedButNotInFile } from "../lib/providers/stored-catalog/apply-file";
 import { rekeyStoredSecrets } from "../lib/providers/stored-catalog/rekey";
 import {
-  addEntry,
   addProvider,
-  deprecateEntry,
-  editEntry,
   editProvider,
   listStoredEntries,
   listStoredProviders,
-  publishEntry,
   removeProvider,
-  retireEntry,
   type CatalogCtx,
   type StoredEntry,
 } from "../lib/providers/stored-catalog/catalog-verbs";
+import {
+  addEntry,
+  deprecateEntry,
+  editEntry,
+  publishEntry,
+  retireEntry,
+} from "../lib/providers/stored-catalog/entry-verbs";
 import { announce, print, withStore } from "./admin-io";
 
 function catalogCtx(store: Store, config: Config, baseDir?: string): CatalogCtx {

@@ -20,7 +20,8 @@ import {
   updateProviderRow,
 } from "../../core/catalog/remote-store";
 import type { ProviderDocuments } from "../providers-file";
-import { entryEdit, providerEdit, type CatalogCtx } from "./catalog-verbs";
+import { providerEdit, type CatalogCtx } from "./catalog-verbs";
+import { entryEdit } from "./entry-verbs";
 import { providerAudit } from "./catalog-audit";
 import { checkEntryDocument, stableJson } from "./documents";
 

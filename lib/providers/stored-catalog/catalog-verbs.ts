@@ -1,8 +1,9 @@
-// The verbs of the remote catalog in the store: providers added, edited and removed; entries
-// added (as drafts or published), edited, published, deprecated and retired. The one place each
-// rule lives: every door (the admin CLI now, the studio's Providers pages later, the providers
-// file's apply) goes through them. Each checks its document with the providers file's parser,
-// writes in one transaction with its audit event, and then tells every process (catalogChanged).
+// The verbs of the remote catalog in the store: providers added, edited and removed here, entries
+// in entry-verbs.ts; and what every verb shares: its context, the presenters, one change's
+// transaction. The one place each rule lives: every door (the admin CLI now, the studio's
+// Providers pages later, the providers file's apply) goes through them. Each checks its document
+// with the providers file's parser, writes in one transaction with its audit event, and then
+// tells every process (catalogChanged).
 import { ApiError } from "../../primitives/errors";
 import { sealSecret } from "../../primitives/secret-box";
 import { isUniqueViolation } from "../../store/dialects";
@@ -12,31 +13,19 @@ import { nowIso } from "../../core/context";
 import { recordAudit, type AuditBy } from "../../core/audit/audit-writer";
 import {
   deleteProviderRow,
-  insertEntryRow,
   insertProviderRow,
-  keepEntryRevision,
   lockCatalog,
   readRemoteEntries,
-  readRemoteEntry,
   readRemoteProvider,
   readRemoteProviders,
   remoteCatalogChanged,
-  revisionsOf,
-  updateEntryRow,
   updateProviderRow,
   type RemoteEntryRow,
   type RemoteProviderRow,
 } from "../../core/catalog/remote-store";
 import type { JsonObject } from "../common/json-fields";
-import {
-  changesRuns,
-  checkEntryDocument,
-  checkProviderDocument,
-  credentialOf,
-  nextRevision,
-  stableJson,
-} from "./documents";
-import { entryAudit, providerAudit } from "./catalog-audit";
+import { checkProviderDocument, credentialOf } from "./documents";
+import { providerAudit } from "./catalog-audit";
 
 /** Who asks, and what checking a document needs: the store, SECRET_KEY, the environment for `api_key_env`. */
 export interface CatalogCtx {
@@ -106,11 +95,11 @@ export function presentEntry(row: RemoteEntryRow): StoredEntry {
   };
 }
 
-function parseCtx(ctx: CatalogCtx) {
+export function parseCtx(ctx: CatalogCtx) {
   return { baseDir: ctx.baseDir ?? process.cwd(), env: ctx.env };
 }
 
-function notFound(what: "provider" | "entry", id: string): ApiError {
+export function notFound(what: "provider" | "entry", id: string): ApiError {
   return new ApiError("resource_not_found", `No ${what} "${id}" in the stored catalog. "${what} list" shows them.`, {
     param: what,
   });
@@ -125,7 +114,7 @@ function sealedKey(ctx: CatalogCtx, providerId: string, apiKey: string | null | 
 }
 
 /** Runs a change in one transaction with the catalog locked, then tells every process. */
-async function change<T>(ctx: CatalogCtx, fn: (trx: Db) => Promise<T>): Promise<T> {
+export async function change<T>(ctx: CatalogCtx, fn: (trx: Db) => Promise<T>): Promise<T> {
   let result: T;
   try {
     result = await withTransaction(ctx.db, async (trx) => {
@@ -249,141 +238,3 @@ export async function removeProvider(ctx: CatalogCtx, input: { id: string }): Pr
     return { id: before.id, entries: entries.length };
   });
 }
-
-/** Adds an entry to a stored provider, as a draft (the default) or published at once. */
-export async function addEntry(
-  ctx: CatalogCtx,
-  input: { providerId: string; document: unknown; publish?: boolean },
-): Promise<StoredEntry> {
-  return change(ctx, async (trx) => {
-    const provider = await readRemoteProvider(trx, input.providerId);
-    if (!provider) throw notFound("provider", input.providerId);
-    const { parsed, stored } = checkEntryDocument(input.document, provider, parseCtx(ctx));
-    if (await readRemoteEntry(trx, parsed.id))
-      throw new ApiError("conflict", `An entry "${parsed.id}" is already stored; edit it instead.`, {
-        param: "entry.id",
-      });
-    const now = nowIso();
-    const row: RemoteEntryRow = {
-      id: parsed.id,
-      provider_id: provider.id,
-      document_json: JSON.stringify(stored),
-      state: input.publish ? "published" : "draft",
-      revision: parsed.revision,
-      source: "ops",
-      file_json: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await insertEntryRow(trx, row);
-    if (input.publish) await recordAudit(trx, ctx.audit, entryAudit("entry.published", null, row));
-    else await recordAudit(trx, ctx.audit, entryAudit("entry.edited", null, row));
-    return presentEntry(row);
-  });
-}
-
-/**
- * The columns an edit of `before` to `document` writes: a published entry whose edit changes what
- * its runs do (changesRuns) gets a new revision, its old document kept for the runs queued with it.
- */
-export async function entryEdit(
-  ctx: CatalogCtx,
-  trx: Db,
-  before: RemoteEntryRow,
-  provider: RemoteProviderRow,
-  document: unknown,
-): Promise<Pick<RemoteEntryRow, "document_json" | "revision" | "updated_at" | "provider_id">> {
-  const { parsed, stored } = checkEntryDocument(document, provider, parseCtx(ctx));
-  if (parsed.id !== before.id)
-    throw new ApiError("invalid_parameter", `entry.id must stay "${before.id}"; got "${parsed.id}".`, {
-      param: "entry.id",
-    });
-  const previous = JSON.parse(before.document_json) as JsonObject;
-  let revision = before.revision;
-  if (before.state === "published" && (changesRuns(previous, stored) || provider.id !== before.provider_id)) {
-    revision = nextRevision(await revisionsOf(trx, before.id));
-    await keepEntryRevision(trx, {
-      entry_id: before.id,
-      revision: before.revision,
-      document_json: before.document_json,
-      created_at: nowIso(),
-    });
-  }
-  return { document_json: JSON.stringify(stored), revision, updated_at: nowIso(), provider_id: provider.id };
-}
-
-/** Replaces an entry's document (its id stays); a draft stays a draft. */
-export async function editEntry(ctx: CatalogCtx, input: { id: string; document: unknown }): Promise<StoredEntry> {
-  return change(ctx, async (trx) => {
-    const before = await readRemoteEntry(trx, input.id);
-    if (!before) throw notFound("entry", input.id);
-    const provider = (await readRemoteProvider(trx, before.provider_id))!;
-    const next = await entryEdit(ctx, trx, before, provider, input.document);
-    await updateEntryRow(trx, before.id, next);
-    const after = { ...before, ...next };
-    await recordAudit(trx, ctx.audit, entryAudit("entry.edited", before, after));
-    return presentEntry(after);
-  });
-}
-
-/** A draft goes into the catalog; publishing a published entry changes nothing. */
-export async function publishEntry(ctx: CatalogCtx, input: { id: string }): Promise<StoredEntry> {
-  return change(ctx, async (trx) => {
-    const before = await readRemoteEntry(trx, input.id);
-    if (!before) throw notFound("entry", input.id);
-    if (before.state === "published") return presentEntry(before);
-    const after = { ...before, state: "published" as const, updated_at: nowIso() };
-    await updateEntryRow(trx, before.id, { state: after.state, updated_at: after.updated_at });
-    await recordAudit(trx, ctx.audit, entryAudit("entry.published", before, after));
-    return presentEntry(after);
-  });
-}
-
-/** The entry's `lifecycle`, as the file's: set through the same parser, so the same rules. */
-async function setLifecycle(
-  ctx: CatalogCtx,
-  input: { id: string; lifecycle: { deprecated_at: string; sunset_at: string; replaced_by: string | null } },
-  action: "entry.deprecated" | "entry.retired",
-): Promise<StoredEntry> {
-  return change(ctx, async (trx) => {
-    const before = await readRemoteEntry(trx, input.id);
-    if (!before) throw notFound("entry", input.id);
-    const provider = (await readRemoteProvider(trx, before.provider_id))!;
-    const previous = JSON.parse(before.document_json) as JsonObject;
-    const kept = previous.lifecycle as { deprecated_at?: string } | null | undefined;
-    const lifecycle = { ...input.lifecycle, deprecated_at: kept?.deprecated_at ?? input.lifecycle.deprecated_at };
-    if (lifecycle.deprecated_at > lifecycle.sunset_at) lifecycle.deprecated_at = lifecycle.sunset_at;
-    const next = await entryEdit(ctx, trx, before, provider, { ...previous, lifecycle });
-    await updateEntryRow(trx, before.id, next);
-    const after = { ...before, ...next };
-    await recordAudit(trx, ctx.audit, entryAudit(action, before, after));
-    return presentEntry(after);
-  });
-}
-
-/** Deprecated now, retired at `sunsetAt` (ISO 8601), pointing at `replacedBy` when given. */
-export function deprecateEntry(
-  ctx: CatalogCtx,
-  input: { id: string; sunsetAt: string; replacedBy?: string | null },
-): Promise<StoredEntry> {
-  return setLifecycle(
-    ctx,
-    {
-      id: input.id,
-      lifecycle: { deprecated_at: nowIso(), sunset_at: input.sunsetAt, replaced_by: input.replacedBy ?? null },
-    },
-    "entry.deprecated",
-  );
-}
-
-/** Retired now: 410 for new runs, out of the listing. */
-export function retireEntry(ctx: CatalogCtx, input: { id: string; replacedBy?: string | null }): Promise<StoredEntry> {
-  const now = nowIso();
-  return setLifecycle(
-    ctx,
-    { id: input.id, lifecycle: { deprecated_at: now, sunset_at: now, replaced_by: input.replacedBy ?? null } },
-    "entry.retired",
-  );
-}
-
-export { stableJson };

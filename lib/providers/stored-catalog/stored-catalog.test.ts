@@ -23,18 +23,14 @@ import { openSameStore, openTestStore, testDialect, type TestStore } from "../..
 import { providersFileDocuments } from "../providers-file";
 import { applyProvidersFile, storedButNotInFile } from "./apply-file";
 import {
-  addEntry,
   addProvider,
-  deprecateEntry,
-  editEntry,
   editProvider,
   listStoredEntries,
   listStoredProviders,
-  publishEntry,
   removeProvider,
-  retireEntry,
   type CatalogCtx,
 } from "./catalog-verbs";
+import { addEntry, deprecateEntry, editEntry, publishEntry, retireEntry } from "./entry-verbs";
 import { watchStoredCatalog } from "./catalog-watch";
 import { loadStoredCatalog, storedProviders } from "./load";
 import { rekeyStoredSecrets } from "./rekey";
