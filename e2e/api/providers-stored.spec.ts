@@ -139,6 +139,10 @@ for (const spec of SPECS) {
       const models = async () =>
         (await expectOk<{ data: { id: string; revision: string }[] }>(await api.get("/v1/models"))).data;
       expect((await models()).some((m) => m.id === "stored/sketch")).toBe(false);
+      // The studio's thread (its own copy of the core, started by this first page) lists it too.
+      const exploreLists = async () =>
+        (await (await request.get(`${spec.baseURL}/explore`, { timeout: 90_000 })).text()).includes("Stored Sketch");
+      expect(await exploreLists()).toBe(false);
 
       const provider = cli<{ credential: string }>(
         spec,
@@ -177,6 +181,7 @@ for (const spec of SPECS) {
         .toBe("2026-11-01");
       const heardMs = Date.now() - published;
       expect(heardMs).toBeLessThan(2_000);
+      await expect.poll(exploreLists, { timeout: 2_000, intervals: [50] }).toBe(true);
 
       seen.length = 0;
       const { gen } = await api.create({ model: "stored/sketch", input: { prompt: "a heron" } });
