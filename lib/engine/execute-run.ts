@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { Services } from "../core/context";
 import { definitionAtRevision } from "../core/catalog/catalog";
 import { findBlockedTerm, refusedPromptMessage } from "../core/catalog/moderation";
-import { ModelError } from "../core/catalog/model-definition";
+import { ModelError, type ModelDefinition } from "../core/catalog/model-definition";
 import { failedJobCostMicros, providerCostMicros } from "../core/runs/provider-cost";
 import type { Db, GenerationsTable } from "../store/database";
 import { BUILT_IN_PROVIDER, renewLease } from "./claim";
@@ -67,11 +67,14 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
   options.shutdown.addEventListener("abort", onShutdown);
   // The provider time its provider reported (Replicate's predict_time), for a per-second cost.
   let providerSeconds: number | null = null;
+  // What the run ran as, once known: a failed run's provider cost is counted on its entry's cost.
+  let ranAs: ModelDefinition | undefined;
 
   let outcome: RunOutcome;
   try {
     // The entry as the run was created with it: a remote entry edited meanwhile runs its old revision.
     const definition = await definitionAtRevision(db, run.model, run.revision);
+    ranAs = definition;
     const input = JSON.parse(run.input_json) as Record<string, unknown>;
     const blocked = findBlockedTerm(services.moderationBlocklist, definition.input_schema, input);
     if (blocked) throw new ModelError(refusedPromptMessage(blocked));
@@ -119,21 +122,11 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
           ? (err as Error).message
           : "The model stopped with an unexpected error. Nothing was charged; try again.";
     if (!(err instanceof ModelError)) logger.error({ err, run: run.id }, "model failed");
-    outcome = { status: "failed", message, providerCostMicros: failedRunCost(run, providerSeconds) };
+    outcome = { status: "failed", message, providerCostMicros: failedJobCostMicros(ranAs?.cost, providerSeconds) };
   } finally {
     clearInterval(renewal);
     options.shutdown.removeEventListener("abort", onShutdown);
   }
   const row = await finishRun(db, services, { id: run.id, owner, outcome });
   return row ? { kind: "finished", row } : LOST;
-}
-
-/** A failed run's provider cost (failedJobCostMicros), when its entry is still in the catalog. */
-function failedRunCost(run: GenerationsTable, reportedSeconds: number | null): number | null {
-  if (reportedSeconds === null) return null;
-  try {
-    return failedJobCostMicros(findCatalogEntry(run.model).definition.cost, reportedSeconds);
-  } catch {
-    return null;
-  }
 }
