@@ -7,7 +7,6 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { ApiError } from "../lib/primitives/errors";
-import { CLI_AUDIT } from "../lib/core/audit/audit-writer";
 import type { Config } from "../lib/boot/config";
 import type { Store } from "../lib/store/store";
 import { providersFileDocuments, ProvidersFileError } from "../lib/providers";
@@ -32,7 +31,7 @@ import {
 import { announce, print, withStore } from "./admin-io";
 
 function catalogCtx(store: Store, config: Config, baseDir?: string): CatalogCtx {
-  return { db: store.db, secretKey: config.secretKey, env: config.providerEnv, audit: CLI_AUDIT, baseDir };
+  return { db: store.db, secretKey: config.secretKey, env: config.providerEnv, actingAs: "cli", baseDir };
 }
 
 function readDocument(file: string): { document: unknown; baseDir: string } {
@@ -104,7 +103,7 @@ export function addCatalogCommands(program: Command, provider: Command): void {
     .description("the providers stored in the catalog, and how each one's key is given (never the key)")
     .action(() =>
       withStore(async (store) => {
-        const providers = await listStoredProviders({ db: store.db });
+        const providers = await listStoredProviders({ db: store.db, actingAs: "cli" });
         print(
           { object: "list", data: providers },
           providers.map((p) => ({
@@ -248,7 +247,7 @@ export function addCatalogCommands(program: Command, provider: Command): void {
             param: "state",
           });
         const entries = await listStoredEntries(
-          { db: store.db },
+          { db: store.db, actingAs: "cli" },
           { providerId: options.provider, state: options.state as "draft" | "published" | undefined },
         );
         print({ object: "list", data: entries }, entries.map(entryRow));

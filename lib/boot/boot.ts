@@ -10,7 +10,6 @@ import type { Services } from "../core/context";
 import { compileBlocklist } from "../core/catalog/moderation";
 import { installBuiltInModels } from "../core/catalog/catalog";
 import { BUILT_IN_MODELS } from "../models";
-import { CLI_AUDIT } from "../core/audit/audit-writer";
 import { applyProvidersFile, storedButNotInFile } from "../providers/stored-catalog/apply-file";
 import { watchStoredCatalog, type CatalogWatch } from "../providers/stored-catalog/catalog-watch";
 import { loadStoredCatalog, type LoadCtx } from "../providers/stored-catalog/load";
@@ -76,7 +75,7 @@ export async function openConfiguredStore(
         db: store.db,
         secretKey: config.secretKey,
         env: config.providerEnv,
-        audit: CLI_AUDIT,
+        actingAs: "cli",
         baseDir: config.providersFile ? path.dirname(config.providersFile) : undefined,
       },
       config.providerDocuments,

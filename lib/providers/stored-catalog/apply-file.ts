@@ -20,7 +20,7 @@ import {
   updateProviderRow,
 } from "../../core/catalog/remote-store";
 import type { ProviderDocuments } from "../providers-file";
-import { providerEdit, type CatalogCtx } from "./catalog-verbs";
+import { catalogAuditBy, type CatalogCtx, providerEdit } from "./catalog-verbs";
 import { entryEdit } from "./entry-verbs";
 import { providerAudit } from "./catalog-audit";
 import { checkEntryDocument, stableJson } from "./documents";
@@ -101,7 +101,7 @@ export async function applyProvidersFile(
       if (result.provider === "added" || result.provider === "updated" || result.added.length || result.updated.length)
         await recordAudit(
           trx,
-          ctx.audit,
+          catalogAuditBy(ctx),
           providerAudit("provider.applied", row.id, null, row, {
             provider: result.provider,
             entries_added: result.added,

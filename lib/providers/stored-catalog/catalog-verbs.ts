@@ -10,7 +10,8 @@ import { isUniqueViolation } from "../../store/dialects";
 import type { Db } from "../../store/database";
 import { withTransaction } from "../../store/writes";
 import { nowIso } from "../../core/context";
-import { recordAudit, type AuditBy } from "../../core/audit/audit-writer";
+import { CLI_AUDIT, recordAudit, type AuditBy } from "../../core/audit/audit-writer";
+import { opsAuditBy, type OpsCtx } from "../../core/ops/ops-principal";
 import {
   deleteProviderRow,
   insertProviderRow,
@@ -27,12 +28,17 @@ import type { JsonObject } from "../common/json-fields";
 import { checkProviderDocument, credentialOf } from "./documents";
 import { providerAudit } from "./catalog-audit";
 
-/** Who asks, and what checking a document needs: the store, SECRET_KEY, the environment for `api_key_env`. */
+/**
+ * Who asks, and what checking a document needs: the store, SECRET_KEY, the environment for
+ * `api_key_env`. Only an operator may read or change the remote catalog: the studio passes the
+ * OpsCtx only opsPrincipal() makes (a page that did not ask for one does not compile); the admin
+ * CLI, and the providers file's apply at start, act as "cli".
+ */
 export interface CatalogCtx {
   db: Db;
   secretKey: string;
   env: Record<string, string | undefined>;
-  audit: AuditBy;
+  actingAs: OpsCtx | "cli";
   /** Where paths in a document (a ComfyUI workflow file) are read from; the process's folder by default. */
   baseDir?: string;
 }
@@ -60,6 +66,11 @@ export interface StoredEntry {
   document: JsonObject;
   created_at: string;
   updated_at: string;
+}
+
+/** Who the audit events of a change name: the ops user (and their address), or the CLI. */
+export function catalogAuditBy(ctx: Pick<CatalogCtx, "actingAs">): AuditBy {
+  return ctx.actingAs === "cli" ? CLI_AUDIT : opsAuditBy(ctx.actingAs);
 }
 
 export function providerSecretPurpose(providerId: string): string {
@@ -130,13 +141,13 @@ export async function change<T>(ctx: CatalogCtx, fn: (trx: Db) => Promise<T>): P
   return result;
 }
 
-export async function listStoredProviders(ctx: Pick<CatalogCtx, "db">): Promise<StoredProvider[]> {
+export async function listStoredProviders(ctx: Pick<CatalogCtx, "db" | "actingAs">): Promise<StoredProvider[]> {
   const [rows, entries] = await Promise.all([readRemoteProviders(ctx.db), readRemoteEntries(ctx.db)]);
   return rows.map((row) => presentProvider(row, entries.filter((e) => e.provider_id === row.id).length));
 }
 
 export async function listStoredEntries(
-  ctx: Pick<CatalogCtx, "db">,
+  ctx: Pick<CatalogCtx, "db" | "actingAs">,
   filter: { providerId?: string; state?: "draft" | "published" } = {},
 ): Promise<StoredEntry[]> {
   return (await readRemoteEntries(ctx.db, filter)).map(presentEntry);
@@ -167,7 +178,7 @@ export async function addProvider(
         param: "provider.id",
       });
     await insertProviderRow(trx, row);
-    await recordAudit(trx, ctx.audit, providerAudit("provider.added", provider.id, null, row));
+    await recordAudit(trx, catalogAuditBy(ctx), providerAudit("provider.added", provider.id, null, row));
     return presentProvider(row, 0);
   });
 }
@@ -186,7 +197,7 @@ export async function editProvider(
     const next = await providerEdit(ctx, before, input.document, input.apiKey);
     await updateProviderRow(trx, before.id, next);
     const after = { ...before, ...next };
-    await recordAudit(trx, ctx.audit, providerAudit("provider.edited", before.id, before, after));
+    await recordAudit(trx, catalogAuditBy(ctx), providerAudit("provider.edited", before.id, before, after));
     const entries = await readRemoteEntries(trx, { providerId: before.id });
     return presentProvider(after, entries.length);
   });
@@ -232,7 +243,7 @@ export async function removeProvider(ctx: CatalogCtx, input: { id: string }): Pr
     if (!before) throw notFound("provider", input.id);
     const entries = await readRemoteEntries(trx, { providerId: before.id });
     await deleteProviderRow(trx, before.id);
-    await recordAudit(trx, ctx.audit, {
+    await recordAudit(trx, catalogAuditBy(ctx), {
       ...providerAudit("provider.removed", before.id, before, null),
     });
     return { id: before.id, entries: entries.length };

@@ -16,7 +16,15 @@ import {
   type RemoteProviderRow,
 } from "../../core/catalog/remote-store";
 import type { JsonObject } from "../common/json-fields";
-import { change, notFound, parseCtx, presentEntry, type CatalogCtx, type StoredEntry } from "./catalog-verbs";
+import {
+  catalogAuditBy,
+  type CatalogCtx,
+  change,
+  notFound,
+  parseCtx,
+  presentEntry,
+  type StoredEntry,
+} from "./catalog-verbs";
 import { changesRuns, checkEntryDocument, nextRevision } from "./documents";
 import { entryAudit } from "./catalog-audit";
 
@@ -46,8 +54,8 @@ export async function addEntry(
       updated_at: now,
     };
     await insertEntryRow(trx, row);
-    if (input.publish) await recordAudit(trx, ctx.audit, entryAudit("entry.published", null, row));
-    else await recordAudit(trx, ctx.audit, entryAudit("entry.edited", null, row));
+    if (input.publish) await recordAudit(trx, catalogAuditBy(ctx), entryAudit("entry.published", null, row));
+    else await recordAudit(trx, catalogAuditBy(ctx), entryAudit("entry.edited", null, row));
     return presentEntry(row);
   });
 }
@@ -91,7 +99,7 @@ export async function editEntry(ctx: CatalogCtx, input: { id: string; document: 
     const next = await entryEdit(ctx, trx, before, provider, input.document);
     await updateEntryRow(trx, before.id, next);
     const after = { ...before, ...next };
-    await recordAudit(trx, ctx.audit, entryAudit("entry.edited", before, after));
+    await recordAudit(trx, catalogAuditBy(ctx), entryAudit("entry.edited", before, after));
     return presentEntry(after);
   });
 }
@@ -104,7 +112,7 @@ export async function publishEntry(ctx: CatalogCtx, input: { id: string }): Prom
     if (before.state === "published") return presentEntry(before);
     const after = { ...before, state: "published" as const, updated_at: nowIso() };
     await updateEntryRow(trx, before.id, { state: after.state, updated_at: after.updated_at });
-    await recordAudit(trx, ctx.audit, entryAudit("entry.published", before, after));
+    await recordAudit(trx, catalogAuditBy(ctx), entryAudit("entry.published", before, after));
     return presentEntry(after);
   });
 }
@@ -126,7 +134,7 @@ async function setLifecycle(
     const next = await entryEdit(ctx, trx, before, provider, { ...previous, lifecycle });
     await updateEntryRow(trx, before.id, next);
     const after = { ...before, ...next };
-    await recordAudit(trx, ctx.audit, entryAudit(action, before, after));
+    await recordAudit(trx, catalogAuditBy(ctx), entryAudit(action, before, after));
     return presentEntry(after);
   });
 }

@@ -14,7 +14,7 @@ import {
   updateProviderRow,
 } from "../../core/catalog/remote-store";
 import { providerAudit } from "./catalog-audit";
-import { providerSecretPurpose, type CatalogCtx } from "./catalog-verbs";
+import { catalogAuditBy, type CatalogCtx, providerSecretPurpose } from "./catalog-verbs";
 
 /** Re-seals every stored key from `oldSecretKey` to ctx.secretKey; keys already under the current one are left. */
 export async function rekeyStoredSecrets(
@@ -49,7 +49,7 @@ export async function rekeyStoredSecrets(
       await updateProviderRow(trx, row.id, next);
       await recordAudit(
         trx,
-        ctx.audit,
+        catalogAuditBy(ctx),
         providerAudit("provider.edited", row.id, row, { ...row, ...next }, { rekeyed: true }),
       );
       rekeyed.push(row.id);

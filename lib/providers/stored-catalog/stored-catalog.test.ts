@@ -5,7 +5,6 @@
 import path from "node:path";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI_AUDIT } from "../../core/audit/audit-writer";
 import {
   allCatalogEntries,
   definitionAtRevision,
@@ -34,6 +33,10 @@ import { addEntry, deprecateEntry, editEntry, publishEntry, retireEntry } from "
 import { watchStoredCatalog } from "./catalog-watch";
 import { loadStoredCatalog, storedProviders } from "./load";
 import { rekeyStoredSecrets } from "./rekey";
+import { createWorkspace } from "../../core/workspaces/workspaces";
+import { createUser } from "../../core/workspaces/users";
+import { opsPrincipal } from "../../core/ops/ops-principal";
+import type { Ctx } from "../../core/context";
 import { testRunTools } from "../../models/testing/test-tools";
 
 type Json = Record<string, unknown>;
@@ -98,6 +101,17 @@ async function refusal(promise: Promise<unknown>): Promise<{ param: string | nul
   throw new Error("expected a refusal");
 }
 
+/**
+ * Only an operator reads or changes the catalog: never called, it only has to type-check, and
+ * `tsc --noEmit` fails on an expect-error line that compiles.
+ */
+export function withoutTheOperator(member: Ctx, base: Omit<CatalogCtx, "actingAs">): void {
+  // @ts-expect-error a signed-in member's Ctx is no operator, though it has a db
+  void listStoredProviders({ db: member.db, actingAs: member });
+  // @ts-expect-error nor is a context that says nothing of who asks
+  void addProvider(base, { document: {} });
+}
+
 describe(`the remote catalog in the store (${testDialect()})`, () => {
   let t: TestStore;
   let ctx: CatalogCtx;
@@ -105,7 +119,7 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
 
   beforeAll(async () => {
     t = await openTestStore();
-    ctx = { db: t.store.db, secretKey: SECRET_KEY, env: ENV, audit: CLI_AUDIT };
+    ctx = { db: t.store.db, secretKey: SECRET_KEY, env: ENV, actingAs: "cli" };
   });
   afterEach(async () => {
     for (const close of closers.splice(0).reverse()) await close();
@@ -497,6 +511,20 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
       return spare.db;
     }
   });
+
+  it("an operator's change is audited as that user, from their address", async () => {
+    const home = await createWorkspace({ db: t.store.db }, { name: "catalog operators" });
+    const user = await createUser(
+      { db: t.store.db },
+      { email: `ops-${Math.random()}@example.com`, password: "long enough", workspaceId: home.id, role: "owner", ops: true }, // prettier-ignore
+    );
+    const ops = await opsPrincipal(t.store.db, user.id, undefined, "203.0.113.9");
+    await addProvider({ ...ctx, actingAs: ops }, { document: settings("by-ops") });
+    const audit = await t.store.db.selectFrom("audit_events").selectAll().where("target_id", "=", "by-ops").execute();
+    expect(audit.map((a) => [a.action, a.actor_type, a.actor_id, a.ip])).toEqual([
+      ["provider.added", "user", user.id, "203.0.113.9"],
+    ]);
+  });
 });
 
 describe(`rotating SECRET_KEY (${testDialect()})`, () => {
@@ -509,7 +537,7 @@ describe(`rotating SECRET_KEY (${testDialect()})`, () => {
   });
 
   it("re-seals every stored key under the new SECRET_KEY in one go; a key neither opens stops it", async () => {
-    const old: CatalogCtx = { db: t.store.db, secretKey: SECRET_KEY, env: ENV, audit: CLI_AUDIT };
+    const old: CatalogCtx = { db: t.store.db, secretKey: SECRET_KEY, env: ENV, actingAs: "cli" };
     await addProvider(old, { document: settings("rot-a", { api_key_env: undefined }), apiKey: "sk-a" });
     await addProvider(old, { document: settings("rot-b", { api_key_env: undefined }), apiKey: "sk-b" });
     const current: CatalogCtx = { ...old, secretKey: "the-new-secret-key-the-new-secret-key-00" };
