@@ -12,6 +12,8 @@ import type { Store } from "../lib/store/store";
 import { providersFileDocuments, ProvidersFileError } from "../lib/providers";
 import { applyProvidersFile, storedButNotInFile } from "../lib/providers/stored-catalog/apply-file";
 import { rekeyStoredSecrets } from "../lib/providers/stored-catalog/rekey";
+import { storedProviders } from "../lib/providers/stored-catalog/load";
+import { checkProviderConnection } from "../lib/providers/connection-check";
 import {
   addProvider,
   editProvider,
@@ -153,6 +155,39 @@ export function addCatalogCommands(program: Command, provider: Command): void {
         const edited = await editProvider(catalogCtx(store, config, baseDir), { id, document, apiKey });
         await changed(store, config);
         print(edited, [{ id: edited.id, kind: edited.kind, credential: edited.credential }]);
+      }),
+    );
+
+  provider
+    .command("test")
+    .argument("<id>", "the provider's id")
+    .description(
+      "test a stored provider's connection with one cheap read (an account, a model list, system stats; never a generation); exits 1 when it fails",
+    )
+    .action((id: string) =>
+      withStore(async (store, config) => {
+        const warnings: string[] = [];
+        const ctx = {
+          db: store.db,
+          secretKey: config.secretKey,
+          env: config.providerEnv,
+          warn: (w: string) => warnings.push(w),
+        };
+        const found = (await storedProviders(ctx)).find((p) => p.id === id);
+        if (!found) {
+          // Stored but not usable here (its key's variable unset, a key sealed under another SECRET_KEY): say why.
+          const why = warnings.find((w) => w.includes(`provider ${id} `));
+          throw new ApiError(
+            "resource_not_found",
+            why ?? `No provider "${id}" in the stored catalog. "provider list" shows them.`,
+            { param: "provider" },
+          );
+        }
+        const check = await checkProviderConnection(found);
+        print({ object: "provider_check", provider: id, ...check }, [
+          { provider: id, ok: check.ok, latency_ms: check.latency_ms, said: check.ok ? check.detail : check.error },
+        ]);
+        if (!check.ok) process.exitCode = 1;
       }),
     );
 

@@ -5,7 +5,8 @@
 // restart; a run queued before an edit of the entry's upstream model runs with the revision it
 // was created with; a retired entry answers 410; and the server, started again on that store,
 // serves the stored entries with no providers file at all.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -43,6 +44,19 @@ test.beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
+      // The connection check's cheap read (`admin provider test`): the models this key may use.
+      if (req.method === "GET" && req.url === "/v1/models") {
+        const ours = req.headers.authorization === `Bearer ${PASTED_KEY}`;
+        res.writeHead(ours ? 200 : 401, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify(
+            ours
+              ? { object: "list", data: ["sketch-1", "sketch-2"].map((id) => ({ id, object: "model" })) }
+              : { error: { message: "Incorrect API key provided.", type: "invalid_request_error" } },
+          ),
+        );
+        return;
+      }
       const body = JSON.parse(Buffer.concat(chunks).toString() || "{}") as Record<string, unknown>;
       seen.push({ auth: req.headers.authorization, body });
       res.writeHead(200, { "content-type": "application/json" }).end(
@@ -71,6 +85,16 @@ function cli<T = Record<string, unknown>>(spec: ServerSpec, args: string[], inpu
     input,
   });
   return JSON.parse(out) as T;
+}
+
+/** As `cli`, without blocking this process: for a command that calls the fake this process serves. */
+async function cliAsync<T = Record<string, unknown>>(spec: ServerSpec, args: string[]): Promise<T> {
+  const { stdout } = await promisify(execFile)(process.execPath, [ADMIN_CLI, "--json", ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...storeEnv(spec) },
+    encoding: "utf8",
+  });
+  return JSON.parse(stdout) as T;
 }
 
 /** The CLI's error for a refused call (exit 1, the error as JSON on stderr). */
@@ -161,6 +185,14 @@ for (const spec of SPECS) {
       );
       expect(provider.credential).toBe("secret set");
       expect(JSON.stringify(cli(spec, ["provider", "list"]))).not.toContain(PASTED_KEY);
+      // Its connection tested with the pasted key (a model list, no generation), which it never prints.
+      const check = await cliAsync<{ ok: boolean; detail: string }>(spec, ["provider", "test", "stored"]);
+      expect(check).toMatchObject({ object: "provider_check", provider: "stored", ok: true, detail: "2 models" });
+      expect(JSON.stringify(check)).not.toContain(PASTED_KEY);
+      expect(cliFailure(spec, ["provider", "test", "nowhere"])).toMatchObject({
+        code: "resource_not_found",
+        param: "provider",
+      });
       // A document the providers file would refuse is refused here, naming the field.
       const badPrice = path.join(scratch, "bad-price.json");
       writeFileSync(
