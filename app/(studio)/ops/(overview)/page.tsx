@@ -212,7 +212,11 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
           <Link href="/ops/margins" className="font-medium text-indigo-600 hover:text-indigo-700">
             Margins
           </Link>
-          : what runs were charged against what they cost at the providers.
+          : what runs were charged against what they cost at the providers.{" "}
+          <Link href="/ops/providers" className="font-medium text-indigo-600 hover:text-indigo-700">
+            Providers
+          </Link>
+          : the remote providers, their keys, health and recent failures.
         </p>
       </div>
 
