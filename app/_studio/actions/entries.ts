@@ -1,0 +1,201 @@
+"use server";
+// The ops entry editor's actions (/ops/entries): check a document as the store would and quote its
+// example, import one from the provider's own schema, save it as a draft or publish it, deprecate
+// and retire it. Each asks for the ops principal first (anyone else gets the 404) and goes through
+// the stored catalog's verbs, so a refusal is the verb's message naming its field. No provider key
+// ever leaves the server: an import reads it here and answers the document only.
+// Nothing here revalidates a path: the entry pages are dynamic, and a refresh would remount the
+// editor (its URL moves from /new to the entry's after the first save) and lose what it says.
+import { getRuntime } from "@/lib/boot/runtime";
+import { ApiError } from "@/lib/primitives/errors";
+import { formatUsd } from "@/lib/primitives/money";
+import { openSecret } from "@/lib/primitives/secret-box";
+import { priceInput } from "@/lib/core/runs/pricing";
+import { readRemoteProvider } from "@/lib/core/catalog/remote-store";
+import {
+  listStoredEntries,
+  providerSecretPurpose,
+  type CatalogCtx,
+} from "@/lib/providers/stored-catalog/catalog-verbs";
+import { checkEntryDocument } from "@/lib/providers/stored-catalog/documents";
+import {
+  addEntry,
+  deprecateEntry,
+  editEntry,
+  publishEntry,
+  retireEntry,
+} from "@/lib/providers/stored-catalog/entry-verbs";
+import { importEntry, SchemaImportError } from "@/lib/providers/import-entry";
+import { actionError } from "@/app/_studio/action-error";
+import { requireOps } from "@/app/_studio/studio-ctx";
+
+export type EntryRefusal = { ok: false; message: string; param: string | null };
+
+/** What the editor shows of a stored entry after a change. */
+export interface SavedEntry {
+  id: string;
+  state: "draft" | "published";
+  revision: string;
+  /** The revision before the change, when the change made a new one. */
+  previousRevision: string | null;
+  lifecycle: { deprecated_at?: string; sunset_at?: string; replaced_by?: string | null } | null;
+}
+
+async function catalogCtx(): Promise<CatalogCtx> {
+  const { ops } = await requireOps();
+  const { config } = await getRuntime();
+  return { db: ops.db, secretKey: config.secretKey, env: { ...config.providerEnv }, actingAs: ops };
+}
+
+function refusal(err: unknown): EntryRefusal {
+  if (err instanceof SchemaImportError) return { ok: false, message: err.message, param: "import" };
+  const { message, param } = actionError(err);
+  return { ok: false, message, param };
+}
+
+function saved(
+  entry: { id: string; state: "draft" | "published"; revision: string; document: Record<string, unknown> },
+  before: string | null,
+): SavedEntry {
+  return {
+    id: entry.id,
+    state: entry.state,
+    revision: entry.revision,
+    previousRevision: before !== null && before !== entry.revision ? before : null,
+    lifecycle: (entry.document.lifecycle as SavedEntry["lifecycle"]) ?? null,
+  };
+}
+
+export type EntryCheck = { ok: true; quoteUsd: string | null; quoteError: string | null } | EntryRefusal;
+
+/**
+ * The document checked by the providers file's own parser against the provider's kind, and the
+ * price of `example` under its pricing (priceInput, as a quote makes it).
+ */
+export async function checkEntryAction(
+  providerId: string,
+  document: unknown,
+  example: Record<string, unknown>,
+): Promise<EntryCheck> {
+  try {
+    const ctx = await catalogCtx();
+    const provider = await readRemoteProvider(ctx.db, providerId);
+    if (!provider)
+      throw new ApiError("resource_not_found", `No provider "${providerId}" in the stored catalog.`, {
+        param: "provider",
+      });
+    const { parsed } = checkEntryDocument(document, provider, { baseDir: process.cwd(), env: ctx.env });
+    try {
+      return { ok: true, quoteUsd: formatUsd(priceInput(parsed.pricing, example)), quoteError: null };
+    } catch (err) {
+      return { ok: true, quoteUsd: null, quoteError: (err as Error).message };
+    }
+  } catch (err) {
+    return refusal(err);
+  }
+}
+
+export type ImportResult = { ok: true; document: Record<string, unknown>; notes: string[] } | EntryRefusal;
+
+/** A ready document from the provider's own schema: a Replicate model or a fal endpoint. */
+export async function importEntryAction(input: {
+  providerId: string;
+  source: string;
+  id: string;
+  usd: string;
+  unit: string;
+}): Promise<ImportResult> {
+  try {
+    const ctx = await catalogCtx();
+    const provider = await readRemoteProvider(ctx.db, input.providerId);
+    if (!provider || (provider.kind !== "replicate" && provider.kind !== "fal"))
+      return { ok: false, message: "Importing reads a Replicate or fal provider's schema.", param: "provider" };
+    const settings = JSON.parse(provider.settings_json) as { api_key_env?: string };
+    const apiKey = provider.secret_ciphertext
+      ? openSecret(ctx.secretKey, providerSecretPurpose(provider.id), provider.secret_ciphertext)
+      : settings.api_key_env
+        ? (ctx.env[settings.api_key_env] ?? null)
+        : null;
+    const source = input.source.trim();
+    const imported = await importEntry({
+      id: input.id.trim(),
+      usd: input.usd.trim(),
+      unit: input.unit.trim() || "image",
+      source: provider.kind === "replicate" ? { kind: "replicate", model: source } : { kind: "fal", endpoint: source },
+      apiKey: provider.kind === "replicate" ? apiKey : null,
+      signal: AbortSignal.timeout(20_000),
+    });
+    const dropped = imported.dropped.map((d) => `left out ${d.field}: ${d.reason}`);
+    return { ok: true, document: imported.entry, notes: [...imported.notes, ...dropped] };
+  } catch (err) {
+    return refusal(err);
+  }
+}
+
+export type SaveResult = { ok: true; entry: SavedEntry } | EntryRefusal;
+
+/** Adds the entry (a draft, or published at once) or edits the stored one; then publishes when asked. */
+export async function saveEntryAction(input: {
+  providerId: string;
+  /** The stored entry's id when editing; null for a new one. */
+  storedId: string | null;
+  document: unknown;
+  publish: boolean;
+}): Promise<SaveResult> {
+  try {
+    const ctx = await catalogCtx();
+    let before: string | null = null;
+    let entry;
+    if (input.storedId === null) {
+      entry = await addEntry(ctx, { providerId: input.providerId, document: input.document, publish: input.publish });
+    } else {
+      const current = (await listStoredEntries(ctx)).find((e) => e.id === input.storedId);
+      before = current?.revision ?? null;
+      // The editor leaves the lifecycle to deprecate and retire: a save keeps the stored one.
+      const lifecycle = current?.document.lifecycle;
+      const document =
+        input.document && typeof input.document === "object" && !Array.isArray(input.document)
+          ? { ...(input.document as Record<string, unknown>), ...(lifecycle ? { lifecycle } : {}) }
+          : input.document;
+      entry = await editEntry(ctx, { id: input.storedId, document });
+      if (input.publish) entry = await publishEntry(ctx, { id: entry.id });
+    }
+    return { ok: true, entry: saved(entry, before) };
+  } catch (err) {
+    return refusal(err);
+  }
+}
+
+/** Deprecated now, retired at `sunsetAt` (a date or ISO time), pointing at `replacedBy` when given. */
+export async function deprecateEntryAction(input: {
+  id: string;
+  sunsetAt: string;
+  replacedBy: string;
+}): Promise<SaveResult> {
+  try {
+    const ctx = await catalogCtx();
+    const sunset = input.sunsetAt.trim();
+    const when = /^\d{4}-\d{2}-\d{2}$/.test(sunset) ? `${sunset}T00:00:00.000Z` : sunset;
+    if (!when || Number.isNaN(Date.parse(when)))
+      return { ok: false, message: "Give the sunset as a date, such as 2027-01-31.", param: "sunset_at" };
+    const entry = await deprecateEntry(ctx, {
+      id: input.id,
+      sunsetAt: new Date(when).toISOString(),
+      replacedBy: input.replacedBy.trim() || null,
+    });
+    return { ok: true, entry: saved(entry, null) };
+  } catch (err) {
+    return refusal(err);
+  }
+}
+
+/** Retired now: new runs answer 410 and the catalog no longer lists it. */
+export async function retireEntryAction(input: { id: string; replacedBy: string }): Promise<SaveResult> {
+  try {
+    const ctx = await catalogCtx();
+    const entry = await retireEntry(ctx, { id: input.id, replacedBy: input.replacedBy.trim() || null });
+    return { ok: true, entry: saved(entry, null) };
+  } catch (err) {
+    return refusal(err);
+  }
+}
