@@ -216,7 +216,11 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
           <Link href="/ops/providers" className="font-medium text-indigo-600 hover:text-indigo-700">
             Providers
           </Link>
-          : the remote providers, their keys, health and recent failures.
+          : the remote providers, their keys, health and recent failures.{" "}
+          <Link href="/ops/entries" className="font-medium text-indigo-600 hover:text-indigo-700">
+            Entries
+          </Link>
+          : add a model and edit the stored catalog.
         </p>
       </div>
 

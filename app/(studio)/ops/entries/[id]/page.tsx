@@ -1,0 +1,45 @@
+// Operators only: one stored catalog entry in the editor, with its lifecycle. An unknown id is a 404.
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { requireOps } from "@/app/_studio/studio-ctx";
+import { Breadcrumb } from "@/components/breadcrumb";
+import { EntryEditor } from "@/components/ops-entry-editor";
+import { listStoredEntries, listStoredProviders } from "@/lib/providers/stored-catalog/catalog-verbs";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Entry · Ops · Atelier" };
+
+export default async function EntryPage({ params }: { params: Promise<{ id: string }> }) {
+  const { ops } = await requireOps();
+  const id = decodeURIComponent((await params).id);
+  const [providers, entries] = await Promise.all([
+    listStoredProviders({ db: ops.db, actingAs: ops }),
+    listStoredEntries({ db: ops.db, actingAs: ops }),
+  ]);
+  const entry = entries.find((e) => e.id === id);
+  if (!entry) notFound();
+  return (
+    <div className="mx-auto max-w-6xl">
+      <Breadcrumb parent={{ href: "/ops", label: "Ops" }}>
+        <Link href="/ops/entries" className="hover:text-zinc-800">
+          Entries
+        </Link>
+        <span className="mx-1.5 text-zinc-300">/</span>
+        <span>{entry.id}</span>
+      </Breadcrumb>
+      <h1 className="mb-6 text-2xl font-semibold tracking-tight break-words text-zinc-900">
+        {String(entry.document.name ?? entry.id)}
+      </h1>
+      <EntryEditor
+        providers={providers.map((p) => ({ id: p.id, kind: p.kind }))}
+        entry={{
+          id: entry.id,
+          provider: entry.provider,
+          state: entry.state,
+          revision: entry.revision,
+          document: entry.document,
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,781 @@
+"use client";
+// The ops entry editor (/ops/entries/new, /ops/entries/<id>): an entry's words as fields, its
+// input schema as JSON beside the live form creators will see (the model page's SchemaForm), its
+// price with a quote of the example input, then save as a draft or publish, and its lifecycle.
+// Every change is checked by the server as the store would check it (the providers file's
+// parser), and a refusal is shown at the field its path names.
+import { Component, useEffect, useMemo, useRef, useState, useTransition, type ReactNode } from "react";
+import type { RJSFSchema } from "@rjsf/utils";
+import { SchemaForm, type SchemaFormExtras } from "./schema-form";
+import { lifecycleText, type EntryLifecycle } from "./ops-entry-lifecycle";
+import {
+  checkEntryAction,
+  deprecateEntryAction,
+  importEntryAction,
+  retireEntryAction,
+  saveEntryAction,
+  type EntryCheck,
+  type SavedEntry,
+} from "@/app/_studio/actions/entries";
+
+export interface EditorProvider {
+  id: string;
+  kind: string;
+}
+
+export interface EditorEntry {
+  id: string;
+  provider: string;
+  state: "draft" | "published";
+  revision: string;
+  document: Record<string, unknown>;
+}
+
+const INPUT =
+  "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus:border-indigo-500 focus:ring-1 focus:ring-indigo-500 focus:outline-none";
+const MONO = `${INPUT} font-mono text-xs leading-5`;
+const LABEL = "block text-sm font-medium text-zinc-700";
+const BUTTON = "rounded-md px-3 py-2 text-sm font-medium shadow-sm disabled:cursor-not-allowed disabled:opacity-50";
+const MODALITIES = ["image", "video", "audio", "3d"];
+
+/** The fields the editor shows one by one; the rest of the document is "Other fields". */
+const OWN_FIELDS = [
+  "id",
+  "upstream_model",
+  "name",
+  "description",
+  "modality",
+  "tasks",
+  "revision",
+  "input_schema",
+  "pricing",
+  // Set by the Lifecycle section's verbs only: a save keeps the stored one (saveEntryAction).
+  "lifecycle",
+] as const;
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** A blank entry: one prompt field, a flat price per image. */
+function blankDocument(): Record<string, unknown> {
+  return {
+    id: "",
+    upstream_model: "",
+    name: "",
+    description: "",
+    modality: "image",
+    tasks: ["text-to-image"],
+    revision: today(),
+    input_schema: {
+      type: "object",
+      additionalProperties: false,
+      required: ["prompt"],
+      properties: { prompt: { type: "string", title: "Prompt", minLength: 1, maxLength: 1000 } },
+    },
+    pricing: { unit: "image", usd: "0.04", drivers: [], overrides: [] },
+  };
+}
+
+interface Fields {
+  id: string;
+  upstream: string;
+  name: string;
+  description: string;
+  modality: string;
+  tasks: string;
+  revision: string;
+  schema: string;
+  unit: string;
+  usd: string;
+  drivers: string;
+  overrides: string;
+  other: string;
+}
+
+const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+const list = (text: string) =>
+  text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+function fieldsOf(doc: Record<string, unknown>): Fields {
+  const pricing = (doc.pricing ?? {}) as { unit?: string; usd?: string; drivers?: string[]; overrides?: unknown[] };
+  const other = Object.fromEntries(Object.entries(doc).filter(([k]) => !(OWN_FIELDS as readonly string[]).includes(k)));
+  return {
+    id: String(doc.id ?? ""),
+    upstream: String(doc.upstream_model ?? ""),
+    name: String(doc.name ?? ""),
+    description: String(doc.description ?? ""),
+    modality: String(doc.modality ?? "image"),
+    tasks: Array.isArray(doc.tasks) ? doc.tasks.join(", ") : "",
+    revision: String(doc.revision ?? today()),
+    schema: pretty(doc.input_schema ?? {}),
+    unit: pricing.unit ?? "image",
+    usd: pricing.usd ?? "",
+    drivers: (pricing.drivers ?? []).join(", "),
+    overrides: pretty(pricing.overrides ?? []),
+    other: pretty(other),
+  };
+}
+
+/** JSON.parse with the place of a mistake as line and column. */
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (err) {
+    const message = (err as Error).message;
+    const at = /position (\d+)/.exec(message);
+    const pos = at ? Number(at[1]) : text.length;
+    const before = text.slice(0, pos).split("\n");
+    const line = before.length;
+    const column = before.at(-1)!.length + 1;
+    const what = message.replace(/\s*\(line \d+ column \d+\)/, "").replace(/ in JSON at position \d+/, "");
+    return { ok: false, message: `Line ${line}, column ${column}: ${what}` };
+  }
+}
+
+/** Input from a schema's defaults: what the example starts as. */
+function defaultsOf(schema: unknown): Record<string, unknown> {
+  const props = (schema as { properties?: Record<string, { default?: unknown }> } | null)?.properties ?? {};
+  const out: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries(props)) if (p && p.default !== undefined) out[k] = p.default;
+  return out;
+}
+
+type Built = { document: Record<string, unknown>; errors: Record<string, string> };
+
+function build(f: Fields): Built {
+  const errors: Record<string, string> = {};
+  const schema = parseJson(f.schema);
+  if (!schema.ok) errors.schema = schema.message;
+  const overrides = parseJson(f.overrides);
+  if (!overrides.ok) errors.overrides = overrides.message;
+  const other = parseJson(f.other);
+  if (!other.ok) errors.other = other.message;
+  else if (!other.value || typeof other.value !== "object" || Array.isArray(other.value))
+    errors.other = "Other fields must be a JSON object ({} for none).";
+  const rest =
+    other.ok && other.value && typeof other.value === "object" ? (other.value as Record<string, unknown>) : {};
+  return {
+    errors,
+    document: {
+      ...rest,
+      id: f.id.trim(),
+      ...(f.upstream.trim() ? { upstream_model: f.upstream.trim() } : {}),
+      name: f.name,
+      description: f.description,
+      modality: f.modality,
+      tasks: list(f.tasks),
+      revision: f.revision.trim(),
+      input_schema: schema.ok ? schema.value : {},
+      pricing: {
+        unit: f.unit.trim(),
+        usd: f.usd.trim(),
+        drivers: list(f.drivers),
+        overrides: overrides.ok ? overrides.value : [],
+      },
+    },
+  };
+}
+
+/** Which editor field a verb's param ("entry.pricing.usd", "entry.input_schema.additionalProperties") names. */
+function fieldOfParam(param: string | null): keyof Fields | "example" | "general" {
+  const p = (param ?? "").replace(/^entry\.?/, "");
+  if (p === "id") return "id";
+  if (p.startsWith("upstream_model")) return "upstream";
+  if (p.startsWith("name")) return "name";
+  if (p.startsWith("description")) return "description";
+  if (p.startsWith("modality")) return "modality";
+  if (p.startsWith("tasks")) return "tasks";
+  if (p.startsWith("revision")) return "revision";
+  if (p.startsWith("input_schema")) return "schema";
+  if (p.startsWith("pricing.overrides")) return "overrides";
+  if (p.startsWith("pricing.drivers")) return "drivers";
+  if (p.startsWith("pricing.unit")) return "unit";
+  if (p.startsWith("pricing")) return "usd";
+  if (p === "") return "general";
+  return "other";
+}
+
+/** Keeps a schema RJSF cannot draw from taking the page down: a message instead. */
+class FormGuard extends Component<{ children: ReactNode }, { error: string | null }> {
+  override state = { error: null as string | null };
+  static getDerivedStateFromError(err: unknown) {
+    return { error: (err as Error)?.message ?? String(err) };
+  }
+  override render() {
+    if (this.state.error)
+      return (
+        <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-800">
+          The form cannot be drawn from this schema: {this.state.error}
+        </p>
+      );
+    return this.props.children;
+  }
+}
+
+const PREVIEW_EXTRAS: SchemaFormExtras = {
+  fieldErrors: {},
+  files: [],
+  upload: async () => ({
+    ok: false,
+    error: { code: "preview", message: "Uploads are off in the preview.", param: null },
+  }),
+  directUpload: async () => ({
+    ok: false,
+    error: { code: "preview", message: "Uploads are off in the preview.", param: null },
+  }),
+  onUploaded: () => {},
+};
+
+function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p id={id} role="alert" className="mt-1 text-sm break-words text-red-700" data-testid={`${id}`}>
+      {message}
+    </p>
+  );
+}
+
+export function EntryEditor({ providers, entry }: { providers: EditorProvider[]; entry: EditorEntry | null }) {
+  const [providerId, setProviderId] = useState(entry?.provider ?? providers[0]?.id ?? "");
+  const provider = providers.find((p) => p.id === providerId) ?? null;
+  const [stored, setStored] = useState<SavedEntry | null>(
+    entry
+      ? {
+          id: entry.id,
+          state: entry.state,
+          revision: entry.revision,
+          previousRevision: null,
+          lifecycle: (entry.document.lifecycle as EntryLifecycle | undefined) ?? null,
+        }
+      : null,
+  );
+  const [f, setF] = useState<Fields>(() => fieldsOf(entry?.document ?? blankDocument()));
+  const set = (patch: Partial<Fields>) => setF((prev) => ({ ...prev, ...patch }));
+  const [exampleText, setExampleText] = useState(() =>
+    pretty(defaultsOf(entry?.document.input_schema ?? blankDocument().input_schema)),
+  );
+  const [check, setCheck] = useState<EntryCheck | null>(null);
+  const [saveMessage, setSaveMessage] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
+  const [serverError, setServerError] = useState<{ message: string; param: string | null } | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  const built = useMemo(() => build(f), [f]);
+  const example = useMemo(() => parseJson(exampleText), [exampleText]);
+  const exampleValue =
+    example.ok && example.value && typeof example.value === "object" && !Array.isArray(example.value)
+      ? (example.value as Record<string, unknown>)
+      : null;
+  const schemaValue = useMemo(() => {
+    const parsed = parseJson(f.schema);
+    return parsed.ok && parsed.value && typeof parsed.value === "object" && !Array.isArray(parsed.value)
+      ? (parsed.value as RJSFSchema)
+      : null;
+  }, [f.schema]);
+
+  // The server's check of the whole document and the quote of the example, a moment after typing stops.
+  const seq = useRef(0);
+  const docKey = JSON.stringify(built.document);
+  useEffect(() => {
+    if (!providerId || Object.keys(built.errors).length > 0) return;
+    const mine = ++seq.current;
+    const timer = setTimeout(() => {
+      void checkEntryAction(providerId, built.document, exampleValue ?? {}).then((result) => {
+        if (mine === seq.current) setCheck(result);
+      });
+    }, 350);
+    return () => clearTimeout(timer);
+  }, [providerId, docKey, exampleText]);
+
+  const refusal = serverError ?? (check && !check.ok ? check : null);
+  const refusedAt = refusal ? fieldOfParam(refusal.param) : null;
+  const errorAt = (field: keyof Fields): string | undefined =>
+    built.errors[field] ?? (refusedAt === field ? refusal!.message : undefined);
+
+  // Import
+  const [importSource, setImportSource] = useState("");
+  const [importNotes, setImportNotes] = useState<string[]>([]);
+  const [importError, setImportError] = useState<string | null>(null);
+  const importable = provider && (provider.kind === "replicate" || provider.kind === "fal") && !stored;
+
+  function runImport() {
+    setImportError(null);
+    startTransition(async () => {
+      const result = await importEntryAction({
+        providerId,
+        source: importSource,
+        id: f.id || importSource.split(":")[0]!.split("/").slice(-2).join("/"),
+        usd: f.usd || "0.04",
+        unit: f.unit || "image",
+      });
+      if (!result.ok) {
+        setImportError(result.message);
+        return;
+      }
+      setF(fieldsOf(result.document));
+      setExampleText(pretty(defaultsOf(result.document.input_schema)));
+      setImportNotes(result.notes);
+    });
+  }
+
+  function save(publish: boolean) {
+    setSaveMessage(null);
+    setServerError(null);
+    if (Object.keys(built.errors).length > 0) {
+      setSaveMessage({ tone: "error", text: "Fix the fields marked in red first." });
+      return;
+    }
+    startTransition(async () => {
+      const result = await saveEntryAction({
+        providerId,
+        storedId: stored?.id ?? null,
+        document: built.document,
+        publish,
+      });
+      if (!result.ok) {
+        setServerError({ message: result.message, param: result.param });
+        setSaveMessage({ tone: "error", text: result.message });
+        return;
+      }
+      const e = result.entry;
+      setStored(e);
+      if (!stored) window.history.replaceState(null, "", `/ops/entries/${encodeURIComponent(e.id)}`);
+      setSaveMessage({
+        tone: "ok",
+        text: e.previousRevision
+          ? `Saved: new revision ${e.revision}; runs already queued keep theirs (${e.previousRevision}).`
+          : `Saved ${e.state === "published" ? "and published" : "as a draft"}: revision ${e.revision}.`,
+      });
+    });
+  }
+
+  const quote =
+    check?.ok && check.quoteUsd !== null
+      ? `$${check.quoteUsd}`
+      : check?.ok && check.quoteError
+        ? check.quoteError
+        : null;
+
+  if (providers.length === 0)
+    return (
+      <p className="rounded-lg border border-zinc-200 bg-white px-5 py-8 text-center text-sm text-zinc-500">
+        No provider is stored yet: add one first (<code className="text-xs">admin provider add</code>).
+      </p>
+    );
+
+  return (
+    <div className="space-y-6">
+      <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
+        <div className="grid gap-4 sm:grid-cols-2">
+          <label className={LABEL}>
+            Provider
+            <select
+              className={INPUT}
+              value={providerId}
+              disabled={!!stored}
+              onChange={(e) => setProviderId(e.target.value)}
+            >
+              {providers.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.id} ({p.kind})
+                </option>
+              ))}
+            </select>
+          </label>
+          <div className="text-sm text-zinc-600 sm:self-end" data-testid="entry-state">
+            {stored ? (
+              <>
+                <span className="font-medium text-zinc-900">{stored.id}</span> · {stored.state} · revision{" "}
+                <span className="font-mono" data-testid="entry-revision">
+                  {stored.revision}
+                </span>{" "}
+                · {lifecycleText(stored.lifecycle) ?? "current"}
+              </>
+            ) : (
+              "Not saved yet."
+            )}
+          </div>
+        </div>
+        {importable ? (
+          <div className="mt-4 rounded-md bg-zinc-50 p-3">
+            <label className={LABEL}>
+              {provider.kind === "replicate" ? "Replicate model (owner/name or owner/name:version)" : "fal endpoint id"}
+              <div className="mt-1 flex flex-col gap-2 sm:flex-row">
+                <input
+                  className={`${INPUT} mt-0`}
+                  value={importSource}
+                  placeholder={provider.kind === "replicate" ? "black-forest-labs/flux-schnell" : "fal-ai/flux/dev"}
+                  onChange={(e) => setImportSource(e.target.value)}
+                />
+                <button
+                  type="button"
+                  className={`${BUTTON} bg-white text-zinc-800 ring-1 ring-zinc-300 hover:bg-zinc-50`}
+                  disabled={pending || !importSource.trim()}
+                  onClick={runImport}
+                >
+                  Import schema
+                </button>
+              </div>
+            </label>
+            <p className="mt-1 text-xs text-zinc-500">
+              Reads the provider&apos;s own schema and fills the fields below; the id and price above it are kept.
+            </p>
+            <FieldError id="import-error" message={importError ?? undefined} />
+            {importNotes.length > 0 ? (
+              <ul className="mt-2 list-disc pl-5 text-xs text-zinc-600">
+                {importNotes.map((n) => (
+                  <li key={n}>{n}</li>
+                ))}
+              </ul>
+            ) : null}
+          </div>
+        ) : null}
+      </section>
+
+      <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
+        <h2 className="mb-3 text-base font-semibold text-zinc-900">Model</h2>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <TextField
+            label="Id (creator/name)"
+            value={f.id}
+            disabled={!!stored}
+            onChange={(id) => set({ id })}
+            error={errorAt("id")}
+            name="id"
+          />
+          <TextField
+            label="Upstream model"
+            value={f.upstream}
+            onChange={(upstream) => set({ upstream })}
+            error={errorAt("upstream")}
+            name="upstream"
+          />
+          <TextField
+            label="Name"
+            value={f.name}
+            onChange={(name) => set({ name })}
+            error={errorAt("name")}
+            name="name"
+          />
+          <div>
+            <label className={LABEL}>
+              Modality
+              <select className={INPUT} value={f.modality} onChange={(e) => set({ modality: e.target.value })}>
+                {MODALITIES.map((m) => (
+                  <option key={m}>{m}</option>
+                ))}
+              </select>
+            </label>
+            <FieldError id="modality-error" message={errorAt("modality")} />
+          </div>
+          <TextField
+            label="Tasks (comma separated)"
+            value={f.tasks}
+            onChange={(tasks) => set({ tasks })}
+            error={errorAt("tasks")}
+            name="tasks"
+          />
+          <TextField
+            label="Revision"
+            value={f.revision}
+            onChange={(revision) => set({ revision })}
+            error={errorAt("revision")}
+            name="revision"
+          />
+          <div className="sm:col-span-2">
+            <label className={LABEL}>
+              Description
+              <textarea
+                className={INPUT}
+                rows={2}
+                value={f.description}
+                onChange={(e) => set({ description: e.target.value })}
+              />
+            </label>
+            <FieldError id="description-error" message={errorAt("description")} />
+          </div>
+        </div>
+      </section>
+
+      <section className="grid gap-6 lg:grid-cols-2">
+        <div className="min-w-0 rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
+          <label className={LABEL}>
+            Input schema (JSON Schema 2020-12)
+            <textarea
+              className={MONO}
+              rows={18}
+              spellCheck={false}
+              value={f.schema}
+              aria-invalid={!!errorAt("schema")}
+              onChange={(e) => set({ schema: e.target.value })}
+            />
+          </label>
+          <FieldError id="schema-error" message={errorAt("schema")} />
+        </div>
+        <div
+          className="min-w-0 rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5"
+          data-testid="live-form"
+        >
+          <h2 className="text-sm font-medium text-zinc-700">The form creators will see</h2>
+          <p className="mb-3 text-xs text-zinc-500">
+            Drawn from the schema as you type; what you fill in is the example.
+          </p>
+          {schemaValue ? (
+            <FormGuard key={f.schema}>
+              <SchemaForm
+                schema={schemaValue}
+                formData={exampleValue ?? {}}
+                onChange={(data) => {
+                  const next = pretty(data);
+                  if (next !== exampleText) setExampleText(next);
+                }}
+                extras={PREVIEW_EXTRAS}
+              />
+            </FormGuard>
+          ) : (
+            <p className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-800">
+              Fix the schema&apos;s JSON to see the form.
+            </p>
+          )}
+        </div>
+      </section>
+
+      <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
+        <h2 className="mb-3 text-base font-semibold text-zinc-900">Price</h2>
+        <div className="grid gap-4 sm:grid-cols-3">
+          <TextField
+            label="Unit"
+            value={f.unit}
+            onChange={(unit) => set({ unit })}
+            error={errorAt("unit")}
+            name="unit"
+          />
+          <TextField
+            label="USD per unit"
+            value={f.usd}
+            onChange={(usd) => set({ usd })}
+            error={errorAt("usd")}
+            name="usd"
+          />
+          <TextField
+            label="Drivers (input fields, comma separated)"
+            value={f.drivers}
+            onChange={(drivers) => set({ drivers })}
+            error={errorAt("drivers")}
+            name="drivers"
+          />
+          <div className="sm:col-span-2">
+            <label className={LABEL}>
+              Overrides (JSON: [{"{"}&quot;when&quot;: {"{"}…{"}"}, &quot;usd&quot;: &quot;…&quot;{"}"}])
+              <textarea
+                className={MONO}
+                rows={3}
+                spellCheck={false}
+                value={f.overrides}
+                onChange={(e) => set({ overrides: e.target.value })}
+              />
+            </label>
+            <FieldError id="overrides-error" message={errorAt("overrides")} />
+          </div>
+          <div>
+            <label className={LABEL}>
+              Example input (JSON)
+              <textarea
+                className={MONO}
+                rows={3}
+                spellCheck={false}
+                value={exampleText}
+                onChange={(e) => setExampleText(e.target.value)}
+              />
+            </label>
+            <FieldError id="example-error" message={example.ok ? undefined : example.message} />
+          </div>
+        </div>
+        <p className="mt-3 text-sm text-zinc-700" data-testid="quote-preview" aria-live="polite">
+          Quote for the example: <span className="font-semibold text-zinc-900 tabular-nums">{quote ?? "—"}</span>
+        </p>
+      </section>
+
+      <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
+        <label className={LABEL}>
+          Other fields (JSON: status, creator, cost, a kind&apos;s own fields)
+          <textarea
+            className={MONO}
+            rows={4}
+            spellCheck={false}
+            value={f.other}
+            onChange={(e) => set({ other: e.target.value })}
+          />
+        </label>
+        <FieldError id="other-error" message={errorAt("other")} />
+        {refusal && refusedAt === "general" ? <FieldError id="general-error" message={refusal.message} /> : null}
+      </section>
+
+      <div className="flex flex-wrap sm:sticky sm:bottom-0 items-center gap-3 border-t border-zinc-200 bg-zinc-50/95 py-3">
+        <button
+          type="button"
+          className={`${BUTTON} bg-white text-zinc-800 ring-1 ring-zinc-300 hover:bg-zinc-50`}
+          disabled={pending || stored?.state === "published"}
+          onClick={() => save(false)}
+        >
+          Save as draft
+        </button>
+        <button
+          type="button"
+          className={`${BUTTON} bg-indigo-600 text-white hover:bg-indigo-700`}
+          disabled={pending}
+          onClick={() => save(true)}
+        >
+          {stored?.state === "published" ? "Save" : "Publish"}
+        </button>
+        {saveMessage ? (
+          <p
+            role="status"
+            data-testid="save-message"
+            className={saveMessage.tone === "ok" ? "text-sm text-emerald-700" : "text-sm text-red-700"}
+          >
+            {saveMessage.text}
+          </p>
+        ) : null}
+      </div>
+
+      {stored ? <Lifecycle stored={stored} onChanged={setStored} /> : null}
+    </div>
+  );
+}
+
+function TextField(props: {
+  label: string;
+  name: string;
+  value: string;
+  onChange: (value: string) => void;
+  error: string | undefined;
+  disabled?: boolean;
+}) {
+  return (
+    <div>
+      <label className={LABEL}>
+        {props.label}
+        <input
+          className={INPUT}
+          value={props.value}
+          disabled={props.disabled}
+          aria-invalid={!!props.error}
+          onChange={(e) => props.onChange(e.target.value)}
+        />
+      </label>
+      <FieldError id={`${props.name}-error`} message={props.error} />
+    </div>
+  );
+}
+
+function Lifecycle({ stored, onChanged }: { stored: SavedEntry; onChanged: (e: SavedEntry) => void }) {
+  const [sunset, setSunset] = useState("");
+  const [replacedBy, setReplacedBy] = useState(stored.lifecycle?.replaced_by ?? "");
+  const [confirming, setConfirming] = useState<"deprecate" | "retire" | null>(null);
+  const [message, setMessage] = useState<{ tone: "ok" | "error"; text: string; param?: string | null } | null>(null);
+  const [pending, startTransition] = useTransition();
+  const now = lifecycleText(stored.lifecycle);
+  const retired = now?.startsWith("retired") ?? false;
+
+  function act(what: "deprecate" | "retire") {
+    setMessage(null);
+    startTransition(async () => {
+      const result =
+        what === "deprecate"
+          ? await deprecateEntryAction({ id: stored.id, sunsetAt: sunset, replacedBy })
+          : await retireEntryAction({ id: stored.id, replacedBy });
+      setConfirming(null);
+      if (!result.ok) {
+        setMessage({ tone: "error", text: result.message, param: result.param });
+        return;
+      }
+      onChanged(result.entry);
+      setMessage({ tone: "ok", text: `Now ${lifecycleText(result.entry.lifecycle) ?? "current"}.` });
+    });
+  }
+
+  return (
+    <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5" aria-labelledby="lifecycle">
+      <h2 id="lifecycle" className="text-base font-semibold text-zinc-900">
+        Lifecycle
+      </h2>
+      <p className="mt-1 mb-3 text-sm text-zinc-600" data-testid="lifecycle-now">
+        {now ? `This entry is ${now}.` : "Current: new runs are taken."}
+      </p>
+      {retired ? null : (
+        <div className="grid gap-4 sm:grid-cols-[1fr_1fr_auto] sm:items-end">
+          <label className={LABEL}>
+            Sunset date (UTC)
+            <input type="date" className={INPUT} value={sunset} onChange={(e) => setSunset(e.target.value)} />
+          </label>
+          <label className={LABEL}>
+            Replacement entry (optional)
+            <input
+              className={INPUT}
+              value={replacedBy}
+              placeholder="creator/name"
+              onChange={(e) => setReplacedBy(e.target.value)}
+            />
+          </label>
+          <div className="flex flex-wrap gap-2">
+            {confirming ? (
+              <>
+                <button
+                  type="button"
+                  className={`${BUTTON} bg-red-600 text-white hover:bg-red-700`}
+                  disabled={pending}
+                  onClick={() => act(confirming)}
+                >
+                  {confirming === "deprecate" ? "Confirm deprecate" : "Confirm retire"}
+                </button>
+                <button
+                  type="button"
+                  className={`${BUTTON} bg-white text-zinc-800 ring-1 ring-zinc-300`}
+                  onClick={() => setConfirming(null)}
+                >
+                  Cancel
+                </button>
+              </>
+            ) : (
+              <>
+                <button
+                  type="button"
+                  className={`${BUTTON} bg-white text-amber-800 ring-1 ring-amber-300 hover:bg-amber-50`}
+                  disabled={!sunset}
+                  onClick={() => setConfirming("deprecate")}
+                >
+                  Deprecate…
+                </button>
+                <button
+                  type="button"
+                  className={`${BUTTON} bg-white text-red-700 ring-1 ring-red-300 hover:bg-red-50`}
+                  onClick={() => setConfirming("retire")}
+                >
+                  Retire now…
+                </button>
+              </>
+            )}
+          </div>
+        </div>
+      )}
+      {confirming ? (
+        <p className="mt-2 text-sm text-zinc-700">
+          {confirming === "deprecate"
+            ? `Creators will see it marked deprecated; it stops taking runs on ${sunset}.`
+            : "New runs will be refused (410) and it leaves the catalog at once."}
+        </p>
+      ) : null}
+      {message ? (
+        <p
+          role="status"
+          data-testid="lifecycle-message"
+          className={message.tone === "ok" ? "mt-2 text-sm text-emerald-700" : "mt-2 text-sm text-red-700"}
+        >
+          {message.text}
+        </p>
+      ) : null}
+    </section>
+  );
+}
