@@ -6,6 +6,8 @@
 // parser), and a refusal is shown at the field its path names.
 import { Component, useEffect, useMemo, useRef, useState, useTransition, type ReactNode } from "react";
 import type { RJSFSchema } from "@rjsf/utils";
+import Link from "next/link";
+import { Breadcrumb } from "./breadcrumb";
 import { SchemaForm, type SchemaFormExtras } from "./schema-form";
 import { lifecycleText, type EntryLifecycle } from "./ops-entry-lifecycle";
 import {
@@ -357,15 +359,35 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
         ? check.quoteError
         : null;
 
+  // Here, not in the page: after the first save the address is the entry's, and so is the title.
+  const heading = (
+    <div>
+      <Breadcrumb parent={{ href: "/ops", label: "Ops" }}>
+        <Link href="/ops/entries" className="hover:text-zinc-800">
+          Entries
+        </Link>
+        <span className="mx-1.5 text-zinc-300">/</span>
+        <span className="break-all">{stored ? stored.id : "New"}</span>
+      </Breadcrumb>
+      <h1 className="text-2xl font-semibold tracking-tight break-words text-zinc-900">
+        {stored ? f.name || stored.id : "Add a model"}
+      </h1>
+    </div>
+  );
+
   if (providers.length === 0)
     return (
-      <p className="rounded-lg border border-zinc-200 bg-white px-5 py-8 text-center text-sm text-zinc-500">
-        No provider is stored yet: add one first (<code className="text-xs">admin provider add</code>).
-      </p>
+      <div className="space-y-6">
+        {heading}
+        <p className="rounded-lg border border-zinc-200 bg-white px-5 py-8 text-center text-sm text-zinc-500">
+          No provider is stored yet: add one first (<code className="text-xs">admin provider add</code>).
+        </p>
+      </div>
     );
 
   return (
     <div className="space-y-6">
+      {heading}
       <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
         <div className="grid gap-4 sm:grid-cols-2">
           <label className={LABEL}>

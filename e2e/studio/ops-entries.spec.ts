@@ -150,6 +150,7 @@ test("an operator adds a model from scratch; a creator sees it, runs it, is char
   const today = new Date().toISOString().slice(0, 10);
   await expect(page.getByTestId("save-message")).toHaveText(`Saved and published: revision ${today}.`);
   await expect(page).toHaveURL(new RegExp(`/ops/entries/${encodeURIComponent(ENTRY)}$`));
+  await expect(page.getByRole("heading", { level: 1, name: "Entry Heron" })).toBeVisible();
   const published = Date.now();
 
   // A creator, in a browser of their own: listed within a couple of seconds, with no restart.
@@ -228,4 +229,18 @@ test("an operator adds a model from scratch; a creator sees it, runs it, is char
   expect(
     JSON.stringify(await (await page.request.get(`/ops/entries/${encodeURIComponent(ENTRY)}`)).text()),
   ).not.toContain(PASTED_KEY);
+
+  // Retired now, after a confirmation: out of the catalog at once.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByRole("button", { name: "Retire now…" }).click();
+  await page.getByRole("button", { name: "Confirm retire" }).click();
+  await expect(page.getByTestId("lifecycle-message")).toHaveText("Now retired.");
+  await expect(page.getByTestId("lifecycle-now")).toHaveText("This entry is retired.");
+  await expect(async () => {
+    await page.goto("/catalog");
+    await expect(page.getByTestId("model-card").first()).toBeVisible({ timeout: 1_000 });
+    await expect(page.locator(`[data-testid="model-card"][data-model-id="${ENTRY}"]`)).toHaveCount(0, {
+      timeout: 500,
+    });
+  }).toPass({ timeout: 5_000, intervals: [200] });
 });

@@ -1,8 +1,6 @@
 // Operators only: one stored catalog entry in the editor, with its lifecycle. An unknown id is a 404.
-import Link from "next/link";
 import { notFound } from "next/navigation";
 import { requireOps } from "@/app/_studio/studio-ctx";
-import { Breadcrumb } from "@/components/breadcrumb";
 import { EntryEditor } from "@/components/ops-entry-editor";
 import { listStoredEntries, listStoredProviders } from "@/lib/providers/stored-catalog/catalog-verbs";
 
@@ -20,16 +18,6 @@ export default async function EntryPage({ params }: { params: Promise<{ id: stri
   if (!entry) notFound();
   return (
     <div className="mx-auto max-w-6xl">
-      <Breadcrumb parent={{ href: "/ops", label: "Ops" }}>
-        <Link href="/ops/entries" className="hover:text-zinc-800">
-          Entries
-        </Link>
-        <span className="mx-1.5 text-zinc-300">/</span>
-        <span>{entry.id}</span>
-      </Breadcrumb>
-      <h1 className="mb-6 text-2xl font-semibold tracking-tight break-words text-zinc-900">
-        {String(entry.document.name ?? entry.id)}
-      </h1>
       <EntryEditor
         providers={providers.map((p) => ({ id: p.id, kind: p.kind }))}
         entry={{

@@ -1,10 +1,8 @@
 // Operators only: a new catalog entry, imported from a provider's own schema or from scratch.
 // Only each stored provider's id and kind reach the browser, never its settings or key.
 import { requireOps } from "@/app/_studio/studio-ctx";
-import { Breadcrumb } from "@/components/breadcrumb";
 import { EntryEditor } from "@/components/ops-entry-editor";
 import { listStoredProviders } from "@/lib/providers/stored-catalog/catalog-verbs";
-import Link from "next/link";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Add a model · Ops · Atelier" };
@@ -14,14 +12,6 @@ export default async function NewEntryPage() {
   const providers = await listStoredProviders({ db: ops.db, actingAs: ops });
   return (
     <div className="mx-auto max-w-6xl">
-      <Breadcrumb parent={{ href: "/ops", label: "Ops" }}>
-        <Link href="/ops/entries" className="hover:text-zinc-800">
-          Entries
-        </Link>
-        <span className="mx-1.5 text-zinc-300">/</span>
-        <span>New</span>
-      </Breadcrumb>
-      <h1 className="mb-6 text-2xl font-semibold tracking-tight text-zinc-900">Add a model</h1>
       <EntryEditor providers={providers.map((p) => ({ id: p.id, kind: p.kind }))} entry={null} />
     </div>
   );
