@@ -144,6 +144,13 @@ test("an operator adds a model from scratch; a creator sees it, runs it, is char
   await fill(page, "Drivers (input fields, comma separated)", "n");
   await expect(page.getByTestId("drivers-error")).toHaveCount(0);
   await expect(page.getByTestId("quote-preview")).toContainText("$0.03");
+  // A workflow named by a path would be read from the server's disk: the studio refuses it.
+  const otherFields = page.getByLabel("Other fields (JSON: status, creator, cost, a kind's own fields)");
+  await otherFields.fill('{ "workflow": "/etc/passwd" }');
+  await expect(page.getByTestId("other-error")).toContainText("entry.workflow must be the workflow itself");
+  await expect(page.getByTestId("other-error")).not.toContainText("root");
+  await otherFields.fill("{}");
+  await expect(page.getByTestId("other-error")).toHaveCount(0);
   await screenshot(page, "ops-entry-editor");
 
   await page.getByRole("button", { name: "Publish" }).click();

@@ -47,6 +47,20 @@ async function catalogCtx(): Promise<CatalogCtx> {
   return { db: ops.db, secretKey: config.secretKey, env: { ...config.providerEnv }, actingAs: ops };
 }
 
+/**
+ * The providers file may name a ComfyUI workflow by a path, read from the server's disk when the
+ * file is applied. From a browser that would read any file the server can (and a refusal's JSON
+ * error quotes its start): the studio takes the workflow itself only.
+ */
+function inlineOnly(document: unknown): void {
+  if (document && typeof document === "object" && typeof (document as { workflow?: unknown }).workflow === "string")
+    throw new ApiError(
+      "invalid_parameter",
+      "entry.workflow must be the workflow itself (ComfyUI's API format, as JSON) here, not a path on the server.",
+      { param: "entry.workflow" },
+    );
+}
+
 function refusal(err: unknown): EntryRefusal {
   if (err instanceof SchemaImportError) return { ok: false, message: err.message, param: "import" };
   const { message, param } = actionError(err);
@@ -84,6 +98,7 @@ export async function checkEntryAction(
       throw new ApiError("resource_not_found", `No provider "${providerId}" in the stored catalog.`, {
         param: "provider",
       });
+    inlineOnly(document);
     const { parsed } = checkEntryDocument(document, provider, { baseDir: process.cwd(), env: ctx.env });
     try {
       return { ok: true, quoteUsd: formatUsd(priceInput(parsed.pricing, example)), quoteError: null };
@@ -144,6 +159,7 @@ export async function saveEntryAction(input: {
 }): Promise<SaveResult> {
   try {
     const ctx = await catalogCtx();
+    inlineOnly(input.document);
     let before: string | null = null;
     let entry;
     if (input.storedId === null) {
