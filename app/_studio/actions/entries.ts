@@ -125,7 +125,7 @@ export async function importEntryAction(input: {
     const provider = await readRemoteProvider(ctx.db, input.providerId);
     if (!provider || (provider.kind !== "replicate" && provider.kind !== "fal"))
       return { ok: false, message: "Importing reads a Replicate or fal provider's schema.", param: "provider" };
-    const settings = JSON.parse(provider.settings_json) as { api_key_env?: string };
+    const settings = JSON.parse(provider.settings_json) as { api_key_env?: string; base_url?: string };
     const apiKey = provider.secret_ciphertext
       ? openSecret(ctx.secretKey, providerSecretPurpose(provider.id), provider.secret_ciphertext)
       : settings.api_key_env
@@ -138,6 +138,9 @@ export async function importEntryAction(input: {
       unit: input.unit.trim() || "image",
       source: provider.kind === "replicate" ? { kind: "replicate", model: source } : { kind: "fal", endpoint: source },
       apiKey: provider.kind === "replicate" ? apiKey : null,
+      // Replicate's schema from the API the provider's runs go to (its base_url, when set); fal's
+      // documents come from fal's own host.
+      baseUrl: provider.kind === "replicate" ? settings.base_url : undefined,
       signal: AbortSignal.timeout(20_000),
     });
     const dropped = imported.dropped.map((d) => `left out ${d.field}: ${d.reason}`);
