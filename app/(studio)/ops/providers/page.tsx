@@ -2,6 +2,7 @@
 // the key), its entries, whether it is in service (the outage every process records in the store)
 // and its failed runs of the last day; add, edit, remove and test one. It asks for the ops
 // principal itself: the layout's 404 sets the status but does not stop this page's render.
+import Link from "next/link";
 import { opsProviders } from "@/lib/providers/stored-catalog/ops-providers";
 import { PROVIDER_KINDS } from "@/lib/providers/kinds";
 import { requireOps } from "@/app/_studio/studio-ctx";
@@ -29,7 +30,11 @@ export default async function OpsProvidersPage() {
         <p className="mt-1 max-w-3xl text-sm text-zinc-500">
           The remote providers in the store, with how each one&apos;s key is given, its entries, whether it is in
           service and its failed runs of the last 24 hours. A pasted key is stored encrypted and never shown again.
-          Entries are edited with <code className="text-xs">admin entry</code>; removing a provider removes its entries.
+          Their models are added and edited on the{" "}
+          <Link href="/ops/entries" className="font-medium text-indigo-600 hover:text-indigo-700">
+            Entries
+          </Link>{" "}
+          pages; removing a provider removes its entries.
         </p>
       </div>
       <OpsProviders providers={providers} kinds={kinds} now={Date.now()} />
