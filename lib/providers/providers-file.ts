@@ -121,6 +121,11 @@ function parseProviderSettings(
   const kindOptions = kind.parseProvider?.(provider, path, ctx) ?? {};
   if (options.storedKey != null && provider.api_key_env !== undefined)
     fail(`${path}.api_key_env`, "must be left out when the provider's key is stored (one or the other).");
+  if (kind.keyRequired && options.storedKey == null && provider.api_key_env === undefined)
+    fail(
+      `${path}.api_key_env`,
+      `is required: the name of the environment variable that holds the provider's key, such as ${kind.keyRequired.example}.`,
+    );
   return {
     kind,
     raw: provider,

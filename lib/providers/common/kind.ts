@@ -28,6 +28,11 @@ export interface ProviderKind {
   readonly modalities: readonly Modality[];
   /** Whether a provider of this kind must have `base_url` (a hosted API with a fixed host may not). */
   readonly baseUrlRequired: boolean;
+  /**
+   * A hosted API that always needs its key: the usual name of its variable (such as
+   * "REPLICATE_API_TOKEN"), for the message when neither `api_key_env` nor a stored key gives one.
+   */
+  readonly keyRequired?: { example: string };
   /** Whether each entry names `upstream_model` (a ComfyUI workflow has none). */
   readonly upstreamModelRequired: boolean;
   /** Extra fields a provider object of this kind may carry. */

@@ -54,15 +54,6 @@ export function parseHostedEntry(entry: JsonObject, path: string, schema: JsonSc
   return { outputFields, fileListInputs: names("file_list_inputs", true) };
 }
 
-/** A hosted API always needs its key; the common parser (providers-file.ts) checks the name and reads it. */
-export function requireKeyEnv(provider: JsonObject, path: string, example: string): void {
-  if (provider.api_key_env === undefined)
-    fail(
-      `${path}.api_key_env`,
-      `is required: the name of the environment variable that holds the provider's key, such as ${example}.`,
-    );
-}
-
 function hostedOptions(entry: { options: Record<string, unknown> }): HostedEntryOptions {
   const options = entry.options as Partial<HostedEntryOptions>;
   return { outputFields: options.outputFields ?? null, fileListInputs: options.fileListInputs ?? [] };

@@ -40,7 +40,6 @@ import {
   inputWithFiles,
   parseHostedEntry,
   providerLinkFetch,
-  requireKeyEnv,
   uploadedUrl,
   blobOf,
   type InputFile,
@@ -329,11 +328,11 @@ export const falKind: ProviderKind = {
   // model/gltf-binary (`model_mesh`), picked out by that type (replicate-fal-shared.ts).
   modalities: ["image", "video", "audio", "3d"],
   baseUrlRequired: false,
+  keyRequired: { example: "FAL_KEY" },
   upstreamModelRequired: true,
   providerFields: ["mode", "run_base_url", "rest_base_url", "platform_base_url"],
   entryFields: [...HOSTED_ENTRY_FIELDS],
   parseProvider(provider: JsonObject, path: string) {
-    requireKeyEnv(provider, path, "FAL_KEY");
     const mode = stringAt(provider, "mode", path, {
       fallback: "queue",
       oneOf: ["queue", "run"],

@@ -38,7 +38,6 @@ import {
   inputWithFiles,
   parseHostedEntry,
   providerLinkFetch,
-  requireKeyEnv,
   uploadedUrl,
   blobOf,
   type InputFile,
@@ -278,11 +277,11 @@ export const replicateKind: ProviderKind = {
   // images; the entry's modality picks it out by its extension (replicate-fal-shared.ts).
   modalities: ["image", "video", "audio", "3d"],
   baseUrlRequired: false,
+  keyRequired: { example: "REPLICATE_API_TOKEN" },
   upstreamModelRequired: true,
   providerFields: ["wait_seconds"],
   entryFields: [...HOSTED_ENTRY_FIELDS],
   parseProvider(provider: JsonObject, path: string) {
-    requireKeyEnv(provider, path, "REPLICATE_API_TOKEN");
     const waitSeconds = integerAt(provider, "wait_seconds", path, { fallback: 60, min: 0, max: 60 });
     return { waitSeconds } satisfies ReplicateProviderOptions;
   },

@@ -512,6 +512,16 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
     }
   });
 
+  it("a hosted API's provider takes its key pasted instead of from a variable, and refuses neither", async () => {
+    const hosted = { id: "hosted-replicate", kind: "replicate" };
+    expect(await refusal(addProvider(ctx, { document: hosted }))).toMatchObject({
+      param: "provider.api_key_env",
+      message: expect.stringContaining("is required") as unknown as string,
+    });
+    const added = await addProvider(ctx, { document: hosted, apiKey: PASTED });
+    expect(added).toMatchObject({ id: "hosted-replicate", kind: "replicate", credential: "secret set" });
+  });
+
   it("an operator's change is audited as that user, from their address", async () => {
     const home = await createWorkspace({ db: t.store.db }, { name: "catalog operators" });
     const user = await createUser(
