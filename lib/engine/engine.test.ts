@@ -9,6 +9,7 @@ import { createImageFile } from "../core/files/files";
 import type { StoredOutput } from "../core/runs/generation-view";
 import { createGeneration, getGeneration } from "../core/runs/generations";
 import { createWorkspace } from "../core/workspaces/workspaces";
+import { findCatalogEntry, registerRemoteModels } from "../core/catalog/catalog";
 import type { Db } from "../store/database";
 import { openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { claimNextRun } from "./claim";
@@ -151,6 +152,28 @@ describe(`run engine (${testDialect()})`, () => {
     expect(generation.output).toEqual([
       expect.objectContaining({ type: "image", content_type: "image/png", width: 80, height: 60 }),
     ]);
+  });
+
+  it("a run whose model left the catalog while it was queued fails saying so, charged nothing", async () => {
+    const ctx = await workspaceCtx();
+    const gradient = findCatalogEntry("atelier/gradient").definition;
+    registerRemoteModels([{ ...gradient, id: "leaving/gradient", provider: "leaving" }]);
+    let created;
+    try {
+      ({ generation: created } = await createGeneration(ctx, { model: "leaving/gradient", input: { prompt: "gone" } }));
+    } finally {
+      // Its provider removed from the store: every process's catalog loses the entry.
+      registerRemoteModels([]);
+    }
+    const finished = ctx.services.signals.waitForFinish(created.id, WAIT_MS);
+    start(ctx);
+    await finished;
+    const { generation } = await getGeneration(ctx, { id: created.id });
+    expect(generation).toMatchObject({ status: "failed", usage: { cost_usd: null } });
+    expect(generation.error?.message).toBe(
+      "The model leaving/gradient was removed from the catalog after this run was queued. Nothing was charged.",
+    );
+    expect(await consistentBalance(db, ctx.workspaceId)).toMatchObject({ availableMicros: USD, heldMicros: 0 });
   });
 
   it("a model failure ends the run failed: error.message set, hold released, generation.failed event", async () => {

@@ -115,13 +115,18 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
   } catch (err) {
     if (options.shutdown.aborted && !lost) return RELEASED;
     if (lost || err instanceof RunNoLongerOursError) return LOST;
+    const code = (err as { code?: string })?.code;
+    // Taken out of the catalog after the run was queued (its entry or its provider removed).
+    const removed = !ranAs && code === "resource_not_found";
     const message =
       err instanceof ModelError
         ? err.message
-        : (err as { code?: string })?.code === "gone"
+        : code === "gone"
           ? (err as Error).message
-          : "The model stopped with an unexpected error. Nothing was charged; try again.";
-    if (!(err instanceof ModelError)) logger.error({ err, run: run.id }, "model failed");
+          : removed
+            ? `The model ${run.model} was removed from the catalog after this run was queued. Nothing was charged.`
+            : "The model stopped with an unexpected error. Nothing was charged; try again.";
+    if (!(err instanceof ModelError) && !removed) logger.error({ err, run: run.id }, "model failed");
     outcome = { status: "failed", message, providerCostMicros: failedJobCostMicros(ranAs?.cost, providerSeconds) };
   } finally {
     clearInterval(renewal);
