@@ -82,6 +82,26 @@ export async function readLowCreditAlert(ctx: Pick<LowCreditCtx, "db" | "workspa
   };
 }
 
+/** Writes the threshold (null: none) armed, audited as set or cleared; answers the alert as it is now. */
+async function writeThreshold(
+  trx: Db,
+  ctx: LowCreditCtx,
+  change: { before: number | null; after: number | null },
+): Promise<LowCreditAlert> {
+  await trx
+    .updateTable("credit_balances")
+    .set({ low_credit_micros: change.after, low_credit_armed: 1 })
+    .where("workspace_id", "=", ctx.workspaceId)
+    .execute();
+  await recordAudit(trx, ctx, {
+    workspaceId: ctx.workspaceId,
+    action: change.after === null ? "credit.low_threshold_cleared" : "credit.low_threshold_set",
+    target: { type: "workspace", id: ctx.workspaceId },
+    changes: { threshold_usd: fromTo(usd(change.before), usd(change.after)) },
+  });
+  return readLowCreditAlert({ db: trx, workspaceId: ctx.workspaceId });
+}
+
 /**
  * Sets the threshold and arms the alert: when the available balance is already under it, this
  * statement claims the alert (its event follows on the webhook sender's next turn), even when the
@@ -93,18 +113,7 @@ export async function setLowCreditAlert(ctx: LowCreditCtx, input: { usd?: unknow
   const threshold = parseLowCreditThreshold(given);
   return withTransaction(ctx.db, async (trx) => {
     const before = await lockedThreshold(trx, ctx.workspaceId);
-    await trx
-      .updateTable("credit_balances")
-      .set({ low_credit_micros: threshold, low_credit_armed: 1 })
-      .where("workspace_id", "=", ctx.workspaceId)
-      .execute();
-    await recordAudit(trx, ctx, {
-      workspaceId: ctx.workspaceId,
-      action: "credit.low_threshold_set",
-      target: { type: "workspace", id: ctx.workspaceId },
-      changes: { threshold_usd: fromTo(usd(before), usd(threshold)) },
-    });
-    return readLowCreditAlert({ db: trx, workspaceId: ctx.workspaceId });
+    return writeThreshold(trx, ctx, { before, after: threshold });
   });
 }
 
@@ -118,17 +127,6 @@ export async function clearLowCreditAlert(ctx: LowCreditCtx): Promise<LowCreditA
         param: "workspace",
       });
     }
-    await trx
-      .updateTable("credit_balances")
-      .set({ low_credit_micros: null, low_credit_armed: 1 })
-      .where("workspace_id", "=", ctx.workspaceId)
-      .execute();
-    await recordAudit(trx, ctx, {
-      workspaceId: ctx.workspaceId,
-      action: "credit.low_threshold_cleared",
-      target: { type: "workspace", id: ctx.workspaceId },
-      changes: { threshold_usd: fromTo(usd(before), null) },
-    });
-    return readLowCreditAlert({ db: trx, workspaceId: ctx.workspaceId });
+    return writeThreshold(trx, ctx, { before, after: null });
   });
 }
