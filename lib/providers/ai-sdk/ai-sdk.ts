@@ -243,8 +243,8 @@ export function aiSdkAdapter(config: ProviderConfig, options: AiSdkAdapterOption
       markUp(health);
       return { kind: "done", outputs };
     },
-    async poll(jobId) {
-      throw new Error(`AI SDK calls answer in one request; there is no job ${jobId} to poll`);
+    async poll(job) {
+      throw new Error(`AI SDK calls answer in one request; there is no job ${job.id} to poll`);
     },
   };
 }

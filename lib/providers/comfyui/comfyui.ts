@@ -6,7 +6,6 @@
 // interrupts a running one (POST /interrupt {prompt_id}). ComfyUI bills nothing, so runs stay
 // cancelable.
 // Progress frames (its websocket) are not followed: the engine has nowhere to report them yet.
-import { entryJobId, parseEntryJobId } from "../common/job-ids";
 import { comfyProgress } from "./comfyui-progress";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
@@ -243,11 +242,6 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
     await response.body?.cancel();
   }
 
-  function jobOf(jobId: string): { entry: ProviderConfig["entries"][number]; promptId: string } {
-    const { entry, remoteId } = parseEntryJobId(config, jobId);
-    return { entry, promptId: remoteId };
-  }
-
   /** Where a prompt is in ComfyUI's queue (GET /queue; an item is [number, prompt_id, prompt, extra_data, outputs]). */
   async function placeOf(promptId: string, signal: AbortSignal): Promise<"running" | "pending" | "gone"> {
     const current = await call("/queue", {}, signal, "to show its queue", json);
@@ -299,10 +293,10 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
       const promptId = await queue(request, signal);
       markUp(health);
       steps.watch(promptId);
-      return { kind: "pending", jobId: entryJobId(request.entry.id, promptId) };
+      return { kind: "pending", jobId: promptId };
     },
-    async poll(jobId, signal): Promise<ProviderResult> {
-      const { entry, promptId } = jobOf(jobId);
+    async poll({ id: promptId, entry }, signal): Promise<ProviderResult> {
+      const jobId = promptId;
       // `{}` while the prompt is queued or running: ComfyUI writes its history when it ends.
       let ended = await historyOf(promptId, signal);
       if (!ended) {
@@ -325,10 +319,9 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
       const options = entry.options as unknown as ComfyEntryOptions;
       return { kind: "done", outputs: await outputsOf(promptId, ended, entry.modality, options.outputNodes, signal) };
     },
-    async cancel(jobId) {
+    async cancel({ id: promptId }) {
       // Queued: take it out of the queue. Running: interrupt it, by id, so that another client's
       // prompt is never stopped. Finished: nothing to do. Unknown (the queue cannot be read): both.
-      const { promptId } = jobOf(jobId);
       steps.forget(promptId);
       const signal = new AbortController().signal;
       let place = await placeOf(promptId, signal).catch(() => "unknown" as const);

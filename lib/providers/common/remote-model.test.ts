@@ -80,11 +80,11 @@ function jobsAdapter(
         }),
       );
     },
-    async poll(jobId, signal) {
-      return result(await fetch(`${url}/jobs/${jobId}`, { signal }));
+    async poll(job, signal) {
+      return result(await fetch(`${url}/jobs/${job.id}`, { signal }));
     },
-    async cancel(jobId) {
-      await fetch(`${url}/jobs/${jobId}`, { method: "DELETE" });
+    async cancel(job) {
+      await fetch(`${url}/jobs/${job.id}`, { method: "DELETE" });
     },
   };
 }

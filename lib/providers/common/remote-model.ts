@@ -14,6 +14,7 @@ import {
   ProviderError,
   type ProviderAdapter,
   type ProviderConfig,
+  type ProviderJob,
   type ProviderRequest,
   type ProviderResult,
   type RemoteEntryConfig,
@@ -48,7 +49,7 @@ function duration(ms: number): string {
 async function waitForJob(
   provider: ProviderConfig,
   adapter: ProviderAdapter,
-  jobId: string,
+  job: ProviderJob,
   tools: RunTools,
   options: PollOptions,
 ): Promise<Done> {
@@ -68,7 +69,7 @@ async function waitForJob(
       delay = Math.min(Math.round(delay * 1.5), options.maxPollMs);
       let result;
       try {
-        result = await adapter.poll(jobId, tools.signal);
+        result = await adapter.poll(job, tools.signal);
       } catch (err) {
         // The job may well be fine: a hiccup while asking about it is not worth failing a paid run.
         if (
@@ -91,7 +92,7 @@ async function waitForJob(
     }
   } catch (err) {
     // Canceled, given up or failed: ask the provider to stop, so it does not work (or bill) for nothing.
-    await adapter.cancel?.(jobId).catch(() => undefined);
+    await adapter.cancel?.(job).catch(() => undefined);
     throw tools.signal.aborted ? tools.signal.reason : err;
   }
 }
@@ -143,7 +144,7 @@ export function remoteModelDefinition(
         const submitted = await adapter.submit(prepared, adapter.billsOnSubmit ? tools.signal : NOT_ABORTED);
         if (submitted.kind === "done") tools.signal.throwIfAborted();
         done =
-          submitted.kind === "done" ? submitted : await waitForJob(provider, adapter, submitted.jobId, tools, poll);
+          submitted.kind === "done" ? submitted : await waitForJob(provider, adapter, { id: submitted.jobId, entry }, tools, poll);
       } catch (err) {
         if (err instanceof ProviderError && !tools.signal.aborted)
           METRICS.providerErrors.inc({ provider: provider.id });

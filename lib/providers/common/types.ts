@@ -99,6 +99,17 @@ export interface ProviderHealth {
   downUntil: number | null;
 }
 
+/**
+ * A submitted job as the engine asks about it: the provider's id for it and the entry it runs,
+ * at the revision the run was created with. The entry comes from the run, never from the
+ * adapter's own config: an adapter outlives catalog edits (it keeps its health), so the entries
+ * it was built with may be older or fewer than the run's.
+ */
+export interface ProviderJob {
+  id: string;
+  entry: RemoteEntryConfig;
+}
+
 export interface ProviderAdapter {
   /** True when a submitted request is billed whether or not it is canceled later. */
   readonly billsOnSubmit: boolean;
@@ -117,9 +128,9 @@ export interface ProviderAdapter {
    * `prepareRequest`, the request is what that answered.
    */
   submit(request: ProviderRequest, signal: AbortSignal): Promise<ProviderResult>;
-  poll(jobId: string, signal: AbortSignal): Promise<ProviderResult>;
+  poll(job: ProviderJob, signal: AbortSignal): Promise<ProviderResult>;
   /** Best effort: asks the provider to stop a job (and, where it can, not to bill it). */
-  cancel?(jobId: string): Promise<void>;
+  cancel?(job: ProviderJob): Promise<void>;
   /**
    * Optional: one cheap call that lists or reads something at the provider (never a generation,
    * nothing billed), within timeout_ms, to tell an operator the provider answers and takes the

@@ -203,10 +203,10 @@ describe("fal provider", () => {
       signal,
     );
     expect(submitted).toMatchObject({ kind: "pending", started: false });
-    const jobId = (submitted as { jobId: string }).jobId;
-    expect(await adapter.poll(jobId, signal)).toMatchObject({ kind: "pending", started: false });
+    const job = { id: (submitted as { jobId: string }).jobId, entry };
+    expect(await adapter.poll(job, signal)).toMatchObject({ kind: "pending", started: false });
     fake.start([...fake.queue.keys()][0]!);
-    expect(await adapter.poll(jobId, signal)).toMatchObject({ kind: "pending", started: true });
+    expect(await adapter.poll(job, signal)).toMatchObject({ kind: "pending", started: true });
   });
 
   it("runs on fal's synchronous host in mode run (billed on submit: cancel answers 409), sends file inputs as data URIs, keeps only the video", async () => {

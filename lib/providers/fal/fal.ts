@@ -25,7 +25,6 @@
 // upload_url is fal's answer: the client PUTs there through guardedFetch (no local or private
 // address but the provider's own host, by IP, name or DNS, at every redirect), with the call's
 // signal (its upload takes none).
-import { entryJobId, parseEntryJobId } from "../common/job-ids";
 import { createFalClient, type FalClient, type QueueStatus } from "@fal-ai/client";
 import { fail, stringAt, type JsonObject } from "../common/json-fields";
 import type { ProviderKind } from "../common/kind";
@@ -218,12 +217,6 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
   const outputsOf = (data: unknown, entry: RemoteEntryConfig, signal: AbortSignal) =>
     finishedOutputs(data, entry, "request", { failures, signal, links });
 
-  /** A job is "<entry id>#<request id>": polls know the endpoint and what it produces. */
-  function parseJobId(jobId: string): { entry: RemoteEntryConfig; requestId: string } {
-    const { entry, remoteId } = parseEntryJobId(config, jobId);
-    return { entry, requestId: remoteId };
-  }
-
   /**
    * GET {platform}/models/pricing?endpoint_id=… (Authorization: Key): the Platform API requires a
    * valid key for it and answers the unit price of each endpoint it knows, so a pass proves the
@@ -282,11 +275,11 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
       return call(runSignal, "the request", async (signal) => {
         const queued = await fal.queue.submit(request.upstreamModel, { input, abortSignal: signal });
         if (typeof queued?.request_id !== "string") throw failures.badAnswer("a queue answer without a request_id");
-        return { kind: "pending", jobId: entryJobId(request.entry.id, queued.request_id), started: false };
+        return { kind: "pending", jobId: queued.request_id, started: false };
       });
     },
-    async poll(jobId, runSignal): Promise<ProviderResult> {
-      const { entry, requestId } = parseJobId(jobId);
+    async poll({ id: requestId, entry }, runSignal): Promise<ProviderResult> {
+      const jobId = requestId;
       return call(runSignal, "the request", async (signal) => {
         const status: QueueStatus = await fal.queue.status(entry.upstreamModel, {
           requestId,
@@ -302,9 +295,8 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
         return outputsOf(result.data, entry, signal);
       });
     },
-    async cancel(jobId) {
+    async cancel({ id: requestId, entry }) {
       if (mode === "run") return;
-      const { entry, requestId } = parseJobId(jobId);
       // 202 CANCELLATION_REQUESTED; 400 ALREADY_COMPLETED and 404 NOT_FOUND are answers too.
       await fal.queue
         .cancel(entry.upstreamModel, { requestId, abortSignal: AbortSignal.timeout(config.timeoutMs) })

@@ -22,7 +22,6 @@
 // The client is given a fetch that (a) answers a network failure with a stand-in 599 answer, so
 // its retry loop never sends a POST twice (it retries any thrown error, but a POST's answer only
 // on 429), and (b) keeps each error answer's body, which the client reads into its message only.
-import { entryJobId, parseEntryJobId } from "../common/job-ids";
 import Replicate from "replicate";
 import type { Prediction } from "replicate";
 import type { ProviderKind } from "../common/kind";
@@ -152,11 +151,6 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
     return failures.of(err);
   }
 
-  function parseJobId(jobId: string): { entry: RemoteEntryConfig; predictionId: string } {
-    const { entry, remoteId } = parseEntryJobId(config, jobId);
-    return { entry, predictionId: remoteId };
-  }
-
   async function resultOf(
     prediction: Prediction,
     entry: RemoteEntryConfig,
@@ -166,11 +160,11 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
       throw failures.badAnswer("something that is not a prediction");
     switch (prediction.status) {
       case "starting":
-        return { kind: "pending", jobId: entryJobId(entry.id, prediction.id) };
+        return { kind: "pending", jobId: prediction.id };
       case "processing":
         return {
           kind: "pending",
-          jobId: entryJobId(entry.id, prediction.id),
+          jobId: prediction.id,
           progress: progressFromLogs(prediction.logs),
         };
       case "failed": {
@@ -241,8 +235,7 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
         return resultOf(created, request.entry, signal);
       });
     },
-    async poll(jobId, runSignal) {
-      const { entry, predictionId } = parseJobId(jobId);
+    async poll({ id: predictionId, entry }, runSignal) {
       return call(runSignal, "to report on the prediction", async (signal) =>
         resultOf(await client.predictions.get(predictionId, { signal }), entry, signal),
       );
@@ -256,8 +249,8 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
         return `account ${username.slice(0, 100)}${typeof type === "string" ? ` (${type.slice(0, 40)})` : ""}`;
       });
     },
-    async cancel(jobId) {
-      await client.predictions.cancel(parseJobId(jobId).predictionId, {
+    async cancel({ id: predictionId }) {
+      await client.predictions.cancel(predictionId, {
         signal: AbortSignal.timeout(config.timeoutMs),
       });
     },

@@ -2,6 +2,7 @@
 // at once), documents refused with the field named by the file's own parser, built-in ids
 // refused, revisions kept for queued runs, pasted keys encrypted and never read back, and a
 // change reaching another process's store handle.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -37,7 +38,8 @@ import { createWorkspace } from "../../core/workspaces/workspaces";
 import { createUser } from "../../core/workspaces/users";
 import { opsPrincipal } from "../../core/ops/ops-principal";
 import type { Ctx } from "../../core/context";
-import { testRunTools } from "../../models/testing/test-tools";
+import { runModelForTest, testRunTools } from "../../models/testing/test-tools";
+import { startComfyFake } from "../comfyui/testing/comfyui-fake";
 
 type Json = Record<string, unknown>;
 const ENV = { ACME_API_KEY: "sk-acme-from-env" };
@@ -401,6 +403,39 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
       await editProvider(ctx, { id: "healthy", document: { ...down, timeout_ms: 600 } });
       await loadStoredCatalog(load);
       expect(findCatalogEntry("healthy/img").definition.unavailableReason?.() ?? null).toBeNull();
+    });
+    it("polls a job of an entry published after its provider's adapter was built", async () => {
+      const comfy = await startComfyFake();
+      closers.push(() => comfy.close());
+      const load = { db: t.store.db, secretKey: SECRET_KEY, env: ENV };
+      const workflow = JSON.parse(readFileSync(path.join(FIXTURES, "workflows/sdxl.json"), "utf8")) as Json;
+      const comfyEntry = (id: string): Json => ({
+        id,
+        name: "Box SDXL",
+        description: "A workflow.",
+        modality: "image",
+        tasks: ["text-to-image"],
+        workflow,
+        bindings: { prompt: { node: "6", input: "text" } },
+        input_schema: {
+          type: "object",
+          properties: { prompt: { type: "string" } },
+          required: ["prompt"],
+          additionalProperties: false,
+        },
+        pricing: { unit: "image", usd: "0.01" },
+      });
+      await addProvider(ctx, { document: { id: "late-box", kind: "comfyui", base_url: comfy.url } });
+      await addEntry(ctx, { providerId: "late-box", document: comfyEntry("late-box/first"), publish: true });
+      await loadStoredCatalog(load);
+      await runModelForTest(findCatalogEntry("late-box/first").definition, { prompt: "a lighthouse" });
+      // Published later: the catalog is built again around the adapter kept from the first load,
+      // and the new entry's job is polled with the run's entry, not the adapter's first list.
+      await addEntry(ctx, { providerId: "late-box", document: comfyEntry("late-box/second"), publish: true });
+      await loadStoredCatalog(load);
+      const outputs = await runModelForTest(findCatalogEntry("late-box/second").definition, { prompt: "a heron" });
+      expect(outputs).toHaveLength(1);
+      expect(comfy.prompts.at(-1)!.prompt["6"]!.inputs.text).toBe("a heron");
     });
   });
 
