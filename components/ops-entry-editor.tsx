@@ -10,15 +10,11 @@ import Link from "next/link";
 import { Breadcrumb } from "./breadcrumb";
 import { SchemaForm, type SchemaFormExtras } from "./schema-form";
 import { lifecycleText, type EntryLifecycle } from "./ops-entry-lifecycle";
-import {
-  checkEntryAction,
-  deprecateEntryAction,
-  importEntryAction,
-  retireEntryAction,
-  saveEntryAction,
-  type EntryCheck,
-  type SavedEntry,
-} from "@/app/_studio/actions/entries";
+import { checkEntryAction, saveEntryAction, type EntryCheck, type SavedEntry } from "@/app/_studio/actions/entries";
+import { EntryImport } from "./ops-entry-import";
+import { Lifecycle } from "./ops-entry-lifecycle-panel";
+import { parseJson } from "./ops-entry-json";
+import { FieldError, INPUT, LABEL, BUTTON, MONO, TextField } from "./ops-entry-ui";
 
 export interface EditorProvider {
   id: string;
@@ -33,11 +29,6 @@ export interface EditorEntry {
   document: Record<string, unknown>;
 }
 
-const INPUT =
-  "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus:border-indigo-500 focus:ring-1 focus:ring-indigo-500 focus:outline-none";
-const MONO = `${INPUT} font-mono text-xs leading-5`;
-const LABEL = "block text-sm font-medium text-zinc-700";
-const BUTTON = "rounded-md px-3 py-2 text-sm font-medium shadow-sm disabled:cursor-not-allowed disabled:opacity-50";
 const MODALITIES = ["image", "video", "audio", "3d"];
 
 /** The fields the editor shows one by one; the rest of the document is "Other fields". */
@@ -118,22 +109,6 @@ function fieldsOf(doc: Record<string, unknown>): Fields {
     overrides: pretty(pricing.overrides ?? []),
     other: pretty(other),
   };
-}
-
-/** JSON.parse with the place of a mistake as line and column. */
-export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (err) {
-    const message = (err as Error).message;
-    const at = /position (\d+)/.exec(message);
-    const pos = at ? Number(at[1]) : text.length;
-    const before = text.slice(0, pos).split("\n");
-    const line = before.length;
-    const column = before.at(-1)!.length + 1;
-    const what = message.replace(/\s*\(line \d+ column \d+\)/, "").replace(/ in JSON at position \d+/, "");
-    return { ok: false, message: `Line ${line}, column ${column}: ${what}` };
-  }
 }
 
 /** Input from a schema's defaults: what the example starts as. */
@@ -230,15 +205,6 @@ const PREVIEW_EXTRAS: SchemaFormExtras = {
   onUploaded: () => {},
 };
 
-function FieldError({ id, message }: { id: string; message: string | undefined }) {
-  if (!message) return null;
-  return (
-    <p id={id} role="alert" className="mt-1 text-sm break-words text-red-700" data-testid={`${id}`}>
-      {message}
-    </p>
-  );
-}
-
 export function EntryEditor({ providers, entry }: { providers: EditorProvider[]; entry: EditorEntry | null }) {
   const [providerId, setProviderId] = useState(entry?.provider ?? providers[0]?.id ?? "");
   const provider = providers.find((p) => p.id === providerId) ?? null;
@@ -295,31 +261,7 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
   const errorAt = (field: keyof Fields): string | undefined =>
     built.errors[field] ?? (refusedAt === field ? refusal!.message : undefined);
 
-  // Import
-  const [importSource, setImportSource] = useState("");
-  const [importNotes, setImportNotes] = useState<string[]>([]);
-  const [importError, setImportError] = useState<string | null>(null);
-  const importable = provider && (provider.kind === "replicate" || provider.kind === "fal") && !stored;
-
-  function runImport() {
-    setImportError(null);
-    startTransition(async () => {
-      const result = await importEntryAction({
-        providerId,
-        source: importSource,
-        id: f.id || importSource.split(":")[0]!.split("/").slice(-2).join("/"),
-        usd: f.usd || "0.04",
-        unit: f.unit || "image",
-      });
-      if (!result.ok) {
-        setImportError(result.message);
-        return;
-      }
-      setF(fieldsOf(result.document));
-      setExampleText(pretty(defaultsOf(result.document.input_schema)));
-      setImportNotes(result.notes);
-    });
-  }
+  const importable = provider !== null && !stored;
 
   function save(publish: boolean) {
     setSaveMessage(null);
@@ -420,38 +362,14 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
           </div>
         </div>
         {importable ? (
-          <div className="mt-4 rounded-md bg-zinc-50 p-3">
-            <label className={LABEL}>
-              {provider.kind === "replicate" ? "Replicate model (owner/name or owner/name:version)" : "fal endpoint id"}
-              <div className="mt-1 flex flex-col gap-2 sm:flex-row">
-                <input
-                  className={`${INPUT} mt-0`}
-                  value={importSource}
-                  placeholder={provider.kind === "replicate" ? "black-forest-labs/flux-schnell" : "fal-ai/flux/dev"}
-                  onChange={(e) => setImportSource(e.target.value)}
-                />
-                <button
-                  type="button"
-                  className={`${BUTTON} bg-white text-zinc-800 ring-1 ring-zinc-300 hover:bg-zinc-50`}
-                  disabled={pending || !importSource.trim()}
-                  onClick={runImport}
-                >
-                  Import schema
-                </button>
-              </div>
-            </label>
-            <p className="mt-1 text-xs text-zinc-500">
-              Reads the provider&apos;s own schema and fills the fields below; the id and price above it are kept.
-            </p>
-            <FieldError id="import-error" message={importError ?? undefined} />
-            {importNotes.length > 0 ? (
-              <ul className="mt-2 list-disc pl-5 text-xs text-zinc-600">
-                {importNotes.map((n) => (
-                  <li key={n}>{n}</li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
+          <EntryImport
+            provider={provider}
+            facts={{ id: f.id, usd: f.usd, unit: f.unit }}
+            onImported={(document) => {
+              setF(fieldsOf(document));
+              setExampleText(pretty(defaultsOf(document.input_schema)));
+            }}
+          />
         ) : null}
       </section>
 
@@ -667,137 +585,3 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
   );
 }
 
-function TextField(props: {
-  label: string;
-  name: string;
-  value: string;
-  onChange: (value: string) => void;
-  error: string | undefined;
-  disabled?: boolean;
-}) {
-  return (
-    <div>
-      <label className={LABEL}>
-        {props.label}
-        <input
-          className={INPUT}
-          value={props.value}
-          disabled={props.disabled}
-          aria-invalid={!!props.error}
-          onChange={(e) => props.onChange(e.target.value)}
-        />
-      </label>
-      <FieldError id={`${props.name}-error`} message={props.error} />
-    </div>
-  );
-}
-
-function Lifecycle({ stored, onChanged }: { stored: SavedEntry; onChanged: (e: SavedEntry) => void }) {
-  const [sunset, setSunset] = useState("");
-  const [replacedBy, setReplacedBy] = useState(stored.lifecycle?.replaced_by ?? "");
-  const [confirming, setConfirming] = useState<"deprecate" | "retire" | null>(null);
-  const [message, setMessage] = useState<{ tone: "ok" | "error"; text: string; param?: string | null } | null>(null);
-  const [pending, startTransition] = useTransition();
-  const now = lifecycleText(stored.lifecycle);
-  const retired = now?.startsWith("retired") ?? false;
-
-  function act(what: "deprecate" | "retire") {
-    setMessage(null);
-    startTransition(async () => {
-      const result =
-        what === "deprecate"
-          ? await deprecateEntryAction({ id: stored.id, sunsetAt: sunset, replacedBy })
-          : await retireEntryAction({ id: stored.id, replacedBy });
-      setConfirming(null);
-      if (!result.ok) {
-        setMessage({ tone: "error", text: result.message, param: result.param });
-        return;
-      }
-      onChanged(result.entry);
-      setMessage({ tone: "ok", text: `Now ${lifecycleText(result.entry.lifecycle) ?? "current"}.` });
-    });
-  }
-
-  return (
-    <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5" aria-labelledby="lifecycle">
-      <h2 id="lifecycle" className="text-base font-semibold text-zinc-900">
-        Lifecycle
-      </h2>
-      <p className="mt-1 mb-3 text-sm text-zinc-600" data-testid="lifecycle-now">
-        {now ? `This entry is ${now}.` : "Current: new runs are taken."}
-      </p>
-      {retired ? null : (
-        <div className="grid gap-4 sm:grid-cols-[1fr_1fr_auto] sm:items-end">
-          <label className={LABEL}>
-            Sunset date (UTC)
-            <input type="date" className={INPUT} value={sunset} onChange={(e) => setSunset(e.target.value)} />
-          </label>
-          <label className={LABEL}>
-            Replacement entry (optional)
-            <input
-              className={INPUT}
-              value={replacedBy}
-              placeholder="creator/name"
-              onChange={(e) => setReplacedBy(e.target.value)}
-            />
-          </label>
-          <div className="flex flex-wrap gap-2">
-            {confirming ? (
-              <>
-                <button
-                  type="button"
-                  className={`${BUTTON} bg-red-600 text-white hover:bg-red-700`}
-                  disabled={pending}
-                  onClick={() => act(confirming)}
-                >
-                  {confirming === "deprecate" ? "Confirm deprecate" : "Confirm retire"}
-                </button>
-                <button
-                  type="button"
-                  className={`${BUTTON} bg-white text-zinc-800 ring-1 ring-zinc-300`}
-                  onClick={() => setConfirming(null)}
-                >
-                  Cancel
-                </button>
-              </>
-            ) : (
-              <>
-                <button
-                  type="button"
-                  className={`${BUTTON} bg-white text-amber-800 ring-1 ring-amber-300 hover:bg-amber-50`}
-                  disabled={!sunset}
-                  onClick={() => setConfirming("deprecate")}
-                >
-                  Deprecate…
-                </button>
-                <button
-                  type="button"
-                  className={`${BUTTON} bg-white text-red-700 ring-1 ring-red-300 hover:bg-red-50`}
-                  onClick={() => setConfirming("retire")}
-                >
-                  Retire now…
-                </button>
-              </>
-            )}
-          </div>
-        </div>
-      )}
-      {confirming ? (
-        <p className="mt-2 text-sm text-zinc-700">
-          {confirming === "deprecate"
-            ? `Creators will see it marked deprecated; it stops taking runs on ${sunset}.`
-            : "New runs will be refused (410) and it leaves the catalog at once."}
-        </p>
-      ) : null}
-      {message ? (
-        <p
-          role="status"
-          data-testid="lifecycle-message"
-          className={message.tone === "ok" ? "mt-2 text-sm text-emerald-700" : "mt-2 text-sm text-red-700"}
-        >
-          {message.text}
-        </p>
-      ) : null}
-    </section>
-  );
-}

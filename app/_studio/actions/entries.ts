@@ -26,6 +26,7 @@ import {
   retireEntry,
 } from "@/lib/providers/stored-catalog/entry-verbs";
 import { importEntry, SchemaImportError } from "@/lib/providers/import-entry";
+import { importComfyEntry } from "@/lib/providers/comfyui/import-comfyui";
 import { actionError } from "@/app/_studio/action-error";
 import { requireOps } from "@/app/_studio/studio-ctx";
 
@@ -126,11 +127,7 @@ export async function importEntryAction(input: {
     if (!provider || (provider.kind !== "replicate" && provider.kind !== "fal"))
       return { ok: false, message: "Importing reads a Replicate or fal provider's schema.", param: "provider" };
     const settings = JSON.parse(provider.settings_json) as { api_key_env?: string; base_url?: string };
-    const apiKey = provider.secret_ciphertext
-      ? openSecret(ctx.secretKey, providerSecretPurpose(provider.id), provider.secret_ciphertext)
-      : settings.api_key_env
-        ? (ctx.env[settings.api_key_env] ?? null)
-        : null;
+    const apiKey = providerKey(ctx, provider, settings);
     const source = input.source.trim();
     const imported = await importEntry({
       id: input.id.trim(),
@@ -145,6 +142,55 @@ export async function importEntryAction(input: {
     });
     const dropped = imported.dropped.map((d) => `left out ${d.field}: ${d.reason}`);
     return { ok: true, document: imported.entry, notes: [...imported.notes, ...dropped] };
+  } catch (err) {
+    return refusal(err);
+  }
+}
+
+/** The provider's key, pasted (stored sealed) or named by a variable of the server's. */
+function providerKey(
+  ctx: CatalogCtx,
+  provider: { id: string; secret_ciphertext: string | null },
+  settings: { api_key_env?: string },
+): string | null {
+  if (provider.secret_ciphertext)
+    return openSecret(ctx.secretKey, providerSecretPurpose(provider.id), provider.secret_ciphertext);
+  return settings.api_key_env ? (ctx.env[settings.api_key_env] ?? null) : null;
+}
+
+/**
+ * A ready document from a ComfyUI workflow (API format, uploaded in the browser) and the fields
+ * bound to its node inputs; the provider's box describes the bound inputs' choices and bounds
+ * (its GET /object_info). The workflow is held inline by the entry.
+ */
+export async function importComfyAction(input: {
+  providerId: string;
+  workflow: unknown;
+  bindings: Record<string, Array<{ node: string; input: string }>>;
+  id: string;
+  usd: string;
+  unit: string;
+}): Promise<ImportResult> {
+  try {
+    const ctx = await catalogCtx();
+    const provider = await readRemoteProvider(ctx.db, input.providerId);
+    if (!provider || provider.kind !== "comfyui")
+      return { ok: false, message: "Importing a workflow needs a ComfyUI provider.", param: "provider" };
+    if (!input.workflow || typeof input.workflow !== "object" || Array.isArray(input.workflow))
+      return { ok: false, message: "The workflow must be a JSON object of nodes (ComfyUI's API format).", param: "import" };
+    const settings = JSON.parse(provider.settings_json) as { api_key_env?: string; base_url?: string };
+    const imported = await importComfyEntry({
+      id: input.id.trim(),
+      usd: input.usd.trim(),
+      unit: input.unit.trim() || "image",
+      workflow: input.workflow as Record<string, unknown>,
+      baseDir: process.cwd(),
+      bindings: input.bindings,
+      baseUrl: settings.base_url,
+      apiKey: providerKey(ctx, provider, settings),
+      signal: AbortSignal.timeout(20_000),
+    });
+    return { ok: true, document: imported.entry, notes: imported.notes };
   } catch (err) {
     return refusal(err);
   }

@@ -1,7 +1,7 @@
 // `admin provider import --comfyui`'s core: the SDXL fixture workflow and the operator's bindings
 // make an entry whose schema validates like a built-in's, written into a providers file the server
 // loads; ComfyUI's own node descriptions (the fake's GET /object_info) refine it.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -136,6 +136,28 @@ describe("importing a ComfyUI workflow", () => {
       addEntryToProvidersFile(null, { id: "box", kind: "comfyui", baseUrl: "http://127.0.0.1:8188" }, elsewhere, {
         baseDir: dir,
       }),
+    );
+  });
+
+  it("takes the workflow itself (the studio's upload) and holds it inline in the entry", async () => {
+    const workflow = JSON.parse(readFileSync(path.join(FIXTURES, "workflows/sdxl.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    const { entry } = await importComfyEntry({ ...BASE, workflow, bindings: { prompt: [{ node: "6", input: "text" }] } });
+    expect(entry).toMatchObject({ name: "Sdxl imported", description: "A ComfyUI workflow.", workflow });
+    const [provider] = parseProvidersFile(
+      JSON.stringify({ providers: [{ id: "gpu-box", kind: "comfyui", base_url: "http://127.0.0.1:8188", entries: [entry] }] }),
+      {},
+      FIXTURES,
+    );
+    expect(provider!.entries.map((e) => e.id)).toEqual(["gpu-box/sdxl-imported"]);
+    // A UI-format export and a binding to a node it lacks are told, not thrown as something else.
+    await expect(
+      importComfyEntry({ ...BASE, workflow: { nodes: [], links: [] }, bindings: ["prompt=6.text"] }),
+    ).rejects.toThrow(/UI format/);
+    await expect(importComfyEntry({ ...BASE, workflow, bindings: ["prompt=99.text"] })).rejects.toThrow(
+      SchemaImportError,
     );
   });
 

@@ -18,8 +18,11 @@ import { humanize, SchemaImportError } from "../common/openapi-schema";
 const SEED_MAX = 2 ** 32 - 1;
 
 export interface ComfyImportOptions extends EntryFacts {
-  /** The workflow file as the operator gave it: relative to `cwd`, else to the providers file's folder. */
-  workflow: string;
+  /**
+   * The workflow file as the operator gave it (relative to `cwd`, else to the providers file's
+   * folder), or the workflow itself (the studio's upload), which the entry then holds inline.
+   */
+  workflow: string | Record<string, unknown>;
   /** The providers file's folder: the entry's `workflow` is written relative to it. */
   baseDir: string;
   /** Where a relative `workflow` is looked for first; default the process's. */
@@ -52,7 +55,7 @@ export function parseBindArguments(args: string[]): Record<string, NodeInput[]> 
   return bindings;
 }
 
-function resolveWorkflow(options: ComfyImportOptions): { file: string; written: string } {
+function resolveWorkflow(options: ComfyImportOptions & { workflow: string }): { file: string; written: string } {
   const given = options.workflow;
   const candidates = [path.resolve(options.cwd ?? process.cwd(), given), path.resolve(options.baseDir, given)];
   const file = candidates.find((candidate) => existsSync(candidate));
@@ -213,9 +216,14 @@ function modalityOf(graph: ComfyGraph): Modality {
 /** A ready ComfyUI entry from a workflow file and the operator's bindings. */
 export async function importComfyEntry(options: ComfyImportOptions): Promise<ImportedEntry> {
   const notes: string[] = [];
-  const { file, written } = resolveWorkflow(options);
+  const inline = typeof options.workflow !== "string";
+  const { file, written } = inline
+    ? { file: null, written: null }
+    : resolveWorkflow(options as ComfyImportOptions & { workflow: string });
   const ctx = { baseDir: options.baseDir, env: {} };
-  const graph = checked(`The workflow ${options.workflow}`, () => parseWorkflow(file, "--comfyui", ctx));
+  const graph = inline
+    ? checked("The workflow", () => parseWorkflow(options.workflow, "workflow", ctx))
+    : checked(`The workflow ${written}`, () => parseWorkflow(file, "--comfyui", ctx));
   const bindings = Array.isArray(options.bindings) ? parseBindArguments(options.bindings) : options.bindings;
   const fields = Object.keys(bindings);
   if (fields.length === 0)
@@ -263,20 +271,23 @@ export async function importComfyEntry(options: ComfyImportOptions): Promise<Imp
     modality = modalityOf(graph);
     notes.push(`modality "${modality}" read from the workflow's nodes; pass --modality to change it.`);
   }
-  const tasks = options.tasks ?? defaultTasks(modality, inputSchema, written);
+  const tasks = options.tasks ?? defaultTasks(modality, inputSchema, written ?? "");
   const drivers =
     options.drivers ?? (fields.includes("batch_size") && /^image/i.test(options.unit) ? ["batch_size"] : []);
-  const stem = path.basename(written).replace(/\.json$/i, "");
+  const stem = written === null ? (options.id.split("/").at(-1) ?? "workflow") : path.basename(written);
   const entry: Record<string, unknown> = {
     id: options.id,
-    name: (options.name ?? humanize(stem)).slice(0, 100),
+    name: (options.name ?? humanize(stem.replace(/\.json$/i, ""))).slice(0, 100),
     ...(options.creator ? { creator: options.creator.slice(0, 100) } : {}),
-    description: (options.description ?? `The ComfyUI workflow ${written}.`).slice(0, 1000),
+    description: (options.description ?? (written ? `The ComfyUI workflow ${written}.` : "A ComfyUI workflow.")).slice(
+      0,
+      1000,
+    ),
     modality,
     tasks,
     revision: options.today ?? new Date().toISOString().slice(0, 10),
     status: "stable",
-    workflow: written,
+    workflow: written ?? graph,
     bindings: Object.fromEntries(fields.map((f) => [f, bindings[f]!.length === 1 ? bindings[f]![0] : bindings[f]])),
     input_schema: inputSchema,
     pricing: { unit: options.unit, usd: options.usd, drivers, overrides: [] },
