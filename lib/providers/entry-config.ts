@@ -1,19 +1,33 @@
 // One `entries[]` item of the providers file: a catalog entry that a provider serves. Its schema
 // must compile under the same Ajv 2020 settings the server validates input with, and its pricing
 // may only name fields its schema has (a misspelt driver would silently count as one unit). Its
-// optional `cost` (what a run costs the operators upstream; ops-only) is read by the same rules.
+// optional `cost` (what a run costs the operators upstream; ops-only) is read by the same rules,
+// and its optional `examples` must each be an input the server would run.
 import type Ajv2020 from "ajv/dist/2020";
 import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from "../core/catalog/catalog";
+import { validateModelInput } from "../core/catalog/input-validation";
+import { ApiError } from "../primitives/errors";
 import { JSON_SCHEMA_2020, type JsonSchemaObject } from "../primitives/json-schema";
 import { parseUsd } from "../primitives/money";
 import type {
   Modality,
+  ModelExample,
   ModelLifecycle,
   ModelPricing,
   PriceOverride,
   ProviderCost,
 } from "../core/catalog/model-definition";
-import { arrayAt, describe, fail, isCalendarDate, objectAt, stringAt, type JsonObject } from "./common/json-fields";
+import {
+  arrayAt,
+  checkPlainDocument,
+  describe,
+  fail,
+  isCalendarDate,
+  objectAt,
+  ProvidersFileError,
+  stringAt,
+  type JsonObject,
+} from "./common/json-fields";
 import type { ParseContext, ProviderKind } from "./common/kind";
 import type { RemoteEntryConfig } from "./common/types";
 
@@ -31,7 +45,12 @@ const ENTRY_FIELDS = [
   "input_schema",
   "pricing",
   "cost",
+  "examples",
 ] as const;
+
+/** The model page's "Try an example" offers them all: a few, each titled in one short line. */
+const MAX_EXAMPLES = 6;
+const EXAMPLE_TITLE_MAX_LENGTH = 100;
 
 /** Revision of an entry whose file gives none: the date this adapter protocol was settled. */
 export const DEFAULT_REVISION = "2026-11-22";
@@ -172,6 +191,38 @@ function parseCost(value: unknown, path: string, schema: JsonSchemaObject): Prov
   return { per: "unit", pricing: parsePricing(value, path, schema) };
 }
 
+/**
+ * `examples`: inputs the model page opens its form with, each a title and an input that the
+ * server's own validator (the one a run's input goes through) takes as it is, so an example never
+ * shows something the entry would refuse. Absent: none.
+ */
+function parseExamples(value: unknown, path: string, id: string, schema: JsonSchemaObject): ModelExample[] {
+  if (value === undefined) return [];
+  return arrayAt(value, path, { max: MAX_EXAMPLES }).map((item, i) => {
+    const at = `${path}[${i}]`;
+    const example = objectAt(item, at, ["title", "input"]);
+    const title = stringAt(example, "title", at, {
+      maxLength: EXAMPLE_TITLE_MAX_LENGTH,
+      pattern: /^\P{Cc}+$/u,
+      patternText: 'a short title such as "Neon city at night", without control characters',
+    });
+    const input = example.input;
+    if (input === undefined) fail(`${at}.input`, "is required.");
+    if (input === null || typeof input !== "object" || Array.isArray(input))
+      fail(`${at}.input`, `must be an object; got ${describe(input)}.`);
+    // A prototype name would reach the form's objects; the store refuses it anywhere, the file here.
+    checkPlainDocument(input, `${at}.input`);
+    try {
+      validateModelInput(schema, input, { modelId: id, paramPrefix: `${at}.input` });
+    } catch (err) {
+      // Its message starts with the field's path, as the file's refusals do.
+      if (err instanceof ApiError) throw new ProvidersFileError(err.message);
+      throw err;
+    }
+    return { title, input: input as Record<string, unknown> };
+  });
+}
+
 export function parseEntry(
   value: unknown,
   path: string,
@@ -187,7 +238,7 @@ export function parseEntry(
   if (!isCalendarDate(revision)) fail(`${path}.revision`, `must be a date such as 2026-11-22; got "${revision}".`);
   const inputSchema = parseInputSchema(entry.input_schema, `${path}.input_schema`, ajv);
   const options = kind.parseEntry?.(entry, path, inputSchema, ctx) ?? {};
-  return {
+  const config: RemoteEntryConfig = {
     id,
     upstreamModel: kind.upstreamModelRequired
       ? stringAt(entry, "upstream_model", path, { maxLength: 200 })
@@ -208,4 +259,6 @@ export function parseEntry(
     cost: parseCost(entry.cost, `${path}.cost`, inputSchema),
     options,
   };
+  const examples = parseExamples(entry.examples, `${path}.examples`, id, inputSchema);
+  return examples.length > 0 ? { ...config, examples } : config;
 }

@@ -65,6 +65,7 @@ describe("importing a Replicate model", () => {
       tasks: ["text-to-image"],
       revision: "2026-11-30",
       pricing: { unit: "image", usd: "0.003", drivers: ["num_outputs"], overrides: [] },
+      examples: [{ title: "Default example", input: FAKE_REPLICATE_MODELS[0]!.defaultExample }],
     });
     expect(imported.notes).toEqual(expect.arrayContaining([expect.stringContaining("num_outputs")]));
     expect(replicate.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -83,6 +84,7 @@ describe("importing a Replicate model", () => {
 
     const models = remoteModels(parseProvidersFile(text, { ACME_API_KEY: "k", REPLICATE_API_TOKEN: replicate.token }));
     const flux = models.find((m) => m.id === "bfl/flux-schnell")!;
+    expect(flux.examples).toEqual([{ title: "Default example", input: FAKE_REPLICATE_MODELS[0]!.defaultExample }]);
     const [image] = (await runModelForTest(flux, { prompt: "imported", num_outputs: 1 })) as ImageOutput[];
     expect(image!.data.equals(await fakePng(64, 48, "imported#0"))).toBe(true);
   });
@@ -136,6 +138,22 @@ describe("importing a Replicate model", () => {
     });
     expect(pinned.entry.upstream_model).toBe(`acme-video/clipmaker:${clip.versionId}`);
     expect(replicate.requests.at(-1)!.path).toBe(`/v1/models/acme-video/clipmaker/versions/${clip.versionId}`);
+  });
+
+  it("leaves out a default example the entry would refuse (a file by URL), saying why", async () => {
+    replicate = await startReplicateFake();
+    const { entry, notes } = await importEntry({
+      source: { kind: "replicate", model: "acme-video/clipmaker" },
+      id: "acme/clipmaker",
+      usd: "0.20",
+      unit: "video",
+      apiKey: replicate.token,
+      baseUrl: replicate.url,
+    });
+    expect(entry.examples).toBeUndefined();
+    expect(notes).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Replicate's default example was left out: input\.start_image /)]),
+    );
   });
 
   it("guesses a 3D model from its words, and takes its list of images as a one-item file list", async () => {

@@ -7,6 +7,8 @@ import Replicate from "replicate";
 import type { JsonSchemaObject } from "../primitives/json-schema";
 import type { Modality } from "../core/catalog/model-definition";
 import { isFileField } from "../core/catalog/file-inputs";
+import { validateModelInput } from "../core/catalog/input-validation";
+import { checkPlainDocument } from "./common/json-fields";
 import { humanize, convertOpenApiInput, SchemaImportError } from "./common/openapi-schema";
 import { parseProvidersFile } from "./providers-file";
 import { detailOf } from "./common/replicate-fal-shared";
@@ -149,6 +151,23 @@ async function replicateSchema(options: ImportOptions, model: string, signal?: A
   }
 }
 
+/**
+ * Replicate's `default_example` as the entry's one example, when its input is one the entry would
+ * run: one naming a file by URL (the entry takes file ids) or a field the conversion dropped is
+ * left out with a note, rather than writing an entry the server would refuse.
+ */
+function defaultExample(input: unknown, schema: JsonSchemaObject, id: string, notes: string[]): Json {
+  if (!isObject(input)) return {};
+  try {
+    checkPlainDocument(input, "input");
+    validateModelInput(schema, input, { modelId: id });
+  } catch (err) {
+    notes.push(`Replicate's default example was left out: ${(err as Error).message}`);
+    return {};
+  }
+  return { examples: [{ title: "Default example", input }] };
+}
+
 async function falDocument(options: ImportOptions, endpoint: string, signal?: AbortSignal): Promise<Json> {
   const url = `${(options.baseUrl ?? FAL_OPENAPI_HOST).replace(/\/+$/, "")}/api/openapi/queue/openapi.json?endpoint_id=${encodeURIComponent(endpoint)}`;
   let response: Response;
@@ -197,6 +216,7 @@ export async function importEntry(options: ImportOptions): Promise<ImportedEntry
   let description: string;
   let modality = options.modality ?? null;
   let tasks = options.tasks ?? null;
+  let exampleInput: unknown;
   if (options.source.kind === "replicate") {
     const found = await replicateSchema(options, options.source.model, options.signal);
     document = found.document;
@@ -214,6 +234,7 @@ export async function importEntry(options: ImportOptions): Promise<ImportedEntry
     creator = found.info.owner;
     description = found.info.description?.trim() || `${found.info.owner}/${found.info.name} on Replicate.`;
     words = `${found.info.name} ${description}`;
+    exampleInput = found.info.default_example?.input;
   } else {
     const endpoint = options.source.endpoint;
     if (!isFalEndpoint(endpoint))
@@ -262,6 +283,7 @@ export async function importEntry(options: ImportOptions): Promise<ImportedEntry
     ...(converted.fileListFields.length > 0 ? { file_list_inputs: converted.fileListFields } : {}),
     pricing: { unit: options.unit, usd: options.usd, drivers, overrides: [] },
     ...costField(options, drivers),
+    ...defaultExample(exampleInput, converted.schema, options.id, notes),
   };
   return { entry, dropped: converted.dropped, notes };
 }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { exampleInputOf } from "../core/catalog/example-outputs";
 import { validateModelInput } from "../core/catalog/input-validation";
 import { priceInput } from "../core/runs/pricing";
 import { providerCostMicros } from "../core/runs/provider-cost";
 import { JSON_SCHEMA_2020 } from "../primitives/json-schema";
 import { PROVIDER_KINDS } from "./kinds";
 import { parseProvidersFile, ProvidersFileError } from "./providers-file";
+import { remoteModels } from "./index";
 
 type Json = Record<string, unknown>;
 
@@ -303,5 +305,46 @@ describe("an entry's cost (what a run costs upstream)", () => {
     ["an array", [{ unit: "image", usd: "0.002" }], "providers[0].entries[0].cost must be an object; got an array."],
   ])("refuses %s, naming the field", (_name, cost, message) => {
     expect(problemWith(withCost(cost))).toContain(message);
+  });
+});
+
+describe("an entry's examples (what the model page's form opens with)", () => {
+  const withExamples = (examples: unknown) => ({ providers: [provider({}, [entry({ examples })])] });
+  const fox = { title: "A fox", input: { prompt: "a fox in the snow", n: 2 } };
+
+  it("are absent unless declared, and reach the definition, whose first is the example input", () => {
+    expect(parse({ providers: [provider()] })[0]!.entries[0]!.examples).toBeUndefined();
+    expect(parse(withExamples([]))[0]!.entries[0]!.examples).toBeUndefined();
+    const hd = { title: "In detail", input: { prompt: "a heron", quality: "hd" } };
+    const providers = parse(withExamples([fox, hd]));
+    expect(providers[0]!.entries[0]!.examples).toEqual([fox, hd]);
+    const [definition] = remoteModels(providers);
+    expect(definition!.examples).toEqual([fox, hd]);
+    // Kept as written; the schema's defaults fill the rest only when it is used.
+    expect(exampleInputOf(definition!)).toEqual({ prompt: "a fox in the snow", n: 2, quality: "standard" });
+    expect(parse(withExamples([fox, fox, fox, fox, fox, fox]))[0]!.entries[0]!.examples).toHaveLength(6);
+  });
+
+  it.each<[string, unknown, string]>([
+    ["not an array", fox, "providers[0].entries[0].examples must be an array; got an object."],
+    ["seven examples", Array(7).fill(fox), "providers[0].entries[0].examples must hold at most 6 items; got 7."],
+    ["an example that is not an object", ["a fox"], 'providers[0].entries[0].examples[0] must be an object; got "a fox".'], // prettier-ignore
+    ["no title", [{ input: fox.input }], "providers[0].entries[0].examples[0].title is required."],
+    ["an empty title", [{ ...fox, title: " " }], 'providers[0].entries[0].examples[0].title must be a non-empty string; got " ".'], // prettier-ignore
+    ["a long title", [{ ...fox, title: "x".repeat(101) }], "providers[0].entries[0].examples[0].title must be at most 100 characters long."], // prettier-ignore
+    ["a NUL byte in a title", [fox, { ...fox, title: "a\u0000fox" }], 'providers[0].entries[0].examples[1].title must be a short title such as "Neon city at night", without control characters; got "a\\u0000fox".'], // prettier-ignore
+    ["no input", [{ title: "A fox" }], "providers[0].entries[0].examples[0].input is required."],
+    ["an input that is not an object", [{ ...fox, input: ["fox"] }], "providers[0].entries[0].examples[0].input must be an object; got an array."], // prettier-ignore
+    ["an input out of bounds", [fox, { ...fox, input: { prompt: "fox", n: 9 } }], "providers[0].entries[0].examples[1].input.n must be from 1 to 4; got 9."], // prettier-ignore
+    ["an input of the wrong type", [{ ...fox, input: { prompt: 7 } }], "providers[0].entries[0].examples[0].input.prompt must be of type string; got an integer."], // prettier-ignore
+    ["an input missing a required field", [{ ...fox, input: { n: 2 } }], "providers[0].entries[0].examples[0].input.prompt is required. What to draw."], // prettier-ignore
+    ["an input with a field the schema lacks", [{ ...fox, input: { prompt: "fox", seed: 1 } }], "providers[0].entries[0].examples[0].input.seed is not an input of acme/image-1. Its inputs are: prompt, n, quality."], // prettier-ignore
+    ["a constructor key in an input", [{ ...fox, input: JSON.parse('{"prompt": "fox", "constructor": {"x": 1}}') }], 'providers[0].entries[0].examples[0].input.constructor is not allowed: "constructor" is a reserved name.'], // prettier-ignore
+    ["a __proto__ key in an input", [{ ...fox, input: JSON.parse('{"prompt": "fox", "__proto__": {"n": 3}}') }], 'providers[0].entries[0].examples[0].input.__proto__ is not allowed: "__proto__" is a reserved name.'], // prettier-ignore
+    ["a NUL byte in an input", [{ ...fox, input: { prompt: "fo\u0000x" } }], "providers[0].entries[0].examples[0].input.prompt must not contain a NUL character (\\u0000)."], // prettier-ignore
+    ["an unknown key", [{ ...fox, output: "a fox" }], "providers[0].entries[0].examples[0].output is not a known field; the fields are: title, input."], // prettier-ignore
+    ["a __proto__ key in an example", [JSON.parse('{"title": "A fox", "input": {"prompt": "fox"}, "__proto__": {}}')], "providers[0].entries[0].examples[0].__proto__ is not a known field; the fields are: title, input."], // prettier-ignore
+  ])("refuses %s, naming the field", (_name, examples, message) => {
+    expect(problemWith(withExamples(examples))).toBe(message);
   });
 });

@@ -24,7 +24,9 @@
 //           "lifecycle": null,                 // optional: {deprecated_at, sunset_at, replaced_by}
 //           "input_schema": { "type": "object", "additionalProperties": false, ... },
 //                                              // JSON Schema 2020-12; its fields are sent as they are
-//           "pricing": { "unit": "image", "usd": "0.04", "drivers": ["n"], "overrides": [] }
+//           "pricing": { "unit": "image", "usd": "0.04", "drivers": ["n"], "overrides": [] },
+//           "examples": [{ "title": "A fox", "input": { "prompt": "a fox" } }]
+//                                              // optional, at most 6; each input valid against input_schema
 //         }
 //       ]
 //     }

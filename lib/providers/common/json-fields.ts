@@ -32,10 +32,12 @@ export function objectAt(value: unknown, path: string, known: readonly string[])
   return value as JsonObject;
 }
 
-export function arrayAt(value: unknown, path: string, options: { min?: number } = {}): unknown[] {
+export function arrayAt(value: unknown, path: string, options: { min?: number; max?: number } = {}): unknown[] {
   if (!Array.isArray(value)) fail(path, `must be an array; got ${describe(value)}.`);
   const min = options.min ?? 0;
   if (value.length < min) fail(path, `must hold at least ${min} item${min > 1 ? "s" : ""}.`);
+  if (options.max !== undefined && value.length > options.max)
+    fail(path, `must hold at most ${options.max} item${options.max > 1 ? "s" : ""}; got ${value.length}.`);
   return value;
 }
 

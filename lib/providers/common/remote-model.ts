@@ -118,6 +118,7 @@ export function remoteModelDefinition(
     ...(entry.cost ? { cost: entry.cost } : {}),
     lifecycle: entry.lifecycle,
     input_schema: entry.inputSchema,
+    ...(entry.examples ? { examples: entry.examples } : {}),
     provider: provider.id,
     unavailableReason: () => providerUnavailableReason(provider.id, adapter.health),
     async run(input, tools) {

@@ -2,6 +2,7 @@
 // before the run's cancel point), submit it, poll a job, maybe cancel it, and a health record the
 // catalog reads to answer 503 while the provider is down.
 import type {
+  ModelExample,
   ModelLifecycle,
   ModelOutput,
   ModelPricing,
@@ -30,6 +31,8 @@ export interface RemoteEntryConfig {
   pricing: ModelPricing;
   /** What a run costs upstream (`cost`), ops-only; null or absent when the file declares none. */
   cost?: ProviderCost | null;
+  /** Inputs the model page offers (`examples`), each valid against inputSchema; absent when none. */
+  examples?: ModelExample[];
   /** What the entry's kind-specific fields parsed to (ProviderKind.parseEntry); {} when it has none. */
   options: Record<string, unknown>;
 }

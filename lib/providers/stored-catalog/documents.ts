@@ -92,8 +92,20 @@ export function stableJson(value: unknown): string {
   );
 }
 
-/** Fields whose change leaves what a run does, and costs, as it was: no new revision for them. */
-const PRESENTATION_FIELDS = new Set(["name", "creator", "description", "tasks", "status", "lifecycle", "revision"]);
+/**
+ * Fields whose change leaves what a run does, and costs, as it was: no new revision for them.
+ * `examples` only fill the model page's form; each is checked against the schema of the moment.
+ */
+const PRESENTATION_FIELDS = new Set([
+  "name",
+  "creator",
+  "description",
+  "tasks",
+  "status",
+  "lifecycle",
+  "revision",
+  "examples",
+]);
 
 /**
  * Whether an edit changes what a run does or costs (its input schema, pricing, cost, upstream

@@ -274,6 +274,32 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
         "entry.input_schema.properties.__proto__",
       ],
       ["a built-in's id", { id: "atelier/artwork" }, "entry.id"],
+      ["examples that are not a list", { examples: { title: "A fox" } }, "entry.examples"],
+      [
+        "an example's input the schema refuses",
+        {
+          examples: [
+            { title: "A fox", input: { prompt: "fox" } },
+            { title: "Many", input: { prompt: "fox", n: 9 } },
+          ],
+        },
+        "entry.examples[1].input.n",
+      ],
+      [
+        "a NUL byte in an example's title",
+        { examples: [{ title: "a\u0000b", input: { prompt: "x" } }] },
+        "entry.examples[0].title",
+      ],
+      [
+        "a prototype key in an example's input",
+        { examples: [{ title: "A fox", input: JSON.parse('{"prompt": "fox", "constructor": {"n": 2}}') as Json }] },
+        "entry.examples[0].input.constructor",
+      ],
+      [
+        "an unknown key in an example",
+        { examples: [{ title: "A fox", input: {}, seed: 1 }] },
+        "entry.examples[0].seed",
+      ],
     ])("refuses %s", async (_what, change, param) => {
       const refused = await refusal(addEntry(ctx, { providerId: "refusing", document: entry("refusing/e", change) }));
       expect(refused.param).toBe(param);
@@ -354,6 +380,35 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
       expect(old.pricing.usd).toBe("0.04");
       const middle = await definitionAtRevision(t.store.db, "revising/img", today);
       expect(middle.pricing.usd).toBe("0.05");
+    });
+
+    it("examples reach the catalog's definition, and an edit of them keeps the revision", async () => {
+      await addProvider(ctx, { document: settings("showing") });
+      const fox = { title: "A fox", input: { prompt: "a fox", n: 2 } };
+      await addEntry(ctx, {
+        providerId: "showing",
+        document: entry("showing/img", { revision: "2026-01-05", examples: [fox] }),
+        publish: true,
+      });
+      const heron = { title: "A heron", input: { prompt: "a heron" } };
+      const edited = await editEntry(ctx, {
+        id: "showing/img",
+        document: entry("showing/img", { revision: "2026-01-05", examples: [heron, fox] }),
+      });
+      // They fill the model page's form only: a run does what it did, so no new revision.
+      expect(edited.revision).toBe("2026-01-05");
+      await loadStoredCatalog({ db: t.store.db, secretKey: SECRET_KEY, env: ENV });
+      expect(findCatalogEntry("showing/img").definition).toMatchObject({
+        revision: "2026-01-05",
+        examples: [heron, fox],
+      });
+      const dropped = await editEntry(ctx, {
+        id: "showing/img",
+        document: entry("showing/img", { revision: "2026-01-05" }),
+      });
+      expect(dropped.revision).toBe("2026-01-05");
+      await loadStoredCatalog({ db: t.store.db, secretKey: SECRET_KEY, env: ENV });
+      expect(findCatalogEntry("showing/img").definition.examples).toBeUndefined();
     });
 
     it("deprecate and retire set the file's lifecycle; a retired entry answers 410", async () => {

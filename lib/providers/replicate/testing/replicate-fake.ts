@@ -32,6 +32,8 @@ export interface FakeReplicateModel {
   modality: FakeModality;
   /** The version's OpenAPI schema (components.schemas.Input / Output). */
   openapiSchema: Record<string, unknown>;
+  /** The input of the model's `default_example` (a prediction shown on its page); none when absent. */
+  defaultExample?: Record<string, unknown>;
 }
 
 export type FakeStatus = "starting" | "processing" | "succeeded" | "failed" | "canceled" | "aborted";
@@ -307,6 +309,7 @@ export const FAKE_REPLICATE_MODELS: FakeReplicateModel[] = [
     versionId: "5599ed30703defd1d160a25a63321b4dec97101d98b4674bcc56e41f62f35637",
     modality: "image",
     openapiSchema: FLUX_SCHNELL_SCHEMA,
+    defaultExample: { prompt: 'black forest gateau cake spelling out the words "FLUX SCHNELL"', num_outputs: 1 },
   },
   {
     owner: "acme-video",
@@ -316,6 +319,7 @@ export const FAKE_REPLICATE_MODELS: FakeReplicateModel[] = [
     versionId: "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
     modality: "video",
     openapiSchema: IMAGE_TO_VIDEO_SCHEMA,
+    defaultExample: { prompt: "a lighthouse at dusk", start_image: "https://replicate.delivery/lighthouse.png" },
   },
   {
     owner: "acme-voice",
@@ -594,6 +598,17 @@ export async function startReplicateFake(
         visibility: "public",
         is_official: model.isOfficial,
         run_count: 1234,
+        ...(model.defaultExample
+          ? {
+              default_example: {
+                id: `example-${model.name}`,
+                model: `${model.owner}/${model.name}`,
+                version: model.versionId,
+                input: model.defaultExample,
+                status: "succeeded",
+              },
+            }
+          : {}),
         latest_version: {
           id: model.versionId,
           created_at: "2026-10-01T00:00:00.000Z",
