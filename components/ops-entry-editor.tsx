@@ -42,6 +42,7 @@ const OWN_FIELDS = [
   "revision",
   "input_schema",
   "pricing",
+  "examples",
   // Set by the Lifecycle section's verbs only: a save keeps the stored one (saveEntryAction).
   "lifecycle",
 ] as const;
@@ -81,6 +82,7 @@ interface Fields {
   usd: string;
   drivers: string;
   overrides: string;
+  examples: string;
   other: string;
 }
 
@@ -107,11 +109,19 @@ function fieldsOf(doc: Record<string, unknown>): Fields {
     usd: pricing.usd ?? "",
     drivers: (pricing.drivers ?? []).join(", "),
     overrides: pretty(pricing.overrides ?? []),
+    examples: pretty(doc.examples ?? []),
     other: pretty(other),
   };
 }
 
-/** Input from a schema's defaults: what the example starts as. */
+/** What the example input starts as: the document's first example, else its schema's defaults. */
+function startingExample(document: Record<string, unknown>): Record<string, unknown> {
+  const first = (document.examples as Array<{ input?: unknown }> | undefined)?.[0]?.input;
+  if (first && typeof first === "object" && !Array.isArray(first)) return first as Record<string, unknown>;
+  return defaultsOf(document.input_schema);
+}
+
+/** Input from a schema's defaults. */
 function defaultsOf(schema: unknown): Record<string, unknown> {
   const props = (schema as { properties?: Record<string, { default?: unknown }> } | null)?.properties ?? {};
   const out: Record<string, unknown> = {};
@@ -127,6 +137,8 @@ function build(f: Fields): Built {
   if (!schema.ok) errors.schema = schema.message;
   const overrides = parseJson(f.overrides);
   if (!overrides.ok) errors.overrides = overrides.message;
+  const examples = parseJson(f.examples);
+  if (!examples.ok) errors.examples = examples.message;
   const other = parseJson(f.other);
   if (!other.ok) errors.other = other.message;
   else if (!other.value || typeof other.value !== "object" || Array.isArray(other.value))
@@ -151,6 +163,10 @@ function build(f: Fields): Built {
         drivers: list(f.drivers),
         overrides: overrides.ok ? overrides.value : [],
       },
+      // None is no field at all, as the providers file writes it.
+      ...(examples.ok && !(Array.isArray(examples.value) && examples.value.length === 0)
+        ? { examples: examples.value }
+        : {}),
     },
   };
 }
@@ -170,6 +186,7 @@ function fieldOfParam(param: string | null): keyof Fields | "example" | "general
   if (p.startsWith("pricing.drivers")) return "drivers";
   if (p.startsWith("pricing.unit")) return "unit";
   if (p.startsWith("pricing")) return "usd";
+  if (p.startsWith("examples")) return "examples";
   if (p === "") return "general";
   return "other";
 }
@@ -222,7 +239,7 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
   const [f, setF] = useState<Fields>(() => fieldsOf(entry?.document ?? blankDocument()));
   const set = (patch: Partial<Fields>) => setF((prev) => ({ ...prev, ...patch }));
   const [exampleText, setExampleText] = useState(() =>
-    pretty(defaultsOf(entry?.document.input_schema ?? blankDocument().input_schema)),
+    pretty(startingExample(entry?.document ?? blankDocument())),
   );
   const [check, setCheck] = useState<EntryCheck | null>(null);
   const [saveMessage, setSaveMessage] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
@@ -367,7 +384,7 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
             facts={{ id: f.id, usd: f.usd, unit: f.unit }}
             onImported={(document) => {
               setF(fieldsOf(document));
-              setExampleText(pretty(defaultsOf(document.input_schema)));
+              setExampleText(pretty(startingExample(document)));
             }}
           />
         ) : null}
@@ -535,6 +552,38 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
         <p className="mt-3 text-sm text-zinc-700" data-testid="quote-preview" aria-live="polite">
           Quote for the example: <span className="font-semibold text-zinc-900 tabular-nums">{quote ?? "—"}</span>
         </p>
+      </section>
+
+      <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
+        <h2 className="text-base font-semibold text-zinc-900">Examples</h2>
+        <p className="mt-1 mb-3 text-sm text-zinc-600">
+          Inputs creators can start from on the model page, each with a short title; each must be an input the
+          entry takes. Changing them makes no new revision.
+        </p>
+        <label className={LABEL}>
+          Examples (JSON: [{"{"}&quot;title&quot;: &quot;…&quot;, &quot;input&quot;: {"{"}…{"}"}{"}"}])
+          <textarea
+            className={MONO}
+            rows={4}
+            spellCheck={false}
+            value={f.examples}
+            aria-invalid={!!errorAt("examples")}
+            onChange={(e) => set({ examples: e.target.value })}
+          />
+        </label>
+        <FieldError id="examples-error" message={errorAt("examples")} />
+        <button
+          type="button"
+          className={`${BUTTON} mt-2 bg-white text-zinc-800 ring-1 ring-zinc-300 hover:bg-zinc-50`}
+          disabled={!exampleValue || !!built.errors.examples}
+          onClick={() => {
+            const current = parseJson(f.examples);
+            const list = current.ok && Array.isArray(current.value) ? current.value : [];
+            set({ examples: pretty([...list, { title: `Example ${list.length + 1}`, input: exampleValue }]) });
+          }}
+        >
+          Add the example input
+        </button>
       </section>
 
       <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">

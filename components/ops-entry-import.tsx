@@ -1,9 +1,15 @@
 "use client";
 // "Add a model"'s starting point, by the provider's kind: a Replicate model or a fal endpoint
-// (their own schema), a ComfyUI workflow with fields bound to its node inputs. What comes back
+// (their own schema), a ComfyUI workflow with fields bound to its node inputs, an AI SDK or
+// openai-images model id (the call's standard arguments as fields). What comes back
 // is a whole document the editor below shows for editing; the id and price typed above are kept.
 import { useState, useTransition } from "react";
-import { importComfyAction, importEntryAction, type ImportResult } from "@/app/_studio/actions/entries";
+import {
+  importComfyAction,
+  importEntryAction,
+  startEntryAction,
+  type ImportResult,
+} from "@/app/_studio/actions/entries";
 import { ComfyPicker, type ComfyChoice } from "./ops-entry-comfy-picker";
 import { BUTTON, FieldError, INPUT, LABEL } from "./ops-entry-ui";
 
@@ -25,6 +31,7 @@ export function EntryImport(props: {
 }) {
   const { provider, facts } = props;
   const [source, setSource] = useState("");
+  const [modality, setModality] = useState("");
   const [notes, setNotes] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
@@ -69,6 +76,22 @@ export function EntryImport(props: {
     );
   }
 
+  function startFromModelId() {
+    setError(null);
+    startTransition(async () =>
+      finish(
+        await startEntryAction({
+          providerId: provider.id,
+          modelId: source,
+          modality,
+          id: facts.id,
+          usd: facts.usd,
+          unit: facts.unit,
+        }),
+      ),
+    );
+  }
+
   let body;
   if (provider.kind === "replicate" || provider.kind === "fal") {
     body = (
@@ -99,6 +122,43 @@ export function EntryImport(props: {
     );
   } else if (provider.kind === "comfyui") {
     body = <ComfyPicker pending={pending} onImport={importWorkflow} />;
+  } else if (provider.kind === "ai-sdk" || provider.kind === "openai-images") {
+    body = (
+      <>
+        <div className="grid gap-2 sm:grid-cols-[1fr_10rem_auto] sm:items-end">
+          <label className={LABEL}>
+            Model id to start from
+            <input
+              className={INPUT}
+              value={source}
+              placeholder="gpt-image-1"
+              onChange={(e) => setSource(e.target.value)}
+            />
+          </label>
+          <label className={LABEL}>
+            Makes
+            <select className={INPUT} value={modality} onChange={(e) => setModality(e.target.value)}>
+              <option value="">its first kind</option>
+              <option value="image">image</option>
+              <option value="audio">speech</option>
+              <option value="video">video</option>
+            </select>
+          </label>
+          <button
+            type="button"
+            className={`${BUTTON} bg-white text-zinc-800 ring-1 ring-zinc-300 hover:bg-zinc-50`}
+            disabled={pending || !source.trim()}
+            onClick={startFromModelId}
+          >
+            Start from model id
+          </button>
+        </div>
+        <p className="mt-1 text-xs text-zinc-500">
+          These providers publish no schema: the fields below start as the call&apos;s standard arguments
+          (prompt, n, size…); narrow them to what the model takes.
+        </p>
+      </>
+    );
   } else return null;
 
   return (

@@ -318,3 +318,54 @@ test("an operator imports a Replicate model's schema and saves it as a draft", a
     await new Promise((resolve) => replicate.close(resolve));
   }
 });
+
+test("an operator starts an entry from a model id and gives it an example creators start from", async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  const id = `e2e-images/kite-${TAG}`;
+  await signIn(page, newUser("ops"));
+  await page.goto("/ops/entries/new");
+  await page.getByLabel("Provider").selectOption(PROVIDER);
+  await fill(page, "Id (creator/name)", id);
+  await fill(page, "USD per unit", "0.02");
+  await page.getByLabel("Model id to start from").fill("gpt-image-1");
+  await page.getByLabel("Makes").selectOption("video");
+  await page.getByRole("button", { name: "Start from model id" }).click();
+  await expect(page.getByTestId("import-error")).toContainText("not video");
+  await page.getByLabel("Makes").selectOption("");
+  await page.getByRole("button", { name: "Start from model id" }).click();
+  await expect(page.getByLabel("Upstream model", { exact: true })).toHaveValue("gpt-image-1");
+  await expect(page.getByLabel("Name", { exact: true })).toHaveValue("Gpt image 1");
+  await fill(page, "Name", "Kite");
+  const live = page.getByTestId("live-form");
+  await live.getByLabel("Prompt").fill("a red kite over dunes");
+  await expect(page.getByTestId("quote-preview")).toContainText("$0.02");
+  await page.getByRole("button", { name: "Add the example input" }).click();
+  const examples = page.getByLabel(/^Examples \(JSON/);
+  await expect(examples).toHaveValue(/"title": "Example 1"/);
+  await expect(examples).toHaveValue(/a red kite over dunes/);
+  // An example the entry would refuse is refused at its field, with its path.
+  const good = await examples.inputValue();
+  await examples.fill('[{ "title": "Too many", "input": { "prompt": "x", "n": 9 } }]');
+  await expect(page.getByTestId("examples-error")).toContainText("entry.examples[0].input.n");
+  await examples.fill(good.replace("Example 1", "Kite over dunes"));
+  await expect(page.getByTestId("examples-error")).toHaveCount(0);
+  await page.getByRole("button", { name: "Publish" }).click();
+  await expect(page.getByTestId("save-message")).toContainText("Saved and published");
+
+  const creatorContext = await browser.newContext();
+  const creator = await creatorContext.newPage();
+  try {
+    await signIn(creator, newUser("creator"));
+    await expect(async () => {
+      await creator.goto(`/catalog/${id}`);
+      await expect(creator.getByTestId("examples")).toBeVisible({ timeout: 1_000 });
+    }).toPass({ timeout: 10_000 });
+    await expect(creator.getByRole("button", { name: "Kite over dunes" })).toHaveAttribute("aria-pressed", "true");
+    await expect(creator.getByLabel("Prompt", { exact: true })).toHaveValue("a red kite over dunes");
+  } finally {
+    await creatorContext.close();
+  }
+});

@@ -116,12 +116,33 @@ function parseInputSchema(value: unknown, path: string, ajv: Ajv2020): JsonSchem
   if (schema.type !== "object") fail(`${path}.type`, `must be "object"; got ${describe(schema.type)}.`);
   if (schema.additionalProperties !== false)
     fail(`${path}.additionalProperties`, "must be false, so that unknown input fields are refused.");
+  refuseIds(schema, path);
   try {
     ajv.compile(schema);
   } catch (err) {
     fail(path, `is not a valid JSON Schema 2020-12 (strict mode): ${(err as Error).message}`);
   }
   return { $schema: JSON_SCHEMA_2020, ...schema };
+}
+
+/** Keywords whose value maps names (input fields, definitions) to schemas, not keywords to values. */
+const NAMED_SCHEMAS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/**
+ * No `$id` anywhere: the server's one validator keys schemas by their `$id`, so a second copy of
+ * the entry (the next catalog reload, a new revision) would be refused as "already exists" at run
+ * time. The entry id names the schema; refer within it with "#/$defs/…".
+ */
+function refuseIds(node: unknown, path: string): void {
+  if (node === null || typeof node !== "object") return;
+  if (Array.isArray(node)) return node.forEach((item, i) => refuseIds(item, `${path}[${i}]`));
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$id")
+      fail(`${path}.$id`, 'is not allowed: the entry\'s id names its schema (refer within it with "#/$defs/…").');
+    if (NAMED_SCHEMAS.has(key) && value && typeof value === "object" && !Array.isArray(value))
+      for (const [name, schema] of Object.entries(value)) refuseIds(schema, `${path}.${key}.${name}`);
+    else refuseIds(value, `${path}.${key}`);
+  }
 }
 
 function parseUsdAt(obj: JsonObject, path: string, key = "usd"): string {
@@ -198,6 +219,7 @@ function parseCost(value: unknown, path: string, schema: JsonSchemaObject): Prov
  */
 function parseExamples(value: unknown, path: string, id: string, schema: JsonSchemaObject): ModelExample[] {
   if (value === undefined) return [];
+  const titles = new Set<string>();
   return arrayAt(value, path, { max: MAX_EXAMPLES }).map((item, i) => {
     const at = `${path}[${i}]`;
     const example = objectAt(item, at, ["title", "input"]);
@@ -206,6 +228,10 @@ function parseExamples(value: unknown, path: string, id: string, schema: JsonSch
       pattern: /^\P{Cc}+$/u,
       patternText: 'a short title such as "Neon city at night", without control characters',
     });
+    // The model page offers them by title: two alike could not be told apart.
+    if (titles.has(title))
+      fail(`${at}.title`, `must differ from the other examples' titles; "${title}" is given twice.`);
+    titles.add(title);
     const input = example.input;
     if (input === undefined) fail(`${at}.input`, "is required.");
     if (input === null || typeof input !== "object" || Array.isArray(input))

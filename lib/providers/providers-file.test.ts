@@ -322,11 +322,13 @@ describe("an entry's examples (what the model page's form opens with)", () => {
     expect(definition!.examples).toEqual([fox, hd]);
     // Kept as written; the schema's defaults fill the rest only when it is used.
     expect(exampleInputOf(definition!)).toEqual({ prompt: "a fox in the snow", n: 2, quality: "standard" });
-    expect(parse(withExamples([fox, fox, fox, fox, fox, fox]))[0]!.entries[0]!.examples).toHaveLength(6);
+    const six = [1, 2, 3, 4, 5, 6].map((i) => ({ ...fox, title: `Fox ${i}` }));
+    expect(parse(withExamples(six))[0]!.entries[0]!.examples).toHaveLength(6);
   });
 
   it.each<[string, unknown, string]>([
     ["not an array", fox, "providers[0].entries[0].examples must be an array; got an object."],
+    ["two examples of one title", [fox, { ...fox, input: { prompt: "a fox" } }], 'providers[0].entries[0].examples[1].title must differ from the other examples\' titles; "A fox" is given twice.'], // prettier-ignore
     ["seven examples", Array(7).fill(fox), "providers[0].entries[0].examples must hold at most 6 items; got 7."],
     ["an example that is not an object", ["a fox"], 'providers[0].entries[0].examples[0] must be an object; got "a fox".'], // prettier-ignore
     ["no title", [{ input: fox.input }], "providers[0].entries[0].examples[0].title is required."],
@@ -335,7 +337,7 @@ describe("an entry's examples (what the model page's form opens with)", () => {
     ["a NUL byte in a title", [fox, { ...fox, title: "a\u0000fox" }], 'providers[0].entries[0].examples[1].title must be a short title such as "Neon city at night", without control characters; got "a\\u0000fox".'], // prettier-ignore
     ["no input", [{ title: "A fox" }], "providers[0].entries[0].examples[0].input is required."],
     ["an input that is not an object", [{ ...fox, input: ["fox"] }], "providers[0].entries[0].examples[0].input must be an object; got an array."], // prettier-ignore
-    ["an input out of bounds", [fox, { ...fox, input: { prompt: "fox", n: 9 } }], "providers[0].entries[0].examples[1].input.n must be from 1 to 4; got 9."], // prettier-ignore
+    ["an input out of bounds", [fox, { title: "Many", input: { prompt: "fox", n: 9 } }], "providers[0].entries[0].examples[1].input.n must be from 1 to 4; got 9."], // prettier-ignore
     ["an input of the wrong type", [{ ...fox, input: { prompt: 7 } }], "providers[0].entries[0].examples[0].input.prompt must be of type string; got an integer."], // prettier-ignore
     ["an input missing a required field", [{ ...fox, input: { n: 2 } }], "providers[0].entries[0].examples[0].input.prompt is required. What to draw."], // prettier-ignore
     ["an input with a field the schema lacks", [{ ...fox, input: { prompt: "fox", seed: 1 } }], "providers[0].entries[0].examples[0].input.seed is not an input of acme/image-1. Its inputs are: prompt, n, quality."], // prettier-ignore

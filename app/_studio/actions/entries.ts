@@ -27,6 +27,8 @@ import {
 } from "@/lib/providers/stored-catalog/entry-verbs";
 import { importEntry, SchemaImportError } from "@/lib/providers/import-entry";
 import { importComfyEntry } from "@/lib/providers/comfyui/import-comfyui";
+import { startAiSdkEntry } from "@/lib/providers/ai-sdk/ai-sdk-start";
+import type { Modality } from "@/lib/core/catalog/model-definition";
 import { actionError } from "@/app/_studio/action-error";
 import { requireOps } from "@/app/_studio/studio-ctx";
 
@@ -191,6 +193,40 @@ export async function importComfyAction(input: {
       signal: AbortSignal.timeout(20_000),
     });
     return { ok: true, document: imported.entry, notes: imported.notes };
+  } catch (err) {
+    return refusal(err);
+  }
+}
+
+/**
+ * A starting document for an AI SDK or openai-images provider, which publish no schema: the
+ * model id the package takes and the call's standard arguments for the modality as fields.
+ */
+export async function startEntryAction(input: {
+  providerId: string;
+  modelId: string;
+  /** "" for the package's first. */
+  modality: string;
+  id: string;
+  usd: string;
+  unit: string;
+}): Promise<ImportResult> {
+  try {
+    const ctx = await catalogCtx();
+    const provider = await readRemoteProvider(ctx.db, input.providerId);
+    if (!provider || (provider.kind !== "ai-sdk" && provider.kind !== "openai-images"))
+      return { ok: false, message: "Starting from a model id needs an AI SDK or openai-images provider.", param: "provider" };
+    const settings = JSON.parse(provider.settings_json) as { provider?: string };
+    const started = startAiSdkEntry({
+      providerKind: provider.kind,
+      aiSdkProvider: settings.provider,
+      modelId: input.modelId,
+      id: input.id.trim() || `${provider.id}/${input.modelId.trim().split("/").at(-1) ?? "model"}`,
+      usd: input.usd.trim() || "0.04",
+      unit: input.unit.trim() || "image",
+      ...(input.modality ? { modality: input.modality as Modality } : {}),
+    });
+    return { ok: true, document: started.entry, notes: started.notes };
   } catch (err) {
     return refusal(err);
   }

@@ -18,7 +18,8 @@ export function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object";
-  const text = JSON.stringify(value);
+  // undefined (a field left out) has no JSON text.
+  const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 

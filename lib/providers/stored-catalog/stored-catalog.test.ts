@@ -254,6 +254,12 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
         "entry.input_schema",
       ],
       ["a price that is not a decimal", { pricing: { unit: "image", usd: "4e-2" } }, "entry.pricing.usd"],
+      [
+        "a $id in the schema",
+        { input_schema: { ...schema, properties: { prompt: { type: "string", $id: "https://acme.example/p" } } } },
+        "entry.input_schema.properties.prompt.$id",
+      ],
+      ["no pricing at all", { pricing: undefined }, "entry.pricing"],
       ["a NUL byte", { description: "fine\u0000not" }, "entry.description"],
       [
         "a NUL byte deep in the schema",
