@@ -435,7 +435,14 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
           />
           <TextField
             label="Revision"
-            value={f.revision}
+            // A published entry's revision is the store's: a change to what its runs do makes the next.
+            value={stored?.state === "published" ? stored.revision : f.revision}
+            disabled={stored?.state === "published"}
+            hint={
+              stored?.state === "published"
+                ? "Set on save: a change to the schema, price or upstream model makes the next one."
+                : "A date such as 2026-11-29; kept when it is published."
+            }
             onChange={(revision) => set({ revision })}
             error={errorAt("revision")}
             name="revision"

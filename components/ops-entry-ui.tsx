@@ -23,19 +23,22 @@ export function TextField(props: {
   onChange: (value: string) => void;
   error: string | undefined;
   disabled?: boolean;
+  /** A line under the field: what it does or why it cannot be changed. */
+  hint?: string;
 }) {
   return (
     <div>
       <label className={LABEL}>
         {props.label}
         <input
-          className={INPUT}
+          className={`${INPUT} disabled:bg-zinc-50 disabled:text-zinc-500`}
           value={props.value}
           disabled={props.disabled}
           aria-invalid={!!props.error}
           onChange={(e) => props.onChange(e.target.value)}
         />
       </label>
+      {props.hint ? <p className="mt-1 text-xs text-zinc-500">{props.hint}</p> : null}
       <FieldError id={`${props.name}-error`} message={props.error} />
     </div>
   );
