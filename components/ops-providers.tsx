@@ -130,7 +130,11 @@ export function OpsProviders({
         latency_ms: 0,
         error: "The test could not be run; reload and try again.",
       })) // prettier-ignore
-      .then((check) => setChecks((c) => ({ ...c, [providerId]: check })));
+      .then((check) => {
+        setChecks((c) => ({ ...c, [providerId]: check }));
+        // A pass ends a recorded outage: the card's "in service" is read again.
+        if (check.ok) router.refresh();
+      });
   };
 
   async function onSubmit(values: ProviderFormInput) {

@@ -1,7 +1,7 @@
 // The ops Providers page (issue 37): operators only (anyone else gets a 404); an operator adds an
 // openai-images provider with a pasted key against a local fake that lists models for that key
 // only, tests its connection (and a wrong key's refusal), sees its outage and failed runs as the
-// store records them, edits its base URL (a bad one is the verb's message under the field) and
+// store records them (a passing test ends a recorded outage), edits its base URL (a bad one is the verb's message under the field) and
 // removes it. The pasted key is never in the page again. Screenshots: ops-providers, ops-providers-phone.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -141,13 +141,16 @@ test("an operator adds, tests, edits and removes a provider with a pasted key", 
   const failure = card.getByRole("link", { name: runId });
   await expect(failure).toHaveAttribute("href", `/ops/runs/${runId}`);
   await expect(card).toContainText(`${id}/image-1`);
-  // A new adapter checks: the recorded outage does not stop the test, nor does the test clear it.
-  await card.getByRole("button", { name: "Test connection" }).click();
-  await expect(card.getByTestId("provider-check")).toContainText(`Connected: ${MODELS.length} models`);
   await screenshot(page, "ops-providers");
   await page.setViewportSize({ width: 390, height: 844 });
   await screenshot(page, "ops-providers-phone");
   await page.setViewportSize({ width: 1280, height: 800 });
+  // A new adapter checks, so the recorded outage does not stop the test; a pass ends the outage.
+  await card.getByRole("button", { name: "Test connection" }).click();
+  await expect(card.getByTestId("provider-check")).toContainText(`Connected: ${MODELS.length} models`);
+  await expect(card.getByTestId("provider-health")).toHaveText("In service");
+  await page.reload();
+  await expect(card.getByTestId("provider-health")).toHaveText("In service");
 
   // Remove, with a confirmation naming its entries.
   await card.getByRole("button", { name: "Remove" }).click();

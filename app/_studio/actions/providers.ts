@@ -14,7 +14,7 @@ import {
   type CatalogCtx,
   type StoredProvider,
 } from "@/lib/providers/stored-catalog/catalog-verbs";
-import { storedProviders } from "@/lib/providers/stored-catalog/load";
+import { providerPassedCheck, storedProviders } from "@/lib/providers/stored-catalog/load";
 import { checkProviderConnection, type ConnectionCheck } from "@/lib/providers/connection-check";
 import type { OpsCtx } from "@/lib/core/ops/ops-principal";
 import { actionError } from "@/app/_studio/action-error";
@@ -164,7 +164,8 @@ export async function removeProviderAction(id: string): Promise<ProviderResult<{
 
 /**
  * One cheap call to the provider as the store holds it now (its key opened with SECRET_KEY or
- * read from its variable here), through a new adapter: a failed check takes nothing out of service.
+ * read from its variable here), through a new adapter: a failed check takes nothing out of service,
+ * and a passing one ends an outage a failed run recorded (the page then shows it in service).
  */
 export async function testProviderAction(id: string): Promise<ConnectionCheck> {
   const { ops } = await requireOps();
@@ -186,7 +187,9 @@ export async function testProviderAction(id: string): Promise<ConnectionCheck> {
     };
   }
   try {
-    return await checkProviderConnection(provider);
+    const check = await checkProviderConnection(provider);
+    if (check.ok) await providerPassedCheck(ops.db, id);
+    return check;
   } catch (err) {
     return { ok: false, latency_ms: 0, error: actionError(err).message };
   }

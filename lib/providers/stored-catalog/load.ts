@@ -16,6 +16,8 @@ import {
   type RemoteProviderRow,
 } from "../../core/catalog/remote-store";
 import { isBuiltInModel, registerRemoteModels, setRevisionResolver } from "../../core/catalog/catalog";
+import { shareProviderHealth } from "../../core/catalog/model-availability";
+import { markUp } from "../common/health";
 import type { ModelDefinition } from "../../core/catalog/model-definition";
 import { remoteModelDefinition } from "../common/remote-model";
 import type { ProviderAdapter, ProviderConfig } from "../common/types";
@@ -40,6 +42,17 @@ function adapterOf(provider: ProviderConfig): ProviderAdapter {
   const adapter = newAdapter(provider);
   adapters.set(provider.id, { key, adapter });
   return adapter;
+}
+
+/**
+ * An operator's connection test passed: the provider answers and takes its key, so an outage a
+ * failed run recorded ends now, in this process's serving adapter and in the store (every
+ * process), rather than when it lapses. A failed test changes nothing (it is not a run).
+ */
+export async function providerPassedCheck(db: Db, providerId: string): Promise<void> {
+  const kept = adapters.get(providerId);
+  if (kept) markUp(kept.adapter.health);
+  await shareProviderHealth(db, providerId, null);
 }
 
 function providerConfig(ctx: LoadCtx, row: RemoteProviderRow): Omit<ProviderConfig, "entries"> | null {
