@@ -13,12 +13,11 @@ import { humanize, convertOpenApiInput, SchemaImportError } from "./common/opena
 import { parseProvidersFile } from "./providers-file";
 import { detailOf } from "./common/replicate-fal-shared";
 import { parseReplicateModel, REPLICATE_BASE_URL, replicateWireFetch } from "./replicate/replicate";
-import { isFalEndpoint } from "./fal/fal";
+import { FAL_OPENAPI_URL, isFalEndpoint } from "./fal/fal";
 
 export { SchemaImportError } from "./common/openapi-schema";
 
 /** Where fal publishes each endpoint's OpenAPI document (GET {host}/api/openapi/queue/openapi.json?endpoint_id=…). */
-export const FAL_OPENAPI_HOST = "https://fal.ai";
 
 export type ImportSource = { kind: "replicate"; model: string } | { kind: "fal"; endpoint: string };
 
@@ -169,7 +168,7 @@ function defaultExample(input: unknown, schema: JsonSchemaObject, id: string, no
 }
 
 async function falDocument(options: ImportOptions, endpoint: string, signal?: AbortSignal): Promise<Json> {
-  const url = `${(options.baseUrl ?? FAL_OPENAPI_HOST).replace(/\/+$/, "")}/api/openapi/queue/openapi.json?endpoint_id=${encodeURIComponent(endpoint)}`;
+  const url = `${(options.baseUrl ?? FAL_OPENAPI_URL).replace(/\/+$/, "")}/api/openapi/queue/openapi.json?endpoint_id=${encodeURIComponent(endpoint)}`;
   let response: Response;
   try {
     response = await fetch(url, { headers: { accept: "application/json" }, signal });

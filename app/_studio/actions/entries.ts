@@ -128,7 +128,11 @@ export async function importEntryAction(input: {
     const provider = await readRemoteProvider(ctx.db, input.providerId);
     if (!provider || (provider.kind !== "replicate" && provider.kind !== "fal"))
       return { ok: false, message: "Importing reads a Replicate or fal provider's schema.", param: "provider" };
-    const settings = JSON.parse(provider.settings_json) as { api_key_env?: string; base_url?: string };
+    const settings = JSON.parse(provider.settings_json) as {
+      api_key_env?: string;
+      base_url?: string;
+      openapi_base_url?: string;
+    };
     const apiKey = providerKey(ctx, provider, settings);
     const source = input.source.trim();
     const imported = await importEntry({
@@ -138,8 +142,8 @@ export async function importEntryAction(input: {
       source: provider.kind === "replicate" ? { kind: "replicate", model: source } : { kind: "fal", endpoint: source },
       apiKey: provider.kind === "replicate" ? apiKey : null,
       // Replicate's schema from the API the provider's runs go to (its base_url, when set); fal's
-      // documents come from fal's own host.
-      baseUrl: provider.kind === "replicate" ? settings.base_url : undefined,
+      // documents from fal's own host, or the provider's openapi_base_url.
+      baseUrl: provider.kind === "replicate" ? settings.base_url : settings.openapi_base_url,
       signal: AbortSignal.timeout(20_000),
     });
     const dropped = imported.dropped.map((d) => `left out ${d.field}: ${d.reason}`);

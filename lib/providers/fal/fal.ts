@@ -58,6 +58,8 @@ const FAL_RUN_URL = "https://fal.run";
 const FAL_REST_URL = "https://rest.fal.ai";
 /** fal's Platform API (docs.fal.ai/platform-apis): the connection check reads model pricing there. */
 const FAL_PLATFORM_URL = "https://api.fal.ai/v1";
+/** Where fal publishes each endpoint's OpenAPI document (what an import reads). */
+export const FAL_OPENAPI_URL = "https://fal.ai";
 /** The most endpoint ids one pricing request takes. */
 const MAX_PRICED_ENDPOINTS = 50;
 /**
@@ -74,6 +76,8 @@ export interface FalProviderOptions {
   restBaseUrl: string;
   /** fal's Platform API (https://api.fal.ai/v1), read by the connection check; without a trailing slash. */
   platformBaseUrl: string;
+  /** Where endpoints' OpenAPI documents are read when an entry is imported (https://fal.ai). */
+  openapiBaseUrl: string;
 }
 
 /** "owner/alias" or "owner/alias/path…" (fal's endpoint ids). */
@@ -311,7 +315,8 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
  * host, one call, not cancelable there), `run_base_url` (the synchronous host, default
  * https://fal.run), `rest_base_url` (fal's REST host, where storage uploads of large file inputs
  * start, default https://rest.fal.ai), `platform_base_url` (fal's Platform API, read by the
- * connection check, default https://api.fal.ai/v1). Entry fields: `upstream_model` (the endpoint id,
+ * connection check, default https://api.fal.ai/v1), `openapi_base_url` (where an import reads an
+ * endpoint's OpenAPI document, default https://fal.ai). Entry fields: `upstream_model` (the endpoint id,
  * "fal-ai/flux/dev"), optional `output_fields` and `file_list_inputs` (replicate-fal-shared.ts).
  */
 export const falKind: ProviderKind = {
@@ -322,7 +327,7 @@ export const falKind: ProviderKind = {
   baseUrlRequired: false,
   keyRequired: { example: "FAL_KEY" },
   upstreamModelRequired: true,
-  providerFields: ["mode", "run_base_url", "rest_base_url", "platform_base_url"],
+  providerFields: ["mode", "run_base_url", "rest_base_url", "platform_base_url", "openapi_base_url"],
   entryFields: [...HOSTED_ENTRY_FIELDS],
   parseProvider(provider: JsonObject, path: string) {
     const mode = stringAt(provider, "mode", path, {
@@ -341,6 +346,7 @@ export const falKind: ProviderKind = {
       runBaseUrl: hostAt("run_base_url", FAL_RUN_URL),
       restBaseUrl: hostAt("rest_base_url", FAL_REST_URL),
       platformBaseUrl: hostAt("platform_base_url", FAL_PLATFORM_URL),
+      openapiBaseUrl: hostAt("openapi_base_url", FAL_OPENAPI_URL),
     } satisfies FalProviderOptions;
   },
   parseEntry(entry, path, schema) {
