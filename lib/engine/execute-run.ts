@@ -45,19 +45,23 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
   }
   const stop = new AbortController();
   let lost = false;
-  const renewal = setInterval(
-    () => {
-      renewLease(db, { id: run.id, owner, leaseMs })
-        .then((ours) => {
-          if (!ours) {
-            lost = true;
-            stop.abort();
-          }
-        })
-        .catch((err) => logger.warn({ err, run: run.id }, "lease renewal failed"));
-    },
-    Math.max(50, Math.floor(leaseMs / 3)),
-  );
+  const checkOwnership = () => {
+    renewLease(db, { id: run.id, owner, leaseMs })
+      .then((ours) => {
+        if (!ours) {
+          lost = true;
+          stop.abort();
+        }
+      })
+      .catch((err) => logger.warn({ err, run: run.id }, "lease renewal failed"));
+  };
+  const renewal = setInterval(checkOwnership, Math.max(50, Math.floor(leaseMs / 3)));
+  // A cancel (in any process) ends the run in the store and signals its finish: the lease is
+  // looked at then, not at the next renewal (up to a third of the lease later), so the model
+  // stops, and a provider is asked to drop the job, within moments of the cancel's answer.
+  const stopListening = services.signals.onRunSignal((id, kind) => {
+    if (id === run.id && kind === "finished" && !stop.signal.aborted) checkOwnership();
+  });
   // A provider that bills once submitted must not get the run twice: past that point a shutdown
   // waits for the run (bounded by the provider's timeout) instead of giving it back to the queue.
   let atBillingProvider = false;
@@ -130,6 +134,7 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
     outcome = { status: "failed", message, providerCostMicros: failedJobCostMicros(ranAs?.cost, providerSeconds) };
   } finally {
     clearInterval(renewal);
+    stopListening();
     options.shutdown.removeEventListener("abort", onShutdown);
   }
   const row = await finishRun(db, services, { id: run.id, owner, outcome });

@@ -36,7 +36,9 @@ export interface PollOptions {
 /** A signal no cancel reaches (a submit that must get its answer). */
 const NOT_ABORTED = new AbortController().signal;
 
-const DEFAULT_POLL: PollOptions = { maxWaitMs: 15 * 60_000, firstPollMs: 500, maxPollMs: 5_000, maxPollFailures: 3 };
+// A job's first look within 250 ms and then at most every 2 s: a finished job is noticed, and
+// its progress shown, about as soon as a person would look again (issue 38's ceilings).
+const DEFAULT_POLL: PollOptions = { maxWaitMs: 15 * 60_000, firstPollMs: 250, maxPollMs: 2_000, maxPollFailures: 3 };
 
 /** A remote entry: `provider` is set to the provider's id (the run's `provider`). */
 export type RemoteModelDefinition = ModelDefinition & { provider: string };
