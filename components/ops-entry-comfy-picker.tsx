@@ -30,7 +30,7 @@ function readGraph(text: string): { graph: Graph } | { error: string } {
   if (Array.isArray(value.nodes) && Array.isArray(value.links))
     return {
       error:
-        'This is a workflow in ComfyUI\'s UI format: save it with "Export (API)" (ComfyUI\'s workflow menu) and upload that file.',
+        "This is a workflow in ComfyUI's UI format: save it with \"Export (API)\" (ComfyUI's workflow menu) and upload that file.",
     };
   for (const [id, node] of Object.entries(value)) {
     const n = node as { class_type?: unknown; inputs?: unknown } | null;

@@ -238,9 +238,7 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
   );
   const [f, setF] = useState<Fields>(() => fieldsOf(entry?.document ?? blankDocument()));
   const set = (patch: Partial<Fields>) => setF((prev) => ({ ...prev, ...patch }));
-  const [exampleText, setExampleText] = useState(() =>
-    pretty(startingExample(entry?.document ?? blankDocument())),
-  );
+  const [exampleText, setExampleText] = useState(() => pretty(startingExample(entry?.document ?? blankDocument())));
   const [check, setCheck] = useState<EntryCheck | null>(null);
   const [saveMessage, setSaveMessage] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
   const [serverError, setServerError] = useState<{ message: string; param: string | null } | null>(null);
@@ -564,11 +562,12 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
       <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
         <h2 className="text-base font-semibold text-zinc-900">Examples</h2>
         <p className="mt-1 mb-3 text-sm text-zinc-600">
-          Inputs creators can start from on the model page, each with a short title; each must be an input the
-          entry takes. Changing them makes no new revision.
+          Inputs creators can start from on the model page, each with a short title; each must be an input the entry
+          takes. Changing them makes no new revision.
         </p>
         <label className={LABEL}>
-          Examples (JSON: [{"{"}&quot;title&quot;: &quot;…&quot;, &quot;input&quot;: {"{"}…{"}"}{"}"}])
+          Examples (JSON: [{"{"}&quot;title&quot;: &quot;…&quot;, &quot;input&quot;: {"{"}…{"}"}
+          {"}"}])
           <textarea
             className={MONO}
             rows={4}
@@ -640,4 +639,3 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
     </div>
   );
 }
-

@@ -154,8 +154,8 @@ export function EntryImport(props: {
           </button>
         </div>
         <p className="mt-1 text-xs text-zinc-500">
-          These providers publish no schema: the fields below start as the call&apos;s standard arguments
-          (prompt, n, size…); narrow them to what the model takes.
+          These providers publish no schema: the fields below start as the call&apos;s standard arguments (prompt, n,
+          size…); narrow them to what the model takes.
         </p>
       </>
     );

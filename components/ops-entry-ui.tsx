@@ -5,7 +5,8 @@ export const INPUT =
   "mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm focus:border-indigo-500 focus:ring-1 focus:ring-indigo-500 focus:outline-none";
 export const MONO = `${INPUT} font-mono text-xs leading-5`;
 export const LABEL = "block text-sm font-medium text-zinc-700";
-export const BUTTON = "rounded-md px-3 py-2 text-sm font-medium shadow-sm disabled:cursor-not-allowed disabled:opacity-50";
+export const BUTTON =
+  "rounded-md px-3 py-2 text-sm font-medium shadow-sm disabled:cursor-not-allowed disabled:opacity-50";
 
 export function FieldError({ id, message }: { id: string; message: string | undefined }) {
   if (!message) return null;

@@ -183,7 +183,11 @@ export async function importComfyAction(input: {
     if (!provider || provider.kind !== "comfyui")
       return { ok: false, message: "Importing a workflow needs a ComfyUI provider.", param: "provider" };
     if (!input.workflow || typeof input.workflow !== "object" || Array.isArray(input.workflow))
-      return { ok: false, message: "The workflow must be a JSON object of nodes (ComfyUI's API format).", param: "import" };
+      return {
+        ok: false,
+        message: "The workflow must be a JSON object of nodes (ComfyUI's API format).",
+        param: "import",
+      };
     const settings = JSON.parse(provider.settings_json) as { api_key_env?: string; base_url?: string };
     const imported = await importComfyEntry({
       id: input.id.trim(),
@@ -219,7 +223,11 @@ export async function startEntryAction(input: {
     const ctx = await catalogCtx();
     const provider = await readRemoteProvider(ctx.db, input.providerId);
     if (!provider || (provider.kind !== "ai-sdk" && provider.kind !== "openai-images"))
-      return { ok: false, message: "Starting from a model id needs an AI SDK or openai-images provider.", param: "provider" };
+      return {
+        ok: false,
+        message: "Starting from a model id needs an AI SDK or openai-images provider.",
+        param: "provider",
+      };
     const settings = JSON.parse(provider.settings_json) as { provider?: string };
     const started = startAiSdkEntry({
       providerKind: provider.kind,

@@ -144,10 +144,16 @@ describe("importing a ComfyUI workflow", () => {
       string,
       unknown
     >;
-    const { entry } = await importComfyEntry({ ...BASE, workflow, bindings: { prompt: [{ node: "6", input: "text" }] } });
+    const { entry } = await importComfyEntry({
+      ...BASE,
+      workflow,
+      bindings: { prompt: [{ node: "6", input: "text" }] },
+    });
     expect(entry).toMatchObject({ name: "Sdxl imported", description: "A ComfyUI workflow.", workflow });
     const [provider] = parseProvidersFile(
-      JSON.stringify({ providers: [{ id: "gpu-box", kind: "comfyui", base_url: "http://127.0.0.1:8188", entries: [entry] }] }),
+      JSON.stringify({
+        providers: [{ id: "gpu-box", kind: "comfyui", base_url: "http://127.0.0.1:8188", entries: [entry] }],
+      }),
       {},
       FIXTURES,
     );

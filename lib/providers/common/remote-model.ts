@@ -147,7 +147,9 @@ export function remoteModelDefinition(
         const submitted = await adapter.submit(prepared, adapter.billsOnSubmit ? tools.signal : NOT_ABORTED);
         if (submitted.kind === "done") tools.signal.throwIfAborted();
         done =
-          submitted.kind === "done" ? submitted : await waitForJob(provider, adapter, { id: submitted.jobId, entry }, tools, poll);
+          submitted.kind === "done"
+            ? submitted
+            : await waitForJob(provider, adapter, { id: submitted.jobId, entry }, tools, poll);
       } catch (err) {
         if (err instanceof ProviderError && !tools.signal.aborted)
           METRICS.providerErrors.inc({ provider: provider.id });
