@@ -36,6 +36,7 @@ import {
   type ImportedEntry,
 } from "../lib/providers/import-entry";
 import { importComfyEntry } from "../lib/providers/comfyui/import-comfyui";
+import { readQueueSettings, setQueueSettings } from "../lib/core/workspaces/workspace-queue";
 import { ProvidersFileError } from "../lib/providers";
 import { MODALITIES, type Modality } from "../lib/core/catalog/model-definition";
 
@@ -110,6 +111,40 @@ workspace
       if (!apiKey) return print(created, [created as unknown as Record<string, unknown>]);
       print({ ...created, api_key: apiKey }, [{ ...created, key: apiKey.key }]);
       if (!printsJson()) console.log("The key is shown once: keep it somewhere safe.");
+    }),
+  );
+workspace
+  .command("queue")
+  .description(
+    "its share of the queue: --weight (1-100; 2 starts about twice the runs of 1 while both wait) and --max-running (a cap on its runs at once, or none)",
+  )
+  .requiredOption("--workspace <id>", "workspace ID (ws_…)")
+  .option("--weight <n>", "its weight in the fair order, a whole number from 1 to 100 (default 1)")
+  .option("--max-running <n>", 'at most this many of its runs running at once, or "none"')
+  .action((options: { workspace: string; weight?: string; maxRunning?: string }) =>
+    withStore(async (store) => {
+      await requireWorkspace(store, options.workspace);
+      const whole = (text: string) => (/^\d{1,6}$/.test(text.trim()) ? Number(text) : text);
+      const settings =
+        options.weight === undefined && options.maxRunning === undefined
+          ? await readQueueSettings({ db: store.db }, options.workspace)
+          : await setQueueSettings(
+              { db: store.db },
+              {
+                workspaceId: options.workspace,
+                weight: options.weight === undefined ? undefined : whole(options.weight),
+                maxRunning:
+                  options.maxRunning === undefined
+                    ? undefined
+                    : options.maxRunning.trim() === "none"
+                      ? null
+                      : whole(options.maxRunning),
+                audit: CLI_AUDIT,
+              },
+            );
+      print({ object: "workspace_queue", ...settings }, [
+        { workspace: settings.workspace_id, weight: settings.weight, max_running: settings.max_running ?? "none" },
+      ]);
     }),
   );
 workspace.command("list").action(() =>

@@ -5,7 +5,7 @@
 import { createServices, installCatalog } from "../../lib/boot/boot";
 import { loadConfig } from "../../lib/boot/config";
 import { SCOPES, type Ctx } from "../../lib/core/context";
-import { startIdempotently, writeQueuedRun } from "../../lib/core/runs/generations";
+import { startIdempotently, LANES, writeQueuedRun } from "../../lib/core/runs/generations";
 import { priceRunRequest } from "../../lib/core/runs/quotes";
 import { openStore } from "../../lib/store/store";
 import type { BenchSettings } from "../lib/context";
@@ -54,7 +54,7 @@ export async function measureStoreFloor(
           resource: "generation",
         },
         async () => priced,
-        (db, p, runId, now) => writeQueuedRun(db, ctx, p, runId, now),
+        (db, p, runId, now) => writeQueuedRun(db, ctx, p, runId, now, LANES.bulk),
       );
     const run = async (seconds: number): Promise<number> => {
       const until = performance.now() + seconds * 1000;

@@ -1,15 +1,35 @@
 // Claiming work from the runs table (the queue) with a lease, renewing it, and giving it back.
-import { sql } from "kysely";
+import { sql, type ExpressionBuilder } from "kysely";
 import { observeRunStarted } from "../primitives/metrics";
-import type { Db, GenerationsTable } from "../store/database";
+import type { Database, Db, GenerationsTable } from "../store/database";
 import type { DialectName } from "../store/dialects";
 
 export const BUILT_IN_PROVIDER = "atelier";
 
 /**
- * Takes the oldest runnable run: a queued one, or a running one whose lease lapsed (its worker
- * died). One statement: UPDATE … WHERE id = (oldest) RETURNING; on PostgreSQL the inner select
- * skips rows another worker is claiming (FOR UPDATE SKIP LOCKED).
+ * Its workspace is under its cap of running runs (`max_running`, null for none): a capped
+ * workspace's queued runs wait while others' start. Looked at per candidate in the claim itself
+ * (a key lookup, and a count over the running runs only), so a run is never claimed past the cap
+ * by one worker; two workers claiming at the same instant may each take one.
+ */
+function underCap(eb: ExpressionBuilder<Database, "generations">) {
+  const cap = eb
+    .selectFrom("workspaces as w")
+    .select("w.max_running")
+    .whereRef("w.id", "=", "generations.workspace_id");
+  const running = eb
+    .selectFrom("generations as r")
+    .select(sql<number>`count(*)`.as("n"))
+    .where("r.status", "=", "running")
+    .whereRef("r.workspace_id", "=", "generations.workspace_id");
+  return eb.or([eb(cap, "is", null), eb(cap, ">", running)]);
+}
+
+/**
+ * Takes the first runnable run in the fair order (lane, fair tag, queue order; migration 030): a
+ * queued one, or a running one whose lease lapsed (its worker died). One statement: UPDATE …
+ * WHERE id = (first) RETURNING; on PostgreSQL the inner select skips rows another worker is
+ * claiming (FOR UPDATE SKIP LOCKED).
  */
 export async function claimNextRun(
   db: Db,
@@ -30,13 +50,15 @@ export async function claimNextRun(
       .where((eb) =>
         eb.and([
           eb.or([
-            eb("status", "=", "queued"),
+            eb.and([eb("status", "=", "queued"), underCap(eb)]),
             eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<", nowIso)]),
           ]),
           ...(skip.length > 0 ? [eb("model", "not in", skip)] : []),
         ]),
       )
-      // The queue's one order (migration 011; lib/core/runs/queue-positions.ts counts positions in it).
+      // The queue's one order (migration 030; lib/core/runs/queue-positions.ts counts positions in it).
+      .orderBy("lane")
+      .orderBy("fair_tag")
       .orderBy("queue_order")
       .limit(1);
   const candidate = dialect === "postgres" ? runnable(db).forUpdate().skipLocked() : runnable(db);

@@ -93,7 +93,12 @@ export function startEngine(options: EngineOptions): Engine {
         if (result.kind === "released") {
           await releaseRun(options.db, { id: run.id, owner });
           options.services.signals.runChanged(run.id);
-        } else options.services.signals.runFinished(run.id, result.kind === "finished" ? result.row : undefined);
+        } else {
+          options.services.signals.runFinished(run.id, result.kind === "finished" ? result.row : undefined);
+          // A workspace at its cap of running runs may start its next one now (the claim passed
+          // over its queued runs while this ran): the idle slots look again.
+          for (const wake of [...wakers]) wake();
+        }
       } catch (err) {
         options.logger.error(
           { err, run: run.id },

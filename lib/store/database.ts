@@ -8,6 +8,16 @@ export interface WorkspacesTable {
   created_at: string;
   /** 1 when creators may make API keys of their own (migration 021). */
   creator_keys: Generated<number>;
+  /** Its share of the queue against other workspaces' (migration 030): 2 starts twice as many runs. */
+  queue_weight: Generated<number>;
+  /** At most this many of its runs running at once; null: no cap (migration 030). */
+  max_running: Generated<number | null>;
+}
+
+export interface WorkspaceQueueTable {
+  workspace_id: string;
+  /** The fair tag of its last queued run (migration 030). */
+  last_tag: number | string;
 }
 
 export interface ApiKeysTable {
@@ -109,6 +119,10 @@ export interface GenerationsTable {
    * absent: not known (a built-in model, an entry without `cost`). Ops-only: never presented.
    */
   provider_cost_micros?: number | string | null;
+  /** 0 interactive (the studio, MCP, a create that waits), 1 bulk (batches, plain API creates); migration 030. */
+  lane?: number;
+  /** The fair queue's tag, set by the store when the run is queued (migration 030); absent from a row not yet read back. */
+  fair_tag?: number | string | null;
 }
 
 /** The columns given, checked by the compiler to be every column of T: an error names one left out. */
@@ -155,6 +169,8 @@ export const GENERATIONS_COLUMNS = everyColumnOf<GenerationsTable>()([
   "queue_order",
   "outputs_purged_at",
   "provider_cost_micros",
+  "lane",
+  "fair_tag",
 ]);
 
 export interface WebhookSecretsTable {
@@ -513,6 +529,7 @@ export interface Database {
   share_links: ShareLinksTable;
   scheduled_tasks: ScheduledTasksTable;
   queue_counts: QueueCountsTable;
+  workspace_queue: WorkspaceQueueTable;
   blob_deletions: BlobDeletionsTable;
   retention_marks: RetentionMarksTable;
   remote_providers: RemoteProvidersTable;

@@ -12,6 +12,7 @@ export const AUDIT_ACTIONS = [
   // The workspace itself (workspaces.ts, members.ts).
   "workspace.created",
   "workspace.creator_keys_changed",
+  "workspace.queue_changed",
   // A user across the install (users.ts): no workspace of its own.
   "user.password_reset",
   "user.ops_changed",

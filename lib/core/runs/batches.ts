@@ -2,7 +2,7 @@
 import { requireScope, type Ctx } from "../context";
 import { ApiError } from "../../primitives/errors";
 import { presentRuns } from "./generation-view";
-import { queuedRow, recordHoldFor, startIdempotently } from "./generations";
+import { LANES, queuedRow, recordHoldFor, startIdempotently } from "./generations";
 import { validateIdempotencyKey } from "./idempotency";
 import { hasIdPrefix, newId } from "../../primitives/ids";
 import { LIMITS } from "../../primitives/limits";
@@ -84,6 +84,7 @@ export async function createBatch(
           holdId: hold.holdId,
           batch: { id: batchId, index },
           now,
+          lane: LANES.bulk,
         });
         writes.push(...hold.writes, insertRow(db, "generations", row));
         rows.push(row);

@@ -68,11 +68,29 @@ export async function readRunOutputs(ctx: Ctx, input: { id: string }): Promise<S
   return JSON.parse(row.output_json) as StoredOutput[];
 }
 
+/**
+ * The queue's lanes (migration 030): someone is waiting on an interactive run (the studio, an
+ * agent over MCP, a create with `Prefer: wait`), so it starts before bulk work (batches, plain
+ * API creates that are polled or told by webhook).
+ */
+export const LANES = { interactive: 0, bulk: 1 } as const;
+
+/** The lane of a single create: interactive when someone waits on it. */
+export function laneOf(ctx: Pick<Ctx, "source">, waitSeconds: number | null | undefined): number {
+  return ctx.source !== "api" || (waitSeconds ?? 0) > 0 ? LANES.interactive : LANES.bulk;
+}
+
 /** A run row ready to insert, queued, for a priced request. */
 export function queuedRow(
   ctx: Ctx,
   priced: PricedRun,
-  extra: { id: string; holdId: string | null; batch: { id: string; index: number } | null; now: string },
+  extra: {
+    id: string;
+    holdId: string | null;
+    batch: { id: string; index: number } | null;
+    now: string;
+    lane: number;
+  },
 ): GenerationsTable {
   return {
     id: extra.id,
@@ -102,6 +120,7 @@ export function queuedRow(
     lease_owner: null,
     lease_expires_at: null,
     attempts: 0,
+    lane: extra.lane,
   };
 }
 
@@ -125,9 +144,10 @@ export function writeQueuedRun(
   priced: PricedRun,
   runId: string,
   now: string,
+  lane: number,
 ): { row: GenerationsTable; writes: Compilable[]; hold: HoldNeed | null } {
   const hold = recordHoldFor(db, ctx.workspaceId, priced.holdMicros, now);
-  const row = queuedRow(ctx, priced, { id: runId, holdId: hold.holdId, batch: null, now });
+  const row = queuedRow(ctx, priced, { id: runId, holdId: hold.holdId, batch: null, now, lane });
   const writes = [...queueOrderLock(db), ...hold.writes, insertRow(db, "generations", row)];
   if (!hold.holdId) return { row, writes, hold: null };
   const spent = { workspaceId: ctx.workspaceId, creatorId: ctx.actor.id, amountMicros: priced.holdMicros, at: now };
@@ -211,7 +231,7 @@ export async function createGeneration(
     { key, endpoint: "generations", body, resource: "generation" },
     () => priceRunRequest(ctx, body),
     (db, priced, runId, now) => {
-      const run = writeQueuedRun(db, ctx, priced, runId, now);
+      const run = writeQueuedRun(db, ctx, priced, runId, now, laneOf(ctx, options.waitSeconds));
       // Its queue position is read right after the writes, in the same round trip on PostgreSQL.
       return options.waitSeconds ? run : { ...run, read: { ids: [runId], query: positionsQuery } };
     },

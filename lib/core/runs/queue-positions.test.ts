@@ -1,9 +1,12 @@
-// Queue positions tell the order workers really take runs in: claimed one by one, runs come out
-// in the order of the positions they were given, a batch's runs (which share created_at) too.
+// Queue positions tell the order workers really take runs in (the fair order, migration 030):
+// claimed one by one, runs come out in the order of their positions, a batch's runs (which share
+// created_at) too; and the fair order itself: a quiet workspace's few runs start near the head
+// of a busy one's many, interactive runs before bulk ones, a heavier workspace more often, a
+// capped one no more at once than its cap.
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { claimNextRun, releaseRun } from "../../engine/claim";
-import { QUEUE_BUCKET_SIZE, up as migrateQueueCounts } from "../../store/migrations/016-queue-counts";
+import { FAIR_BUCKET, FAIR_STEP, LANE_SPAN, recountQueue } from "../../store/migrations/030-fair-queue";
 import { useTestStore, testCtx, testDialect } from "../../store/testing/test-store";
 import { createBatch } from "./batches";
 import { cancelGeneration, createGeneration } from "./generations";
@@ -12,11 +15,16 @@ import { createWorkspace } from "../workspaces/workspaces";
 
 describe(`queue positions (${testDialect()})`, () => {
   const store = useTestStore();
+  const bucket = sql`lane * ${sql.lit(LANE_SPAN)} + fair_tag / ${sql.lit(FAIR_BUCKET)}`;
+  /** Runs of one weight-1 workspace that share a stretch of the fair order. */
+  const STRETCH_RUNS = FAIR_BUCKET / FAIR_STEP;
   const plainPositions = async () => {
     const queued = await store.db
       .selectFrom("generations")
       .select(["id", "queue_order"])
       .where("status", "=", "queued")
+      .orderBy("lane")
+      .orderBy("fair_tag")
       .orderBy("queue_order")
       .execute();
     return new Map(queued.map((r, i) => [r.id, i + 1]));
@@ -36,12 +44,9 @@ describe(`queue positions (${testDialect()})`, () => {
     const rows = await store.db.selectFrom("queue_counts").select(["bucket", "queued"]).orderBy("bucket").execute();
     const stretches = await store.db
       .selectFrom("generations")
-      .select([
-        sql<number>`queue_order / ${sql.lit(QUEUE_BUCKET_SIZE)}`.as("bucket"),
-        sql<number>`count(*)`.as("queued"),
-      ])
+      .select([sql<number>`${bucket}`.as("bucket"), sql<number>`count(*)`.as("queued")])
       .where("status", "=", "queued")
-      .groupBy(sql`queue_order / ${sql.lit(QUEUE_BUCKET_SIZE)}`)
+      .groupBy(bucket)
       .orderBy("bucket")
       .execute();
     expect(
@@ -84,7 +89,7 @@ describe(`queue positions (${testDialect()})`, () => {
     const request = (i: number) => ({ model: "atelier/gradient", input: { prompt: `run ${i}` } });
     // More than two stretches of runs: batches of 50 and single creates.
     const ids: string[] = [];
-    for (let i = 0; ids.length < QUEUE_BUCKET_SIZE * 2 + 40; i++) {
+    for (let i = 0; ids.length < STRETCH_RUNS * 2 + 40; i++) {
       if (i % 3 === 2) ids.push((await createGeneration(ctx, request(i))).generation.id);
       else
         ids.push(
@@ -112,7 +117,7 @@ describe(`queue positions (${testDialect()})`, () => {
     expect(await store.db.selectFrom("queue_counts").selectAll().execute()).toEqual([]);
   });
 
-  it("migration 016 counts the runs already queued in a store that had no counts", async () => {
+  it("migration 030 counts the runs already queued by the fair order's stretches", async () => {
     const ctx = testCtx(
       store.t,
       (await createWorkspace({ db: store.db }, { name: "queue backfill", creditMicros: 50_000_000 })).id,
@@ -128,22 +133,14 @@ describe(`queue positions (${testDialect()})`, () => {
       store.db,
       await store.db.selectFrom("generations").select(["id", "status"]).execute(),
     );
-    // The store as it was before migration 016, with its queued runs…
-    if (testDialect() === "postgres") {
-      await sql`drop trigger generations_queue_counts on generations`.execute(store.db);
-      await sql`drop function atelier_queue_counts()`.execute(store.db);
-    } else {
-      for (const name of ["insert", "enter", "leave"])
-        await sql.raw(`drop trigger generations_queue_counts_${name}`).execute(store.db);
-    }
-    await sql`drop table queue_counts`.execute(store.db);
-    // …then migrated.
-    await migrateQueueCounts(store.db as never);
+    // Counts lost, then made again from the queued runs.
+    await sql`delete from queue_counts`.execute(store.db);
+    await recountQueue(store.db as never);
     const after = await queuePositions(
       store.db,
       await store.db.selectFrom("generations").select(["id", "status"]).execute(),
     );
-    expect(after.size).toBeGreaterThan(QUEUE_BUCKET_SIZE);
+    expect(after.size).toBeGreaterThan(STRETCH_RUNS);
     expect(after).toEqual(before);
   });
 
@@ -203,10 +200,17 @@ describe(`queue positions (${testDialect()})`, () => {
         }),
       ),
     );
-    // Nothing left the queue and later runs never count, so each answer is its run's position now.
+    // Nothing left the queue, so a position answered then is at most the run's position now:
+    // another workspace's run queued later may come before it in the fair order, never after.
     const plain = await plainPositions();
     for (const { generation } of answers)
-      expect(generation.queue_position, generation.id).toBe(plain.get(generation.id));
-    expect(new Set(answers.map((a) => a.generation.queue_position)).size).toBe(45);
+      expect(generation.queue_position, generation.id).toBeLessThanOrEqual(plain.get(generation.id)!);
+    // Read now, each run has its own place, as a plain count says.
+    const now = await queuePositions(
+      store.db,
+      answers.map((a) => ({ id: a.generation.id, status: "queued" })),
+    );
+    for (const [id, position] of now) expect(position, id).toBe(plain.get(id));
+    expect(new Set(now.values()).size).toBe(45);
   });
 });

@@ -1,11 +1,13 @@
 // Where queued runs stand in the one queue (every workspace's runs): 1 for the next to start.
-// Workers take queued runs in the order they were inserted (`queue_order`, migration 011;
-// lib/engine/claim.ts), a batch's in request order. A run's position counts the queued runs
-// before it in that order; runs queued later never count, so a position only goes down.
+// Workers take queued runs in the fair order (lib/engine/claim.ts; migration 030): by lane
+// (interactive before bulk), then by fair tag (start-time fair queuing across workspaces), then
+// in the order they were queued (`queue_order`), a batch's in request order. A run's position
+// counts the queued runs before it in that order. A run queued later by another workspace may
+// come before it, so a position may go up by the runs of a workspace that was quiet.
 import { CompiledQuery, sql, type Compilable, type ExpressionBuilder } from "kysely";
 import type { Database, Db, GenerationsTable } from "../../store/database";
 import { onPostgres } from "../../store/dialects";
-import { QUEUE_BUCKET_SIZE } from "../../store/migrations/016-queue-counts";
+import { FAIR_BUCKET, LANE_SPAN } from "../../store/migrations/030-fair-queue";
 
 /**
  * PostgreSQL numbers a run (`queue_order`) when it is inserted, not when its transaction commits,
@@ -30,12 +32,13 @@ const CHUNK = 500;
 
 /**
  * A column "ahead" of a query on `generations as g`: how many queued runs come before g in the
- * queue. The queued runs of the stretches of queue orders before g's come from their counts
- * (`queue_counts`, kept by triggers: migration 016); only g's own stretch is counted, so the cost
- * does not grow with the queue.
+ * fair order. The queued runs of the stretches before g's come from their counts (`queue_counts`,
+ * kept by triggers: migrations 016 and 030); only g's own stretch is counted, so the cost does
+ * not grow with the queue.
  */
 export function queuedAhead(eb: ExpressionBuilder<Database & { g: GenerationsTable }, "g">) {
-  const bucket = sql<number>`(g.queue_order / ${sql.lit(QUEUE_BUCKET_SIZE)})`;
+  const stretch = sql<number>`(g.fair_tag / ${sql.lit(FAIR_BUCKET)})`;
+  const bucket = sql<number>`(g.lane * ${sql.lit(LANE_SPAN)} + ${stretch})`;
   const earlierStretches = eb
     .selectFrom("queue_counts as c")
     .select(sql<number>`coalesce(sum(c.queued), 0)`.as("n"))
@@ -44,8 +47,14 @@ export function queuedAhead(eb: ExpressionBuilder<Database & { g: GenerationsTab
     .selectFrom("generations as q")
     .select(sql<number>`count(*)`.as("n"))
     .where("q.status", "=", sql.lit("queued"))
-    .where("q.queue_order", ">=", sql<number>`${bucket} * ${sql.lit(QUEUE_BUCKET_SIZE)}`)
-    .whereRef("q.queue_order", "<", "g.queue_order");
+    .whereRef("q.lane", "=", "g.lane")
+    .where("q.fair_tag", ">=", sql<number>`${stretch} * ${sql.lit(FAIR_BUCKET)}`)
+    .where((w) =>
+      w.or([
+        w("q.fair_tag", "<", w.ref("g.fair_tag")),
+        w.and([w("q.fair_tag", "=", w.ref("g.fair_tag")), w("q.queue_order", "<", w.ref("g.queue_order"))]),
+      ]),
+    );
   return sql<number>`(${earlierStretches}) + (${ownStretch})`.as("ahead");
 }
 

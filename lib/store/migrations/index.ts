@@ -28,6 +28,7 @@ import * as lowCredit from "./026-low-credit";
 import * as providerCost from "./027-provider-cost";
 import * as budgetAlertsWhen from "./028-budget-alerts-when";
 import * as remoteCatalog from "./029-remote-catalog";
+import * as fairQueue from "./030-fair-queue";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "027-provider-cost": providerCost,
   "028-budget-alerts-when": budgetAlertsWhen,
   "029-remote-catalog": remoteCatalog,
+  "030-fair-queue": fairQueue,
 };
