@@ -4,12 +4,14 @@
 // /object_info gives the sampler's choices), prices and publishes it; a creator in another
 // browser sees it in the catalog without a restart, runs it (the prompt reaches node 6) and is
 // charged the quote; a price change while the creator's next run is held at the box makes a new
-// revision, and that run keeps its own revision and price. Screenshot: ops-entry-comfyui.
+// revision, and that run keeps its own revision and price. Meanwhile a cap of one running run
+// makes the creator's next runs wait, as the ops page's queue by workspace shows. Screenshots:
+// ops-entry-comfyui, ops-queue-shares.
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { startComfyFake, type FakeComfy } from "../../lib/providers/comfyui/testing/comfyui-fake";
 import { REPO_ROOT } from "./playwright.config";
-import { apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
+import { admin, apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
 
 const TAG = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const PROVIDER = `gpu-box-${TAG}`;
@@ -123,6 +125,36 @@ test("an operator adds a ComfyUI box and a workflow; a creator runs it; an edit 
     expect(held.status(), await held.text()).toBe(201);
     const heldId = ((await held.json()) as { id: string }).id;
     await expect.poll(() => comfy.running(), { timeout: 15_000 }).not.toBeNull();
+
+    // With a cap of one running run, the creator's next runs wait (bulk: plain API creates), and
+    // the ops page says so, workspace by workspace.
+    admin(["workspace", "queue", "--workspace", creatorUser.workspaceId, "--weight", "2", "--max-running", "1"]);
+    const waiting: string[] = [];
+    for (const prompt of ["a tern", "a plover"]) {
+      const made = await request.post(`/v1/generations`, {
+        headers: { "x-api-key": key },
+        data: { model: ENTRY, input: { prompt } },
+      });
+      expect(made.status()).toBe(201);
+      waiting.push(((await made.json()) as { id: string }).id);
+    }
+    const opsTab = await page.context().newPage();
+    await opsTab.goto("/ops");
+    const share = opsTab.locator(`[data-testid="queue-share"][data-workspace-id="${creatorUser.workspaceId}"]`);
+    await expect(share).toBeVisible({ timeout: 20_000 });
+    await expect(share).toContainText("Studio");
+    await expect(share.locator("td").nth(1)).toHaveText("2");
+    await expect(share.locator("td").nth(2)).toHaveText("1");
+    await expect(share.locator("td").nth(3)).toContainText("1 (");
+    await expect(share.locator("td").nth(5)).toHaveText("2");
+    await share.scrollIntoViewIfNeeded();
+    await screenshot(opsTab, "ops-queue-shares", { fullPage: false });
+    await opsTab.close();
+    for (const id of waiting)
+      expect((await request.post(`/v1/generations/${id}/cancel`, { headers: { "x-api-key": key } })).status()).toBe(
+        200,
+      );
+    admin(["workspace", "queue", "--workspace", creatorUser.workspaceId, "--max-running", "none"]);
     await page.getByLabel("USD per unit", { exact: true }).fill("0.03");
     await expect(page.getByTestId("quote-preview")).toContainText("$0.03");
     await page.getByRole("button", { name: "Save", exact: true }).click();

@@ -1,5 +1,7 @@
 import { FilterActions } from "@/components/filter-actions";
 import Link from "next/link";
+import { OpsQueueShares } from "@/components/ops-queue-shares";
+import { opsQueueShares } from "@/lib/core/ops/queue-shares";
 import { OpsRunLink } from "@/components/ops-run-link";
 import { listCatalog } from "@/lib/core/catalog/catalog";
 import { presentCredits } from "@/lib/core/credits/credits";
@@ -190,12 +192,13 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
   const status = GENERATION_STATUSES.find((s) => s === one(sp.status));
   const filter: OpsRunFilter = { workspaceId: one(sp.workspace), status, model: one(sp.model) };
   const filtered = !!(filter.workspaceId || filter.status || filter.model);
-  const [overview, reasons, workspaces, catalog, models] = await Promise.all([
+  const [overview, reasons, workspaces, catalog, models, shares] = await Promise.all([
     opsOverview(ops, { filter }),
     opsFailureReasons(ops, { filter }),
     opsWorkspaces(ops),
     listCatalog(ctx.db),
     opsModels(ops),
+    opsQueueShares(ops),
   ]);
   const failedQuery = new URLSearchParams({
     ...(filter.workspaceId ? { workspace: filter.workspaceId } : {}),
@@ -229,6 +232,8 @@ export default async function OpsPage({ searchParams }: { searchParams: Search }
         <Stat label="Running" value={overview.running} testId="ops-running" />
         <Stat label="Runs in the last minute" value={overview.created_last_minute} testId="ops-last-minute" />
       </section>
+
+      <OpsQueueShares shares={shares} />
 
       <OpsModels models={models} now={now} />
 
