@@ -5,7 +5,8 @@
 // saved is fetched with GET /view. Cancel deletes a queued prompt (POST /queue {delete}) or
 // interrupts a running one (POST /interrupt {prompt_id}). ComfyUI bills nothing, so runs stay
 // cancelable.
-// Progress frames (its websocket) are not followed: the engine has nowhere to report them yet.
+// Progress comes from its websocket (comfyui-progress.ts: the `progress` messages' sampler step
+// value/max of our own prompts), handed to the engine with each pending poll.
 import { comfyProgress } from "./comfyui-progress";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
