@@ -6,7 +6,8 @@
 // served through Atelier's signed links as real media (never the provider's URLs), exactly the
 // price charged; a failed prediction and a refused fal request fail with the provider's words and
 // charge nothing; cancel after submission is 409 at Replicate (it bills) and cancels a queued fal
-// request there (free); keys appear in no answer and no log line.
+// request there (free); a run fal still queues shows fal's place as its queue_position; keys
+// appear in no answer and no log line.
 import path from "node:path";
 import { rmSync } from "node:fs";
 import sharp from "sharp";
@@ -182,6 +183,44 @@ test("cancel: a queued fal request is canceled there and the hold released; a Re
   } finally {
     fal.mode = "auto";
     replicate.mode = "auto";
+  }
+});
+
+test("while fal still queues a request the run is running, with fal's place as its queue_position (1 = next there), until fal starts it", async ({
+  request,
+}) => {
+  const tenant = newTenant(request, spec, "1.00", "fal-queue");
+  fal.mode = "manual";
+  // Two requests of other fal users are ahead of it.
+  fal.queueAhead = 2;
+  try {
+    const queued = fal.nextRequest();
+    const { gen } = await tenant.api.create({ model: "bfl/flux-dev", input: { prompt: "a long queue at fal" } });
+    const falRequest = await queued;
+    const place = async () => {
+      const read = await tenant.api.read(gen.id);
+      return [read.status, read.queue_position];
+    };
+    await expect.poll(place, { timeout: 10_000 }).toEqual(["running", 3]);
+    const listed = (await tenant.api.listAll()).find((g) => g.id === gen.id);
+    expect(listed).toMatchObject({ status: "running", queue_position: 3 });
+    fal.setAhead(falRequest.id, 1);
+    await expect.poll(place, { timeout: 10_000 }).toEqual(["running", 2]);
+    fal.setAhead(falRequest.id, 0);
+    await expect.poll(place, { timeout: 10_000 }).toEqual(["running", 1]);
+    fal.start(falRequest.id);
+    await expect.poll(place, { timeout: 10_000 }).toEqual(["running", null]);
+    await fal.complete(falRequest.id);
+    const done = await tenant.api.waitFinal(gen.id);
+    expect(done).toMatchObject({
+      status: "succeeded",
+      provider: "fal",
+      queue_position: null,
+      usage: { cost_usd: "0.025" },
+    });
+  } finally {
+    fal.mode = "auto";
+    fal.queueAhead = 0;
   }
 });
 

@@ -4,9 +4,23 @@
 // implementation in through Services, so the core never imports the engine.
 import type { GenerationsTable } from "../store/database";
 
-/** A run's progress, 0 to 1, as its model last reported it. */
+/** What a running run last reported: held in memory only, never in the store. */
 export interface RunChange {
+  /** Its progress, 0 to 1, as its model last reported it. */
   progress?: number;
+  /**
+   * Its place in its remote provider's own queue (fal's `queue_position`: 0 = next there); null:
+   * no longer queued there (it started). Absent: unchanged.
+   */
+  queuePosition?: number | null;
+}
+
+/**
+ * True when a change only carries what the run reported (progress, its provider's queue), held
+ * in memory: followers need not read the run again. Without either it is a change of state.
+ */
+export function reportsOnly(change: RunChange): boolean {
+  return change.progress !== undefined || change.queuePosition !== undefined;
 }
 
 export type SignalMessage =
@@ -24,7 +38,7 @@ export type SignalMessage =
 
 export interface RunSignals {
   runQueued(): void;
-  /** A run's state changed (started, passed its cancel point, went back to the queue) or it reported progress. */
+  /** A run's state changed (started, passed its cancel point, went back to the queue) or it reported progress or its provider's queue position. */
   runChanged(id: string, change?: RunChange): void;
   /**
    * `row`: the ended run as its finish committed it, handed to this process's followers so that
@@ -41,6 +55,11 @@ export interface RunSignals {
   ): () => void;
   /** The progress a running run last reported, here or in another process; null when none. */
   progressOf(id: string): number | null;
+  /**
+   * Where a running run waits in its remote provider's own queue (0 = next there), as last
+   * reported here or in another process; null when it is not waiting there (or nobody said).
+   */
+  providerQueueOf(id: string): number | null;
   /**
    * Resolves when `id` finishes, the time is up, or `abort` fires; one listener per waiter and
    * no store query. Subscribe before reading the run, so a finish in between is not missed.

@@ -396,3 +396,58 @@ describe.skipIf(testDialect() !== "sqlite")("the process mesh on SQLite", () => 
     await bridgeHere.close();
   }, 60_000);
 });
+
+// A provider's queue place (fal's queue_position) is held in memory only, like progress: the
+// bridge carries it and its clear, even when a burst of changes of one run leaves together
+// (PostgreSQL sends what came during a NOTIFY as one batch, per run).
+describe(`a provider's queue place across processes (${testDialect()})`, () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore();
+  });
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it("reaches the other process, and its clear is not lost to the progress and start that follow it", async () => {
+    const databaseUrl = t.postgres?.databaseUrl ?? null;
+    const here = createRunSignals();
+    const there = createRunSignals();
+    // Store ticks asleep: only NOTIFY or the mesh can deliver.
+    const options = { pollMs: FOREVER_MS, ...(databaseUrl ? {} : { sqliteFile: sqliteFileIn(t.dataDir) }) };
+    const bridgeHere = await connectCrossProcessSignals(t.store, databaseUrl, here, silent, options);
+    const bridgeThere = await connectCrossProcessSignals(t.store, databaseUrl, there, silent, options);
+    const heard: string[] = [];
+    here.onRunSignal((id, what, change) => {
+      if (id === "gen_fal") heard.push(`${what} ${JSON.stringify(change)}`);
+    });
+    try {
+      await until(async () => {
+        there.runChanged("gen_probe", { progress: 0.01 });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return here.progressOf("gen_probe") !== null;
+      }, "the bridge to connect");
+      there.runChanged("gen_fal", { queuePosition: 2 });
+      await until(() => here.providerQueueOf("gen_fal") === 2, "the place to arrive");
+      // One poll's worth at once: the provider started it (cleared), reported progress, and the
+      // run passed its cancel point (a change of state).
+      there.runChanged("gen_fal", { queuePosition: 1 });
+      there.runChanged("gen_fal", { queuePosition: null });
+      there.runChanged("gen_fal", { progress: 0.1 });
+      there.runChanged("gen_fal");
+      await until(() => here.progressOf("gen_fal") === 0.1, "the progress to arrive");
+      await until(() => heard.includes("changed {}"), "the change of state to arrive");
+      expect(here.providerQueueOf("gen_fal")).toBeNull();
+      expect(there.providerQueueOf("gen_fal")).toBeNull();
+      // A place again, then the run's end: the end drops it everywhere.
+      there.runChanged("gen_fal", { queuePosition: 0 });
+      await until(() => here.providerQueueOf("gen_fal") === 0, "the new place to arrive");
+      there.runFinished("gen_fal");
+      await until(() => heard.includes("finished {}"), "the finish to arrive");
+      expect(here.providerQueueOf("gen_fal")).toBeNull();
+    } finally {
+      await bridgeThere.close();
+      await bridgeHere.close();
+    }
+  }, 60_000);
+});

@@ -18,6 +18,7 @@ import type { Logger } from "pino";
 import type { Store } from "../store/store";
 import { outageSummary, storeUnreachable } from "../primitives/unreachable";
 import { joinProcessMesh, meshFolder, sendToMesh } from "./process-mesh";
+import { reportsOnly, type RunChange } from "../core/run-signals";
 import type { RunSignals, SignalMessage } from "./run-signals";
 
 const CHANNEL = "atelier_runs";
@@ -215,8 +216,13 @@ async function listenForSignals(
   // came meanwhile); while disconnected they wait here and go once back.
   let pendingQueued = false;
   const pendingFinishes = new Set<string>();
-  /** Changes (progress) not yet sent: only the latest per run matters; dropped while disconnected. */
-  const pendingChanges = new Map<string, SignalMessage>();
+  /**
+   * Changes not yet sent, per run; dropped while disconnected. What it reported is merged field by
+   * field (the latest progress and provider queue place), and a change of state is kept beside it:
+   * one message replacing another would lose a clear of the provider's place (null) to a later
+   * progress, or a state change to a report, and nothing would send it again.
+   */
+  const pendingChanges = new Map<string, { reported: RunChange | null; state: boolean }>();
   /** Revoked API keys and ended sessions not yet announced: kept through an outage (they must stop everywhere). */
   const pendingRevocations = new Set<string>();
   const pendingSessionEnds = new Set<string>();
@@ -236,7 +242,14 @@ async function listenForSignals(
     else if (message.kind === "catalog_changed") pendingCatalog = true;
     else if (message.kind === "changed") {
       // While disconnected they are dropped: the state is in the store, progress soon stale.
-      if (live && pendingChanges.size < PENDING_FINISHES_MAX) pendingChanges.set(message.id, message);
+      const pending = pendingChanges.get(message.id);
+      if (live && (pending || pendingChanges.size < PENDING_FINISHES_MAX)) {
+        const { kind: _kind, id, ...change } = message;
+        const entry = pending ?? { reported: null, state: false };
+        if (reportsOnly(change)) entry.reported = { ...entry.reported, ...definedFields(change) };
+        else entry.state = true;
+        pendingChanges.set(id, entry);
+      }
     }
     // Past the cap (a long outage under load) the finish poll wakes their waiters instead.
     else if (pendingFinishes.size < PENDING_FINISHES_MAX) pendingFinishes.add(message.id);
@@ -263,7 +276,12 @@ async function listenForSignals(
           ...(pendingAvailability ? [{ kind: "availability_changed" } as const] : []),
           ...(pendingCatalog ? [{ kind: "catalog_changed" } as const] : []),
           ...(pendingQueued ? [{ kind: "queued" } as const] : []),
-          ...[...pendingChanges.values()].filter((m) => m.kind !== "changed" || !pendingFinishes.has(m.id)),
+          ...[...pendingChanges]
+            .filter(([id]) => !pendingFinishes.has(id))
+            .flatMap(([id, { reported, state }]) => [
+              ...(state ? [{ kind: "changed", id } as const] : []),
+              ...(reported ? [{ kind: "changed", id, ...reported } as const] : []),
+            ]),
           ...[...pendingFinishes].map((id) => ({ kind: "finished", id }) as const),
         ];
         pendingQueued = false;
@@ -456,4 +474,9 @@ export async function announceToEveryProcess(
   if (store.dialect === "postgres")
     await sql`select pg_notify(${CHANNEL}, ${JSON.stringify(message)})`.execute(store.db);
   else if (sqliteFile) await sendToMesh(meshFolder(sqliteFile), message);
+}
+
+/** The fields of a change that say something (a field set to undefined would erase an earlier one when merged). */
+function definedFields(change: RunChange): RunChange {
+  return Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined)) as RunChange;
 }

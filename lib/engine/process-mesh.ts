@@ -56,7 +56,11 @@ function isSignal(value: unknown): value is SignalMessage {
   if (m.kind === "queued" || m.kind === "availability_changed" || m.kind === "catalog_changed") return true;
   if (typeof m.id !== "string" || m.id.length > 100) return false;
   if (m.kind === "finished" || m.kind === "key_revoked" || m.kind === "sessions_ended") return true;
-  return m.kind === "changed" && (m.progress === undefined || typeof m.progress === "number");
+  return (
+    m.kind === "changed" &&
+    (m.progress === undefined || typeof m.progress === "number") &&
+    (m.queuePosition === undefined || m.queuePosition === null || typeof m.queuePosition === "number")
+  );
 }
 
 export async function joinProcessMesh(

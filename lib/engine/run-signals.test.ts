@@ -6,7 +6,7 @@ import type { Store } from "../store/store";
 import { openSameStore, openTestStore, testCtx, testDialect, type TestStore } from "../store/testing/test-store";
 import { connectCrossProcessSignals } from "./cross-process";
 import type { GenerationsTable } from "../store/database";
-import { createRunSignals } from "./run-signals";
+import { createRunSignals, type RunChange } from "./run-signals";
 
 const silent = pino({ level: "silent" });
 
@@ -276,5 +276,48 @@ describe("run changes and progress (one process)", () => {
     off();
     signals.runChanged("gen_p");
     expect(heard).toHaveLength(4);
+  });
+
+  it("keeps a run's place in its provider's queue until cleared or the run finishes; a bad place is no report", () => {
+    const signals = createRunSignals();
+    const heard: RunChange[] = [];
+    signals.onRunSignal((id, what, change) => id === "gen_q" && what === "changed" && heard.push(change));
+    expect(signals.providerQueueOf("gen_q")).toBeNull();
+    signals.runChanged("gen_q", { queuePosition: 2 });
+    signals.runChanged("gen_q", { progress: 0.2 });
+    expect(signals.providerQueueOf("gen_q")).toBe(2);
+    signals.runChanged("gen_q", { queuePosition: null });
+    expect(signals.providerQueueOf("gen_q")).toBeNull();
+    expect(signals.progressOf("gen_q")).toBe(0.2);
+    signals.receive({ kind: "changed", id: "gen_q", queuePosition: 0 });
+    expect(signals.providerQueueOf("gen_q")).toBe(0);
+    for (const bad of [-1, 1.5, Number.NaN]) signals.receive({ kind: "changed", id: "gen_q", queuePosition: bad });
+    expect(signals.providerQueueOf("gen_q")).toBe(0);
+    signals.runFinished("gen_q");
+    expect(signals.providerQueueOf("gen_q")).toBeNull();
+    // A bad place arrives as a plain change (followers read the run again), as a bad progress does.
+    expect(heard).toEqual([
+      { queuePosition: 2 },
+      { progress: 0.2 },
+      { queuePosition: null },
+      { queuePosition: 0 },
+      {},
+      {},
+      {},
+    ]);
+  });
+
+  it("forgets a place nobody updated for ten minutes (a run whose end this process never heard of)", () => {
+    vi.useFakeTimers();
+    try {
+      const signals = createRunSignals();
+      signals.runChanged("gen_q", { queuePosition: 1 });
+      vi.advanceTimersByTime(10 * 60_000);
+      expect(signals.providerQueueOf("gen_q")).toBe(1);
+      vi.advanceTimersByTime(1);
+      expect(signals.providerQueueOf("gen_q")).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

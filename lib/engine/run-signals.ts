@@ -9,7 +9,7 @@ import type { GenerationsTable } from "../store/database";
 
 export type { RunChange, RunSignals, SignalMessage };
 
-/** Progress entries of runs whose end this process never heard of are dropped after this long. */
+/** Progress and provider queue entries of runs whose end this process never heard of are dropped after this long. */
 const PROGRESS_TTL_MS = 10 * 60_000;
 
 export function createRunSignals(): RunSignals {
@@ -17,6 +17,8 @@ export function createRunSignals(): RunSignals {
   emitter.setMaxListeners(0);
   const waiting = new Map<string, number>();
   const progress = new Map<string, { value: number; at: number }>();
+  /** Runs waiting in their remote provider's own queue: the place it last gave (0 = next there). */
+  const providerQueue = new Map<string, { value: number; at: number }>();
   let publish: ((message: SignalMessage) => void) | null = null;
 
   const deliver = (message: SignalMessage, ended?: GenerationsTable) => {
@@ -30,6 +32,7 @@ export function createRunSignals(): RunSignals {
     }
     if (message.kind === "finished") {
       progress.delete(message.id);
+      providerQueue.delete(message.id);
       // Those answering someone first (waiters, streams), then the webhook sender's wake-up.
       emitter.emit(`finished:${message.id}`, ended);
       emitter.emit("run", message.id, "finished", {}, ended);
@@ -40,6 +43,15 @@ export function createRunSignals(): RunSignals {
     if (typeof message.progress === "number" && Number.isFinite(message.progress)) {
       change.progress = Math.min(1, Math.max(0, message.progress));
       progress.set(message.id, { value: change.progress, at: Date.now() });
+    }
+    // null (it started there) clears it; anything else not a whole number ≥ 0 is no report.
+    const place = message.queuePosition;
+    if (place === null) {
+      change.queuePosition = null;
+      providerQueue.delete(message.id);
+    } else if (typeof place === "number" && Number.isSafeInteger(place) && place >= 0) {
+      change.queuePosition = place;
+      providerQueue.set(message.id, { value: place, at: Date.now() });
     }
     emitter.emit("run", message.id, "changed", change);
   };
@@ -109,13 +121,10 @@ export function createRunSignals(): RunSignals {
       return () => emitter.off("run", listener);
     },
     progressOf(id) {
-      const entry = progress.get(id);
-      if (!entry) return null;
-      if (Date.now() - entry.at > PROGRESS_TTL_MS) {
-        progress.delete(id);
-        return null;
-      }
-      return entry.value;
+      return freshValue(progress, id);
+    },
+    providerQueueOf(id) {
+      return freshValue(providerQueue, id);
     },
     waitForFinish(id, timeoutMs, abort) {
       return new Promise((resolve) => {
@@ -155,4 +164,15 @@ export function createRunSignals(): RunSignals {
     },
   };
   return signals;
+}
+
+/** The entry's value unless it is older than PROGRESS_TTL_MS (then forgotten); null when none. */
+function freshValue(entries: Map<string, { value: number; at: number }>, id: string): number | null {
+  const entry = entries.get(id);
+  if (!entry) return null;
+  if (Date.now() - entry.at > PROGRESS_TTL_MS) {
+    entries.delete(id);
+    return null;
+  }
+  return entry.value;
 }

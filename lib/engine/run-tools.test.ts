@@ -2,7 +2,7 @@
 // the run with a message for the person (a ModelError: failed, nothing charged), instead of
 // running the paused model anyway.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createGeneration } from "../core/runs/generations";
+import { createGeneration, getGeneration } from "../core/runs/generations";
 import { pauseModel, resumeModel } from "../core/catalog/model-pauses";
 import { createWorkspace } from "../core/workspaces/workspaces";
 import { ModelError } from "../core/catalog/model-definition";
@@ -51,6 +51,72 @@ describe(`run tools (${testDialect()})`, () => {
     await resumeModel({ db }, { modelId: "atelier/artwork", audit: CLI_AUDIT });
     const [image] = await tools.runStep("atelier/artwork", step);
     expect(image).toMatchObject({ type: "image", content_type: "image/png" });
+  });
+});
+
+describe(`a provider's queue place (${testDialect()})`, () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore();
+  });
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  it("reads as the running run's queue_position, 1 for next at the provider; only moves are signalled; cleared, stopped or ended, it is null", async () => {
+    const db = t.store.db;
+    const ctx = testCtx(t, (await createWorkspace({ db }, { name: "fal queue", creditMicros: 1_000_000 })).id);
+    const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "dusk" } });
+    const run = await claimNextRun(db, t.store.dialect, { owner: "w1", leaseMs: 60_000 });
+    expect(run?.id).toBe(generation.id);
+    const stop = new AbortController();
+    const tools = createRunTools({ db, services: ctx.services, run: run!, owner: "w1", signal: stop.signal });
+    const signalled: Array<number | null | undefined> = [];
+    const off = ctx.services.signals.onRunSignal((id, what, change) => {
+      if (id === generation.id && what === "changed") signalled.push(change.queuePosition);
+    });
+    const read = async () => (await getGeneration(ctx, { id: generation.id })).generation;
+    try {
+      expect(await read()).toMatchObject({ status: "running", queue_position: null });
+      tools.reportQueuePosition(2);
+      tools.reportQueuePosition(2);
+      expect(await read()).toMatchObject({ status: "running", queue_position: 3 });
+      tools.reportQueuePosition(0);
+      expect((await read()).queue_position).toBe(1);
+      // Not a place: nothing to show.
+      tools.reportQueuePosition(-1);
+      expect((await read()).queue_position).toBeNull();
+      tools.reportQueuePosition(1);
+      tools.reportQueuePosition(null);
+      tools.reportQueuePosition(null);
+      expect((await read()).queue_position).toBeNull();
+      expect(signalled).toEqual([2, 0, null, 1, null]);
+
+      tools.reportQueuePosition(4);
+      expect((await read()).queue_position).toBe(5);
+      // The run's end drops it (in every process: the finish signal).
+      ctx.services.signals.runFinished(generation.id);
+      expect((await read()).queue_position).toBeNull();
+      stop.abort();
+      tools.reportQueuePosition(3);
+      expect((await read()).queue_position).toBeNull();
+      expect(signalled).toEqual([2, 0, null, 1, null, 4]);
+
+      // A run back from the queue with a place left behind: its next tools clear it at the first report.
+      ctx.services.signals.runChanged(generation.id, { queuePosition: 6 });
+      const again = createRunTools({
+        db,
+        services: ctx.services,
+        run: run!,
+        owner: "w1",
+        signal: new AbortController().signal,
+      });
+      again.reportQueuePosition(null);
+      expect((await read()).queue_position).toBeNull();
+      expect(signalled).toEqual([2, 0, null, 1, null, 4, 6, null]);
+    } finally {
+      off();
+    }
   });
 });
 

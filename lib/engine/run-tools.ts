@@ -87,6 +87,12 @@ export function createRunTools(input: {
   }
 
   const progress = throttledProgress((fraction) => services.signals.runChanged(run.id, { progress: fraction }), signal);
+  /**
+   * The provider queue place last told (null: none), so that a poll repeating it sends nothing.
+   * It starts from what this process holds: a run back from the queue may have left one behind,
+   * which its first report then replaces or clears.
+   */
+  let queuePlace: number | null = services.signals.providerQueueOf(run.id);
 
   const tools: RunTools = {
     signal,
@@ -129,6 +135,13 @@ export function createRunTools(input: {
       await passCancelPoint(reason);
     },
     reportProgress: progress.report,
+    reportQueuePosition(position) {
+      const place = typeof position === "number" && Number.isSafeInteger(position) && position >= 0 ? position : null;
+      // Polls repeat the same place: only a move is worth a signal. Nothing once the run stopped.
+      if (signal.aborted || place === queuePlace) return;
+      queuePlace = place;
+      services.signals.runChanged(run.id, { queuePosition: place });
+    },
     async reportProviderHealth(providerId, down) {
       await shareProviderHealth(db, providerId, down);
     },

@@ -1368,7 +1368,7 @@ export interface components {
             } | null;
             /** @description How far a running run is, when its model tells; else null. */
             progress: number | null;
-            /** @description While queued: 1 for the next run to start; else null. */
+            /** @description While queued: 1 for the next run to start. While running at a provider that queues it in turn (fal): its place in that provider's queue, 1 for next. Else null. */
             queue_position: number | null;
             usage: {
                 /** @description Null until charged (a failed or canceled run is not). */

@@ -156,6 +156,7 @@ export function exampleRunTools(input: { signal: AbortSignal; ffmpegPath: string
     async publishPreview() {},
     async markUncancelable() {},
     reportProgress() {},
+    reportQueuePosition() {},
     async reportProviderHealth() {},
     reportProviderTime() {},
   };

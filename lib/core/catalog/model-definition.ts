@@ -100,6 +100,12 @@ export interface RunTools {
    */
   reportProgress(fraction: number): void;
   /**
+   * Where the run waits in its remote provider's own queue (fal's `queue_position`: 0 = next
+   * there), shown as the running run's `queue_position`; null once it no longer waits there (the
+   * provider started it). Held in memory like progress: cheap to call on every poll.
+   */
+  reportQueuePosition(position: number | null): void;
+  /**
    * Shares what this run learnt of its remote provider with every process on the store: down
    * until `down.until` (ISO 8601) and why, or back up (null). The catalog, quotes and queued runs
    * everywhere then see it (lib/providers/common/health.ts keeps only this process's view).

@@ -3,6 +3,7 @@
 // counting down with one shared query, resume numbering, and 404 before anything is streamed.
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { claimNextRun } from "../../engine/claim";
 import { startEngine, type Engine } from "../../engine/engine";
 import type { GenerationsTable } from "../../store/database";
 import { useTestStore, testCtx, testDialect } from "../../store/testing/test-store";
@@ -106,6 +107,31 @@ describe(`following runs (${testDialect()})`, () => {
     expect(positions.length).toBeGreaterThan(1);
     for (let i = 1; i < positions.length; i++) expect(positions[i]).toBeLessThan(positions[i - 1]!);
     expect(events.at(-1)!.generation.status).toBe("succeeded");
+  });
+
+  it("tells a running run's place in its provider's queue (1 = next there) as it moves, and its clear", async () => {
+    const ctx = await workspaceCtx();
+    const { generation } = await createGeneration(ctx, { model: "atelier/gradient", input: { prompt: "at fal" } });
+    // Claimed by hand, no engine: the places below are the provider's, told as a worker would.
+    expect((await claimNextRun(store.db, store.t.store.dialect, { owner: "w1", leaseMs: 60_000 }))?.id).toBe(
+      generation.id,
+    );
+    const { signals } = ctx.services;
+    const stop = new AbortController();
+    const next: Array<() => void> = [
+      () => signals.runChanged(generation.id, { queuePosition: 2 }),
+      () => signals.runChanged(generation.id, { queuePosition: 0 }),
+      () => signals.runChanged(generation.id, { queuePosition: null }),
+      () => stop.abort(),
+    ];
+    const follow = await followRuns(ctx, { ids: [generation.id] });
+    const events = await collect(follow(stop.signal), () => next.shift()?.());
+    expect(events.map((e) => [e.generation.status, e.generation.queue_position])).toEqual([
+      ["running", null],
+      ["running", 3],
+      ["running", 1],
+      ["running", null],
+    ]);
   });
 
   it("stops when the reader goes away, and a finished run gives one event", async () => {

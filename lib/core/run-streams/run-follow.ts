@@ -5,7 +5,7 @@
 import type { GenerationsTable } from "../../store/database";
 import { requireScope, type Ctx } from "../context";
 import { ApiError } from "../../primitives/errors";
-import { presentGeneration, type Generation } from "../runs/generation-view";
+import { presentGeneration, queuePositionOf, type Generation } from "../runs/generation-view";
 import { hasIdPrefix, isPossibleId } from "../../primitives/ids";
 import { queuedAhead } from "../runs/queue-positions";
 import { LIMITS } from "../../primitives/limits";
@@ -134,7 +134,7 @@ async function* events(
     else if (notice.kind === "ended") {
       if (notice.row.workspace_id === ctx.workspaceId) ended.set(id, notice.row);
       else stale.add(id);
-    } else if (notice.kind === "progress") progressed.add(id);
+    } else if (notice.kind === "reported") progressed.add(id);
     // Never going up: a run put back in the queue keeps the place it was last told.
     else positions.set(id, Math.min(notice.position, positions.get(id) ?? notice.position));
     poke();
@@ -144,7 +144,7 @@ async function* events(
       follows.set(row.id, watch.follow(row.id, hear(row.id), { queued: row.status === "queued" }));
 
   const eventFor = async (row: GenerationsTable): Promise<RunEvent | null> => {
-    const position = row.status === "queued" ? (positions.get(row.id) ?? null) : null;
+    const position = queuePositionOf(ctx.services, row, positions.get(row.id) ?? null);
     const progress = row.status === "running" ? ctx.services.signals.progressOf(row.id) : null;
     const print = fingerprint(row, progress, position);
     if (shown.get(row.id) === print) return null;

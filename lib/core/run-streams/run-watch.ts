@@ -2,7 +2,7 @@
 // studio's live views). It keeps the queue positions of followed queued runs fresh with one
 // shared query however many follow them, so open streams cost no store query while nothing
 // changes, and a change costs a read only for the streams of that run.
-import type { RunChange, RunSignals } from "../run-signals";
+import { reportsOnly, type RunChange, type RunSignals } from "../run-signals";
 import type { Db, GenerationsTable } from "../../store/database";
 import { queuePositions } from "../runs/queue-positions";
 
@@ -10,7 +10,7 @@ import { queuePositions } from "../runs/queue-positions";
 export type RunNotice =
   | { kind: "state" } // read the run again: it started, passed its cancel point, went back to the queue or finished
   | { kind: "ended"; row: GenerationsTable } // it ended in this process, and this is its row as committed: nothing to read
-  | { kind: "progress"; progress: number }
+  | { kind: "reported"; change: RunChange } // it reported progress or its provider's queue position: held in memory, nothing to read
   | { kind: "queue"; position: number };
 
 type Listener = (notice: RunNotice) => void;
@@ -90,18 +90,11 @@ function createRunWatch(db: Db, signals: RunSignals): RunWatch {
   };
 
   signals.onRunSignal((id, what, change: RunChange, ended?: GenerationsTable) => {
-    const progressOnly = what === "changed" && change.progress !== undefined;
+    const reported = what === "changed" && reportsOnly(change);
     // Another run started, ended or went back to the queue: the runs behind it may have moved up.
-    if (!progressOnly) scheduleQueueRefresh();
+    if (!reported) scheduleQueueRefresh();
     if (!listeners.has(id)) return;
-    notify(
-      id,
-      progressOnly
-        ? { kind: "progress", progress: change.progress! }
-        : ended
-          ? { kind: "ended", row: ended }
-          : { kind: "state" },
-    );
+    notify(id, reported ? { kind: "reported", change } : ended ? { kind: "ended", row: ended } : { kind: "state" });
   });
   // On SQLite a commit by another process arrives as "queued" (cross-process.ts): look again too.
   signals.onQueued(scheduleQueueRefresh);

@@ -63,7 +63,8 @@ export const GenerationShape = closed({
     description: "How far a running run is, when its model tells; else null.",
   }),
   queue_position: z.int().min(1).nullable().meta({
-    description: "While queued: 1 for the next run to start; else null.",
+    description:
+      "While queued: 1 for the next run to start. While running at a provider that queues it in turn (fal): its place in that provider's queue, 1 for next. Else null.",
   }),
   usage: closed({
     cost_usd: usd.nullable().meta({ description: "Null until charged (a failed or canceled run is not)." }),

@@ -117,9 +117,22 @@ async function presentPreview(services: Services, preview: StoredPreview): Promi
 }
 
 /**
- * The Generation of a stored run. Progress lives in memory (the run signals: no store write per
- * update); the queue position comes from the caller (`queuePositions`, one query for many runs).
- * Async: with a bucket, each output's link is a presigned URL.
+ * A run's `queue_position`: while queued, its place in Atelier's queue (`queued`, from the
+ * caller); while running at a remote provider that queues it in turn (fal), its place there, 1
+ * for next (the provider counts from 0), held in memory like progress; else null.
+ */
+export function queuePositionOf(services: Services, row: GenerationsTable, queued: number | null): number | null {
+  if (row.status === "queued") return queued;
+  if (row.status !== "running") return null;
+  const place = services.signals.providerQueueOf(row.id);
+  return place === null ? null : place + 1;
+}
+
+/**
+ * The Generation of a stored run. Progress and a provider's queue place live in memory (the run
+ * signals: no store write per update); the queue position of a queued run comes from the caller
+ * (`queuePositions`, one query for many runs). Async: with a bucket, each output's link is a
+ * presigned URL.
  */
 export async function presentGeneration(
   services: Services,
@@ -144,7 +157,7 @@ export async function presentGeneration(
       row.preview_json === null ? null : await presentPreview(services, JSON.parse(row.preview_json) as StoredPreview),
     error: row.error_message === null ? null : { message: row.error_message },
     progress: row.status === "running" ? services.signals.progressOf(row.id) : null,
-    queue_position: row.status === "queued" ? queuePosition : null,
+    queue_position: queuePositionOf(services, row, queuePosition),
     usage: { cost_usd: row.charged_micros === null ? null : formatUsd(Number(row.charged_micros)) },
     source: row.source as Source,
     batch_id: row.batch_id,

@@ -1,6 +1,6 @@
 // RunTools for a model's unit tests: real files from a map, real ffmpeg, steps run through the
-// real catalog with validated input, and previews, the cancel point, provider health reports and
-// provider times recorded for assertions.
+// real catalog with validated input, and previews, the cancel point, progress, provider queue
+// places, provider health reports and provider times recorded for assertions.
 import { defaultFfmpegPath } from "../../media/ffmpeg";
 import type { ImageOutput, ModelDefinition, ModelOutput, RunTools } from "../../core/catalog/model-definition";
 import { validateModelInput } from "../../core/catalog/input-validation";
@@ -11,6 +11,8 @@ export interface TestTools extends RunTools {
   steps: string[];
   /** Every progress value the run reported, in order (unthrottled). */
   progress: number[];
+  /** Every place in its provider's queue the run reported (null: cleared), in order. */
+  queuePositions: Array<number | null>;
   /** What the run told of its remote provider's health, in order. */
   providerReports: Array<{ providerId: string; down: { until: string; reason: string } | null }>;
   /** The provider times the run reported (seconds), in order. */
@@ -33,6 +35,7 @@ export function testRunTools(
     uncancelableReasons: [],
     steps: [],
     progress: [],
+    queuePositions: [],
     providerReports: [],
     providerTimes: [],
     async readFile(fileId) {
@@ -60,6 +63,9 @@ export function testRunTools(
     },
     reportProgress(fraction) {
       tools.progress.push(fraction);
+    },
+    reportQueuePosition(position) {
+      tools.queuePositions.push(position);
     },
     async reportProviderHealth(providerId, down) {
       tools.providerReports.push({ providerId, down });

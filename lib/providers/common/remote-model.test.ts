@@ -278,6 +278,110 @@ describe("remote entries", () => {
   });
 });
 
+/** An adapter whose polls answer `answers` in turn (the last one again), the images done after them. */
+function scriptedAdapter(answers: ProviderResult[], billsOnSubmit = false): ProviderAdapter {
+  let polls = 0;
+  return {
+    billsOnSubmit,
+    health: createHealth(),
+    async submit() {
+      return { kind: "pending", jobId: "job_1", started: false };
+    },
+    async poll() {
+      const answer = answers[polls++];
+      if (answer) return answer;
+      const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#36a" } })
+        .png()
+        .toBuffer();
+      return { kind: "done", outputs: [(await imageOutputOf(png))!] };
+    },
+  };
+}
+
+describe("remote entries at a provider with its own queue", () => {
+  /** Test tools that also log, in one order, the places told and the cancel point passed. */
+  function loggingTools() {
+    const tools = testRunTools();
+    const log: string[] = [];
+    return {
+      log,
+      tools: {
+        ...tools,
+        reportQueuePosition(position: number | null) {
+          log.push(`place ${position}`);
+        },
+        async markUncancelable(reason: string) {
+          log.push(`cancel point ${reason}`);
+        },
+      },
+    };
+  }
+
+  it("tell the run its place in the provider's queue on every poll, and clear it once the provider starts the job, before its cancel point", async () => {
+    const { tools, log } = loggingTools();
+    const model = remoteModelDefinition(
+      configFor("http://127.0.0.1:9"),
+      ENTRY,
+      scriptedAdapter([
+        { kind: "pending", jobId: "job_1", started: false, queuePosition: 2 },
+        { kind: "pending", jobId: "job_1", started: false, queuePosition: 1 },
+        { kind: "pending", jobId: "job_1", started: false, queuePosition: 0 },
+        { kind: "pending", jobId: "job_1", started: true, progress: 0.5 },
+        { kind: "pending", jobId: "job_1", started: true, progress: 0.9 },
+      ]),
+      FAST,
+    );
+    expect(await model.run({ prompt: "a lighthouse" }, tools)).toHaveLength(1);
+    expect(log).toEqual([
+      "place 2",
+      "place 1",
+      "place 0",
+      "place null",
+      "cancel point provider",
+      "place null",
+      // The job is over: whatever the provider said last, no place is left behind.
+      "place null",
+    ]);
+  });
+
+  it("clear the place when the job is done straight from the provider's queue, or the run fails meanwhile", async () => {
+    const done = loggingTools();
+    const quick = remoteModelDefinition(
+      configFor("http://127.0.0.1:9"),
+      ENTRY,
+      scriptedAdapter([{ kind: "pending", jobId: "job_1", started: false, queuePosition: 3 }]),
+      FAST,
+    );
+    expect(await quick.run({ prompt: "a lighthouse" }, done.tools)).toHaveLength(1);
+    expect(done.log).toEqual(["place 3", "place null"]);
+
+    const failed = loggingTools();
+    const adapter = scriptedAdapter([{ kind: "pending", jobId: "job_1", started: false, queuePosition: 1 }]);
+    const poll = adapter.poll.bind(adapter);
+    let polls = 0;
+    adapter.poll = async (job, signal) => {
+      if (++polls === 2) throw new ProviderError("The provider slowco failed the job: out of memory", false);
+      return poll(job, signal);
+    };
+    const failing = remoteModelDefinition(configFor("http://127.0.0.1:9"), ENTRY, adapter, FAST);
+    await expect(failing.run({ prompt: "a lighthouse" }, failed.tools)).rejects.toThrow("out of memory");
+    expect(failed.log).toEqual(["place 1", "place null"]);
+  });
+
+  it("tell nothing of a place when the provider gives none", async () => {
+    const { tools, log } = loggingTools();
+    const model = remoteModelDefinition(
+      configFor("http://127.0.0.1:9"),
+      ENTRY,
+      scriptedAdapter([{ kind: "pending", jobId: "job_1" }]),
+      FAST,
+    );
+    expect(await model.run({ prompt: "a lighthouse" }, tools)).toHaveLength(1);
+    // Only the clear at the end, which the engine drops when no place was shown.
+    expect(log).toEqual(["place null"]);
+  });
+});
+
 describe("providerUnavailableReason", () => {
   it("is null while healthy, and says why and until when while down", () => {
     const health = createHealth();

@@ -85,6 +85,10 @@ async function waitForJob(
       }
       failures = 0;
       if (result.kind === "done") return result;
+      // Waiting in the provider's own queue: the run shows that place (null: the provider no longer
+      // says one). Once started there it no longer waits, whatever the provider said before.
+      if (result.started) tools.reportQueuePosition(null);
+      else if (result.queuePosition !== undefined) tools.reportQueuePosition(result.queuePosition);
       if (typeof result.progress === "number") tools.reportProgress(result.progress);
       if (result.started && !adapter.billsOnSubmit && !uncancelable) {
         // Throws if the run was canceled meanwhile; the catch below then cancels at the provider.
@@ -96,6 +100,10 @@ async function waitForJob(
     // Canceled, given up or failed: ask the provider to stop, so it does not work (or bill) for nothing.
     await adapter.cancel?.(job).catch(() => undefined);
     throw tools.signal.aborted ? tools.signal.reason : err;
+  } finally {
+    // A job done straight from the provider's queue (or a preset's step) leaves no place behind
+    // for the rest of the run; the engine sends nothing when none was shown.
+    tools.reportQueuePosition(null);
   }
 }
 

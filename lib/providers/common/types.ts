@@ -94,6 +94,11 @@ export type ProviderResult =
       jobId: string;
       started?: boolean;
       /** How far the job is, 0 to 1, when the provider tells (its logs). */ progress?: number | null;
+      /**
+       * The job's place in the provider's own queue while it waits there (fal IN_QUEUE's
+       * `queue_position`: 0 = next), when the provider tells; the run shows it as its queue_position.
+       */
+      queuePosition?: number | null;
     };
 
 export interface ProviderHealth {

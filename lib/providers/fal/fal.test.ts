@@ -209,6 +209,65 @@ describe("fal provider", () => {
     expect(await adapter.poll(job, signal)).toMatchObject({ kind: "pending", started: true });
   });
 
+  it("gives a request's place in fal's queue (0 = next) while it waits there, and none once fal started it", async () => {
+    fake = await startFalFake();
+    fake.mode = "manual";
+    // One request of another fal user is ahead of each of ours.
+    fake.queueAhead = 1;
+    const { adapter, config } = setup(fake);
+    const entry = config.entries[0]!;
+    const signal = new AbortController().signal;
+    const submit = async (prompt: string) => {
+      const submitted = await adapter.submit(
+        {
+          upstreamModel: entry.upstreamModel,
+          input: { prompt },
+          entry,
+          readFile: async () => ({ data: Buffer.alloc(0), contentType: "" }),
+        },
+        signal,
+      );
+      return { id: (submitted as { jobId: string }).jobId, entry };
+    };
+    const first = await submit("first");
+    const job = await submit("second");
+    // Ahead of the second: the other user's request and our first.
+    expect(await adapter.poll(job, signal)).toMatchObject({ kind: "pending", started: false, queuePosition: 2 });
+    fake.setAhead(job.id, 0);
+    expect(await adapter.poll(job, signal)).toMatchObject({ kind: "pending", started: false, queuePosition: 1 });
+    fake.start(first.id);
+    expect(await adapter.poll(job, signal)).toMatchObject({ kind: "pending", started: false, queuePosition: 0 });
+    fake.start(job.id);
+    const started = await adapter.poll(job, signal);
+    expect(started).toMatchObject({ kind: "pending", started: true });
+    expect((started as { queuePosition?: number | null }).queuePosition ?? null).toBeNull();
+  });
+
+  it("tells the run its place in fal's queue as it moves up, and clears it once fal starts the request, before the cancel point", async () => {
+    fake = await startFalFake();
+    fake.mode = "manual";
+    fake.queueAhead = 2;
+    const [flux] = models(fake);
+    const tools = testRunTools();
+    const run = runModelForTest(flux!, { prompt: "a long queue" }, tools);
+    const request = await fake.nextRequest();
+    await eventually(() => tools.queuePositions.includes(2));
+    fake.setAhead(request.id, 1);
+    await eventually(() => tools.queuePositions.includes(1));
+    fake.setAhead(request.id, 0);
+    await eventually(() => tools.queuePositions.includes(0));
+    expect(tools.uncancelableReasons).toEqual([]);
+    fake.start(request.id);
+    await eventually(() => tools.uncancelableReasons.length > 0);
+    // Cleared in the poll that saw the start, before the run passed its cancel point.
+    expect(tools.queuePositions.at(-1)).toBeNull();
+    await fake.complete(request.id);
+    await run;
+    // Every poll tells the place (the engine sends only moves); in order, never back up.
+    const told = tools.queuePositions.filter((place, i, all) => i === 0 || place !== all[i - 1]);
+    expect(told).toEqual([2, 1, 0, null]);
+  });
+
   it("runs on fal's synchronous host in mode run (billed on submit: cancel answers 409), sends file inputs as data URIs, keeps only the video", async () => {
     fake = await startFalFake();
     const [, clip] = models(fake, { mode: "run" });

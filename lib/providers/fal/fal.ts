@@ -290,7 +290,11 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
           logs: true,
           abortSignal: signal,
         });
-        if (status?.status === "IN_QUEUE") return { kind: "pending", jobId, started: false };
+        if (status?.status === "IN_QUEUE") {
+          const place = status.queue_position;
+          const queuePosition = Number.isSafeInteger(place) && place >= 0 ? place : null;
+          return { kind: "pending", jobId, started: false, queuePosition };
+        }
         if (status?.status === "IN_PROGRESS")
           return { kind: "pending", jobId, started: true, progress: progressFromLogs(status.logs) };
         if (status?.status !== "COMPLETED") throw failures.badAnswer("a request status it does not have");

@@ -4,7 +4,10 @@
 // endpoint's sub-path dropped, as fal does; PUT …/cancel; the synchronous host under /run/{endpoint};
 // and the per-endpoint OpenAPI document fal publishes (GET /api/openapi/queue/openapi.json?
 // endpoint_id=…). Requests move only when the test says (mode "manual": IN_QUEUE → IN_PROGRESS →
-// COMPLETED) or at once ("auto"); a prompt holding "refuse" ends in fal's 422
+// COMPLETED) or at once ("auto"); while IN_QUEUE a status (and the submit answer) gives its
+// `queue_position` as fal does, 0 for the next to start: the requests ahead of it, those still
+// queued here for its endpoint before it and those of other users a test puts there
+// (`queueAhead`, `setAhead`). A prompt holding "refuse" ends in fal's 422
 // content_policy_violation. Outputs are fal File objects linking to a media host on another origin
 // (a 3D endpoint's `model_mesh`: a glb, content_type model/gltf-binary, as fal-ai/trellis answers).
 // fal storage, as the client uses it, under /rest (a provider's rest_base_url): POST
@@ -41,6 +44,8 @@ export interface FakeFalRequest {
   endpoint: string;
   input: Record<string, unknown>;
   status: FakeFalStatus;
+  /** Requests of other fal users ahead of it while IN_QUEUE: counted in its queue_position. */
+  ahead: number;
   /** Set when it was canceled (while queued: never run; while running: stopped). */
   canceled: "queued" | "running" | null;
   logs: Array<{ message: string; level: string; source: "USER"; timestamp: string }>;
@@ -63,7 +68,11 @@ export interface FalFake extends HostedFake {
   platformUrl: string;
   key: string;
   queue: Map<string, FakeFalRequest>;
+  /** Requests of other fal users each new request finds ahead of it (its `ahead`); 0 unless a test says. */
+  queueAhead: number;
   nextRequest(): Promise<FakeFalRequest>;
+  /** Sets how many requests of other users are still ahead of a queued request (they started meanwhile). */
+  setAhead(id: string, ahead: number): void;
   start(id: string): void;
   /** Logs a step of an IN_PROGRESS request, as fal's diffusion endpoints do. */
   step(id: string, done: number, total: number): void;
@@ -527,6 +536,16 @@ export async function startFalFake(
     return r && r.endpoint.split("/").slice(0, 2).join("/") === `${owner}/${alias}` ? r : null;
   }
 
+  /** fal's `queue_position` of a queued request: how many are ahead of it (0: it starts next). */
+  function queuePosition(r: FakeFalRequest): number {
+    let earlier = 0;
+    for (const other of fake.queue.values()) {
+      if (other === r) break;
+      if (other.endpoint === r.endpoint && other.status === "IN_QUEUE") earlier += 1;
+    }
+    return r.ahead + earlier;
+  }
+
   function urls(r: FakeFalRequest) {
     const base = `${fake.url}/${r.endpoint.split("/").slice(0, 2).join("/")}/requests/${r.id}`;
     return { request_id: r.id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel` };
@@ -597,7 +616,8 @@ export async function startFalFake(
       if (!r) return json(res, 404, { detail: "Request not found" });
       if (m[4] === "/status" && method === "GET") {
         const logs = url.searchParams.get("logs") === "1" ? r.logs : [];
-        if (r.status === "IN_QUEUE") return json(res, 200, { status: "IN_QUEUE", queue_position: 0, ...urls(r) });
+        if (r.status === "IN_QUEUE")
+          return json(res, 200, { status: "IN_QUEUE", queue_position: queuePosition(r), ...urls(r) });
         if (r.status === "IN_PROGRESS") return json(res, 202, { status: "IN_PROGRESS", logs, ...urls(r) });
         return json(res, 200, { status: "COMPLETED", logs, metrics: { inference_time: 0.4 }, ...urls(r) });
       }
@@ -630,6 +650,7 @@ export async function startFalFake(
       endpoint: endpoint.id,
       input,
       status: "IN_QUEUE",
+      ahead: fake.queueAhead,
       canceled: null,
       logs: [],
       result: null,
@@ -643,7 +664,7 @@ export async function startFalFake(
     fake.queue.set(r.id, r);
     for (const notify of created.splice(0)) notify(r);
     if (fake.mode === "auto") await complete(r);
-    return json(res, 200, { status: "IN_QUEUE", queue_position: 0, ...urls(r) });
+    return json(res, 200, { status: "IN_QUEUE", queue_position: queuePosition(r), ...urls(r) });
   }
 
   const server = createServer((req, res) => {
@@ -679,9 +700,13 @@ export async function startFalFake(
     mode: "auto",
     requests: [],
     queue: new Map(),
+    queueAhead: 0,
     failNext: injected.failNext,
     hangNext: injected.hangNext,
     nextRequest: () => new Promise((resolve) => created.push(resolve)),
+    setAhead(id, ahead) {
+      get(id).ahead = ahead;
+    },
     start(id) {
       const r = get(id);
       r.status = "IN_PROGRESS";
