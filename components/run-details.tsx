@@ -8,7 +8,7 @@ import { runAction } from "@/app/_studio/actions/runs";
 import { editAndRunHref, readableInput } from "@/lib/core/runs/run-input";
 import { RunEnding, RunOutputs, RunView } from "./run-view";
 import { useLiveRun } from "./use-live-runs";
-import { formatDuration, RunStatusPill } from "./run-status";
+import { formatDuration, queuePlace, RunStatusPill } from "./run-status";
 import { isFinal } from "@/lib/core/runs/run-states";
 import type { Generation } from "@/lib/core/runs/generation-view";
 
@@ -124,9 +124,9 @@ export function RunRecord({ run: g, schema = null }: { run: Generation; schema?:
         <section aria-label="Run" data-testid="run-record" data-run-id={g.id} className="flex flex-col gap-4">
           <div className="flex flex-wrap items-center gap-2">
             <RunStatusPill status={g.status} />
-            {g.status === "queued" && g.queue_position !== null ? (
+            {g.queue_position !== null ? (
               <span data-testid="queue-position" className="text-xs font-medium text-zinc-600 tabular-nums">
-                In queue: #{g.queue_position}
+                {queuePlace(g)}
               </span>
             ) : null}
           </div>

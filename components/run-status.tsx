@@ -43,3 +43,11 @@ export function relativeTime(iso: string, now = Date.now()): string {
   if (diff < 86400) return `${Math.floor(diff / 3600)} h ago`;
   return `${Math.floor(diff / 86400)} d ago`;
 }
+
+/** "In queue: #3" while queued; "At the provider: #2 in its queue" while a provider queues it (fal). */
+export function queuePlace(g: { status: string; queue_position: number | null }): string {
+  if (g.queue_position === null) return "";
+  return g.status === "queued"
+    ? `In queue: #${g.queue_position}`
+    : `At the provider: #${g.queue_position} in its queue`;
+}

@@ -9,7 +9,7 @@ import type { Generation } from "@/lib/core/runs/generation-view";
 import { isFinal } from "@/lib/core/runs/run-states";
 import { cancelRunAction, keepOutputAction } from "@/app/_studio/actions/runs";
 import { blobOf, loadModelViewer, ModelViewer3D } from "./model-viewer-3d";
-import { RunStatusPill, formatDuration } from "./run-status";
+import { RunStatusPill, formatDuration, queuePlace } from "./run-status";
 import { threeDFacts } from "./output-labels";
 import { storeRun, useLiveRun } from "./use-live-runs";
 import { balanceChanged } from "./balance-badge";
@@ -403,9 +403,9 @@ export function RunView({
               <Elapsed since={g.started_at} />
             </span>
           ) : null}
-          {g.status === "queued" && g.queue_position !== null ? (
+          {g.queue_position !== null ? (
             <span data-testid="queue-position" className="text-xs font-medium text-zinc-600 tabular-nums">
-              In queue: #{g.queue_position}
+              {queuePlace(g)}
             </span>
           ) : null}
           {compact ? (

@@ -18,7 +18,7 @@ const REFRESH_AFTER_MS = 1_000;
 
 /** What the pill adds: the queue place or the model's reported progress. */
 function pillExtra(r: Generation): string | undefined {
-  if (r.status === "queued" && r.queue_position !== null) return `#${r.queue_position}`;
+  if (r.queue_position !== null) return `#${r.queue_position}`;
   if (r.status === "running" && r.progress !== null) return `${Math.floor(r.progress * 100)}%`;
   return undefined;
 }

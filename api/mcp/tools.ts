@@ -44,8 +44,10 @@ const PROGRESS_EVERY_SECONDS = 2;
 /** "gen_…: queued, #3 in the queue" / "gen_…: running, 45 %": what a progress notification says. */
 function runStatusLine(generation: Generation): string {
   const detail =
-    generation.status === "queued" && generation.queue_position !== null
-      ? `, #${generation.queue_position} in the queue`
+    generation.queue_position !== null
+      ? generation.status === "queued"
+        ? `, #${generation.queue_position} in the queue`
+        : `, #${generation.queue_position} in the provider's queue`
       : generation.status === "running" && generation.progress !== null
         ? `, ${Math.round(generation.progress * 100)} %`
         : "";
