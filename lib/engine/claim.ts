@@ -26,10 +26,11 @@ function underCap(eb: ExpressionBuilder<Database, "generations">) {
 }
 
 /**
- * Takes the first runnable run in the fair order (lane, fair tag, queue order; migration 030): a
- * queued one, or a running one whose lease lapsed (its worker died). One statement: UPDATE …
- * WHERE id = (first) RETURNING; on PostgreSQL the inner select skips rows another worker is
- * claiming (FOR UPDATE SKIP LOCKED).
+ * Takes the first runnable run: a running one whose lease lapsed (its worker died), else the
+ * first queued one in the fair order (lane, fair tag, queue order; migration 030). One
+ * statement: UPDATE … WHERE id = coalesce(lapsed, first queued) RETURNING; each inner select
+ * walks one index in order (the running runs, few; the queued runs' partial index) and stops at
+ * its first match, and on PostgreSQL skips rows another worker is claiming (FOR UPDATE SKIP LOCKED).
  */
 export async function claimNextRun(
   db: Db,
@@ -43,25 +44,32 @@ export async function claimNextRun(
   const skip = input.skipModels ?? [];
   const now = new Date();
   const nowIso = now.toISOString();
-  const runnable = (qb: Db) =>
-    qb
+  const locked = <Q extends { forUpdate(): { skipLocked(): Q } }>(q: Q): Q =>
+    dialect === "postgres" ? q.forUpdate().skipLocked() : q;
+  const lapsed = locked(
+    db
       .selectFrom("generations")
       .select("id")
-      .where((eb) =>
-        eb.and([
-          eb.or([
-            eb.and([eb("status", "=", "queued"), underCap(eb)]),
-            eb.and([eb("status", "=", "running"), eb("lease_expires_at", "<", nowIso)]),
-          ]),
-          ...(skip.length > 0 ? [eb("model", "not in", skip)] : []),
-        ]),
-      )
+      .where("status", "=", "running")
+      .where("lease_expires_at", "<", nowIso)
+      .$if(skip.length > 0, (q) => q.where("model", "not in", skip))
+      .orderBy("queue_order")
+      .limit(1),
+  );
+  const queued = locked(
+    db
+      .selectFrom("generations")
+      .select("id")
+      .where("status", "=", "queued")
+      .where(underCap)
+      .$if(skip.length > 0, (q) => q.where("model", "not in", skip))
       // The queue's one order (migration 030; lib/core/runs/queue-positions.ts counts positions in it).
       .orderBy("lane")
       .orderBy("fair_tag")
       .orderBy("queue_order")
-      .limit(1);
-  const candidate = dialect === "postgres" ? runnable(db).forUpdate().skipLocked() : runnable(db);
+      .limit(1),
+  );
+  const candidate = sql<string>`coalesce((${lapsed}), (${queued}))`;
   const row = await db
     .updateTable("generations")
     .set({
