@@ -60,7 +60,8 @@ export async function claimNextRun(
     db
       .selectFrom("generations")
       .select("id")
-      .where("status", "=", "queued")
+      // A literal, so that the planner can use the queued runs' partial index.
+      .where("status", "=", sql.lit("queued"))
       .where(underCap)
       .$if(skip.length > 0, (q) => q.where("model", "not in", skip))
       // The queue's one order (migration 030; lib/core/runs/queue-positions.ts counts positions in it).
