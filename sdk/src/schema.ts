@@ -1114,7 +1114,7 @@ export interface components {
             /** @constant */
             object: "audit_event";
             /** @enum {string} */
-            action: "member.added" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "workspace.created" | "workspace.creator_keys_changed" | "user.password_reset" | "user.ops_changed" | "user.removed" | "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "credit.granted" | "credit.low_threshold_set" | "credit.low_threshold_cleared" | "budget.set" | "budget.cleared" | "model.paused" | "model.resumed" | "provider.added" | "provider.edited" | "provider.removed" | "provider.applied" | "entry.published" | "entry.edited" | "entry.deprecated" | "entry.retired" | "share_link.created" | "share_link.revoked";
+            action: "member.added" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "workspace.created" | "workspace.creator_keys_changed" | "workspace.queue_changed" | "user.password_reset" | "user.ops_changed" | "user.removed" | "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "credit.granted" | "credit.low_threshold_set" | "credit.low_threshold_cleared" | "budget.set" | "budget.cleared" | "model.paused" | "model.resumed" | "provider.added" | "provider.edited" | "provider.removed" | "provider.applied" | "entry.published" | "entry.edited" | "entry.deprecated" | "entry.retired" | "share_link.created" | "share_link.revoked";
             actor: {
                 /**
                  * @description A studio user, an API key (the API and MCP), or the admin CLI.
