@@ -23,6 +23,7 @@ import {
   type StoreSpec,
 } from "./lib/server";
 import { generationsScenario, modelsScenario, quotesScenario } from "./scenarios/api";
+import { fairQueueScenario } from "./scenarios/fair-queue";
 import { historyScenario } from "./scenarios/history";
 import { mcpGenerateScenario } from "./scenarios/mcp";
 import {
@@ -66,6 +67,7 @@ const SCENARIOS = [
   "wait",
   "mcp",
   "runs",
+  "fair",
   "webhooks",
   "xproc",
   "streams",
@@ -162,6 +164,7 @@ async function main(): Promise<void> {
     wanted("wait") ||
     wanted("mcp") ||
     wanted("runs") ||
+    wanted("fair") ||
     wanted("webhooks") ||
     wanted("xproc") ||
     wanted("streams")
@@ -216,7 +219,13 @@ async function main(): Promise<void> {
 
   if (
     fastest &&
-    (wanted("queue") || wanted("wait") || wanted("mcp") || wanted("runs") || wanted("streams") || wanted("webhooks"))
+    (wanted("queue") ||
+      wanted("wait") ||
+      wanted("mcp") ||
+      wanted("runs") ||
+      wanted("fair") ||
+      wanted("streams") ||
+      wanted("webhooks"))
   ) {
     const model = fastest;
     await withServer("engine", settings.pg ? "atelier_bench_engine" : null, 2, async (server, store) => {
@@ -232,6 +241,20 @@ async function main(): Promise<void> {
       if (wanted("runs"))
         await scenario("runs finished per second", () =>
           runThroughputScenario(settings, server, workspaceWithKey(store, "bench-runs", "1000000"), model, 2),
+        );
+      if (wanted("fair"))
+        await scenario("fair queue", () =>
+          fairQueueScenario(
+            settings,
+            server,
+            {
+              busy: workspaceWithKey(store, "bench-fair-busy", "1000000"),
+              quiet: workspaceWithKey(store, "bench-fair-quiet", "1000000"),
+            },
+            workspaceWithKey(store, "bench-fair-alone", "1000000"),
+            model,
+            storeName,
+          ),
         );
       // Before the webhooks scenario, whose 20 endpoints every later run would fan out to.
       if (wanted("streams")) {

@@ -2,13 +2,14 @@ import { sql, type Kysely } from "kysely";
 import { onPostgres } from "../dialects";
 
 // The fair queue (issue 38): runs start by lane (0 interactive, 1 bulk), then by a fair tag, then
-// in the order they were queued. A run's tag is start-time fair queuing's: its workspace's last
-// tag or the queue's virtual time (the lowest tag still queued), whichever is later, plus a step
-// of FAIR_STEP / the workspace's weight. A workspace that queues 200 runs takes tags 1…200 steps
-// ahead; one that queues 5 afterwards gets tags just past the queue's head, so its runs start
-// after one or two of the 200, not behind them all. Tags are set by the store on insert (a
-// trigger, as queue_order and queue_counts are), so every door that queues runs gets them, and
-// the order never changes once set: a run given back to the queue keeps its place.
+// in the order they were queued. The tag is start-time fair queuing's start tag: the later of the
+// queue's virtual time (the lowest tag still queued) and its workspace's finish tag (its last
+// run's start tag plus FAIR_STEP / the workspace's weight; kept in workspace_queue). A workspace
+// that queues 200 runs takes tags 200 steps deep; one that queues 5 afterwards starts at the
+// queue's head, so its runs start right after the head's and then alternate, not behind all 200.
+// Tags are set by the store on insert (a trigger, as queue_order and queue_counts are), so every
+// door that queues runs gets them, and the order never changes once set: a run given back to the
+// queue keeps its place.
 //
 // queue_counts (migration 016) now counts runs per stretch of that order: bucket = lane ×
 // 2^40 + fair_tag / FAIR_BUCKET. A queue position stays a sum over the stretches before the run
@@ -58,7 +59,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   // Runs already queued keep their order: their tags follow it.
   await sql.raw(`update generations set fair_tag = queue_order * ${FAIR_STEP} where status = 'queued'`).execute(db);
-  await sql`insert into workspace_queue (workspace_id, last_tag) select workspace_id, max(fair_tag) from generations where fair_tag is not null group by workspace_id`.execute(
+  await sql`insert into workspace_queue (workspace_id, last_tag) select workspace_id, max(fair_tag) + ${sql.lit(FAIR_STEP)} from generations where fair_tag is not null group by workspace_id`.execute(
     db,
   );
   // Status first though the index holds queued runs only: SQLite's planner (no statistics) then
@@ -73,8 +74,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .raw(
         `create function atelier_fair_tag() returns trigger language plpgsql as $$
         begin
-          new.fair_tag := greatest(${virtualTime("least")}, ${lastTag("new.workspace_id")}) + ${step("new.workspace_id", "greatest")};
-          insert into workspace_queue (workspace_id, last_tag) values (new.workspace_id, new.fair_tag)
+          new.fair_tag := greatest(${virtualTime("least")}, ${lastTag("new.workspace_id")});
+          insert into workspace_queue (workspace_id, last_tag)
+            values (new.workspace_id, new.fair_tag + ${step("new.workspace_id", "greatest")})
             on conflict (workspace_id) do update set last_tag = excluded.last_tag;
           return new;
         end $$`,
@@ -114,11 +116,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
           update generations set
             queue_order = coalesce(new.queue_order, new.rowid),
             fair_tag = case when new.status = 'queued' and new.fair_tag is null
-              then max(${virtualTime("min")}, ${lastTag("new.workspace_id")}) + ${step("new.workspace_id", "max")}
+              then max(${virtualTime("min")}, ${lastTag("new.workspace_id")})
               else new.fair_tag end
             where rowid = new.rowid;
           insert into workspace_queue (workspace_id, last_tag)
-            select g.workspace_id, g.fair_tag from ${row} g where g.status = 'queued'
+            select g.workspace_id, g.fair_tag + ${step("g.workspace_id", "max")} from ${row} g where g.status = 'queued'
             on conflict (workspace_id) do update set last_tag = excluded.last_tag;
           insert into queue_counts (bucket, queued)
             select ${bucketOf("g")}, 1 from ${row} g where g.status = 'queued'

@@ -1,0 +1,98 @@
+// The fair queue (issue 38) on one server's worker slots: a busy workspace queues 200 runs of the
+// fastest model (batches), then a quiet one queues 5. Under first come, first served the quiet
+// runs would wait for all 200; in the fair order they start within about two run-times of being
+// queued. Throughput is measured against the same 205 runs queued by one workspace alone (no
+// other workspace to interleave: the plain order), in the same run.
+import { openStore } from "../../lib/store/store";
+import type { BenchSettings } from "../lib/context";
+import { queueRuns } from "../lib/idle-readers";
+import type { Row } from "../lib/results";
+import type { ServerHandle } from "../lib/server";
+import { percentile, sleep } from "../lib/stats";
+import type { FastestModel } from "./runs";
+
+type RunTimes = { workspace_id: string; created_at: string; started_at: string | null; completed_at: string | null };
+
+/** Every run of these workspaces once all have ended, from the store. */
+async function ended(server: ServerHandle, workspaceIds: string[], n: number): Promise<RunTimes[]> {
+  const store = openStore({ databaseUrl: server.store.databaseUrl || null, dataDir: server.store.dataDir });
+  try {
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      const rows = await store.db
+        .selectFrom("generations")
+        .select(["workspace_id", "status", "created_at", "started_at", "completed_at"])
+        .where("workspace_id", "in", workspaceIds)
+        .execute();
+      const open = rows.filter((r) => r.status === "queued" || r.status === "running").length;
+      if (rows.length >= n && open === 0) {
+        const failed = rows.filter((r) => r.status !== "succeeded").length;
+        if (failed > 0) throw new Error(`${failed} of ${n} runs did not succeed`);
+        return rows;
+      }
+      if (Date.now() > deadline) throw new Error(`${open} of ${n} runs still open after 5 minutes`);
+      await sleep(100);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+const span = (rows: RunTimes[]) =>
+  Math.max(...rows.map((r) => Date.parse(r.completed_at!))) - Math.min(...rows.map((r) => Date.parse(r.created_at)));
+
+export async function fairQueueScenario(
+  settings: BenchSettings,
+  server: ServerHandle,
+  workspaces: { busy: { workspaceId: string; key: string }; quiet: { workspaceId: string; key: string } },
+  alone: { workspaceId: string; key: string },
+  model: FastestModel,
+  storeName: string,
+): Promise<Row[]> {
+  const busyRuns = settings.smoke ? 20 : 200;
+  const quietRuns = 5;
+  const request = { model: model.id, input: model.input };
+
+  // The plain order first: one workspace's runs, as many, nothing to be fair between.
+  await queueRuns(server, alone.key, busyRuns + quietRuns, request);
+  const plain = await ended(server, [alone.workspaceId], busyRuns + quietRuns);
+
+  await queueRuns(server, workspaces.busy.key, busyRuns, request);
+  await queueRuns(server, workspaces.quiet.key, quietRuns, request);
+  const fair = await ended(server, [workspaces.busy.workspaceId, workspaces.quiet.workspaceId], busyRuns + quietRuns);
+
+  const runMs = percentile(
+    fair.map((r) => Date.parse(r.completed_at!) - Date.parse(r.started_at!)),
+    50,
+  )!;
+  const quietWaits = fair
+    .filter((r) => r.workspace_id === workspaces.quiet.workspaceId)
+    .map((r) => (Date.parse(r.started_at!) - Date.parse(r.created_at)) / Math.max(1, runMs));
+  const firstStart = Math.min(...quietWaits);
+  const lastStart = Math.max(...quietWaits);
+  const throughput = (busyRuns + quietRuns) / span(fair);
+  const plainThroughput = (busyRuns + quietRuns) / span(plain);
+  return [
+    {
+      scenario: `fair queue: a quiet workspace's ${quietRuns} runs after a busy one's ${busyRuns}, ${storeName}`,
+      figure: "first start, in run-times after queued",
+      unit: "×",
+      value: firstStart,
+      baseline: null,
+      ratio: null,
+      target: "≤ 2 run-times",
+      pass: settings.smoke ? null : firstStart <= 2,
+      note: `run-time: median ${Math.round(runMs)} ms; its last run started after ${lastStart.toFixed(1)} run-times; first come, first served: ~${busyRuns / 2} (two slots)`,
+    },
+    {
+      scenario: `fair queue: ${busyRuns + quietRuns} runs of two workspaces, ${storeName}`,
+      figure: "runs/s (baseline: one workspace alone)",
+      unit: "/s",
+      value: throughput * 1000,
+      baseline: plainThroughput * 1000,
+      ratio: throughput / plainThroughput,
+      target: "≥ 95 % of the plain order",
+      pass: settings.smoke ? null : throughput / plainThroughput >= 0.95,
+    },
+  ];
+}
