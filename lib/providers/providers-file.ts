@@ -41,6 +41,7 @@ import {
   fail,
   integerAt,
   objectAt,
+  parseBaseUrl,
   ProvidersFileError,
   stringAt,
   type JsonObject,
@@ -53,21 +54,6 @@ export { ProvidersFileError } from "./common/json-fields";
 
 const PROVIDER_FIELDS = ["id", "kind", "base_url", "api_key_env", "timeout_ms", "job_timeout_ms", "entries"] as const;
 export const DEFAULT_TIMEOUT_MS = 60_000;
-
-function parseBaseUrl(raw: string, path: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    fail(path, `must be an absolute http(s) URL such as https://api.example.com; got "${raw}".`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    fail(path, `must start with http:// or https://; got "${raw}".`);
-  if (url.search || url.hash) fail(path, `must not carry a query or a fragment; got "${raw}".`);
-  if (url.username || url.password)
-    fail(path, "must not carry credentials; name the key's variable in api_key_env instead.");
-  return raw.replace(/\/+$/, "");
-}
 
 function parseApiKey(value: unknown, path: string, ctx: ParseContext): string | null {
   if (value === undefined) return null;

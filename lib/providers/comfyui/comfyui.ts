@@ -1,4 +1,5 @@
-// Adapter for a ComfyUI server (the providers file's `kind: "comfyui"`), over its own HTTP API
+// One ComfyUI server (the providers file's `kind: "comfyui"`; comfyui-pool.ts makes the adapter
+// over one or several of them), spoken to over its own HTTP API
 // (ComfyUI's server.py): file inputs go to POST /upload/image (prepareRequest),
 // the entry's workflow with the run's input bound into it to POST /prompt, which queues it; the
 // engine then polls GET /history/{prompt_id} (`{}` until the run ends) and every output the run
@@ -7,24 +8,25 @@
 // cancelable.
 // Progress comes from its websocket (comfyui-progress.ts: the `progress` messages' sampler step
 // value/max of our own prompts), handed to the engine with each pending poll.
-import { comfyProgress } from "./comfyui-progress";
-import { randomUUID } from "node:crypto";
+import { comfyProgress, type ComfyProgress } from "./comfyui-progress";
 import path from "node:path";
 import { describeFiles, failureOf, savedFiles, type SavedFile } from "./comfyui-history";
 import { EXTENSIONS, extensionFor } from "../common/file-extensions";
 import { applyBindings, parseComfyEntry, type ComfyEntryOptions } from "./comfyui-workflow";
-import { createHealth, markUp } from "../common/health";
+import { createHealth } from "../common/health";
 import type { ProviderKind } from "../common/kind";
 import { causeCode, ProviderFailures } from "../common/provider-failures";
 import { BodyTooLargeError, readCapped } from "../common/response-bytes";
 import {
   ProviderError,
   type FetchedOutput,
-  type ProviderAdapter,
   type ProviderConfig,
+  type ProviderHealth,
   type ProviderRequest,
   type ProviderResult,
+  type RemoteEntryConfig,
 } from "../common/types";
+import { comfyPool, parsePool } from "./comfyui-pool";
 import type { Modality } from "../../core/catalog/model-definition";
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
@@ -68,14 +70,33 @@ function refusalOf(body: Buffer): string | null {
   return message ? message.slice(0, 600) : null;
 }
 
-function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
+/**
+ * One ComfyUI server's HTTP API, as the adapter (comfyui-pool.ts) speaks to it. `health` is the
+ * box's own: its failures (unreachable, 5xx, no answer in time) mark it out of service, and the
+ * pool says when that takes the whole provider out.
+ */
+export interface ComfyBox {
+  readonly baseUrl: string;
+  readonly health: ProviderHealth;
+  readonly steps: ComfyProgress;
+  /** The request with each file input uploaded here and named as this box knows it. */
+  withUploads(request: ProviderRequest, signal: AbortSignal): Promise<ProviderRequest>;
+  /** Queues the bound workflow (POST /prompt); its prompt id. */
+  queue(request: ProviderRequest, signal: AbortSignal): Promise<string>;
+  /** How many prompts the box has queued or running, everyone's (GET /prompt's queue_remaining). */
+  queueRemaining(signal: AbortSignal, ms: number): Promise<number>;
+  poll(promptId: string, entry: RemoteEntryConfig, signal: AbortSignal): Promise<ProviderResult>;
+  cancel(promptId: string): Promise<void>;
+  /** What the box runs on and how busy it is (GET /system_stats, GET /queue). */
+  describe(signal: AbortSignal): Promise<string>;
+}
+
+export function comfyBox(config: ProviderConfig, baseUrl: string, clientId: string): ComfyBox {
   const health = createHealth();
-  // Names this server to ComfyUI (its websocket messages go to a client id); one per adapter.
-  const clientId = `atelier-${randomUUID()}`;
   const auth: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
 
   const failures = new ProviderFailures(config.id, health, config.apiKey);
-  const steps = comfyProgress(config.baseUrl, clientId, auth);
+  const steps = comfyProgress(baseUrl, clientId, auth);
 
   async function httpFailure(response: Response, what: string): Promise<ProviderError> {
     const body = await readCapped(response, MAX_ERROR_BYTES).catch(() => Buffer.alloc(0));
@@ -88,7 +109,7 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
   /**
    * One call to ComfyUI within timeout_ms (reading the answer included), with its failures told
    * apart: the run's abort passes through; a timeout, a refused connection or a 5xx marks the
-   * provider down (transient); a 4xx is a refusal of this run.
+   * box out of service (transient); a 4xx is a refusal of this run.
    */
   async function call<T>(
     route: string,
@@ -96,12 +117,13 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
     runSignal: AbortSignal,
     what: string,
     read: (response: Response) => Promise<T>,
+    ms = config.timeoutMs,
   ): Promise<T> {
     return failures.within(
       runSignal,
-      config.timeoutMs,
+      ms,
       async (signal) => {
-        const response = await fetch(`${config.baseUrl}${route}`, {
+        const response = await fetch(`${baseUrl}${route}`, {
           ...init,
           headers: { accept: "application/json", ...auth, ...(init.headers as Record<string, string> | undefined) },
           signal,
@@ -234,7 +256,7 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
   }
 
   async function post(route: string, body: unknown): Promise<void> {
-    const response = await fetch(`${config.baseUrl}${route}`, {
+    const response = await fetch(`${baseUrl}${route}`, {
       method: "POST",
       headers: { "content-type": "application/json", ...auth },
       body: JSON.stringify(body),
@@ -267,7 +289,7 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
    * GET /system_stats (server.py: `system.comfyui_version`, `devices[].name`) and GET /queue: what
    * the box runs on and how busy it is; both are reads, nothing is queued.
    */
-  async function checkConnection(signal: AbortSignal): Promise<string> {
+  async function describe(signal: AbortSignal): Promise<string> {
     const stats = await call("/system_stats", {}, signal, "to show its system stats", json);
     const system = (stats.system ?? {}) as { comfyui_version?: unknown };
     const devices = Array.isArray(stats.devices) ? (stats.devices as Array<{ name?: unknown }>) : [];
@@ -277,34 +299,39 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
       .filter((name): name is string => name !== null);
     const current = await call("/queue", {}, signal, "to show its queue", json);
     const count = (items: unknown) => (Array.isArray(items) ? items.length : 0);
-    markUp(health);
     return (
       `ComfyUI${version}, ${devices.length} device(s)${names.length > 0 ? `: ${names.join(", ")}` : ""}; ` +
       `queue: ${count(current.queue_running)} running, ${count(current.queue_pending)} pending`
     );
   }
 
+  /** server.py's GET /prompt: `{exec_info: {queue_remaining}}`, the prompts queued plus the one running. */
+  async function queueRemaining(signal: AbortSignal, ms: number): Promise<number> {
+    const body = await call("/prompt", {}, signal, "to show its queue", json, ms);
+    const remaining = (body.exec_info as { queue_remaining?: unknown } | undefined)?.queue_remaining;
+    if (typeof remaining !== "number" || !Number.isInteger(remaining) || remaining < 0) {
+      throw failures.down(
+        "a /prompt answer without queue_remaining",
+        `The provider ${config.id} did not say how long its queue is.`,
+      );
+    }
+    return remaining;
+  }
+
   return {
-    billsOnSubmit: false,
+    baseUrl,
     health,
-    checkConnection,
-    // File inputs go up first, as for every kind that uploads them (ComfyUI bills nothing either way).
-    prepareRequest: withUploads,
-    async submit(request, signal): Promise<ProviderResult> {
-      const promptId = await queue(request, signal);
-      markUp(health);
-      steps.watch(promptId);
-      return { kind: "pending", jobId: promptId };
-    },
-    async poll({ id: promptId, entry }, signal): Promise<ProviderResult> {
-      const jobId = promptId;
+    steps,
+    withUploads,
+    queue,
+    queueRemaining,
+    describe,
+    async poll(promptId, entry, signal): Promise<ProviderResult> {
       // `{}` while the prompt is queued or running: ComfyUI writes its history when it ends.
       let ended = await historyOf(promptId, signal);
       if (!ended) {
-        if ((await placeOf(promptId, signal)) !== "gone") {
-          markUp(health);
-          return { kind: "pending", jobId, progress: steps.progressOf(promptId) };
-        }
+        if ((await placeOf(promptId, signal)) !== "gone")
+          return { kind: "pending", jobId: promptId, progress: steps.progressOf(promptId) };
         // Neither in the queue nor (unless it ended just now) in the history: someone deleted it
         // on the box, or ComfyUI restarted and lost it. Transient: the engine asks again a few times.
         ended = await historyOf(promptId, signal);
@@ -315,12 +342,11 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
           );
         }
       }
-      markUp(health);
       steps.forget(promptId);
       const options = entry.options as unknown as ComfyEntryOptions;
       return { kind: "done", outputs: await outputsOf(promptId, ended, entry.modality, options.outputNodes, signal) };
     },
-    async cancel({ id: promptId }) {
+    async cancel(promptId) {
       // Queued: take it out of the queue. Running: interrupt it, by id, so that another client's
       // prompt is never stopped. Finished: nothing to do. Unknown (the queue cannot be read): both.
       steps.forget(promptId);
@@ -337,8 +363,8 @@ function comfyUiAdapter(config: ProviderConfig): ProviderAdapter {
 }
 
 /**
- * `kind: "comfyui"`: a ComfyUI server at base_url (api_key_env, when set, is sent as a Bearer
- * token for a proxy in front of it). Each entry names its `workflow` (API format; a file path
+ * `kind: "comfyui"`: a ComfyUI server at base_url, or a `pool` of them (comfyui-pool.ts)
+ * (api_key_env, when set, is sent as a Bearer token for a proxy in front of each). Each entry names its `workflow` (API format; a file path
  * relative to the providers file, or inline), `bindings` from input fields to node inputs, and
  * optionally the `outputs` nodes to collect. No upstream_model.
  */
@@ -346,9 +372,11 @@ export const comfyUiKind: ProviderKind = {
   name: "comfyui",
   // 3D: core SaveGLB writes a .glb and reports it under its node's `3d` files (comfyui-history.ts).
   modalities: ["image", "video", "audio", "3d"],
-  baseUrlRequired: true,
+  // Required unless `pool` names the boxes (parsePool says so).
+  baseUrlRequired: false,
   upstreamModelRequired: false,
-  providerFields: [],
+  providerFields: ["pool"],
+  parseProvider: (provider, at) => parsePool(provider, at),
   entryFields: ["workflow", "bindings", "outputs"],
   parseEntry(entry, at, schema, ctx) {
     return parseComfyEntry(entry, at, schema, ctx) as unknown as Record<string, unknown>;
@@ -356,5 +384,6 @@ export const comfyUiKind: ProviderKind = {
   inlineEntry(entry, options) {
     return { ...entry, workflow: (options as unknown as ComfyEntryOptions).workflow };
   },
-  createAdapter: comfyUiAdapter,
+  // Lazily: comfyui-pool.ts imports this file's comfyBox.
+  createAdapter: (config) => comfyPool(config),
 };

@@ -42,6 +42,22 @@ export function arrayAt(value: unknown, path: string, options: { min?: number; m
   return value;
 }
 
+/** A provider's `base_url` (or a ComfyUI pool box's): absolute http(s), no query, fragment or credentials; trailing `/` dropped. */
+export function parseBaseUrl(raw: string, path: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    fail(path, `must be an absolute http(s) URL such as https://api.example.com; got "${raw}".`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    fail(path, `must start with http:// or https://; got "${raw}".`);
+  if (url.search || url.hash) fail(path, `must not carry a query or a fragment; got "${raw}".`);
+  if (url.username || url.password)
+    fail(path, "must not carry credentials; name the key's variable in api_key_env instead.");
+  return raw.replace(/\/+$/, "");
+}
+
 export interface StringRule {
   /** When the field may be left out; its value then. */
   fallback?: string;

@@ -265,6 +265,36 @@ describe("remote entries", () => {
     expect(failing.unavailableReason!()?.message).toContain("HTTP 503");
   });
 
+  it("follow the job under the new id a poll answers (an adapter that moved it), and cancel that one", async () => {
+    const polled: string[] = [];
+    const canceled: string[] = [];
+    const adapter = scriptedAdapter([
+      { kind: "pending", jobId: "job_1" },
+      { kind: "pending", jobId: "job_2" },
+      { kind: "pending", jobId: "job_2" },
+    ]);
+    const poll = adapter.poll.bind(adapter);
+    adapter.poll = async (job, signal) => {
+      polled.push(job.id);
+      return poll(job, signal);
+    };
+    const model = remoteModelDefinition(configFor("http://127.0.0.1:9"), ENTRY, adapter, FAST);
+    expect(await model.run({ prompt: "a lighthouse" }, testRunTools())).toHaveLength(1);
+    expect(polled).toEqual(["job_1", "job_1", "job_2", "job_2"]);
+
+    const controller = new AbortController();
+    const moving = scriptedAdapter(Array.from({ length: 1_000 }, () => ({ kind: "pending", jobId: "job_9" }) as const));
+    moving.cancel = async (job) => void canceled.push(job.id);
+    const run = remoteModelDefinition(configFor("http://127.0.0.1:9"), ENTRY, moving, FAST).run(
+      { prompt: "a lighthouse" },
+      testRunTools({ signal: controller.signal }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    controller.abort(new Error("run canceled"));
+    await expect(run).rejects.toThrow("run canceled");
+    expect(canceled).toEqual(["job_9"]);
+  });
+
   it("give a job up, and cancel it, once it takes longer than allowed", async () => {
     server = await startJobServer(1_000);
     const model = remoteModelDefinition(configFor(server.url), ENTRY, jobsAdapter(server.url, true), {

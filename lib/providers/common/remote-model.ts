@@ -51,7 +51,7 @@ function duration(ms: number): string {
 async function waitForJob(
   provider: ProviderConfig,
   adapter: ProviderAdapter,
-  job: ProviderJob,
+  submitted: ProviderJob,
   tools: RunTools,
   options: PollOptions,
 ): Promise<Done> {
@@ -59,6 +59,9 @@ async function waitForJob(
   let delay = options.firstPollMs;
   let failures = 0;
   let uncancelable = false;
+  // The job the provider follows now: an adapter may move it (a ComfyUI pool resubmits a job
+  // whose box stopped answering elsewhere) and answer its new id; later polls and a cancel use it.
+  let job = submitted;
   try {
     for (;;) {
       if (Date.now() + delay > deadline) {
@@ -85,6 +88,7 @@ async function waitForJob(
       }
       failures = 0;
       if (result.kind === "done") return result;
+      if (result.jobId !== job.id) job = { ...job, id: result.jobId };
       // Waiting in the provider's own queue: the run shows that place (null: the provider no longer
       // says one). Once started there it no longer waits, whatever the provider said before.
       if (result.started) tools.reportQueuePosition(null);

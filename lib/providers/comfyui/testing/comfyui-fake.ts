@@ -8,7 +8,8 @@
 // writes one (positions and 32-bit indices, under `3d`; a Hunyuan3D v2 graph's nodes), at the
 // size, count and length its upstream nodes ask for. GET /history/{id} is `{}` until a prompt ends. Execution is instant,
 // held until `release()` (cancel while running), or stalled in the queue (cancel while queued).
-// GET /system_stats answers one CUDA device, as server.py reports it (what a connection check reads).
+// GET /system_stats answers one CUDA device, as server.py reports it (what a connection check reads);
+// GET /prompt how many prompts remain (queued plus running), as ComfyUI's queue_remaining.
 // (Its media comes from fake-media.ts, which runs ffmpeg itself: Playwright loads it as CommonJS,
 // which lib/media/ffmpeg.ts, using import.meta, cannot be.)
 import { randomUUID } from "node:crypto";
@@ -579,6 +580,10 @@ export async function startComfyFake(
       json(res, 200, { prompt_id: id, number: item[0], node_errors: {} });
       pump();
       return;
+    }
+    if (route === "GET /prompt") {
+      // server.py's get_queue_info: tasks remaining = queued plus running.
+      return json(res, 200, { exec_info: { queue_remaining: queue.length + (current ? 1 : 0) } });
     }
     if (route.startsWith("GET /history/")) {
       const id = decodeURIComponent(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
