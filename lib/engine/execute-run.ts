@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { Services } from "../core/context";
 import { definitionAtRevision } from "../core/catalog/catalog";
 import { findBlockedTerm, refusedPromptMessage } from "../core/catalog/moderation";
-import { ModelError, type ModelDefinition } from "../core/catalog/model-definition";
+import { ModelError, type ModelDefinition, type RouteAttempt } from "../core/catalog/model-definition";
 import { failedJobCostMicros, providerCostMicros } from "../core/runs/provider-cost";
 import type { Db, GenerationsTable } from "../store/database";
 import { BUILT_IN_PROVIDER, renewLease } from "./claim";
@@ -29,6 +29,13 @@ export type ExecuteResult = { kind: "finished"; row: GenerationsTable } | { kind
 
 const LOST: ExecuteResult = { kind: "lost" };
 const RELEASED: ExecuteResult = { kind: "released" };
+
+/** A routed run's attempts for its finish, and the target that made its outputs (the run's `provider`). */
+function routeOf(attempts: RouteAttempt[]): { attempts?: RouteAttempt[]; provider?: string } {
+  if (attempts.length === 0) return {};
+  const made = attempts.findLast((a) => a.outcome === "succeeded");
+  return { attempts, ...(made ? { provider: made.provider } : {}) };
+}
 
 export async function executeRun(options: ExecuteOptions, run: GenerationsTable): Promise<ExecuteResult> {
   const { db, services, logger, owner, leaseMs } = options;
@@ -71,6 +78,8 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
   options.shutdown.addEventListener("abort", onShutdown);
   // The provider time its provider reported (Replicate's predict_time), for a per-second cost.
   let providerSeconds: number | null = null;
+  // A routed entry's tries of its targets (lib/providers/common/route-run.ts), kept with the run.
+  const attempts: RouteAttempt[] = [];
   // What the run ran as, once known: a failed run's provider cost is counted on its entry's cost.
   let ranAs: ModelDefinition | undefined;
 
@@ -103,6 +112,7 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
       onProviderTime: (seconds) => {
         providerSeconds = (providerSeconds ?? 0) + seconds;
       },
+      onAttempt: (attempt) => attempts.push(attempt),
     });
     const outputs = await definition.run(input, tools);
     if (stop.signal.aborted) throw stop.signal.reason;
@@ -115,6 +125,7 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
       status: "succeeded",
       outputs: stored,
       providerCostMicros: providerCostMicros(definition.cost, input, { reportedSeconds: providerSeconds, wallMs }),
+      ...routeOf(attempts),
     };
   } catch (err) {
     if (options.shutdown.aborted && !lost) return RELEASED;
@@ -131,7 +142,12 @@ export async function executeRun(options: ExecuteOptions, run: GenerationsTable)
             ? `The model ${run.model} was removed from the catalog after this run was queued. Nothing was charged.`
             : "The model stopped with an unexpected error. Nothing was charged; try again.";
     if (!(err instanceof ModelError) && !removed) logger.error({ err, run: run.id }, "model failed");
-    outcome = { status: "failed", message, providerCostMicros: failedJobCostMicros(ranAs?.cost, providerSeconds) };
+    outcome = {
+      status: "failed",
+      message,
+      providerCostMicros: failedJobCostMicros(ranAs?.cost, providerSeconds),
+      ...routeOf(attempts),
+    };
   } finally {
     clearInterval(renewal);
     stopListening();

@@ -1,11 +1,12 @@
 // Ending a run: status, outputs, charge or release (with its provider cost, ops-only), and the
 // event row, in one transaction.
 import { randomUUID } from "node:crypto";
-import type { Compilable } from "kysely";
+import { sql, type Compilable } from "kysely";
 import { nowIso, type Services } from "../core/context";
 import { endHoldQuery, settledHoldWrites } from "../core/credits/credits";
 import { budgetReleaseWrite } from "../core/budgets/budget-spend";
 import type { StoredOutput } from "../core/runs/generation-view";
+import type { RouteAttempt } from "../core/catalog/model-definition";
 import { runEndedEventWrites } from "../core/webhooks/run-events";
 import { webhookEndpointsQuery } from "../core/webhooks/webhook-deliveries";
 import { observeRunEnded } from "../primitives/metrics";
@@ -19,12 +20,17 @@ export type RunOutcome =
       outputs: StoredOutput[];
       /** What the run cost upstream (lib/core/runs/provider-cost.ts); null or absent: not known. Ops-only. */
       providerCostMicros?: number | null;
+      /** A routed entry's target that made the outputs: the run's `provider` from now on. */
+      provider?: string;
+      attempts?: RouteAttempt[];
     }
   | {
       status: "failed";
       message: string;
       /** What the failed job cost upstream, where the provider reported billed time; else null or absent. */
       providerCostMicros?: number | null;
+      provider?: string;
+      attempts?: RouteAttempt[];
     };
 
 /**
@@ -123,6 +129,9 @@ function endRunQuery(
         charged_micros: outcome.status === "succeeded" ? eb.ref("price_micros") : null,
         // Beside the charge, in the same statement: the margin's two sides are never apart.
         provider_cost_micros: outcome.providerCostMicros ?? null,
+        // Always both parameters (the statement is planned once): null keeps the provider as it is.
+        provider: sql<string>`coalesce(${outcome.provider ?? null}, provider)`,
+        route_attempts_json: outcome.attempts ? JSON.stringify(outcome.attempts) : null,
         completed_at: by.at,
         lease_owner: by.finishing,
         lease_expires_at: null,

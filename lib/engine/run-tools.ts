@@ -6,7 +6,7 @@ import type { Services } from "../core/context";
 import { ApiError } from "../primitives/errors";
 import { validateModelInput } from "../core/catalog/input-validation";
 import { requireInService, shareProviderHealth } from "../core/catalog/model-availability";
-import { ModelError, type RunTools } from "../core/catalog/model-definition";
+import { ModelError, type RouteAttempt, type RunTools } from "../core/catalog/model-definition";
 import type { Db } from "../store/database";
 import { storePreview } from "./store-outputs";
 
@@ -66,6 +66,8 @@ export function createRunTools(input: {
   onCancelPoint?: (reason: string) => void;
   /** Told the provider time a provider reported (seconds): the run's finish counts its cost on it. */
   onProviderTime?: (seconds: number) => void;
+  /** Told each attempt of a routed entry: the run's finish keeps them and names its provider. */
+  onAttempt?: (attempt: RouteAttempt) => void;
 }): RunTools {
   const { db, services, run, owner, signal } = input;
 
@@ -147,6 +149,9 @@ export function createRunTools(input: {
     },
     reportProviderTime(seconds) {
       input.onProviderTime?.(seconds);
+    },
+    reportAttempt(attempt) {
+      input.onAttempt?.(attempt);
     },
   };
   return tools;

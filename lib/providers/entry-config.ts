@@ -30,6 +30,7 @@ import {
 } from "./common/json-fields";
 import type { ParseContext, ProviderKind } from "./common/kind";
 import type { RemoteEntryConfig } from "./common/types";
+import { parseRoutes } from "./entry-routes";
 
 const ENTRY_FIELDS = [
   "id",
@@ -46,6 +47,7 @@ const ENTRY_FIELDS = [
   "pricing",
   "cost",
   "examples",
+  "routes",
 ] as const;
 
 /** The model page's "Try an example" offers them all: a few, each titled in one short line. */
@@ -198,7 +200,7 @@ function parsePricing(value: unknown, path: string, schema: JsonSchemaObject): M
  * `{"per_second_usd": "…"}` for provider time. Which one is told by `per_second_usd`; both at once
  * is refused rather than one silently winning.
  */
-function parseCost(value: unknown, path: string, schema: JsonSchemaObject): ProviderCost | null {
+export function parseCost(value: unknown, path: string, schema: JsonSchemaObject): ProviderCost | null {
   if (value === undefined || value === null) return null;
   if (value !== null && typeof value === "object" && !Array.isArray(value) && "per_second_usd" in value) {
     const mixed = Object.keys(value).filter((key) => key !== "per_second_usd");
@@ -286,5 +288,11 @@ export function parseEntry(
     options,
   };
   const examples = parseExamples(entry.examples, `${path}.examples`, id, inputSchema);
-  return examples.length > 0 ? { ...config, examples } : config;
+  const routes = parseRoutes(
+    entry.routes,
+    `${path}.routes`,
+    { providerId: provider.id, modality, schema: inputSchema, parseCost },
+    ctx,
+  );
+  return { ...config, ...(examples.length > 0 ? { examples } : {}), ...(routes ? { routes } : {}) };
 }

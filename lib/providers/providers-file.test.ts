@@ -133,7 +133,6 @@ describe("parseProvidersFile", () => {
       { providers: [provider({ timeout_ms: 10 })] },
       "providers[0].timeout_ms must be a whole number from 100 to 3600000; got 10.",
     ],
-    ["no entries", { providers: [provider({}, [])] }, "providers[0].entries must hold at least 1 item."],
     [
       "a price that is not a decimal string",
       { providers: [provider({}, [entry(), entry({ id: "acme/image-2", pricing: { unit: "image", usd: 0.04 } })])] },
@@ -348,5 +347,101 @@ describe("an entry's examples (what the model page's form opens with)", () => {
     ["a __proto__ key in an example", [JSON.parse('{"title": "A fox", "input": {"prompt": "fox"}, "__proto__": {}}')], "providers[0].entries[0].examples[0].__proto__ is not a known field; the fields are: title, input."], // prettier-ignore
   ])("refuses %s, naming the field", (_name, examples, message) => {
     expect(problemWith(withExamples(examples))).toBe(message);
+  });
+});
+
+describe("an entry's routes (other providers serving it)", () => {
+  const backup = (overrides: Json = {}) =>
+    provider({ id: "backup", base_url: "https://api.backup.example", ...overrides }, []);
+  const routed = (routes: unknown, others: Json[] = [backup()]) => ({
+    providers: [provider({}, [entry({ routes })]), ...others],
+  });
+
+  it("reads targets naming the file's providers, with their own upstream model, cost and weight", () => {
+    const [own, other] = parse(
+      routed({
+        policy: "weighted",
+        weight: 3,
+        targets: [{ provider: "backup", upstream_model: "image-1b", weight: 2, cost: { unit: "image", usd: "0.01" } }],
+      }),
+    );
+    // A provider with no entries of its own serves as a target only.
+    expect(other!.entries).toEqual([]);
+    expect(own!.entries[0]!.routes).toMatchObject({
+      policy: "weighted",
+      weight: 3,
+      targets: [{ providerId: "backup", upstreamModel: "image-1b", weight: 2, cost: { per: "unit" } }],
+    });
+    expect(
+      parse(routed({ targets: [{ provider: "backup", upstream_model: "x" }] }))[0]!.entries[0]!.routes,
+    ).toMatchObject({
+      policy: "ordered",
+      weight: 1,
+    });
+  });
+
+  it.each<[string, unknown, Json[] | undefined, string]>([
+    [
+      "an unknown policy",
+      { policy: "random", targets: [{ provider: "backup", upstream_model: "x" }] },
+      undefined,
+      'providers[0].entries[0].routes.policy must be one of "ordered", "weighted", "cheapest", "fastest"',
+    ],
+    ["no targets", { targets: [] }, undefined, "providers[0].entries[0].routes.targets must hold at least 1 item."],
+    [
+      "a provider the file lacks",
+      { targets: [{ provider: "nowhere", upstream_model: "x" }] },
+      undefined,
+      "providers[0].entries[0].routes.targets[0].provider names no provider of the catalog; the providers are: acme, backup.",
+    ],
+    [
+      "its own provider",
+      { targets: [{ provider: "acme", upstream_model: "x" }] },
+      undefined,
+      'providers[0].entries[0].routes.targets[0].provider repeats "acme"',
+    ],
+    [
+      "a provider twice",
+      {
+        targets: [
+          { provider: "backup", upstream_model: "x" },
+          { provider: "backup", upstream_model: "y" },
+        ],
+      },
+      undefined,
+      'providers[0].entries[0].routes.targets[1].provider repeats "backup"',
+    ],
+    [
+      "no upstream model where the kind needs one",
+      { targets: [{ provider: "backup" }] },
+      undefined,
+      "providers[0].entries[0].routes.targets[0].upstream_model is required.",
+    ],
+    [
+      "a field the target's kind does not know",
+      { targets: [{ provider: "backup", upstream_model: "x", workflow: {} }] },
+      undefined,
+      "providers[0].entries[0].routes.targets[0].workflow is not a known field",
+    ],
+    [
+      "a weight of 0",
+      { targets: [{ provider: "backup", upstream_model: "x", weight: 0 }] },
+      undefined,
+      "providers[0].entries[0].routes.targets[0].weight must be a whole number from 1 to 100; got 0.",
+    ],
+    [
+      "a cost that is not a decimal",
+      { targets: [{ provider: "backup", upstream_model: "x", cost: { unit: "image", usd: 0.01 } }] },
+      undefined,
+      "providers[0].entries[0].routes.targets[0].cost.usd must be a decimal string",
+    ],
+    [
+      "a prototype key",
+      JSON.parse('{"targets": [{"provider": "backup", "upstream_model": "x", "__proto__": {}}]}'),
+      undefined,
+      "providers[0].entries[0].routes.targets[0].__proto__ is not a known field",
+    ],
+  ])("refuses %s, naming the field", (_what, routes, others, message) => {
+    expect(problemWith(routed(routes, others))).toContain(message);
   });
 });

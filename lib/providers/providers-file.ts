@@ -141,7 +141,8 @@ interface ParsedProvider {
 function parseProvider(value: unknown, path: string, ctx: ParseContext, ajv: Ajv2020): ParsedProvider {
   const settings = parseProviderSettings(value, path, ctx, { withEntries: true });
   const { kind, raw, config } = settings;
-  const entries = arrayAt(raw.entries, `${path}.entries`, { min: 1 }).map((entry, i) => {
+  // None is allowed: a provider may serve only as another entry's route target.
+  const entries = arrayAt(raw.entries, `${path}.entries`).map((entry, i) => {
     const parsed = parseEntry(entry, `${path}.entries[${i}]`, { id: config.id, kind }, ajv, ctx);
     const inline = kind.inlineEntry ? kind.inlineEntry(entry as JsonObject, parsed.options) : (entry as JsonObject);
     return { parsed, document: inline };
@@ -175,7 +176,15 @@ function parseFile(text: string, env: Record<string, string | undefined>, baseDi
   }
   const root = objectAt(json, "(the file)", ["$schema", "$comment", "providers"]);
   const ajv = entrySchemaCompiler();
-  const ctx: ParseContext = { baseDir, env };
+  // Every provider of the file, by id and kind, for entries' `routes` (one may name a later one).
+  const named = Array.isArray(root.providers) ? (root.providers as unknown[]) : [];
+  const providerKinds = new Map<string, ProviderKind>();
+  for (const p of named) {
+    const { id, kind } = (p ?? {}) as { id?: unknown; kind?: unknown };
+    if (typeof id === "string" && typeof kind === "string" && Object.hasOwn(PROVIDER_KINDS, kind))
+      providerKinds.set(id, PROVIDER_KINDS[kind]!);
+  }
+  const ctx: ParseContext = { baseDir, env, providers: providerKinds };
   const providers = arrayAt(root.providers, "providers").map((p, i) => parseProvider(p, `providers[${i}]`, ctx, ajv));
   const seenProviders = new Set<string>();
   const seenEntries = new Set<string>();

@@ -123,6 +123,8 @@ export interface GenerationsTable {
   lane?: number;
   /** The fair queue's tag, set by the store when the run is queued (migration 030); absent from a row not yet read back. */
   fair_tag?: number | string | null;
+  /** A routed entry's attempts, JSON (RouteAttempt[]; migration 031); null or absent: one target. Never presented publicly. */
+  route_attempts_json?: string | null;
 }
 
 /** The columns given, checked by the compiler to be every column of T: an error names one left out. */
@@ -171,6 +173,7 @@ export const GENERATIONS_COLUMNS = everyColumnOf<GenerationsTable>()([
   "provider_cost_micros",
   "lane",
   "fair_tag",
+  "route_attempts_json",
 ]);
 
 export interface WebhookSecretsTable {

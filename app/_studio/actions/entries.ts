@@ -17,7 +17,7 @@ import {
   providerSecretPurpose,
   type CatalogCtx,
 } from "@/lib/providers/stored-catalog/catalog-verbs";
-import { checkEntryDocument } from "@/lib/providers/stored-catalog/documents";
+import { checkEntryDocument, storedRouteProviders } from "@/lib/providers/stored-catalog/documents";
 import {
   addEntry,
   deprecateEntry,
@@ -102,7 +102,11 @@ export async function checkEntryAction(
         param: "provider",
       });
     inlineOnly(document);
-    const { parsed } = checkEntryDocument(document, provider, { baseDir: process.cwd(), env: ctx.env });
+    const { parsed } = checkEntryDocument(document, provider, {
+      baseDir: process.cwd(),
+      env: ctx.env,
+      providers: await storedRouteProviders(ctx.db),
+    });
     try {
       return { ok: true, quoteUsd: formatUsd(priceInput(parsed.pricing, example)), quoteError: null };
     } catch (err) {

@@ -159,6 +159,7 @@ export function exampleRunTools(input: { signal: AbortSignal; ffmpegPath: string
     reportQueuePosition() {},
     async reportProviderHealth() {},
     reportProviderTime() {},
+    reportAttempt() {},
   };
   return tools;
 }

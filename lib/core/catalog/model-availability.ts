@@ -100,12 +100,24 @@ function notInstalledMessage(id: string, missing: MissingInstall): string {
   return `${id} cannot run on this server: ${who} needs ${missing.what}, which is not installed. Install it (${missing.install}) and restart Atelier.`;
 }
 
+/** Its provider's outage; a routed entry's only when all its providers are down (the soonest back). */
+function providerPause(definition: ModelDefinition, pauses: PauseMap): Pause | undefined {
+  const providers = definition.routeProviders ?? (definition.provider ? [definition.provider] : []);
+  let soonest: Pause | undefined;
+  for (const provider of providers) {
+    const down = pauses.providers.get(provider);
+    if (!down) return undefined;
+    // A pause with no end (null) lasts longest.
+    if (!soonest || (down.until !== null && (soonest.until === null || down.until < soonest.until))) soonest = down;
+  }
+  return soonest;
+}
+
 export function availabilityOf(definition: ModelDefinition, pauses: PauseMap): Availability {
   // First: no pause ending or provider recovering makes it runnable while something is missing.
   const missing = missingInstallOf(definition);
   if (missing) return { status: "not_installed", message: notInstalledMessage(definition.id, missing), until: null };
-  const pause =
-    pauses.models.get(definition.id) ?? (definition.provider ? pauses.providers.get(definition.provider) : undefined);
+  const pause = pauses.models.get(definition.id) ?? providerPause(definition, pauses);
   if (pause) return { status: "out_of_service", message: pause.reason, until: pause.until };
   const unavailable = definition.unavailableReason?.() ?? null;
   if (unavailable) return { status: "out_of_service", ...unavailable };

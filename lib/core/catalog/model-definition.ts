@@ -116,6 +116,24 @@ export interface RunTools {
    * `metrics.predict_time`): what a per-second `cost` is counted on. Ops' figure only.
    */
   reportProviderTime(seconds: number): void;
+  /**
+   * One try of a routed entry's targets (lib/providers/common/route-run.ts): kept with the run
+   * for its page and the ops run page, never in the public Generation; the last succeeded one
+   * names the run's `provider`.
+   */
+  reportAttempt(attempt: RouteAttempt): void;
+}
+
+/** A routed run's try of one target: which, how it ended, when and how long. */
+export interface RouteAttempt {
+  /** The target's provider id. */
+  provider: string;
+  upstream_model: string;
+  outcome: "succeeded" | "failed" | "skipped";
+  /** Why it failed or was passed over (out of service); null when it succeeded. */
+  reason: string | null;
+  started_at: string;
+  ms: number;
 }
 
 export interface ModelExample {
@@ -156,6 +174,11 @@ export interface ModelDefinition {
   enumLabels?: EnumLabels;
   /** Who runs it, shown as the run's `provider`: "atelier" for built-ins, else the remote provider's id. */
   provider?: string;
+  /**
+   * Every provider that may serve it, for a routed entry (`routes`): an outage the store records
+   * takes it out of service only when every one of them is down.
+   */
+  routeProviders?: readonly string[];
   /**
    * Presets: the entries it runs as steps (`tools.runStep`). While any of them is out of service
    * the preset is too, so quotes and runs answer 503 instead of failing half-way.

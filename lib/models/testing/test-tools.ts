@@ -2,7 +2,13 @@
 // real catalog with validated input, and previews, the cancel point, progress, provider queue
 // places, provider health reports and provider times recorded for assertions.
 import { defaultFfmpegPath } from "../../media/ffmpeg";
-import type { ImageOutput, ModelDefinition, ModelOutput, RunTools } from "../../core/catalog/model-definition";
+import type {
+  ImageOutput,
+  ModelDefinition,
+  ModelOutput,
+  RouteAttempt,
+  RunTools,
+} from "../../core/catalog/model-definition";
 import { validateModelInput } from "../../core/catalog/input-validation";
 
 export interface TestTools extends RunTools {
@@ -17,6 +23,8 @@ export interface TestTools extends RunTools {
   providerReports: Array<{ providerId: string; down: { until: string; reason: string } | null }>;
   /** The provider times the run reported (seconds), in order. */
   providerTimes: number[];
+  /** A routed entry's attempts, in order. */
+  attempts: RouteAttempt[];
 }
 
 export function testRunTools(
@@ -36,6 +44,7 @@ export function testRunTools(
     steps: [],
     progress: [],
     queuePositions: [],
+    attempts: [],
     providerReports: [],
     providerTimes: [],
     async readFile(fileId) {
@@ -72,6 +81,9 @@ export function testRunTools(
     },
     reportProviderTime(seconds) {
       tools.providerTimes.push(seconds);
+    },
+    reportAttempt(attempt) {
+      tools.attempts.push(attempt);
     },
   };
   return tools;

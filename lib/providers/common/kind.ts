@@ -19,6 +19,11 @@ export interface ParseContext {
    * variables (the admin CLI), so there it may name one this process lacks.
    */
   keysRequired?: boolean;
+  /**
+   * The catalog's other providers, by id, with their kind: what an entry's `routes` may name. A
+   * parse without them refuses routes (it cannot check their fields).
+   */
+  providers?: ReadonlyMap<string, ProviderKind>;
 }
 
 export interface ProviderKind {

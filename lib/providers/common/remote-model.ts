@@ -7,7 +7,7 @@
 // engine counts a per-second `cost` on it).
 import { setTimeout as sleep } from "node:timers/promises";
 import { METRICS } from "../../primitives/metrics";
-import type { ModelDefinition, RunTools } from "../../core/catalog/model-definition";
+import type { ModelDefinition, ModelOutput, RunTools } from "../../core/catalog/model-definition";
 import { providerUnavailableReason } from "./health";
 import { measureOutput } from "./measure-output";
 import {
@@ -38,7 +38,12 @@ const NOT_ABORTED = new AbortController().signal;
 
 // A job's first look within 250 ms and then at most every 2 s: a finished job is noticed, and
 // its progress shown, about as soon as a person would look again (issue 38's ceilings).
-const DEFAULT_POLL: PollOptions = { maxWaitMs: 15 * 60_000, firstPollMs: 250, maxPollMs: 2_000, maxPollFailures: 3 };
+export const DEFAULT_POLL: PollOptions = {
+  maxWaitMs: 15 * 60_000,
+  firstPollMs: 250,
+  maxPollMs: 2_000,
+  maxPollFailures: 3,
+};
 
 /** A remote entry: `provider` is set to the provider's id (the run's `provider`). */
 export type RemoteModelDefinition = ModelDefinition & { provider: string };
@@ -111,16 +116,69 @@ async function waitForJob(
   }
 }
 
-export function remoteModelDefinition(
+/**
+ * One try of a request at one provider: unbilled work first (uploads), the cancel point where the
+ * provider bills on submit, the submit, the job's polls; the provider's health shared either way.
+ * The outputs fetched and measured, or the provider's error.
+ */
+export async function runAtProvider(
   provider: ProviderConfig,
   entry: RemoteEntryConfig,
   adapter: ProviderAdapter,
-  pollOptions: Partial<PollOptions> = {},
-): RemoteModelDefinition {
-  const poll = { ...DEFAULT_POLL, ...pollOptions };
+  poll: PollOptions,
+  input: Record<string, unknown>,
+  tools: RunTools,
+): Promise<ModelOutput[]> {
+  tools.signal.throwIfAborted();
+  let done: Done;
+  try {
+    const request: ProviderRequest = {
+      upstreamModel: entry.upstreamModel,
+      input,
+      entry,
+      readFile: (id) => tools.readFile(id),
+    };
+    // Unbilled work first (uploading file inputs): a cancel meanwhile still cancels the run,
+    // as the run's signal ends it.
+    const prepared = adapter.prepareRequest ? await adapter.prepareRequest(request, tools.signal) : request;
+    // Past this point cancel answers 409 (docs/api.md, "States and money"): the provider bills once it has the
+    // request. It throws when the run was canceled meanwhile, so nothing is sent.
+    if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
+    tools.signal.throwIfAborted();
+    // A provider that bills nothing on submit may start the job before its answer (the job's
+    // id) is back: aborting the request on a cancel would leave that job running with nobody
+    // to stop it. Its submit runs to the answer (bounded by the provider's timeout); a cancel
+    // meanwhile is honoured right after, and waitForJob stops the job at the provider.
+    const submitted = await adapter.submit(prepared, adapter.billsOnSubmit ? tools.signal : NOT_ABORTED);
+    if (submitted.kind === "done") tools.signal.throwIfAborted();
+    done =
+      submitted.kind === "done"
+        ? submitted
+        : await waitForJob(provider, adapter, { id: submitted.jobId, entry }, tools, poll);
+  } catch (err) {
+    if (err instanceof ProviderError && !tools.signal.aborted) METRICS.providerErrors.inc({ provider: provider.id });
+    // A failed job the provider still bills for its time (Replicate): its cost is the run's too.
+    if (err instanceof ProviderError && err.providerSeconds !== null) tools.reportProviderTime(err.providerSeconds);
+    // The adapter marked the provider down (5xx, unreachable, timeout): tell the other processes.
+    // The run's own error matters more than the report, which this process's health still holds.
+    const down = providerUnavailableReason(provider.id, adapter.health);
+    if (down)
+      await tools.reportProviderHealth(provider.id, { until: down.until, reason: down.message }).catch(() => undefined);
+    throw err;
+  }
+  // A good answer ends an outage another process may have recorded (best effort: the outputs
+  // are paid for, and a row left behind lapses by itself).
+  await tools.reportProviderHealth(provider.id, null).catch(() => undefined);
+  if (typeof done.providerSeconds === "number") tools.reportProviderTime(done.providerSeconds);
+  const measure = { providerId: provider.id, ffmpegPath: tools.ffmpegPath, signal: tools.signal };
+  return Promise.all(done.outputs.map((output) => measureOutput(output, entry.modality, measure)));
+}
+
+/** The catalog's side of a remote entry: its words, schema, price and lifecycle. */
+export function remoteEntryFacts(entry: RemoteEntryConfig) {
   return {
     id: entry.id,
-    type: "model",
+    type: "model" as const,
     name: entry.name,
     creator: entry.creator,
     modality: entry.modality,
@@ -133,55 +191,20 @@ export function remoteModelDefinition(
     lifecycle: entry.lifecycle,
     input_schema: entry.inputSchema,
     ...(entry.examples ? { examples: entry.examples } : {}),
+  };
+}
+
+export function remoteModelDefinition(
+  provider: ProviderConfig,
+  entry: RemoteEntryConfig,
+  adapter: ProviderAdapter,
+  pollOptions: Partial<PollOptions> = {},
+): RemoteModelDefinition {
+  const poll = { ...DEFAULT_POLL, ...pollOptions };
+  return {
+    ...remoteEntryFacts(entry),
     provider: provider.id,
     unavailableReason: () => providerUnavailableReason(provider.id, adapter.health),
-    async run(input, tools) {
-      tools.signal.throwIfAborted();
-      let done: Done;
-      try {
-        const request: ProviderRequest = {
-          upstreamModel: entry.upstreamModel,
-          input,
-          entry,
-          readFile: (id) => tools.readFile(id),
-        };
-        // Unbilled work first (uploading file inputs): a cancel meanwhile still cancels the run,
-        // as the run's signal ends it.
-        const prepared = adapter.prepareRequest ? await adapter.prepareRequest(request, tools.signal) : request;
-        // Past this point cancel answers 409 (docs/api.md, "States and money"): the provider bills once it has the
-        // request. It throws when the run was canceled meanwhile, so nothing is sent.
-        if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
-        tools.signal.throwIfAborted();
-        // A provider that bills nothing on submit may start the job before its answer (the job's
-        // id) is back: aborting the request on a cancel would leave that job running with nobody
-        // to stop it. Its submit runs to the answer (bounded by the provider's timeout); a cancel
-        // meanwhile is honoured right after, and waitForJob stops the job at the provider.
-        const submitted = await adapter.submit(prepared, adapter.billsOnSubmit ? tools.signal : NOT_ABORTED);
-        if (submitted.kind === "done") tools.signal.throwIfAborted();
-        done =
-          submitted.kind === "done"
-            ? submitted
-            : await waitForJob(provider, adapter, { id: submitted.jobId, entry }, tools, poll);
-      } catch (err) {
-        if (err instanceof ProviderError && !tools.signal.aborted)
-          METRICS.providerErrors.inc({ provider: provider.id });
-        // A failed job the provider still bills for its time (Replicate): its cost is the run's too.
-        if (err instanceof ProviderError && err.providerSeconds !== null) tools.reportProviderTime(err.providerSeconds);
-        // The adapter marked the provider down (5xx, unreachable, timeout): tell the other processes.
-        // The run's own error matters more than the report, which this process's health still holds.
-        const down = providerUnavailableReason(provider.id, adapter.health);
-        if (down)
-          await tools
-            .reportProviderHealth(provider.id, { until: down.until, reason: down.message })
-            .catch(() => undefined);
-        throw err;
-      }
-      // A good answer ends an outage another process may have recorded (best effort: the outputs
-      // are paid for, and a row left behind lapses by itself).
-      await tools.reportProviderHealth(provider.id, null).catch(() => undefined);
-      if (typeof done.providerSeconds === "number") tools.reportProviderTime(done.providerSeconds);
-      const measure = { providerId: provider.id, ffmpegPath: tools.ffmpegPath, signal: tools.signal };
-      return Promise.all(done.outputs.map((output) => measureOutput(output, entry.modality, measure)));
-    },
+    run: (input, tools) => runAtProvider(provider, entry, adapter, poll, input, tools),
   };
 }

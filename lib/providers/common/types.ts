@@ -14,6 +14,28 @@ import { ModelError } from "../../core/catalog/model-definition";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
 
 /** One catalog entry served by a provider, as read from the providers file. */
+/** How a routed entry picks its target (docs/providers.md, "Routes and failover"). */
+export const ROUTE_POLICIES = ["ordered", "weighted", "cheapest", "fastest"] as const;
+export type RoutePolicy = (typeof ROUTE_POLICIES)[number];
+
+/** One more provider serving an entry: its upstream model, its kind's fields, its cost, its weight. */
+export interface RouteTarget {
+  providerId: string;
+  upstreamModel: string;
+  /** The target kind's entry fields, parsed (as RemoteEntryConfig.options). */
+  options: Record<string, unknown>;
+  cost: ProviderCost | null;
+  weight: number;
+}
+
+export interface EntryRoutes {
+  policy: RoutePolicy;
+  /** The entry's own provider's weight under "weighted". */
+  weight: number;
+  /** The targets besides the entry's own provider, in the order given. */
+  targets: RouteTarget[];
+}
+
 export interface RemoteEntryConfig {
   /** Catalog id, `<creator>/<name>`; never `atelier/…`. */
   id: string;
@@ -35,6 +57,8 @@ export interface RemoteEntryConfig {
   examples?: ModelExample[];
   /** What the entry's kind-specific fields parsed to (ProviderKind.parseEntry); {} when it has none. */
   options: Record<string, unknown>;
+  /** Other providers that serve it too (`routes`); absent: its own provider only. */
+  routes?: EntryRoutes;
 }
 
 export interface ProviderConfig {

@@ -23,7 +23,7 @@ import type { ProviderDocuments } from "../providers-file";
 import { catalogAuditBy, type CatalogCtx, providerEdit } from "./catalog-verbs";
 import { entryEdit } from "./entry-verbs";
 import { providerAudit } from "./catalog-audit";
-import { checkEntryDocument, stableJson } from "./documents";
+import { checkEntryDocument, routeProviders, stableJson } from "./documents";
 
 export interface AppliedProvider {
   id: string;
@@ -42,6 +42,8 @@ export async function applyProvidersFile(
   const report = await withTransaction(ctx.db, async (trx) => {
     await lockCatalog(trx);
     const applied: AppliedProvider[] = [];
+    // An entry's routes may name a provider the file adds further on: the file's and the store's.
+    const routable = routeProviders([...(await readRemoteProviders(trx)), ...providers]);
     for (const file of providers) {
       const result: AppliedProvider = { id: file.id, provider: "unchanged", added: [], updated: [], kept: [] };
       const fileJson = stableJson(file.settings);
@@ -76,6 +78,7 @@ export async function applyProvidersFile(
           const { parsed } = checkEntryDocument(entry.document, row, {
             baseDir: ctx.baseDir ?? process.cwd(),
             env: ctx.env,
+            providers: routable,
           });
           await insertEntryRow(trx, {
             id: entry.id,
@@ -90,7 +93,7 @@ export async function applyProvidersFile(
           });
           result.added.push(entry.id);
         } else if (before.file_json !== entryJson || before.provider_id !== row.id) {
-          const next = await entryEdit(ctx, trx, before, row, entry.document);
+          const next = await entryEdit(ctx, trx, before, row, entry.document, routable);
           await updateEntryRow(trx, before.id, { ...next, file_json: entryJson });
           result.updated.push(entry.id);
         } else if (stableJson(JSON.parse(before.document_json)) !== entryJson) {

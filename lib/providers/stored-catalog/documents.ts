@@ -6,7 +6,9 @@ import { LIMITS } from "../../primitives/limits";
 import { isBuiltInModel } from "../../core/catalog/catalog";
 import { checkPlainDocument, ProvidersFileError } from "../common/json-fields";
 import type { JsonObject } from "../common/json-fields";
-import type { ParseContext } from "../common/kind";
+import type { ParseContext, ProviderKind } from "../common/kind";
+import type { Db } from "../../store/database";
+import { readRemoteProviders } from "../../core/catalog/remote-store";
 import { PROVIDER_KINDS } from "../kinds";
 import { parseEntryDocument, parseProviderDocument } from "../providers-file";
 import type { ProviderConfig, RemoteEntryConfig } from "../common/types";
@@ -54,6 +56,21 @@ export function checkProviderDocument(
   } catch (err) {
     throw asApiError(err);
   }
+}
+
+/** The providers an entry's `routes` may name, by id with their kind: `rows`, and the store's unless given. */
+export function routeProviders(rows: ReadonlyArray<{ id: string; kind: string }>): Map<string, ProviderKind> {
+  const kinds = new Map<string, ProviderKind>();
+  for (const row of rows) {
+    const kind = Object.hasOwn(PROVIDER_KINDS, row.kind) ? PROVIDER_KINDS[row.kind] : undefined;
+    if (kind) kinds.set(row.id, kind);
+  }
+  return kinds;
+}
+
+/** The store's providers, for an entry's `routes`. */
+export async function storedRouteProviders(db: Db): Promise<Map<string, ProviderKind>> {
+  return routeProviders(await readRemoteProviders(db));
 }
 
 /**

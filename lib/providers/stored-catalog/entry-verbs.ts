@@ -25,7 +25,8 @@ import {
   presentEntry,
   type StoredEntry,
 } from "./catalog-verbs";
-import { changesRuns, checkEntryDocument, nextRevision } from "./documents";
+import { changesRuns, checkEntryDocument, nextRevision, storedRouteProviders } from "./documents";
+import type { ProviderKind } from "../common/kind";
 import { entryAudit } from "./catalog-audit";
 
 /** Adds an entry to a stored provider, as a draft (the default) or published at once. */
@@ -36,7 +37,10 @@ export async function addEntry(
   return change(ctx, async (trx) => {
     const provider = await readRemoteProvider(trx, input.providerId);
     if (!provider) throw notFound("provider", input.providerId);
-    const { parsed, stored } = checkEntryDocument(input.document, provider, parseCtx(ctx));
+    const { parsed, stored } = checkEntryDocument(input.document, provider, {
+      ...parseCtx(ctx),
+      providers: await storedRouteProviders(trx),
+    });
     if (await readRemoteEntry(trx, parsed.id))
       throw new ApiError("conflict", `An entry "${parsed.id}" is already stored; edit it instead.`, {
         param: "entry.id",
@@ -70,8 +74,13 @@ export async function entryEdit(
   before: RemoteEntryRow,
   provider: RemoteProviderRow,
   document: unknown,
+  /** What `routes` may name; default: the store's providers now. */
+  providers?: Map<string, ProviderKind>,
 ): Promise<Pick<RemoteEntryRow, "document_json" | "revision" | "updated_at" | "provider_id">> {
-  const { parsed, stored } = checkEntryDocument(document, provider, parseCtx(ctx));
+  const { parsed, stored } = checkEntryDocument(document, provider, {
+    ...parseCtx(ctx),
+    providers: providers ?? (await storedRouteProviders(trx)),
+  });
   if (parsed.id !== before.id)
     throw new ApiError("invalid_parameter", `entry.id must stay "${before.id}"; got "${parsed.id}".`, {
       param: "entry.id",

@@ -19,11 +19,11 @@ import { isBuiltInModel, registerRemoteModels, setRevisionResolver } from "../..
 import { shareProviderHealth } from "../../core/catalog/model-availability";
 import { markUp } from "../common/health";
 import type { ModelDefinition } from "../../core/catalog/model-definition";
-import { remoteModelDefinition } from "../common/remote-model";
 import type { ProviderAdapter, ProviderConfig } from "../common/types";
-import { newAdapter, remoteModels } from "../index";
+import { newAdapter, remoteDefinition, remoteModels } from "../index";
 import { parseEntryDocument, parseProviderDocument } from "../providers-file";
 import { providerSecretPurpose } from "./catalog-verbs";
+import { routeProviders, storedRouteProviders } from "./documents";
 
 export interface LoadCtx {
   db: Db;
@@ -82,6 +82,7 @@ export async function storedProviders(ctx: LoadCtx): Promise<ProviderConfig[]> {
     readRemoteEntries(ctx.db, { state: "published" }),
   ]);
   const providers: ProviderConfig[] = [];
+  const routable = routeProviders(rows);
   for (const row of rows) {
     const settings = providerConfig(ctx, row);
     if (!settings) continue;
@@ -89,7 +90,11 @@ export async function storedProviders(ctx: LoadCtx): Promise<ProviderConfig[]> {
       .filter((e) => e.provider_id === row.id && !isBuiltInModel(e.id))
       .flatMap((e) => {
         try {
-          const entry = parseEntryDocument(JSON.parse(e.document_json), row, { baseDir: process.cwd(), env: ctx.env });
+          const entry = parseEntryDocument(JSON.parse(e.document_json), row, {
+            baseDir: process.cwd(),
+            env: ctx.env,
+            providers: routable,
+          });
           return [{ ...entry, revision: e.revision }];
         } catch (err) {
           ctx.warn?.(`stored entry ${e.id} is left out of the catalog: ${(err as Error).message}`);
@@ -101,10 +106,6 @@ export async function storedProviders(ctx: LoadCtx): Promise<ProviderConfig[]> {
   return providers;
 }
 
-function pollOf(provider: Omit<ProviderConfig, "entries">) {
-  return provider.jobTimeoutMs === null ? {} : { maxWaitMs: provider.jobTimeoutMs };
-}
-
 /** A remote entry as it was at `revision` (kept when it was replaced), built with its provider's adapter now. */
 async function definitionAt(ctx: LoadCtx, db: Db, id: string, revision: string): Promise<ModelDefinition | null> {
   const row = await readRemoteEntry(db, id);
@@ -114,9 +115,15 @@ async function definitionAt(ctx: LoadCtx, db: Db, id: string, revision: string):
   if (document === undefined || !providerRow) return null;
   const provider = providerConfig(ctx, providerRow);
   if (!provider) return null;
-  const entry = parseEntryDocument(JSON.parse(document), providerRow, { baseDir: process.cwd(), env: ctx.env });
+  const entry = parseEntryDocument(JSON.parse(document), providerRow, {
+    baseDir: process.cwd(),
+    env: ctx.env,
+    providers: await storedRouteProviders(db),
+  });
   const config = { ...provider, entries: [] };
-  return remoteModelDefinition(config, { ...entry, revision }, adapterOf(config), pollOf(provider));
+  // A routed entry's targets as this process builds them now (rare: a run queued before an edit).
+  const others = entry.routes ? await storedProviders(ctx) : [];
+  return remoteDefinition(config, { ...entry, revision }, others, adapterOf);
 }
 
 /** Makes the store's published entries this process's remote catalog; answers the version it read. */

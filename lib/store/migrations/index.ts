@@ -29,6 +29,7 @@ import * as providerCost from "./027-provider-cost";
 import * as budgetAlertsWhen from "./028-budget-alerts-when";
 import * as remoteCatalog from "./029-remote-catalog";
 import * as fairQueue from "./030-fair-queue";
+import * as routeAttempts from "./031-route-attempts";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "028-budget-alerts-when": budgetAlertsWhen,
   "029-remote-catalog": remoteCatalog,
   "030-fair-queue": fairQueue,
+  "031-route-attempts": routeAttempts,
 };
