@@ -24,6 +24,7 @@ import {
 } from "./lib/server";
 import { generationsScenario, modelsScenario, quotesScenario } from "./scenarios/api";
 import { fairQueueScenario } from "./scenarios/fair-queue";
+import { failoverFakes, failoverScenario } from "./scenarios/failover";
 import { historyScenario } from "./scenarios/history";
 import { mcpGenerateScenario } from "./scenarios/mcp";
 import {
@@ -68,6 +69,7 @@ const SCENARIOS = [
   "mcp",
   "runs",
   "fair",
+  "failover",
   "webhooks",
   "xproc",
   "streams",
@@ -129,6 +131,7 @@ async function withServer(
   pgDatabase: string | null,
   workers: number,
   fn: (server: ServerHandle, store: StoreSpec) => Promise<void>,
+  env: Record<string, string> = {},
 ): Promise<void> {
   const store = await freshStore(label, pgDatabase);
   let server: ServerHandle | null = null;
@@ -142,7 +145,7 @@ async function withServer(
       cpuProfDir: settings.cpuProfDir,
       label,
       // Smoke mode measures nothing: the studio's thread starts only for the scenario that opens a page.
-      env: settings.smoke ? { STUDIO_START: "on-demand" } : {},
+      env: { ...(settings.smoke ? { STUDIO_START: "on-demand" } : {}), ...env },
     });
     await fn(server, store);
   } finally {
@@ -265,6 +268,26 @@ async function main(): Promise<void> {
       }
       if (wanted("webhooks")) await scenario("webhooks", () => webhooksScenario(settings, server, ws.key, model));
     });
+  }
+
+  if (wanted("failover")) {
+    // Its own server: the providers file names the fakes started here.
+    const fakes = await failoverFakes();
+    try {
+      await withServer(
+        "failover",
+        settings.pg ? "atelier_bench_failover" : null,
+        2,
+        async (server, store) => {
+          await scenario("failover", () =>
+            failoverScenario(settings, server, workspaceWithKey(store, "bench-failover", "1000"), fakes, storeName),
+          );
+        },
+        fakes.env,
+      );
+    } finally {
+      await fakes.close();
+    }
   }
 
   if (fastest && (wanted("xproc") || wanted("streams"))) {

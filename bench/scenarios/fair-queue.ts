@@ -3,40 +3,13 @@
 // runs would wait for all 200; in the fair order they start within about two run-times of being
 // queued. Throughput is measured against the same 205 runs queued by one workspace alone (no
 // other workspace to interleave: the plain order), in the same run.
-import { openStore } from "../../lib/store/store";
 import type { BenchSettings } from "../lib/context";
 import { queueRuns } from "../lib/idle-readers";
 import type { Row } from "../lib/results";
 import type { ServerHandle } from "../lib/server";
-import { percentile, sleep } from "../lib/stats";
+import { endedRuns as ended, type RunTimes } from "../lib/ended-runs";
+import { percentile } from "../lib/stats";
 import type { FastestModel } from "./runs";
-
-type RunTimes = { workspace_id: string; created_at: string; started_at: string | null; completed_at: string | null };
-
-/** Every run of these workspaces once all have ended, from the store. */
-async function ended(server: ServerHandle, workspaceIds: string[], n: number): Promise<RunTimes[]> {
-  const store = openStore({ databaseUrl: server.store.databaseUrl || null, dataDir: server.store.dataDir });
-  try {
-    const deadline = Date.now() + 300_000;
-    for (;;) {
-      const rows = await store.db
-        .selectFrom("generations")
-        .select(["workspace_id", "status", "created_at", "started_at", "completed_at"])
-        .where("workspace_id", "in", workspaceIds)
-        .execute();
-      const open = rows.filter((r) => r.status === "queued" || r.status === "running").length;
-      if (rows.length >= n && open === 0) {
-        const failed = rows.filter((r) => r.status !== "succeeded").length;
-        if (failed > 0) throw new Error(`${failed} of ${n} runs did not succeed`);
-        return rows;
-      }
-      if (Date.now() > deadline) throw new Error(`${open} of ${n} runs still open after 5 minutes`);
-      await sleep(100);
-    }
-  } finally {
-    await store.close();
-  }
-}
 
 const span = (rows: RunTimes[]) =>
   Math.max(...rows.map((r) => Date.parse(r.completed_at!))) - Math.min(...rows.map((r) => Date.parse(r.created_at)));

@@ -2,8 +2,8 @@
 // `Prefer: wait`, against the model's own time measured in this process.
 import { BUILT_IN_MODELS } from "../../lib/models";
 import { runModelForTest, testRunTools } from "../../lib/models/testing/test-tools";
-import { openStore } from "../../lib/store/store";
 import type { BenchSettings } from "../lib/context";
+import { endedRuns } from "../lib/ended-runs";
 import { queueRuns } from "../lib/idle-readers";
 import type { Row } from "../lib/results";
 import type { ServerHandle } from "../lib/server";
@@ -201,40 +201,21 @@ export async function runThroughputScenario(
 ): Promise<Row[]> {
   const n = settings.smoke ? 10 : 400;
   await queueRuns(server, ws.key, n, { model: model.id, input: model.input });
-  const store = openStore({ databaseUrl: server.store.databaseUrl || null, dataDir: server.store.dataDir });
-  try {
-    const deadline = Date.now() + 300_000;
-    for (;;) {
-      const rows = await store.db
-        .selectFrom("generations")
-        .select(["status", "created_at", "completed_at"])
-        .where("workspace_id", "=", ws.workspaceId)
-        .execute();
-      const open = rows.filter((r) => r.status === "queued" || r.status === "running").length;
-      if (rows.length >= n && open === 0) {
-        const failed = rows.filter((r) => r.status !== "succeeded").length;
-        if (failed > 0) throw new Error(`${failed} of ${n} runs did not succeed`);
-        const first = Math.min(...rows.map((r) => Date.parse(r.created_at)));
-        const last = Math.max(...rows.map((r) => Date.parse(r.completed_at!)));
-        const perSecond = (n * 1000) / Math.max(1, last - first);
-        return [
-          {
-            scenario: `${model.id} runs finished by one server (WORKER_CONCURRENCY=${workers}, ${n} queued at once)`,
-            figure: "runs/s",
-            unit: "/s",
-            value: perSecond,
-            baseline: 1000 / model.modelMs,
-            ratio: perSecond / (1000 / model.modelMs),
-            target: "–",
-            pass: null,
-            note: "baseline: the model alone, one at a time in the bench process",
-          },
-        ];
-      }
-      if (Date.now() > deadline) throw new Error(`${open} of ${n} runs still open after 5 minutes`);
-      await sleep(200);
-    }
-  } finally {
-    await store.close();
-  }
+  const rows = await endedRuns(server, [ws.workspaceId], n);
+  const first = Math.min(...rows.map((r) => Date.parse(r.created_at)));
+  const last = Math.max(...rows.map((r) => Date.parse(r.completed_at!)));
+  const perSecond = (n * 1000) / Math.max(1, last - first);
+  return [
+    {
+      scenario: `${model.id} runs finished by one server (WORKER_CONCURRENCY=${workers}, ${n} queued at once)`,
+      figure: "runs/s",
+      unit: "/s",
+      value: perSecond,
+      baseline: 1000 / model.modelMs,
+      ratio: perSecond / (1000 / model.modelMs),
+      target: "–",
+      pass: null,
+      note: "baseline: the model alone, one at a time in the bench process",
+    },
+  ];
 }
