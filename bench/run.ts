@@ -25,6 +25,7 @@ import {
 import { generationsScenario, modelsScenario, quotesScenario } from "./scenarios/api";
 import { fairQueueScenario } from "./scenarios/fair-queue";
 import { failoverFakes, failoverScenario } from "./scenarios/failover";
+import { cancelFakes, cancelReachScenario } from "./scenarios/cancel-reach";
 import { historyScenario } from "./scenarios/history";
 import { mcpGenerateScenario } from "./scenarios/mcp";
 import {
@@ -70,6 +71,7 @@ const SCENARIOS = [
   "runs",
   "fair",
   "failover",
+  "cancel",
   "webhooks",
   "xproc",
   "streams",
@@ -281,6 +283,25 @@ async function main(): Promise<void> {
         async (server, store) => {
           await scenario("failover", () =>
             failoverScenario(settings, server, workspaceWithKey(store, "bench-failover", "1000"), fakes, storeName),
+          );
+        },
+        fakes.env,
+      );
+    } finally {
+      await fakes.close();
+    }
+  }
+
+  if (wanted("cancel")) {
+    const fakes = await cancelFakes();
+    try {
+      await withServer(
+        "cancel",
+        settings.pg ? "atelier_bench_cancel" : null,
+        2,
+        async (server, store) => {
+          await scenario("cancel reaches the provider", () =>
+            cancelReachScenario(settings, server, workspaceWithKey(store, "bench-cancel", "1000"), fakes, storeName),
           );
         },
         fakes.env,
