@@ -8,6 +8,8 @@ import type { Services } from "../context";
 import { grantCredit, readBalance, type Balance } from "../credits/credits";
 import { ApiError } from "../../primitives/errors";
 import { presentRun, type Generation } from "../runs/generation-view";
+import { parseRouteAttempts } from "../runs/run-attempts";
+import type { RouteAttempt } from "../catalog/model-definition";
 import { hasIdPrefix, ID_PREFIXES, isPossibleId } from "../../primitives/ids";
 import { activePauses, availabilityOf, type Availability } from "../catalog/model-availability";
 import { pauseModel, resumeModel } from "../catalog/model-pauses";
@@ -247,7 +249,12 @@ export async function opsRun(
   ctx: OpsCtx,
   services: Services,
   id: string,
-): Promise<{ generation: Generation; workspace: { id: string; name: string } } | null> {
+): Promise<{
+  generation: Generation;
+  workspace: { id: string; name: string };
+  /** A routed run's attempts (never in the Generation); null for a run of one target. */
+  attempts: RouteAttempt[] | null;
+} | null> {
   if (!isPossibleId(id) || !hasIdPrefix("generation", id)) return null;
   const row = await ctx.db.selectFrom("generations").selectAll().where("id", "=", id).executeTakeFirst();
   if (!row) return null;
@@ -256,7 +263,11 @@ export async function opsRun(
     .select(["id", "name"])
     .where("id", "=", row.workspace_id)
     .executeTakeFirstOrThrow();
-  return { generation: await presentRun(ctx.db, services, row), workspace };
+  return {
+    generation: await presentRun(ctx.db, services, row),
+    workspace,
+    attempts: parseRouteAttempts(row.route_attempts_json),
+  };
 }
 
 /** How long a pause from the studio lasts, besides "until resumed". */

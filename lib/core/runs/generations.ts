@@ -55,7 +55,8 @@ async function findRow(db: Db, workspaceId: string, id: string): Promise<Generat
     .executeTakeFirst();
 }
 
-async function requireRow(ctx: Ctx, id: string): Promise<GenerationsTable> {
+/** A run of ctx's workspace, or the one "not found" every read answers (another workspace's ID included). */
+export async function requireRow(ctx: Ctx, id: string): Promise<GenerationsTable> {
   const row = hasIdPrefix("generation", id) ? await findRow(ctx.db, ctx.workspaceId, id) : undefined;
   if (!row) throw new ApiError("resource_not_found", `No generation ${id} in this workspace.`);
   return row;

@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { ApiError } from "@/lib/primitives/errors";
 import { EVENT_RETENTION_DAYS, findRunEvent } from "@/lib/core/webhooks/events";
 import { getGeneration } from "@/lib/core/runs/generations";
+import { runAttempts } from "@/lib/core/runs/run-attempts";
 import { inputFieldHints } from "@/lib/core/catalog/catalog";
 import { typicalRunSeconds } from "@/lib/core/runs/run-timings";
 import { listEventDeliveries } from "@/lib/core/webhooks/webhook-deliveries";
@@ -10,6 +11,7 @@ import { listWebhookEndpoints } from "@/lib/core/webhooks/webhook-endpoints";
 import { isFinal, type Generation } from "@/lib/core/runs/generation-view";
 import { QueryProvider } from "@/components/query-provider";
 import { RunDetails } from "@/components/run-details";
+import { RunAttempts } from "@/components/run-attempts";
 import { RunWebhookDeliveries } from "@/components/webhooks-run";
 import { SharePanel } from "@/components/share-panel";
 import { modelHref } from "@/components/catalog-price";
@@ -32,9 +34,10 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
     if (err instanceof ApiError && err.code === "resource_not_found") notFound();
     throw err;
   }
-  const [event, typicalSeconds] = await Promise.all([
+  const [event, typicalSeconds, attempts] = await Promise.all([
     findRunEvent(ctx, run.id),
     isFinal(run.status) ? null : typicalRunSeconds(ctx.services.historyReads ?? ctx.db, run.model),
+    runAttempts(ctx, { id: run.id }),
   ]);
   const [deliveries, endpoints] = event
     ? await Promise.all([
@@ -55,6 +58,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       </h1>
       <QueryProvider>
         <RunDetails initial={run} typicalSeconds={typicalSeconds} schema={inputFieldHints(run.model)} />
+        {attempts ? <RunAttempts attempts={attempts} /> : null}
         <SharePanel run={run} />
         <RunWebhookDeliveries
           initial={run}

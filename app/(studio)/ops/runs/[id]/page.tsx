@@ -5,6 +5,7 @@ import { notFound } from "next/navigation";
 import { inputFieldHints } from "@/lib/core/catalog/catalog";
 import { opsRun } from "@/lib/core/ops/ops";
 import { RunRecord } from "@/components/run-details";
+import { RunAttempts } from "@/components/run-attempts";
 import { modelHref } from "@/components/catalog-price";
 import { requireOps } from "@/app/_studio/studio-ctx";
 import { Breadcrumb } from "@/components/breadcrumb";
@@ -20,7 +21,7 @@ export default async function OpsRunPage({ params }: { params: Promise<{ id: str
   const { ctx, ops } = await requireOps();
   const found = await opsRun(ops, ctx.services, id);
   if (!found) notFound();
-  const { generation: run, workspace } = found;
+  const { generation: run, workspace, attempts } = found;
   const own = workspace.id === ctx.workspaceId;
   return (
     <div className="mx-auto max-w-6xl">
@@ -55,6 +56,7 @@ export default async function OpsRunPage({ params }: { params: Promise<{ id: str
         )}
       </p>
       <RunRecord run={run} schema={inputFieldHints(run.model)} />
+      {attempts ? <RunAttempts attempts={attempts} /> : null}
     </div>
   );
 }
