@@ -237,11 +237,29 @@ export async function providerEdit(
 }
 
 /** Removes a provider with its entries; runs queued for them fail as an unknown model's would. */
+/** Whether a stored entry's document names `providerId` among its route targets. */
+function routesThrough(documentJson: string, providerId: string): boolean {
+  const routes = (JSON.parse(documentJson) as { routes?: { targets?: unknown } }).routes;
+  return (
+    Array.isArray(routes?.targets) && routes.targets.some((t) => (t as { provider?: unknown })?.provider === providerId)
+  );
+}
+
 export async function removeProvider(ctx: CatalogCtx, input: { id: string }): Promise<{ id: string; entries: number }> {
   return change(ctx, async (trx) => {
     const before = await readRemoteProvider(trx, input.id);
     if (!before) throw notFound("provider", input.id);
     const entries = await readRemoteEntries(trx, { providerId: before.id });
+    // Another provider's entry that routes through it would no longer load: its routes go first.
+    const routing = (await readRemoteEntries(trx))
+      .filter((e) => e.provider_id !== before.id && routesThrough(e.document_json, before.id))
+      .map((e) => e.id);
+    if (routing.length > 0)
+      throw new ApiError(
+        "conflict",
+        `${routing.join(", ")} ${routing.length === 1 ? "sends" : "send"} runs through ${before.id}: take it out of ${routing.length === 1 ? "its" : "their"} routes first.`,
+        { param: "provider" },
+      );
     await deleteProviderRow(trx, before.id);
     await recordAudit(trx, catalogAuditBy(ctx), {
       ...providerAudit("provider.removed", before.id, before, null),

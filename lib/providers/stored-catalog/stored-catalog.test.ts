@@ -608,6 +608,39 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
     }
   });
 
+  it("an entry's routes name stored providers: loaded as one entry served by both, refused naming the field", async () => {
+    await addProvider(ctx, { document: settings("route-main") });
+    await addProvider(ctx, { document: settings("route-backup") });
+    const routed = entry("route-main/img", {
+      routes: { policy: "ordered", targets: [{ provider: "route-backup", upstream_model: "image-1b" }] },
+    });
+    const refused = await refusal(
+      addEntry(ctx, {
+        providerId: "route-main",
+        document: { ...routed, routes: { targets: [{ provider: "route-nowhere", upstream_model: "x" }] } },
+      }),
+    );
+    expect(refused.param).toBe("entry.routes.targets[0].provider");
+    expect(refused.message).toContain("names no provider of the catalog");
+    await addEntry(ctx, { providerId: "route-main", document: routed, publish: true });
+    const warnings: string[] = [];
+    await loadStoredCatalog({ db: t.store.db, secretKey: SECRET_KEY, env: ENV, warn: (w) => warnings.push(w) });
+    expect(warnings).toEqual([]);
+    const definition = findCatalogEntry("route-main/img").definition;
+    expect(definition).toMatchObject({ provider: "route-main", routeProviders: ["route-main", "route-backup"] });
+    // A provider an entry routes through cannot go while it does: its routes are edited first.
+    expect(await refusal(removeProvider(ctx, { id: "route-backup" }))).toEqual({
+      param: "provider",
+      message: "route-main/img sends runs through route-backup: take it out of its routes first.",
+    });
+    const { routes: _routes, ...direct } = routed;
+    await editEntry(ctx, { id: "route-main/img", document: direct });
+    await removeProvider(ctx, { id: "route-backup" });
+    await loadStoredCatalog({ db: t.store.db, secretKey: SECRET_KEY, env: ENV });
+    expect(findCatalogEntry("route-main/img").definition).toMatchObject({ provider: "route-main" });
+    expect(findCatalogEntry("route-main/img").definition.routeProviders).toBeUndefined();
+  });
+
   it("a hosted API's provider takes its key pasted instead of from a variable, and refuses neither", async () => {
     const hosted = { id: "hosted-replicate", kind: "replicate" };
     expect(await refusal(addProvider(ctx, { document: hosted }))).toMatchObject({
