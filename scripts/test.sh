@@ -46,8 +46,9 @@ step "unit and store tests on SQLite"
 npx vitest run --reporter=default --reporter=json --outputFile=test-results/vitest-sqlite.json
 step "store tests on PostgreSQL"
 # Model, provider, ffmpeg and blob-store tests never touch the store: once, on the SQLite pass, is enough.
-# The one provider test that does (outages shared through the store) runs on both.
-STORE_TEST_DATABASE_URL="$PG_URL" npx vitest run --exclude 'lib/models/**' --exclude 'lib/media/**' --exclude 'lib/blobs/**' --exclude 'lib/providers/**/!(shared-health).test.ts' --reporter=default --reporter=json --outputFile=test-results/vitest-postgres.json
+# The provider tests that do run on both: outages shared through the store, and the remote catalog
+# kept in the store (lib/providers/stored-catalog).
+STORE_TEST_DATABASE_URL="$PG_URL" npx vitest run --exclude 'lib/models/**' --exclude 'lib/media/**' --exclude 'lib/blobs/**' --exclude 'lib/providers/*.test.ts' --exclude 'lib/providers/!(stored-catalog)/**/!(shared-health).test.ts' --reporter=default --reporter=json --outputFile=test-results/vitest-postgres.json
 step "production build"
 # A first `npm start` runs this build: it must print no bundler warnings (docs/getting-started.md).
 npx next build 2>&1 | tee test-results/next-build.log
