@@ -119,6 +119,53 @@ export async function checkEntryAction(
 
 export type ImportResult = { ok: true; document: Record<string, unknown>; notes: string[] } | EntryRefusal;
 
+/** A text field of an import's input, trimmed: a client may send anything, so its type is checked. */
+function text(value: unknown, param: string, fallback = ""): string {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== "string") throw new ApiError("invalid_parameter", `${param} must be text.`, { param });
+  return value.trim() || fallback;
+}
+
+type ProviderSettings = { api_key_env?: string; base_url?: string; openapi_base_url?: string; provider?: string };
+
+/**
+ * What every import starts from: the operator's context, the stored provider (one of `kinds`,
+ * else `wrongKind` is the refusal), its settings, and the new entry's id and price as typed.
+ */
+async function importFrom(
+  input: { providerId: unknown; id: unknown; usd: unknown; unit: unknown },
+  kinds: readonly string[],
+  wrongKind: string,
+  usdFallback = "",
+) {
+  const ctx = await catalogCtx();
+  const provider =
+    typeof input.providerId === "string" ? await readRemoteProvider(ctx.db, input.providerId) : undefined;
+  if (!provider || !kinds.includes(provider.kind))
+    throw new ApiError("invalid_parameter", wrongKind, { param: "provider" });
+  return {
+    ctx,
+    provider,
+    settings: JSON.parse(provider.settings_json) as ProviderSettings,
+    facts: {
+      id: text(input.id, "id"),
+      usd: text(input.usd, "usd", usdFallback),
+      unit: text(input.unit, "unit", "image"),
+    },
+  };
+}
+
+/** The provider's key, pasted (stored sealed) or named by a variable of the server's. */
+function providerKey(
+  ctx: CatalogCtx,
+  provider: { id: string; secret_ciphertext: string | null },
+  settings: ProviderSettings,
+): string | null {
+  if (provider.secret_ciphertext)
+    return openSecret(ctx.secretKey, providerSecretPurpose(provider.id), provider.secret_ciphertext);
+  return settings.api_key_env ? (ctx.env[settings.api_key_env] ?? null) : null;
+}
+
 /** A ready document from the provider's own schema: a Replicate model or a fal endpoint. */
 export async function importEntryAction(input: {
   providerId: string;
@@ -128,23 +175,16 @@ export async function importEntryAction(input: {
   unit: string;
 }): Promise<ImportResult> {
   try {
-    const ctx = await catalogCtx();
-    const provider = await readRemoteProvider(ctx.db, input.providerId);
-    if (!provider || (provider.kind !== "replicate" && provider.kind !== "fal"))
-      return { ok: false, message: "Importing reads a Replicate or fal provider's schema.", param: "provider" };
-    const settings = JSON.parse(provider.settings_json) as {
-      api_key_env?: string;
-      base_url?: string;
-      openapi_base_url?: string;
-    };
-    const apiKey = providerKey(ctx, provider, settings);
-    const source = input.source.trim();
+    const { ctx, provider, settings, facts } = await importFrom(
+      input,
+      ["replicate", "fal"],
+      "Importing reads a Replicate or fal provider's schema.",
+    );
+    const source = text(input.source, "source");
     const imported = await importEntry({
-      id: input.id.trim(),
-      usd: input.usd.trim(),
-      unit: input.unit.trim() || "image",
+      ...facts,
       source: provider.kind === "replicate" ? { kind: "replicate", model: source } : { kind: "fal", endpoint: source },
-      apiKey: provider.kind === "replicate" ? apiKey : null,
+      apiKey: provider.kind === "replicate" ? providerKey(ctx, provider, settings) : null,
       // Replicate's schema from the API the provider's runs go to (its base_url, when set); fal's
       // documents from fal's own host, or the provider's openapi_base_url.
       baseUrl: provider.kind === "replicate" ? settings.base_url : settings.openapi_base_url,
@@ -157,15 +197,23 @@ export async function importEntryAction(input: {
   }
 }
 
-/** The provider's key, pasted (stored sealed) or named by a variable of the server's. */
-function providerKey(
-  ctx: CatalogCtx,
-  provider: { id: string; secret_ciphertext: string | null },
-  settings: { api_key_env?: string },
-): string | null {
-  if (provider.secret_ciphertext)
-    return openSecret(ctx.secretKey, providerSecretPurpose(provider.id), provider.secret_ciphertext);
-  return settings.api_key_env ? (ctx.env[settings.api_key_env] ?? null) : null;
+/** Fields bound to node inputs as the picker sends them: `{field: [{node, input}, …]}`, checked. */
+function bindingsOf(value: unknown): Record<string, Array<{ node: string; input: string }>> {
+  const refused = () =>
+    new ApiError("invalid_parameter", "bindings must map each field to a list of {node, input} (text).", {
+      param: "bindings",
+    });
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw refused();
+  const bindings: Record<string, Array<{ node: string; input: string }>> = {};
+  for (const [field, targets] of Object.entries(value)) {
+    if (!Array.isArray(targets) || targets.length === 0 || targets.length > 64) throw refused();
+    bindings[field] = targets.map((t: unknown) => {
+      const { node, input } = (t ?? {}) as { node?: unknown; input?: unknown };
+      if (typeof node !== "string" || typeof input !== "string") throw refused();
+      return { node, input };
+    });
+  }
+  return bindings;
 }
 
 /**
@@ -182,24 +230,22 @@ export async function importComfyAction(input: {
   unit: string;
 }): Promise<ImportResult> {
   try {
-    const ctx = await catalogCtx();
-    const provider = await readRemoteProvider(ctx.db, input.providerId);
-    if (!provider || provider.kind !== "comfyui")
-      return { ok: false, message: "Importing a workflow needs a ComfyUI provider.", param: "provider" };
+    const { ctx, provider, settings, facts } = await importFrom(
+      input,
+      ["comfyui"],
+      "Importing a workflow needs a ComfyUI provider.",
+    );
     if (!input.workflow || typeof input.workflow !== "object" || Array.isArray(input.workflow))
       return {
         ok: false,
         message: "The workflow must be a JSON object of nodes (ComfyUI's API format).",
         param: "import",
       };
-    const settings = JSON.parse(provider.settings_json) as { api_key_env?: string; base_url?: string };
     const imported = await importComfyEntry({
-      id: input.id.trim(),
-      usd: input.usd.trim(),
-      unit: input.unit.trim() || "image",
+      ...facts,
       workflow: input.workflow as Record<string, unknown>,
       baseDir: process.cwd(),
-      bindings: input.bindings,
+      bindings: bindingsOf(input.bindings),
       baseUrl: settings.base_url,
       apiKey: providerKey(ctx, provider, settings),
       signal: AbortSignal.timeout(20_000),
@@ -224,23 +270,21 @@ export async function startEntryAction(input: {
   unit: string;
 }): Promise<ImportResult> {
   try {
-    const ctx = await catalogCtx();
-    const provider = await readRemoteProvider(ctx.db, input.providerId);
-    if (!provider || (provider.kind !== "ai-sdk" && provider.kind !== "openai-images"))
-      return {
-        ok: false,
-        message: "Starting from a model id needs an AI SDK or openai-images provider.",
-        param: "provider",
-      };
-    const settings = JSON.parse(provider.settings_json) as { provider?: string };
+    const { provider, settings, facts } = await importFrom(
+      input,
+      ["ai-sdk", "openai-images"],
+      "Starting from a model id needs an AI SDK or openai-images provider.",
+      "0.04",
+    );
+    const modelId = text(input.modelId, "model_id");
+    const modality = text(input.modality, "modality");
     const started = startAiSdkEntry({
-      providerKind: provider.kind,
+      ...facts,
+      providerKind: provider.kind as "ai-sdk" | "openai-images",
       aiSdkProvider: settings.provider,
-      modelId: input.modelId,
-      id: input.id.trim() || `${provider.id}/${input.modelId.trim().split("/").at(-1) ?? "model"}`,
-      usd: input.usd.trim() || "0.04",
-      unit: input.unit.trim() || "image",
-      ...(input.modality ? { modality: input.modality as Modality } : {}),
+      modelId,
+      id: facts.id || `${provider.id}/${modelId.split("/").at(-1) ?? "model"}`,
+      ...(modality ? { modality: modality as Modality } : {}),
     });
     return { ok: true, document: started.entry, notes: started.notes };
   } catch (err) {
