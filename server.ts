@@ -67,6 +67,7 @@ async function main(): Promise<void> {
           },
           onFailed: (listener) => (pictureFailure = listener),
         },
+        signals: services.signals,
       }).then((thread) => (studioThread = thread));
     if (config.studioStart === "at-start") starting = startThread();
     await starting;

@@ -173,7 +173,7 @@ export const authOptions: NextAuthOptions = {
       const { store, services } = await getRuntime();
       const userId = await endStudioSession({ db: store.db }, token.sid);
       services.studioSessions?.forgetSession(token.sid);
-      if (userId) services.signals.sessionsEnded(userId);
+      if (userId) await services.signals.sessionsEnded(userId);
     },
   },
 };

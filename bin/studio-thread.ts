@@ -21,6 +21,7 @@ import type { Logger } from "pino";
 import { startRuntime } from "../lib/boot/boot";
 import { config as loadedConfig } from "../lib/boot/config";
 import { startTypeScriptThread } from "../lib/boot/typescript-thread";
+import type { RunSignals, SignalMessage } from "../lib/core/run-signals";
 import { runWatchFor } from "../lib/core/run-streams/run-watch";
 import { createLogger } from "../lib/primitives/logger";
 import { addMetricsSource, metricsAsJson } from "../lib/primitives/metrics";
@@ -31,16 +32,23 @@ interface ThreadData {
   socket: string;
 }
 
-type ToThread = { type: "stop" } | { type: "example_failed"; modelId: string } | { type: "metrics"; id: number };
+type ToThread =
+  | { type: "stop" }
+  | { type: "example_failed"; modelId: string }
+  | { type: "metrics"; id: number }
+  | { type: "signal_heard"; id: number };
 type FromThread =
   | { type: "ready" }
   | { type: "stopped" }
   | { type: "failed"; message: string }
   | { type: "example_wanted"; modelId: string }
-  | { type: "metrics"; id: number; metrics: object[] };
+  | { type: "metrics"; id: number; metrics: object[] }
+  | { type: "signal"; id: number; message: SignalMessage };
 
 /** Hop-by-hop headers: each connection's own, never passed on. */
 const HOP_BY_HOP = ["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te", "trailer"];
+/** How long a revocation waits for the server's thread to say it heard (it answers in well under 1 ms). */
+const RELAY_WAIT_MS = 2_000;
 /** How long a stopping thread may take to close before it is ended. */
 const STOP_GRACE_MS = 5_000;
 
@@ -56,6 +64,8 @@ export async function startStudioThread(options: {
   logger: Logger;
   /** The server's picture queue, asked for what a catalog page misses. */
   examples: { request(modelId: string): void; onFailed(listener: (modelId: string) => void): void };
+  /** The server's signals: a revocation made in the studio is heard here before the studio answers. */
+  signals: RunSignals;
 }): Promise<StudioThread> {
   // A Unix socket path has ~100 bytes: a short name in the temporary folder.
   const socket = path.join(tmpdir(), `atelier-studio-${process.pid}-${randomBytes(4).toString("hex")}.sock`);
@@ -71,6 +81,10 @@ export async function startStudioThread(options: {
       else if (m.type === "example_wanted") options.examples.request(m.modelId);
       else if (m.type === "stopped") stopped?.();
       else if (m.type === "metrics") scrapes.get(m.id)?.(m.metrics);
+      else if (m.type === "signal") {
+        options.signals.receive(m.message);
+        worker.postMessage({ type: "signal_heard", id: m.id } satisfies ToThread);
+      }
     });
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`the studio thread ended during its start (exit ${code})`)));
@@ -143,6 +157,19 @@ export function serveStudio(): void {
     const config = loadedConfig();
     const logger = createLogger(config.logLevel);
     const runtime = await startRuntime(config, logger, { backgroundCheckpoints: false, applyProvidersFile: false });
+    // Revocations made here reach the API's thread before the studio answers (run-signals.ts).
+    const relayed = new Map<number, () => void>();
+    let nextRelay = 0;
+    runtime.services.signals.setHostRelay(
+      (message) =>
+        new Promise<void>((resolve) => {
+          const id = nextRelay++;
+          const heard = () => (relayed.delete(id), clearTimeout(timer), resolve());
+          const timer = setTimeout(heard, RELAY_WAIT_MS);
+          relayed.set(id, heard);
+          send({ type: "signal", id, message });
+        }),
+    );
     // What the studio's pages read (lib/boot/runtime.ts), as server.ts provides it on its own thread.
     (globalThis as { atelierRuntime?: unknown }).atelierRuntime = {
       store: runtime.store,
@@ -171,6 +198,10 @@ export function serveStudio(): void {
     rmSync(data.socket, { force: true });
     await new Promise<void>((resolve) => server.listen(data.socket, resolve));
     port.on("message", (m: ToThread) => {
+      if (m.type === "signal_heard") {
+        relayed.get(m.id)?.();
+        return;
+      }
       if (m.type === "example_failed") {
         failed.add(m.modelId);
         return;

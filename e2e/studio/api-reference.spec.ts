@@ -74,10 +74,16 @@ test("signed out, /docs/api draws the server's OpenAPI document and asks nothing
     operation.getByText(curl.source.split("\n")[0]!.replace(/ \\$/, ""), { exact: false }).first(),
   ).toBeVisible();
   // Its samples are the document's x-codeSamples: curl and the TypeScript SDK.
-  await operation.getByRole("button", { name: /curl/ }).first().click();
-  await expect(page.getByRole("option", { name: "SDK" })).toBeVisible();
-  await page.getByRole("option", { name: "SDK" }).click();
-  await expect(operation.getByText("@atelier/sdk", { exact: false }).first()).toBeVisible();
+  // Scalar's menu can drop a click that lands while it is still opening on a busy machine: the
+  // menu is opened and the SDK picked again until the SDK's sample shows.
+  await expect(async () => {
+    await operation
+      .getByRole("button", { name: /curl|SDK/ })
+      .first()
+      .click();
+    await page.getByRole("option", { name: "SDK" }).click({ timeout: 5_000 });
+    await expect(operation.getByText("@atelier/sdk", { exact: false }).first()).toBeVisible({ timeout: 5_000 });
+  }).toPass({ timeout: 30_000 });
   await screenshot(page, "api-reference-operation", { fullPage: false });
 
   // The webhooks Atelier sends (OpenAPI 3.1 `webhooks`).

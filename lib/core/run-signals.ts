@@ -70,11 +70,15 @@ export interface RunSignals {
   follow(id: string): () => void;
   /** IDs someone is waiting on or following now (for the cross-process fallback). */
   waitedIds(): string[];
-  /** An API key was revoked here: every process's key cache forgets it. */
-  keyRevoked(keyId: string): void;
+  /**
+   * An API key was revoked here: every process's key cache forgets it. Resolves once this
+   * process's other threads have forgotten it too (see setHostRelay); other processes hear it
+   * through the bridge a moment later.
+   */
+  keyRevoked(keyId: string): Promise<void>;
   onKeyRevoked(listener: (keyId: string) => void): () => void;
-  /** A user's studio sessions ended here: every process's session cache forgets that user. */
-  sessionsEnded(userId: string): void;
+  /** A user's studio sessions ended here: every process's session cache forgets that user (resolves as keyRevoked). */
+  sessionsEnded(userId: string): Promise<void>;
   onSessionsEnded(listener: (userId: string) => void): () => void;
   /** A pause or a provider outage changed here: every process's availability cache forgets. */
   availabilityChanged(): void;
@@ -82,6 +86,12 @@ export interface RunSignals {
   /** The remote catalog changed here (a provider or entry written): every process reloads it. */
   catalogChanged(): void;
   onCatalogChanged(listener: () => void): () => void;
+  /**
+   * For a thread that serves beside the API in one process (the studio's): revocations are also
+   * handed to the API's thread, and keyRevoked/sessionsEnded resolve when it has heard them, so
+   * "revoked" in the studio is never followed by one more request the API lets through.
+   */
+  setHostRelay(relay: ((message: SignalMessage) => Promise<void>) | null): void;
   /** Hook for the cross-process bridge: called on every local signal. */
   setPublisher(publish: ((message: SignalMessage) => void) | null): void;
   /** Deliver a signal that came from another process. */

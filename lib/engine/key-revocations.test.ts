@@ -125,12 +125,35 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
       await authenticate(p, other.key);
     }
     await revokeApiKey({ db: here.store.db }, { keyId: id, audit: CLI_AUDIT });
-    here.signals.keyRevoked(id);
+    await here.signals.keyRevoked(id);
     expect(await refused(here, key)).toMatch(/revoked/);
     await until(() => there.cache.size === 1, "the other process to forget the revoked key");
     expect(await refused(there, key)).toMatch(/revoked/);
     // The other key stays cached and live.
     expect((await authenticate(there, other.key)).keyId).toBe(other.id);
+  });
+
+  it("a revocation in the studio's thread resolves only once the API's thread forgot the key", async () => {
+    // The studio thread and the server's thread: two of everything in one process, the relay a
+    // message each way (bin/studio-thread.ts); no bridge, so only the relay can reach the host.
+    const studio = await process(elsewhere);
+    const host = { signals: createRunSignals(), cache: createApiKeyCache({ ttlMs: FOREVER_MS }) };
+    host.signals.onKeyRevoked((keyId) => host.cache.forget(keyId));
+    const heard: string[] = [];
+    studio.signals.setHostRelay(async (message) => {
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the host's event loop is busy
+      host.signals.receive(message);
+      heard.push(message.kind);
+    });
+    const { id, key } = await liveKey();
+    await authenticateApiKey({ db: t.store.db }, { xApiKey: key, authorization: undefined }, "atl", host.cache);
+    expect(host.cache.size).toBe(1);
+    await revokeApiKey({ db: studio.store.db }, { keyId: id, audit: CLI_AUDIT });
+    await studio.signals.keyRevoked(id);
+    expect(host.cache.size).toBe(0);
+    await studio.signals.sessionsEnded("usr_x");
+    expect(heard).toEqual(["key_revoked", "sessions_ended"]);
+    studio.signals.setHostRelay(null);
   });
 
   it("studio sessions end in every process: a password change from the admin CLI, a sign-out in another process", async () => {
@@ -161,7 +184,7 @@ describe(`API key revocations across processes (${testDialect()})`, () => {
     const second = await startStudioSession({ db: t.store.db }, user.id);
     expect((await read(there, second.id))?.id).toBe(user.id);
     await endStudioSession({ db: here.store.db }, second.id);
-    here.signals.sessionsEnded(user.id);
+    await here.signals.sessionsEnded(user.id);
     await until(() => there.sessions.get(second.id) === undefined, "the other process to forget the session");
     expect(await read(there, second.id)).toBeNull();
   });

@@ -20,6 +20,7 @@ export function createRunSignals(): RunSignals {
   /** Runs waiting in their remote provider's own queue: the place it last gave (0 = next there). */
   const providerQueue = new Map<string, { value: number; at: number }>();
   let publish: ((message: SignalMessage) => void) | null = null;
+  let hostRelay: ((message: SignalMessage) => Promise<void>) | null = null;
 
   const deliver = (message: SignalMessage, ended?: GenerationsTable) => {
     if (message.kind === "key_revoked" || message.kind === "sessions_ended") {
@@ -76,17 +77,19 @@ export function createRunSignals(): RunSignals {
       deliver({ kind: "finished", id }, row);
       publish?.({ kind: "finished", id });
     },
-    keyRevoked(keyId) {
+    async keyRevoked(keyId) {
       deliver({ kind: "key_revoked", id: keyId });
       publish?.({ kind: "key_revoked", id: keyId });
+      await hostRelay?.({ kind: "key_revoked", id: keyId });
     },
     onKeyRevoked(listener) {
       emitter.on("key_revoked", listener);
       return () => emitter.off("key_revoked", listener);
     },
-    sessionsEnded(userId) {
+    async sessionsEnded(userId) {
       deliver({ kind: "sessions_ended", id: userId });
       publish?.({ kind: "sessions_ended", id: userId });
+      await hostRelay?.({ kind: "sessions_ended", id: userId });
     },
     onSessionsEnded(listener) {
       emitter.on("sessions_ended", listener);
@@ -158,6 +161,9 @@ export function createRunSignals(): RunSignals {
     },
     setPublisher(next) {
       publish = next;
+    },
+    setHostRelay(next) {
+      hostRelay = next;
     },
     receive(message) {
       deliver(message);

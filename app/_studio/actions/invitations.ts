@@ -23,7 +23,7 @@ export async function acceptInvitationAction(
       ...(ip !== undefined && { ip }),
     });
     // A signed-in member's caches learn of the new membership (the switcher lists it).
-    if (user) services.signals.sessionsEnded(user.id);
+    if (user) await services.signals.sessionsEnded(user.id);
     return { ok: true, value: { email: joined.email } };
   } catch (err) {
     return { ok: false, error: actionError(err) };

@@ -49,7 +49,7 @@ export async function revokeKeyAction(keyId: string): Promise<ActionResult<null>
       audit: ctx,
     });
     // Every process's key cache forgets it now (this one, and the others through the bridge).
-    ctx.services.signals.keyRevoked(keyId);
+    await ctx.services.signals.keyRevoked(keyId);
     revalidatePath("/keys");
     return { ok: true, value: null };
   } catch (err) {

@@ -44,7 +44,7 @@ export async function setRoleAction(userId: string, role: string): Promise<Actio
   const ctx = await requireStudioCtx();
   return attempt(async () => {
     const changed = await setMemberRole(ctx, { userId, role });
-    ctx.services.signals.sessionsEnded(changed.user_id);
+    await ctx.services.signals.sessionsEnded(changed.user_id);
     return null;
   });
 }
@@ -53,8 +53,8 @@ export async function removeMemberAction(userId: string): Promise<ActionResult<n
   const ctx = await requireStudioCtx();
   return attempt(async () => {
     const { member, revokedKeys } = await removeMember(ctx, { userId });
-    ctx.services.signals.sessionsEnded(member.user_id);
-    for (const keyId of revokedKeys) ctx.services.signals.keyRevoked(keyId);
+    await ctx.services.signals.sessionsEnded(member.user_id);
+    for (const keyId of revokedKeys) await ctx.services.signals.keyRevoked(keyId);
     return null;
   });
 }

@@ -16,7 +16,7 @@ export async function switchWorkspaceAction(workspaceId: string): Promise<Action
     await switchSessionWorkspace(ctx, { sessionId, userId: ctx.user.id, workspaceId });
     ctx.services.studioSessions?.forgetSession(sessionId);
     // The other processes' caches hold this session too: the user's entries go everywhere.
-    ctx.services.signals.sessionsEnded(ctx.user.id);
+    await ctx.services.signals.sessionsEnded(ctx.user.id);
     return { ok: true, value: null };
   } catch (err) {
     return { ok: false, error: actionError(err) };

@@ -125,7 +125,7 @@ describe(`studio sessions (${testDialect()})`, () => {
     await endStudioSession({ db }, session.id);
     // Cached: still answered until the signal says otherwise.
     expect(await studioSessionUser({ db }, cache, session.id)).toMatchObject({ id: user.id });
-    signals.sessionsEnded(user.id);
+    await signals.sessionsEnded(user.id);
     expect(await studioSessionUser({ db }, cache, session.id)).toBeNull();
   });
 
