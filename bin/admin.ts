@@ -23,6 +23,7 @@ import { announce, print, printJson, printsJson, withStore } from "./admin-io";
 import { addPeopleCommands } from "./admin-people";
 import { addBudgetCommands } from "./admin-budgets";
 import { addCatalogCommands } from "./admin-catalog";
+import { addBackupCommands } from "./admin-backup";
 import { memberRow } from "../lib/core/workspaces/members";
 import { CLI_AUDIT } from "../lib/core/audit/audit-writer";
 import { storeUnreachable } from "../lib/primitives/unreachable";
@@ -74,7 +75,7 @@ async function requireWorkspace(store: Store, id: string): Promise<void> {
 
 const program = new Command()
   .name("admin")
-  .description("Atelier administration: workspaces, API keys, credit, users, models and events.")
+  .description("Atelier administration: workspaces, API keys, credit, users, models, events and backups.")
   .option("--json", "print JSON (the default when output is not a terminal)")
   .hook("preAction", (command) => {
     printJson(command.opts().json === true);
@@ -495,6 +496,8 @@ program
       print({ object: "events_purge", deleted }, [{ deleted }]);
     }),
   );
+
+addBackupCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {

@@ -210,6 +210,11 @@ function readBaseUrl(env: Env, port: number): string {
   return raw.replace(/\/+$/, "");
 }
 
+/** Where the generated SECRET_KEY is kept when the variable is unset. */
+export function secretKeyFile(dataDir: string): string {
+  return path.join(dataDir, "secret-key");
+}
+
 /** SECRET_KEY when set; otherwise one generated on the first start and kept in DATA_DIR. */
 function readSecretKey(env: Env, dataDir: string): string {
   const raw = env.SECRET_KEY;
@@ -217,7 +222,7 @@ function readSecretKey(env: Env, dataDir: string): string {
     if (raw.length < 32) throw new ConfigError("SECRET_KEY must be at least 32 characters long.");
     return raw;
   }
-  const file = path.join(dataDir, "secret-key");
+  const file = secretKeyFile(dataDir);
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(dataDir, { recursive: true });
   const generated = randomBytes(32).toString("base64url");
@@ -342,10 +347,33 @@ function readOAuth(env: Env): OAuthClient[] {
   return clients;
 }
 
+function readDataDir(env: Env): string {
+  // Chosen at run time: the bundler must not trace it (turbopackIgnore).
+  return path.resolve(/*turbopackIgnore: true*/ env.DATA_DIR || "./.data");
+}
+
+/** Where the install keeps its data, read without touching the disk (loadConfig makes DATA_DIR/secret-key when missing). */
+export interface StorageSettings {
+  dataDir: string;
+  databaseUrl: string | null;
+  /** SECRET_KEY is set (else the key is DATA_DIR/secret-key). */
+  secretKeyInEnv: boolean;
+  s3: S3Settings | null;
+}
+
+/** The settings `admin backup` and `admin restore` need, and nothing written: a restore wants DATA_DIR empty. */
+export function loadStorageSettings(env: Env = process.env): StorageSettings {
+  return {
+    dataDir: readDataDir(env),
+    databaseUrl: readDatabaseUrl(env),
+    secretKeyInEnv: env.SECRET_KEY !== undefined && env.SECRET_KEY !== "",
+    s3: readS3(env),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = readInteger(env, "PORT", 3000, 1, 65535);
-  // Chosen at run time: the bundler must not trace it (turbopackIgnore).
-  const dataDir = path.resolve(/*turbopackIgnore: true*/ env.DATA_DIR || "./.data");
+  const dataDir = readDataDir(env);
   const apiKeyPrefix = env.API_KEY_PREFIX || "atl";
   if (!/^[a-z][a-z0-9]{1,11}$/.test(apiKeyPrefix)) {
     throw new ConfigError(
