@@ -11,6 +11,7 @@ import { createRateLimits } from "./api/rate-limit";
 import { runWatchFor } from "./lib/core/run-streams/run-watch";
 import { loadConfigOrExit, publicBaseUrlWarning, seedDemoWorkspace, startRuntime } from "./lib/boot/boot";
 import { startBackgroundWork } from "./lib/boot/background-work";
+import { startTracing } from "./lib/boot/tracing";
 import { catalogCardImages, startExampleOutputs } from "./lib/core/catalog/example-outputs";
 import { startStudioThread, type StudioThread } from "./bin/studio-thread";
 import { startExamplePictureThread } from "./lib/boot/example-picture-thread";
@@ -21,6 +22,8 @@ import { COMMON_SECURITY_HEADERS, studioSecurityHeaders } from "./lib/primitives
 async function main(): Promise<void> {
   const config = loadConfigOrExit("Atelier");
   const logger = createLogger(config.logLevel);
+  // Before anything that makes spans; without OTEL_EXPORTER_OTLP_ENDPOINT it does nothing.
+  const tracing = await startTracing(config, "atelier", logger);
   const { store, services, crossProcess } = await startRuntime(config, logger);
   const demo = await seedDemoWorkspace(store, config);
   const rateLimits = createRateLimits(config);
@@ -211,6 +214,7 @@ async function main(): Promise<void> {
     ]);
     await Promise.allSettled([crossProcess.close(), rateLimits.close()]);
     await store.close();
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.once("SIGTERM", () => void shutdown("SIGTERM"));

@@ -1,6 +1,6 @@
 // The /v1 API door and the MCP door (/mcp): one middleware chain (request id, IP rate limit, placeholders, the
 // headers every answer carries), the route files, and the answers for unmatched requests.
-import { Hono } from "hono";
+import { Hono, type Context, type MiddlewareHandler, type Next } from "hono";
 import { newId } from "../lib/primitives/ids";
 import { isStillAhead, thisTurnsCheckPhase } from "../lib/primitives/event-loop";
 import type { ApiDeps, ApiEnv } from "./env";
@@ -8,8 +8,9 @@ import type { RateLimitState } from "./rate-limit";
 import { rateLimitHeaders } from "./rate-limit-headers";
 import { errorResponse, withAnswerHeaders } from "./respond";
 import { mcpRoutes } from "./mcp/endpoint";
-import { countApiRequest } from "./operate";
-import { createRouter, type Router } from "./route";
+import { countApiRequest, routeLabel } from "./operate";
+import { isTracing, SpanKind, SpanStatusCode, tracedFrom } from "../lib/primitives/tracing";
+import { createRouter, requestHeader, type Router } from "./route";
 import { clientIp } from "./client-ip";
 import { auditEventRoutes } from "./routes/audit-events";
 import { batchRoutes } from "./routes/batches";
@@ -31,6 +32,35 @@ import { refusePlaceholders, unmatchedRequestError } from "./unmatched";
 /** The headers every answer carries (docs/api.md, "Headers on every answer"): its request ID and the caller's IP budget. */
 function answerHeaders(requestId: string, rate: RateLimitState | undefined): Record<string, string> {
   return rate ? rateLimitHeaders(rate, { "X-Request-Id": requestId }) : { "X-Request-Id": requestId };
+}
+
+/**
+ * A request in a server span (docs/operating.md, "Traces"): its method and route pattern, answer
+ * status and request ID; the workspace is added once the API key is read (api/route.ts, keyCtx).
+ */
+function tracedRequest(c: Context<ApiEnv>, answer: MiddlewareHandler<ApiEnv>, next: Next): Promise<void> {
+  const method = c.req.method;
+  return tracedFrom(
+    requestHeader(c, "traceparent"),
+    method,
+    async (span) => {
+      await answer(c, next);
+      const route = routeLabel(c);
+      const status = c.res.status;
+      span?.updateName(`${method} ${route}`);
+      span?.setAttributes({
+        "http.route": route,
+        "http.response.status_code": status,
+        "atelier.request.id": c.get("requestId"),
+      });
+      if (status >= 500) span?.setStatus({ code: SpanStatusCode.ERROR });
+    },
+    {
+      kind: SpanKind.SERVER,
+      tracestate: requestHeader(c, "tracestate"),
+      attributes: () => ({ "http.request.method": method, "url.path": c.req.path }),
+    },
+  );
 }
 
 /** Every /v1 route (the OpenAPI document's test lists them through a router of its own). */
@@ -56,7 +86,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>({ strict: false, router: new StaticRouteRouter() });
 
   // One middleware for all of it: each level of Hono's chain is a measurable part of a short request.
-  app.use(async (c, next) => {
+  const answer: MiddlewareHandler<ApiEnv> = async (c, next) => {
     const started = performance.now();
     const arrivalTurnEnd = thisTurnsCheckPhase();
     const requestId = newId("request");
@@ -82,7 +112,10 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     // waited for the store (a later turn) goes at once.
     if (isStillAhead(arrivalTurnEnd)) await arrivalTurnEnd;
     countApiRequest(c, started);
-  });
+  };
+  // Traced (OTEL_EXPORTER_OTLP_ENDPOINT, decided once here): each request is a span continuing the
+  // caller's traceparent, named by its route once known; untraced, the plain middleware alone.
+  app.use(isTracing() ? (c, next) => tracedRequest(c, answer, next) : answer);
 
   const router = createRouter(app, deps);
   addApiRoutes(router, deps);

@@ -185,7 +185,7 @@ const isMiddleware = (route: { method: string; path: string }) =>
  * The route pattern of a request (`/v1/generations/:id`): the route that answered, or the one that
  * would have when the middleware answered first (a 429); `unmatched` when no route takes it (404, 405).
  */
-function routeLabel(c: Parameters<typeof routePath>[0]): string {
+export function routeLabel(c: Parameters<typeof routePath>[0]): string {
   const answered = matchedRoutes(c)[c.req.routeIndex];
   if (answered && !isMiddleware(answered)) return answered.path;
   return matchedRoutes(c).find((route) => !isMiddleware(route))?.path ?? "unmatched";

@@ -8,6 +8,7 @@ import { ApiError } from "../lib/primitives/errors";
 import { hasNul, refuseDeepOrNulJson } from "../lib/primitives/http/json-body-check";
 import { isPossibleId } from "../lib/primitives/ids";
 import { LIMITS } from "../lib/primitives/limits";
+import { setActiveSpanAttribute } from "../lib/primitives/tracing";
 import { BodyReadError, readCappedNodeStream, readCappedStream } from "../lib/primitives/http/read-capped";
 import type { ApiDeps, ApiEnv } from "./env";
 import { withAnswerHeaders } from "./respond";
@@ -168,6 +169,8 @@ export async function keyCtx(c: Context<ApiEnv>, deps: ApiDeps, source: Source):
     deps.services.apiKeys,
   );
   await deps.rateLimits.consumeKey(key.keyId);
+  // The request's span (api/app.ts) names the workspace it acted for.
+  setActiveSpanAttribute("atelier.workspace.id", key.workspaceId);
   const ip = c.get("clientIp");
   return {
     db: deps.store.db,

@@ -72,6 +72,11 @@ export interface Config {
   smtpUrl: string | null;
   /** SMTP_FROM: the sender of that mail. */
   smtpFrom: string;
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): spans are exported there
+   * over OTLP/HTTP (lib/boot/tracing.ts; the SDK reads its other OTEL_* variables itself); null: off.
+   */
+  traces: { url: string } | null;
 }
 
 export const OAUTH_PROVIDERS = ["github", "google"] as const;
@@ -418,7 +423,31 @@ export function loadConfig(env: Env = process.env): Config {
     studioStart: readChoice(env, "STUDIO_START", ["at-start", "on-demand"] as const, "at-start"),
     smtpUrl: readSmtpUrl(env),
     smtpFrom: env.SMTP_FROM?.trim() || "Atelier <atelier@localhost>",
+    traces: readTraces(env),
   };
+}
+
+/**
+ * Traces are on when an OTLP endpoint is set, the general one or the traces' own, unless the
+ * standard OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turns them off. `url` is where
+ * spans are posted: the traces' endpoint as given, else the general one + /v1/traces (as the spec says).
+ */
+function readTraces(env: Env): { url: string } | null {
+  const traceSpecific = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const name = traceSpecific ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT";
+  const endpoint = traceSpecific || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (!endpoint) return null;
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return null;
+  if (env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === "none") return null;
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new ConfigError(`${name} must be a URL such as http://localhost:4318; got "${endpoint}".`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ConfigError(`${name} must start with http:// or https:// (OTLP over HTTP); got "${url.protocol}".`);
+  return { url: traceSpecific ? endpoint : `${endpoint.replace(/\/+$/, "")}/v1/traces` };
 }
 
 function readSmtpUrl(env: Env): string | null {

@@ -3,12 +3,13 @@
 import type { Logger } from "pino";
 import type { Services } from "../core/context";
 import { randomBase62 } from "../primitives/ids";
-import type { Db } from "../store/database";
+import type { Db, GenerationsTable } from "../store/database";
 import type { DialectName } from "../store/dialects";
 import { logStoreUnreachable, storeUnreachable } from "../primitives/unreachable";
 import { outOfServiceModelIds } from "../core/catalog/model-pauses";
 import { claimNextRun, releaseRun } from "./claim";
-import { executeRun } from "./execute-run";
+import { executeRun, type ExecuteOptions, type ExecuteResult } from "./execute-run";
+import { isTracing, SpanKind, tracedFrom } from "../primitives/tracing";
 
 export interface EngineOptions {
   db: Db;
@@ -29,6 +30,43 @@ export interface Engine {
 }
 
 export const DEFAULT_LEASE_MS = 15_000;
+
+const outcomeOf = (result: ExecuteResult) => (result.kind === "finished" ? result.row.status : result.kind);
+
+/** A run's execution between two debug lines (with the trace's IDs when traced: lib/primitives/logger.ts). */
+async function executeLogged(options: ExecuteOptions, run: GenerationsTable): Promise<ExecuteResult> {
+  options.logger.debug({ run: run.id, model: run.model, attempt: run.attempts }, "run claimed");
+  const result = await executeRun(options, run);
+  options.logger.debug({ run: run.id, outcome: outcomeOf(result) }, "run ended");
+  return result;
+}
+
+/**
+ * A run's execution in the span `run.execute`, the child of the create that queued it (the
+ * traceparent its row keeps), whichever process created it; a trace of its own when it has none.
+ */
+function executeTraced(options: ExecuteOptions, run: GenerationsTable): Promise<ExecuteResult> {
+  if (!isTracing()) return executeLogged(options, run);
+  return tracedFrom(
+    run.traceparent,
+    "run.execute",
+    async (span) => {
+      const result = await executeLogged(options, run);
+      span?.setAttribute("atelier.run.outcome", outcomeOf(result));
+      return result;
+    },
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: () => ({
+        "atelier.run.id": run.id,
+        "atelier.run.model": run.model,
+        "atelier.workspace.id": run.workspace_id,
+        "atelier.run.attempt": run.attempts,
+        "atelier.worker": options.owner,
+      }),
+    },
+  );
+}
 
 export function startEngine(options: EngineOptions): Engine {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -79,7 +117,7 @@ export function startEngine(options: EngineOptions): Engine {
       // Followers see it start, and the runs queued behind it move up.
       options.services.signals.runChanged(run.id);
       try {
-        const result = await executeRun(
+        const result = await executeTraced(
           {
             db: options.db,
             services: options.services,

@@ -17,6 +17,7 @@ import { logStoreUnreachable, storeUnreachable } from "../primitives/unreachable
 import { sendAttempt, type AttemptResult } from "../core/webhooks/send-attempt";
 import { recordAttempt } from "../core/webhooks/webhook-attempt-records";
 import { signatureHeader } from "../core/webhooks/signing";
+import { isTracing, SpanKind, traced } from "../primitives/tracing";
 
 const TIMEOUT_MS = 15_000;
 const LEASE_MS = TIMEOUT_MS + 15_000;
@@ -69,14 +70,58 @@ export async function loadAttemptInputs(
   return { events: new Map(events.map((event) => [event.id, event])), secrets };
 }
 
-/** Signs and sends one attempt of a claimed delivery, then records it. */
-export async function attemptDelivery(
+/**
+ * Signs and sends one attempt of a claimed delivery, then records it: in the span `webhook.deliver`
+ * (a trace of its own: it only happens to be scheduled by whatever finished a run) when tracing is on.
+ */
+export function attemptDelivery(
   db: Db,
   services: Services,
   owner: string,
   delivery: WebhookDeliveriesTable,
   inputs?: AttemptInputs,
 ): Promise<void> {
+  if (!isTracing()) return sendAndRecord(db, services, owner, delivery, inputs).then(() => undefined);
+  return traced(
+    "webhook.deliver",
+    async (span) => {
+      const result = await sendAndRecord(db, services, owner, delivery, inputs);
+      span?.setAttributes({
+        "atelier.webhook.outcome": result.ok ? "delivered" : result.gone ? "gone" : "failed",
+        ...(result.status !== null && { "http.response.status_code": result.status }),
+        ...(result.error !== null && { "atelier.webhook.error": result.error }),
+      });
+    },
+    {
+      root: true,
+      kind: SpanKind.CLIENT,
+      attributes: () => ({
+        "atelier.webhook.delivery.id": delivery.id,
+        "atelier.webhook.event.id": delivery.event_id,
+        "atelier.workspace.id": delivery.workspace_id,
+        "atelier.webhook.attempt": delivery.attempt_count + 1,
+        "server.address": hostOf(delivery.url),
+      }),
+    },
+  );
+}
+
+/** The receiver's host (never the path or query, which may carry a token of the receiver's). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "";
+  }
+}
+
+async function sendAndRecord(
+  db: Db,
+  services: Services,
+  owner: string,
+  delivery: WebhookDeliveriesTable,
+  inputs: AttemptInputs | undefined,
+): Promise<AttemptResult> {
   const { events, secrets } = inputs ?? (await loadAttemptInputs(db, [delivery]));
   const event = events.get(delivery.event_id);
   const at = new Date();
@@ -119,6 +164,7 @@ export async function attemptDelivery(
     at,
     schedule: event ? services.webhooks.retryScheduleSeconds : [],
   });
+  return result;
 }
 
 export interface WebhookSender {

@@ -125,6 +125,8 @@ export interface GenerationsTable {
   fair_tag?: number | string | null;
   /** A routed entry's attempts, JSON (RouteAttempt[]; migration 031); null or absent: one target. Never presented publicly. */
   route_attempts_json?: string | null;
+  /** The W3C trace context of the span that created it (migration 032); its execution continues that trace. Null or absent: none. */
+  traceparent?: string | null;
 }
 
 /** The columns given, checked by the compiler to be every column of T: an error names one left out. */
@@ -174,6 +176,7 @@ export const GENERATIONS_COLUMNS = everyColumnOf<GenerationsTable>()([
   "lane",
   "fair_tag",
   "route_attempts_json",
+  "traceparent",
 ]);
 
 export interface WebhookSecretsTable {

@@ -7,6 +7,7 @@ import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type { Database, Db } from "./database";
 import { inOneStep, inTransactionSteps } from "./transaction-steps";
 import { groupedWriteList, type ListRead } from "./write-groups";
+import { isTracing, traced } from "../primitives/tracing";
 
 export type { ListRead } from "./write-groups";
 export { addingFirstParameter } from "./merged-inserts";
@@ -14,13 +15,19 @@ export { addingFirstParameter } from "./merged-inserts";
 /** A write: a query builder, or a query already compiled (planOnce, reusedQuery). */
 export type Write = Compilable | CompiledQuery;
 
+// A transaction's span (docs/operating.md, "Traces"): only inside a traced request or run, whose
+// child it is; the background's own writes (leases, schedules) make none.
+const TRANSACTION_SPAN = { childOnly: true, attributes: () => ({ "atelier.store.write": "transaction" }) };
+const WRITE_LIST_SPAN = { childOnly: true, attributes: () => ({ "atelier.store.write": "write_list" }) };
+
 /**
  * Runs fn in one transaction, or inside the caller's when db already is one, so that a verb
  * called from another verb joins the same transaction instead of opening a second.
  */
 export async function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
-  return (db as Kysely<Database>).transaction().execute(fn);
+  if (!isTracing()) return (db as Kysely<Database>).transaction().execute(fn);
+  return traced("store.transaction", () => (db as Kysely<Database>).transaction().execute(fn), TRANSACTION_SPAN);
 }
 
 export interface WriteListOptions<R extends { id: string }> {
@@ -56,6 +63,16 @@ export async function writeList<R extends { id: string }>(
   db: Db,
   list: readonly Write[] | ReadThenWrite,
   options: WriteListOptions<R> = {},
+): Promise<R[] | boolean> {
+  if (isTracing() && !db.isTransaction)
+    return traced("store.transaction", () => applyWriteList(db, list, options), WRITE_LIST_SPAN);
+  return applyWriteList(db, list, options);
+}
+
+async function applyWriteList<R extends { id: string }>(
+  db: Db,
+  list: readonly Write[] | ReadThenWrite,
+  options: WriteListOptions<R>,
 ): Promise<R[] | boolean> {
   if (!Array.isArray(list)) return readThenWrite(db, list as ReadThenWrite);
   const queries = (list as readonly Write[]).map(compiled);

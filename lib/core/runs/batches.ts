@@ -6,6 +6,7 @@ import { LANES, queuedRow, recordHoldFor, startIdempotently } from "./generation
 import { validateIdempotencyKey } from "./idempotency";
 import { hasIdPrefix, newId } from "../../primitives/ids";
 import { LIMITS } from "../../primitives/limits";
+import { traced } from "../../primitives/tracing";
 import { priceRunRequest, type PricedRun } from "./quotes";
 import { refuseUnknownFields, requireObject } from "./run-request";
 import { moveHeldFromAvailable } from "../credits/credits";
@@ -58,11 +59,21 @@ async function readBatch(ctx: Ctx, id: string): Promise<Batch> {
   };
 }
 
-/** POST /v1/batches */
-export async function createBatch(
+/** POST /v1/batches: in the span `batch.create`, whose trace each run's execution continues. */
+export function createBatch(
   ctx: Ctx,
   body: unknown,
   options: { idempotencyKey?: string } = {},
+): Promise<{ batch: Batch; replayed: boolean }> {
+  return traced("batch.create", () => startBatch(ctx, body, options), {
+    attributes: () => ({ "atelier.workspace.id": ctx.workspaceId, "atelier.source": ctx.source }),
+  });
+}
+
+async function startBatch(
+  ctx: Ctx,
+  body: unknown,
+  options: { idempotencyKey?: string },
 ): Promise<{ batch: Batch; replayed: boolean }> {
   requireScope(ctx, "generations:write");
   const key = validateIdempotencyKey(options.idempotencyKey);

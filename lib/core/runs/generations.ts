@@ -17,6 +17,7 @@ import { FINAL_STATUSES, GENERATION_STATUSES, isFinal } from "./run-states";
 import { findIdempotentReplay, recordIdempotencyKey, requestHash, validateIdempotencyKey } from "./idempotency";
 import { newId, hasIdPrefix, ID_PREFIXES, isPossibleId, type IdKind } from "../../primitives/ids";
 import { LIMITS } from "../../primitives/limits";
+import { currentTraceparent, traced } from "../../primitives/tracing";
 import { keysetPage } from "../../primitives/paging";
 import { historyPage, type PromptSearch } from "./history-query";
 import { priceRunRequest, type PricedRun } from "./quotes";
@@ -122,6 +123,8 @@ export function queuedRow(
     lease_expires_at: null,
     attempts: 0,
     lane: extra.lane,
+    // The create's span, which the run's execution continues in whichever process claims it.
+    traceparent: currentTraceparent(),
   };
 }
 
@@ -219,11 +222,31 @@ export async function startIdempotently<P, S extends StartWrites>(
   }
 }
 
-/** POST /v1/generations */
-export async function createGeneration(
+/** POST /v1/generations: in the span `run.create`, whose trace the run's execution continues (queuedRow). */
+export function createGeneration(
   ctx: Ctx,
   body: unknown,
   options: { idempotencyKey?: string; waitSeconds?: number | null } = {},
+): Promise<GenerationAnswer> {
+  return traced(
+    "run.create",
+    async (span) => {
+      const answer = await startGeneration(ctx, body, options);
+      span?.setAttributes({
+        "atelier.run.id": answer.generation.id,
+        "atelier.run.model": answer.generation.model,
+        "atelier.run.replayed": answer.replayed,
+      });
+      return answer;
+    },
+    { attributes: () => ({ "atelier.workspace.id": ctx.workspaceId, "atelier.source": ctx.source }) },
+  );
+}
+
+async function startGeneration(
+  ctx: Ctx,
+  body: unknown,
+  options: { idempotencyKey?: string; waitSeconds?: number | null },
 ): Promise<GenerationAnswer> {
   requireScope(ctx, "generations:write");
   const key = validateIdempotencyKey(options.idempotencyKey);
@@ -464,7 +487,13 @@ async function releaseBudgets(trx: Db, run: GenerationsTable, amountMicros: numb
 }
 
 /** POST /v1/generations/{id}/cancel: safe to repeat; a final run comes back as it is. */
-export async function cancelGeneration(ctx: Ctx, input: { id: string }): Promise<GenerationAnswer> {
+export function cancelGeneration(ctx: Ctx, input: { id: string }): Promise<GenerationAnswer> {
+  return traced("run.cancel", () => cancelRun(ctx, input), {
+    attributes: () => ({ "atelier.workspace.id": ctx.workspaceId, "atelier.run.id": input.id }),
+  });
+}
+
+async function cancelRun(ctx: Ctx, input: { id: string }): Promise<GenerationAnswer> {
   requireScope(ctx, "generations:write");
   const current = await requireRow(ctx, input.id);
   let canceled: GenerationsTable | null = null;

@@ -4,6 +4,7 @@ import { requireScope, type Ctx } from "../context";
 import { checkFileInputs, hasFileInputs } from "../catalog/file-inputs";
 import { validateModelInput } from "../catalog/input-validation";
 import { formatUsd, type Micros } from "../../primitives/money";
+import { traced } from "../../primitives/tracing";
 import { requireInService } from "../catalog/model-availability";
 import { requireSafeWebhookUrl } from "../webhooks/webhook-url";
 import { priceInput } from "./pricing";
@@ -60,7 +61,13 @@ export async function priceRunRequest(ctx: Ctx, body: unknown, prefix = ""): Pro
 }
 
 /** POST /v1/quotes: the exact price of a run. Starts nothing, holds nothing. */
-export async function quoteRun(ctx: Ctx, body: unknown): Promise<{ quote: Quote; headers: Record<string, string> }> {
+export function quoteRun(ctx: Ctx, body: unknown): Promise<{ quote: Quote; headers: Record<string, string> }> {
+  return traced("run.quote", () => priceQuote(ctx, body), {
+    attributes: () => ({ "atelier.workspace.id": ctx.workspaceId }),
+  });
+}
+
+async function priceQuote(ctx: Ctx, body: unknown): Promise<{ quote: Quote; headers: Record<string, string> }> {
   requireScope(ctx, "generations:read");
   const priced = await priceRunRequest(ctx, body);
   return {

@@ -10,6 +10,7 @@ import { METRICS } from "../../primitives/metrics";
 import type { ModelDefinition, ModelOutput, RunTools } from "../../core/catalog/model-definition";
 import { providerUnavailableReason } from "./health";
 import { measureOutput } from "./measure-output";
+import { tracedProviderCall } from "./provider-span";
 import {
   ProviderError,
   type ProviderAdapter,
@@ -205,6 +206,9 @@ export function remoteModelDefinition(
     ...remoteEntryFacts(entry),
     provider: provider.id,
     unavailableReason: () => providerUnavailableReason(provider.id, adapter.health),
-    run: (input, tools) => runAtProvider(provider, entry, adapter, poll, input, tools),
+    run: (input, tools) =>
+      tracedProviderCall(provider, entry, tools.signal, () =>
+        runAtProvider(provider, entry, adapter, poll, input, tools),
+      ),
   };
 }

@@ -9,6 +9,7 @@ import { parseUsd, type Micros } from "../../primitives/money";
 import type { ModelOutput, ProviderCost, RouteAttempt, RunTools } from "../../core/catalog/model-definition";
 import { priceInput } from "../../core/runs/pricing";
 import { providerUnavailableReason } from "./health";
+import { tracedProviderCall } from "./provider-span";
 import {
   DEFAULT_POLL,
   remoteEntryFacts,
@@ -144,13 +145,8 @@ export function routedModelDefinition(legs: readonly RouteLeg[], policy: RoutePo
           },
         };
         try {
-          const outputs: ModelOutput[] = await runAtProvider(
-            leg.provider,
-            leg.entry,
-            leg.adapter,
-            { ...DEFAULT_POLL, ...leg.poll },
-            input,
-            legTools,
+          const outputs: ModelOutput[] = await tracedProviderCall(leg.provider, leg.entry, tools.signal, () =>
+            runAtProvider(leg.provider, leg.entry, leg.adapter, { ...DEFAULT_POLL, ...leg.poll }, input, legTools),
           );
           attempt("succeeded", null);
           recordDuration(leg, Date.now() - started);

@@ -30,6 +30,7 @@ import * as budgetAlertsWhen from "./028-budget-alerts-when";
 import * as remoteCatalog from "./029-remote-catalog";
 import * as fairQueue from "./030-fair-queue";
 import * as routeAttempts from "./031-route-attempts";
+import * as runTraceparent from "./032-run-traceparent";
 
 // Every migration, in order. Names never change once landed.
 export const MIGRATIONS: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "029-remote-catalog": remoteCatalog,
   "030-fair-queue": fairQueue,
   "031-route-attempts": routeAttempts,
+  "032-run-traceparent": runTraceparent,
 };
