@@ -37,8 +37,8 @@ export function parseRoutes(
       const providerId = stringAt(objectAt(raw, at, Object.keys(raw ?? {})), "provider", at);
       if (!ctx.providers)
         fail(`${at}.provider`, "cannot be checked here: routes are read with the catalog's providers.");
-      const kind = ctx.providers.get(providerId);
-      if (!kind)
+      const named = ctx.providers.get(providerId);
+      if (!named)
         fail(
           `${at}.provider`,
           `names no provider of the catalog; the providers are: ${[...ctx.providers.keys()].join(", ") || "none"}.`,
@@ -46,11 +46,16 @@ export function parseRoutes(
       if (seen.has(providerId))
         fail(`${at}.provider`, `repeats "${providerId}": each provider serves an entry once (its own counts).`);
       seen.add(providerId);
+      const { kind } = named;
       if (!kind.modalities.includes(entry.modality))
         fail(
           `${at}.provider`,
           `is a ${kind.name} provider, which makes ${kind.modalities.join(", ")}, not ${entry.modality}.`,
         );
+      // The provider itself may make less than its kind (an AI SDK package): the check its own entries get.
+      const own = kind.modalitiesOf?.(named.settings);
+      if (own && !own.modalities.includes(entry.modality))
+        fail(`${at}.provider`, `names a provider that makes no ${entry.modality}: ${own.says}.`);
       const target: JsonObject = objectAt(raw, at, [
         "provider",
         "weight",

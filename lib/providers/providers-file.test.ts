@@ -441,7 +441,26 @@ describe("an entry's routes (other providers serving it)", () => {
       undefined,
       "providers[0].entries[0].routes.targets[0].__proto__ is not a known field",
     ],
+    [
+      "an ai-sdk provider whose package makes no image (speech only)",
+      { targets: [{ provider: "voices", upstream_model: "eleven_v3" }] },
+      [{ id: "voices", kind: "ai-sdk", provider: "elevenlabs", api_key_env: "ACME_API_KEY", entries: [] }],
+      "providers[0].entries[0].routes.targets[0].provider names a provider that makes no image: @ai-sdk/elevenlabs makes audio (speech) only.",
+    ],
   ])("refuses %s, naming the field", (_what, routes, others, message) => {
     expect(problemWith(routed(routes, others))).toContain(message);
+  });
+
+  it("takes an ai-sdk target whose package makes the entry's modality, held to the same rule as its own entries", () => {
+    const local = { id: "local", kind: "ai-sdk", provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1" };
+    const [own] = parse(
+      routed({ targets: [{ provider: "local", upstream_model: "sd-turbo" }] }, [{ ...local, entries: [] }]),
+    );
+    expect(own!.entries[0]!.routes!.targets).toMatchObject([{ providerId: "local", upstreamModel: "sd-turbo" }]);
+    // The direct check, for comparison: the same package rule on the provider's own entry.
+    const voices = { id: "voices", kind: "ai-sdk", provider: "elevenlabs", api_key_env: "ACME_API_KEY" };
+    expect(problemWith({ providers: [{ ...voices, entries: [entry()] }] })).toBe(
+      'providers[0].entries[0].modality must be one of "audio": @ai-sdk/elevenlabs makes audio (speech) only; got "image".',
+    );
   });
 });

@@ -46,7 +46,7 @@ import {
   stringAt,
   type JsonObject,
 } from "./common/json-fields";
-import type { ParseContext, ProviderKind } from "./common/kind";
+import type { ParseContext, ProviderKind, RouteProvider } from "./common/kind";
 import { PROVIDER_KINDS } from "./kinds";
 import type { ProviderConfig, RemoteEntryConfig } from "./common/types";
 
@@ -178,11 +178,11 @@ function parseFile(text: string, env: Record<string, string | undefined>, baseDi
   const ajv = entrySchemaCompiler();
   // Every provider of the file, by id and kind, for entries' `routes` (one may name a later one).
   const named = Array.isArray(root.providers) ? (root.providers as unknown[]) : [];
-  const providerKinds = new Map<string, ProviderKind>();
+  const providerKinds = new Map<string, RouteProvider>();
   for (const p of named) {
     const { id, kind } = (p ?? {}) as { id?: unknown; kind?: unknown };
     if (typeof id === "string" && typeof kind === "string" && Object.hasOwn(PROVIDER_KINDS, kind))
-      providerKinds.set(id, PROVIDER_KINDS[kind]!);
+      providerKinds.set(id, { kind: PROVIDER_KINDS[kind]!, settings: p as JsonObject });
   }
   const ctx: ParseContext = { baseDir, env, providers: providerKinds };
   const providers = arrayAt(root.providers, "providers").map((p, i) => parseProvider(p, `providers[${i}]`, ctx, ajv));

@@ -22,7 +22,7 @@ import {
 } from "./ai-sdk-providers";
 import { createHealth, markUp } from "../common/health";
 import { fail, stringAt, type JsonObject } from "../common/json-fields";
-import type { ProviderKind } from "../common/kind";
+import type { ProviderKind, ProviderModalities } from "../common/kind";
 import { errorText } from "../common/replicate-fal-shared";
 import { readCapped } from "../common/response-bytes";
 import {
@@ -265,23 +265,34 @@ function parseProvider(provider: JsonObject, path: string): Record<string, unkno
     );
   }
   // Before the entries are read one by one: each must be of a modality the package really makes.
+  const own = packageModalities(provider)!;
   if (Array.isArray(provider.entries)) {
     provider.entries.forEach((entry: unknown, i) => {
       const modality = (entry as JsonObject | null)?.modality;
       if (
         typeof modality === "string" &&
         ["image", "audio", "video"].includes(modality) &&
-        !info.modalities.includes(modality as Modality)
+        !own.modalities.includes(modality as Modality)
       ) {
-        const makes = info.modalities.map((m) => (m === "audio" ? "audio (speech)" : m)).join(", ");
         fail(
           `${path}.entries[${i}].modality`,
-          `must be one of ${info.modalities.map((m) => `"${m}"`).join(", ")}: ${info.package} makes ${makes} only; got "${modality}".`,
+          `must be one of ${own.modalities.map((m) => `"${m}"`).join(", ")}: ${own.says}; got "${modality}".`,
         );
       }
     });
   }
   return { provider: name };
+}
+
+/**
+ * What an ai-sdk provider makes: its package's modalities (null when `provider` names no package,
+ * which its own parse refuses). Its entries, and the routes naming it, are held to them.
+ */
+function packageModalities(settings: JsonObject): ProviderModalities | null {
+  const info = typeof settings.provider === "string" ? aiSdkProvider(settings.provider) : null;
+  if (!info) return null;
+  const makes = info.modalities.map((m) => (m === "audio" ? "audio (speech)" : m)).join(", ");
+  return { modalities: info.modalities, says: `${info.package} makes ${makes} only` };
 }
 
 /**
@@ -297,6 +308,7 @@ export const aiSdkKind: ProviderKind = {
   providerFields: ["provider"],
   entryFields: ["call", "provider_options"],
   parseProvider,
+  modalitiesOf: packageModalities,
   parseEntry(entry, path, schema) {
     return { ...parseCallOptions(entry, path, schema, entry.modality as CallModality) };
   },

@@ -20,10 +20,24 @@ export interface ParseContext {
    */
   keysRequired?: boolean;
   /**
-   * The catalog's other providers, by id, with their kind: what an entry's `routes` may name. A
-   * parse without them refuses routes (it cannot check their fields).
+   * The catalog's other providers, by id, with their kind and settings: what an entry's `routes`
+   * may name. A parse without them refuses routes (it cannot check their fields).
    */
-  providers?: ReadonlyMap<string, ProviderKind>;
+  providers?: ReadonlyMap<string, RouteProvider>;
+}
+
+/** A provider an entry's `routes` may name: its kind, and its settings as the file or the store holds them. */
+export interface RouteProvider {
+  kind: ProviderKind;
+  /** Unchecked here (the provider's own parse checks them): read defensively. */
+  settings: JsonObject;
+}
+
+/** What one provider makes, when its settings narrow its kind's modalities (ProviderKind.modalitiesOf). */
+export interface ProviderModalities {
+  modalities: readonly Modality[];
+  /** Why, for messages: "@ai-sdk/elevenlabs makes audio (speech) only". */
+  says: string;
 }
 
 export interface ProviderKind {
@@ -31,6 +45,12 @@ export interface ProviderKind {
   readonly name: string;
   /** What its entries may produce. */
   readonly modalities: readonly Modality[];
+  /**
+   * Optional: what one provider of this kind makes, from its settings (unchecked: null when they
+   * say nothing sure), when that is less than `modalities`: an AI SDK package that makes speech
+   * only. Its own entries and every route naming it are held to it.
+   */
+  modalitiesOf?(settings: JsonObject): ProviderModalities | null;
   /** Whether a provider of this kind must have `base_url` (a hosted API with a fixed host may not). */
   readonly baseUrlRequired: boolean;
   /**

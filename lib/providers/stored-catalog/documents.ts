@@ -6,7 +6,7 @@ import { LIMITS } from "../../primitives/limits";
 import { isBuiltInModel } from "../../core/catalog/catalog";
 import { checkPlainDocument, ProvidersFileError } from "../common/json-fields";
 import type { JsonObject } from "../common/json-fields";
-import type { ParseContext, ProviderKind } from "../common/kind";
+import type { ParseContext, RouteProvider } from "../common/kind";
 import type { Db } from "../../store/database";
 import { readRemoteProviders } from "../../core/catalog/remote-store";
 import { PROVIDER_KINDS } from "../kinds";
@@ -58,18 +58,32 @@ export function checkProviderDocument(
   }
 }
 
-/** The providers an entry's `routes` may name, by id with their kind: `rows`, and the store's unless given. */
-export function routeProviders(rows: ReadonlyArray<{ id: string; kind: string }>): Map<string, ProviderKind> {
-  const kinds = new Map<string, ProviderKind>();
+/**
+ * The providers an entry's `routes` may name, by id with their kind and settings: stored rows
+ * (`settings_json`) and the file's documents (`settings`).
+ */
+export function routeProviders(
+  rows: ReadonlyArray<{ id: string; kind: string; settings_json?: string; settings?: JsonObject }>,
+): Map<string, RouteProvider> {
+  const providers = new Map<string, RouteProvider>();
   for (const row of rows) {
     const kind = Object.hasOwn(PROVIDER_KINDS, row.kind) ? PROVIDER_KINDS[row.kind] : undefined;
-    if (kind) kinds.set(row.id, kind);
+    if (kind) providers.set(row.id, { kind, settings: row.settings ?? settingsOf(row.settings_json) });
   }
-  return kinds;
+  return providers;
+}
+
+function settingsOf(json: string | undefined): JsonObject {
+  try {
+    const settings: unknown = json === undefined ? {} : JSON.parse(json);
+    return settings && typeof settings === "object" && !Array.isArray(settings) ? (settings as JsonObject) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The store's providers, for an entry's `routes`. */
-export async function storedRouteProviders(db: Db): Promise<Map<string, ProviderKind>> {
+export async function storedRouteProviders(db: Db): Promise<Map<string, RouteProvider>> {
   return routeProviders(await readRemoteProviders(db));
 }
 

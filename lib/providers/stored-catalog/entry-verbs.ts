@@ -26,7 +26,7 @@ import {
   type StoredEntry,
 } from "./catalog-verbs";
 import { changesRuns, checkEntryDocument, nextRevision, storedRouteProviders } from "./documents";
-import type { ProviderKind } from "../common/kind";
+import type { RouteProvider } from "../common/kind";
 import { entryAudit } from "./catalog-audit";
 
 /** Adds an entry to a stored provider, as a draft (the default) or published at once. */
@@ -75,7 +75,7 @@ export async function entryEdit(
   provider: RemoteProviderRow,
   document: unknown,
   /** What `routes` may name; default: the store's providers now. */
-  providers?: Map<string, ProviderKind>,
+  providers?: Map<string, RouteProvider>,
 ): Promise<Pick<RemoteEntryRow, "document_json" | "revision" | "updated_at" | "provider_id">> {
   const { parsed, stored } = checkEntryDocument(document, provider, {
     ...parseCtx(ctx),

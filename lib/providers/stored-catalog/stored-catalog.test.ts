@@ -622,6 +622,23 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
     );
     expect(refused.param).toBe("entry.routes.targets[0].provider");
     expect(refused.message).toContain("names no provider of the catalog");
+    // A stored ai-sdk provider is held to its package's modalities, as its own entries are.
+    await addProvider(ctx, {
+      document: { id: "route-voices", kind: "ai-sdk", provider: "elevenlabs", api_key_env: "VOICES_API_KEY" },
+    });
+    expect(
+      await refusal(
+        addEntry(ctx, {
+          providerId: "route-main",
+          document: { ...routed, routes: { targets: [{ provider: "route-voices", upstream_model: "eleven_v3" }] } },
+        }),
+      ),
+    ).toEqual({
+      param: "entry.routes.targets[0].provider",
+      message:
+        "entry.routes.targets[0].provider names a provider that makes no image: @ai-sdk/elevenlabs makes audio (speech) only.",
+    });
+    await removeProvider(ctx, { id: "route-voices" });
     await addEntry(ctx, { providerId: "route-main", document: routed, publish: true });
     const warnings: string[] = [];
     await loadStoredCatalog({ db: t.store.db, secretKey: SECRET_KEY, env: ENV, warn: (w) => warnings.push(w) });
