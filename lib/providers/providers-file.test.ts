@@ -108,7 +108,7 @@ describe("parseProvidersFile", () => {
     [
       "a misspelt field",
       { providers: [provider({ apikey_env: "X" })] },
-      "providers[0].apikey_env is not a known field; the fields are: id, kind, base_url, api_key_env, timeout_ms, job_timeout_ms, entries.",
+      "providers[0].apikey_env is not a known field; the fields are: id, kind, base_url, api_key_env, timeout_ms, job_timeout_ms, entries, pool.",
     ],
     [
       "an unknown kind",

@@ -133,6 +133,9 @@ describe("pool in the providers file", () => {
     expect(parseError({ pool: [{ ...box, gpu: "4090" }] })).toBe(
       "providers[0].pool[0].gpu is not a known field; the fields are: base_url, max_running.",
     );
+    expect(parseError({ pool: [box, { ...box, max_running: 2 }] })).toBe(
+      "providers[0].pool[1].base_url repeats pool[0]'s (http://10.0.0.1:8188); list each server once (raise its max_running instead).",
+    );
     expect(parseError({ base_url: "http://10.0.0.9:8188", pool: [box] })).toBe(
       "providers[0].base_url must be left out or be the first box of pool (http://10.0.0.1:8188).",
     );

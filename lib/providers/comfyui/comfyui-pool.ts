@@ -3,53 +3,33 @@
 // `max_running`; a box that stops answering (unreachable, 5xx, no answer in time) is out of
 // service for 30 s alone, and the provider is down only while every box is. A job whose box
 // failed twice in a row is resubmitted elsewhere (ComfyUI bills nothing; uploads redone there) and
-// the engine follows its new id. Job ids say the box: `${box index}:${prompt id}`.
+// the engine follows its new id. Job ids say the box: `${box index}:${prompt id}`. What pools of
+// every kind share (the `pool` field, health, the least-work choice, the check) is server-pool.ts's.
 import { randomUUID } from "node:crypto";
-import { createHealth, isDown, markUp } from "../common/health";
-import { arrayAt, fail, integerAt, objectAt, parseBaseUrl, stringAt, type JsonObject } from "../common/json-fields";
+import type { JsonObject } from "../common/json-fields";
+import { MAX_RUNNING, parsePool as parseServerPool, ServerPool, type PoolServer } from "../common/server-pool";
 import { ProviderError, type ProviderAdapter, type ProviderConfig, type ProviderRequest } from "../common/types";
 import { comfyBox, type ComfyBox } from "./comfyui";
 import type { ComfyEntryOptions } from "./comfyui-workflow";
 
-export const MAX_BOXES = 64;
-export const MAX_RUNNING = 64;
 /** Times one job may be moved to another box: a workflow that kills every box must not loop. */
 export const MAX_MOVES = 2;
 /** Reading a box's queue length before a submit: a box that hangs is left out quickly. */
 const PROBE_MS = 5_000;
 
-export interface PoolBox {
-  baseUrl: string;
-  /** Our prompts the box may hold before others are preferred (ComfyUI runs one at a time; more only queue there). */
-  maxRunning: number;
-}
-
-/** `pool`: 1–64 `{base_url, max_running?}`; base_url, when also given, must be the first box's. */
-export function parsePool(provider: JsonObject, path: string): { pool?: PoolBox[] } {
-  if (provider.pool === undefined) {
-    if (provider.base_url === undefined)
-      fail(`${path}.base_url`, "is required (the ComfyUI server), unless pool lists the servers.");
-    return {};
-  }
-  const pool = arrayAt(provider.pool, `${path}.pool`, { min: 1, max: MAX_BOXES }).map((value, i) => {
-    const at = `${path}.pool[${i}]`;
-    const box = objectAt(value, at, ["base_url", "max_running"]);
-    const raw = stringAt(box, "base_url", at);
-    if (raw.includes("\u0000")) fail(`${at}.base_url`, "must not contain a NUL character (\\u0000).");
-    return {
-      baseUrl: parseBaseUrl(raw, `${at}.base_url`),
-      maxRunning: integerAt(box, "max_running", at, { fallback: 1, min: 1, max: MAX_RUNNING }),
-    };
-  });
-  // base_url may stay (tools that show one URL read it) but must not name another server.
-  if (provider.base_url !== undefined && String(provider.base_url).replace(/\/+$/, "") !== pool[0]!.baseUrl)
-    fail(`${path}.base_url`, `must be left out or be the first box of pool (${pool[0]!.baseUrl}).`);
-  return { pool };
+/**
+ * `pool`: 1–64 `{base_url, max_running?}` (the prompts of ours a box may hold before others are
+ * preferred: ComfyUI runs one at a time, more only queue there); base_url, when also given, must
+ * be the first box's (server-pool.ts).
+ */
+export function parsePool(provider: JsonObject, path: string): { pool?: PoolServer[] } {
+  return parseServerPool(provider, path, { baseUrl: "the ComfyUI server", noun: "box" });
 }
 
 interface Box {
   index: number;
   client: ComfyBox;
+  health: ComfyBox["health"];
   maxRunning: number;
   /** Our prompts queued here and not yet done, canceled or moved. */
   jobs: Set<string>;
@@ -68,57 +48,29 @@ interface JobRecord {
 const NOT_ABORTED = new AbortController().signal;
 
 export function comfyPool(config: ProviderConfig): ProviderAdapter {
-  const health = createHealth();
   // Names this server to ComfyUI (its websocket messages go to a client id); one per adapter.
   const clientId = `atelier-${randomUUID()}`;
-  const settings = (config.options.pool as PoolBox[] | undefined) ?? [
+  const settings = (config.options.pool as PoolServer[] | undefined) ?? [
     { baseUrl: config.baseUrl, maxRunning: MAX_RUNNING },
   ];
-  const boxes: Box[] = settings.map((s, index) => ({
-    index,
-    client: comfyBox(config, s.baseUrl, clientId),
-    maxRunning: s.maxRunning,
-    jobs: new Set(),
-    reserved: 0,
-  }));
+  const pool = new ServerPool<Box>(
+    settings.map((s, index) => {
+      const client = comfyBox(config, s.baseUrl, clientId);
+      return { index, client, health: client.health, maxRunning: s.maxRunning, jobs: new Set<string>(), reserved: 0 };
+    }),
+    { noun: "box", nouns: "boxes", inFlight },
+  );
+  const boxes = pool.members;
+  const health = pool.health;
   const jobs = new Map<string, JobRecord>();
   /** prepareRequest's uploads, by the request it answered: submit queues there. */
   const staged = new WeakMap<ProviderRequest, { box: Box; original: ProviderRequest }>();
 
-  const inService = (box: Box) => !isDown(box.client.health);
+  const inService = (box: Box) => pool.inService(box);
   const jobId = (box: Box, promptId: string) => `${box.index}:${promptId}`;
-
-  /** After a box failed: the provider is down, until the first box is back, once every box is out. */
-  function settle(): void {
-    if (boxes.some(inService)) return;
-    const last = boxes
-      .map((box) => ({ box, failure: box.client.health.lastFailure }))
-      .filter((b) => b.failure)
-      .sort((a, b) => b.failure!.at.localeCompare(a.failure!.at))[0];
-    const message = last?.failure?.message ?? "no box answers";
-    health.lastFailure = {
-      at: last?.failure?.at ?? new Date().toISOString(),
-      message: boxes.length === 1 ? message : `every box is out of service; box ${last!.box.index + 1}: ${message}`,
-    };
-    health.downUntil = Math.min(...boxes.map((box) => box.client.health.downUntil ?? Date.now()));
-  }
-
-  function answered(box: Box): void {
-    markUp(box.client.health);
-    markUp(health);
-  }
-
-  /** Runs `fn` on the box; a failure that took the box out of service may take the provider out too. */
-  async function onBox<T>(box: Box, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } finally {
-      if (!inService(box)) settle();
-    }
-  }
-
-  /** The error took the box out of service (it stopped answering), rather than refusing this run. */
-  const boxFailed = (err: unknown, box: Box) => err instanceof ProviderError && err.transient && !inService(box);
+  const answered = (box: Box) => pool.answered(box);
+  const onBox = <T>(box: Box, fn: () => Promise<T>) => pool.on(box, fn);
+  const boxFailed = (err: unknown, box: Box) => pool.failed(err, box);
 
   /**
    * The box for a new prompt: in service and not in `exclude`; under its max_running if any is;
@@ -126,14 +78,12 @@ export function comfyPool(config: ProviderConfig): ProviderAdapter {
    * which counts our queued prompts too), whichever is more. Null when none answers.
    */
   async function choose(exclude: Set<Box>, signal: AbortSignal): Promise<Box | null> {
-    let candidates = boxes.filter((box) => !exclude.has(box) && inService(box));
-    // Every box out, yet the provider up: an operator's passed connection check ended the outage.
-    if (candidates.length === 0 && !isDown(health)) candidates = boxes.filter((box) => !exclude.has(box));
+    const candidates = pool.candidates(exclude);
     if (candidates.length <= 1) return candidates[0] ?? null;
     const loads = await Promise.all(
       candidates.map((box) =>
         onBox(box, () => box.client.queueRemaining(signal, Math.min(config.timeoutMs, PROBE_MS))).then(
-          (remaining) => ({ box, work: Math.max(remaining, box.jobs.size) + box.reserved }),
+          (remaining) => ({ member: box, work: Math.max(remaining, box.jobs.size) + box.reserved }),
           () => {
             if (signal.aborted) throw signal.reason;
             return null;
@@ -141,12 +91,7 @@ export function comfyPool(config: ProviderConfig): ProviderAdapter {
         ),
       ),
     );
-    const answering = loads.filter((load) => load !== null);
-    const open = answering.filter((load) => inFlight(load.box) < load.box.maxRunning);
-    const ranked = (open.length > 0 ? open : answering).sort(
-      (a, b) => a.work - b.work || inFlight(a.box) - inFlight(b.box) || a.box.index - b.box.index,
-    );
-    return ranked[0]?.box ?? null;
+    return pool.leastWork(loads.filter((load) => load !== null));
   }
 
   /**
@@ -187,7 +132,7 @@ export function comfyPool(config: ProviderConfig): ProviderAdapter {
   }
 
   function noBox(): ProviderError {
-    settle();
+    pool.settle();
     return new ProviderError(
       `The provider ${config.id} has no ComfyUI server in service: each stopped answering a moment ago. Try again later.`,
       true,
@@ -220,28 +165,7 @@ export function comfyPool(config: ProviderConfig): ProviderAdapter {
     return moved;
   }
 
-  async function checkConnection(signal: AbortSignal): Promise<string> {
-    if (boxes.length === 1) {
-      const [box] = boxes as [Box];
-      const detail = await onBox(box, () => box.client.describe(signal));
-      answered(box);
-      return detail;
-    }
-    const reads = await Promise.allSettled(boxes.map((box) => onBox(box, () => box.client.describe(signal))));
-    signal.throwIfAborted();
-    const up = reads.filter((read) => read.status === "fulfilled").length;
-    if (up === 0) throw (reads[0] as PromiseRejectedResult).reason;
-    markUp(health);
-    const parts = reads.map((read, i) => {
-      if (read.status === "fulfilled") {
-        markUp(boxes[i]!.client.health);
-        return `box ${i + 1} (${read.value})`;
-      }
-      const failure = boxes[i]!.client.health.lastFailure?.message ?? (read.reason as Error)?.message;
-      return `box ${i + 1} does not answer (${failure})`;
-    });
-    return `${up} of ${boxes.length} boxes answer: ${parts.join("; ")}`;
-  }
+  const checkConnection = (signal: AbortSignal) => pool.checkEach((box) => box.client.describe(signal), signal);
 
   return {
     billsOnSubmit: false,

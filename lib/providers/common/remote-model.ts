@@ -142,10 +142,15 @@ export async function runAtProvider(
     // Unbilled work first (uploading file inputs): a cancel meanwhile still cancels the run,
     // as the run's signal ends it.
     const prepared = adapter.prepareRequest ? await adapter.prepareRequest(request, tools.signal) : request;
-    // Past this point cancel answers 409 (docs/api.md, "States and money"): the provider bills once it has the
-    // request. It throws when the run was canceled meanwhile, so nothing is sent.
-    if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
-    tools.signal.throwIfAborted();
+    try {
+      // Past this point cancel answers 409 (docs/api.md, "States and money"): the provider bills once it has the
+      // request. It throws when the run was canceled meanwhile, so nothing is sent.
+      if (adapter.billsOnSubmit) await tools.markUncancelable("provider");
+      tools.signal.throwIfAborted();
+    } catch (err) {
+      adapter.abandon?.(prepared);
+      throw err;
+    }
     // A provider that bills nothing on submit may start the job before its answer (the job's
     // id) is back: aborting the request on a cancel would leave that job running with nobody
     // to stop it. Its submit runs to the answer (bounded by the provider's timeout); a cancel

@@ -156,6 +156,11 @@ export interface ProviderAdapter {
    */
   prepareRequest?(request: ProviderRequest, signal: AbortSignal): Promise<ProviderRequest>;
   /**
+   * Optional: the request prepareRequest answered will not be submitted (the run was canceled at
+   * its cancel point): what it holds for the submit (a pool's slot) is given back.
+   */
+  abandon?(request: ProviderRequest): void;
+  /**
    * The signal is the run's: aborting it must abort the call. When the adapter has
    * `prepareRequest`, the request is what that answered.
    */
