@@ -21,6 +21,7 @@ import { webhookRoutes } from "./routes/webhooks";
 import { fileRoutes } from "./routes/files";
 import { generationRoutes } from "./routes/generations";
 import { modelRoutes } from "./routes/models";
+import { providerWebhookRoutes } from "./routes/provider-webhooks";
 import { openApiRoutes } from "./routes/openapi";
 import { quoteRoutes } from "./routes/quotes";
 import { uploadRoutes } from "./routes/uploads";
@@ -119,6 +120,9 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
 
   const router = createRouter(app, deps);
   addApiRoutes(router, deps);
+  // Outside the public contract (so not among addApiRoutes, which the OpenAPI document describes):
+  // where remote providers push news of a run's job (docs/providers.md, "Push and polling").
+  providerWebhookRoutes(router, deps);
   mcpRoutes(app, deps);
 
   app.notFound((c) => errorResponse(c, deps, unmatchedRequestError(c.req.method, c.req.path, router.routes)));

@@ -46,6 +46,11 @@ export function serializedJsonResponse(
   return plainResponse(json, status, all);
 }
 
+/** An answer without a body (204 No Content). */
+export function emptyResponse(status = 204): Response {
+  return plainResponse(null, status, {});
+}
+
 /** `res` with `answerHeaders` added: made again from its parts when built here, else set on it. */
 export function withAnswerHeaders(res: Response, answerHeaders: Record<string, string> | undefined): Response {
   const own = res as OwnResponse;

@@ -7,7 +7,9 @@
 // price charged; a failed prediction and a refused fal request fail with the provider's words and
 // charge nothing; cancel after submission is 409 at Replicate (it bills) and cancels a queued fal
 // request there (free); a run fal still queues shows fal's place as its queue_position; keys
-// appear in no answer and no log line.
+// appear in no answer and no log line. The server has a PUBLIC_BASE_URL, so both providers are
+// given a webhook URL on it for each job: their webhooks are taken at once (204), a forged token
+// is refused with 404.
 import path from "node:path";
 import { rmSync } from "node:fs";
 import sharp from "sharp";
@@ -21,6 +23,9 @@ import { REPO_ROOT, serverSpec, type ServerSpec } from "./servers";
 
 const REPLICATE_TOKEN = "r8_e2e_replicate_token_0123456789";
 const FAL_KEY = "e2e-fal-key-id:e2e-fal-key-secret";
+
+/** What providers push to: the server's own address (localhost, as the keys test looks for 127.0.0.1:339…). */
+const PUBLIC_BASE_URL = "http://localhost:3391";
 
 const spec: ServerSpec = serverSpec("replicate-fal", 3391, 100_000, 100_000, {
   workers: 2,
@@ -42,7 +47,7 @@ test.beforeAll(async () => {
   replicate = await startReplicateFake({ port: 3392, mediaPort: 3394, token: REPLICATE_TOKEN });
   fal = await startFalFake({ port: 3393, key: FAL_KEY });
   rmSync(spec.dataDir, { recursive: true, force: true });
-  server = await startOwnServer(spec);
+  server = await startOwnServer(spec, { PUBLIC_BASE_URL });
 });
 
 test.afterAll(async () => {
@@ -122,9 +127,40 @@ test("a fal entry runs through fal's queue: succeeded, provider named, the image
     true,
   );
   const submitted = fal.requests.find((r) => r.method === "POST" && JSON.parse(r.body).prompt === "a quiet harbour")!;
-  expect(submitted.path).toBe("/fal-ai/flux/dev");
+  expect(new URL(submitted.path, fal.url).pathname).toBe("/fal-ai/flux/dev");
   expect(submitted.headers.authorization).toBe(`Key ${FAL_KEY}`);
   expect(await tenant.api.credits()).toEqual({ available: 1_000_000 - 25_000, held: 0 });
+});
+
+test("push: each job is given a webhook URL on this server; the providers' webhooks are taken at once (204); a forged token is 404", async ({
+  request,
+}) => {
+  const tenant = newTenant(request, spec, "1.00", "push");
+  const a = (await tenant.api.create({ model: "bfl/flux-schnell", input: { prompt: "pushed by replicate" } }, { prefer: "wait=30" })).gen; // prettier-ignore
+  const b = (await tenant.api.create({ model: "bfl/flux-dev", input: { prompt: "pushed by fal" } }, { prefer: "wait=30" })).gen; // prettier-ignore
+  expect([a.status, b.status]).toEqual(["succeeded", "succeeded"]);
+
+  const create = JSON.parse(replicate.requests.find((r) => r.body.includes("pushed by replicate"))!.body);
+  const replicateHook = new URL(create.webhook);
+  expect(`${replicateHook.origin}${replicateHook.pathname}`).toBe(`${PUBLIC_BASE_URL}/v1/provider-webhooks/${a.id}`);
+  expect(create.webhook_events_filter).toEqual(["start", "output", "completed"]);
+  const submit = fal.requests.find((r) => r.method === "POST" && r.body.includes("pushed by fal"))!;
+  const falHook = new URL(new URL(submit.path, fal.url).searchParams.get("fal_webhook")!);
+  expect(`${falHook.origin}${falHook.pathname}`).toBe(`${PUBLIC_BASE_URL}/v1/provider-webhooks/${b.id}`);
+  const answered = (url: URL) => () =>
+    [...replicate.webhooks, ...fal.webhooks].filter((w) => w.url === url.href).map((w) => w.status);
+  await expect.poll(answered(replicateHook), { timeout: 10_000 }).toEqual([204, 204, 204]);
+  await expect.poll(answered(falHook), { timeout: 10_000 }).toEqual([204]);
+
+  // The URL of another run, or a token changed by one character: nothing there.
+  const forged = new URL(falHook);
+  const token = forged.searchParams.get("token")!;
+  forged.searchParams.set("token", `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`);
+  const otherRun = new URL(replicateHook);
+  otherRun.pathname = `/v1/provider-webhooks/${b.id}`;
+  for (const url of [forged, otherRun]) {
+    await expectError(await request.post(url.href, { data: { request_id: "x", status: "OK", payload: {} } }), 404, "resource_not_found"); // prettier-ignore
+  }
 });
 
 test("a failed prediction and a refused fal request fail the run with the provider's words; nothing is charged", async ({

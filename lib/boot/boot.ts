@@ -146,6 +146,7 @@ export function createServices(config: Config): Services {
   return {
     secretKey: config.secretKey,
     publicBaseUrl: config.publicBaseUrl,
+    providerWebhookBaseUrl: config.publicBaseUrlSet ? config.publicBaseUrl : null,
     blobs: config.s3 ? s3Store(config.s3) : localBlobStore(config.dataDir),
     examplePictures: examplePictureDirectory(config.dataDir),
     signals,

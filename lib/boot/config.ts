@@ -17,6 +17,11 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | null;
   publicBaseUrl: string;
+  /**
+   * PUBLIC_BASE_URL was set (publicBaseUrl is not the localhost stand-in): remote providers that
+   * push (Replicate, fal) are then given a webhook URL under it for each job (docs/providers.md).
+   */
+  publicBaseUrlSet: boolean;
   secretKey: string;
   rateLimitIpPerMin: number;
   rateLimitKeyPerMin: number;
@@ -397,6 +402,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: readDatabaseUrl(env),
     publicBaseUrl: readBaseUrl(env, port),
+    publicBaseUrlSet: Boolean(env.PUBLIC_BASE_URL),
     secretKey: readSecretKey(env, dataDir),
     rateLimitIpPerMin: readInteger(env, "RATE_LIMIT_IP_PER_MIN", 300, 1, 1_000_000),
     rateLimitKeyPerMin: readInteger(env, "RATE_LIMIT_KEY_PER_MIN", 600, 1, 1_000_000),

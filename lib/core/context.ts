@@ -25,6 +25,11 @@ export interface Services {
   /** Base of links in answers. */
   publicBaseUrl: string;
   /**
+   * Where remote providers that push (Replicate, fal) send news of a run's job: PUBLIC_BASE_URL
+   * when it is set (lib/core/runs/provider-webhooks.ts). Absent or null: jobs are only polled.
+   */
+  providerWebhookBaseUrl?: string | null;
+  /**
    * Set on the studio's Ctx only (app/_studio/studio-ctx.ts): blob links are same-origin
    * ("/v1/blobs/…", so a studio opened on 127.0.0.1 or a LAN address works) and each output also
    * carries a `download_url` named after the model and the run. API and MCP answers keep absolute

@@ -34,7 +34,12 @@ export type SignalMessage =
   /** A model was paused or resumed, or a provider found down or back: availability caches forget. */
   | { kind: "availability_changed" }
   /** A remote provider or entry changed in the store: every process reads the remote catalog again. */
-  | { kind: "catalog_changed" };
+  | { kind: "catalog_changed" }
+  /**
+   * A remote provider pushed news of run `id`'s job (a webhook reached some process): whichever
+   * process polls that job polls it now. A nudge only: the poll reads the job's state.
+   */
+  | { kind: "provider_event"; id: string };
 
 export interface RunSignals {
   runQueued(): void;
@@ -86,6 +91,13 @@ export interface RunSignals {
   /** The remote catalog changed here (a provider or entry written): every process reloads it. */
   catalogChanged(): void;
   onCatalogChanged(listener: () => void): () => void;
+  /**
+   * A webhook for run `id` came from its remote provider here: the poll loop following that job,
+   * in this process or another, looks at it now instead of after its back-off.
+   */
+  providerEvent(id: string): void;
+  /** Calls `listener` at each providerEvent of `id` (here or, through the bridge, elsewhere); returns the unsubscribe. */
+  onProviderEvent(id: string, listener: () => void): () => void;
   /**
    * For a thread that serves beside the API in one process (the studio's): revocations are also
    * handed to the API's thread, and keyRevoked/sessionsEnded resolve when it has heard them, so

@@ -131,6 +131,11 @@ export async function connectCrossProcessSignals(
   };
 }
 
+/** The server process of a connected client's session (pg keeps it from the BackendKeyData message). */
+function backendPid(client: pg.Client): number | null {
+  return (client as unknown as { processID?: number | null }).processID ?? null;
+}
+
 /** Ends a client without throwing, and without waiting long for a connection that is already gone. */
 async function endQuietly(client: pg.Client): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -230,6 +235,11 @@ async function listenForSignals(
   let pendingAvailability = false;
   /** The remote catalog changed here and is not announced yet: kept through an outage too. */
   let pendingCatalog = false;
+  /**
+   * Runs whose provider pushed news here (a webhook), not announced yet. Dropped while
+   * disconnected like progress: a nudge is worth something only now, and the poll goes on without it.
+   */
+  const pendingProviderEvents = new Set<string>();
   let sending = false;
   /** A NOTIFY failed since the connection was last up: logged once per outage. */
   let notifyFailureLogged = false;
@@ -240,7 +250,9 @@ async function listenForSignals(
     else if (message.kind === "sessions_ended") pendingSessionEnds.add(message.id);
     else if (message.kind === "availability_changed") pendingAvailability = true;
     else if (message.kind === "catalog_changed") pendingCatalog = true;
-    else if (message.kind === "changed") {
+    else if (message.kind === "provider_event") {
+      if (live && pendingProviderEvents.size < PENDING_FINISHES_MAX) pendingProviderEvents.add(message.id);
+    } else if (message.kind === "changed") {
       // While disconnected they are dropped: the state is in the store, progress soon stale.
       const pending = pendingChanges.get(message.id);
       if (live && (pending || pendingChanges.size < PENDING_FINISHES_MAX)) {
@@ -266,6 +278,7 @@ async function listenForSignals(
           pendingCatalog ||
           pendingFinishes.size > 0 ||
           pendingChanges.size > 0 ||
+          pendingProviderEvents.size > 0 ||
           pendingRevocations.size > 0 ||
           pendingSessionEnds.size > 0)
       ) {
@@ -276,6 +289,7 @@ async function listenForSignals(
           ...(pendingAvailability ? [{ kind: "availability_changed" } as const] : []),
           ...(pendingCatalog ? [{ kind: "catalog_changed" } as const] : []),
           ...(pendingQueued ? [{ kind: "queued" } as const] : []),
+          ...[...pendingProviderEvents].map((id) => ({ kind: "provider_event", id }) as const),
           ...[...pendingChanges]
             .filter(([id]) => !pendingFinishes.has(id))
             .flatMap(([id, { reported, state }]) => [
@@ -291,6 +305,7 @@ async function listenForSignals(
         pendingSessionEnds.clear();
         pendingFinishes.clear();
         pendingChanges.clear();
+        pendingProviderEvents.clear();
         try {
           await client.query("select pg_notify($1, payload) from unnest($2::text[]) as payload", [
             CHANNEL,
@@ -350,7 +365,12 @@ async function listenForSignals(
     client.on("end", () => lost());
     client.on("notification", (message) => {
       try {
-        if (message.payload) signals.receive(JSON.parse(message.payload));
+        if (!message.payload) return;
+        const signal = JSON.parse(message.payload) as SignalMessage;
+        // PostgreSQL tells a session its own NOTIFYs too. A provider's nudge sent from here was
+        // delivered here when it was published: its echo would make the job's poll look twice.
+        if (signal?.kind === "provider_event" && message.processId === backendPid(client)) return;
+        signals.receive(signal);
       } catch (err) {
         logger.warn({ err }, "bad run signal");
       }

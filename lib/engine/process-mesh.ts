@@ -55,7 +55,8 @@ function isSignal(value: unknown): value is SignalMessage {
   const m = value as Record<string, unknown>;
   if (m.kind === "queued" || m.kind === "availability_changed" || m.kind === "catalog_changed") return true;
   if (typeof m.id !== "string" || m.id.length > 100) return false;
-  if (m.kind === "finished" || m.kind === "key_revoked" || m.kind === "sessions_ended") return true;
+  if (m.kind === "finished" || m.kind === "key_revoked" || m.kind === "sessions_ended" || m.kind === "provider_event")
+    return true;
   return (
     m.kind === "changed" &&
     (m.progress === undefined || typeof m.progress === "number") &&

@@ -149,6 +149,24 @@ describe("run signals (one process)", () => {
     expect(published).toEqual([]);
   });
 
+  it("a provider's nudge reaches that run's listeners only, here or received, and is published once", () => {
+    const signals = createRunSignals();
+    const published: unknown[] = [];
+    signals.setPublisher((m) => published.push(m));
+    const heard: string[] = [];
+    const stopA = signals.onProviderEvent("gen_a", () => heard.push("a"));
+    const stopB = signals.onProviderEvent("gen_b", () => heard.push("b"));
+    signals.providerEvent("gen_a");
+    signals.receive({ kind: "provider_event", id: "gen_b" });
+    expect(heard).toEqual(["a", "b"]);
+    // Only the local one goes to the other processes; a nudge is no change of the run for its followers.
+    expect(published).toEqual([{ kind: "provider_event", id: "gen_a" }]);
+    stopA();
+    signals.providerEvent("gen_a");
+    expect(heard).toEqual(["a", "b"]);
+    stopB();
+  });
+
   it("the publisher hears every local signal until it is removed", () => {
     const signals = createRunSignals();
     const published: unknown[] = [];

@@ -1,6 +1,6 @@
 // Wake-ups without polling per waiter: "a run was queued" wakes idle workers, "run X changed"
-// (started, showed a preview, reported progress) wakes whoever follows X, and "run X finished"
-// resolves everyone waiting on X. In one process an EventEmitter carries them; across processes
+// (started, showed a preview, reported progress) wakes whoever follows X, "run X finished"
+// resolves everyone waiting on X, and "X's provider pushed news" wakes the poll loop of X's job. In one process an EventEmitter carries them; across processes
 // PostgreSQL LISTEN/NOTIFY or, on SQLite, the process mesh in the store's folder (see
 // cross-process.ts, which also catches up after an outage).
 import { EventEmitter } from "node:events";
@@ -25,6 +25,10 @@ export function createRunSignals(): RunSignals {
   const deliver = (message: SignalMessage, ended?: GenerationsTable) => {
     if (message.kind === "key_revoked" || message.kind === "sessions_ended") {
       emitter.emit(message.kind, message.id);
+      return;
+    }
+    if (message.kind === "provider_event") {
+      emitter.emit(`provider_event:${message.id}`);
       return;
     }
     if (message.kind === "queued" || message.kind === "availability_changed" || message.kind === "catalog_changed") {
@@ -110,6 +114,15 @@ export function createRunSignals(): RunSignals {
     onCatalogChanged(listener) {
       emitter.on("catalog_changed", listener);
       return () => emitter.off("catalog_changed", listener);
+    },
+    providerEvent(id) {
+      deliver({ kind: "provider_event", id });
+      publish?.({ kind: "provider_event", id });
+    },
+    onProviderEvent(id, listener) {
+      const event = `provider_event:${id}`;
+      emitter.on(event, listener);
+      return () => emitter.off(event, listener);
     },
     onQueued(listener) {
       emitter.on("queued", listener);

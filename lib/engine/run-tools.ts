@@ -1,6 +1,6 @@
 // The tools a model gets for one claimed run: its workspace's files, ffmpeg, steps of other
-// catalog entries (presets), the two ways a run passes its cancel point, and sharing a remote
-// provider's health through the store.
+// catalog entries (presets), the two ways a run passes its cancel point, sharing a remote
+// provider's health through the store, and the webhook URL its provider may push news to.
 import { findCatalogEntry } from "../core/catalog/catalog";
 import type { Services } from "../core/context";
 import { ApiError } from "../primitives/errors";
@@ -8,6 +8,7 @@ import { validateModelInput } from "../core/catalog/input-validation";
 import { requireInService, shareProviderHealth } from "../core/catalog/model-availability";
 import { ModelError, type RouteAttempt, type RunTools } from "../core/catalog/model-definition";
 import type { Db } from "../store/database";
+import { providerWebhookUrl } from "../core/runs/provider-webhooks";
 import { storePreview } from "./store-outputs";
 
 /** Thrown inside a run whose cancel point could not be passed: it was canceled or lost meanwhile. */
@@ -95,6 +96,7 @@ export function createRunTools(input: {
    * which its first report then replaces or clears.
    */
   let queuePlace: number | null = services.signals.providerQueueOf(run.id);
+  const pushUrl = providerWebhookUrl(services, run.id);
 
   const tools: RunTools = {
     signal,
@@ -153,6 +155,12 @@ export function createRunTools(input: {
     reportAttempt(attempt) {
       input.onAttempt?.(attempt);
     },
+    ...(pushUrl && {
+      providerPush: {
+        url: pushUrl,
+        onNudge: (listener: () => void) => services.signals.onProviderEvent(run.id, listener),
+      },
+    }),
   };
   return tools;
 }

@@ -122,6 +122,20 @@ export interface RunTools {
    * names the run's `provider`.
    */
   reportAttempt(attempt: RouteAttempt): void;
+  /**
+   * Push from a remote provider (docs/providers.md, "Push and polling"): the URL a provider that
+   * offers webhooks is given for this run's job, and the nudges webhooks there make, heard from
+   * whichever process received them. A nudge says only "look now": the job's state is what a poll
+   * reads. Absent when the server has no PUBLIC_BASE_URL: jobs are only polled.
+   */
+  providerPush?: ProviderPush;
+}
+
+export interface ProviderPush {
+  /** POST {PUBLIC_BASE_URL}/v1/provider-webhooks/{run_id}?token=… (lib/core/runs/provider-webhooks.ts). */
+  url: string;
+  /** Calls `listener` at each webhook for this run; returns the unsubscribe. */
+  onNudge(listener: () => void): () => void;
 }
 
 /** A routed run's try of one target: which, how it ended, when and how long. */

@@ -5,9 +5,14 @@
 // it with backoff; then it shares the provider's health (down until …, or up again) with every
 // process on the store. The provider time a finished job reports goes to the run's tools (the
 // engine counts a per-second `cost` on it).
+//
+// Push: where the server has a public address the request carries the run's webhook URL, which
+// adapters whose provider pushes (Replicate, fal) hand on. A webhook there is a nudge: the wait
+// before the next poll ends at once (PollNudges), and that poll reads the job's state as any poll
+// does. Without webhooks the polls run as before.
 import { setTimeout as sleep } from "node:timers/promises";
 import { METRICS } from "../../primitives/metrics";
-import type { ModelDefinition, ModelOutput, RunTools } from "../../core/catalog/model-definition";
+import type { ModelDefinition, ModelOutput, ProviderPush, RunTools } from "../../core/catalog/model-definition";
 import { providerUnavailableReason } from "./health";
 import { measureOutput } from "./measure-output";
 import { tracedProviderCall } from "./provider-span";
@@ -46,6 +51,64 @@ export const DEFAULT_POLL: PollOptions = {
   maxPollFailures: 3,
 };
 
+/**
+ * Polls a webhook has asked for come at most this often (from the start of one to the start of
+ * the next): a provider repeating its webhooks, or one token holder sending many, costs the
+ * provider no more than a few reads a second for the run.
+ */
+export const NUDGED_POLL_GAP_MS = 250;
+
+/**
+ * The nudges of a run's provider webhooks (RunTools.providerPush), heard from before the submit,
+ * so that one arriving before the first wait (a job done at once) is not missed.
+ */
+class PollNudges {
+  private pending = false;
+  private wake: (() => void) | null = null;
+  private readonly unsubscribe: () => void;
+
+  constructor(push: ProviderPush | undefined) {
+    this.unsubscribe = push
+      ? push.onNudge(() => {
+          this.pending = true;
+          this.wake?.();
+        })
+      : () => undefined;
+  }
+
+  /**
+   * Waits `ms`; a nudge (one already heard, or one arriving meanwhile) ends the wait early,
+   * though not before `notBefore` (epoch ms). The poll that follows uses the nudge up; one heard
+   * during that poll cuts the next wait short. Rejects when `signal` aborts.
+   */
+  async pause(ms: number, notBefore: number, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    if (!this.pending) {
+      await new Promise<void>((resolve, reject) => {
+        const settle = () => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", aborted);
+          this.wake = null;
+        };
+        const done = () => (settle(), resolve());
+        const aborted = () => (settle(), reject(signal.reason));
+        const timer = setTimeout(done, ms);
+        signal.addEventListener("abort", aborted, { once: true });
+        this.wake = done;
+      });
+    }
+    if (this.pending) {
+      const rest = notBefore - Date.now();
+      if (rest > 0) await sleep(rest, undefined, { signal });
+    }
+    this.pending = false;
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+}
+
 /** A remote entry: `provider` is set to the provider's id (the run's `provider`). */
 export type RemoteModelDefinition = ModelDefinition & { provider: string };
 
@@ -60,9 +123,12 @@ async function waitForJob(
   submitted: ProviderJob,
   tools: RunTools,
   options: PollOptions,
+  nudges: PollNudges,
 ): Promise<Done> {
   const deadline = Date.now() + options.maxWaitMs;
   let delay = options.firstPollMs;
+  /** When the last poll began (0: none yet): a nudged one waits NUDGED_POLL_GAP_MS from it. */
+  let polledAt = 0;
   let failures = 0;
   let uncancelable = false;
   // The job the provider follows now: an adapter may move it (a ComfyUI pool resubmits a job
@@ -76,8 +142,10 @@ async function waitForJob(
           true,
         );
       }
-      await sleep(delay, undefined, { signal: tools.signal });
+      // A webhook for the run ends the wait early: the provider has news, which this poll reads.
+      await nudges.pause(delay, polledAt + NUDGED_POLL_GAP_MS, tools.signal);
       delay = Math.min(Math.round(delay * 1.5), options.maxPollMs);
+      polledAt = Date.now();
       let result;
       try {
         result = await adapter.poll(job, tools.signal);
@@ -132,12 +200,15 @@ export async function runAtProvider(
 ): Promise<ModelOutput[]> {
   tools.signal.throwIfAborted();
   let done: Done;
+  // Heard from before the submit: a webhook may come before its answer is back.
+  const nudges = new PollNudges(tools.providerPush);
   try {
     const request: ProviderRequest = {
       upstreamModel: entry.upstreamModel,
       input,
       entry,
       readFile: (id) => tools.readFile(id),
+      ...(tools.providerPush && { webhookUrl: tools.providerPush.url }),
     };
     // Unbilled work first (uploading file inputs): a cancel meanwhile still cancels the run,
     // as the run's signal ends it.
@@ -160,7 +231,7 @@ export async function runAtProvider(
     done =
       submitted.kind === "done"
         ? submitted
-        : await waitForJob(provider, adapter, { id: submitted.jobId, entry }, tools, poll);
+        : await waitForJob(provider, adapter, { id: submitted.jobId, entry }, tools, poll, nudges);
   } catch (err) {
     if (err instanceof ProviderError && !tools.signal.aborted) METRICS.providerErrors.inc({ provider: provider.id });
     // A failed job the provider still bills for its time (Replicate): its cost is the run's too.
@@ -171,6 +242,8 @@ export async function runAtProvider(
     if (down)
       await tools.reportProviderHealth(provider.id, { until: down.until, reason: down.message }).catch(() => undefined);
     throw err;
+  } finally {
+    nudges.close();
   }
   // A good answer ends an outage another process may have recorded (best effort: the outputs
   // are paid for, and a row left behind lapses by itself).

@@ -87,6 +87,12 @@ export interface ProviderRequest {
   entry: RemoteEntryConfig;
   /** The bytes of a workspace file named by a file input (`file_…`), to send to the provider. */
   readFile(fileId: string): Promise<{ data: Buffer; contentType: string }>;
+  /**
+   * Where the provider may push news of the job (a webhook URL under PUBLIC_BASE_URL; absent:
+   * none, the job is only polled). An adapter whose provider offers webhooks hands it on with the
+   * submit; what arrives there only makes the engine poll sooner (docs/providers.md, "Push and polling").
+   */
+  webhookUrl?: string;
 }
 
 /**

@@ -17,6 +17,12 @@
 // pass the run's cancel point then (remote-model.ts). A `"mode": "run"` provider cannot be
 // canceled at fal at all, so it bills on submit (409).
 //
+// Push: with a webhook URL (the server has PUBLIC_BASE_URL) a queued request is submitted with
+// fal's `fal_webhook` query parameter (the client's `webhookUrl`); fal POSTs {request_id, status:
+// "OK" | "ERROR", payload} there once the request is done. Atelier reads none of it: it only
+// makes the engine poll now, and the poll fetches the result. A `"mode": "run"` call has no queue
+// and so no webhook.
+//
 // The client has no base URL: `requestMiddleware` rewrites its fixed hosts to `base_url` (queue),
 // `run_base_url` (sync) and `rest_base_url` (storage), for a proxy or a local fake. Its `fetch`
 // turns 429/5xx answers and network failures into errors its retry policy does not retry (it would
@@ -277,7 +283,12 @@ function falAdapter(config: ProviderConfig): ProviderAdapter {
         });
       }
       return call(runSignal, "the request", async (signal) => {
-        const queued = await fal.queue.submit(request.upstreamModel, { input, abortSignal: signal });
+        const queued = await fal.queue.submit(request.upstreamModel, {
+          input,
+          abortSignal: signal,
+          // Sent as the `fal_webhook` query parameter: fal POSTs {request_id, status, payload} there when done.
+          ...(request.webhookUrl && { webhookUrl: request.webhookUrl }),
+        });
         if (typeof queued?.request_id !== "string") throw failures.badAnswer("a queue answer without a request_id");
         return { kind: "pending", jobId: queued.request_id, started: false };
       });

@@ -10,6 +10,11 @@
 // `urls.get` (replicate-fal-shared.ts INLINE_FILE_MAX_BYTES), in `prepareRequest`: before the run's
 // cancel point, as an upload bills nothing.
 //
+// Push: with a webhook URL (the server has PUBLIC_BASE_URL) the prediction is created with
+// `webhook` and `webhook_events_filter: ["start", "output", "completed"]`; Replicate then POSTs the
+// prediction there when it starts, makes output and ends (output at most every 500 ms, start and
+// completed always). Atelier reads none of it: each only makes the engine poll now.
+//
 // A succeeded prediction's `metrics.predict_time` (seconds) is handed on as the run's provider
 // time, what a per-second `cost` in the providers file is counted on.
 //
@@ -54,6 +59,9 @@ export const REPLICATE_BASE_URL = "https://api.replicate.com/v1";
 /** The stand-in status for "no answer at all" (never sent by a real server). */
 const UNREACHABLE = 599;
 const UNREACHABLE_HEADER = "x-atelier-unreachable";
+
+/** The webhook events a prediction is created with: what a poll would show sooner (logs are left to the polls). */
+export const REPLICATE_WEBHOOK_EVENTS = ["start", "output", "completed"] as const;
 
 export interface ReplicateProviderOptions {
   /** Seconds the create request may hold for the answer (Prefer: wait=N, 1–60); 0: never wait. */
@@ -229,6 +237,10 @@ function replicateAdapter(config: ProviderConfig): ProviderAdapter {
         const created = await client.predictions.create({
           ...(ref.version ? { version: ref.version } : { model: ref.model }),
           input: request.input,
+          ...(request.webhookUrl && {
+            webhook: request.webhookUrl,
+            webhook_events_filter: [...REPLICATE_WEBHOOK_EVENTS],
+          }),
           ...(waitSeconds >= 1 ? { wait: waitSeconds } : {}),
           signal,
         });

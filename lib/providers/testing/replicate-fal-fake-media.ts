@@ -2,8 +2,9 @@
 // replicate.delivery or v3.fal.media (outputs link there, their bytes from fake-media.ts; it
 // records whether a key was sent), which also takes uploads the way fal storage does (a signed
 // upload URL the client PUTs the bytes to, or, for a large file, PUTs its parts to and completes);
-// the answers a test injects ahead of a fake's own; and a job's input files as its model reads
-// them (a data URI decoded, an uploaded file's URL looked up), so a test sees the bytes arrived.
+// the answers a test injects ahead of a fake's own; a job's input files as its model reads
+// them (a data URI decoded, an uploaded file's URL looked up), so a test sees the bytes arrived;
+// and the webhooks a fake sends as its provider would (POSTed JSON, the receiver's answer kept).
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -154,11 +155,50 @@ export async function startMediaHost(port = 0): Promise<MediaHost> {
   };
 }
 
+/** A webhook a fake sent, as its provider would, and how the receiver answered. */
+export interface FakeWebhookDelivery {
+  url: string;
+  /** What it told of (Replicate's event: start, output, logs, completed; fal's: completed). */
+  event: string;
+  body: unknown;
+  /** The receiver's status; null while unanswered; 0 when it could not be reached. Never retried. */
+  status: number | null;
+  /** The receiver's answer body. */
+  answer: string | null;
+}
+
+/** POSTs `body` as JSON to `url` without waiting, recording the delivery in `deliveries`. */
+export function sendFakeWebhook(deliveries: FakeWebhookDelivery[], url: string, event: string, body: unknown): void {
+  const delivery: FakeWebhookDelivery = { url, event, body, status: null, answer: null };
+  deliveries.push(delivery);
+  fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  })
+    .then(async (res) => {
+      delivery.answer = await res.text();
+      delivery.status = res.status;
+    })
+    .catch(() => {
+      delivery.status = 0;
+    });
+}
+
 /** What the Replicate and fal fakes both offer a test. */
 export interface HostedFake {
   media: MediaHost;
   /** "auto": a job ends (succeeds, or fails as the provider would) as soon as it is created; "manual": only when told. */
   mode: "auto" | "manual";
+  /**
+   * "auto" mode: how long a job runs before it ends, in ms. 0 (the default): within its create
+   * call. Longer: it ends that long after, on its own (its webhooks sent then), so a run that ends
+   * sooner than its polls could notice owes that to the webhook.
+   */
+  autoDelayMs: number;
+  /** The webhooks it sent (to the URL a job was created with), in order. */
+  webhooks: FakeWebhookDelivery[];
   /** Every API request, as it came. */
   requests: Array<{ method: string; path: string; headers: IncomingHttpHeaders; body: string }>;
   /** The next `times` API requests answer `status` with `body` (an outage, a rate limit…). */

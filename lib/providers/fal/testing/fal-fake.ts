@@ -17,7 +17,9 @@
 // fal's Platform API under /platform/v1 (a provider's platform_base_url): GET /models/pricing
 // ?endpoint_id=… answers {prices: [{endpoint_id, unit_price, unit, currency}], next_cursor, has_more}.
 // A request's model reads its input files (data URIs, or media-host URLs: one it does not hold ends
-// in fal's 422 file_download_error) into `inputFiles`.
+// in fal's 422 file_download_error) into `inputFiles`. A request queued with the `fal_webhook`
+// query parameter gets {request_id, gateway_request_id, status: "OK" | "ERROR", payload, error}
+// POSTed there once it is COMPLETED (a cancel included), as fal does.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -25,6 +27,7 @@ import { fakeMedia, type FakeModality } from "../../testing/fake-media";
 import {
   injectedAnswers,
   readInputFiles,
+  sendFakeWebhook,
   startMediaHost,
   type FakeInputFile,
   type HostedFake,
@@ -55,6 +58,8 @@ export interface FakeFalRequest {
   inputFiles: Record<string, FakeInputFile>;
   /** Input fields naming a media-host file that is not there (the request fails with 422). */
   missingFiles: string[];
+  /** The `fal_webhook` it was queued with; null: none. */
+  webhook: string | null;
 }
 
 export interface FalFake extends HostedFake {
@@ -525,9 +530,24 @@ export async function startFalFake(
 
   async function complete(r: FakeFalRequest): Promise<void> {
     const endpoint = endpoints.find((e) => e.id === r.endpoint)!;
-    r.result = await outputOf(endpoint, r);
-    r.status = "COMPLETED";
+    const result = await outputOf(endpoint, r);
+    ended(r, result);
     r.logs.push({ message: "Done.", level: "INFO", source: "USER", timestamp: new Date().toISOString() });
+  }
+
+  /** COMPLETED with `result`, told to the request's webhook as fal tells it (the result's body as `payload`). */
+  function ended(r: FakeFalRequest, result: { status: number; body: unknown }): void {
+    r.result = result;
+    r.status = "COMPLETED";
+    if (!r.webhook) return;
+    const ok = result.status >= 200 && result.status < 300;
+    sendFakeWebhook(fake.webhooks, r.webhook, "completed", {
+      request_id: r.id,
+      gateway_request_id: r.id,
+      status: ok ? "OK" : "ERROR",
+      payload: result.body,
+      error: ok ? null : `Invalid status code: ${result.status}`,
+    });
   }
 
   /** The endpoint a queue URL names: fal drops the sub-path for status/result/cancel. */
@@ -609,8 +629,7 @@ export async function startFalFake(
         if (!r) return json(res, 404, { status: "NOT_FOUND" });
         if (r.status === "COMPLETED") return json(res, 400, { status: "ALREADY_COMPLETED" });
         r.canceled = r.status === "IN_QUEUE" ? "queued" : "running";
-        r.status = "COMPLETED";
-        r.result = { status: 400, body: { detail: "Request was cancelled" } };
+        ended(r, { status: 400, body: { detail: "Request was cancelled" } });
         return json(res, 202, { status: "CANCELLATION_REQUESTED" });
       }
       if (!r) return json(res, 404, { detail: "Request not found" });
@@ -656,6 +675,7 @@ export async function startFalFake(
       result: null,
       inputFiles: read.files,
       missingFiles: read.missing,
+      webhook: sync ? null : url.searchParams.get("fal_webhook"),
     };
     if (sync) {
       const result = await outputOf(endpoint, r);
@@ -663,7 +683,13 @@ export async function startFalFake(
     }
     fake.queue.set(r.id, r);
     for (const notify of created.splice(0)) notify(r);
-    if (fake.mode === "auto") await complete(r);
+    if (fake.mode === "auto" && fake.autoDelayMs > 0) {
+      // It runs on its own and ends later.
+      const timer = setTimeout(() => {
+        if (r.status !== "COMPLETED") void complete(r).catch(() => undefined);
+      }, fake.autoDelayMs);
+      timer.unref();
+    } else if (fake.mode === "auto") await complete(r);
     return json(res, 200, { status: "IN_QUEUE", queue_position: queuePosition(r), ...urls(r) });
   }
 
@@ -701,6 +727,8 @@ export async function startFalFake(
     requests: [],
     queue: new Map(),
     queueAhead: 0,
+    autoDelayMs: 0,
+    webhooks: [],
     failNext: injected.failNext,
     hangNext: injected.hangNext,
     nextRequest: () => new Promise((resolve) => created.push(resolve)),
@@ -722,9 +750,7 @@ export async function startFalFake(
     },
     complete: (id) => complete(get(id)),
     completeWithError(id, status, body) {
-      const r = get(id);
-      r.status = "COMPLETED";
-      r.result = { status, body };
+      ended(get(id), { status, body });
     },
     async close() {
       server.closeAllConnections();

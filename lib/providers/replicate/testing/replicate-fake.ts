@@ -10,7 +10,10 @@
 // (POST /v1/files, multipart `content` + `metadata`, up to `maxFileBytes`, else 413; GET, list,
 // DELETE); a prediction's model reads its input files (data URIs, or the `urls.get` of an
 // uploaded file: one it does not hold fails the prediction) into `inputFiles`. GET /v1/account
-// answers the token's account (what a connection check reads).
+// answers the token's account (what a connection check reads). A prediction created with a
+// `webhook` gets the prediction POSTed there at the events its `webhook_events_filter` names
+// (start, output, logs, completed; output and completed when it names none), as Replicate does;
+// a filter naming anything else is refused with 422.
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,6 +21,7 @@ import { fakeMedia, type FakeModality } from "../../testing/fake-media";
 import {
   injectedAnswers,
   readInputFiles,
+  sendFakeWebhook,
   startMediaHost,
   type FakeInputFile,
   type HostedFake,
@@ -56,7 +60,15 @@ export interface FakePrediction {
   inputFiles: Record<string, FakeInputFile>;
   /** Seconds it ran, as Replicate bills it: its `metrics.predict_time` once it succeeded. */
   predictTime: number;
+  /** The `webhook` it was created with; null: none. */
+  webhook: string | null;
+  /** Its `webhook_events_filter`; null: none given. */
+  webhookEventsFilter: WebhookEvent[] | null;
 }
+
+/** Replicate's webhook events. */
+export const WEBHOOK_EVENTS = ["start", "output", "logs", "completed"] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** A file uploaded through the Files API. */
 export interface FakeReplicateFile {
@@ -366,16 +378,30 @@ export async function startReplicateFake(
   const modelOf = (p: FakePrediction) => models.find((m) => `${m.owner}/${m.name}` === p.model)!;
   const now = () => new Date().toISOString();
 
+  /** The prediction POSTed to its webhook, as it is now, when its filter takes `event`. */
+  function notify(p: FakePrediction, event: WebhookEvent): void {
+    const events: readonly WebhookEvent[] = p.webhookEventsFilter ?? ["output", "completed"];
+    if (p.webhook && events.includes(event)) sendFakeWebhook(fake.webhooks, p.webhook, event, view(p, origin));
+  }
+
   function settle(p: FakePrediction): void {
     if (!FINAL.includes(p.status)) return;
     p.completed_at ??= now();
     for (const wake of waiters.get(p.id) ?? []) wake();
     waiters.delete(p.id);
+    notify(p, "completed");
+  }
+
+  /** It has started: told once, at the first start. */
+  function begin(p: FakePrediction): void {
+    if (p.started_at) return;
+    p.started_at = now();
+    notify(p, "start");
   }
 
   async function succeed(p: FakePrediction): Promise<void> {
     const model = modelOf(p);
-    p.started_at ??= now();
+    begin(p);
     p.logs += "Running prediction...\n100%|██████████| 4/4 [00:00<00:00]\n";
     if (model.modality === "image") {
       const count = typeof p.input.num_outputs === "number" ? p.input.num_outputs : 1;
@@ -400,12 +426,13 @@ export async function startReplicateFake(
       const file = await fakeMedia(model.modality, String(p.input.prompt ?? p.input.text));
       p.output = media.put(`replicate/${p.id}/output.${file.ext}`, file.data, file.type);
     }
+    notify(p, "output");
     p.status = "succeeded";
     settle(p);
   }
 
   function view(p: FakePrediction, origin: string) {
-    const { preferWait: _w, inputFiles: _f, predictTime, ...rest } = p;
+    const { preferWait: _w, inputFiles: _f, predictTime, webhookEventsFilter, ...rest } = p;
     const base = `${origin}/v1/predictions/${p.id}`;
     // As the reference's succeeded prediction: `"metrics": {"predict_time": …, "total_time": …}`,
     // the time it ran (what Replicate bills) and that with its time in the queue; a prediction
@@ -414,6 +441,7 @@ export async function startReplicateFake(
     const ran = p.status === "succeeded" || ((p.status === "failed" || p.status === "canceled") && p.started_at);
     return {
       ...rest,
+      ...(webhookEventsFilter ? { webhook_events_filter: webhookEventsFilter } : {}),
       source: "api",
       data_removed: false,
       metrics: ran ? { predict_time: predictTime, total_time: totalTime } : {},
@@ -494,6 +522,7 @@ export async function startReplicateFake(
     input: Record<string, unknown>,
     prefer: string | null,
     origin: string,
+    webhook: { url: string | null; events: WebhookEvent[] | null },
   ): Promise<FakePrediction> {
     // The model reads its input files: an uploaded file's URL it cannot fetch fails the prediction.
     const read = readInputFiles(
@@ -519,25 +548,37 @@ export async function startReplicateFake(
       preferWait: prefer,
       inputFiles: read.files,
       predictTime: fake.predictTime,
+      webhook: webhook.url,
+      webhookEventsFilter: webhook.events,
     };
     fake.predictions.set(p.id, p);
     for (const notify of created.splice(0)) notify(p);
     if (read.missing.length > 0) {
-      p.started_at = now();
+      begin(p);
       p.status = "failed";
       p.error = `Could not download the file given for ${read.missing.join(", ")}: 404 Not Found`;
       settle(p);
+    } else if (fake.mode === "auto" && fake.autoDelayMs > 0) {
+      // It runs on its own and ends later; nobody waits on it here.
+      const timer = setTimeout(() => void runToTheEnd(p).catch(() => undefined), fake.autoDelayMs);
+      timer.unref();
     } else if (fake.mode === "auto") {
-      if (/refuse/i.test(String(input.prompt ?? input.text ?? ""))) {
-        p.started_at = now();
-        p.status = "failed";
-        p.error = "NSFW content detected. Try running it again, or try a different prompt.";
-        settle(p);
-      } else {
-        await succeed(p);
-      }
+      await runToTheEnd(p);
     }
     return p;
+  }
+
+  /** "auto" mode: the prediction succeeds, or fails as the safety checker fails a prompt holding "refuse". */
+  async function runToTheEnd(p: FakePrediction): Promise<void> {
+    if (FINAL.includes(p.status)) return;
+    if (/refuse/i.test(String(p.input.prompt ?? p.input.text ?? ""))) {
+      begin(p);
+      p.status = "failed";
+      p.error = "NSFW content detected. Try running it again, or try a different prompt.";
+      settle(p);
+    } else {
+      await succeed(p);
+    }
   }
 
   /** Prefer: wait → hold the answer until the prediction is final or the wait is over. */
@@ -629,7 +670,7 @@ export async function startReplicateFake(
     }
     const createModel = method === "POST" ? /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path) : null;
     if (createModel || (method === "POST" && path === "/v1/predictions")) {
-      let parsed: { version?: unknown; input?: unknown };
+      let parsed: { version?: unknown; input?: unknown; webhook?: unknown; webhook_events_filter?: unknown };
       try {
         parsed = JSON.parse(body) as typeof parsed;
       } catch {
@@ -653,8 +694,24 @@ export async function startReplicateFake(
           "Input validation failed",
           missing.map((name) => `- input: ${name} is required`).join("\n"),
         );
+      const filter = parsed.webhook_events_filter;
+      if (
+        filter !== undefined &&
+        !(Array.isArray(filter) && filter.every((e) => (WEBHOOK_EVENTS as readonly unknown[]).includes(e)))
+      )
+        return problem(
+          res,
+          422,
+          "Input validation failed",
+          `- webhook_events_filter: each must be one of ${WEBHOOK_EVENTS.join(", ")}`,
+        );
+      if (parsed.webhook !== undefined && (typeof parsed.webhook !== "string" || !URL.canParse(parsed.webhook)))
+        return problem(res, 422, "Input validation failed", "- webhook: must be a valid URL");
       const prefer = typeof headers.prefer === "string" ? headers.prefer : null;
-      const p = await create(model, model.versionId, input, prefer, origin);
+      const p = await create(model, model.versionId, input, prefer, origin, {
+        url: (parsed.webhook as string | undefined) ?? null,
+        events: (filter as WebhookEvent[] | undefined) ?? null,
+      });
       await hold(p, prefer);
       return json(res, 201, view(p, origin));
     }
@@ -713,19 +770,22 @@ export async function startReplicateFake(
     files: new Map(),
     maxFileBytes: 100 * 1024 * 1024,
     predictTime: 0.5,
+    autoDelayMs: 0,
+    webhooks: [],
     failNext: injected.failNext,
     hangNext: injected.hangNext,
     nextPrediction: () => new Promise((resolve) => created.push(resolve)),
     start(id) {
       const p = get(id);
       p.status = "processing";
-      p.started_at = now();
       p.logs += "Loading weights...\n";
+      begin(p);
     },
     step(id, done, total) {
       const p = get(id);
       const bar = "█".repeat(Math.round((done / total) * 10)).padEnd(10);
       p.logs += `${String(Math.round((done / total) * 100)).padStart(3)}%|${bar}| ${done}/${total} [00:01<00:01]\n`;
+      notify(p, "logs");
     },
     succeed: (id) => succeed(get(id)),
     fail(id, error) {
