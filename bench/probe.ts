@@ -5,13 +5,14 @@
 // them on BENCH_PROBE_PORT. Nothing of it runs outside the benchmark.
 import http, { createServer } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import Database from "better-sqlite3";
 import pg from "pg";
+import { openSqliteDatabase } from "../lib/store/sqlite-binding";
 
 let queries = 0;
 
 // Count executions, not prepares: the store keeps statements prepared (lib/store/dialects.ts).
-const probeDb = new Database(":memory:");
+// The addon the store loads (lib/store/sqlite-binding.ts): its Statement prototype is the one to patch.
+const probeDb = openSqliteDatabase(":memory:");
 const statementProto = Object.getPrototypeOf(probeDb.prepare("select 1")) as Record<
   string,
   (...args: unknown[]) => unknown

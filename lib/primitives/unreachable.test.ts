@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import SqliteDatabase from "better-sqlite3";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { ApiError, toErrorResponse } from "./errors";
+import { openSqliteDatabase } from "../store/sqlite-binding";
 import { openStore } from "../store/store";
 import { testDatabaseUrl } from "../store/testing/test-store";
 import { storeUnreachable } from "./unreachable";
@@ -148,8 +148,8 @@ describe("storeUnreachable: outages", () => {
   it("a SQLite file locked by another connection past the busy timeout (SQLITE_BUSY)", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "atelier-locked-"));
     const file = path.join(dir, "locked.sqlite");
-    const holder = new SqliteDatabase(file);
-    const writer = new SqliteDatabase(file, { timeout: 50 });
+    const holder = openSqliteDatabase(file);
+    const writer = openSqliteDatabase(file, { timeout: 50 });
     try {
       holder.pragma("journal_mode = WAL");
       holder.exec("create table t (x integer)");
@@ -193,7 +193,7 @@ describe("storeUnreachable: everything else is not an outage", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("SQLite constraint and syntax errors, our own errors, bugs, and thrown non-errors", () => {
-    const db = new SqliteDatabase(path.join(dir, "plain.sqlite"));
+    const db = openSqliteDatabase(path.join(dir, "plain.sqlite"));
     try {
       db.exec("create table t (x integer primary key)");
       db.exec("insert into t values (1)");

@@ -1,6 +1,6 @@
 // Every difference between SQLite and PostgreSQL lives here: how to connect, how a write
 // transaction begins, and how integers come back. Queries and migrations are shared.
-import SqliteDatabase from "better-sqlite3";
+import type SqliteDatabase from "better-sqlite3";
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -20,6 +20,7 @@ import {
 import type pg from "pg";
 import { pgPackage } from "./pg-package";
 import { CurrentSchemaIntrospector } from "./schema-introspector";
+import { openSqliteDatabase } from "./sqlite-binding";
 import { checkpointInBackground, type BackgroundCheckpoints } from "./sqlite-checkpoints";
 
 export type DialectName = "sqlite" | "postgres";
@@ -186,7 +187,7 @@ export interface SqliteOptions {
 }
 
 export function sqliteDialect(file: string, options: SqliteOptions = {}): Dialect {
-  const database = new SqliteDatabase(file);
+  const database = openSqliteDatabase(file);
   // Opening may wait for another process that is switching the file to WAL or migrating it:
   // blocking is fine here. SQLite answers SQLITE_BUSY at once, without its busy handler, when
   // waiting could deadlock (changing the journal mode while another connection holds a lock), so

@@ -19,6 +19,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from "kysely";
+import { sqliteNativeBinding } from "./sqlite-binding";
 
 /** As long as a write waits for the lock (dialects.ts); in the thread, waiting blocks nothing else. */
 const READ_BUSY_TIMEOUT_MS = 10_000;
@@ -30,7 +31,7 @@ const STATEMENT_CACHE_SIZE = 1000;
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require("node:worker_threads");
 const Database = require(workerData.sqliteModule);
-const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+const db = new Database(workerData.file, { readonly: true, fileMustExist: true, nativeBinding: workerData.nativeBinding });
 db.pragma("busy_timeout = " + workerData.busyTimeoutMs);
 const statements = new Map();
 function prepared(sql) {
@@ -130,6 +131,7 @@ class ReadThread {
       workerData: {
         file: this.file,
         sqliteModule: this.sqliteModule,
+        nativeBinding: sqliteNativeBinding(),
         busyTimeoutMs: READ_BUSY_TIMEOUT_MS,
         statementCacheSize: STATEMENT_CACHE_SIZE,
       },

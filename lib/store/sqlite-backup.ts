@@ -2,9 +2,9 @@
 // backup API (better-sqlite3's `backup`), every page in one step. A step reads under one read
 // transaction, and in WAL mode a reader holds up no writer, so the copy is the store as one
 // commit left it and the server goes on meanwhile. Used by `admin backup` (lib/boot/backup.ts).
-import SqliteDatabase from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { Database } from "./database";
+import { openSqliteDatabase } from "./sqlite-binding";
 
 /** Pages per backup step: all of them, so the copy is one read transaction's view. */
 const ALL_PAGES = 0x7fffffff;
@@ -15,7 +15,7 @@ const ALL_PAGES = 0x7fffffff;
  * it again sets WAL itself (dialects.ts).
  */
 export async function copySqliteStore(source: string, destination: string): Promise<{ pages: number }> {
-  const from = new SqliteDatabase(source, { readonly: true, fileMustExist: true });
+  const from = openSqliteDatabase(source, { readonly: true, fileMustExist: true });
   let pages = 0;
   try {
     from.pragma("busy_timeout = 10000");
@@ -24,7 +24,7 @@ export async function copySqliteStore(source: string, destination: string): Prom
   } finally {
     from.close();
   }
-  const copy = new SqliteDatabase(destination, { fileMustExist: true });
+  const copy = openSqliteDatabase(destination, { fileMustExist: true });
   try {
     copy.pragma("journal_mode = DELETE");
     const check = copy.pragma("quick_check", { simple: true });
@@ -38,6 +38,6 @@ export async function copySqliteStore(source: string, destination: string): Prom
 /** A read-only Kysely on a copy made by copySqliteStore (its journal is DELETE: opening it writes nothing beside it). */
 export function openSqliteCopy(file: string): Kysely<Database> {
   return new Kysely<Database>({
-    dialect: new SqliteDialect({ database: new SqliteDatabase(file, { readonly: true, fileMustExist: true }) }),
+    dialect: new SqliteDialect({ database: openSqliteDatabase(file, { readonly: true, fileMustExist: true }) }),
   });
 }

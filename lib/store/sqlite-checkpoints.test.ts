@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import SqliteDatabase from "better-sqlite3";
+import type SqliteDatabase from "better-sqlite3";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { openSqliteDatabase } from "./sqlite-binding";
 import { checkpointInBackground } from "./sqlite-checkpoints";
 import { migrateStore, openStore, sqliteFileIn, type Store } from "./store";
 
@@ -79,7 +80,7 @@ describe.runIf(onSqlite)("background checkpoints (sqlite)", () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "atelier-checkpoints-"));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const file = path.join(dataDir, "bare.sqlite");
-    const database = new SqliteDatabase(file);
+    const database = openSqliteDatabase(file);
     cleanups.push(() => void database.close());
     database.pragma("journal_mode = WAL");
     return { database, file, dataDir };

@@ -8,6 +8,7 @@
 // waits for a quiet moment (RESTART).
 import { Worker } from "node:worker_threads";
 import type SqliteDatabase from "better-sqlite3";
+import { sqliteNativeBinding } from "./sqlite-binding";
 
 /** SQLite's own default, given back when the thread stops or fails. */
 const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
@@ -26,7 +27,7 @@ const DEFAULT_SETTINGS: CheckpointSettings = { intervalMs: 5, maxIntervalMs: 200
 const WORKER_SOURCE = `
 const { workerData } = require("node:worker_threads");
 const Database = require(workerData.sqliteModule);
-const db = new Database(workerData.file, { fileMustExist: true });
+const db = new Database(workerData.file, { fileMustExist: true, nativeBinding: workerData.nativeBinding });
 db.pragma("busy_timeout = 5000");
 let pause = workerData.intervalMs;
 let lastFrames = -1;
@@ -68,7 +69,10 @@ export function checkpointInBackground(
   };
   // The worker loads the very package this process uses.
   const sqliteModule = options.sqliteModule ?? require.resolve("better-sqlite3");
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ...settings, file, sqliteModule } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { ...settings, file, sqliteModule, nativeBinding: sqliteNativeBinding() },
+  });
   // The thread never keeps the process alive: the store's close (or the process's exit) ends it.
   worker.unref();
   let running = true;

@@ -12,6 +12,7 @@ import { readBalance } from "../core/credits/credits";
 import { MIGRATIONS } from "./migrations";
 import type { Db } from "./database";
 import { isUniqueViolation } from "./dialects";
+import { openSqliteDatabase, sqliteNativeBinding } from "./sqlite-binding";
 import { migrateStore, openStore, type Store } from "./store";
 import { withTransaction, writeList } from "./writes";
 import { openTestStore, testDatabaseUrl, testDialect, type TestStore } from "./testing/test-store";
@@ -453,7 +454,8 @@ describe.runIf(testDialect() === "sqlite")("a write waiting for another connecti
         process.execPath,
         [
           "-e",
-          `const D = require(${JSON.stringify(require.resolve("better-sqlite3"))}); const db = new D(${JSON.stringify(file)});
+          `const D = require(${JSON.stringify(require.resolve("better-sqlite3"))});
+           const db = new D(${JSON.stringify(file)}, { nativeBinding: ${JSON.stringify(sqliteNativeBinding())} });
            db.exec("create table t(x)"); db.exec("begin immediate"); db.exec("insert into t values (1)");
            console.log("locked"); setTimeout(() => { db.exec("commit"); db.close(); }, 400);`,
         ],
@@ -474,8 +476,7 @@ describe.runIf(testDialect() === "sqlite")("a write waiting for another connecti
   });
 
   it("a transaction and a single statement wait with the event loop free, then commit", async () => {
-    const Sqlite = (await import("better-sqlite3")).default;
-    const holder = new Sqlite(path.join(t.dataDir, "atelier.sqlite"));
+    const holder = openSqliteDatabase(path.join(t.dataDir, "atelier.sqlite"));
     holder.exec("BEGIN EXCLUSIVE");
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 5);
