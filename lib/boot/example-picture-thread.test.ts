@@ -64,4 +64,19 @@ describe("the catalog picture thread", () => {
     }
     await expect(thread.make("atelier/gradient")).rejects.toThrow(/stopped/);
   }, 60_000);
+
+  it("ends when idle, and starts again for the next picture", async () => {
+    const thread = startExamplePictureThread({ pictures, ffmpegPath, idleMs: 50 });
+    try {
+      expect(thread.running).toBe(false);
+      await expect(thread.make("atelier/type-card")).resolves.toBe(true);
+      expect(thread.running).toBe(true);
+      await expect.poll(() => thread.running, { timeout: 10_000 }).toBe(false);
+      // A page asking for a picture later gets one from a new thread.
+      await expect(thread.make("atelier/gradient")).resolves.toBe(true);
+      expect(existsSync(pictures.pathOf(keyOf("atelier/gradient")))).toBe(true);
+    } finally {
+      await thread.stop();
+    }
+  }, 60_000);
 });

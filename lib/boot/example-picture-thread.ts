@@ -19,6 +19,9 @@ interface ThreadData {
 }
 
 type Request = { id: number; modelId: string };
+
+/** How long the thread stays after its last picture, in case a page asks for another soon. */
+const IDLE_MS = 30_000;
 type Answer = { id: number; made?: boolean; error?: string };
 
 /** The thread starts with the first picture asked for: a server whose pictures are all made never starts it. */
@@ -26,7 +29,9 @@ export function startExamplePictureThread(options: {
   pictures: PictureDirectory;
   ffmpegPath: string;
   logger?: Pick<Logger, "warn">;
-}): ExampleMaker & { stop(): Promise<void> } {
+  /** How long the thread stays after its last picture (tests shorten it). */
+  idleMs?: number;
+}): ExampleMaker & { stop(): Promise<void>; readonly running: boolean } {
   const waiting = new Map<number, { resolve(made: boolean): void; reject(err: Error): void }>();
   let next = 0;
   let ended: Error | null = null;
@@ -36,6 +41,7 @@ export function startExamplePictureThread(options: {
     for (const w of waiting.values()) w.reject(err);
     waiting.clear();
   };
+  let idleTimer: NodeJS.Timeout | null = null;
   const start = (): Worker => {
     const data: ThreadData = { picturesRoot: options.pictures.root, ffmpegPath: options.ffmpegPath };
     const started = startTypeScriptThread(__filename, "serveExamplePictures", data);
@@ -43,8 +49,17 @@ export function startExamplePictureThread(options: {
       const w = waiting.get(answer.id);
       if (!w) return;
       waiting.delete(answer.id);
-      // An idle thread does not keep the process alive.
-      if (waiting.size === 0) started.unref();
+      if (waiting.size === 0) {
+        // An idle thread does not keep the process alive, and goes after a while: the models it
+        // loaded to make pictures hold ~150 MB a server that made them all never needs again.
+        started.unref();
+        idleTimer = setTimeout(() => {
+          if (worker !== started || waiting.size > 0) return;
+          worker = null;
+          void started.terminate();
+        }, options.idleMs ?? IDLE_MS);
+        idleTimer.unref();
+      }
       if (answer.error !== undefined) w.reject(new Error(answer.error));
       else w.resolve(answer.made === true);
     });
@@ -52,12 +67,17 @@ export function startExamplePictureThread(options: {
       options.logger?.warn({ err: err.message }, "the catalog picture thread failed; cards keep their icons");
       endAll(err);
     });
-    started.on("exit", () => endAll(new Error("the catalog picture thread has ended")));
+    // Ended while idle, it starts again with the next picture asked for; otherwise it failed.
+    started.on("exit", () => {
+      if (worker === started) endAll(new Error("the catalog picture thread has ended"));
+    });
     return started;
   };
   return {
     make(modelId) {
       if (ended) return Promise.reject(ended);
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = null;
       worker ??= start();
       worker.ref();
       const id = next++;
@@ -69,7 +89,13 @@ export function startExamplePictureThread(options: {
     },
     async stop() {
       ended ??= new Error("the catalog picture thread was stopped");
-      await worker?.terminate();
+      if (idleTimer) clearTimeout(idleTimer);
+      const stopping = worker;
+      worker = null;
+      await stopping?.terminate();
+    },
+    get running() {
+      return worker !== null;
     },
   };
 }

@@ -86,6 +86,11 @@ function createInstruments() {
       buckets: [1, 2, 4, 8, 16, 32, 64],
       registers,
     }),
+    examplePicturesWaiting: new Gauge({
+      name: "atelier_example_pictures_waiting",
+      help: "Catalog card pictures this process still has to make (queued or in the making); 0 once all are made.",
+      registers,
+    }),
     rateLimitRefusals: new Counter({
       name: "atelier_rate_limit_refusals_total",
       help: "Requests refused with 429, by the budget they exceeded: ip or key.",

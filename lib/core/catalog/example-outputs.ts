@@ -22,6 +22,7 @@ import { allCatalogEntries, findCatalogEntry, isBuiltInModel, isRetired } from "
 import { isFileField } from "./file-inputs";
 import { validateModelInput } from "./input-validation";
 import type { JsonSchemaObject } from "../../primitives/json-schema";
+import { METRICS } from "../../primitives/metrics";
 
 /** Bump when the way a picture is made changes, so every card picture is made again. */
 const RENDER_VERSION = 1;
@@ -350,6 +351,7 @@ export function startExampleOutputs(input: {
   };
 
   const pump = () => {
+    METRICS.examplePicturesWaiting.set(queue.length + (current === null ? 0 : 1));
     if (!started || current !== null || abort.signal.aborted) return;
     const next = queue.shift();
     if (next === undefined) {
@@ -381,6 +383,7 @@ export function startExampleOutputs(input: {
       })
       .finally(() => {
         current = null;
+        METRICS.examplePicturesWaiting.set(queue.length);
         // Let requests in between: one picture, then the server's own work.
         setImmediate(pump);
       });
