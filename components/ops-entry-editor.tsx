@@ -3,7 +3,8 @@
 // input schema as JSON beside the live form creators will see (the model page's SchemaForm), its
 // price with a quote of the example input, then save as a draft or publish, and its lifecycle.
 // Every change is checked by the server as the store would check it (the providers file's
-// parser), and a refusal is shown at the field its path names.
+// parser), and a refusal is shown at the field its path names. An entry's routes (other providers
+// serving it) have a section of their own (ops-entry-routes.tsx).
 import { Component, useEffect, useMemo, useRef, useState, useTransition, type ReactNode } from "react";
 import type { RJSFSchema } from "@rjsf/utils";
 import Link from "next/link";
@@ -14,11 +15,22 @@ import { checkEntryAction, saveEntryAction, type EntryCheck, type SavedEntry } f
 import { EntryImport } from "./ops-entry-import";
 import { Lifecycle } from "./ops-entry-lifecycle-panel";
 import { parseJson } from "./ops-entry-json";
+import { RoutesSection } from "./ops-entry-routes";
+import {
+  NO_ROUTES,
+  routeSpotOf,
+  routesFormOf,
+  routesValue,
+  type RouteProblem,
+  type RoutesForm,
+} from "./ops-entry-routes-form";
 import { FieldError, INPUT, LABEL, BUTTON, MONO, TextField } from "./ops-entry-ui";
 
 export interface EditorProvider {
   id: string;
   kind: string;
+  /** Its kind's own entry fields (a route target's JSON may hold them). */
+  entryFields?: readonly string[];
 }
 
 export interface EditorEntry {
@@ -93,9 +105,22 @@ const list = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-function fieldsOf(doc: Record<string, unknown>): Fields {
+/**
+ * The editor's fields of a document, and its routes as the Routes form when the form can hold
+ * them; else they stay in "Other fields" as JSON (routes null).
+ */
+function startOf(doc: Record<string, unknown>): { fields: Fields; routes: RoutesForm | null } {
+  const routes = routesFormOf(doc.routes);
+  return { fields: fieldsOf(doc, routes.ok), routes: routes.ok ? routes.form : null };
+}
+
+function fieldsOf(doc: Record<string, unknown>, routesOwned: boolean): Fields {
   const pricing = (doc.pricing ?? {}) as { unit?: string; usd?: string; drivers?: string[]; overrides?: unknown[] };
-  const other = Object.fromEntries(Object.entries(doc).filter(([k]) => !(OWN_FIELDS as readonly string[]).includes(k)));
+  const other = Object.fromEntries(
+    Object.entries(doc).filter(
+      ([k]) => !(OWN_FIELDS as readonly string[]).includes(k) && !(routesOwned && k === "routes"),
+    ),
+  );
   return {
     id: String(doc.id ?? ""),
     upstream: String(doc.upstream_model ?? ""),
@@ -129,9 +154,16 @@ function defaultsOf(schema: unknown): Record<string, unknown> {
   return out;
 }
 
-type Built = { document: Record<string, unknown>; errors: Record<string, string> };
+type Built = {
+  document: Record<string, unknown>;
+  errors: Record<string, string>;
+  /** The Routes form's own problems (a target's JSON), each at its field. */
+  routeProblems: RouteProblem[];
+  /** Whether the document's routes come from "Other fields" (the form has no targets). */
+  routesInOther: boolean;
+};
 
-function build(f: Fields): Built {
+function build(f: Fields, routesForm: RoutesForm): Built {
   const errors: Record<string, string> = {};
   const schema = parseJson(f.schema);
   if (!schema.ok) errors.schema = schema.message;
@@ -145,10 +177,19 @@ function build(f: Fields): Built {
     errors.other = "Other fields must be a JSON object ({} for none).";
   const rest =
     other.ok && other.value && typeof other.value === "object" ? (other.value as Record<string, unknown>) : {};
+  const routes = routesValue(routesForm);
+  if (routes.problems.length > 0) errors.routes = routes.problems[0]!.message;
+  const routesInOther = routes.value === undefined && Object.hasOwn(rest, "routes");
+  if (routes.value !== undefined && Object.hasOwn(rest, "routes"))
+    errors.other =
+      "routes are set in the Routes section above: take them out of here (or remove the section's targets).";
   return {
     errors,
+    routeProblems: routes.problems,
+    routesInOther,
     document: {
       ...rest,
+      ...(routes.value !== undefined ? { routes: routes.value } : {}),
       id: f.id.trim(),
       ...(f.upstream.trim() ? { upstream_model: f.upstream.trim() } : {}),
       name: f.name,
@@ -172,8 +213,9 @@ function build(f: Fields): Built {
 }
 
 /** Which editor field a verb's param ("entry.pricing.usd", "entry.input_schema.additionalProperties") names. */
-function fieldOfParam(param: string | null): keyof Fields | "example" | "general" {
+function fieldOfParam(param: string | null): keyof Fields | "routes" | "example" | "general" {
   const p = (param ?? "").replace(/^entry\.?/, "");
+  if (routeSpotOf(param)) return "routes";
   if (p === "id") return "id";
   if (p.startsWith("upstream_model")) return "upstream";
   if (p.startsWith("name")) return "name";
@@ -236,15 +278,18 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
         }
       : null,
   );
-  const [f, setF] = useState<Fields>(() => fieldsOf(entry?.document ?? blankDocument()));
+  const [start] = useState(() => startOf(entry?.document ?? blankDocument()));
+  const [f, setF] = useState<Fields>(start.fields);
+  const [routes, setRoutes] = useState<RoutesForm>(start.routes ?? NO_ROUTES);
   const set = (patch: Partial<Fields>) => setF((prev) => ({ ...prev, ...patch }));
   const [exampleText, setExampleText] = useState(() => pretty(startingExample(entry?.document ?? blankDocument())));
   const [check, setCheck] = useState<EntryCheck | null>(null);
   const [saveMessage, setSaveMessage] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
-  const [serverError, setServerError] = useState<{ message: string; param: string | null } | null>(null);
+  /** A save's refusal, of the document as it was saved (`doc`): once that changes, the live check speaks. */
+  const [serverError, setServerError] = useState<{ message: string; param: string | null; doc: string } | null>(null);
   const [pending, startTransition] = useTransition();
 
-  const built = useMemo(() => build(f), [f]);
+  const built = useMemo(() => build(f, routes), [f, routes]);
   const example = useMemo(() => parseJson(exampleText), [exampleText]);
   const exampleValue =
     example.ok && example.value && typeof example.value === "object" && !Array.isArray(example.value)
@@ -271,10 +316,17 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
     return () => clearTimeout(timer);
   }, [providerId, docKey, exampleText]);
 
-  const refusal = serverError ?? (check && !check.ok ? check : null);
+  const refusal = (serverError?.doc === docKey ? serverError : null) ?? (check && !check.ok ? check : null);
   const refusedAt = refusal ? fieldOfParam(refusal.param) : null;
+  // Routes given as JSON in "Other fields" are refused there; the form's, at their field.
+  const refusedField = refusedAt === "routes" && built.routesInOther ? "other" : refusedAt;
   const errorAt = (field: keyof Fields): string | undefined =>
-    built.errors[field] ?? (refusedAt === field ? refusal!.message : undefined);
+    built.errors[field] ?? (refusedField === field ? refusal!.message : undefined);
+  const routeSpot = refusal && refusedField === "routes" ? routeSpotOf(refusal.param) : null;
+  const routeProblems: RouteProblem[] = [
+    ...built.routeProblems,
+    ...(refusal && routeSpot ? [{ spot: routeSpot, message: refusal.message }] : []),
+  ];
 
   const importable = provider !== null && !stored;
 
@@ -293,7 +345,7 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
         publish,
       });
       if (!result.ok) {
-        setServerError({ message: result.message, param: result.param });
+        setServerError({ message: result.message, param: result.param, doc: docKey });
         setSaveMessage({ tone: "error", text: result.message });
         return;
       }
@@ -381,7 +433,9 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
             provider={provider}
             facts={{ id: f.id, usd: f.usd, unit: f.unit }}
             onImported={(document) => {
-              setF(fieldsOf(document));
+              const next = startOf(document);
+              setF(next.fields);
+              setRoutes(next.routes ?? NO_ROUTES);
               setExampleText(pretty(startingExample(document)));
             }}
           />
@@ -591,6 +645,32 @@ export function EntryEditor({ providers, entry }: { providers: EditorProvider[];
           Add the example input
         </button>
       </section>
+
+      <RoutesSection
+        form={routes}
+        onChange={setRoutes}
+        providers={providers}
+        ownProvider={providerId}
+        priceUnit={f.unit.trim() || "image"}
+        problems={routeProblems}
+        inOtherFields={
+          built.routesInOther
+            ? {
+                adopt: () => {
+                  const other = parseJson(f.other);
+                  if (!other.ok || !other.value || typeof other.value !== "object" || Array.isArray(other.value))
+                    return "Fix Other fields' JSON first.";
+                  const { routes: raw, ...rest } = other.value as Record<string, unknown>;
+                  const read = routesFormOf(raw);
+                  if (!read.ok) return `The form cannot hold these routes: ${read.reason}. Edit them in Other fields.`;
+                  setRoutes(read.form);
+                  set({ other: pretty(rest) });
+                  return null;
+                },
+              }
+            : null
+        }
+      />
 
       <section className="rounded-lg border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
         <label className={LABEL}>

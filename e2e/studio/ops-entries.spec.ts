@@ -4,8 +4,9 @@
 // example, publishes it; a creator in another browser sees it in the catalog within seconds, with
 // no restart, runs it against a fake images server and is charged the quote; a price change makes
 // a new revision; a deprecation with a sunset marks it in the catalog. Anyone else gets a 404.
-// Also: a start from a model id with an example, and Replicate's and fal's schemas imported.
-// Screenshots: ops-entries, ops-entry-editor, ops-entry-editor-phone.
+// Also: a start from a model id with an example, Replicate's and fal's schemas imported, and
+// routes built in the form (two targets, a bad weight refused at its field, a run served by one).
+// Screenshots: ops-entries, ops-entry-editor, ops-entry-editor-phone, ops-entry-routes.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -32,6 +33,26 @@ let fake: http.Server;
 test.describe.configure({ mode: "serial" });
 test.use({ actionTimeout: 15_000 });
 
+/** An openai-images provider on the fake images server, its key pasted (on stdin). */
+function addImagesProvider(id: string): void {
+  const out = execFileSync(
+    process.execPath,
+    [
+      ADMIN_CLI,
+      "--json",
+      ...["provider", "add", "--id", id, "--kind", "openai-images"],
+      ...["--base-url", `http://127.0.0.1:${FAKE_PORT}`, "--api-key-stdin"],
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DATA_DIR: STUDIO_DATA_DIR, DATABASE_URL: "" },
+      encoding: "utf8",
+      input: `${PASTED_KEY}\n`,
+    },
+  );
+  expect(JSON.parse(out)).toMatchObject({ id, credential: "secret set" });
+}
+
 test.beforeAll(async () => {
   const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#47a" } })
     .png()
@@ -51,22 +72,7 @@ test.beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => fake.listen(FAKE_PORT, "127.0.0.1", resolve));
-  const out = execFileSync(
-    process.execPath,
-    [
-      ADMIN_CLI,
-      "--json",
-      ...["provider", "add", "--id", PROVIDER, "--kind", "openai-images"],
-      ...["--base-url", `http://127.0.0.1:${FAKE_PORT}`, "--api-key-stdin"],
-    ],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, DATA_DIR: STUDIO_DATA_DIR, DATABASE_URL: "" },
-      encoding: "utf8",
-      input: `${PASTED_KEY}\n`,
-    },
-  );
-  expect(JSON.parse(out)).toMatchObject({ id: PROVIDER, credential: "secret set" });
+  addImagesProvider(PROVIDER);
 });
 
 test.afterAll(async () => {
@@ -414,4 +420,100 @@ test("an operator imports a fal endpoint's schema from the provider's document h
   } finally {
     await fal.close();
   }
+});
+
+test("an operator builds an entry's routes in the form; a bad weight is refused; a run takes the route", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(90_000);
+  const [egret, ibis] = [`route-egret-${TAG}`, `route-ibis-${TAG}`];
+  addImagesProvider(egret);
+  addImagesProvider(ibis);
+  const id = `e2e-images/stork-${TAG}`;
+  const ops = newUser("ops");
+  await signIn(page, ops);
+  await page.goto("/ops/entries/new");
+  await page.getByLabel("Provider").selectOption(PROVIDER);
+  await fill(page, "Id (creator/name)", id);
+  await fill(page, "Upstream model", "fake-stork-own");
+  await fill(page, "Name", "Stork");
+  await page.getByLabel("Description").fill("Served by three providers.");
+
+  const routes = page.getByRole("region", { name: "Routes" });
+  await expect(routes.getByTestId("routes-none")).toContainText(`Served by its own provider only (${PROVIDER})`);
+  const target = (n: number) => routes.getByRole("group", { name: new RegExp(`^Target ${n}`) });
+  const providerOf = (n: number) => target(n).getByLabel("Provider", { exact: true });
+  // Added with the keyboard: focus lands on the new target's provider, the first one not taken.
+  await routes.getByRole("button", { name: "Add a target" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(providerOf(1)).toBeFocused();
+  await providerOf(1).selectOption(egret);
+  await target(1).getByLabel("Upstream model").fill("fake-stork-egret");
+  await routes.getByRole("button", { name: "Add a target" }).click();
+  await providerOf(2).selectOption(ibis);
+  await target(2).getByLabel("Upstream model").fill("fake-stork-ibis");
+  // The entry's own provider and a provider already a target are not offered again.
+  await expect(providerOf(2).locator("option", { hasText: PROVIDER })).toHaveCount(0);
+  await expect(providerOf(2).locator(`option[value="${egret}"]`)).toHaveCount(0);
+
+  // Weighted: weights appear; one out of bounds is refused by the server at its field, on save too.
+  await expect(target(1).getByLabel(/^Weight/)).toHaveCount(0);
+  await routes.getByRole("radio", { name: /^Weighted/ }).check();
+  await target(2)
+    .getByLabel(/^Weight/)
+    .fill("250");
+  const weightError = target(2).getByRole("alert");
+  await expect(weightError).toHaveText("entry.routes.targets[1].weight must be a whole number from 1 to 100; got 250.");
+  await expect(target(2).getByLabel(/^Weight/)).toHaveAttribute("aria-invalid", "true");
+  await page.getByRole("button", { name: "Save as draft" }).click();
+  await expect(page.getByTestId("save-message")).toContainText("entry.routes.targets[1].weight must be");
+  await expect(page.getByTestId("entry-state")).toHaveText("Not saved yet.");
+  await target(2)
+    .getByLabel(/^Weight/)
+    .fill("30");
+  await expect(weightError).toHaveCount(0);
+
+  // Ordered: moved up and down from the keyboard, focus following the target.
+  await routes.getByRole("radio", { name: /^Ordered/ }).check();
+  await target(2).getByRole("button", { name: "Move up target 2" }).press("Enter");
+  await expect(target(1)).toContainText(ibis);
+  await expect(target(1).getByRole("button", { name: "Move down target 1" })).toBeFocused();
+  await expect(routes.getByTestId("routes-said")).toHaveText("Target 2 moved up: now target 1 of 2.");
+
+  // Cheapest: a declared cost on the egret; the entry's own declares none, so the egret goes first.
+  await routes.getByRole("radio", { name: /^Cheapest/ }).check();
+  await target(2).getByLabel("Declared cost").selectOption("unit");
+  await expect(target(2).getByLabel("Cost unit")).toHaveValue("image");
+  await target(2).getByLabel("Cost in USD").fill("0.01");
+  // The form owns the routes: Other fields holds none.
+  const otherFields = page.getByLabel("Other fields (JSON: status, creator, cost, a kind's own fields)");
+  await expect(otherFields).not.toHaveValue(/routes/);
+  await page.getByRole("button", { name: "Publish" }).click();
+  await expect(page.getByTestId("save-message")).toContainText("Saved and published");
+
+  // Stored: a reload shows the same routes in the form, and none in Other fields.
+  await page.reload();
+  await expect(routes.getByRole("radio", { name: /^Cheapest/ })).toBeChecked();
+  await expect(providerOf(1)).toHaveValue(ibis);
+  await expect(target(1).getByLabel("Upstream model")).toHaveValue("fake-stork-ibis");
+  await expect(providerOf(2)).toHaveValue(egret);
+  await expect(target(2).getByLabel("Cost in USD")).toHaveValue("0.01");
+  await expect(otherFields).not.toHaveValue(/routes/);
+  await screenshot(page, "ops-entry-routes");
+
+  // A run goes to the cheapest declared: the egret, with its own upstream model.
+  const key = newKey(ops.workspaceId);
+  let run = "";
+  await expect(async () => {
+    const res = await request.post("/v1/generations", {
+      headers: { "x-api-key": key },
+      data: { model: id, input: { prompt: "a stork on a chimney" } },
+    });
+    expect(res.status(), await res.text()).toBe(201);
+    run = ((await res.json()) as { id: string }).id;
+  }).toPass({ timeout: 10_000 });
+  await expect.poll(async () => (await apiRun(request, key, run)).status, { timeout: 30_000 }).toBe("succeeded");
+  expect(((await apiRun(request, key, run)) as unknown as { provider: string }).provider).toBe(egret);
+  expect(seen.map((s) => s.body.model)).toContain("fake-stork-egret");
 });

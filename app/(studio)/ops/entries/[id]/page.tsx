@@ -2,6 +2,7 @@
 import { notFound } from "next/navigation";
 import { requireOps } from "@/app/_studio/studio-ctx";
 import { EntryEditor } from "@/components/ops-entry-editor";
+import { editorProviders } from "../editor-providers";
 import { listStoredEntries, listStoredProviders } from "@/lib/providers/stored-catalog/catalog-verbs";
 
 export const dynamic = "force-dynamic";
@@ -19,7 +20,7 @@ export default async function EntryPage({ params }: { params: Promise<{ id: stri
   return (
     <div className="mx-auto max-w-6xl">
       <EntryEditor
-        providers={providers.map((p) => ({ id: p.id, kind: p.kind }))}
+        providers={editorProviders(providers)}
         entry={{
           id: entry.id,
           provider: entry.provider,

@@ -2,6 +2,7 @@
 // Only each stored provider's id and kind reach the browser, never its settings or key.
 import { requireOps } from "@/app/_studio/studio-ctx";
 import { EntryEditor } from "@/components/ops-entry-editor";
+import { editorProviders } from "../editor-providers";
 import { listStoredProviders } from "@/lib/providers/stored-catalog/catalog-verbs";
 
 export const dynamic = "force-dynamic";
@@ -12,7 +13,7 @@ export default async function NewEntryPage() {
   const providers = await listStoredProviders({ db: ops.db, actingAs: ops });
   return (
     <div className="mx-auto max-w-6xl">
-      <EntryEditor providers={providers.map((p) => ({ id: p.id, kind: p.kind }))} entry={null} />
+      <EntryEditor providers={editorProviders(providers)} entry={null} />
     </div>
   );
 }
