@@ -19,23 +19,9 @@ CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/atelier/node-$NODE_LTS_VERSION"
 NODE_DIR="$CACHE_DIR/node"
 NODE_BIN="$NODE_DIR/bin/node"
 
-STEP_NAME=""
-STEP_START=$SECONDS
-TIMES=()
-end_step() { if [ -n "$STEP_NAME" ]; then TIMES+=("$(printf '%5d s  %s' $((SECONDS - STEP_START)) "$STEP_NAME")"); fi; }
-print_times() {
-  end_step
-  STEP_NAME=""
-  printf '\n\033[1m== time per step (Node %s) ==\033[0m\n' "$NODE_LTS_VERSION"
-  printf '%s\n' "${TIMES[@]}"
-  printf '%5d s  in all\n' "$SECONDS"
-}
-step() {
-  end_step
-  STEP_NAME="$1"
-  STEP_START=$SECONDS
-  printf '\n\033[1m== %s ==\033[0m\n' "$1"
-}
+STEPS_TITLE="time per step (Node $NODE_LTS_VERSION)"
+# shellcheck source=step-times.sh
+source scripts/step-times.sh
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"; print_times' EXIT

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm test: lint, type check, Vitest on SQLite and on PostgreSQL, the production build, and the
-# black-box API tests against the started server, the benchmark harness in smoke mode, and the studio tests in Chromium.
+# black-box API tests against the started server (with Vitest on SQLite under Node 26 beside them),
+# the benchmark harness in smoke mode, and the studio tests in Chromium.
 # Stops at the first failing step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,25 +9,11 @@ export NEXT_TELEMETRY_DISABLED=1
 PG_URL="${ATELIER_TEST_PG_URL:-postgres://postgres@127.0.0.1:5432/test}"
 mkdir -p test-results
 
-# Each step's time, printed together at the end (and after a failure): where CI's minutes go.
-STEP_NAME=""
-STEP_START=$SECONDS
-TIMES=()
-end_step() { if [ -n "$STEP_NAME" ]; then TIMES+=("$(printf '%5d s  %s' $((SECONDS - STEP_START)) "$STEP_NAME")"); fi; }
-print_times() {
-  end_step
-  STEP_NAME=""
-  printf '\n\033[1m== time per step ==\033[0m\n'
-  printf '%s\n' "${TIMES[@]}"
-  printf '%5d s  in all\n' "$SECONDS"
-}
-trap print_times EXIT
-step() {
-  end_step
-  STEP_NAME="$1"
-  STEP_START=$SECONDS
-  printf '\n\033[1m== %s ==\033[0m\n' "$1"
-}
+# shellcheck source=step-times.sh
+source scripts/step-times.sh
+# A step that fails ends the run: the Node 26 tests running beside it end too.
+stop_background() { if [ -n "${node_lts_pid:-}" ]; then pkill -TERM -P "$node_lts_pid" 2>/dev/null || true; fi; }
+trap 'stop_background; print_times' EXIT
 
 step "lint and type check"
 # ESLint and tsc each keep one core busy: side by side they take the time of the longer one.
@@ -56,12 +43,26 @@ if grep -qE "^Warning:|build encountered [0-9]+ warning" test-results/next-build
   echo "The production build printed warnings (see above): remove their causes." >&2
   exit 1
 fi
+# The same unit tests under the current Node LTS (26), beside the API tests, which leave a core
+# mostly idle while their servers wait on each other: one Vitest worker, at a lower priority.
+node_lts_log=test-results/node-lts.log
+nice -n 10 bash scripts/test-node-lts.sh --maxWorkers=1 >"$node_lts_log" 2>&1 &
+node_lts_pid=$!
 step "API tests over HTTP against the started server"
 PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/test-results/e2e-api.json" npx playwright test --config e2e/api/playwright.config.ts --reporter=list,json
 step "benchmark harness, smoke mode (asserts nothing about speed)"
 npx tsx bench/run.ts --smoke
 
+step "unit tests under Node 26 (run beside the API tests)"
+node_lts_status=0
+wait "$node_lts_pid" || node_lts_status=$?
+tail -n 12 "$node_lts_log"
+if [ "$node_lts_status" -ne 0 ]; then
+  echo "The unit tests under Node 26 failed (exit $node_lts_status): all of it in $node_lts_log." >&2
+  exit 1
+fi
+
 step "studio tests in Chromium"
 PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/test-results/e2e-studio.json" npx playwright test --config e2e/studio/playwright.config.ts --reporter=list,json
 
-node scripts/test-summary.mjs test-results/vitest-sqlite.json test-results/vitest-postgres.json test-results/e2e-api.json test-results/e2e-studio.json
+node scripts/test-summary.mjs test-results/vitest-sqlite.json test-results/vitest-postgres.json test-results/vitest-sqlite-node26.json test-results/e2e-api.json test-results/e2e-studio.json
