@@ -254,7 +254,7 @@ function parseExamples(value: unknown, path: string, id: string, schema: JsonSch
 export function parseEntry(
   value: unknown,
   path: string,
-  provider: { id: string; kind: ProviderKind },
+  provider: { id: string; kind: ProviderKind; settings?: JsonObject },
   ajv: Ajv2020,
   ctx: ParseContext,
 ): RemoteEntryConfig {
@@ -262,6 +262,16 @@ export function parseEntry(
   const entry = objectAt(value, path, [...ENTRY_FIELDS, ...kind.entryFields]);
   const id = parseId(entry, path);
   const modality = stringAt(entry, "modality", path, { oneOf: kind.modalities }) as Modality;
+  // The provider itself may make less than its kind (an AI SDK package): in the file, and for an
+  // entry stored later under a provider of the store (its settings among ctx.providers).
+  const settings = provider.settings ?? ctx.providers?.get(provider.id)?.settings;
+  const own = settings ? kind.modalitiesOf?.(settings) : null;
+  if (own && !own.modalities.includes(modality)) {
+    fail(
+      `${path}.modality`,
+      `must be one of ${own.modalities.map((m) => `"${m}"`).join(", ")}: ${own.says}; got "${modality}".`,
+    );
+  }
   const revision = stringAt(entry, "revision", path, { fallback: DEFAULT_REVISION });
   if (!isCalendarDate(revision)) fail(`${path}.revision`, `must be a date such as 2026-11-22; got "${revision}".`);
   const inputSchema = parseInputSchema(entry.input_schema, `${path}.input_schema`, ajv);

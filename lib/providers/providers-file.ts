@@ -143,7 +143,7 @@ function parseProvider(value: unknown, path: string, ctx: ParseContext, ajv: Ajv
   const { kind, raw, config } = settings;
   // None is allowed: a provider may serve only as another entry's route target.
   const entries = arrayAt(raw.entries, `${path}.entries`).map((entry, i) => {
-    const parsed = parseEntry(entry, `${path}.entries[${i}]`, { id: config.id, kind }, ajv, ctx);
+    const parsed = parseEntry(entry, `${path}.entries[${i}]`, { id: config.id, kind, settings: raw }, ajv, ctx);
     const inline = kind.inlineEntry ? kind.inlineEntry(entry as JsonObject, parsed.options) : (entry as JsonObject);
     return { parsed, document: inline };
   });

@@ -264,23 +264,6 @@ function parseProvider(provider: JsonObject, path: string): Record<string, unkno
       `is required when base_url is left out: ${info.package} then calls ${info.defaultBaseUrl}, which needs a key.`,
     );
   }
-  // Before the entries are read one by one: each must be of a modality the package really makes.
-  const own = packageModalities(provider)!;
-  if (Array.isArray(provider.entries)) {
-    provider.entries.forEach((entry: unknown, i) => {
-      const modality = (entry as JsonObject | null)?.modality;
-      if (
-        typeof modality === "string" &&
-        ["image", "audio", "video"].includes(modality) &&
-        !own.modalities.includes(modality as Modality)
-      ) {
-        fail(
-          `${path}.entries[${i}].modality`,
-          `must be one of ${own.modalities.map((m) => `"${m}"`).join(", ")}: ${own.says}; got "${modality}".`,
-        );
-      }
-    });
-  }
   return { provider: name };
 }
 

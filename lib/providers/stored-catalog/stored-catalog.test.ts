@@ -638,6 +638,19 @@ describe(`the remote catalog in the store (${testDialect()})`, () => {
       message:
         "entry.routes.targets[0].provider names a provider that makes no image: @ai-sdk/elevenlabs makes audio (speech) only.",
     });
+    // And so is an entry added to it directly: an image entry under a speech-only package.
+    const { routes: _unrouted, ...voiced } = routed;
+    expect(
+      await refusal(
+        addEntry(ctx, {
+          providerId: "route-voices",
+          document: { ...voiced, id: "route-voices/img", upstream_model: "eleven_v3" },
+        }),
+      ),
+    ).toEqual({
+      param: "entry.modality",
+      message: 'entry.modality must be one of "audio": @ai-sdk/elevenlabs makes audio (speech) only; got "image".',
+    });
     await removeProvider(ctx, { id: "route-voices" });
     await addEntry(ctx, { providerId: "route-main", document: routed, publish: true });
     const warnings: string[] = [];
