@@ -1,4 +1,4 @@
-// npm run bench [-- --smoke] [-- --pg] [-- --cpu-prof] [-- --only models,quotes,streams]
+// npm run bench [-- --smoke] [-- --pg] [-- --cpu-prof] [-- --only models,quotes,streams,footprint]
 //   [-- --history-runs N] (the history scenario's runs; 1,000,000 unless told, 2,000 with --smoke)
 // Builds the studio if needed, starts the production server on fresh stores, runs every
 // scenario against it and against a bare node:http baseline measured in the same run, prints
@@ -24,6 +24,7 @@ import {
 } from "./lib/server";
 import { generationsScenario, modelsScenario, quotesScenario } from "./scenarios/api";
 import { fairQueueScenario } from "./scenarios/fair-queue";
+import { footprintScenario } from "./scenarios/footprint";
 import { failoverFakes, failoverScenario } from "./scenarios/failover";
 import { cancelFakes, cancelReachScenario } from "./scenarios/cancel-reach";
 import { historyScenario } from "./scenarios/history";
@@ -76,6 +77,7 @@ const SCENARIOS = [
   "xproc",
   "streams",
   "history",
+  "footprint",
 ] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 const wanted = (name: ScenarioName) => only === null || only.has(name);
@@ -378,6 +380,16 @@ async function main(): Promise<void> {
         progress,
       }),
     );
+  }
+
+  if (wanted("footprint")) {
+    // `npm start` itself, alone on the machine's CPU: nothing else of the bench runs meanwhile.
+    const store = await freshStore("footprint", settings.pg ? "atelier_bench_footprint" : null);
+    try {
+      await scenario(`footprint (${storeName})`, () => footprintScenario(settings, store, storeName));
+    } finally {
+      await dropStore(store);
+    }
   }
 
   const table = formatTable(rows);

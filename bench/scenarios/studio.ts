@@ -13,7 +13,7 @@ function cookiesOf(res: Response): string[] {
 }
 
 /** Signs in with next-auth's credentials provider; returns the Cookie header of the session. */
-export async function signIn(server: ServerHandle, email: string, password: string): Promise<string> {
+export async function signIn(server: Pick<ServerHandle, "studio">, email: string, password: string): Promise<string> {
   const csrfRes = await fetch(`${server.studio}/api/auth/csrf`);
   const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
   const jar = cookiesOf(csrfRes);
@@ -34,7 +34,10 @@ export async function signIn(server: ServerHandle, email: string, password: stri
   return [...jar, session].join("; ");
 }
 
-export function studioUser(server: ServerHandle, workspaceId: string): { email: string; password: string } {
+export function studioUser(
+  server: Pick<ServerHandle, "store">,
+  workspaceId: string,
+): { email: string; password: string } {
   const user = { email: `bench-${Date.now().toString(36)}@example.com`, password: "bench-pass-1" };
   admin(server.store, [
     "user",
