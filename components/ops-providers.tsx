@@ -394,7 +394,7 @@ export function OpsProviders({
             <label htmlFor={`${id}-base_url`} className={label}>
               Base URL{" "}
               <span className="font-normal text-zinc-400">
-                {kind?.baseUrlRequired ? "(required)" : "(optional: the kind's default)"}
+                {kind?.baseUrlRequired ? "(required)" : "(optional with a default or a pool)"}
               </span>
             </label>
             <input

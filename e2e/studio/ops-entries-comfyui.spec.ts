@@ -41,7 +41,7 @@ test("an operator adds a ComfyUI box and a workflow; a creator runs it; an edit 
   await signIn(page, newUser("ops"));
   await page.goto("/ops/providers");
   const form = page.getByRole("form", { name: "Add a provider" });
-  await form.getByLabel("Kind").selectOption("comfyui");
+  await form.getByLabel("Kind", { exact: true }).selectOption("comfyui");
   await form.getByLabel("ID").fill(PROVIDER);
   await form.getByLabel(/Base URL/).fill(comfy.url);
   await form.getByLabel("No key").check();

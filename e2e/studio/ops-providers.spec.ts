@@ -54,7 +54,7 @@ test("an operator adds, tests, edits and removes a provider with a pasted key", 
 
   // Add: openai-images, the fake's address, a pasted key.
   const form = page.getByRole("form", { name: "Add a provider" });
-  await form.getByLabel("Kind").selectOption("openai-images");
+  await form.getByLabel("Kind", { exact: true }).selectOption("openai-images");
   await form.getByLabel("ID").fill(id);
   await form.getByLabel(/Base URL/).fill(base);
   await form.getByLabel(/Call timeout/).fill("5000");
