@@ -208,20 +208,24 @@ async function main(): Promise<void> {
     });
   }
 
-  if (wanted("waiters")) {
-    // A server of its own, so that the RSS before the readers is not that of a server just loaded.
-    await withServer("waiters", settings.pg ? "atelier_bench_waiters" : null, 0, async (server, store) => {
-      const ws = workspaceWithKey(store, "bench", "1000000");
-      await scenario("Prefer: wait readers", () => waitersScenario(settings, server, ws));
+  const waiters = (server: ServerHandle, store: StoreSpec) =>
+    scenario("Prefer: wait readers", () =>
+      waitersScenario(settings, server, workspaceWithKey(store, "bench", "1000000")),
+    );
+  const openStreams = (server: ServerHandle, store: StoreSpec) =>
+    scenario("open status streams", () =>
+      openStreamsScenario(settings, server, workspaceWithKey(store, "bench", "1000000")),
+    );
+  // Each on a server of its own, so that the RSS before the readers is not that of a server just
+  // loaded; smoke mode measures nothing and runs them on one server (CI's minutes).
+  if (settings.smoke && (wanted("waiters") || wanted("streams"))) {
+    await withServer("waiters-streams", null, 0, async (server, store) => {
+      if (wanted("waiters")) await waiters(server, store);
+      if (wanted("streams")) await openStreams(server, store);
     });
-  }
-
-  if (wanted("streams")) {
-    // The same on status streams, on a server of its own for the same reason.
-    await withServer("streams", settings.pg ? "atelier_bench_streams" : null, 0, async (server, store) => {
-      const ws = workspaceWithKey(store, "bench", "1000000");
-      await scenario("open status streams", () => openStreamsScenario(settings, server, ws));
-    });
+  } else {
+    if (wanted("waiters")) await withServer("waiters", settings.pg ? "atelier_bench_waiters" : null, 0, waiters);
+    if (wanted("streams")) await withServer("streams", settings.pg ? "atelier_bench_streams" : null, 0, openStreams);
   }
 
   if (
@@ -347,7 +351,8 @@ async function main(): Promise<void> {
           await worker.stop();
         }
       });
-    if (pgReachable) await across("PostgreSQL", "atelier_bench_xproc", 25);
+    // Smoke mode: the SQLite pair alone proves the harness (the PostgreSQL pair runs the same code).
+    if (pgReachable && !settings.smoke) await across("PostgreSQL", "atelier_bench_xproc", 25);
     else {
       const skipped = (scenario: string, target: string): Row => ({
         scenario,
@@ -358,7 +363,7 @@ async function main(): Promise<void> {
         ratio: null,
         target,
         pass: null,
-        note: "skipped: PostgreSQL not reachable",
+        note: settings.smoke ? "skipped: smoke mode" : "skipped: PostgreSQL not reachable",
       });
       if (wanted("xproc"))
         rows.push(skipped("idle queue: created → running, across processes (PostgreSQL)", "≤ 25 ms"));

@@ -1,7 +1,7 @@
 // What signed-out visitors see, OAuth sign-in's wiring, pages that do not exist, and a run the
 // workspace cannot pay for.
 import { expect, test } from "@playwright/test";
-import { admin, newKey, newUser, screenshot, signIn } from "./helpers";
+import { admin, newKey, newUser, screenshot, signIn, signInCookie } from "./helpers";
 
 test("signed-out visitors can browse the public catalog, and reach it from sign-in", async ({ page }) => {
   await page.goto("/sign-in");
@@ -59,7 +59,7 @@ test("an unknown page and another workspace's run answer a 404 page", async ({ p
 });
 
 test("a run the workspace cannot pay for says how to add credit", async ({ page }) => {
-  await signIn(page, newUser("owner", "0.001"));
+  await signInCookie(page, newUser("owner", "0.001"));
   await page.goto("/catalog/atelier/artwork");
   await expect(page.getByTestId("quote")).toContainText("Cost $0.003");
   await page.getByRole("button", { name: /^Run/ }).click();

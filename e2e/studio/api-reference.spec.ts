@@ -4,7 +4,7 @@
 // and the links to it from the error codes page and the API keys page.
 import { expect, test, type Page } from "@playwright/test";
 import { STUDIO_URL } from "./playwright.config";
-import { newUser, screenshot, signIn } from "./helpers";
+import { newUser, screenshot, signInCookie } from "./helpers";
 
 /** Every URL the page asks for, from now on. */
 function requestsOf(page: Page): string[] {
@@ -172,7 +172,7 @@ test("the error codes page and the API keys page link to the reference", async (
   await expect(page).toHaveURL(/\/docs\/errors$/);
   await expect(page.locator("body")).not.toHaveClass(/(light|dark)-mode/);
 
-  await signIn(page, newUser("owner"));
+  await signInCookie(page, newUser("owner"));
   await page.goto("/keys");
   await expect(page.getByRole("link", { name: "API reference" })).toHaveAttribute("href", "/docs/api");
   // After a key is made, the dialog points to the reference in a new tab (leaving would lose the key).

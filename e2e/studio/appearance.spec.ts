@@ -5,7 +5,7 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { newKey, newUser, screenshot, signIn, startRun, waitFinal } from "./helpers";
+import { newKey, newUser, screenshot, signIn, signInCookie, startRun, waitFinal } from "./helpers";
 import { STUDIO_DATA_DIR } from "./playwright.config";
 
 /**
@@ -211,7 +211,7 @@ test.describe("dark mode", () => {
       db.close();
     }
 
-    await signIn(page, user);
+    await signInCookie(page, user);
     await page.goto(`/runs/${id}`);
     const alert = page.getByRole("alert").filter({ hasText: "Something went wrong on our side" });
     await expect(alert).toBeVisible();

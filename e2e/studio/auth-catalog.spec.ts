@@ -1,7 +1,7 @@
 // The first studio slice in a real browser: signing in and out, the frame with the workspace and
 // its balance, and the catalog with its filters.
 import { expect, test } from "@playwright/test";
-import { newUser, screenshot, signIn } from "./helpers";
+import { newUser, screenshot, signIn, signInWithForm } from "./helpers";
 
 test("signed-out visitors are sent to sign-in; a wrong password says so; a right one opens the catalog", async ({
   page,
@@ -19,7 +19,7 @@ test("signed-out visitors are sent to sign-in; a wrong password says so; a right
     "That email and password do not match a user.",
   );
 
-  await signIn(page, user);
+  await signInWithForm(page, user);
   await expect(page.getByText(user.workspaceName)).toBeVisible();
   await expect(page.getByTestId("balance")).toHaveText(/\$5\.00 available/);
   await page.getByRole("button", { name: "Sign out" }).click();

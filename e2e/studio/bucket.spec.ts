@@ -16,7 +16,7 @@ import { expect, test } from "@playwright/test";
 import { makeWav, stopWorker } from "../api/runs-helpers";
 import { spawnRepoProcess, untilAnswers, type RepoProcess } from "../server-processes";
 import { pgUrl, resetPgDatabase } from "../api/servers";
-import { newUser, signIn, type TestUser } from "./helpers";
+import { newUser, signInCookie, type TestUser } from "./helpers";
 import { REPO_ROOT } from "./playwright.config";
 
 const PORT = 3402;
@@ -127,7 +127,7 @@ test.afterAll(async () => {
 test("a direct upload of a sound goes from the browser straight to the bucket; a picture's thumbnail comes from it", async ({
   page,
 }) => {
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/files");
   await expect(page.getByRole("heading", { name: "Files", exact: true })).toBeVisible();
   const bucketBase = `${S3.endpoint}/${S3.bucket}/${PREFIX}`;
@@ -173,7 +173,7 @@ test("a direct upload of a sound goes from the browser straight to the bucket; a
 });
 
 test("a run from the model page shows its image loaded from the bucket", async ({ page }) => {
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/catalog/atelier/gradient");
   await expect(page.getByTestId("quote")).toContainText("Cost $");
   const before = new Set(await listKeys(PREFIX));
@@ -204,7 +204,7 @@ test("a run from the model page shows its image loaded from the bucket", async (
 
 test("the run's Download link is a presigned bucket URL that answers with an attachment", async ({ page }) => {
   expect(runId, "test 2 made no run").not.toBe("");
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto(`/runs/${runId}`);
   const view = page.getByTestId("run-view");
   await expect(view.getByTestId("status-pill")).toHaveAttribute("data-status", "succeeded");

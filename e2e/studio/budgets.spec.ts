@@ -2,7 +2,7 @@
 // runs spent and what is left, a studio run past the cap is refused with the budget's own message
 // (not a crash), the cap is cleared and runs start again; a creator cannot open the page.
 import { expect, test } from "@playwright/test";
-import { admin, newKey, newUser, screenshot, signIn, startRun } from "./helpers";
+import { admin, newKey, newUser, screenshot, signIn, signInCookie, startRun } from "./helpers";
 
 test("an admin caps the day, a run past it is refused with the budget's message, the cap is cleared", async ({
   page,
@@ -79,7 +79,7 @@ test("an admin caps the day, a run past it is refused with the budget's message,
   admin(["user", "create", "--email", colleague, "--password", "studio-pass-1", "--workspace", boss.workspaceId]);
   const theirContext = await browser.newContext();
   const colleaguePage = await theirContext.newPage();
-  await signIn(colleaguePage, { email: colleague, password: "studio-pass-1" });
+  await signInCookie(colleaguePage, { email: colleague, password: "studio-pass-1" });
   await colleaguePage.goto("/runs");
   await expect(colleaguePage.getByRole("heading", { level: 1, name: "Runs" })).toBeVisible();
   await expect(colleaguePage.getByRole("status", { name: "Spending alerts" })).toHaveCount(0);
@@ -120,7 +120,7 @@ test.describe("on a phone, in the dark", () => {
   test("member and key budgets read at phone width; a cap of two is cleared one at a time", async ({ page }) => {
     const owner = newUser("owner");
     const key = admin<{ id: string }>(["key", "create", "--workspace", owner.workspaceId, "--name", "studio test"]);
-    await signIn(page, owner);
+    await signInCookie(page, owner);
     await page.goto("/budgets");
     const form = page.getByRole("form", { name: "Set a budget" });
     await form.getByLabel("Applies to").selectOption({ label: `${owner.email} (owner)` });

@@ -3,7 +3,17 @@
 import sharp from "sharp";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { makeWav } from "../api/runs-helpers";
-import { admin, apiRun, holdScripts, newKey, newUser, screenshot, signIn, type TestUser } from "./helpers";
+import {
+  admin,
+  apiRun,
+  holdScripts,
+  newKey,
+  newUser,
+  screenshot,
+  signIn,
+  signInCookie,
+  type TestUser,
+} from "./helpers";
 
 /** Presses Run, waits for the run to succeed, and checks the API sees it as a studio run. */
 async function runAndWait(page: Page, request: APIRequestContext, user: TestUser): Promise<string> {
@@ -120,7 +130,7 @@ test("filter the catalog, open atelier/artwork, see field errors and the quote f
 
 test("a video model plays with a poster; Ctrl+Enter runs", async ({ page, request }) => {
   const user = newUser("owner", "5");
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/models/atelier/title-motion"); // the alias redirects to /catalog/…
   await expect(page).toHaveURL(/\/catalog\/atelier\/title-motion$/);
   await page.getByLabel("Duration", { exact: true }).fill("2");
@@ -136,7 +146,7 @@ test("a video model plays with a poster; Ctrl+Enter runs", async ({ page, reques
 
 test("a preset opens by its versioned ID; upload an image and upscale it", async ({ page, request }) => {
   const user = newUser("owner", "5");
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto(`/catalog/atelier/${encodeURIComponent("gradient-poster@2")}`);
   await expect(page.getByText("Preset v2")).toBeVisible();
   await expect(page.getByTestId("quote")).toContainText(/Cost \$0\.006|Fill in the form/);
@@ -201,7 +211,7 @@ test("a prompt and a count typed before the page has come alive are kept, priced
 
 test("a sound goes up as a direct upload and its waveform is drawn", async ({ page, request }) => {
   const user = newUser("owner", "5");
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/catalog/atelier/waveform");
   await expect(page.getByRole("button", { name: "Upload a sound" })).toBeVisible();
   await page
@@ -239,7 +249,7 @@ test("a sound goes up as a direct upload and its waveform is drawn", async ({ pa
 });
 
 test("a deprecated model says when it stops and links its replacement", async ({ page }) => {
-  await signIn(page, newUser("owner", "5"));
+  await signInCookie(page, newUser("owner", "5"));
   await page.goto("/catalog/atelier/gradient-classic");
   const banner = page.getByTestId("deprecated-banner");
   await expect(banner).toContainText(/Deprecated — runs stop on \d{1,2} [A-Z][a-z]{2} \d{4}\./);
@@ -254,7 +264,7 @@ test("a failed run shows its error message, on the model page and the run page, 
   request,
 }) => {
   const user = newUser("owner", "5");
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/catalog/atelier/gradient");
   // The studio server refuses prompts with "zebracorn" (MODERATION_BLOCKLIST in playwright.config.ts).
   await page.getByLabel("Prompt", { exact: true }).fill("a zebracorn at dawn");
@@ -293,7 +303,7 @@ test("the result area shows the signed-in user's newest run of the model, not a 
     "creator",
   ]);
 
-  await signIn(page, alice);
+  await signInCookie(page, alice);
   await page.goto("/catalog/atelier/gradient");
   await page.getByLabel("Prompt", { exact: true }).fill("alice's sea");
   await expect(page.getByTestId("quote")).toContainText("Cost $0.002");
@@ -308,7 +318,7 @@ test("the result area shows the signed-in user's newest run of the model, not a 
   await expect(page.getByTestId("run-view")).toHaveAttribute("data-run-id", mine);
 
   await page.context().clearCookies();
-  await signIn(page, bob);
+  await signInCookie(page, bob);
   await page.goto("/catalog/atelier/gradient");
   await expect(page.getByText("No run yet")).toBeVisible();
   await expect(page.getByTestId("run-view")).toHaveCount(0);

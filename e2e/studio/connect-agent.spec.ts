@@ -3,14 +3,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect, test } from "@playwright/test";
-import { newKey, newUser, screenshot, signIn } from "./helpers";
+import { newKey, newUser, screenshot, signInCookie } from "./helpers";
 import { STUDIO_URL } from "./playwright.config";
 
 test("the keys page shows the MCP URL and client configuration; an agent's run is found by the MCP filter", async ({
   page,
 }) => {
   const user = newUser("owner");
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/keys");
   const section = page.getByRole("region", { name: "Connect an agent" });
   await expect(section.getByTestId("mcp-url")).toHaveText(`${STUDIO_URL}/mcp`);

@@ -13,6 +13,7 @@ import {
   screenshot,
   serverActions,
   signIn,
+  signInCookie,
   startRun,
   waitFinal,
   type TestUser,
@@ -96,7 +97,7 @@ async function setUpWorkspaceA(request: APIRequestContext, browser: Browser): Pr
   // The share link, made on the run page by A's user (prompt not shown).
   const context = await browser.newContext({ baseURL: STUDIO_URL });
   const page = await context.newPage();
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto(`/runs/${runId}`);
   const panel = page.getByTestId("share-panel");
   await panel.getByRole("checkbox", { name: "Show the prompt and settings" }).uncheck();

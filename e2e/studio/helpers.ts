@@ -54,11 +54,38 @@ export function newKey(workspaceId: string): string {
   return admin<{ key: string }>(["key", "create", "--workspace", workspaceId, "--name", "studio test"]).key;
 }
 
-export async function signIn(page: Page, user: Pick<TestUser, "email" | "password">): Promise<void> {
+/** Signs in with the form, as a person does, and lands on the catalog. */
+export async function signInWithForm(page: Page, user: Pick<TestUser, "email" | "password">): Promise<void> {
   await page.goto("/sign-in");
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill(user.password);
   await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/catalog$/);
+}
+
+/**
+ * Signs in with the request the sign-in form sends (components/sign-in-form.tsx), without drawing
+ * the form: the session cookie lands in the page's browser context, and the page stays where it
+ * is. For a test whose subject is not signing in (auth-catalog.spec.ts tests the form itself).
+ */
+export async function signInCookie(page: Page, user: Pick<TestUser, "email" | "password">): Promise<void> {
+  const csrf = await page.request.get("/api/auth/csrf");
+  expect(csrf.status(), await csrf.text()).toBe(200);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const res = await page.request.post("/api/auth/callback/credentials", {
+    form: { email: user.email, password: user.password, csrfToken, callbackUrl: "/catalog", json: "true" },
+    maxRedirects: 0,
+  });
+  // next-auth answers a failure with a URL carrying ?error= (as the form reads it).
+  const answer = await res.text();
+  expect(answer, `sign-in of ${user.email}`).not.toContain("error=");
+  expect((await page.context().cookies()).some((c) => c.name.endsWith("next-auth.session-token"))).toBe(true);
+}
+
+/** Signs in (signInCookie) and opens the catalog, where the form would have led. */
+export async function signIn(page: Page, user: Pick<TestUser, "email" | "password">): Promise<void> {
+  await signInCookie(page, user);
+  await page.goto("/catalog");
   await expect(page).toHaveURL(/\/catalog$/);
 }
 

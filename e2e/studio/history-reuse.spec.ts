@@ -4,7 +4,7 @@
 // public catalog's way through sign-in back to the model a visitor chose.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { STUDIO_PORT } from "./playwright.config";
-import { holdScripts, newKey, newUser, screenshot, signIn, type TestUser } from "./helpers";
+import { holdScripts, newKey, newUser, screenshot, signIn, signInCookie, type TestUser } from "./helpers";
 
 async function start(
   request: APIRequestContext,
@@ -71,7 +71,7 @@ test.describe("finding and reusing work", () => {
   test("history: the prompt column, prompt search, a range of days, batch groups, sound waveforms", async ({
     page,
   }) => {
-    await signIn(page, user);
+    await signInCookie(page, user);
     await page.goto("/runs");
     const table = page.getByTestId("runs-table");
     await expect(table.getByRole("columnheader", { name: "Prompt" })).toBeVisible();
@@ -130,7 +130,7 @@ test.describe("finding and reusing work", () => {
   });
 
   test("run page: readable input, Run again, Edit and run, named downloads, Kept as file", async ({ page }) => {
-    await signIn(page, user);
+    await signInCookie(page, user);
     await page.goto(`/runs/${ids.lighthouse}`);
     const input = page.getByTestId("run-input");
     await expect(input.getByTestId("run-prompt")).toContainText("A LIGHTHOUSE at dusk, 100% teal");

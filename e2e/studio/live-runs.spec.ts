@@ -3,7 +3,7 @@
 // a preset's preview (and the cancel it rules out), queue places. Then the model page and the
 // history list on a phone.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { newKey, newUser, screenshot, signIn } from "./helpers";
+import { newKey, newUser, screenshot, signIn, signInCookie } from "./helpers";
 
 async function start(
   request: APIRequestContext,
@@ -64,7 +64,7 @@ test("a result appears without a reload on the model page and on the run page, f
 }) => {
   const user = newUser("owner", "5");
   const key = newKey(user.workspaceId);
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/catalog/atelier/artwork");
   await expect(page.getByTestId("quote")).toContainText("Cost $0.003");
   await markDocument(page);
@@ -146,7 +146,7 @@ test("a video run shows a progress bar whose value follows the model's progress"
   // A 10 s 720p render beside the other worker's tests: its waits below add up past the default 60 s.
   test.setTimeout(120_000);
   const user = newUser("owner", "5");
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/catalog/atelier/title-motion");
   await page.getByLabel("Duration", { exact: true }).fill("10");
   await page.getByRole("radio", { name: "720p" }).click();
@@ -253,7 +253,7 @@ test("a running run whose model reports no progress shows an estimate from the m
 
 test("promo-video@1 shows its preview before the video, and Cancel gives way to the reason", async ({ page }) => {
   const user = newUser("owner", "5");
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto(`/catalog/atelier/${encodeURIComponent("promo-video@1")}`);
   await page.getByLabel("Duration", { exact: true }).fill("10");
   await expect(page.getByTestId("quote")).toContainText("Cost $0.11");
@@ -297,7 +297,7 @@ test("a queued run shows its place in the queue, then runs once the queue moves"
     );
   try {
     const user = newUser("owner", "5");
-    await signIn(page, user);
+    await signInCookie(page, user);
     await page.goto("/catalog/atelier/gradient");
     await expect(page.getByTestId("quote")).toContainText("Cost $0.002");
     await page.getByRole("button", { name: /^Run/ }).click();
@@ -355,7 +355,7 @@ test.describe("on a phone (390 × 844)", () => {
 
   test("pressing Run brings the result into view", async ({ page }) => {
     const user = newUser("owner", "5");
-    await signIn(page, user);
+    await signInCookie(page, user);
     await page.goto("/catalog/atelier/artwork");
     await expect(page.getByTestId("quote")).toContainText("Cost $0.003");
     const result = page.getByTestId("result-area");
@@ -398,7 +398,7 @@ test.describe("on a phone (390 × 844)", () => {
         )
         .toMatch(/succeeded|failed/);
     }
-    await signIn(page, user);
+    await signInCookie(page, user);
     await page.goto("/runs");
     const cards = page.getByTestId("run-card");
     await expect(cards).toHaveCount(ids.length);

@@ -2,7 +2,7 @@
 // a threshold over the balance fires credits.low at once (the server's webhook sender writes the
 // event, read back over the API), and the alert is cleared and set again below the balance.
 import { expect, test } from "@playwright/test";
-import { newKey, newUser, screenshot, signIn } from "./helpers";
+import { newKey, newUser, screenshot, signInCookie } from "./helpers";
 
 test("an owner sets the low balance alert, it fires over the balance, is cleared and set again", async ({
   page,
@@ -10,7 +10,7 @@ test("an owner sets the low balance alert, it fires over the balance, is cleared
 }) => {
   const owner = newUser("owner", "5");
   const key = newKey(owner.workspaceId);
-  await signIn(page, owner);
+  await signInCookie(page, owner);
   await page.goto("/budgets");
   const section = page.getByTestId("low-credit");
   const state = section.getByTestId("low-credit-state");

@@ -4,7 +4,7 @@
 // sessions at once; a person in two workspaces switches between them.
 import { expect, test } from "@playwright/test";
 import { linkIn, startSmtpCatcher } from "../../lib/boot/testing/smtp-catcher";
-import { admin, newUser, screenshot, signIn, startRun } from "./helpers";
+import { admin, newUser, screenshot, signIn, signInCookie, startRun } from "./helpers";
 import { STUDIO_SMTP_PORT } from "./playwright.config";
 
 test("invite by mail, accept as a new person, viewer limits, role change and removal end sessions", async ({
@@ -69,7 +69,7 @@ test("invite by mail, accept as a new person, viewer limits, role change and rem
     await expect(row.getByLabel(`Role of ${email}`)).toHaveValue("creator");
     await invitee.goto("/runs");
     await expect(invitee).toHaveURL(/\/sign-in/);
-    await signIn(invitee, { email, password: "invitee-pass-1" });
+    await signInCookie(invitee, { email, password: "invitee-pass-1" });
     await invitee.goto("/catalog/atelier/gradient");
     await expect(invitee.getByText("You are a viewer in this workspace")).toHaveCount(0);
 
@@ -110,7 +110,7 @@ test("a person in two workspaces switches between them; other tabs are covered u
 });
 
 test("ops make a workspace from the studio; whoever accepts its invitation is its owner", async ({ page, browser }) => {
-  await signIn(page, newUser("ops"));
+  await signInCookie(page, newUser("ops"));
   await page.goto("/ops");
   const form = page.getByRole("form", { name: "New workspace" });
   const name = `Launch ${Date.now().toString(36)}`;
@@ -153,7 +153,7 @@ test("runs are filtered by who started them: a member or an API key", async ({ p
   ]);
   await startRun(request, first.key, "atelier/gradient", { prompt: "from the first bot" });
   await startRun(request, second.key, "atelier/gradient", { prompt: "from the second bot" });
-  await signIn(page, owner);
+  await signInCookie(page, owner);
   await page.goto("/runs");
   const rows = page.getByTestId("run-row");
   await expect(rows).toHaveCount(2);

@@ -2,7 +2,7 @@
 // wrong in words next to the field, names enum options readably, shows your recent runs, remembers
 // your last input, and has a presentation mode. Screenshots at desktop and phone size, light and dark.
 import { expect, test, type Page } from "@playwright/test";
-import { newUser, screenshot, signIn } from "./helpers";
+import { newUser, screenshot, signInCookie } from "./helpers";
 
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -23,7 +23,7 @@ test.use({ viewport: DESKTOP });
 test("music opens with a prompt, a price and Run enabled; examples fill the form; the last input comes back", async ({
   page,
 }) => {
-  await signIn(page, newUser("owner", "5"));
+  await signInCookie(page, newUser("owner", "5"));
   await page.goto("/catalog/atelier/music");
   const prompt = page.getByLabel("Prompt", { exact: true });
   await expect(prompt).toHaveValue("calm rainy night piano");
@@ -61,7 +61,7 @@ test("music opens with a prompt, a price and Run enabled; examples fill the form
 });
 
 test("an optional field with a default hint opens empty; a file model asks for the file in words", async ({ page }) => {
-  await signIn(page, newUser("owner", "5"));
+  await signInCookie(page, newUser("owner", "5"));
   await page.goto(`/catalog/atelier/${encodeURIComponent("promo-video@2")}`);
   const music = page.getByLabel("Music", { exact: true });
   await expect(music).toHaveValue("");
@@ -81,7 +81,7 @@ test("an optional field with a default hint opens empty; a file model asks for t
 test("a validation message names the field in words, once, next to the field; bounded numbers refuse out-of-range values", async ({
   page,
 }) => {
-  await signIn(page, newUser("owner", "5"));
+  await signInCookie(page, newUser("owner", "5"));
   await page.goto("/catalog/atelier/artwork");
   const quote = page.getByTestId("quote");
   await expect(quote).toContainText("Cost $0.003");
@@ -119,7 +119,7 @@ test("a validation message names the field in words, once, next to the field; bo
 });
 
 test("enum options have readable labels: the speech voices and a camera move", async ({ page }) => {
-  await signIn(page, newUser("owner", "5"));
+  await signInCookie(page, newUser("owner", "5"));
   await page.goto("/catalog/atelier/speech");
   const voice = page.getByRole("combobox", { name: "Voice" });
   await expect(voice.locator("option:checked")).toHaveText("English (US), male");
@@ -138,7 +138,7 @@ test("enum options have readable labels: the speech voices and a camera move", a
 });
 
 test("recent runs of the model as a gallery; a tile shows its run; presentation mode", async ({ page }) => {
-  await signIn(page, newUser("owner", "5"));
+  await signInCookie(page, newUser("owner", "5"));
   await page.goto("/catalog/atelier/gradient");
   await expect(page.getByTestId("recent-runs")).toHaveCount(0);
   const first = await runAndSucceed(page);
@@ -205,7 +205,7 @@ for (const colorScheme of ["light", "dark"] as const) {
       test.use({ viewport, colorScheme });
 
       test(`music, speech, an error and the presentation (${size}, ${colorScheme})`, async ({ page }) => {
-        await signIn(page, newUser("owner", "5"));
+        await signInCookie(page, newUser("owner", "5"));
         await page.goto("/catalog/atelier/music");
         await expect(page.getByTestId("quote")).toContainText("Cost $0.015");
         await runAndSucceed(page);

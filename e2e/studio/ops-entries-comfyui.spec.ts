@@ -11,7 +11,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { startComfyFake, type FakeComfy } from "../../lib/providers/comfyui/testing/comfyui-fake";
 import { REPO_ROOT } from "./playwright.config";
-import { admin, apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
+import { admin, apiRun, newKey, newUser, screenshot, signIn, signInCookie } from "./helpers";
 
 const TAG = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const PROVIDER = `gpu-box-${TAG}`;
@@ -38,7 +38,7 @@ test("an operator adds a ComfyUI box and a workflow; a creator runs it; an edit 
   request,
 }) => {
   test.setTimeout(180_000);
-  await signIn(page, newUser("ops"));
+  await signInCookie(page, newUser("ops"));
   await page.goto("/ops/providers");
   const form = page.getByRole("form", { name: "Add a provider" });
   await form.getByLabel("Kind", { exact: true }).selectOption("comfyui");

@@ -17,7 +17,7 @@ import sharp from "sharp";
 import { ADMIN_CLI } from "../admin-cli";
 import { startFalFake } from "../../lib/providers/fal/testing/fal-fake";
 import { REPO_ROOT, STUDIO_DATA_DIR } from "./playwright.config";
-import { admin, apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
+import { admin, apiRun, newKey, newUser, screenshot, signIn, signInCookie } from "./helpers";
 
 const FAKE_PORT = 3411;
 const REPLICATE_PORT = 3412;
@@ -113,7 +113,7 @@ test("an operator adds a model from scratch; a creator sees it, runs it, is char
   request,
 }) => {
   test.setTimeout(150_000);
-  await signIn(page, newUser("ops"));
+  await signInCookie(page, newUser("ops"));
   await page.goto("/ops");
   await page.getByRole("link", { name: "Entries" }).click();
   await expect(page).toHaveURL(/\/ops\/entries$/);
@@ -307,7 +307,7 @@ test("an operator imports a Replicate model's schema and saves it as a draft", a
       ...["provider", "add", "--id", provider, "--kind", "replicate"],
       ...["--base-url", `http://127.0.0.1:${REPLICATE_PORT}`, "--api-key-env", "E2E_REPLICATE_TOKEN"],
     ]);
-    await signIn(page, newUser("ops"));
+    await signInCookie(page, newUser("ops"));
     await page.goto("/ops/entries/new");
     await page.getByLabel("Provider").selectOption(provider);
     await fill(page, "Id (creator/name)", `e2e-rep/sketch-${TAG}`);
@@ -339,7 +339,7 @@ test("an operator starts an entry from a model id and gives it an example creato
 }) => {
   test.setTimeout(90_000);
   const id = `e2e-images/kite-${TAG}`;
-  await signIn(page, newUser("ops"));
+  await signInCookie(page, newUser("ops"));
   await page.goto("/ops/entries/new");
   await page.getByLabel("Provider").selectOption(PROVIDER);
   await fill(page, "Id (creator/name)", id);
@@ -401,7 +401,7 @@ test("an operator imports a fal endpoint's schema from the provider's document h
       }),
     );
     admin(["provider", "add", "--file", file]);
-    await signIn(page, newUser("ops"));
+    await signInCookie(page, newUser("ops"));
     await page.goto("/ops/entries/new");
     await page.getByLabel("Provider").selectOption(provider);
     await fill(page, "Id (creator/name)", `e2e-fal/flux-${TAG}`);
@@ -432,7 +432,7 @@ test("an operator builds an entry's routes in the form; a bad weight is refused;
   addImagesProvider(ibis);
   const id = `e2e-images/stork-${TAG}`;
   const ops = newUser("ops");
-  await signIn(page, ops);
+  await signInCookie(page, ops);
   await page.goto("/ops/entries/new");
   await page.getByLabel("Provider").selectOption(PROVIDER);
   await fill(page, "Id (creator/name)", id);

@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import { formatUsd } from "../../lib/primitives/money";
 import { openStore } from "../../lib/store/store";
 import { STUDIO_DATA_DIR } from "./playwright.config";
-import { newKey, newUser, screenshot, signIn, startRun, waitFinal } from "./helpers";
+import { newKey, newUser, screenshot, signIn, signInCookie, startRun, waitFinal } from "./helpers";
 
 // A day of its own, five years back: the studio's store is shared by the specs, and no other one
 // has runs then (output retention's spec purges runs twenty years old only).
@@ -72,7 +72,7 @@ test("an operator reads price, provider cost and margin per model and provider",
   const usd = (micros: number) => `$${formatUsd(micros)}`;
   expect(usage.total.cost_usd).toBe(formatUsd(3 * price));
 
-  await signIn(page, newUser("ops"));
+  await signInCookie(page, newUser("ops"));
   await page.goto("/ops");
   await page.getByRole("link", { name: "Margins" }).click();
   await expect(page).toHaveURL(/\/ops\/margins$/);

@@ -4,7 +4,7 @@
 // Screenshots: test-results/studio/ops-models-*.png (desktop and phone, light and dark).
 import sharp from "sharp";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { admin, apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
+import { admin, apiRun, newKey, newUser, screenshot, signIn, signInCookie } from "./helpers";
 
 const PAUSED = "atelier/type-card";
 
@@ -57,7 +57,7 @@ test("ops pause a model from the studio, its entry and quotes say so, and resume
   expect((await quoteStatus(request, key)).status).toBe(200);
 
   const ops = newUser("ops");
-  await signIn(page, ops);
+  await signInCookie(page, ops);
   await page.goto("/ops");
   const panel = page.getByRole("region", { name: "Models" });
   await expect(panel.getByTestId("ops-model").first()).toBeVisible();
@@ -129,7 +129,7 @@ test("failure reasons differing only by numbers are one row; runs show times, co
   const ownId = ((await own.json()) as { id: string }).id;
   await expect.poll(async () => (await apiRun(request, opsKey, ownId)).status, { timeout: 30_000 }).toBe("succeeded");
 
-  await signIn(page, ops);
+  await signInCookie(page, ops);
   await page.goto(`/ops?workspace=${creator.workspaceId}`);
   const reasons = page.getByRole("region", { name: "Failure reasons" });
   const reason = reasons.getByTestId("failure-reason");
@@ -168,7 +168,7 @@ test("events without a destination collapse into one line with a count", async (
   }
   for (const id of ids)
     await expect.poll(async () => (await apiRun(request, key, id)).status, { timeout: 30_000 }).toBe("succeeded");
-  await signIn(page, creator);
+  await signInCookie(page, creator);
   await page.goto("/webhooks");
   const group = page.getByTestId("event-group");
   await expect(group).toHaveCount(1);
@@ -190,7 +190,7 @@ for (const [label, options] of [
     test.use(options);
     test(`the ops page and a disabled button (${label})`, async ({ page, request }) => {
       const ops = newUser("ops");
-      await signIn(page, ops);
+      await signInCookie(page, ops);
       await page.goto("/ops");
       await expect(page.getByRole("region", { name: "Models" }).getByTestId("ops-model").first()).toBeVisible();
       await screenshot(page, `ops-models-${label}`);

@@ -9,7 +9,7 @@ import { expect, test } from "@playwright/test";
 import { sql } from "kysely";
 import { openStore } from "../../lib/store/store";
 import { STUDIO_DATA_DIR } from "./playwright.config";
-import { apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
+import { apiRun, newKey, newUser, screenshot, signIn, signInCookie } from "./helpers";
 
 const KEY = "sk-fake-ops-providers-7f3a9c1e";
 const MODELS = ["image-1", "image-2", "image-3"];
@@ -46,7 +46,7 @@ test("a member who does not operate the install gets a 404 on /ops/providers", a
 
 test("an operator adds, tests, edits and removes a provider with a pasted key", async ({ page, request }) => {
   const id = `fake-${Date.now().toString(36)}`;
-  await signIn(page, newUser("ops"));
+  await signInCookie(page, newUser("ops"));
   await page.goto("/ops");
   await page.getByRole("link", { name: "Providers", exact: true }).click();
   await expect(page).toHaveURL(/\/ops\/providers$/);

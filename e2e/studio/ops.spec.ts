@@ -1,6 +1,6 @@
 // The ops page: operators only; every workspace's runs and queue; adding credit to a workspace.
 import { expect, test } from "@playwright/test";
-import { apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
+import { apiRun, newKey, newUser, screenshot, signIn, signInCookie } from "./helpers";
 
 test("a creator gets a 404 on /ops and sees no Ops link", async ({ page }) => {
   await signIn(page, newUser("owner"));
@@ -125,7 +125,7 @@ test("an operator sees runs of other workspaces and adds credit to one", async (
 test("the root sends signed-out visitors to sign-in and signed-in ones to the catalog", async ({ page }) => {
   await page.goto("/");
   await expect(page).toHaveURL(/\/sign-in$/);
-  await signIn(page, newUser("owner"));
+  await signInCookie(page, newUser("owner"));
   await page.goto("/");
   await expect(page).toHaveURL(/\/catalog$/);
 });

@@ -5,7 +5,7 @@ import { expect, test } from "@playwright/test";
 import { sql } from "kysely";
 import { openStore } from "../../lib/store/store";
 import { STUDIO_DATA_DIR } from "./playwright.config";
-import { apiRun, newKey, newUser, screenshot, signIn } from "./helpers";
+import { apiRun, newKey, newUser, screenshot, signInCookie } from "./helpers";
 
 const ATTEMPTS = [
   {
@@ -46,7 +46,7 @@ test("a routed run lists the providers it tried on its run page and the ops run 
   await expect.poll(async () => (await apiRun(request, key, id)).status, { timeout: 30_000 }).toBe("succeeded");
 
   // A run of one target: no list.
-  await signIn(page, owner);
+  await signInCookie(page, owner);
   await page.goto(`/runs/${id}`);
   await expect(page.getByTestId("status-pill").first()).toHaveAttribute("data-status", "succeeded");
   await expect(page.getByTestId("run-attempts")).toHaveCount(0);
@@ -91,7 +91,7 @@ test("a routed run lists the providers it tried on its run page and the ops run 
 
   // An operator of the install sees it on the ops run page, read-only.
   await page.context().clearCookies();
-  await signIn(page, newUser("ops"));
+  await signInCookie(page, newUser("ops"));
   await page.goto(`/ops/runs/${id}`);
   await expect(page.getByTestId("ops-run-workspace")).toContainText(owner.workspaceName);
   await expectList();

@@ -1,7 +1,7 @@
 // Runs in the studio: cancel a queued run, page through history with filters, and the studio's runs
 // are source "studio" in the API.
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { apiRun, newKey, newUser, screenshot, signIn, type TestUser } from "./helpers";
+import { apiRun, newKey, newUser, screenshot, signIn, signInCookie, type TestUser } from "./helpers";
 
 function apiKey(user: TestUser): string {
   return newKey(user.workspaceId);
@@ -36,7 +36,7 @@ test("cancel a queued run started in the studio; its hold shows meanwhile; it is
     );
   const user = newUser("owner", "5");
   const key = apiKey(user);
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/catalog/atelier/gradient");
   const balance = page.getByTestId("balance");
   await expect(balance).toContainText("$5.00 available");
@@ -103,7 +103,7 @@ test("a run of a batch links to the history of that batch", async ({ page, reque
   expect(bad.status()).toBe(400);
   expect(((await bad.json()) as { error: { param: string } }).error.param).toBe("batch");
 
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto(`/runs/${batch.data[1]!.id}`);
   expect((await apiRun(request, key, batch.data[1]!.id)).batch_id).toBe(batch.id);
   await page.getByTestId("run-batch").click();
@@ -141,7 +141,7 @@ test("page through 60 runs of history with a status filter", async ({ page, requ
     )
     .toBe(60);
 
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/runs");
   await page.getByLabel("Status").selectOption("succeeded");
   await expect(page).toHaveURL(/status=succeeded/);

@@ -6,7 +6,7 @@ import { openStore } from "../../lib/store/store";
 import { seedHistory } from "../../lib/core/testing/history-seed";
 import { PAGE_SCAN_BOUND } from "../../lib/core/runs/history-query";
 import { STUDIO_DATA_DIR } from "./playwright.config";
-import { newUser, screenshot, signIn } from "./helpers";
+import { newUser, screenshot, signInCookie } from "./helpers";
 
 test("a rare filter over a long history: a stretch without a match links further back", async ({ page }) => {
   const user = newUser("owner", "5");
@@ -35,7 +35,7 @@ test("a rare filter over a long history: a stretch without a match links further
   } finally {
     await store.close();
   }
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto("/runs?status=failed,canceled");
   const stretch = page.getByTestId("stretch-without-match");
   await expect(stretch).toContainText("No run in this stretch of the history matches these filters");

@@ -6,7 +6,7 @@ import { localBlobStore } from "../../lib/blobs/blob-store";
 import { purgeOldOutputs } from "../../lib/core/runs/output-retention";
 import { openStore } from "../../lib/store/store";
 import { STUDIO_DATA_DIR } from "./playwright.config";
-import { newKey, newUser, screenshot, signIn, startRun, waitFinal } from "./helpers";
+import { newKey, newUser, screenshot, signInCookie, startRun, waitFinal } from "./helpers";
 
 const YEAR_MS = 365 * 86_400_000;
 
@@ -21,7 +21,7 @@ test("a run past the retention: its page and share link say the outputs were del
   };
   expect(kept.output.length).toBeGreaterThan(0);
   // A share link, made on the run page while the outputs are there.
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto(`/runs/${id}`);
   const panel = page.getByTestId("share-panel");
   await panel.getByRole("button", { name: "Create link" }).click();

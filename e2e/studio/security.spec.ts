@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
-import { newKey, newUser, signIn, startRun, waitFinal } from "./helpers";
+import { newKey, newUser, signIn, signInCookie, startRun, waitFinal } from "./helpers";
 import { STUDIO_URL } from "./playwright.config";
 
 /** Records what the page's CSP refuses: console errors naming it and `securitypolicyviolation` events. */
@@ -180,7 +180,7 @@ test("a share page's output links stop answering when the share link is revoked;
   const runId = await startRun(request, key, "atelier/gradient", { prompt: "revoked share bytes" });
   expect(await waitFinal(request, key, runId)).toBe("succeeded");
 
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto(`/runs/${runId}`);
   const panel = page.getByTestId("share-panel");
   await panel.getByRole("button", { name: "Create link" }).click();

@@ -4,7 +4,7 @@
 // for a run that did not succeed, and listed for ops. Screenshots: share-*.png, light and dark,
 // desktop and phone.
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { newKey, newUser, screenshot, signIn, startRun, waitFinal } from "./helpers";
+import { newKey, newUser, screenshot, signInCookie, startRun, waitFinal } from "./helpers";
 import { STUDIO_URL } from "./playwright.config";
 
 /** Makes a link on the run page and answers its address (shown once). */
@@ -66,7 +66,7 @@ test("share a run: a public page with the prompt only when chosen, revoked in on
   });
   expect(await waitFinal(request, key, runId)).toBe("succeeded");
 
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto(`/runs/${runId}`);
   const panel = page.getByTestId("share-panel");
   await expect(panel.getByRole("heading", { name: "Share" })).toBeVisible();
@@ -180,7 +180,7 @@ test("share a run: a public page with the prompt only when chosen, revoked in on
   // Ops see who shared what.
   const ops = newUser("ops", "1");
   await page.context().clearCookies();
-  await signIn(page, ops);
+  await signInCookie(page, ops);
   await page.goto("/ops");
   const opsRows = page.getByTestId("ops-share").filter({ hasText: runId });
   await expect(opsRows).toHaveCount(2);
@@ -204,7 +204,7 @@ test("only a succeeded run can be shared; video and sound play on the public pag
   const sound = await startRun(request, key, "atelier/music", { prompt: "calm rainy night piano", duration: 3 });
   expect(await waitFinal(request, key, failed)).toBe("failed");
 
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto(`/runs/${failed}`);
   const panel = page.getByTestId("share-panel");
   await expect(panel.getByTestId("share-unavailable")).toContainText("Only a succeeded run can be shared");
@@ -250,7 +250,7 @@ test("on a phone, the run page's share card fits", async ({ browser }) => {
   const page = await context.newPage();
   const runId = await startRun(page.request, key, "atelier/gradient", { prompt: "phone share" });
   expect(await waitFinal(page.request, key, runId)).toBe("succeeded");
-  await signIn(page, user);
+  await signInCookie(page, user);
   await page.goto(`/runs/${runId}`);
   await createLink(page, { expires: "7 days", showPrompt: true });
   await page.getByTestId("share-panel").scrollIntoViewIfNeeded();
@@ -260,7 +260,7 @@ test("on a phone, the run page's share card fits", async ({ browser }) => {
   for (const scheme of ["dark"] as const) {
     const dark = await browser.newContext({ baseURL: STUDIO_URL, colorScheme: scheme });
     const p = await dark.newPage();
-    await signIn(p, user);
+    await signInCookie(p, user);
     await p.goto(`/runs/${runId}`);
     await p.getByTestId("share-panel").scrollIntoViewIfNeeded();
     await screenshot(p, "share-run-page-dark");

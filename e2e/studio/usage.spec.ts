@@ -3,7 +3,7 @@
 // any workspace or all. Screenshots: usage, dark-usage, phone-usage.
 import { readFileSync } from "node:fs";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { newKey, newUser, screenshot, signIn, startRun, waitFinal, type TestUser } from "./helpers";
+import { newKey, newUser, screenshot, signIn, signInCookie, startRun, waitFinal, type TestUser } from "./helpers";
 
 const today = new Date().toISOString().slice(0, 10);
 
@@ -125,7 +125,7 @@ test("ops see every workspace's usage, or one workspace's", async ({ page, reque
     await request.get(`/v1/usage?from=${today}&to=${today}`, { headers: { "x-api-key": key } })
   ).json()) as { total: { runs: number; cost_usd: string } };
 
-  await signIn(page, newUser("ops"));
+  await signInCookie(page, newUser("ops"));
   await page.goto(`/usage?from=${today}&to=${today}`);
   await expect(page.getByText("Every workspace's runs")).toBeVisible();
   // All workspaces hold at least this one's runs.
