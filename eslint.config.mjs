@@ -111,6 +111,7 @@ export default tseslint.config(
       "test-results/",
       "playwright-report/",
       ".test-build/",
+      "dist/",
       "next-env.d.ts",
     ],
   },
@@ -123,7 +124,7 @@ export default tseslint.config(
   },
   ...layerRules(),
   {
-    files: ["scripts/**/*.mjs"],
+    files: ["scripts/**/*.mjs", "next.config.mjs"],
     languageOptions: { globals: { console: "readonly", process: "readonly", URL: "readonly" } },
   },
 );

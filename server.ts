@@ -1,6 +1,8 @@
 // The one entry point: one process, one port. /v1/* goes to the Hono API, everything else to
 // the Next.js studio (api/door.ts decides, also for programs that forget /v1).
+import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { createApiApp } from "./api/app";
@@ -18,6 +20,9 @@ import { startExamplePictureThread } from "./lib/boot/example-picture-thread";
 import { createLogger } from "./lib/primitives/logger";
 import { createStudioBudgetDoor } from "./app/studio-budget-door";
 import { COMMON_SECURITY_HEADERS, studioSecurityHeaders } from "./lib/primitives/http/security-headers";
+
+/** The checkout: this file's folder, or its parent when this is the production bundle (dist/server.cjs). */
+const ROOT = existsSync(path.join(__dirname, "package.json")) ? __dirname : path.dirname(__dirname);
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit("Atelier");
@@ -47,7 +52,7 @@ async function main(): Promise<void> {
     // `next dev` renders on this thread, with this very store and these services
     // (app/_studio/studio-ctx.ts); its hot reload speaks WebSocket, which the thread's socket does not pass.
     (globalThis as { atelierRuntime?: unknown }).atelierRuntime = { store, services, config };
-    const studio = next({ dev, dir: __dirname, port: config.port });
+    const studio = next({ dev, dir: ROOT, port: config.port });
     await studio.prepare();
     const handle = studio.getRequestHandler();
     handleStudio = (req, res) => void handle(req, res);
@@ -59,7 +64,7 @@ async function main(): Promise<void> {
     // Production renders in a thread of its own, so no render holds up the API (bin/studio-thread.ts).
     const startThread = () =>
       startStudioThread({
-        dir: __dirname,
+        dir: ROOT,
         port: config.port,
         logger,
         examples: {
@@ -91,7 +96,7 @@ async function main(): Promise<void> {
   }
 
   const isApiRequest = createDoorChooser({
-    studioRoutes: studioRoutes(__dirname, dev),
+    studioRoutes: studioRoutes(ROOT, dev),
     apiResources: apiResources(api.routes.map((r) => r.path)),
   });
   const refusals = createRequestRefusals({ config, logger, rateLimits });

@@ -5,6 +5,7 @@
 // 42 s before the first test).
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { SERVER_BUNDLE } from "../scripts/server-bundle";
 
 const REPO_ROOT = path.resolve(__dirname, "..");
 
@@ -16,7 +17,9 @@ export interface RepoProcess {
 
 /**
  * Runs `args` (an entry of the repository and its arguments) with node and tsx, `env` on top of
- * this process's. `echoAs` also copies its stderr to ours, each line prefixed with that name.
+ * this process's; server.ts runs as `npm start` runs it, its production bundle (dist/server.cjs,
+ * built by the suites' setup from the sources of that moment). `echoAs` also copies its stderr
+ * to ours, each line prefixed with that name.
  */
 export function spawnRepoProcess(
   args: readonly string[],
@@ -24,7 +27,8 @@ export function spawnRepoProcess(
   options: { echoAs?: string } = {},
 ): RepoProcess {
   const [entry, ...rest] = args;
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, entry!), ...rest], {
+  const program = entry === "server.ts" ? [SERVER_BUNDLE] : ["--import", "tsx", path.join(REPO_ROOT, entry!)];
+  const child = spawn(process.execPath, [...program, ...rest], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"],

@@ -1,4 +1,5 @@
-// `npm start`'s first half: build the studio when there is no build or the sources are newer.
+// `npm start`'s first half: build the studio and the server's bundle (dist/) when there is no
+// build or the sources are newer.
 // The server then replaces the shell npm started (package.json): no Node process waits beside it.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -37,4 +38,22 @@ if (stale) {
     process.exit(build.status ?? 1);
   }
   console.log(`Built in ${Math.round((Date.now() - started) / 1000)} s.`);
+}
+
+// The server's bundle (scripts/server-bundle.ts): a few seconds.
+const serverBundle = path.join(root, "dist", "server.cjs");
+const serverSources = [...["api", "app", "bin", "lib", "scripts"].map((d) => newestMtime(path.join(root, d)))];
+serverSources.push(
+  statSync(path.join(root, "server.ts")).mtimeMs,
+  statSync(path.join(root, "package-lock.json")).mtimeMs,
+);
+if (!existsSync(serverBundle) || Math.max(...serverSources) > statSync(serverBundle).mtimeMs) {
+  const bundle = spawnSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "server-bundle.ts")], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  if (bundle.status !== 0) {
+    console.error(`\nBundling the server failed (exit ${bundle.status ?? bundle.signal}); its output is above.`);
+    process.exit(bundle.status ?? 1);
+  }
 }

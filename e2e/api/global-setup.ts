@@ -1,6 +1,7 @@
-// The API suite's global setup: the admin CLI bundled, then the S3-compatible bucket and every
+// The API suite's global setup: the admin CLI and the server bundled, then the S3-compatible bucket and every
 // server of SERVERS but those a spec file starts (server-start.ts) started side by side on fresh
 // stores. Returns their teardown.
+import { buildServerBundle } from "../../scripts/server-bundle";
 import { buildAdminCli } from "../admin-cli";
 import { startServers } from "../server-processes";
 import { serverProcess } from "./server-start";
@@ -8,6 +9,7 @@ import { SERVERS, TEST_S3 } from "./servers";
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   buildAdminCli();
+  buildServerBundle();
   // The bucket first: the PostgreSQL runs servers keep their files and outputs in it.
   const stopBucket = await startServers([
     {

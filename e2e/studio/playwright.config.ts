@@ -44,7 +44,9 @@ export default defineConfig({
     contextOptions: { reducedMotion: "reduce" },
   },
   webServer: {
-    command: `rm -rf ${STUDIO_DATA_DIR} && npx tsx server.ts`,
+    // The production bundle, as `npm start` runs it, built from the sources of this moment (webServer
+    // starts before globalSetup); the specs that start servers of their own run it too.
+    command: `rm -rf ${STUDIO_DATA_DIR} && npx tsx scripts/server-bundle.ts && exec node dist/server.cjs`,
     cwd: REPO_ROOT,
     url: `${STUDIO_URL}/v1/public/models`,
     reuseExistingServer: false,

@@ -11,7 +11,7 @@ import { findCatalogEntry } from "../core/catalog/catalog";
 import { createExampleMaker, type ExampleMaker } from "../core/catalog/example-outputs";
 import { installCatalog } from "./boot";
 import { config as loadedConfig } from "./config";
-import { startTypeScriptThread } from "./typescript-thread";
+import { startModuleThread } from "./module-thread";
 
 interface ThreadData {
   picturesRoot: string;
@@ -44,7 +44,7 @@ export function startExamplePictureThread(options: {
   let idleTimer: NodeJS.Timeout | null = null;
   const start = (): Worker => {
     const data: ThreadData = { picturesRoot: options.pictures.root, ffmpegPath: options.ffmpegPath };
-    const started = startTypeScriptThread(__filename, "serveExamplePictures", data);
+    const started = startModuleThread(__filename, "serveExamplePictures", data);
     started.on("message", (answer: Answer) => {
       const w = waiting.get(answer.id);
       if (!w) return;
