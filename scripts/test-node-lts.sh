@@ -61,13 +61,21 @@ else
   # npm's own node-gyp; --nodedir: the headers of the Node just downloaded, no download of its own.
   node_gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
   build_log="$CACHE_DIR/better-sqlite3-$SQLITE_VERSION.build.log"
-  if ! (cd "$src" && node "$node_gyp" rebuild --release --nodedir="$NODE_DIR" --jobs="$(nproc)") >"$build_log" 2>&1; then
+  # node-gyp lets npm's config in the environment win over its own arguments: under `npm test`, a
+  # machine's `nodedir` (npmrc) would make this a build for the Node that runs npm.
+  if ! (cd "$src" && npm_config_nodedir="$NODE_DIR" node "$node_gyp" rebuild --release --nodedir="$NODE_DIR" --jobs="$(nproc)") >"$build_log" 2>&1; then
     tail -n 40 "$build_log" >&2
     echo "Compiling better-sqlite3 $SQLITE_VERSION for Node $NODE_LTS_VERSION failed (all of it: $build_log)." >&2
     exit 1
   fi
   mkdir -p "$(dirname "$BINDING")"
   cp "$src/build/Release/better_sqlite3.node" "$BINDING.partial"
+  # Kept only if Node $NODE_LTS_VERSION loads it: a build for another Node must not be cached.
+  if ! "$NODE_BIN" -e 'process.dlopen({ exports: {} }, process.argv[1])' "$BINDING.partial"; then
+    rm -f "$BINDING.partial"
+    echo "The better-sqlite3 build does not load in Node $NODE_LTS_VERSION (its log: $build_log)." >&2
+    exit 1
+  fi
   mv "$BINDING.partial" "$BINDING"
 fi
 
