@@ -16,7 +16,7 @@ import { startBackgroundWork } from "./lib/boot/background-work";
 import { startTracing } from "./lib/boot/tracing";
 import { catalogCardImages, startExampleOutputs } from "./lib/core/catalog/example-outputs";
 import { startStudioThread, type StudioThread } from "./bin/studio-thread";
-import { startExamplePictureThread } from "./lib/boot/example-picture-thread";
+import { startExamplePictureProcess } from "./lib/boot/example-picture-process";
 import { createLogger } from "./lib/primitives/logger";
 import { createStudioBudgetDoor } from "./app/studio-budget-door";
 import { COMMON_SECURITY_HEADERS, studioSecurityHeaders } from "./lib/primitives/http/security-headers";
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
   server.on("clientError", createClientErrorHandler({ config, logger, rateLimits }));
   server.on("checkExpectation", refusals.expectation);
   let examples: ReturnType<typeof startExampleOutputs> | null = null;
-  const pictureThread = startExamplePictureThread({
+  const pictureProcess = startExamplePictureProcess({
     pictures: services.examplePictures,
     ffmpegPath: services.ffmpegPath,
     logger,
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
       logger,
       delayMs: 2000,
       warm: config.examplePictures === "all",
-      maker: pictureThread,
+      maker: pictureProcess,
       onFailed: (modelId) => pictureFailure?.(modelId),
     });
     const base = config.publicBaseUrl;
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
     await Promise.all([
       background.stop(),
       examples?.stop(),
-      pictureThread.stop(),
+      pictureProcess.stop(),
       starting?.then(
         (thread) => thread.stop(),
         () => {},

@@ -11,7 +11,7 @@ export const SERVER_BUNDLE = path.join(REPO_ROOT, "dist", "server.cjs");
 /** The threads' modules and entries: the studio's renders, the catalog cards' pictures. */
 const THREADS = [
   { module: "bin/studio-thread.ts", entry: "serveStudio" },
-  { module: "lib/boot/example-picture-thread.ts", entry: "serveExamplePictures" },
+  { module: "lib/boot/example-picture-process.ts", entry: "serveExamplePictures" },
 ];
 
 // Next loads its own files and its build's chunks from node_modules and .next.

@@ -18,7 +18,7 @@ const SOAK_TARGET_MB = 350;
 /** The soak: requests per second, held for this long (3 minutes; a few seconds in smoke mode). */
 const SOAK_RATE = 100;
 const SOAK_SECONDS = 180;
-/** Idle: the pictures made, and then this much longer, past the picture thread's idle time (lib/boot/example-picture-thread.ts). */
+/** Idle: the pictures made, and then this much longer, past the picture process's idle time (lib/boot/example-picture-process.ts). */
 const SETTLE_MS = 35_000;
 
 interface GroupSample {

@@ -68,9 +68,9 @@ export interface Config {
   /** EXAMPLE_PICTURES: "all" makes every catalog card's picture in the background after start; "on-demand" only those a page asks for. */
   examplePictures: "all" | "on-demand";
   /**
-   * STUDIO_START (production): "at-start" starts the studio's render thread with the server;
-   * "on-demand" at its first page, for a replica that serves the API (that page then waits a few
-   * seconds, and an API-only process never spends the thread's ~6 s of CPU and ~90 MB).
+   * STUDIO_START (production): "on-demand" (the default) starts the studio's render thread with
+   * its first page, which then waits ~2 s; a process that serves only the API never spends the
+   * thread's ~6 s of CPU and ~150 MB. "at-start" starts it with the server.
    */
   studioStart: "at-start" | "on-demand";
   /** SMTP_URL (smtp://user:pass@host:587, smtps://…): invitations are mailed; null: shown only. */
@@ -426,7 +426,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: readRedisUrl(env),
     s3: readS3(env),
     examplePictures: readChoice(env, "EXAMPLE_PICTURES", ["all", "on-demand"] as const, "all"),
-    studioStart: readChoice(env, "STUDIO_START", ["at-start", "on-demand"] as const, "at-start"),
+    studioStart: readChoice(env, "STUDIO_START", ["at-start", "on-demand"] as const, "on-demand"),
     smtpUrl: readSmtpUrl(env),
     smtpFrom: env.SMTP_FROM?.trim() || "Atelier <atelier@localhost>",
     traces: readTraces(env),

@@ -7,7 +7,7 @@
 // paid provider); they keep their icon.
 //
 // The server starts one queue (`startExampleOutputs`, concurrency 1, after it listens), which has
-// them made in a worker thread (lib/boot/example-picture-thread.ts); the studio's pages, which may
+// them made in a child process (lib/boot/example-picture-process.ts); the studio's pages, which may
 // run in a bundled copy of this module, find it through globalThis, read which pictures exist, and
 // ask for a missing one to come first.
 import { createHash } from "node:crypto";
@@ -215,7 +215,7 @@ export interface ExampleMakerOptions {
   signal?: AbortSignal;
 }
 
-/** What makes a card picture for the queue: this thread's maker, or another thread's. */
+/** What makes a card picture for the queue: this thread's maker, or another process's. */
 export interface ExampleMaker {
   /** Makes and stores the entry's card picture (again, if it exists); false when it gets none. */
   make(modelId: string): Promise<boolean>;

@@ -1,56 +1,57 @@
-// The catalog card pictures are made in a worker thread of their own. Making one runs a built-in
+// The catalog card pictures are made in a child process of their own. Making one runs a built-in
 // model (a music render, a 3D poster, a preset's steps): hundreds of milliseconds of JavaScript at
 // a stretch, which on the event loop would hold up every request meanwhile, for minutes after a
-// start (EXAMPLE_PICTURES=all) or whenever a catalog page asks for a missing picture. The queue
-// stays with the server (lib/core/catalog/example-outputs.ts); the thread makes one picture at a
-// time, in the order asked.
-import { parentPort, type Worker, workerData } from "node:worker_threads";
+// start (EXAMPLE_PICTURES=all) or whenever a catalog page asks for a missing picture. A process,
+// not a thread: it ends when idle, and what it held goes back to the system with it (a thread's
+// ~80 MB stayed in the server's memory). The queue stays with the server
+// (lib/core/catalog/example-outputs.ts); the process makes one picture at a time, in the order asked.
 import type { Logger } from "pino";
 import { pictureDirectoryAt, type PictureDirectory } from "../blobs/picture-directory";
 import { findCatalogEntry } from "../core/catalog/catalog";
 import { createExampleMaker, type ExampleMaker } from "../core/catalog/example-outputs";
 import { installCatalog } from "./boot";
 import { config as loadedConfig } from "./config";
-import { startModuleThread } from "./module-thread";
+import { moduleProcessPort, startModuleProcess, type ModuleProcess } from "./module-process";
 
-interface ThreadData {
+interface ProcessData {
   picturesRoot: string;
   ffmpegPath: string;
 }
 
 type Request = { id: number; modelId: string };
 
-/** How long the thread stays after its last picture, in case a page asks for another soon. */
+/** How long the process stays after its last picture, in case a page asks for another soon. */
 const IDLE_MS = 30_000;
 type Answer = { id: number; made?: boolean; error?: string };
 
-/** The thread starts with the first picture asked for: a server whose pictures are all made never starts it. */
-export function startExamplePictureThread(options: {
+/** The process starts with the first picture asked for: a server whose pictures are all made never starts it. */
+export function startExamplePictureProcess(options: {
   pictures: PictureDirectory;
   ffmpegPath: string;
   logger?: Pick<Logger, "warn">;
-  /** How long the thread stays after its last picture (tests shorten it). */
+  /** How long the process stays after its last picture (tests shorten it). */
   idleMs?: number;
-}): ExampleMaker & { stop(): Promise<void>; readonly running: boolean } {
+}): ExampleMaker & { stop(): Promise<void>; readonly running: boolean; readonly pid: number | undefined } {
   const waiting = new Map<number, { resolve(made: boolean): void; reject(err: Error): void }>();
   let next = 0;
   let ended: Error | null = null;
-  let worker: Worker | null = null;
+  let worker: ModuleProcess | null = null;
   const endAll = (err: Error) => {
     ended ??= err;
     for (const w of waiting.values()) w.reject(err);
     waiting.clear();
   };
   let idleTimer: NodeJS.Timeout | null = null;
-  const start = (): Worker => {
-    const data: ThreadData = { picturesRoot: options.pictures.root, ffmpegPath: options.ffmpegPath };
-    const started = startModuleThread(__filename, "serveExamplePictures", data);
-    started.on("message", (answer: Answer) => {
+  const start = (): ModuleProcess => {
+    const data: ProcessData = { picturesRoot: options.pictures.root, ffmpegPath: options.ffmpegPath };
+    const started = startModuleProcess(__filename, "serveExamplePictures", data);
+    started.on("message", (message) => {
+      const answer = message as Answer;
       const w = waiting.get(answer.id);
       if (!w) return;
       waiting.delete(answer.id);
       if (waiting.size === 0) {
-        // An idle thread does not keep the process alive, and goes after a while: the models it
+        // An idle process does not keep the server alive, and goes after a while: the models it
         // loaded to make pictures hold ~150 MB a server that made them all never needs again.
         started.unref();
         idleTimer = setTimeout(() => {
@@ -64,12 +65,12 @@ export function startExamplePictureThread(options: {
       else w.resolve(answer.made === true);
     });
     started.on("error", (err) => {
-      options.logger?.warn({ err: err.message }, "the catalog picture thread failed; cards keep their icons");
+      options.logger?.warn({ err: err.message }, "the catalog picture process failed; cards keep their icons");
       endAll(err);
     });
     // Ended while idle, it starts again with the next picture asked for; otherwise it failed.
     started.on("exit", () => {
-      if (worker === started) endAll(new Error("the catalog picture thread has ended"));
+      if (worker === started) endAll(new Error("the catalog picture process has ended"));
     });
     return started;
   };
@@ -81,14 +82,14 @@ export function startExamplePictureThread(options: {
       worker ??= start();
       worker.ref();
       const id = next++;
-      const thread = worker;
+      const child = worker;
       return new Promise<boolean>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        thread.postMessage({ id, modelId } satisfies Request);
+        child.postMessage({ id, modelId } satisfies Request);
       });
     },
     async stop() {
-      ended ??= new Error("the catalog picture thread was stopped");
+      ended ??= new Error("the catalog picture process was stopped");
       if (idleTimer) clearTimeout(idleTimer);
       const stopping = worker;
       worker = null;
@@ -97,18 +98,22 @@ export function startExamplePictureThread(options: {
     get running() {
       return worker !== null;
     },
+    /** The child process's, while it runs. */
+    get pid() {
+      return worker?.pid;
+    },
   };
 }
 
-/** The thread's side: the catalog as the server has it, then one picture at a time. */
+/** The process's side: the catalog as the server has it, then one picture at a time. */
 export function serveExamplePictures(): void {
-  const port = parentPort;
-  if (!port) throw new Error("serveExamplePictures runs in a worker thread");
+  const port = moduleProcessPort();
   installCatalog(loadedConfig());
-  const data = workerData as ThreadData;
+  const data = port.data as ProcessData;
   const maker = createExampleMaker({ pictures: pictureDirectoryAt(data.picturesRoot), ffmpegPath: data.ffmpegPath });
   let chain = Promise.resolve();
-  port.on("message", ({ id, modelId }: Request) => {
+  port.on((message) => {
+    const { id, modelId } = message as Request;
     chain = chain.then(async () => {
       let answer: Answer;
       try {
@@ -116,7 +121,7 @@ export function serveExamplePictures(): void {
       } catch (err) {
         answer = { id, error: err instanceof Error ? err.message : String(err) };
       }
-      port.postMessage(answer);
+      port.post(answer);
     });
   });
 }
