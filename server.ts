@@ -76,6 +76,11 @@ async function main(): Promise<void> {
           onFailed: (listener) => (pictureFailure = listener),
         },
         signals: services.signals,
+        // Ended on its own (out of memory, a crash): the next studio request starts another.
+        onExit: () => {
+          studioThread = null;
+          starting = null;
+        },
       }).then((thread) => (studioThread = thread));
     if (config.studioStart === "at-start") starting = startThread();
     await starting;

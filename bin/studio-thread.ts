@@ -66,13 +66,21 @@ export async function startStudioThread(options: {
   examples: { request(modelId: string): void; onFailed(listener: (modelId: string) => void): void };
   /** The server's signals: a revocation made in the studio is heard here before the studio answers. */
   signals: RunSignals;
+  /** Called when the thread ends without being stopped (out of memory, a crash). */
+  onExit?: () => void;
 }): Promise<StudioThread> {
   // A Unix socket path has ~100 bytes: a short name in the temporary folder.
   const socket = path.join(tmpdir(), `atelier-studio-${process.pid}-${randomBytes(4).toString("hex")}.sock`);
   const data: ThreadData = { dir: options.dir, port: options.port, socket };
   // A young generation of 12 MB, not V8's 48: renders allocate in bursts, and the semi-spaces grew to
-  // 32 MB and stayed resident while idle (the thread's heap 132 -> 108 MB).
-  const worker = startModuleThread(__filename, "serveStudio", data, { maxYoungGenerationSizeMb: 12 });
+  // 32 MB and stayed resident while idle (the thread's heap 132 -> 108 MB). An old generation of
+  // 256 MB: under 3 minutes of catalog pages V8 let garbage pile up to a 384 MB heap before it
+  // collected (116 MB live after a full collection); bounded, it collects sooner. A thread that
+  // still runs out ends, and the next studio request starts another (onExit).
+  const worker = startModuleThread(__filename, "serveStudio", data, {
+    maxYoungGenerationSizeMb: 12,
+    maxOldGenerationSizeMb: 256,
+  });
   let stopped: (() => void) | null = null;
   const scrapes = new Map<number, (metrics: object[]) => void>();
   let nextScrape = 0;
@@ -92,6 +100,7 @@ export async function startStudioThread(options: {
     worker.once("exit", (code) => reject(new Error(`the studio thread ended during its start (exit ${code})`)));
   });
   worker.on("error", (err) => options.logger.error({ err }, "the studio thread failed"));
+  let stopping = false;
   options.examples.onFailed((modelId) => worker.postMessage({ type: "example_failed", modelId } satisfies ToThread));
   const removeMetrics = addMetricsSource(
     () =>
@@ -106,6 +115,14 @@ export async function startStudioThread(options: {
   );
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  worker.once("exit", (code) => {
+    if (stopping) return;
+    options.logger.error({ code }, "the studio thread ended; the next studio request starts another");
+    removeMetrics();
+    agent.destroy();
+    rmSync(socket, { force: true });
+    options.onExit?.();
+  });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const headers = { ...req.headers };
     for (const name of HOP_BY_HOP) delete headers[name];
@@ -135,6 +152,7 @@ export async function startStudioThread(options: {
   return {
     handle,
     async stop() {
+      stopping = true;
       removeMetrics();
       const done = new Promise<void>((resolve) => {
         stopped = resolve;
