@@ -101,8 +101,6 @@ for (const store of STORES) {
     });
 
     test("member and key budgets with the CLI; bad input names the field", async ({ request }) => {
-      // Some twenty CLI calls, each a process of its own: 32 s on a busy 2-core machine.
-      test.slow();
       const spec = store.idle;
       const tenant = newTenant(request, spec, "1", "budgets");
       const other = newTenant(request, spec, "1", "budgets");
