@@ -42,7 +42,7 @@ if (stale) {
 
 // The server's bundle (scripts/server-bundle.ts): a few seconds.
 const serverBundle = path.join(root, "dist", "server.cjs");
-const serverSources = [...["api", "app", "bin", "lib", "scripts"].map((d) => newestMtime(path.join(root, d)))];
+const serverSources = ["api", "app", "bin", "lib", "scripts"].map((d) => newestMtime(path.join(root, d)));
 serverSources.push(
   statSync(path.join(root, "server.ts")).mtimeMs,
   statSync(path.join(root, "package-lock.json")).mtimeMs,

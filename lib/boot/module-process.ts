@@ -5,8 +5,7 @@
 // requires the module; from the production bundle it runs the entry's own bundle
 // (dist/threads/<entry>.cjs). The function reads its data and talks with moduleProcessPort().
 import { spawn, type ChildProcess } from "node:child_process";
-import { createRequire } from "node:module";
-import path from "node:path";
+import { moduleEntryOf } from "./module-thread";
 
 /** The environment variable that carries the data to the child. */
 const DATA_VARIABLE = "ATELIER_MODULE_PROCESS_DATA";
@@ -34,11 +33,9 @@ export interface ModuleProcess {
 
 /** `modulePath`: the caller's `__filename`. */
 export function startModuleProcess(modulePath: string, entry: string, data: object): ModuleProcess {
-  const bundled = !modulePath.endsWith(".ts");
-  const start = bundled
-    ? null
-    : { loader: createRequire(modulePath).resolve("tsx/cjs/api"), module: modulePath, entry };
-  const args = bundled ? [path.join(path.dirname(modulePath), "threads", `${entry}.cjs`)] : ["-e", PROCESS_SOURCE];
+  const found = moduleEntryOf(modulePath, entry);
+  const start = "bundle" in found ? null : found;
+  const args = "bundle" in found ? [found.bundle] : ["-e", PROCESS_SOURCE];
   const child: ChildProcess = spawn(process.execPath, args, {
     // Its output is the server's: a model's warning reaches the same log.
     stdio: ["ignore", "inherit", "inherit", "ipc"],

@@ -15,6 +15,19 @@ require(workerData.loader).register();
 require(workerData.module)[workerData.entry]();
 `;
 
+/**
+ * Where a thread or child process finds `entry` of the caller's module: the entry's own bundle
+ * beside the production bundle, or (under tsx) the module and tsx's loader to register first.
+ */
+export function moduleEntryOf(
+  modulePath: string,
+  entry: string,
+): { bundle: string } | { loader: string; module: string; entry: string } {
+  // In a bundle, `modulePath` is the bundle's own file.
+  if (!modulePath.endsWith(".ts")) return { bundle: path.join(path.dirname(modulePath), "threads", `${entry}.cjs`) };
+  return { loader: createRequire(modulePath).resolve("tsx/cjs/api"), module: modulePath, entry };
+}
+
 /** `modulePath`: the caller's `__filename` (not `__dirname`: tsx gives a module imported from an ES module a wrong one). */
 export function startModuleThread(
   modulePath: string,
@@ -22,15 +35,7 @@ export function startModuleThread(
   data: object,
   resourceLimits: ResourceLimits = {},
 ): Worker {
-  if (!modulePath.endsWith(".ts")) {
-    // In a bundle, `modulePath` is the bundle's own file.
-    const bundle = path.join(path.dirname(modulePath), "threads", `${entry}.cjs`);
-    return new Worker(bundle, { workerData: data, resourceLimits });
-  }
-  const loader = createRequire(modulePath).resolve("tsx/cjs/api");
-  return new Worker(THREAD_SOURCE, {
-    eval: true,
-    workerData: { ...data, loader, module: modulePath, entry },
-    resourceLimits,
-  });
+  const found = moduleEntryOf(modulePath, entry);
+  if ("bundle" in found) return new Worker(found.bundle, { workerData: data, resourceLimits });
+  return new Worker(THREAD_SOURCE, { eval: true, workerData: { ...data, ...found }, resourceLimits });
 }
